@@ -1,0 +1,16 @@
+// The tensorfile kernels. Pointer-style: every argument is a byte address in linear memory (imported, so
+// each caller-owned WebAssembly.Memory can get its own instance) or a count in elements. No allocation.
+export { f16ToF32, f32ToF16 } from "./half";
+export { dequantizeI8, quantizeI8 } from "./quant";
+export { byteSwap16, byteSwap32, byteSwap64 } from "./bswap";
+export { transpose8, transpose16, transpose32, transpose64 } from "./transpose";
+
+/** First byte after the module's static data: callers lay out their buffers above it. */
+export function staticEnd(): usize {
+  return __heap_base;
+}
+
+/** Bulk copy inside linear memory (memory.copy). */
+export function copy(src: usize, dst: usize, bytes: usize): void {
+  memory.copy(dst, src, bytes);
+}

@@ -1,0 +1,81 @@
+/**
+ * One entry point over the five formats: detectFormat (sniffing), readAny (whole files), readFromAny (lazy).
+ * The order of FORMATS is the order detection tries them in; every detector looks at magic bytes only.
+ */
+import { BadMagicError } from "./errors.js";
+import * as april from "./formats/april.js";
+import * as bw2l from "./formats/bw2l.js";
+import * as primitiv from "./formats/primitiv.js";
+import * as spraak from "./formats/spraak.js";
+import * as tsm from "./formats/tsm.js";
+import type { FormatId, FormatModule } from "./formats/types.js";
+import { type ByteSource, sourceSize } from "./io/source.js";
+import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export const FORMATS: readonly FormatModule<any, any, any>[] = [bw2l, april, tsm, primitiv, spraak];
+
+/** How many leading bytes detectFormat needs at most. */
+export const DETECT_BYTES = 64;
+
+export function formatModule(id: FormatId): FormatModule<any, any, any> {
+  const found = FORMATS.find((f) => f.id === id);
+  if (!found) throw new TypeError(`unknown format ${String(id)}`);
+  return found;
+}
+
+/** The format whose magic `head` starts with, or undefined. Never throws. */
+export function detectFormat(head: Uint8Array): FormatId | undefined {
+  for (const format of FORMATS) {
+    try {
+      if (format.detect(head)) return format.id;
+    } catch {
+      // a detector must not throw; treat one that does as "not this format"
+    }
+  }
+  return undefined;
+}
+
+function unknownFormat(head: Uint8Array): BadMagicError {
+  const tried = FORMATS.map((f) => f.id).join(", ");
+  const error = new BadMagicError("tensorfile", 0, `format (tried ${tried})`, "a known format", head.slice(0, 16));
+  return error;
+}
+
+export interface AnyFile {
+  format: FormatId;
+  file: unknown;
+  tensors(options?: DecodeOptions): NamedTensor[];
+}
+
+/** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
+export function readAny(bytes: Uint8Array): AnyFile {
+  const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
+  if (!id) throw unknownFormat(bytes);
+  const module = formatModule(id);
+  const file = module.read(bytes);
+  return { format: id, file, tensors: (options?: DecodeOptions) => module.tensors(file, options) };
+}
+
+export interface AnyLazyFile {
+  format: FormatId;
+  file: unknown;
+  tensorInfos(): TensorInfo[];
+  loadTensor(info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+}
+
+/** Detects the format from the first bytes of `source` and opens it lazily (headers only). */
+export async function readFromAny(source: ByteSource): Promise<AnyLazyFile> {
+  const { size } = await sourceSize(source);
+  const head = await source.read(0, Math.min(size, DETECT_BYTES));
+  const id = detectFormat(head);
+  if (!id) throw unknownFormat(head);
+  const module = formatModule(id);
+  const file = await module.readFrom(source);
+  return {
+    format: id,
+    file,
+    tensorInfos: () => module.tensorInfos(file),
+    loadTensor: (info, options) => module.loadTensor(source, info, options),
+  };
+}

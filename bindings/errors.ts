@@ -1,0 +1,145 @@
+/**
+ * The one error family of tensorfile. Every reader throws only `FormatError`s (or subclasses) for bad
+ * input bytes; `code` is a string so it survives duplicate package copies and realms (fflate style),
+ * `offset` is the absolute byte offset in the file and `field` the path of the field being read.
+ *
+ * Message shape: `tsm: truncated: need 4 bytes, 1 available at offset 130 (0x82) [node[3].inputs.count]`.
+ */
+
+export type FormatErrorCode =
+  | "TRUNCATED"
+  | "BAD_MAGIC"
+  | "UNSUPPORTED_VERSION"
+  | "CORRUPT"
+  | "LIMIT"
+  | "UNSUPPORTED";
+
+export const FORMAT_ERROR_CODES: readonly FormatErrorCode[] = [
+  "TRUNCATED",
+  "BAD_MAGIC",
+  "UNSUPPORTED_VERSION",
+  "CORRUPT",
+  "LIMIT",
+  "UNSUPPORTED",
+];
+
+function formatMessage(format: string, detail: string, offset: number | undefined, field: string | undefined): string {
+  const at = offset === undefined ? "" : ` at offset ${offset} (0x${offset.toString(16)})`;
+  const path = field ? ` [${field}]` : "";
+  return `${format}: ${detail}${at}${path}`;
+}
+
+export class FormatError extends Error {
+  override name = "FormatError";
+  readonly code: FormatErrorCode;
+  readonly format: string;
+  readonly offset: number | undefined;
+  readonly field: string | undefined;
+  /** The message without the format prefix, offset and field. */
+  readonly detail: string;
+
+  constructor(
+    code: FormatErrorCode,
+    format: string,
+    detail: string,
+    offset?: number,
+    field?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(formatMessage(format, detail, offset, field), options);
+    this.code = code;
+    this.format = format;
+    this.offset = offset;
+    this.field = field;
+    this.detail = detail;
+  }
+}
+
+/** The input ends before a field or payload it declares. */
+export class TruncatedError extends FormatError {
+  override name = "TruncatedError";
+  constructor(
+    format: string,
+    offset: number,
+    field: string | undefined,
+    readonly needed: number,
+    readonly available: number,
+  ) {
+    super("TRUNCATED", format, `truncated: need ${needed} bytes, ${available} available`, offset, field);
+  }
+}
+
+function show(value: string | number | Uint8Array): string {
+  if (typeof value === "number") return `0x${value.toString(16)}`;
+  if (typeof value === "string") return JSON.stringify(value);
+  return `[${Array.from(value, (b) => b.toString(16).padStart(2, "0")).join(" ")}]`;
+}
+
+/** The file does not start with (or a block does not carry) the expected signature. */
+export class BadMagicError extends FormatError {
+  override name = "BadMagicError";
+  constructor(
+    format: string,
+    offset: number | undefined,
+    field: string | undefined,
+    readonly expected: string | number | Uint8Array,
+    readonly actual: string | number | Uint8Array,
+  ) {
+    super("BAD_MAGIC", format, `bad magic: expected ${show(expected)}, got ${show(actual)}`, offset, field);
+  }
+}
+
+export class UnsupportedVersionError extends FormatError {
+  override name = "UnsupportedVersionError";
+  constructor(
+    format: string,
+    offset: number | undefined,
+    field: string | undefined,
+    readonly version: number | string,
+    readonly supported: readonly (number | string)[],
+  ) {
+    super(
+      "UNSUPPORTED_VERSION",
+      format,
+      `unsupported version ${version} (supported: ${supported.join(", ")})`,
+      offset,
+      field,
+    );
+  }
+}
+
+/** The bytes are there but make no sense: a value out of range, sizes that disagree, a bad reference. */
+export class CorruptDataError extends FormatError {
+  override name = "CorruptDataError";
+  constructor(format: string, detail: string, offset?: number, field?: string, options?: { cause?: unknown }) {
+    super("CORRUPT", format, detail, offset, field, options);
+  }
+}
+
+/** A declared size or count is beyond what this library (or the platform) will allocate. */
+export class LimitError extends FormatError {
+  override name = "LimitError";
+  constructor(
+    format: string,
+    detail: string,
+    offset?: number,
+    field?: string,
+    readonly value?: number | bigint,
+    readonly max?: number | bigint,
+  ) {
+    super("LIMIT", format, detail, offset, field);
+  }
+}
+
+/** Valid by the format's grammar, but a feature we do not decode (an unknown dtype, a codec). */
+export class UnsupportedError extends FormatError {
+  override name = "UnsupportedError";
+  constructor(format: string, detail: string, offset?: number, field?: string) {
+    super("UNSUPPORTED", format, detail, offset, field);
+  }
+}
+
+export function isFormatError(value: unknown): value is FormatError {
+  return value instanceof FormatError || (value instanceof Error && typeof (value as FormatError).code === "string" &&
+    FORMAT_ERROR_CODES.includes((value as FormatError).code) && typeof (value as FormatError).format === "string");
+}

@@ -1,0 +1,26 @@
+/**
+ * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv and SPRAAK files.
+ * Public surface: ../shared/notes/contract.md.
+ */
+export * as bw2l from "./formats/bw2l.js";
+export * as april from "./formats/april.js";
+export * as tsm from "./formats/tsm.js";
+export * as primitiv from "./formats/primitiv.js";
+export * as spraak from "./formats/spraak.js";
+export * as kernels from "./kernels.js";
+export { FORMATS, DETECT_BYTES, detectFormat, formatModule, readAny, readFromAny } from "./any.js";
+export type { AnyFile, AnyLazyFile } from "./any.js";
+export {
+  FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
+  UnsupportedError, FORMAT_ERROR_CODES, isFormatError,
+} from "./errors.js";
+export type { FormatErrorCode } from "./errors.js";
+export { decodeTensor, dtypeBytes, elementCount } from "./tensor.js";
+export type { DType, StandardDType, FormatSpecificDType, NamedTensor, TensorInfo, TypedArray, Quantization, DecodeOptions } from "./tensor.js";
+export type { FormatId, FormatModule, InspectResult, InspectTensor, EmbeddedBlob } from "./formats/types.js";
+export { ByteReader } from "./io/byte-reader.js";
+export type { ByteRange } from "./io/byte-reader.js";
+export { ByteWriter } from "./io/byte-writer.js";
+export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export type { ByteSource, UrlSourceOptions } from "./io/source.js";
+export { loadTensor } from "./io/lazy.js";

@@ -1,0 +1,94 @@
+/**
+ * The lazy-read driver. `parseFrom(source, parse)` runs a format's ordinary synchronous parser over a
+ * ChunkCache that holds only the ranges fetched so far. When the parser reads outside them it throws
+ * NeedBytes; the driver fetches that range (at least CHUNK bytes, growing for sequential scans) and parses
+ * again. Payload ranges that parsers pass over with `ByteReader.range()` are never fetched, so opening a model
+ * reads its headers and not its tensors. `loadTensor` then reads and decodes one tensor.
+ */
+import { LimitError, TruncatedError } from "../errors.js";
+import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } from "../tensor.js";
+import { type ByteBacking, NeedBytes } from "./byte-reader.js";
+import { type ByteSource, readExactly, sourceSize } from "./source.js";
+
+const FIRST_CHUNK = 64 * 1024;
+const MAX_CHUNK = 8 * 1024 * 1024;
+const MAX_FETCHES = 100_000;
+
+export class ChunkCache implements ByteBacking {
+  /** Bytes fetched from the source so far. */
+  bytesRead = 0;
+  /** Number of reads made on the source. */
+  fetches = 0;
+  private readonly chunks: { start: number; bytes: Uint8Array }[] = [];
+  private nextChunk = FIRST_CHUNK;
+
+  constructor(private readonly source: ByteSource, readonly size: number, private readonly format: string) {}
+
+  window(offset: number, length: number): { bytes: Uint8Array; start: number } {
+    // newest first: sequential scans hit the chunk just fetched
+    for (let i = this.chunks.length - 1; i >= 0; i--) {
+      const c = this.chunks[i]!;
+      if (offset >= c.start && offset + length <= c.start + c.bytes.length) return c;
+    }
+    throw new NeedBytes(offset, length);
+  }
+
+  add(start: number, bytes: Uint8Array): void {
+    this.chunks.push({ start, bytes });
+  }
+
+  async load(offset: number, length: number): Promise<void> {
+    const end = Math.min(this.size, offset + Math.max(length, this.nextChunk));
+    const bytes = await this.source.read(offset, end - offset);
+    this.fetches++;
+    this.bytesRead += bytes.length;
+    if (bytes.length < Math.min(length, this.size - offset)) {
+      throw new TruncatedError(this.format, offset + bytes.length, "source", length, bytes.length);
+    }
+    this.add(offset, bytes);
+    // a parser that keeps asking is scanning: fetch bigger pieces next time
+    this.nextChunk = Math.min(MAX_CHUNK, this.nextChunk * 2);
+  }
+}
+
+export interface LazyStats {
+  bytesRead: number;
+  fetches: number;
+}
+
+/** Runs `parse` over the source's bytes, fetching the ranges it reads until it completes. */
+export async function parseFrom<T>(
+  source: ByteSource,
+  format: string,
+  parse: (backing: ByteBacking) => T,
+  stats?: LazyStats,
+): Promise<T> {
+  const { size, head } = await sourceSize(source);
+  const cache = new ChunkCache(source, size, format);
+  if (head) cache.add(0, head);
+  try {
+    for (;;) {
+      try {
+        return parse(cache);
+      } catch (error) {
+        if (!(error instanceof NeedBytes)) throw error;
+        if (cache.fetches >= MAX_FETCHES) {
+          throw new LimitError(format, `gave up after ${MAX_FETCHES} range reads`, error.offset);
+        }
+        await cache.load(error.offset, error.length);
+      }
+    }
+  } finally {
+    if (stats) {
+      stats.bytesRead += cache.bytesRead + (head?.length ?? 0);
+      stats.fetches += cache.fetches + (head ? 1 : 0);
+    }
+  }
+}
+
+/** Reads one tensor's bytes from the source and decodes them (byte swap, widening, transpose). */
+export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions & { format?: string } = {}): Promise<NamedTensor> {
+  const format = options.format ?? "tensorfile";
+  const bytes = await readExactly(source, info.byteOffset, info.byteLength, format, info.name);
+  return decodeTensor(bytes, info, { ...options, copy: false }, format);
+}

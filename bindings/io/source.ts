@@ -1,0 +1,167 @@
+/**
+ * ByteSource: random access to a file that is not (or need not be) in memory. Readers' `readFrom` parse
+ * headers through it with a few small range reads; `loadTensor` reads one tensor's range.
+ *
+ * - fromBytes(bytes): a Uint8Array already in memory
+ * - fromBlob(blob): a browser File/Blob, or Node's fs.openAsBlob(path)
+ * - fromFile(path): Node/Deno, a file handle; reads only the ranges asked for (no 2 GB readFile limit)
+ * - fromUrl(url, { fetch, headers }): HTTP Range requests; the size comes from Content-Range
+ */
+import { TruncatedError } from "../errors.js";
+
+export interface ByteSource {
+  /** Total size in bytes, when known (fromUrl learns it from its first response). */
+  size?: number;
+  /** Bytes [offset, offset + length); fewer only at the end of the source. */
+  read(offset: number, length: number): Promise<Uint8Array>;
+  /** Releases what the source holds open (a file handle). Optional. */
+  close?(): Promise<void>;
+  /** A name for messages (a path or URL). */
+  readonly name?: string;
+}
+
+/** A source failed for a reason other than the file's content: a network error, an HTTP status, I/O. */
+export class SourceError extends Error {
+  override name = "SourceError";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`tensorfile: ${message}`, options);
+  }
+}
+
+export function fromBytes(bytes: Uint8Array, name?: string): ByteSource {
+  return {
+    size: bytes.byteLength,
+    name,
+    read: async (offset, length) => bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)),
+  };
+}
+
+export function fromBlob(blob: Blob, name?: string): ByteSource {
+  return {
+    size: blob.size,
+    name: name ?? (blob as { name?: string }).name,
+    read: async (offset, length) => {
+      try {
+        return new Uint8Array(await blob.slice(offset, Math.min(offset + length, blob.size)).arrayBuffer());
+      } catch (cause) {
+        throw new SourceError(`cannot read bytes ${offset}..${offset + length} of ${name ?? "blob"}: ${String(cause)}`, { cause });
+      }
+    },
+  };
+}
+
+interface FileHandleLike {
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<{ size: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * A file on disk (Node, Deno). Reads ranges through one file handle; call `close()` when done. The size is
+ * read once: a file that shrinks afterwards gives TRUNCATED errors, one that changes size a SourceError.
+ */
+export async function fromFile(path: string): Promise<ByteSource & { size: number; close(): Promise<void> }> {
+  const fs = (await import("node:fs/promises")) as unknown as { open(path: string, flags: string): Promise<FileHandleLike> };
+  let handle: FileHandleLike;
+  try {
+    handle = await fs.open(path, "r");
+  } catch (cause) {
+    throw new SourceError(`cannot open ${path}: ${(cause as Error).message ?? String(cause)}`, { cause });
+  }
+  const size = (await handle.stat()).size;
+  return {
+    size,
+    name: path,
+    async read(offset, length) {
+      const n = Math.max(0, Math.min(length, size - offset));
+      const out = new Uint8Array(n);
+      let done = 0;
+      while (done < n) {
+        let bytesRead: number;
+        try {
+          ({ bytesRead } = await handle.read(out, done, n - done, offset + done));
+        } catch (cause) {
+          throw new SourceError(`cannot read bytes ${offset}..${offset + n} of ${path}: ${String(cause)}`, { cause });
+        }
+        if (bytesRead === 0) break; // the file shrank: the caller sees a short read
+        done += bytesRead;
+      }
+      return done === n ? out : out.subarray(0, done);
+    },
+    close: () => handle.close(),
+  };
+}
+
+export interface UrlSourceOptions {
+  /** The fetch to use (default globalThis.fetch). */
+  fetch?: typeof globalThis.fetch;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A file over HTTP(S) read with `Range` requests. The size comes from the first response's Content-Range.
+ * A server that ignores Range (200 with the whole body) still works: the body is kept and sliced.
+ */
+export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): ByteSource {
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const href = String(url);
+  let whole: Uint8Array | undefined;
+  const source: ByteSource = {
+    size: undefined,
+    name: href,
+    async read(offset, length) {
+      if (whole) return whole.subarray(Math.min(offset, whole.length), Math.min(offset + length, whole.length));
+      if (source.size !== undefined) length = Math.max(0, Math.min(length, source.size - offset));
+      if (length === 0) return new Uint8Array(0);
+      let response: Response;
+      try {
+        response = await doFetch(href, { headers: { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` } });
+      } catch (cause) {
+        throw new SourceError(`cannot fetch ${href}: ${String(cause)}`, { cause });
+      }
+      if (response.status === 416) {
+        const total = /\/(\d+)\s*$/.exec(response.headers.get("content-range") ?? "");
+        if (total) source.size = Number(total[1]);
+        return new Uint8Array(0);
+      }
+      if (!response.ok) throw new SourceError(`${href} answered HTTP ${response.status} ${response.statusText}`);
+      const body = new Uint8Array(await response.arrayBuffer());
+      if (response.status === 200) {
+        // no Range support: this is the whole file
+        whole = body;
+        source.size = body.length;
+        return body.subarray(Math.min(offset, body.length), Math.min(offset + length, body.length));
+      }
+      const range = /bytes\s+(\d+)-(\d+)\/(\d+|\*)/i.exec(response.headers.get("content-range") ?? "");
+      if (!range) throw new SourceError(`${href} answered 206 without a usable Content-Range`);
+      if (range[3] !== "*") {
+        const total = Number(range[3]);
+        if (source.size !== undefined && total !== source.size) {
+          throw new SourceError(`${href} changed size from ${source.size} to ${total} bytes while being read`);
+        }
+        source.size = total;
+      }
+      if (Number(range[1]) !== offset) throw new SourceError(`${href} answered bytes ${range[1]}.. for a request at ${offset}`);
+      return body.subarray(0, length);
+    },
+  };
+  return source;
+}
+
+/** Reads exactly [offset, offset + length) or throws TRUNCATED (for a source shorter than it said). */
+export async function readExactly(source: ByteSource, offset: number, length: number, format: string, field?: string): Promise<Uint8Array> {
+  const bytes = await source.read(offset, length);
+  if (bytes.length < length) throw new TruncatedError(format, offset + bytes.length, field, length - bytes.length, 0);
+  return bytes.length === length ? bytes : bytes.subarray(0, length);
+}
+
+/** The source's size, reading its first bytes if that is how it learns it. */
+export async function sourceSize(source: ByteSource, probe = 65536): Promise<{ size: number; head?: Uint8Array }> {
+  if (source.size !== undefined) return { size: source.size };
+  const head = await source.read(0, probe);
+  if (source.size === undefined) {
+    if (head.length < probe) return { size: head.length, head };
+    throw new SourceError(`the size of ${source.name ?? "the source"} is unknown`);
+  }
+  return { size: source.size, head };
+}

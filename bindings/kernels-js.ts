@@ -1,0 +1,146 @@
+/**
+ * Pure-TS twins of the WASM kernels: the fallback for tiny inputs and hosts without WebAssembly SIMD, and
+ * the oracle the tests compare the WASM kernels against. Each loop is monomorphic (one typed-array type per
+ * function), which keeps V8 from de-optimising them. Results are bit-identical to the WASM kernels.
+ */
+
+const f32Scratch = new Float32Array(1);
+const u32Scratch = new Uint32Array(f32Scratch.buffer);
+
+/** Bits of the f32 equal to a half, NaN quieted with its payload kept (as x86 F16C does). */
+export function halfBitsToFloatBits(h: number): number {
+  const sign = (h & 0x8000) << 16;
+  const em = h & 0x7fff;
+  if (em < 0x0400) {
+    f32Scratch[0] = em * 5.960464477539063e-8; // em * 2^-24, exact
+    return (sign | u32Scratch[0]!) >>> 0;
+  }
+  let bits = (em << 13) + 0x38000000;
+  if (em > 0x7bff) bits += 0x38000000;
+  if (em > 0x7c00) bits |= 0x00400000;
+  return (sign | bits) >>> 0;
+}
+
+/** Half bits nearest to the f32 with bits `x` (ties to even), overflow to Inf, NaN to quiet NaN. */
+export function floatBitsToHalfBits(x: number): number {
+  const sign = (x >>> 16) & 0x8000;
+  x = x & 0x7fffffff;
+  let h: number;
+  if (x >= 0x47800000) {
+    h = x > 0x7f800000 ? 0x7e00 | ((x >>> 13) & 0x3ff) : 0x7c00;
+  } else if (x < 0x38800000) {
+    // subnormal half: |v| * 2^24 rounded to nearest even integer is the half's mantissa (0x400 = smallest normal)
+    u32Scratch[0] = x;
+    h = roundHalfEven(f32Scratch[0]! * 16777216);
+  } else {
+    h = (x + 0xc8000fff + ((x >>> 13) & 1)) >>> 13 & 0xffff;
+  }
+  return h | sign;
+}
+
+export function roundHalfEven(v: number): number {
+  const floor = Math.floor(v);
+  const diff = v - floor;
+  if (diff > 0.5) return floor + 1;
+  if (diff < 0.5) return floor;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
+
+let halfTable: Uint32Array | undefined;
+/** The 65,536 f32 bit patterns of every half, built on first use (256 KiB). */
+function halfToFloatTable(): Uint32Array {
+  if (!halfTable) {
+    halfTable = new Uint32Array(65536);
+    for (let h = 0; h < 65536; h++) halfTable[h] = halfBitsToFloatBits(h);
+  }
+  return halfTable;
+}
+
+export function f16ToF32(src: Uint16Array, dst: Uint32Array): void {
+  const table = halfToFloatTable();
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
+}
+
+export function f32ToF16(src: Uint32Array, dst: Uint16Array): void {
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = floatBitsToHalfBits(src[i]!);
+}
+
+export function dequantizeI8(src: Int8Array, dst: Float32Array, scale: number, offset: number): void {
+  const s = Math.fround(scale);
+  const o = Math.fround(offset);
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = Math.fround(src[i]! - o) * s;
+}
+
+export function quantizeI8(src: Float32Array, dst: Int8Array, scale: number, offset: number): void {
+  const s = Math.fround(scale);
+  const o = Math.fround(offset);
+  const n = src.length;
+  for (let i = 0; i < n; i++) {
+    const v = roundHalfEven(Math.fround(Math.fround(src[i]! / s) + o));
+    dst[i] = v !== v ? 0 : v >= 127 ? 127 : v <= -128 ? -128 : v;
+  }
+}
+
+export function byteSwap(bytes: Uint8Array, width: 2 | 4 | 8): void {
+  const n = bytes.length;
+  if (width === 2) {
+    for (let i = 0; i < n; i += 2) {
+      const a = bytes[i]!;
+      bytes[i] = bytes[i + 1]!;
+      bytes[i + 1] = a;
+    }
+  } else {
+    const half = width >> 1;
+    for (let i = 0; i < n; i += width) {
+      for (let k = 0; k < half; k++) {
+        const a = bytes[i + k]!;
+        bytes[i + k] = bytes[i + width - 1 - k]!;
+        bytes[i + width - 1 - k] = a;
+      }
+    }
+  }
+}
+
+type Elements = Uint8Array | Uint16Array | Uint32Array;
+
+/** dst[j * dstStride + i] = src[i * srcStride + j] (strides in elements), blocked by 32. */
+export function transpose<T extends Elements>(
+  src: T, dst: T, rows: number, cols: number, srcStride = cols, dstStride = rows,
+): void {
+  const block = 32;
+  for (let ib = 0; ib < rows; ib += block) {
+    const iEnd = Math.min(ib + block, rows);
+    for (let jb = 0; jb < cols; jb += block) {
+      const jEnd = Math.min(jb + block, cols);
+      for (let i = ib; i < iEnd; i++) {
+        const s = i * srcStride;
+        for (let j = jb; j < jEnd; j++) dst[j * dstStride + i] = src[s + j]!;
+      }
+    }
+  }
+}
+
+/** transpose() for 8-byte elements held as pairs of 32-bit words (no float64 round trip, so NaN bits stay). */
+export function transpose64(
+  src: Uint32Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
+): void {
+  const block = 32;
+  for (let ib = 0; ib < rows; ib += block) {
+    const iEnd = Math.min(ib + block, rows);
+    for (let jb = 0; jb < cols; jb += block) {
+      const jEnd = Math.min(jb + block, cols);
+      for (let i = ib; i < iEnd; i++) {
+        const s = i * srcStride;
+        for (let j = jb; j < jEnd; j++) {
+          const from = (s + j) * 2;
+          const to = (j * dstStride + i) * 2;
+          dst[to] = src[from]!;
+          dst[to + 1] = src[from + 1]!;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The uniform tensor types: `NamedTensor` (decoded, row-major, host little-endian) and `TensorInfo` (where a
+ * tensor's bytes are in a file and how they are stored). Readers turn on-disk layouts into `NamedTensor`s
+ * through `decodeTensor`, which runs the kernels (byte swap, fp16 widening, dequantization, transpose).
+ */
+import { CorruptDataError } from "./errors.js";
+import * as kernels from "./kernels.js";
+
+/** Element types every format maps onto. float16 data is a Uint16Array of raw halves. */
+export type StandardDType =
+  | "float16" | "float32" | "float64"
+  | "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "int64" | "uint64"
+  | "bool";
+
+/**
+ * Element types only one format has (TenniS complex numbers, characters, opaque and quantized types). Their
+ * data is the raw little-endian bytes as a Uint8Array; `inspect` names them as they are.
+ */
+export type FormatSpecificDType =
+  | "complex32" | "complex64" | "complex128"
+  | "char8" | "char16" | "char32"
+  | "void" | "ptr"
+  | "unknown8" | "unknown16" | "unknown32" | "unknown64" | "unknown128"
+  | "sink8q0" | "sink8q1" | "sink8q2" | "sink8q3" | "sink8q4" | "sink8q5" | "sink8q6" | "sink8q7";
+
+export type DType = StandardDType | FormatSpecificDType;
+
+export type TypedArray =
+  | Float32Array | Float64Array
+  | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
+  | BigInt64Array | BigUint64Array;
+
+export interface NamedTensor {
+  name: string;
+  dtype: DType;
+  /** Logical shape: element [i][j] of the source framework is element [i][j] here. A scalar is []. */
+  shape: number[];
+  /** Row-major (C order), host little-endian. */
+  data: TypedArray;
+}
+
+/** Affine int8 quantization: value = (q - offset) * scale. */
+export interface Quantization {
+  scale: number;
+  offset: number;
+}
+
+/** Where a tensor's bytes are and how they are stored; nothing is decoded. */
+export interface TensorInfo {
+  name: string;
+  /** The stored element type (float16 stays float16: widening is a decode option). */
+  dtype: DType;
+  /** Logical shape, as in NamedTensor. */
+  shape: number[];
+  /** Absolute offset of the first byte in the file. */
+  byteOffset: number;
+  byteLength: number;
+  byteOrder: "le" | "be";
+  /** "column-major": element [i0][i1]… is stored at i0 + d0 * (i1 + d1 * …) (Fortran / ArrayFire order). */
+  layout: "row-major" | "column-major";
+  quantization?: Quantization;
+}
+
+export interface DecodeOptions {
+  /** "float32": widen float16 and dequantize int8 tensors that carry a quantization. Others stay as stored. */
+  dtype?: "float32";
+  /** Always copy, even where a zero-copy view of the input would do. Default false. */
+  copy?: boolean;
+}
+
+interface DTypeInfo {
+  bytes: number;
+  ctor: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray; new (length: number): TypedArray };
+}
+
+const STANDARD: Record<StandardDType, DTypeInfo> = {
+  float16: { bytes: 2, ctor: Uint16Array },
+  float32: { bytes: 4, ctor: Float32Array },
+  float64: { bytes: 8, ctor: Float64Array },
+  int8: { bytes: 1, ctor: Int8Array },
+  uint8: { bytes: 1, ctor: Uint8Array },
+  int16: { bytes: 2, ctor: Int16Array },
+  uint16: { bytes: 2, ctor: Uint16Array },
+  int32: { bytes: 4, ctor: Int32Array },
+  uint32: { bytes: 4, ctor: Uint32Array },
+  int64: { bytes: 8, ctor: BigInt64Array },
+  uint64: { bytes: 8, ctor: BigUint64Array },
+  bool: { bytes: 1, ctor: Uint8Array },
+};
+
+const SPECIFIC_BYTES: Record<FormatSpecificDType, number> = {
+  complex32: 4, complex64: 8, complex128: 16,
+  char8: 1, char16: 2, char32: 4,
+  void: 0, ptr: 8,
+  unknown8: 1, unknown16: 2, unknown32: 4, unknown64: 8, unknown128: 16,
+  sink8q0: 1, sink8q1: 1, sink8q2: 1, sink8q3: 1, sink8q4: 1, sink8q5: 1, sink8q6: 1, sink8q7: 1,
+};
+
+export function isStandardDType(dtype: DType): dtype is StandardDType {
+  return Object.prototype.hasOwnProperty.call(STANDARD, dtype);
+}
+
+/** Bytes per element. */
+export function dtypeBytes(dtype: DType): number {
+  return isStandardDType(dtype) ? STANDARD[dtype].bytes : SPECIFIC_BYTES[dtype];
+}
+
+/** The width byte swaps work in: the element size, or the component size for complex types. */
+export function swapWidth(dtype: DType): 1 | 2 | 4 | 8 {
+  switch (dtype) {
+    case "complex32": return 2;
+    case "complex64": return 4;
+    case "complex128": return 8;
+    case "unknown128": return 1;
+    default: {
+      const b = dtypeBytes(dtype);
+      return b === 2 || b === 4 || b === 8 ? b : 1;
+    }
+  }
+}
+
+/** Number of elements of a shape ([] is a scalar: 1). */
+export function elementCount(shape: readonly number[]): number {
+  let n = 1;
+  for (const d of shape) n *= d;
+  return n;
+}
+
+/** A typed array of `dtype` (raw Uint8Array for format-specific types) of `length` elements. */
+export function allocateArray(dtype: DType, length: number): TypedArray {
+  if (isStandardDType(dtype)) return new STANDARD[dtype].ctor(length);
+  return new Uint8Array(length * SPECIFIC_BYTES[dtype]);
+}
+
+/** A typed array of `dtype` over `bytes`: a view when aligned (sharing memory), otherwise a copy. */
+export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArray {
+  if (!isStandardDType(dtype)) return copy ? bytes.slice() : bytes;
+  const { bytes: size, ctor } = STANDARD[dtype];
+  const length = bytes.byteLength / size;
+  if (!copy && bytes.byteOffset % size === 0) return new ctor(bytes.buffer, bytes.byteOffset, length);
+  const out = new ctor(length);
+  new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(bytes);
+  return out;
+}
+
+/** The bytes of a typed array (a view, no copy). */
+export function bytesOf(data: ArrayBufferView): Uint8Array {
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * Decodes the stored bytes of one tensor into a NamedTensor: byte swap (big-endian sources), widening or
+ * dequantization (options.dtype "float32"), column-major to row-major. Little-endian row-major data that is
+ * already aligned comes back as a view sharing memory with `bytes` unless `options.copy`.
+ */
+export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
+  const count = elementCount(info.shape);
+  const size = dtypeBytes(info.dtype);
+  if (bytes.byteLength !== count * size) {
+    throw new CorruptDataError(
+      format,
+      `tensor "${info.name}" has ${bytes.byteLength} bytes; its ${info.dtype} shape [${info.shape.join(", ")}] needs ${count * size}`,
+      info.byteOffset,
+      info.name,
+    );
+  }
+  let data: TypedArray;
+  let dtype: DType = info.dtype;
+  const widen = options.dtype === "float32" && info.dtype === "float16";
+  const dequantize = options.dtype === "float32" && info.quantization !== undefined && info.dtype === "int8";
+  const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
+  const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
+
+  if (!widen && !dequantize && !swap && !columnMajor) {
+    return { name: info.name, dtype, shape: info.shape.slice(), data: viewAs(info.dtype, bytes, options.copy) };
+  }
+  if (columnMajor && !swap && !widen && !dequantize) {
+    // one pass straight from the (possibly unaligned) stored bytes into the row-major result
+    const out = allocateArray(info.dtype, count);
+    kernels.columnToRowMajorBytes(bytes, bytesOf(out), info.shape, size);
+    return { name: info.name, dtype, shape: info.shape.slice(), data: out };
+  }
+  data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
+  if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
+  if (widen) {
+    data = kernels.f16ToF32(data as Uint16Array);
+    dtype = "float32";
+  } else if (dequantize) {
+    const q = info.quantization!;
+    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset);
+    dtype = "float32";
+  }
+  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape);
+  return { name: info.name, dtype, shape: info.shape.slice(), data };
+}
