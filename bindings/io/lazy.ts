@@ -38,13 +38,11 @@ export class ChunkCache implements ByteBacking {
   }
 
   async load(offset: number, length: number): Promise<void> {
+    if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
     const end = Math.min(this.size, offset + Math.max(length, this.nextChunk));
-    const bytes = await this.source.read(offset, end - offset);
+    const bytes = await readExactly(this.source, offset, end - offset, this.format);
     this.fetches++;
     this.bytesRead += bytes.length;
-    if (bytes.length < Math.min(length, this.size - offset)) {
-      throw new TruncatedError(this.format, offset + bytes.length, "source", length, bytes.length);
-    }
     this.add(offset, bytes);
     // a parser that keeps asking is scanning: fetch bigger pieces next time
     this.nextChunk = Math.min(MAX_CHUNK, this.nextChunk * 2);

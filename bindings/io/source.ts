@@ -148,11 +148,23 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
   return source;
 }
 
-/** Reads exactly [offset, offset + length) or throws TRUNCATED (for a source shorter than it said). */
+/**
+ * Reads exactly [offset, offset + length), asking again after short reads; TRUNCATED when the source ends
+ * first (a source shorter than it said it was).
+ */
 export async function readExactly(source: ByteSource, offset: number, length: number, format: string, field?: string): Promise<Uint8Array> {
-  const bytes = await source.read(offset, length);
-  if (bytes.length < length) throw new TruncatedError(format, offset + bytes.length, field, length - bytes.length, 0);
-  return bytes.length === length ? bytes : bytes.subarray(0, length);
+  const first = await source.read(offset, length);
+  if (first.length >= length) return first.length === length ? first : first.subarray(0, length);
+  const out = new Uint8Array(length);
+  out.set(first);
+  let done = first.length;
+  while (done < length) {
+    const more = await source.read(offset + done, length - done);
+    if (more.length === 0) throw new TruncatedError(format, offset + done, field, length - done, 0);
+    out.set(more.subarray(0, length - done), done);
+    done += more.length;
+  }
+  return out;
 }
 
 /** The source's size, reading its first bytes if that is how it learns it. */
