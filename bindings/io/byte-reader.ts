@@ -116,28 +116,36 @@ export class ByteReader {
   }
 
   u8(field?: string): number {
-    return this.view.getUint8(this.take(1, field));
+    const at = this.take(1, field); // take() may swap the window (and this.view)
+    return this.view.getUint8(at);
   }
   i8(field?: string): number {
-    return this.view.getInt8(this.take(1, field));
+    const at = this.take(1, field); // take() may swap the window (and this.view)
+    return this.view.getInt8(at);
   }
   u16(field?: string): number {
-    return this.view.getUint16(this.take(2, field), this.littleEndian);
+    const at = this.take(2, field); // take() may swap the window (and this.view)
+    return this.view.getUint16(at, this.littleEndian);
   }
   i16(field?: string): number {
-    return this.view.getInt16(this.take(2, field), this.littleEndian);
+    const at = this.take(2, field); // take() may swap the window (and this.view)
+    return this.view.getInt16(at, this.littleEndian);
   }
   u32(field?: string): number {
-    return this.view.getUint32(this.take(4, field), this.littleEndian);
+    const at = this.take(4, field); // take() may swap the window (and this.view)
+    return this.view.getUint32(at, this.littleEndian);
   }
   i32(field?: string): number {
-    return this.view.getInt32(this.take(4, field), this.littleEndian);
+    const at = this.take(4, field); // take() may swap the window (and this.view)
+    return this.view.getInt32(at, this.littleEndian);
   }
   u64(field?: string): bigint {
-    return this.view.getBigUint64(this.take(8, field), this.littleEndian);
+    const at = this.take(8, field); // take() may swap the window (and this.view)
+    return this.view.getBigUint64(at, this.littleEndian);
   }
   i64(field?: string): bigint {
-    return this.view.getBigInt64(this.take(8, field), this.littleEndian);
+    const at = this.take(8, field); // take() may swap the window (and this.view)
+    return this.view.getBigInt64(at, this.littleEndian);
   }
   /** A u64 as a number; LIMIT above Number.MAX_SAFE_INTEGER (no silent rounding). */
   u64n(field?: string): number {
@@ -158,10 +166,12 @@ export class ByteReader {
     return Number(v);
   }
   f32(field?: string): number {
-    return this.view.getFloat32(this.take(4, field), this.littleEndian);
+    const at = this.take(4, field); // take() may swap the window (and this.view)
+    return this.view.getFloat32(at, this.littleEndian);
   }
   f64(field?: string): number {
-    return this.view.getFloat64(this.take(8, field), this.littleEndian);
+    const at = this.take(8, field); // take() may swap the window (and this.view)
+    return this.view.getFloat64(at, this.littleEndian);
   }
 
   /** `n` bytes as a view sharing memory with the input (no copy). */

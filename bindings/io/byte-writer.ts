@@ -41,49 +41,60 @@ export class ByteWriter {
   }
 
   u8(v: number): this {
-    this.view.setUint8(this.ensure(1), v);
+    const at = this.ensure(1); // ensure() may replace the buffer (and this.view)
+    this.view.setUint8(at, v);
     return this;
   }
   i8(v: number): this {
-    this.view.setInt8(this.ensure(1), v);
+    const at = this.ensure(1); // ensure() may replace the buffer (and this.view)
+    this.view.setInt8(at, v);
     return this;
   }
   u16(v: number): this {
-    this.view.setUint16(this.ensure(2), v, this.littleEndian);
+    const at = this.ensure(2); // ensure() may replace the buffer (and this.view)
+    this.view.setUint16(at, v, this.littleEndian);
     return this;
   }
   i16(v: number): this {
-    this.view.setInt16(this.ensure(2), v, this.littleEndian);
+    const at = this.ensure(2); // ensure() may replace the buffer (and this.view)
+    this.view.setInt16(at, v, this.littleEndian);
     return this;
   }
   u32(v: number): this {
-    this.view.setUint32(this.ensure(4), v, this.littleEndian);
+    const at = this.ensure(4); // ensure() may replace the buffer (and this.view)
+    this.view.setUint32(at, v, this.littleEndian);
     return this;
   }
   i32(v: number): this {
-    this.view.setInt32(this.ensure(4), v, this.littleEndian);
+    const at = this.ensure(4); // ensure() may replace the buffer (and this.view)
+    this.view.setInt32(at, v, this.littleEndian);
     return this;
   }
   u64(v: number | bigint): this {
-    this.view.setBigUint64(this.ensure(8), BigInt(v), this.littleEndian);
+    const at = this.ensure(8); // ensure() may replace the buffer (and this.view)
+    this.view.setBigUint64(at, BigInt(v), this.littleEndian);
     return this;
   }
   i64(v: number | bigint): this {
-    this.view.setBigInt64(this.ensure(8), BigInt(v), this.littleEndian);
+    const at = this.ensure(8); // ensure() may replace the buffer (and this.view)
+    this.view.setBigInt64(at, BigInt(v), this.littleEndian);
     return this;
   }
   f32(v: number): this {
-    this.view.setFloat32(this.ensure(4), v, this.littleEndian);
+    const at = this.ensure(4); // ensure() may replace the buffer (and this.view)
+    this.view.setFloat32(at, v, this.littleEndian);
     return this;
   }
   f64(v: number): this {
-    this.view.setFloat64(this.ensure(8), v, this.littleEndian);
+    const at = this.ensure(8); // ensure() may replace the buffer (and this.view)
+    this.view.setFloat64(at, v, this.littleEndian);
     return this;
   }
 
   /** Appends raw bytes. */
   bytes(b: Uint8Array): this {
-    this.buffer.set(b, this.ensure(b.length));
+    const at = this.ensure(b.length); // ensure() may replace the buffer
+    this.buffer.set(b, at);
     return this;
   }
 
