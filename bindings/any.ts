@@ -2,7 +2,7 @@
  * One entry point over the five formats: detectFormat (sniffing), readAny (whole files), readFromAny (lazy).
  * The order of FORMATS is the order detection tries them in; every detector looks at magic bytes only.
  */
-import { BadMagicError } from "./errors.js";
+import { FormatError } from "./errors.js";
 import * as april from "./formats/april.js";
 import * as bw2l from "./formats/bw2l.js";
 import * as primitiv from "./formats/primitiv.js";
@@ -36,10 +36,11 @@ export function detectFormat(head: Uint8Array): FormatId | undefined {
   return undefined;
 }
 
-function unknownFormat(head: Uint8Array): BadMagicError {
+/** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
+export function unknownFormatError(head: Uint8Array): FormatError {
   const tried = FORMATS.map((f) => f.id).join(", ");
-  const error = new BadMagicError("tensorfile", 0, `format (tried ${tried})`, "a known format", head.slice(0, 16));
-  return error;
+  const shown = Array.from(head.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join(" ");
+  return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: the first bytes [${shown}] match none of ${tried}`, 0);
 }
 
 export interface AnyFile {
@@ -51,7 +52,7 @@ export interface AnyFile {
 /** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
 export function readAny(bytes: Uint8Array): AnyFile {
   const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
-  if (!id) throw unknownFormat(bytes);
+  if (!id) throw unknownFormatError(bytes);
   const module = formatModule(id);
   const file = module.read(bytes);
   return { format: id, file, tensors: (options?: DecodeOptions) => module.tensors(file, options) };
@@ -69,7 +70,7 @@ export async function readFromAny(source: ByteSource): Promise<AnyLazyFile> {
   const { size } = await sourceSize(source);
   const head = await source.read(0, Math.min(size, DETECT_BYTES));
   const id = detectFormat(head);
-  if (!id) throw unknownFormat(head);
+  if (!id) throw unknownFormatError(head);
   const module = formatModule(id);
   const file = await module.readFrom(source);
   return {

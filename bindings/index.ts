@@ -8,7 +8,9 @@ export * as tsm from "./formats/tsm.js";
 export * as primitiv from "./formats/primitiv.js";
 export * as spraak from "./formats/spraak.js";
 export * as kernels from "./kernels.js";
-export { FORMATS, DETECT_BYTES, detectFormat, formatModule, readAny, readFromAny } from "./any.js";
+export { FORMATS, DETECT_BYTES, detectFormat, formatModule, readAny, readFromAny, unknownFormatError } from "./any.js";
+export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
+export { writeNpy, npyHeader } from "./export/npy.js";
 export type { AnyFile, AnyLazyFile } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,

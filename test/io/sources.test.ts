@@ -72,7 +72,7 @@ describe("byte sources", () => {
       await expect(readExactly(file, data.length - 5, 10, "t")).rejects.toThrow(TruncatedError);
       await file.close();
       await expect(fromFile(join(dir, "nope"))).rejects.toThrow(SourceError);
-      const blob = fromBlob(new Blob([data]));
+      const blob = fromBlob(new Blob([data as Uint8Array<ArrayBuffer>]));
       expect(Buffer.from(await readExactly(blob, 7, 70_000, "t")).equals(Buffer.from(data.subarray(7, 70_007)))).toBe(true);
     } finally {
       rmSync(dir, { recursive: true, force: true });

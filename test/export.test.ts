@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { writeNpy, npyHeader } from "../bindings/export/npy.js";
+import { planSafetensors, writeSafetensors } from "../bindings/export/safetensors.js";
+import type { NamedTensor } from "../bindings/tensor.js";
+
+/** An independent .npy reader: the spec's fields, parsed with nothing from the writer. */
+function parseNpy(bytes: Uint8Array) {
+  expect(Array.from(bytes.subarray(0, 6))).toEqual([0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59]);
+  const major = bytes[6]!;
+  const view = new DataView(bytes.buffer, bytes.byteOffset);
+  const headerLength = major === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
+  const start = major === 1 ? 10 : 12;
+  const header = new TextDecoder().decode(bytes.subarray(start, start + headerLength));
+  expect((start + headerLength) % 64).toBe(0);
+  expect(header.endsWith("\n")).toBe(true);
+  const descr = /'descr':\s*'([^']+)'/.exec(header)![1];
+  const fortran = /'fortran_order':\s*(True|False)/.exec(header)![1];
+  const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)![1]!;
+  const shape = shapeText.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
+  return { major, descr, fortran, shape, data: bytes.subarray(start + headerLength) };
+}
+
+/** An independent safetensors reader. */
+function parseSafetensors(bytes: Uint8Array) {
+  const size = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+  expect((8 + size) % 8).toBe(0);
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + size)));
+  const data = bytes.subarray(8 + size);
+  const ranges = Object.entries(header).filter(([k]) => k !== "__metadata__")
+    .map(([name, v]) => ({ name, ...(v as { dtype: string; shape: number[]; data_offsets: [number, number] }) }));
+  // no holes, no overlaps, everything indexed
+  const sorted = ranges.map((r) => r.data_offsets).sort((a, b) => a[0] - b[0]);
+  let at = 0;
+  for (const [b, e] of sorted) {
+    expect(b).toBe(at);
+    at = e;
+  }
+  expect(at).toBe(data.length);
+  return { header, tensors: ranges.map((r) => ({ ...r, bytes: data.subarray(r.data_offsets[0], r.data_offsets[1]) })) };
+}
+
+const tensors: NamedTensor[] = [
+  { name: "a.half", dtype: "float16", shape: [3], data: new Uint16Array([0x3c00, 0x4000, 0x7c00]) },
+  { name: "w", dtype: "float32", shape: [2, 3], data: new Float32Array([1, 2, 3, 4, 5, 6]) },
+  { name: "scalar", dtype: "float64", shape: [], data: new Float64Array([Math.PI]) },
+  { name: "ids", dtype: "int64", shape: [2], data: new BigInt64Array([-1n, 2n ** 40n]) },
+  { name: "mask", dtype: "bool", shape: [2, 2], data: new Uint8Array([1, 0, 0, 1]) },
+  { name: "c", dtype: "complex64", shape: [1], data: new Uint8Array(8).fill(7) },
+];
+
+describe("npy and safetensors writers", () => {
+  it("npy: header fields and data read back by an independent parser", () => {
+    for (const t of tensors) {
+      const parsed = parseNpy(writeNpy(t));
+      expect(parsed.major).toBe(1);
+      expect(parsed.fortran).toBe("False");
+      expect(parsed.shape).toEqual(t.shape);
+      expect(Buffer.from(parsed.data).equals(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))).toBe(true);
+    }
+    expect(parseNpy(writeNpy(tensors[1]!)).descr).toBe("<f4");
+    expect(parseNpy(writeNpy(tensors[0]!)).descr).toBe("<f2");
+    expect(parseNpy(writeNpy(tensors[3]!)).descr).toBe("<i8");
+    expect(parseNpy(writeNpy(tensors[4]!)).descr).toBe("|b1");
+    const header = new TextDecoder().decode(npyHeader("float32", [7]));
+    expect(header).toContain("'shape': (7,)");
+  });
+
+  it("npy: version 2.0 when the header does not fit a u16", () => {
+    const shape = Array.from({ length: 30000 }, () => 1);
+    const parsed = parseNpy(npyHeader("uint8", shape));
+    expect(parsed.major).toBe(2);
+    expect(parsed.shape.length).toBe(30000);
+  });
+
+  it("safetensors: offsets, dtypes, alignment and data read back by an independent parser", () => {
+    const file = writeSafetensors(tensors, { source: "test" });
+    const { header, tensors: read } = parseSafetensors(file);
+    expect(header.__metadata__.source).toBe("test");
+    expect(header.__metadata__["tensorfile.dtype.c"]).toBe("complex64");
+    const byName = new Map(read.map((r) => [r.name, r]));
+    expect(byName.get("w")!.dtype).toBe("F32");
+    expect(byName.get("a.half")!.dtype).toBe("F16");
+    expect(byName.get("ids")!.dtype).toBe("I64");
+    expect(byName.get("mask")!.dtype).toBe("BOOL");
+    expect(byName.get("c")!.shape).toEqual([1, 8]);
+    expect(byName.get("scalar")!.shape).toEqual([]);
+    const dataStart = file.length - read.reduce((a, r) => a + r.bytes.length, 0);
+    for (const t of tensors) {
+      const r = byName.get(t.name)!;
+      expect(Buffer.from(r.bytes).equals(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))).toBe(true);
+      const size = t.data.BYTES_PER_ELEMENT;
+      expect((dataStart + r.data_offsets[0]) % size).toBe(0);
+    }
+    expect(() => planSafetensors([{ name: "x", dtype: "float32", shape: [1] }, { name: "x", dtype: "float32", shape: [1] }])).toThrow(/unique/);
+  });
+});
