@@ -158,3 +158,25 @@ export function withI32(bytes: Uint8Array, offset: number, value: number): Uint8
 export function paramAt(paramsOffset: number, name: ParamName): number {
   return paramsOffset + 8 + 4 * PARAM_NAMES.indexOf(name);
 }
+
+/**
+ * The metadata of a huge .april without its networks: the header (with entries for networks of the given
+ * sizes, laid out as the reference writer does) and the params block, for a sparse virtual file.
+ */
+export function virtualApril(networkSizes: number[], spec: AprilSpec = {}): {
+  size: number; header: Uint8Array; params: Uint8Array; paramsOffset: number; networks: { offset: number; size: number }[];
+} {
+  const skeleton = buildApril({ ...spec, networks: networkSizes.map(() => new Uint8Array(0)) });
+  const headerEnd = 20 + skeleton.headerSize;
+  let header: Uint8Array = skeleton.bytes.slice(0, headerEnd);
+  let at = headerEnd;
+  const networks = networkSizes.map((size, i) => {
+    header = withU64(withU64(header, skeleton.at.networks[i]!, at), skeleton.at.networks[i]! + 8, size);
+    const entry = { offset: at, size };
+    at += size;
+    return entry;
+  });
+  const params = paramsBlock(spec);
+  header = withU64(header, skeleton.at.paramsOffset, at);
+  return { size: at + params.length, header, params, paramsOffset: at, networks };
+}
