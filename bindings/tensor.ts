@@ -66,6 +66,8 @@ export interface DecodeOptions {
   dtype?: "float32";
   /** Always copy, even where a zero-copy view of the input would do. Default false. */
   copy?: boolean;
+  /** Decode into this array (of the result's type and length) instead of a new one. */
+  out?: TypedArray;
 }
 
 interface DTypeInfo {
@@ -164,32 +166,44 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
       info.name,
     );
   }
-  let data: TypedArray;
-  let dtype: DType = info.dtype;
   const widen = options.dtype === "float32" && info.dtype === "float16";
   const dequantize = options.dtype === "float32" && info.quantization !== undefined && info.dtype === "int8";
+  const dtype: DType = widen || dequantize ? "float32" : info.dtype;
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
+  const out = options.out;
+  if (out) {
+    const want = allocateArray(dtype, 0).constructor;
+    if (out.constructor !== want || out.byteLength !== count * dtypeBytes(dtype)) {
+      throw new RangeError(`tensorfile: options.out must be a ${want.name} of ${count * (isStandardDType(dtype) ? 1 : dtypeBytes(dtype))} elements for tensor "${info.name}"`);
+    }
+  }
+  const result = (data: TypedArray): NamedTensor => ({ name: info.name, dtype, shape: info.shape.slice(), data });
 
   if (!widen && !dequantize && !swap && !columnMajor) {
-    return { name: info.name, dtype, shape: info.shape.slice(), data: viewAs(info.dtype, bytes, options.copy) };
+    if (!out) return result(viewAs(info.dtype, bytes, options.copy));
+    bytesOf(out).set(bytes);
+    return result(out);
   }
   if (columnMajor && !swap && !widen && !dequantize) {
     // one pass straight from the (possibly unaligned) stored bytes into the row-major result
-    const out = allocateArray(info.dtype, count);
-    kernels.columnToRowMajorBytes(bytes, bytesOf(out), info.shape, size);
-    return { name: info.name, dtype, shape: info.shape.slice(), data: out };
+    const target = out ?? allocateArray(info.dtype, count);
+    kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
+    return result(target);
   }
-  data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
+  // the last step writes into `out` when there is one
+  let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
   if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
   if (widen) {
-    data = kernels.f16ToF32(data as Uint16Array);
-    dtype = "float32";
+    data = kernels.f16ToF32(data as Uint16Array, columnMajor ? undefined : (out as Float32Array | undefined));
   } else if (dequantize) {
     const q = info.quantization!;
-    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset);
-    dtype = "float32";
+    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, columnMajor ? undefined : (out as Float32Array | undefined));
   }
-  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape);
-  return { name: info.name, dtype, shape: info.shape.slice(), data };
+  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, out as typeof data | undefined);
+  else if (out && data !== out) {
+    bytesOf(out).set(bytesOf(data));
+    data = out;
+  }
+  return result(data);
 }
