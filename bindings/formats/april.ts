@@ -152,10 +152,8 @@ export interface AprilFile {
   raw?: AprilRawText;
 }
 
-export interface AprilReadOptions {
-  /** Reserved; read() takes no options today. */
-  readonly [key: string]: never;
-}
+/** read() and readFrom() take no options today. */
+export type AprilReadOptions = Record<string, never>;
 
 export interface AprilCreateOptions {
   networks: AprilNetworks<Uint8Array>;
