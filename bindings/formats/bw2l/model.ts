@@ -1,0 +1,147 @@
+/** The plain objects a BW2L file reads into (and writes from), and the facts about its element types. */
+import type { ByteRange } from "../../io/byte-reader.js";
+import type { StandardDType } from "../../tensor.js";
+
+export type Bw2lVersion = 1 | 2;
+
+/** The element types a BW2L array may declare. */
+export type Bw2lDType = "fp64" | "fp32" | "fp16" | "i64" | "i32" | "i16" | "i8";
+
+/** The typed array each dtype reads into: fp16 is a Uint16Array of raw IEEE binary16 halves, i64 a BigInt64Array. */
+export type Bw2lArrayData = Float64Array | Float32Array | Uint16Array | BigInt64Array | Int32Array | Int16Array | Int8Array;
+
+type ArrayConstructorOf = { new (length: number): Bw2lArrayData; readonly BYTES_PER_ELEMENT: number };
+
+export interface DTypeFacts {
+  /** Bytes per element. */
+  bytes: number;
+  /** The contract's DType name. */
+  standard: StandardDType;
+  ctor: ArrayConstructorOf;
+}
+
+export const DTYPES: Readonly<Record<Bw2lDType, DTypeFacts>> = {
+  fp64: { bytes: 8, standard: "float64", ctor: Float64Array },
+  fp32: { bytes: 4, standard: "float32", ctor: Float32Array },
+  fp16: { bytes: 2, standard: "float16", ctor: Uint16Array },
+  i64: { bytes: 8, standard: "int64", ctor: BigInt64Array },
+  i32: { bytes: 4, standard: "int32", ctor: Int32Array },
+  i16: { bytes: 2, standard: "int16", ctor: Int16Array },
+  i8: { bytes: 1, standard: "int8", ctor: Int8Array },
+};
+
+export function isBw2lDType(value: string): value is Bw2lDType {
+  return Object.prototype.hasOwnProperty.call(DTYPES, value);
+}
+
+/** One array: an `array` section's content or one parameter of a layer. */
+export interface Bw2lArray {
+  dtype: Bw2lDType;
+  /**
+   * v2 only: the stored dims (ArrayFire order, usually 4-D with trailing 1s; may be empty). v1 arrays have none.
+   * The element count is the data's length, which a v2 file stores separately and need not match the dims.
+   */
+  dims?: number[];
+  /**
+   * The elements in stored order (ArrayFire column-major), little-endian host order. A `readFrom()` result holds
+   * the payload's byte range instead. `read()` may return views that share memory with its input.
+   */
+  data: Bw2lArrayData | ByteRange;
+  /** Absolute offset of the first payload byte in the file this was read from (absent for built arrays). */
+  byteOffset?: number;
+}
+
+export interface Bw2lLayer {
+  /** The layer's arch line, e.g. `C 8 4 3 1 -1 1` (without the newline). */
+  arch: string;
+  /** v1 only: f32. For int8 params, value = (q - offset) * scale (our convention; the reference writes 1 and ignores it). */
+  scale?: number;
+  /** v1 only: i64. */
+  offset?: bigint;
+  params: Bw2lArray[];
+}
+
+export interface Bw2lEntry {
+  key: string;
+  value: string;
+}
+
+interface SectionBase {
+  name: string;
+  /** The section description (the exporter writes ""). */
+  desc: string;
+  /** Absolute offset of the section's first header byte in the file it was read from. */
+  byteOffset?: number;
+  /** Absolute offset of the section's data (after data_length). */
+  dataOffset?: number;
+}
+
+export interface Bw2lUtf8Section extends SectionBase {
+  type: "utf8";
+  text: string;
+}
+
+export interface Bw2lKeyvalSection extends SectionBase {
+  type: "keyval";
+  /** Every entry in file order: duplicates and the empty key are kept. */
+  entries: Bw2lEntry[];
+}
+
+export interface Bw2lArraySection extends SectionBase {
+  type: "array";
+  array: Bw2lArray;
+}
+
+export interface Bw2lLayersSection extends SectionBase {
+  type: "layers";
+  layers: Bw2lLayer[];
+}
+
+/** A `data` section, or a section of a type this library does not know (kept as raw bytes, written back unchanged). */
+export interface Bw2lRawSection extends SectionBase {
+  type: string;
+  data: Uint8Array | ByteRange;
+}
+
+export type Bw2lSection = Bw2lUtf8Section | Bw2lKeyvalSection | Bw2lArraySection | Bw2lLayersSection | Bw2lRawSection;
+
+export interface Bw2lFile {
+  version: Bw2lVersion;
+  /** The file's short-string name (the exporter leaves it ""). */
+  name: string;
+  sections: Bw2lSection[];
+  /** Bytes after the last section (the reference ignores them; kept so the file round-trips). Absent when none. */
+  trailing?: Uint8Array | ByteRange;
+}
+
+export function isUtf8Section(s: Bw2lSection): s is Bw2lUtf8Section {
+  return s.type === "utf8" && "text" in s;
+}
+export function isKeyvalSection(s: Bw2lSection): s is Bw2lKeyvalSection {
+  return s.type === "keyval" && "entries" in s;
+}
+export function isArraySection(s: Bw2lSection): s is Bw2lArraySection {
+  return s.type === "array" && "array" in s;
+}
+export function isLayersSection(s: Bw2lSection): s is Bw2lLayersSection {
+  return s.type === "layers" && "layers" in s;
+}
+/** `data` sections and sections of unknown types. */
+export function isRawSection(s: Bw2lSection): s is Bw2lRawSection {
+  return "data" in s && !isUtf8Section(s) && !isKeyvalSection(s) && !isArraySection(s) && !isLayersSection(s);
+}
+
+export function isByteRange(value: unknown): value is ByteRange {
+  return typeof value === "object" && value !== null && !ArrayBuffer.isView(value) &&
+    typeof (value as ByteRange).byteOffset === "number" && typeof (value as ByteRange).byteLength === "number";
+}
+
+/** Element count of an array (from its data or byte range). */
+export function arrayLength(array: Bw2lArray): number {
+  return array.data.byteLength / DTYPES[array.dtype].bytes;
+}
+
+/** Byte length of an array's payload. */
+export function arrayByteLength(array: Bw2lArray): number {
+  return array.data.byteLength;
+}
