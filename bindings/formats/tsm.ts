@@ -291,8 +291,10 @@ export function verify(file: TsmFile): string[] {
     for (const [key, f] of [["#name", nameField], ["#op", opField]] as const) {
       if (f.shape.length !== 1) warnings.push(`node ${i} (${v.name}): ${key} is not 1-D (TenniS requires a 1-D char8 string)`);
     }
-    if (names.has(v.name)) warnings.push(`node ${i}: name "${v.name}" repeats node ${names.get(v.name)} (tensor names collide)`);
-    else names.set(v.name, i);
+    if (v.op === "<const>") {
+      if (names.has(v.name)) warnings.push(`node ${i}: <const> name "${v.name}" repeats node ${names.get(v.name)} (tensor names collide)`);
+      else names.set(v.name, i);
+    }
     if (!ENDPOINT_OPS.has(v.op) && node.inputs.length === 0) warnings.push(`node ${i} (${v.name}): op ${v.op} has no inputs (TenniS: "Found not computable node")`);
     if (v.op === "<const>" && !node.params.some((p) => p.key === "value")) warnings.push(`node ${i} (${v.name}): <const> without a value`);
     const outputCount = v.attrs["#output_count"];
