@@ -39,13 +39,16 @@ export class ChunkCache implements ByteBacking {
 
   async load(offset: number, length: number): Promise<void> {
     if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
+    // a parser that keeps reading on from the last chunk is scanning: fetch bigger and bigger pieces; one that
+    // jumped (over a skipped payload) starts small again
+    const last = this.chunks[this.chunks.length - 1];
+    const sequential = last !== undefined && offset >= last.start && offset <= last.start + last.bytes.length;
+    this.nextChunk = sequential ? Math.min(MAX_CHUNK, this.nextChunk * 2) : FIRST_CHUNK;
     const end = Math.min(this.size, offset + Math.max(length, this.nextChunk));
     const bytes = await readExactly(this.source, offset, end - offset, this.format);
     this.fetches++;
     this.bytesRead += bytes.length;
     this.add(offset, bytes);
-    // a parser that keeps asking is scanning: fetch bigger pieces next time
-    this.nextChunk = Math.min(MAX_CHUNK, this.nextChunk * 2);
   }
 }
 
