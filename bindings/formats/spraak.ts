@@ -441,7 +441,7 @@ function reuseOrGzip(owner: object, plain: Uint8Array | Uint8Array[]): Uint8Arra
 /** Header text: magic, lines (unchanged ones verbatim, edited ones in their own style), new keys, end line. */
 function renderHeader(file: SpraakFileParts): string {
   const kind = file.kind as HeaderKind;
-  const style: SeparatorStyle = separatorStyle(file.lines);
+  const style: SeparatorStyle = separatorStyle(file.lines, kind === "key" ? "\t" : "align");
   const header = file.header;
   const lastIndex = new Map<string, number>();
   file.lines.forEach((line, i) => {

@@ -221,10 +221,14 @@ function lineParts(raw: string): { lead: string; sep: string } {
   return { lead: m?.[1] ?? "", sep: m?.[3] || "\t" };
 }
 
-/** The style existing entry lines use: "align" when all are TAB-aligned to the value column. */
-export function separatorStyle(lines: readonly HeaderLine[]): SeparatorStyle {
+/**
+ * The style existing entry lines use: "align" when all are TAB-aligned to the value column, else the first
+ * line's separator; `fallback` when there are none (SPRAAK: "align"; key headers: one TAB, as the key tools write).
+ */
+export function separatorStyle(lines: readonly HeaderLine[], fallback: SeparatorStyle): SeparatorStyle {
   const seps = lines.filter((l) => l.key !== "" && l.raw !== undefined).map((l) => ({ key: l.key, sep: lineParts(l.raw!).sep }));
-  if (seps.length === 0 || seps.every((s) => s.sep === alignTabs(s.key.length))) return "align";
+  if (seps.length === 0) return fallback;
+  if (seps.every((s) => s.sep === alignTabs(s.key.length))) return "align";
   return seps[0]!.sep;
 }
 
