@@ -170,7 +170,7 @@ describe("spraak: header grammar", () => {
     expect(file.header).toEqual(GRAMMAR_VALUES);
     expect(Object.keys(file.header)).toEqual(Object.keys(GRAMMAR_VALUES));
     expect(file.lines.filter((l) => l.key === "").map((l) => l.raw)).toEqual(["", "        "]);
-    expect(Array.from(spraak.tensors(file)[0]!.data)).toEqual([1, 2, 3, -4, -5, 32767]);
+    expect(Array.from(spraak.tensors(file)[0]!.data as Int16Array)).toEqual([1, 2, 3, -4, -5, 32767]);
   });
 
   it("writes an unchanged header back byte for byte", () => {
@@ -350,7 +350,7 @@ describe("spraak: key headers", () => {
     expect(out).toContain("NFR\t2");
     expect(out).toContain("NPARAM\t3");
     expect(out).toContain("DATATYPE\tSAMPLE");
-    expect(Array.from(spraak.tensors(file)[0]!.data)).toEqual(Array.from(values));
+    expect(Array.from(spraak.tensors(file)[0]!.data as Int16Array)).toEqual(Array.from(values));
     const lists = spraak.list(["a b", "c d"], { kind: "key", data: "DICTIONARY" });
     expect(text(spraak.write(lists))).toContain("NENTRY\t2");
     expect(lists.data.layout === "LIST" && lists.data.entries).toEqual(["a b", "c d"]);
