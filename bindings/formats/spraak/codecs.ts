@@ -4,7 +4,7 @@
  *
  * gzip member: 1F 8B 08 FLG MTIME(4) XFL OS [XLEN(2) extra] [name\0] [comment\0] [CRC16(2)] deflate CRC32(4) ISIZE(4)
  */
-import { gunzipSync, gzipSync } from "fflate";
+import { Inflate, gzipSync } from "fflate";
 import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../errors.js";
 
 export function isGzip(head: Uint8Array): boolean {
@@ -31,7 +31,7 @@ const MAX_DEFLATE_RATIO = 1032;
 
 /**
  * Decompresses one gzip member that spans all of `bytes` (at absolute offset `base` in the file). Checks the
- * header, the CRC32 and ISIZE; allocates ISIZE bytes only after checking it against `maxBytes` and the input size.
+ * header, the CRC32 and ISIZE; never produces more than `maxBytes` (LIMIT) or more than deflate can expand to.
  */
 export function gunzip(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): Uint8Array {
   const need = (n: number, at: number, what: string): void => {
@@ -62,24 +62,50 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
   }
   need(8, at, "trailer");
   const trailer = bytes.length - 8;
+  // a deflate stream is at least 2 bytes (an empty final block); fflate accepts an empty input silently
+  if (trailer - at < 2) throw new TruncatedError(format, base + bytes.length, `${field}.deflate`, at + 10 - bytes.length, 0);
+  // Inflate in input slices so that output is counted as it grows (a bomb stops at the cap, not in memory);
+  // ISIZE is only compared afterwards, so a cut stream says TRUNCATED rather than trusting a garbage trailer.
+  const cap = Math.min(maxBytes, (trailer - at) * MAX_DEFLATE_RATIO + 1024);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const inflater = new Inflate((chunk) => {
+    total += chunk.length;
+    if (total > cap) {
+      if (cap === maxBytes) {
+        throw new LimitError(format, `gzip data inflates to more than maxInflatedBytes ${maxBytes}`, base + at, `${field}.deflate`, total, maxBytes);
+      }
+      throw new CorruptDataError(format, `gzip data inflates past ${cap} bytes (impossible for ${trailer - at} compressed bytes)`, base + at, `${field}.deflate`);
+    }
+    chunks.push(chunk);
+  });
+  const SLICE = 64 * 1024;
+  try {
+    for (let p = at; p < trailer || p === at; p += SLICE) {
+      const end = Math.min(trailer, p + SLICE);
+      inflater.push(bytes.subarray(p, end), end === trailer);
+      if (end === trailer) break;
+    }
+  } catch (cause) {
+    if (cause instanceof LimitError || cause instanceof CorruptDataError) throw cause;
+    const code = (cause as { code?: number }).code;
+    if (code === 0) throw new TruncatedError(format, base + trailer, `${field}.deflate (the stream is cut short)`, 1, 0);
+    throw new CorruptDataError(format, `gzip: ${(cause as Error).message}`, base + at, `${field}.deflate`, { cause });
+  }
+  const out = chunks.length === 1 ? chunks[0]! : new Uint8Array(total);
+  if (chunks.length !== 1) {
+    let o = 0;
+    for (const c of chunks) {
+      out.set(c, o);
+      o += c.length;
+    }
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset + trailer, 8);
   const expectedCrc = view.getUint32(0, true);
   const size = view.getUint32(4, true);
-  if (size > maxBytes) {
-    throw new LimitError(format, `gzip data declares ${size} bytes, more than maxInflatedBytes ${maxBytes}`, base + trailer + 4, `${field}.isize`, size, maxBytes);
+  if (out.length % 2 ** 32 !== size) {
+    throw new CorruptDataError(format, `gzip data inflates to ${out.length} bytes, ISIZE says ${size}`, base + trailer + 4, `${field}.isize`);
   }
-  if (size > (trailer - at) * MAX_DEFLATE_RATIO + 1024) {
-    throw new CorruptDataError(format, `gzip ISIZE ${size} is impossible for ${trailer - at} compressed bytes`, base + trailer + 4, `${field}.isize`);
-  }
-  let out: Uint8Array;
-  try {
-    out = gunzipSync(bytes, { out: new Uint8Array(size) });
-  } catch (cause) {
-    const code = (cause as { code?: number }).code;
-    if (code === 0) throw new TruncatedError(format, base + bytes.length, `${field}.deflate (unexpected end)`, 1, 0);
-    throw new CorruptDataError(format, `gzip: ${(cause as Error).message}`, base + at, `${field}.deflate`, { cause });
-  }
-  if (out.length !== size) throw new CorruptDataError(format, `gzip data inflates to ${out.length} bytes, ISIZE says ${size}`, base + trailer + 4, `${field}.isize`);
   const crc = crc32(out);
   if (crc !== expectedCrc) {
     throw new CorruptDataError(format, `gzip CRC32 mismatch (0x${crc.toString(16)} computed, 0x${expectedCrc.toString(16)} stored)`, base + trailer, `${field}.crc32`);
