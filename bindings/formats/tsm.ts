@@ -268,7 +268,7 @@ export function inspect(file: TsmFile): InspectResult {
       inputs: node.inputs.slice(),
       attrs: Object.fromEntries(
         node.params
-          .filter((p) => p.key !== "#op" && p.key !== "#name")
+          .filter((p) => p.key !== "#op" && p.key !== "#name" && !(p.key === "value" && g.nodes[index]!.op === "<const>"))
           .map((p) => [p.key, p.fields.length === 1 ? jsonField(p.fields[0]!) : p.fields.map(jsonField)]),
       ),
     })),
