@@ -701,6 +701,11 @@ export interface BuildOptions {
   /** "spr" (default), "key" (keys written with their key-header names) or "none" (data only). */
   kind?: SpraakHeaderKind;
   encoding?: TextEncoding;
+  /**
+   * `.spr` binary matrices: pad the header with a whitespace line so the data starts at a multiple of this
+   * (default 64, as SPRAAK's own files; 0 or 1: no padding). Aligned data is returned as views, not copies.
+   */
+  align?: number;
 }
 
 export interface MatrixOptions extends BuildOptions {
@@ -751,6 +756,12 @@ function assemble(keys: [string, string][], options: BuildOptions, data: SpraakD
     encoding: options.encoding ?? "latin1",
     data,
   };
+  const align = options.align ?? 64;
+  if (kind === "spr" && align > 1 && data.layout === "MATRIX" && !options.compress && record.FORMAT !== "ASCII") {
+    // like SPRAAK's own files: a padding line so that the data starts at a multiple of `align` (zero-copy views)
+    const headerBytes = encodeText(renderHeader(parts), parts.encoding, id, "header").length + 1;
+    parts.lines.push({ key: "", value: "", raw: " ".repeat((align - (headerBytes % align)) % align) });
+  }
   const readOptions: SpraakReadOptions = { encoding: parts.encoding };
   if (external) readOptions.header = external;
   return read(write(parts), readOptions);

@@ -61,6 +61,19 @@ describe("spraak: every TYPE x FORMAT x compression", () => {
     expect(Array.from(spraak.write(little).subarray(little.dataOffset))).toEqual([0x02, 0x01]);
   });
 
+  it("builder binary matrices start their data at a multiple of 64 (a padding line), so tensors() is a view", () => {
+    for (const cols of [1, 3, 7, 24]) {
+      const file = spraak.matrix(new Float64Array(cols * 2).fill(1.5), { cols, data: "TRACK", header: { utterance_id: "x".repeat(cols) } });
+      expect(file.dataOffset % 64).toBe(0);
+      const input = spraak.write(file);
+      const tensor = spraak.tensors(spraak.read(input))[0]!;
+      expect(tensor.data.buffer).toBe(input.buffer);
+      expect(Array.from(tensor.data as Float64Array)).toEqual(new Array(cols * 2).fill(1.5));
+    }
+    const unpadded = spraak.matrix(new Float64Array(3), { align: 0 });
+    expect(unpadded.lines.every((l) => l.key !== "")).toBe(true);
+  });
+
   it("converts between BIN01, BIN10 and ASCII keeping every value of every type", () => {
     for (const type of ALL_TYPES) {
       const values = randomValues(type, 12, 7);
