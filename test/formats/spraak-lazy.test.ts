@@ -88,6 +88,8 @@ describe("spraak: readFrom", () => {
     const source = sparseSource(size, [{ offset: 0, bytes: header }, { offset: size - 4, bytes: last }]);
     const file = await spraak.readFrom(source);
     expect(source.bytesRead).toBeLessThan(1024 * 1024);
+    expect(source.bytesRead).toBeLessThanOrEqual(64 * 1024); // one first-chunk fetch holds the whole header
+    expect(source.reads).toBe(1);
     expect(file.meta.dim1).toBe(rows);
     const [info] = spraak.tensorInfos(file);
     expect(info).toMatchObject({ name: "data", dtype: "float32", shape: [rows, 24], byteOffset: header.length, byteLength: rows * 96, byteOrder: "be" });

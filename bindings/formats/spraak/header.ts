@@ -47,7 +47,8 @@ export interface HeaderScanOptions {
 const LF = 0x0a;
 const HASH = 0x23;
 const BACKSLASH = 0x5c;
-const SCAN_CHUNK = 64 * 1024;
+/** Small enough that scanning a header stays inside the lazy reader's first 64 KiB fetch. */
+const SCAN_CHUNK = 4096;
 
 /** Absolute offset of the next LF at or after `from`, or -1 before `r.end`. Reads in chunks (lazy-friendly). */
 function findLineFeed(r: ByteReader, from: number, limit: number): number {

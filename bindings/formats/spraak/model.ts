@@ -149,7 +149,7 @@ export function mapKeyHeader(header: Record<string, string>): { keys: Record<str
     const rule = KEY_HEADER_RULES.find((r) => r.key === key);
     let to = rule?.to ?? key;
     if (key === "NENTRY" && hasNseg) to = "DIM2"; // SEG: NSEG lines over NENTRY files
-    const mapped = rule?.values?.[value.toUpperCase()] ?? value;
+    const mapped = rule?.values?.[String(value).toUpperCase()] ?? String(value);
     if (rule && hasKey(keys, to)) continue; // the first old key for a SPRAAK key wins
     setKey(keys, to, mapped);
     setKey(from, to, key);
