@@ -9,6 +9,7 @@ import * as primitiv from "./formats/primitiv.js";
 import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
 import type { FormatId, FormatModule } from "./formats/types.js";
+import { loadTensor as lazyLoadTensor } from "./io/lazy.js";
 import { type ByteSource, sourceSize } from "./io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
@@ -63,6 +64,17 @@ export interface AnyLazyFile {
   file: unknown;
   tensorInfos(): TensorInfo[];
   loadTensor(info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+}
+
+/**
+ * Reads one tensor of a readFrom() result and decodes it. Infos that need their format's own decoding (a
+ * .csta's obfuscated bytes, a batched primitiv tensor) go to that format's loadTensor; the rest decode
+ * generically (byte swap, widening, dequantization, column-major transpose).
+ */
+export function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
+  if ((info as { obfuscated?: string }).obfuscated !== undefined) return tsm.loadTensor(source, info, options);
+  if (((info as { batch?: number }).batch ?? 1) > 1) return primitiv.loadTensor(source, info, options);
+  return lazyLoadTensor(source, info, options);
 }
 
 /** Detects the format from the first bytes of `source` and opens it lazily (headers only). */

@@ -15,7 +15,7 @@ import { DETECT_BYTES, detectFormat, formatModule, readFromAny, unknownFormatErr
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
-import type { FormatModule, InspectResult } from "../formats/types.js";
+import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, SourceError, fromFile, readExactly } from "../io/source.js";
 import type { DType, DecodeOptions, TensorInfo } from "../tensor.js";
@@ -265,7 +265,14 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
   try {
     await mkdir(root, { recursive: true });
     const infos = opened.module.tensorInfos(opened.file);
-    const blobs = opened.module.blobs(opened.file);
+    let blobs: EmbeddedBlob[];
+    try {
+      blobs = opened.module.blobs(opened.file);
+    } catch (error) {
+      // some containers (SeetaFace6 .csta) can list their blobs only from the whole file
+      if (!isFormatError(error) || error.code !== "UNSUPPORTED") throw error;
+      blobs = opened.module.blobs(opened.module.read(await readWhole(input)));
+    }
     const total = infos.reduce((a, i) => a + i.byteLength, 0) +
       blobs.reduce((a, b) => a + (b.bytes instanceof Uint8Array ? b.bytes.length : b.bytes.byteLength), 0);
     const progress = new Progress(io.stderr, "extract", total);

@@ -264,6 +264,12 @@ export class ByteReader {
    * allocated for them) and returns count as a number. A count of 2^62 gives TRUNCATED at once.
    */
   count(count: number | bigint, elementBytes: number, field?: string): number {
+    if (typeof count === "number" && Number.isSafeInteger(count) && count >= 0 && count * elementBytes <= this.end - this.pos) {
+      return count; // the common case, without BigInt arithmetic
+    }
+    if (typeof count === "number" && !Number.isInteger(count)) {
+      throw new CorruptDataError(this.format, `count ${count} is not a whole number`, this.pos, field);
+    }
     const n = typeof count === "bigint" ? count : BigInt(count);
     const needed = n * BigInt(Math.max(elementBytes, 0));
     if (n < 0n) throw new CorruptDataError(this.format, `negative count ${n}`, this.pos, field);
