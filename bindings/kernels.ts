@@ -311,10 +311,10 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
 
 /** columnToRowMajor over raw bytes (src may be unaligned, e.g. a view into a file). */
 export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
-  if (shape.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports rank up to 8, not ${shape.length}`);
   if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   // axes of extent 1 do not move anything
   const dims = shape.filter((d) => d !== 1);
+  if (dims.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
   if (dims.length <= 1 || src.byteLength === 0) {
     dst.set(src);
     return;

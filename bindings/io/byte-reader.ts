@@ -41,9 +41,15 @@ export interface ByteReaderOptions {
   end?: number;
 }
 
-const textDecoder = new TextDecoder("utf-8");
-const fatalDecoder = new TextDecoder("utf-8", { fatal: true });
-const latin1Decoder = new TextDecoder("latin1");
+// ignoreBOM: keep a leading U+FEFF as a character instead of silently dropping its bytes
+const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+const fatalDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** True ISO-8859-1: byte b is U+00b (TextDecoder("latin1") is windows-1252 and remaps 0x80-0x9F). */
+export function decodeLatin1(bytes: Uint8Array): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return text;
+}
 
 export class ByteReader {
   readonly format: string;
@@ -237,7 +243,7 @@ export class ByteReader {
 
   /** Latin-1 text of `n` bytes (every byte is one character, so the bytes round-trip). */
   latin1(n: number, field?: string): string {
-    return latin1Decoder.decode(this.bytesView(n, field));
+    return decodeLatin1(this.bytesView(n, field));
   }
 
   /** Checks the next bytes against `expected` (text is ASCII/latin1); BAD_MAGIC otherwise. */
@@ -245,10 +251,12 @@ export class ByteReader {
     const want = typeof expected === "string" ? Uint8Array.from(expected, (c) => c.charCodeAt(0)) : expected;
     const at = this.pos;
     const got = this.peek(want.length);
-    let same = got.length === want.length;
-    for (let i = 0; same && i < want.length; i++) same = got[i] === want[i];
+    let same = true;
+    for (let i = 0; same && i < got.length; i++) same = got[i] === want[i];
+    // a file that stops inside a correct magic is truncated, not something else
+    if (same && got.length < want.length) throw new TruncatedError(this.format, at, field, want.length, got.length);
     if (!same) {
-      throw new BadMagicError(this.format, at, field, expected, typeof expected === "string" ? latin1Decoder.decode(got) : got.slice());
+      throw new BadMagicError(this.format, at, field, expected, typeof expected === "string" ? decodeLatin1(got) : got.slice());
     }
     this.pos += want.length;
   }

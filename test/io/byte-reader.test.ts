@@ -100,3 +100,26 @@ describe("ByteReader and ByteWriter", () => {
     expect(() => r2.range(1000)).toThrow(TruncatedError);
   });
 });
+
+describe("ByteReader edge cases", () => {
+  it("a file cut inside a correct magic is TRUNCATED, a wrong one BAD_MAGIC", () => {
+    expect(() => new ByteReader(new TextEncoder().encode("BW2"), "bw2l").magic("BW2L")).toThrow(TruncatedError);
+    expect(() => new ByteReader(new TextEncoder().encode("BX2"), "bw2l").magic("BW2L")).toThrow(BadMagicError);
+    expect(() => new ByteReader(new Uint8Array(0), "bw2l").magic("BW2L")).toThrow(TruncatedError);
+  });
+
+  it("UTF-8 text keeps a leading byte-order mark", () => {
+    const bytes = new Uint8Array([0xef, 0xbb, 0xbf, 0x41]);
+    expect(new ByteReader(bytes, "t").utf8(4)).toBe("\ufeffA");
+    expect(new ByteReader(bytes, "t").utf8Strict(4)).toBe("\ufeffA");
+    expect(() => new ByteReader(new Uint8Array([0xff]), "t").utf8Strict(1)).toThrow(FormatError);
+  });
+});
+
+describe("latin1", () => {
+  it("maps every byte to the code point of the same value", () => {
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const text = new ByteReader(all, "t").latin1(256);
+    expect(Array.from(text, (c) => c.charCodeAt(0))).toEqual(Array.from(all));
+  });
+});
