@@ -57,7 +57,8 @@ OUT's extension picks the target:
   extract: `tensorfile extract FILE DIR [--dtype float32]
 
 Writes every tensor as DIR/<name>.npy (a "/" in a name becomes a folder), every embedded blob (april networks,
-bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" prints).`,
+bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" prints, plus "files": which file
+holds which tensor or blob; names with "..", empty parts or parts over 200 bytes are made safe).`,
   verify: `tensorfile verify FILE
 
 Reads the whole file with every check on and decodes every tensor; prints what it found and warns about what a
@@ -112,10 +113,28 @@ function outputDtype(info: TensorInfo, widen: boolean): DType {
   return info.dtype;
 }
 
-/** A file name for a tensor or blob name: "/" makes folders; ".", ".." and empty parts cannot escape DIR. */
-function safeRelativePath(name: string): string {
+const MAX_NAME_BYTES = 200;
+
+/** FNV-1a of a string, as 8 hex digits (to keep shortened file names distinct). */
+function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * A relative file path for a tensor or blob name: "/" makes folders; "", "." and ".." parts cannot escape DIR;
+ * a part too long for a file system (over 200 UTF-8 bytes with `suffix`) is cut and given a hash of the whole.
+ */
+function safeRelativePath(name: string, suffix = ""): string {
   const parts = name.split(/[/\\]/).map((p) => (p === "" || p === "." || p === ".." ? `_${p.replace(/\./g, "dot")}` : p));
-  return parts.join(sep);
+  return parts.map((part, i) => {
+    const end = i === parts.length - 1 ? suffix : "";
+    if (new TextEncoder().encode(part + end).length <= MAX_NAME_BYTES) return part + end;
+    let cut = part;
+    while (new TextEncoder().encode(`${cut}~${shortHash(part)}${end}`).length > MAX_NAME_BYTES) cut = cut.slice(0, -1);
+    return `${cut}~${shortHash(part)}${end}`;
+  }).join(sep);
 }
 
 function shapeText(shape: readonly number[]): string {
@@ -261,7 +280,8 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
   const opened = await openLazy(input);
   const root = resolve(dir);
-  let files = 0;
+  /** [tensor or blob name, file written], for meta.json */
+  const files: [string, string][] = [];
   try {
     await mkdir(root, { recursive: true });
     const infos = opened.module.tensorInfos(opened.file);
@@ -279,30 +299,33 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
     try {
       for (const info of infos) {
         const tensor = await opened.module.loadTensor(opened.source, info, decode);
-        const path = join(root, `${safeRelativePath(info.name)}.npy`);
+        const relative = safeRelativePath(info.name, ".npy");
+        files.push([info.name, relative]);
+        const path = join(root, relative);
         await mkdir(dirname(path), { recursive: true });
         await writeNpyFile(path, tensor.dtype, tensor.shape, tensor.data);
         progress.advance(info.byteLength, info.name);
-        files++;
       }
       for (const blob of blobs) {
         const bytes = blob.bytes instanceof Uint8Array
           ? blob.bytes
           : await readExactly(opened.source, (blob.bytes as ByteRange).byteOffset, (blob.bytes as ByteRange).byteLength, opened.format, blob.name);
-        const path = join(root, safeRelativePath(blob.name));
+        const relative = safeRelativePath(blob.name);
+        files.push([blob.name, relative]);
+        const path = join(root, relative);
         await mkdir(dirname(path), { recursive: true });
         await writeFile(path, bytes);
         progress.advance(bytes.length, blob.name);
-        files++;
       }
     } finally {
       progress.finish();
     }
-    await writeFile(join(root, "meta.json"), `${jsonText(opened.module.inspect(opened.file))}\n`);
+    const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
+    await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
   } finally {
     await opened.source.close?.();
   }
-  print(io.stdout, `extracted ${files} files and meta.json into ${dir}`);
+  print(io.stdout, `extracted ${files.length} files and meta.json into ${dir}`);
 }
 
 async function verifyCommand(io: CliIO, args: string[]): Promise<void> {
@@ -314,7 +337,7 @@ async function verifyCommand(io: CliIO, args: string[]): Promise<void> {
   const info = module.inspect(file);
   const warnings = module.verify(file);
   const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
-  print(io.stdout, `${path}: ${module.id}${info.version === null ? "" : ` version ${info.version}`}, ${tensors.length} tensors (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+  print(io.stdout, `${path}: ${module.id}${info.version === null ? "" : ` version ${info.version}`}, ${tensors.length} tensor${tensors.length === 1 ? "" : "s"} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
   for (const w of warnings) print(io.stdout, `warning: ${w}`);
   print(io.stdout, warnings.length === 0 ? "ok" : `ok with ${warnings.length} warning${warnings.length === 1 ? "" : "s"}`);
 }
