@@ -46,6 +46,7 @@ interface Expected {
 }
 
 function loadExpected(): Expected[] {
+  if (!haveFixtures()) return [];
   return JSON.parse(readFileSync(fixturePath(FOLDER, "expected.json"), "utf8")) as Expected[];
 }
 
