@@ -72,18 +72,54 @@ function widen4(h: v128, signMask: v128, emMask: v128, rebias: v128, maxFinite: 
   return v128.or(bits, sign);
 }
 
+const HALF16_CONSTANTS = memory.data<u16>([
+  0x7fff, 0x7fff, 0x7fff, 0x7fff, 0x7fff, 0x7fff, 0x7fff, 0x7fff, // 0: exponent + mantissa
+  0x3800, 0x3800, 0x3800, 0x3800, 0x3800, 0x3800, 0x3800, 0x3800, // 16: exponent re-bias, in the high half
+  0x7bff, 0x7bff, 0x7bff, 0x7bff, 0x7bff, 0x7bff, 0x7bff, 0x7bff, // 32: largest finite half
+  0x7c00, 0x7c00, 0x7c00, 0x7c00, 0x7c00, 0x7c00, 0x7c00, 0x7c00, // 48: infinity
+  0x0040, 0x0040, 0x0040, 0x0040, 0x0040, 0x0040, 0x0040, 0x0040, // 64: f32 quiet bit, in the high half
+  0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, 0x8000, // 80: sign
+  0x0001, 0x0001, 0x0001, 0x0001, 0x0001, 0x0001, 0x0001, 0x0001, // 96: one
+  0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, // 112: subnormal count
+], 16);
+
+/**
+ * Eight halves at a time, in 16-bit lanes: an f32's high half is sign | ((em >> 3) + re-bias) and its low half
+ * is the last three mantissa bits (h << 13); the two are interleaved into two f32 vectors. Zero needs no
+ * special case; subnormal halves (rare in real weights) are patched with the exact 32-bit path only in the
+ * groups that have one.
+ */
 export function f16ToF32(src: usize, dst: usize, count: usize): void {
-  const c = changetype<usize>(HALF_CONSTANTS);
-  const signMask = v128.load(c), emMask = v128.load(c, 16), rebias = v128.load(c, 32);
-  const maxFinite = v128.load(c, 48), inf = v128.load(c, 64), quiet = v128.load(c, 80);
-  const minNormal = v128.load(c, 96), subScale = v128.load(c, 112);
+  const c = changetype<usize>(HALF16_CONSTANTS);
+  const emMask = v128.load(c), rebias16 = v128.load(c, 16), maxFinite16 = v128.load(c, 32), inf16 = v128.load(c, 48);
+  const quiet16 = v128.load(c, 64), sign16 = v128.load(c, 80), one16 = v128.load(c, 96), subCount = v128.load(c, 112);
+  const w = changetype<usize>(HALF_CONSTANTS);
+  const signMask = v128.load(w), emMask32 = v128.load(w, 16), rebias = v128.load(w, 32);
+  const maxFinite = v128.load(w, 48), inf = v128.load(w, 64), quiet = v128.load(w, 80);
+  const minNormal = v128.load(w, 96), subScale = v128.load(w, 112);
   const vectorEnd = count & ~(<usize>7);
   let i: usize = 0;
   for (; i < vectorEnd; i += 8) {
     const h = v128.load(src + (i << 1));
+    const em = v128.and(h, emMask);
+    let hi = i16x8.add(i16x8.shr_u(em, 3), rebias16);
+    hi = i16x8.add(hi, v128.and(i16x8.gt_s(em, maxFinite16), rebias16));
+    hi = v128.or(hi, v128.and(i16x8.gt_s(em, inf16), quiet16));
+    hi = v128.andnot(hi, i16x8.eq(em, v128.splat<i16>(0)));
+    hi = v128.or(hi, v128.and(h, sign16));
+    const lo = i16x8.shl(h, 13);
+    let out0 = v128.shuffle<i16>(lo, hi, 0, 8, 1, 9, 2, 10, 3, 11);
+    let out1 = v128.shuffle<i16>(lo, hi, 4, 12, 5, 13, 6, 14, 7, 15);
+    const sub = i16x8.lt_u(i16x8.sub(em, one16), subCount);
+    if (v128.any_true(sub)) {
+      out0 = v128.bitselect(widen4(i32x4.extend_low_i16x8_u(h), signMask, emMask32, rebias, maxFinite, inf, quiet, minNormal, subScale),
+        out0, i32x4.extend_low_i16x8_s(sub));
+      out1 = v128.bitselect(widen4(i32x4.extend_high_i16x8_u(h), signMask, emMask32, rebias, maxFinite, inf, quiet, minNormal, subScale),
+        out1, i32x4.extend_high_i16x8_s(sub));
+    }
     const out = dst + (i << 2);
-    v128.store(out, widen4(i32x4.extend_low_i16x8_u(h), signMask, emMask, rebias, maxFinite, inf, quiet, minNormal, subScale));
-    v128.store(out, widen4(i32x4.extend_high_i16x8_u(h), signMask, emMask, rebias, maxFinite, inf, quiet, minNormal, subScale), 16);
+    v128.store(out, out0);
+    v128.store(out, out1, 16);
   }
   for (; i < count; i++) {
     store<u32>(dst + (i << 2), halfBitsToFloatBits(<u32>load<u16>(src + (i << 1))));
