@@ -6,19 +6,11 @@ import {
   EXPORTER_PARAMS, FIXTURE_TOKENS, buildApril, paramAt, sampleNetworks, withI32, withU64,
 } from "../helpers/april-builders.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
+import { caughtFormatError } from "../helpers/bytes.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
-function caught(fn: () => unknown): FormatError {
-  try {
-    fn();
-  } catch (error) {
-    if (isFormatError(error)) return error;
-    throw new Error(`expected a FormatError, got ${String(error)}`, { cause: error });
-  }
-  throw new Error("expected a FormatError, but nothing was thrown");
-}
 
 function asBytes(value: Uint8Array | { byteOffset: number; byteLength: number }): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new Error("expected bytes, got a range");
@@ -143,7 +135,7 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
 
       it("every prefix is TRUNCATED", () => {
         for (let n = 0; n < bytes.length; n++) {
-          const error = caught(() => april.read(bytes.subarray(0, n)));
+          const error = caughtFormatError(() => april.read(bytes.subarray(0, n)));
           if (error.code !== "TRUNCATED") throw new Error(`prefix ${n}: ${error.message}`);
         }
       });
@@ -196,7 +188,7 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
 
   for (const [name, want] of Object.entries(INVALID)) {
     it(`invalid/${name}: ${want.code} at ${want.offset} [${want.field}]`, () => {
-      const error = caught(() => april.read(readFixture("april", "invalid", name)));
+      const error = caughtFormatError(() => april.read(readFixture("april", "invalid", name)));
       expect({ code: error.code, field: error.field, offset: error.offset, format: error.format }).toEqual({ ...want, format: "april" });
     });
   }
@@ -341,7 +333,7 @@ describe("april: builder files", () => {
     ];
     for (const [what, bytes, code, field, offset] of cases) {
       it(what, () => {
-        const error = caught(() => april.read(bytes));
+        const error = caughtFormatError(() => april.read(bytes));
         expect([error.code, error.field]).toEqual([code, field]);
         if (offset !== undefined) expect(error.offset).toBe(offset);
         expect(error.message.startsWith("april: ")).toBe(true);
@@ -358,7 +350,7 @@ describe("april: builder files", () => {
   it("write() refuses what no reader would accept, naming the field", () => {
     const networks = { encoder: Uint8Array.of(1), decoder: Uint8Array.of(2), joiner: Uint8Array.of(3) };
     const base = april.create({ networks, tokens: ["<blk>", "a"] });
-    const field = (f: april.AprilFile) => caught(() => april.write(f)).field;
+    const field = (f: april.AprilFile) => caughtFormatError(() => april.write(f)).field;
     expect(field({ ...base, language: "123456789" })).toBe("language_tag");
     expect(field({ ...base, params: { ...base.params, batchSize: 2 } })).toBe("params.batch_size");
     expect(field({ ...base, params: { ...base.params, melLow: 1.5 } })).toBe("params.mel_low");

@@ -8,27 +8,12 @@ import {
   concat, f32Sequence, longStr, rawArray, rawFile, rawFloat32Array, rawKeyval, rawLayers, randomModel, shortStr, tinyModel, u64, u8,
 } from "../helpers/bw2l-builders.js";
 import { randomNormal } from "../helpers/rng.js";
+import { expectFormatError } from "../helpers/bytes.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error, none was thrown");
-}
 
-function expectFormatError(fn: () => unknown, code: FormatErrorCode, where: { offset?: number; field?: string } = {}) {
-  const error = catchError(fn);
-  if (!isFormatError(error)) throw error;
-  expect(error.code, error.message).toBe(code);
-  if (where.offset !== undefined) expect(error.offset, error.message).toBe(where.offset);
-  if (where.field !== undefined) expect(error.field, error.message).toBe(where.field);
-  return error;
-}
 
 /** Column-major data of `dims` in row-major order, by the definition. */
 function columnToRowOracle<T>(values: ArrayLike<T>, dims: number[]): T[] {

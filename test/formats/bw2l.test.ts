@@ -13,32 +13,18 @@ import { f32Sequence } from "../helpers/bw2l-builders.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/rng.js";
 import { choppySource } from "../helpers/sources.js";
+import { expectFormatError } from "../helpers/bytes.js";
+function expectBw2lError(fn: () => unknown, code: FormatErrorCode, where: { offset?: number; field?: string | RegExp } = {}) {
+  return expectFormatError(fn, code, { format: "bw2l", ...where });
+}
+
 
 // ---------------------------------------------------------------------------------------------------- helpers
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const text = (s: string) => new TextEncoder().encode(s);
 
-function catchError(fn: () => unknown): unknown {
-  try {
-    fn();
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected an error, none was thrown");
-}
 
-/** Asserts `fn` throws a FormatError with `code` (and offset / field when given); returns it. */
-function expectFormatError(fn: () => unknown, code: FormatErrorCode, where: { offset?: number; field?: string | RegExp } = {}) {
-  const error = catchError(fn);
-  if (!isFormatError(error)) throw error;
-  expect(error.code, error.message).toBe(code);
-  expect(error.format).toBe("bw2l");
-  if (where.offset !== undefined) expect(error.offset, error.message).toBe(where.offset);
-  if (typeof where.field === "string") expect(error.field, error.message).toBe(where.field);
-  else if (where.field) expect(error.field, error.message).toMatch(where.field);
-  return error;
-}
 
 function section(file: bw2l.Bw2lFile, name: string): bw2l.Bw2lSection {
   const found = file.sections.filter((s) => s.name === name);
@@ -375,7 +361,7 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
   it.each(VALID)("%s: every proper prefix is TRUNCATED", (name) => {
     const bytes = load(name);
     for (let n = 0; n < bytes.length; n++) {
-      const error = expectFormatError(() => bw2l.read(bytes.subarray(0, n)), "TRUNCATED");
+      const error = expectBw2lError(() => bw2l.read(bytes.subarray(0, n)), "TRUNCATED");
       expect((error as { offset: number }).offset).toBeLessThanOrEqual(n);
     }
   });
@@ -384,14 +370,14 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
     const files = listFixtures("bw2l/invalid");
     expect(files).toEqual(["bad_magic.b2l", "bad_version_3.b2l", "truncated_header.b2l", "truncated_last_byte.b2l", "truncated_mid.b2l"]);
     const read = (name: string) => () => bw2l.read(readFixture("bw2l", "invalid", name));
-    const magic = expectFormatError(read("bad_magic.b2l"), "BAD_MAGIC", { offset: 0, field: "magic" });
+    const magic = expectBw2lError(read("bad_magic.b2l"), "BAD_MAGIC", { offset: 0, field: "magic" });
     expect(magic.message).toMatch(/BW2X/);
-    expectFormatError(read("bad_version_3.b2l"), "UNSUPPORTED_VERSION", { offset: 4, field: "version" });
+    expectBw2lError(read("bad_version_3.b2l"), "UNSUPPORTED_VERSION", { offset: 4, field: "version" });
     // 12 bytes: magic, version 2, empty name, then 6 of the 8 bytes of section_count
-    expectFormatError(read("truncated_header.b2l"), "TRUNCATED", { offset: 6, field: "section_count" });
-    expectFormatError(read("truncated_mid.b2l"), "TRUNCATED", { field: /^sections\[\d+\]/ });
+    expectBw2lError(read("truncated_header.b2l"), "TRUNCATED", { offset: 6, field: "section_count" });
+    expectBw2lError(read("truncated_mid.b2l"), "TRUNCATED", { field: /^sections\[\d+\]/ });
     // the reference opens this one and fails only when spm is read; we say so at once
-    expectFormatError(read("truncated_last_byte.b2l"), "TRUNCATED", { offset: 1484, field: "sections[5].data" });
+    expectBw2lError(read("truncated_last_byte.b2l"), "TRUNCATED", { offset: 1484, field: "sections[5].data" });
   });
 
   it("detect() is true for bw2l files only", () => {

@@ -8,20 +8,9 @@ import { FormatError } from "../../bindings/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 import type { TypedArray } from "../../bindings/tensor.js";
 import { ALL_TYPES, bytes, concatBytes, matrixVariants, randomValues, text } from "../helpers/spraak-builders.js";
+import { caughtFormatError, sameBytes } from "../helpers/bytes.js";
 
-function catchError(fn: () => unknown): FormatError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw new Error(`expected a FormatError, got ${String(error)}`);
-  }
-  throw new Error("expected a FormatError, but it returned");
-}
 
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
-}
 
 /** The bytes of a typed array, so NaN payloads, -0 and bigints compare exactly. */
 function rawBytes(a: TypedArray): Uint8Array {
@@ -37,7 +26,7 @@ describe("spraak: every TYPE x FORMAT x compression", () => {
       const again = spraak.read(spraak.write(v.file));
       const [tensor] = spraak.tensors(again);
       expect(tensor!.shape, v.label).toEqual([5, 3]);
-      expect(same(rawBytes(tensor!.data), rawBytes(v.values)), v.label).toBe(true);
+      expect(sameBytes(rawBytes(tensor!.data), rawBytes(v.values)), v.label).toBe(true);
       expect(again.meta.format, v.label).toBe(v.format);
       expect(again.meta.type, v.label).toBe(v.type);
       expect(again.header.DATA).toBe("TRACK");
@@ -48,7 +37,7 @@ describe("spraak: every TYPE x FORMAT x compression", () => {
   it("write(read(x)) is byte-identical for every variant", () => {
     for (const v of variants) {
       const written = spraak.write(v.file);
-      expect(same(spraak.write(spraak.read(written)), written), v.label).toBe(true);
+      expect(sameBytes(spraak.write(spraak.read(written)), written), v.label).toBe(true);
     }
   });
 
@@ -81,7 +70,7 @@ describe("spraak: every TYPE x FORMAT x compression", () => {
       for (const format of ["BIN10", "ASCII", "BIN01", "ASCII", "BIN10", "BIN01"] as const) {
         file = spraak.convert(file, format);
         expect(file.meta.format).toBe(format);
-        expect(same(rawBytes(spraak.tensors(file)[0]!.data), rawBytes(values)), `${type} ${format}`).toBe(true);
+        expect(sameBytes(rawBytes(spraak.tensors(file)[0]!.data), rawBytes(values)), `${type} ${format}`).toBe(true);
       }
     }
   });
@@ -106,7 +95,7 @@ describe("spraak: shapes, channels, G.711", () => {
     const partial = spraak.read(cut);
     expect(spraak.tensors(partial)[0]!.shape).toEqual([3, 2]);
     expect(spraak.verify(partial)).toContain("1 bytes after the last whole row (DIM1 -1)");
-    expect(same(spraak.write(partial), cut)).toBe(true);
+    expect(sameBytes(spraak.write(partial), cut)).toBe(true);
     const ascii = spraak.read(bytes(".spr\nFORMAT\tASCII\nTYPE\tI32\nDIM1\t-1\nDIM2\t-1\n#\n1 2 3\n4 5 6\n"));
     expect(spraak.tensors(ascii)[0]!.shape).toEqual([2, 3]);
   });
@@ -123,7 +112,7 @@ describe("spraak: shapes, channels, G.711", () => {
     expect(spraak.channels(column).channels.map((c) => Array.from(c as Int16Array))).toEqual([left, right]);
     const odd = spraak.matrix(new Int16Array(3), { cols: 1, header: { NCHAN: "2" } });
     expect(spraak.verify(odd)).toContain("NCHAN 2 does not divide 3 samples");
-    expect(catchError(() => spraak.channels(odd)).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.channels(odd)).code).toBe("CORRUPT");
     const defaults = spraak.matrix(new Int16Array(2));
     expect(defaults.meta).toMatchObject({ nchan: 1, sampleFreq: 8000, fshift: 0.01, timebase: "DISCRETE" });
   });
@@ -157,7 +146,7 @@ describe("spraak: header-less data with an external header", () => {
     expect(file.dataOffset).toBe(0);
     expect(file.meta).toMatchObject({ format: "BIN10", type: "I16", dim1: -1, dim2: 2, nchan: 2, sampleFreq: 22050 });
     expect(Array.from(spraak.tensors(file)[0]!.data as Int16Array)).toEqual([1, -2, 32767, -32768]);
-    expect(same(spraak.write(file), raw)).toBe(true);
+    expect(sameBytes(spraak.write(file), raw)).toBe(true);
     expect(spraak.inspect(file).version).toBeNull();
   });
 
@@ -183,8 +172,8 @@ describe("spraak: gzip", () => {
     const wrapped = new Uint8Array(zlibGzip(plain, { level: 9 }));
     const file = spraak.read(wrapped);
     expect(file.gzip).toBe(true);
-    expect(same(spraak.write(file), wrapped)).toBe(true);
-    expect(same(rawBytes(spraak.tensors(file)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    expect(sameBytes(spraak.write(file), wrapped)).toBe(true);
+    expect(sameBytes(rawBytes(spraak.tensors(file)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
     expect(spraak.inspect(file).compression).toEqual({ file: "gzip", data: null });
     file.header.NOTE = "edited";
     const edited = spraak.write(file);
@@ -198,31 +187,31 @@ describe("spraak: gzip", () => {
     const input = concatBytes(bytes(header), new Uint8Array(zlibGzip(plain.subarray(base.dataOffset), { level: 1 })));
     const file = spraak.read(input);
     expect(file.meta.compress).toBe("gzip");
-    expect(same(spraak.write(file), input)).toBe(true);
-    expect(same(rawBytes(spraak.tensors(file)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    expect(sameBytes(spraak.write(file), input)).toBe(true);
+    expect(sameBytes(rawBytes(spraak.tensors(file)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
   });
 
   it("damaged gzip: CRC, ISIZE, header and maxInflatedBytes give clear errors", () => {
     const wrapped = new Uint8Array(zlibGzip(plain));
     const crc = wrapped.slice();
     crc[crc.length - 8]! ^= 1;
-    expect(catchError(() => spraak.read(crc)).field).toBe("gzip.crc32");
+    expect(caughtFormatError(() => spraak.read(crc)).field).toBe("gzip.crc32");
     const isize = wrapped.slice();
     isize[isize.length - 4]! ^= 1;
-    expect(catchError(() => spraak.read(isize)).field).toBe("gzip.isize");
+    expect(caughtFormatError(() => spraak.read(isize)).field).toBe("gzip.isize");
     const method = wrapped.slice();
     method[2] = 7;
-    expect(catchError(() => spraak.read(method)).code).toBe("UNSUPPORTED");
-    expect(catchError(() => spraak.read(wrapped, { maxInflatedBytes: 100 })).code).toBe("LIMIT");
+    expect(caughtFormatError(() => spraak.read(method)).code).toBe("UNSUPPORTED");
+    expect(caughtFormatError(() => spraak.read(wrapped, { maxInflatedBytes: 100 })).code).toBe("LIMIT");
     for (let n = 0; n < wrapped.length; n++) {
-      const error = catchError(() => spraak.read(wrapped.subarray(0, n)));
+      const error = caughtFormatError(() => spraak.read(wrapped.subarray(0, n)));
       if (error.code !== "TRUNCATED") throw new Error(`gzip prefix ${n}: ${error.message}`);
     }
   });
 
   it("a small gzip bomb stops at the deflate ratio bound, not in memory", () => {
     const bomb = new Uint8Array(zlibGzip(concatBytes(bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\n#\n"), new Uint8Array(20_000_000))));
-    expect(catchError(() => spraak.read(bomb, { maxInflatedBytes: 1_000_000 })).code).toBe("LIMIT");
+    expect(caughtFormatError(() => spraak.read(bomb, { maxInflatedBytes: 1_000_000 })).code).toBe("LIMIT");
   });
 });
 
@@ -233,7 +222,7 @@ describe("spraak: prefixes of our own files", () => {
     for (const v of files) {
       const written = spraak.write(v.file);
       for (let n = 0; n < written.length; n++) {
-        const error = catchError(() => spraak.read(written.subarray(0, n)));
+        const error = caughtFormatError(() => spraak.read(written.subarray(0, n)));
         if (error.code !== "TRUNCATED") throw new Error(`${v.label} prefix ${n}: ${error.message}`);
       }
     }

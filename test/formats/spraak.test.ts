@@ -12,20 +12,9 @@ import {
   DOCKER_CORPUS, DOC_CD_UNITS, DOC_CI_UNITS, DOC_CORPUS, DOC_LEXICON, DOC_SEG, GRAMMAR_HEADER, GRAMMAR_VALUES,
   bytes, concatBytes, docMvgauss, grammarFile, keyHeaderFile, text,
 } from "../helpers/spraak-builders.js";
+import { caughtFormatError, sameBytes } from "../helpers/bytes.js";
 
-function catchError(fn: () => unknown): FormatError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw new Error(`expected a FormatError, got ${String(error)}`);
-  }
-  throw new Error("expected a FormatError, but it returned");
-}
 
-function same(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
-}
 
 const REAL = [
   {
@@ -98,12 +87,12 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
       });
 
       it("writes back byte for byte", () => {
-        expect(same(spraak.write(spraak.read(input)), input)).toBe(true);
+        expect(sameBytes(spraak.write(spraak.read(input)), input)).toBe(true);
       });
 
       it("gives TRUNCATED for every prefix", () => {
         for (let n = 0; n < input.length; n++) {
-          const error = catchError(() => spraak.read(input.subarray(0, n)));
+          const error = caughtFormatError(() => spraak.read(input.subarray(0, n)));
           if (error.code !== "TRUNCATED") throw new Error(`prefix ${n}: ${error.message}`);
         }
       });
@@ -119,7 +108,7 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
         const ascii = spraak.convert(big, "ASCII");
         expect(ascii.data.layout === "MATRIX" && ascii.data.encoding).toBe("ascii");
         const back = spraak.convert(ascii, "BIN01");
-        expect(same(spraak.write(back), input)).toBe(true);
+        expect(sameBytes(spraak.write(back), input)).toBe(true);
         for (const f of [big, ascii]) expect(Array.from(spraak.tensors(f)[0]!.data as Float32Array)).toEqual(Array.from(original));
       });
     });
@@ -134,7 +123,7 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
   });
 
   it("the CRLF-damaged copy is TRUNCATED: one byte short of DIM1 x DIM2 x 4", () => {
-    const error = catchError(() => spraak.read(readFixture("spraak", "sx313.crlf-damaged.trk")));
+    const error = caughtFormatError(() => spraak.read(readFixture("spraak", "sx313.crlf-damaged.trk")));
     expect(error.code).toBe("TRUNCATED");
     expect(error.offset).toBe(448);
     expect(error.field).toBe("data");
@@ -175,7 +164,7 @@ describe("spraak: header grammar", () => {
 
   it("writes an unchanged header back byte for byte", () => {
     const input = grammarFile();
-    expect(same(spraak.write(spraak.read(input)), input)).toBe(true);
+    expect(sameBytes(spraak.write(spraak.read(input)), input)).toBe(true);
   });
 
   it("re-renders edited values in their line's style, quoting only where SPRAAK requires it", () => {
@@ -219,7 +208,7 @@ describe("spraak: header grammar", () => {
     const again = spraak.read(spraak.write(file));
     expect(again.header.WEIRD).toBe("a\x01b\x7f\"c\" \u00e9\\");
     expect(again.header.TABBED).toBe("x\ty");
-    expect(same(spraak.write(again), spraak.write(file))).toBe(true);
+    expect(sameBytes(spraak.write(again), spraak.write(file))).toBe(true);
   });
 
   it("the last of duplicate keys wins; both lines are kept", () => {
@@ -228,7 +217,7 @@ describe("spraak: header grammar", () => {
     expect(file.meta.dim1).toBe(2);
     expect(file.lines.filter((l) => l.key === "DIM1")).toHaveLength(2);
     expect(spraak.verify(file).some((w) => w.includes("DIM1 appears more than once"))).toBe(true);
-    expect(same(spraak.write(file), input)).toBe(true);
+    expect(sameBytes(spraak.write(file), input)).toBe(true);
   });
 
   it("refuses keys and values it cannot write", () => {
@@ -258,7 +247,7 @@ describe("spraak: the documentation's example files", () => {
     expect(spraak.entryTimes(file, entries[2]!)).toEqual({ begin: 0, end: 0.24 });
     expect(spraak.tensors(file)).toEqual([]);
     expect(spraak.inspect(file).entries).toEqual(file.data.layout === "LIST" ? file.data.entries : null);
-    expect(same(spraak.write(file), bytes(DOC_CORPUS))).toBe(true);
+    expect(sameBytes(spraak.write(file), bytes(DOC_CORPUS))).toBe(true);
   });
 
   it("segmentation: '#' inside labels is data; DIM1 counts lines (warned when elided)", () => {
@@ -271,7 +260,7 @@ describe("spraak: the documentation's example files", () => {
     // start + length: 1 + 35 = 36
     expect(spraak.asStartLength(entries[1]!).startFrame + (spraak.asStartLength(entries[1]!).frames ?? 0)).toBe(36);
     expect(spraak.verify(file)).toContain("DIM1 1773201 but the list has 5 entries");
-    expect(same(spraak.write(file), bytes(DOC_SEG))).toBe(true);
+    expect(sameBytes(spraak.write(file), bytes(DOC_SEG))).toBe(true);
   });
 
   it("lexicon: trailing spaces stripped, inner spaces kept, '#' and '###' are entries", () => {
@@ -282,7 +271,7 @@ describe("spraak: the documentation's example files", () => {
     expect(spraak.listFields((file.data as spraak.SpraakList).entries[0]!)).toEqual(["<sil>", "#"]);
     expect(spraak.listFields((file.data as spraak.SpraakList).entries[2]!)).toEqual(["</s>", "###"]);
     expect(spraak.verify(file)).toEqual(["no FORMAT key: assumed ASCII (provisional default)", "no LAYOUT key: assumed LIST (provisional default)"]);
-    expect(same(spraak.write(file), bytes(DOC_LEXICON))).toBe(true);
+    expect(sameBytes(spraak.write(file), bytes(DOC_LEXICON))).toBe(true);
   });
 
   it("unit lists: the last CI unit is '#'; CD units with DIM1 before DATA", () => {
@@ -293,7 +282,7 @@ describe("spraak: the documentation's example files", () => {
     expect(spraak.listFields((cd.data as spraak.SpraakList).entries[0]!)).toEqual(["@0", "[d]-@-[sz]", "3", "0", "118", "198"]);
     const docker = spraak.read(bytes(DOCKER_CORPUS));
     expect(spraak.corpusEntries(docker).map((e) => e.transcription)).toEqual(["#", "#"]);
-    for (const t of [DOC_CI_UNITS, DOC_CD_UNITS, DOCKER_CORPUS]) expect(same(spraak.write(spraak.read(bytes(t))), bytes(t))).toBe(true);
+    for (const t of [DOC_CI_UNITS, DOC_CD_UNITS, DOCKER_CORPUS]) expect(sameBytes(spraak.write(spraak.read(bytes(t))), bytes(t))).toBe(true);
   });
 
   it("MVGAUSS: no FORMAT key means ASCII; rows of COUNT + means + sigmas", () => {
@@ -303,7 +292,7 @@ describe("spraak: the documentation's example files", () => {
     expect(file.meta.defaults).toContain("FORMAT");
     expect(Array.from(spraak.tensors(file)[0]!.data as Float32Array)).toEqual(Array.from(values));
     expect(spraak.verify(file)).toContain("no FORMAT key: assumed ASCII (provisional default)");
-    expect(same(spraak.write(file), input)).toBe(true);
+    expect(sameBytes(spraak.write(file), input)).toBe(true);
     // an edited value is re-formatted: shortest float32 text
     (file.data as spraak.SpraakAsciiMatrix).values[0] = 0.1;
     const edited = spraak.read(spraak.write(file));
@@ -326,19 +315,19 @@ describe("spraak: key headers", () => {
     expect(spraak.tensors(file)[0]!.shape).toEqual([4, 3]);
     expect(Array.from(spraak.tensors(file)[0]!.data as Float32Array)).toEqual(Array.from(values));
     expect(spraak.verify(file).some((w) => w.includes("NFR -> DIM1"))).toBe(true);
-    expect(same(spraak.write(file), input)).toBe(true);
+    expect(sameBytes(spraak.write(file), input)).toBe(true);
     expect(spraak.detect(input.subarray(0, 64))).toBe(true);
   });
 
   it("without magic: detect() says false, read() needs headerFormat 'key'; '#' end line; ENDIAN BIG", () => {
     const { bytes: input, values } = keyHeaderFile({ magic: false, endLine: "#", endian: "BIG" }, 3, 2, 6);
     expect(spraak.detect(input.subarray(0, 64))).toBe(false);
-    expect(catchError(() => spraak.read(input)).code).toBe("BAD_MAGIC");
+    expect(caughtFormatError(() => spraak.read(input)).code).toBe("BAD_MAGIC");
     const file = spraak.read(input, { headerFormat: "key" });
     expect(file.magicLine).toBeNull();
     expect(file.meta.format).toBe("BIN10");
     expect(Array.from(spraak.tensors(file)[0]!.data as Float32Array)).toEqual(Array.from(values));
-    expect(same(spraak.write(file), input)).toBe(true);
+    expect(sameBytes(spraak.write(file), input)).toBe(true);
   });
 
   it("a builder file with kind 'key' writes old key names and reads back", () => {
@@ -361,10 +350,10 @@ describe("spraak: errors", () => {
   const header = (lines: string): Uint8Array => bytes(`.spr\n${lines}#\n`);
 
   it("a header without its end line is TRUNCATED; '#\\r' says CRLF", () => {
-    expect(catchError(() => spraak.read(bytes(".spr\nFORMAT\tBIN01\n"))).code).toBe("TRUNCATED");
-    expect(catchError(() => spraak.read(bytes(".spr\nFORMAT\tBIN01\n#"))).code).toBe("TRUNCATED");
-    expect(catchError(() => spraak.read(bytes(".spr\nFORMAT\tBIN01\\\n#\n"))).code).toBe("TRUNCATED"); // "#" continues a line
-    const crlf = catchError(() => spraak.read(bytes(".spr\r\nFORMAT\tBIN01\r\n#\r\n")));
+    expect(caughtFormatError(() => spraak.read(bytes(".spr\nFORMAT\tBIN01\n"))).code).toBe("TRUNCATED");
+    expect(caughtFormatError(() => spraak.read(bytes(".spr\nFORMAT\tBIN01\n#"))).code).toBe("TRUNCATED");
+    expect(caughtFormatError(() => spraak.read(bytes(".spr\nFORMAT\tBIN01\\\n#\n"))).code).toBe("TRUNCATED"); // "#" continues a line
+    const crlf = caughtFormatError(() => spraak.read(bytes(".spr\r\nFORMAT\tBIN01\r\n#\r\n")));
     expect(crlf.code).toBe("CORRUPT");
     expect(crlf.message).toContain("CRLF");
     expect(crlf.offset).toBe(20);
@@ -378,7 +367,7 @@ describe("spraak: errors", () => {
       ["FORMAT\tBIN01\nCOMPRESS\tbzip2\n", "header.COMPRESS", 18],
     ];
     for (const [lines, field, offset] of cases) {
-      const error = catchError(() => spraak.read(header(lines)));
+      const error = caughtFormatError(() => spraak.read(header(lines)));
       expect(error.code).toBe("UNSUPPORTED");
       expect(error.field).toBe(field);
       expect(error.offset).toBe(offset);
@@ -386,39 +375,39 @@ describe("spraak: errors", () => {
   });
 
   it("bad counts, bad quoting and bad keys are CORRUPT; extra data bytes too", () => {
-    expect(catchError(() => spraak.read(header("DIM1\t1.5\n"))).field).toBe("header.DIM1");
-    expect(catchError(() => spraak.read(header("DIM1\t-2\n"))).code).toBe("CORRUPT");
-    expect(catchError(() => spraak.read(header('NAME\t"open\n'))).code).toBe("CORRUPT");
-    expect(catchError(() => spraak.read(header('NAME\t"a" b\n'))).code).toBe("CORRUPT");
-    expect(catchError(() => spraak.read(header('NAME\t"bad \\q escape"\n'))).code).toBe("CORRUPT");
-    expect(catchError(() => spraak.read(header("K\u00e9Y\tv\n"))).code).toBe("CORRUPT");
-    const extra = catchError(() => spraak.read(concatBytes(header("FORMAT\tBIN01\nTYPE\tU8\nDIM1\t2\nDIM2\t1\n"), new Uint8Array(3))));
+    expect(caughtFormatError(() => spraak.read(header("DIM1\t1.5\n"))).field).toBe("header.DIM1");
+    expect(caughtFormatError(() => spraak.read(header("DIM1\t-2\n"))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(header('NAME\t"open\n'))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(header('NAME\t"a" b\n'))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(header('NAME\t"bad \\q escape"\n'))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(header("K\u00e9Y\tv\n"))).code).toBe("CORRUPT");
+    const extra = caughtFormatError(() => spraak.read(concatBytes(header("FORMAT\tBIN01\nTYPE\tU8\nDIM1\t2\nDIM2\t1\n"), new Uint8Array(3))));
     expect(extra.code).toBe("CORRUPT");
     expect(extra.message).toContain("1 bytes after the data");
-    const huge = catchError(() => spraak.read(header("FORMAT\tBIN01\nTYPE\tF64\nDIM1\t99999999999999\nDIM2\t99999999\n")));
+    const huge = caughtFormatError(() => spraak.read(header("FORMAT\tBIN01\nTYPE\tF64\nDIM1\t99999999999999\nDIM2\t99999999\n")));
     expect(huge.code).toBe("TRUNCATED");
-    expect(catchError(() => spraak.read(header("FORMAT\tBIN01\nDIM1\t99999999999999999999\n"))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(header("FORMAT\tBIN01\nDIM1\t99999999999999999999\n"))).code).toBe("CORRUPT");
   });
 
   it("ASCII data: too few values TRUNCATED, too many / not numbers / out of range CORRUPT", () => {
     const ascii = (type: string, body: string): Uint8Array => bytes(`.spr\nFORMAT\tASCII\nTYPE\t${type}\nDIM1\t2\nDIM2\t2\n#\n${body}`);
-    expect(catchError(() => spraak.read(ascii("F32", "1 2\n3\n"))).code).toBe("TRUNCATED");
-    const tooMany = catchError(() => spraak.read(ascii("F32", "1 2\n3 4\n5\n")));
+    expect(caughtFormatError(() => spraak.read(ascii("F32", "1 2\n3\n"))).code).toBe("TRUNCATED");
+    const tooMany = caughtFormatError(() => spraak.read(ascii("F32", "1 2\n3 4\n5\n")));
     expect(tooMany.code).toBe("CORRUPT");
     expect(tooMany.offset).toBe(ascii("F32", "").length + 8);
-    const notNumber = catchError(() => spraak.read(ascii("F32", "1 2\n3 x4\n")));
+    const notNumber = caughtFormatError(() => spraak.read(ascii("F32", "1 2\n3 x4\n")));
     expect([notNumber.code, notNumber.field]).toEqual(["CORRUPT", "data[3]"]);
-    expect(catchError(() => spraak.read(ascii("U8", "1 2\n3 256\n"))).code).toBe("CORRUPT");
-    expect(catchError(() => spraak.read(ascii("I16", "1 2\n3 4.5\n"))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(ascii("U8", "1 2\n3 256\n"))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(ascii("I16", "1 2\n3 4.5\n"))).code).toBe("CORRUPT");
     const ok = spraak.read(ascii("F64", "nan -inf\n1e308 -0\n"));
     const data = spraak.tensors(ok)[0]!.data as Float64Array;
     expect([Number.isNaN(data[0]), data[1], data[2], Object.is(data[3], -0)]).toEqual([true, -Infinity, 1e308, true]);
   });
 
   it("BAD_MAGIC for other bytes; TRUNCATED for a prefix of the magic; only FormatErrors", () => {
-    expect(catchError(() => spraak.read(bytes("RIFF....WAVE"))).code).toBe("BAD_MAGIC");
-    expect(catchError(() => spraak.read(bytes(".sp"))).code).toBe("TRUNCATED");
-    expect(catchError(() => spraak.read(new Uint8Array(0))).code).toBe("TRUNCATED");
-    expect(isFormatError(catchError(() => spraak.read(bytes(".spr\nDIM1\t-1\nDIM2\t-1\nFORMAT\tBIN01\n#\n"))))).toBe(true);
+    expect(caughtFormatError(() => spraak.read(bytes("RIFF....WAVE"))).code).toBe("BAD_MAGIC");
+    expect(caughtFormatError(() => spraak.read(bytes(".sp"))).code).toBe("TRUNCATED");
+    expect(caughtFormatError(() => spraak.read(new Uint8Array(0))).code).toBe("TRUNCATED");
+    expect(isFormatError(caughtFormatError(() => spraak.read(bytes(".spr\nDIM1\t-1\nDIM2\t-1\nFORMAT\tBIN01\n#\n"))))).toBe(true);
   });
 });

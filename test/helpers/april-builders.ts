@@ -6,6 +6,7 @@
  *   u64 params offset/size, u64 network_count, {u64 offset, u64 size} × count, then the blocks.
  */
 import { randomBytes } from "./rng.js";
+import { concat } from "./bytes.js";
 
 export const PARAM_NAMES = [
   "batch_size", "segment_size", "segment_step", "mel_features", "samplerate", "frame_shift_ms",
@@ -64,15 +65,6 @@ export function sampleNetworks(seed = 1, sizes: number[] = [97, 61, 43]): Uint8A
   return sizes.map((n, i) => randomBytes(seed * 31 + i, n));
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 function le(bytes: number, value: number | bigint, signed = false): Uint8Array {
   const out = new Uint8Array(bytes);
@@ -89,7 +81,7 @@ export function paramsBlock(spec: AprilSpec): Uint8Array {
   for (const name of PARAM_NAMES) parts.push(le(4, values[name], true));
   for (const t of tokens) parts.push(le(4, t.length, true), t);
   parts.push(new Uint8Array(spec.paramsExtra ?? 0));
-  return concat(parts);
+  return concat(...parts);
 }
 
 export function buildApril(spec: AprilSpec = {}): BuiltApril {
@@ -127,7 +119,7 @@ export function buildApril(spec: AprilSpec = {}): BuiltApril {
     new Uint8Array(spec.headerExtra ?? 0),
   ];
   const modelType = 20 + 8 + 8 + name.length + 8 + description.length;
-  const bytes = concat([...header, ...body, new Uint8Array(spec.trailing ?? 0).fill(0x5a)]);
+  const bytes = concat(...header, ...body, new Uint8Array(spec.trailing ?? 0).fill(0x5a));
   return {
     bytes,
     headerSize,

@@ -6,18 +6,12 @@
  */
 import * as bw2l from "../../bindings/formats/bw2l.js";
 import { randomNormal, rng } from "./rng.js";
+import { concat } from "./bytes.js";
+
+export { concat };
 
 const utf8 = new TextEncoder();
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 export function u8(v: number): Uint8Array {
   return Uint8Array.of(v);

@@ -6,6 +6,9 @@ import * as spraak from "../../bindings/formats/spraak.js";
 import type { SpraakFile, SpraakFormat, SpraakType } from "../../bindings/formats/spraak.js";
 import type { TypedArray } from "../../bindings/tensor.js";
 import { rng } from "./rng.js";
+import { concat as concatBytes } from "./bytes.js";
+
+export { concatBytes };
 
 /** Latin-1 bytes of a string (each char one byte). */
 export function bytes(text: string): Uint8Array {
@@ -16,15 +19,6 @@ export function text(b: Uint8Array): string {
   return String.fromCharCode(...b);
 }
 
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /** §8.1 corpus example (TAB separated). */
 export const DOC_CORPUS =

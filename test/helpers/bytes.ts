@@ -1,0 +1,43 @@
+/** Small helpers the format tests share: joining bytes, comparing them, catching FormatErrors. */
+import { expect } from "vitest";
+import { type FormatError, type FormatErrorCode, isFormatError } from "../../bindings/errors.js";
+
+export function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+}
+
+/** The FormatError `fn` throws; fails the test when it throws something else or nothing. */
+export function caughtFormatError(fn: () => unknown): FormatError {
+  try {
+    fn();
+  } catch (error) {
+    if (isFormatError(error)) return error;
+    throw new Error(`expected a FormatError, got ${String(error)}`, { cause: error });
+  }
+  throw new Error("expected a FormatError, but nothing was thrown");
+}
+
+/** Asserts `fn` throws a FormatError with `code` (and format, offset, field when given); returns it. */
+export function expectFormatError(
+  fn: () => unknown,
+  code: FormatErrorCode,
+  where: { format?: string; offset?: number; field?: string | RegExp } = {},
+): FormatError {
+  const error = caughtFormatError(fn);
+  expect(error.code, error.message).toBe(code);
+  if (where.format !== undefined) expect(error.format).toBe(where.format);
+  if (where.offset !== undefined) expect(error.offset, error.message).toBe(where.offset);
+  if (typeof where.field === "string") expect(error.field, error.message).toBe(where.field);
+  else if (where.field) expect(error.field, error.message).toMatch(where.field);
+  return error;
+}
