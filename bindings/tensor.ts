@@ -191,17 +191,18 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
     return result(target);
   }
-  // the last step writes into `out` when there is one
+  // Order: swap, then reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for
+  // int8), then widen or dequantize straight into the result; the last step writes into `out` when given.
   let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
   if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
+  const converts = widen || dequantize;
+  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, converts ? undefined : (out as typeof data | undefined));
   if (widen) {
-    data = kernels.f16ToF32(data as Uint16Array, columnMajor ? undefined : (out as Float32Array | undefined));
+    data = kernels.f16ToF32(data as Uint16Array, out as Float32Array | undefined);
   } else if (dequantize) {
     const q = info.quantization!;
-    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, columnMajor ? undefined : (out as Float32Array | undefined));
-  }
-  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, out as typeof data | undefined);
-  else if (out && data !== out) {
+    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, out as Float32Array | undefined);
+  } else if (out && data !== out) {
     bytesOf(out).set(bytesOf(data));
     data = out;
   }

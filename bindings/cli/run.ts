@@ -199,16 +199,20 @@ async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: An
   const plan = planSafetensors(entries, { format: `tensorfile ${label}` });
   const progress = new Progress(io.stderr, "convert", plan.size);
   const handle = await open(outPath, "w");
+  // one tensor is written while the next is read and decoded: at most two in memory
+  let writing: Promise<unknown> = handle.write(plan.header, 0, plan.header.length, 0);
   try {
-    await handle.write(plan.header, 0, plan.header.length, 0);
     for (const slot of plan.layout) {
       const tensor = await module.loadTensor(source, infos[slot.index]!, options);
       const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
       if (bytes.length !== slot.end - slot.begin) throw new InputError(`tensor ${tensor.name} decoded to ${bytes.length} bytes, expected ${slot.end - slot.begin}`);
-      await handle.write(bytes, 0, bytes.length, plan.header.length + slot.begin);
+      await writing;
+      writing = handle.write(bytes, 0, bytes.length, plan.header.length + slot.begin);
       progress.advance(bytes.length, tensor.name);
     }
+    await writing;
   } finally {
+    await writing.catch(() => undefined);
     progress.finish();
     await handle.close();
   }
