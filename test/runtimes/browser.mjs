@@ -19,8 +19,7 @@ if (!existsSync(executablePath)) {
 const page = `<!doctype html><meta charset="utf-8"><title>tensorfile browser test</title>
 <script type="importmap">{ "imports": {
   "@assemblyscript/loader": "/node_modules/@assemblyscript/loader/index.js",
-  "fflate": "/node_modules/fflate/esm/browser.js",
-  "@msgpack/msgpack": "/node_modules/@msgpack/msgpack/dist.esm/index.mjs"
+  "fflate": "/node_modules/fflate/esm/browser.js"
 } }</script>
 <script type="module">
 import * as tf from "/dist/index.js";

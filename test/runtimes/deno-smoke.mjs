@@ -4,4 +4,4 @@ import * as tf from "../../dist/index.js";
 import { smoke } from "./smoke.mjs";
 
 const checks = await smoke(tf);
-console.log(`deno ${Deno.version.deno}: ${checks.length} kernel checks passed (${checks.join(", ")})`);
+console.log(`deno ${Deno.version.deno}: ${checks.length} checks passed (${checks.join(", ")})`);
