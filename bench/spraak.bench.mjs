@@ -4,6 +4,7 @@
 // Writes bench/results/spraak.json and prints each case's time relative to the copy.
 // Run: npm run build && node bench/spraak.bench.mjs
 import { add, complete, cycle, save, suite } from "benny";
+import { printRatiosToCopy } from "./report.mjs";
 import { mkdirSync } from "node:fs";
 import { spraak } from "../dist/index.js";
 
@@ -54,12 +55,7 @@ await suite(
   }, options),
   cycle(),
   complete((summary) => {
-    const copy = summary.results.find((r) => r.name.startsWith("plain copy"));
-    console.log(`\n${"case".padEnd(45)} ${"ops/s".padStart(10)}  time / copy`);
-    for (const r of summary.results) {
-      const ratio = copy.ops / r.ops;
-      console.log(`${r.name.padEnd(45)} ${r.ops.toFixed(1).padStart(10)}  ${ratio < 0.01 ? ratio.toExponential(2) : ratio.toFixed(3)}`);
-    }
+    printRatiosToCopy(summary, 45);
     if (sink === 0) console.log("(no work done)");
   }),
   save({ file: "spraak", folder: folder.pathname, format: "json" }),

@@ -9,36 +9,14 @@ import {
 } from "../helpers/bw2l-builders.js";
 import { randomNormal } from "../helpers/rng.js";
 import { expectFormatError } from "../helpers/bytes.js";
+import { columnToRowOracle, rowToColumnOracle } from "../helpers/oracles.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 
 
-/** Column-major data of `dims` in row-major order, by the definition. */
-function columnToRowOracle<T>(values: ArrayLike<T>, dims: number[]): T[] {
-  const count = dims.reduce((a, b) => a * b, 1);
-  const out: T[] = new Array(count);
-  const index = new Array<number>(dims.length).fill(0);
-  for (let row = 0; row < count; row++) {
-    let col = 0;
-    for (let k = dims.length - 1; k >= 0; k--) col = col * dims[k]! + index[k]!;
-    out[row] = values[col]!;
-    for (let k = dims.length - 1; k >= 0; k--) {
-      if (++index[k]! < dims[k]!) break;
-      index[k] = 0;
-    }
-  }
-  return out;
-}
 
-/** Row-major data of `dims` in column-major order, by the definition. */
-function rowToColumnOracle<T>(values: ArrayLike<T>, dims: number[]): T[] {
-  const rowOrder = columnToRowOracle(Array.from({ length: values.length }, (_, i) => i), dims);
-  const out: T[] = new Array(values.length);
-  rowOrder.forEach((col, row) => (out[col] = values[row]!));
-  return out;
-}
 
 function withoutPositions(file: bw2l.Bw2lFile): unknown {
   return JSON.parse(JSON.stringify(file, (key, value) => {

@@ -14,6 +14,7 @@ import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js"
 import { rng } from "../helpers/rng.js";
 import { choppySource } from "../helpers/sources.js";
 import { expectFormatError } from "../helpers/bytes.js";
+import { columnToRowOracle } from "../helpers/oracles.js";
 function expectBw2lError(fn: () => unknown, code: FormatErrorCode, where: { offset?: number; field?: string | RegExp } = {}) {
   return expectFormatError(fn, code, { format: "bw2l", ...where });
 }
@@ -49,22 +50,6 @@ function rawBytesOf(array: bw2l.Bw2lArray): Uint8Array {
   return bytesOf(array.data);
 }
 
-/** Column-major data of `dims` in row-major order, by the definition (an oracle independent of the kernels). */
-function columnToRowOracle<T>(values: ArrayLike<T>, dims: number[]): T[] {
-  const count = dims.reduce((a, b) => a * b, 1);
-  const out: T[] = new Array(count);
-  const index = new Array<number>(dims.length).fill(0);
-  for (let row = 0; row < count; row++) {
-    let col = 0;
-    for (let k = dims.length - 1; k >= 0; k--) col = col * dims[k]! + index[k]!;
-    out[row] = values[col]!;
-    for (let k = dims.length - 1; k >= 0; k--) {
-      if (++index[k]! < dims[k]!) break;
-      index[k] = 0;
-    }
-  }
-  return out;
-}
 
 /** read()'s result with every payload replaced by its byte range: what readFrom() must return. */
 function withRanges(file: bw2l.Bw2lFile, fileSize: number): unknown {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as kernels from "../../bindings/kernels.js";
 import { BACKENDS, withBackend } from "../helpers/backends.js";
 import { randomBytes, randomWords } from "../helpers/rng.js";
+import { columnToRowOracle } from "../helpers/oracles.js";
 
 function swapReference(bytes: Uint8Array, width: number): Uint8Array {
   const out = new Uint8Array(bytes.length);
@@ -9,22 +10,6 @@ function swapReference(bytes: Uint8Array, width: number): Uint8Array {
   return out;
 }
 
-/** out[i0][i1]… (row-major) = src[i0 + d0 * (i1 + d1 * …)], by index arithmetic. */
-function columnToRowReference(src: Uint32Array, shape: number[]): Uint32Array {
-  const out = new Uint32Array(src.length);
-  const idx = new Array(shape.length).fill(0);
-  for (let r = 0; r < src.length; r++) {
-    let rem = r;
-    for (let a = shape.length - 1; a >= 0; a--) {
-      idx[a] = rem % shape[a]!;
-      rem = Math.floor(rem / shape[a]!);
-    }
-    let c = 0;
-    for (let a = shape.length - 1; a >= 0; a--) c = c * shape[a]! + idx[a]!;
-    out[r] = src[c]!;
-  }
-  return out;
-}
 
 describe.each(BACKENDS)("byte swap and transpose (%s)", (backend) => {
   it.each([2, 4, 8] as const)("byteSwap width %i, odd lengths, unaligned, twice is identity", (width) => {
@@ -64,7 +49,7 @@ describe.each(BACKENDS)("byte swap and transpose (%s)", (backend) => {
       const n = shape.reduce((a, b) => a * b, 1);
       const src = randomWords(n + 1, n);
       const got = withBackend(backend, () => kernels.columnToRowMajor(src, shape));
-      expect(Array.from(got)).toEqual(Array.from(columnToRowReference(src, shape)));
+      expect(Array.from(got)).toEqual(columnToRowOracle(src, shape));
       const back = withBackend(backend, () => kernels.rowToColumnMajor(got, shape));
       expect(Array.from(back)).toEqual(Array.from(src));
     },
