@@ -10,7 +10,7 @@ import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
 import type { FormatId, FormatModule } from "./formats/types.js";
 import { loadTensor as lazyLoadTensor } from "./io/lazy.js";
-import { type ByteSource, sourceSize } from "./io/source.js";
+import { type ByteSource, readExactly, sourceSize } from "./io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -80,7 +80,7 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options?: Decod
 /** Detects the format from the first bytes of `source` and opens it lazily (headers only). */
 export async function readFromAny(source: ByteSource): Promise<AnyLazyFile> {
   const { size } = await sourceSize(source);
-  const head = await source.read(0, Math.min(size, DETECT_BYTES));
+  const head = await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head");
   const id = detectFormat(head);
   if (!id) throw unknownFormatError(head);
   const module = formatModule(id);
