@@ -67,14 +67,13 @@ export interface AnyLazyFile {
 }
 
 /**
- * Reads one tensor of a readFrom() result and decodes it. Infos that need their format's own decoding (a
- * .csta's obfuscated bytes, a batched primitiv tensor) go to that format's loadTensor; the rest decode
+ * Reads one tensor of a readFrom() result and decodes it: through its format's loadTensor when the info names
+ * one (a .csta's obfuscated bytes, primitiv's batch-last samples, SPRAAK ASCII/gzip/G.711 data need it), else
  * generically (byte swap, widening, dequantization, column-major transpose).
  */
 export function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
-  if ((info as { obfuscated?: string }).obfuscated !== undefined) return tsm.loadTensor(source, info, options);
-  if (((info as { batch?: number }).batch ?? 1) > 1) return primitiv.loadTensor(source, info, options);
-  return lazyLoadTensor(source, info, options);
+  const format = FORMATS.find((f) => f.id === info.format);
+  return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
 }
 
 /** Detects the format from the first bytes of `source` and opens it lazily (headers only). */

@@ -59,6 +59,11 @@ export interface TensorInfo {
   /** "column-major": element [i0][i1]… is stored at i0 + d0 * (i1 + d1 * …) (Fortran / ArrayFire order). */
   layout: "row-major" | "column-major";
   quantization?: Quantization;
+  /**
+   * The format whose `loadTensor` decodes this info (every format's tensorInfos sets it). Some stored forms need
+   * their format: a .csta's obfuscated bytes, primitiv's batch-last samples, SPRAAK ASCII/gzip/G.711 data.
+   */
+  format?: string;
 }
 
 export interface DecodeOptions {

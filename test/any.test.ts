@@ -54,6 +54,32 @@ describe("detectFormat, readAny, readFromAny", () => {
     }
   });
 
+  it("the top-level loadTensor decodes what only a format can (SPRAAK ASCII, gzip, G.711) like that format", async () => {
+    const { spraak } = await import("../bindings/index.js");
+    const values = Float32Array.from({ length: 60 }, (_, i) => Math.sin(i) * 100);
+    const codes = Uint8Array.from({ length: 60 }, (_, i) => (i * 37) & 255);
+    const files = [
+      spraak.matrix(values, { cols: 6, format: "ASCII" }),
+      spraak.matrix(values, { cols: 6, compress: "gzip" }),
+      spraak.matrix(values, { cols: 6, gzip: true }),
+      spraak.matrix(codes, { cols: 6, type: "ULAW" }),
+    ];
+    for (const file of files) {
+      const bytes = spraak.write(file);
+      const read = spraak.read(bytes);
+      for (const options of [{}, { dtype: "float32" as const }]) {
+        const want = spraak.tensors(read, options)[0]!;
+        const source = fromBytes(bytes);
+        const lazy = await spraak.readFrom(source);
+        const [info] = spraak.tensorInfos(lazy);
+        expect(info!.format).toBe("spraak");
+        const got = await loadTensor(source, info!, options);
+        expect(got.dtype).toBe(want.dtype);
+        expect(sameData(got.data, want.data)).toBe(true);
+      }
+    }
+  });
+
   it("an unknown file is BAD_MAGIC naming every format tried; detect never throws", async () => {
     for (const bytes of [new Uint8Array(0), new TextEncoder().encode("GGUF...."), randomBytes(7, 100)]) {
       expect(detectFormat(bytes)).toBeUndefined();

@@ -616,6 +616,7 @@ export function tensorInfos(file: PrimitivFile): PrimitivTensorInfo[] {
       byteOrder: "le",
       layout: "column-major",
       batch: shape.batch,
+      format: id,
     };
   });
 }

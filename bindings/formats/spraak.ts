@@ -553,6 +553,7 @@ function matrixInfo(type: SpraakType, rows: number, cols: number, byteOffset: nu
     byteLength: rows * cols * TYPE_INFO[type].bytes,
     byteOrder,
     layout: "row-major",
+    format: id,
   };
   if (type === "ALAW" || type === "ULAW") info.g711 = type;
   return info;

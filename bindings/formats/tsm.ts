@@ -173,6 +173,7 @@ function infoOf(entry: ConstEntry, file: TsmFile): TsmTensorInfo {
     byteLength: fieldByteLength(field),
     byteOrder: "le",
     layout: "row-major",
+    format: id,
   };
   if (file.container) info.obfuscated = "csta";
   return info;

@@ -108,6 +108,7 @@ function infoOf(e: TensorEntry, byteOffset: number): TensorInfo {
     byteLength: e.array.data.byteLength,
     byteOrder: "le",
     layout: e.layout,
+    format: "bw2l",
   };
   if (e.quantization) info.quantization = e.quantization;
   return info;
