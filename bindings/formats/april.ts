@@ -22,7 +22,7 @@
  * `params.offset`; verify() warns when libapril would not find them there. write() always emits the
  * reference layout, which is what libapril can load.
  */
-import { BadMagicError, CorruptDataError, TruncatedError, UnsupportedError } from "../errors.js";
+import { CorruptDataError, TruncatedError, UnsupportedError } from "../errors.js";
 import { type ByteRange, ByteReader } from "../io/byte-reader.js";
 import { ByteWriter, utf8Bytes } from "../io/byte-writer.js";
 import * as lazy from "../io/lazy.js";
@@ -206,17 +206,6 @@ export function detect(head: Uint8Array): boolean {
 
 // ------------------------------------------------------------------------------------------------ read
 
-/** The magic: BAD_MAGIC when the bytes present differ, TRUNCATED when they match but the file is shorter. */
-function readMagic(r: ByteReader): void {
-  const at = r.pos;
-  const got = r.peek(MAGIC.length);
-  for (let i = 0; i < got.length; i++) {
-    if (got[i] !== MAGIC.charCodeAt(i)) throw new BadMagicError(id, at, "magic", MAGIC, new TextDecoder("latin1").decode(got));
-  }
-  r.need(MAGIC.length, "magic");
-  r.magic(MAGIC);
-}
-
 interface RawEntry {
   offset: bigint;
   size: bigint;
@@ -326,7 +315,7 @@ function readParamsBlock(whole: ByteReader, entry: AprilEntry): ParsedParams {
 }
 
 function parse(r: ByteReader, eager: boolean): AprilFile {
-  readMagic(r);
+  r.magic(MAGIC); // BAD_MAGIC when the bytes differ, TRUNCATED when they match but stop early
   const versionAt = r.pos;
   const version = r.version(r.u32("version"), SUPPORTED_VERSIONS, versionAt);
   const headerSize = r.u64n("header_size");

@@ -135,15 +135,8 @@ function readSection(r: ByteReader, version: Bw2lVersion, index: number, options
   }
 }
 
-/** The magic: TRUNCATED when the file ends inside it (ByteReader.magic would call a short prefix BAD_MAGIC). */
-function readMagic(r: ByteReader): void {
-  const head = r.peek(MAGIC.length);
-  if (head.length < MAGIC.length && Array.from(head).every((b, i) => b === MAGIC.charCodeAt(i))) r.need(MAGIC.length, "magic");
-  r.magic(MAGIC);
-}
-
 export function parseFile(r: ByteReader, options: ParseOptions): Bw2lFile {
-  readMagic(r);
+  r.magic(MAGIC); // TRUNCATED when the file ends inside a correct magic
   const versionAt = r.pos;
   const version = r.version(r.u8("version"), SUPPORTED_VERSIONS, versionAt);
   const name = shortString(r, "name");

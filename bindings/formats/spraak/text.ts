@@ -3,6 +3,7 @@
  * so every byte string round-trips), not the WHATWG "latin1" label, which is windows-1252.
  */
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
+import { decodeLatin1 } from "../../io/byte-reader.js";
 
 export type TextEncoding = "latin1" | "utf-8";
 
@@ -17,12 +18,7 @@ export function decodeText(bytes: Uint8Array, encoding: TextEncoding, format: st
       throw new CorruptDataError(format, "invalid UTF-8 (read with encoding latin1 to keep the bytes)", offset, field, { cause });
     }
   }
-  let out = "";
-  const CHUNK = 8192;
-  for (let i = 0; i < bytes.length; i += CHUNK) {
-    out += String.fromCharCode.apply(null, bytes.subarray(i, i + CHUNK) as unknown as number[]);
-  }
-  return out;
+  return decodeLatin1(bytes);
 }
 
 export function encodeText(text: string, encoding: TextEncoding, format: string, field: string): Uint8Array {

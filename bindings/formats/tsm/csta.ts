@@ -16,7 +16,7 @@
 import { BadMagicError, CorruptDataError, LimitError, UnsupportedError } from "../../errors.js";
 import type { ByteBacking, ByteRange, ByteReader } from "../../io/byte-reader.js";
 import { ByteWriter } from "../../io/byte-writer.js";
-import { FORMAT, decodeText, fits, isLoaded } from "./module.js";
+import { FORMAT, decodeText, isLoaded } from "./module.js";
 
 /** "fast" as the first four bytes. */
 export const CSTA_MARKER = Uint8Array.of(0x66, 0x61, 0x73, 0x74);
@@ -136,27 +136,27 @@ function readItem(r: ByteReader, label: string, depth: number, lazy: boolean, mo
       return { type: "float", value, bits: r.u32(label) };
     }
     case "string": {
-      const length = fits(r, r.u32(`${label}.length`), 1, `${label}.length`);
+      const length = r.count(r.u32(`${label}.length`), 1, `${label}.length`);
       const { text, raw } = decodeText(r.bytesView(length, label));
       return raw ? { type: "string", value: text, raw } : { type: "string", value: text };
     }
     case "binary": {
-      const length = fits(r, r.u32(`${label}.length`), 1, `${label}.length`);
+      const length = r.count(r.u32(`${label}.length`), 1, `${label}.length`);
       const isModule = label === moduleLabel;
       const bytes = isModule || lazy ? r.range(length, label) : r.bytesView(length, label).slice();
       return { type: "binary", bytes };
     }
     case "list": {
-      const n = fits(r, r.u32(`${label}.count`), MIN_ITEM_BYTES, `${label}.count`);
+      const n = r.count(r.u32(`${label}.count`), MIN_ITEM_BYTES, `${label}.count`);
       const items = new Array<StaValue>(n);
       for (let i = 0; i < n; i++) items[i] = readItem(r, `${label}[${i}]`, depth + 1, lazy, moduleLabel);
       return { type: "list", items };
     }
     case "dict": {
-      const n = fits(r, r.u32(`${label}.count`), 4 + MIN_ITEM_BYTES, `${label}.count`);
+      const n = r.count(r.u32(`${label}.count`), 4 + MIN_ITEM_BYTES, `${label}.count`);
       const entries = new Array<StaEntry>(n);
       for (let i = 0; i < n; i++) {
-        const keyLength = fits(r, r.u32(`${label}.key[${i}]`), 1, `${label}.key[${i}]`);
+        const keyLength = r.count(r.u32(`${label}.key[${i}]`), 1, `${label}.key[${i}]`);
         const { text: key, raw } = decodeText(r.bytesView(keyLength, `${label}.key[${i}]`));
         const value = readItem(r, `${label}[${JSON.stringify(key)}]`, depth + 1, lazy, moduleLabel);
         entries[i] = raw ? { key, rawKey: raw, value } : { key, value };

@@ -120,13 +120,6 @@ export function fieldByteLength(dtype: DType, shape: readonly number[]): number 
   return length;
 }
 
-/**
- * `count` elements of at least `elementBytes` each must fit in what remains. The cheap check first; the
- * reader's exact (BigInt) check only to raise the error.
- */
-export function fits(r: ByteReader, count: number, elementBytes: number, field: string): number {
-  return count * elementBytes <= r.remaining ? count : r.count(count, elementBytes, field);
-}
 
 interface IndexList {
   values: number[];
@@ -136,7 +129,7 @@ interface IndexList {
 }
 
 function readIndexList(r: ByteReader, field: string): IndexList {
-  const count = fits(r, r.u32(`${field}.count`), 4, `${field}.count`);
+  const count = r.count(r.u32(`${field}.count`), 4, `${field}.count`);
   const at = r.pos;
   const values = new Array<number>(count);
   for (let i = 0; i < count; i++) values[i] = r.u32(field);
@@ -148,7 +141,7 @@ function readField(r: ByteReader, label: string, lazyKind: "eager" | "value" | "
   const code = r.u8(`${label}.dtype`);
   const dtype = tsmDTypeName(code);
   if (dtype === undefined) throw new UnsupportedError(FORMAT, `unknown dtype code ${code}`, at, `${label}.dtype`);
-  const ndims = fits(r, r.u32(`${label}.ndims`), 4, `${label}.ndims`);
+  const ndims = r.count(r.u32(`${label}.ndims`), 4, `${label}.ndims`);
   const shape = new Array<number>(ndims);
   for (let d = 0; d < ndims; d++) shape[d] = r.u32(`${label}.dims`);
   const length = fieldByteLength(dtype, shape);
@@ -181,19 +174,19 @@ export function readModule(r: ByteReader, lazy: boolean): TsmModule {
   const reserved = r.bytesView(HEADER_RESERVED_BYTES, "header.reserved").slice();
   const lists: IndexList[] = [readIndexList(r, "inputs"), readIndexList(r, "outputs")];
 
-  const nodeCount = fits(r, r.u32("nodes.count"), MIN_NODE_BYTES, "nodes.count");
+  const nodeCount = r.count(r.u32("nodes.count"), MIN_NODE_BYTES, "nodes.count");
   const nodes = new Array<TsmNode>(nodeCount);
   for (let i = 0; i < nodeCount; i++) {
     const nodeAt = r.pos;
     const prefix = `node[${i}]`;
-    const paramCount = fits(r, r.u32(`${prefix}.params.count`), MIN_PARAM_BYTES, `${prefix}.params.count`);
+    const paramCount = r.count(r.u32(`${prefix}.params.count`), MIN_PARAM_BYTES, `${prefix}.params.count`);
     const params = new Array<TsmParam>(paramCount);
     for (let p = 0; p < paramCount; p++) {
       const keyLabel = `${prefix}.param[${p}].key`;
-      const keyLength = fits(r, r.u32(keyLabel), 1, keyLabel);
+      const keyLength = r.count(r.u32(keyLabel), 1, keyLabel);
       const { text: key, raw } = decodeText(r.bytesView(keyLength, keyLabel));
       const label = `${prefix}.${key}`;
-      const fieldCount = fits(r, r.u32(`${label}.fields.count`), MIN_FIELD_BYTES, `${label}.fields.count`);
+      const fieldCount = r.count(r.u32(`${label}.fields.count`), MIN_FIELD_BYTES, `${label}.fields.count`);
       const lazyKind = !lazy || key.startsWith("#") ? "eager" : key === "value" ? "value" : "attribute";
       const fields = new Array<TsmField>(fieldCount);
       for (let f = 0; f < fieldCount; f++) fields[f] = readField(r, fieldCount === 1 ? label : `${label}[${f}]`, lazyKind);
