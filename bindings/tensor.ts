@@ -64,6 +64,11 @@ export interface TensorInfo {
    * their format: a .csta's obfuscated bytes, primitiv's batch-last samples, SPRAAK ASCII/gzip/G.711 data.
    */
   format?: string;
+  /**
+   * Set when `dtype: "float32"` decodes this tensor to float32 in a way only its format knows (SPRAAK G.711
+   * codes). float16 widening and int8 dequantization need no flag.
+   */
+  decodesToFloat32?: boolean;
 }
 
 export interface DecodeOptions {
@@ -151,8 +156,17 @@ export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArra
 }
 
 /** The bytes of a typed array (a view, no copy). */
-export function bytesOf(data: ArrayBufferView): Uint8Array {
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+export const bytesOf = kernels.bytesOf;
+
+/** True when options.dtype "float32" makes decodeTensor widen (float16) or dequantize (int8 with a quantization). */
+function convertsToFloat32(info: TensorInfo, options: DecodeOptions): boolean {
+  return options.dtype === "float32" &&
+    (info.dtype === "float16" || (info.dtype === "int8" && info.quantization !== undefined));
+}
+
+/** The dtype that tensors()/loadTensor give for `info` with these options (to plan an output before decoding). */
+export function decodedDType(info: TensorInfo, options: DecodeOptions = {}): DType {
+  return convertsToFloat32(info, options) || (options.dtype === "float32" && info.decodesToFloat32) ? "float32" : info.dtype;
 }
 
 /**
@@ -171,9 +185,10 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
       info.name,
     );
   }
-  const widen = options.dtype === "float32" && info.dtype === "float16";
-  const dequantize = options.dtype === "float32" && info.quantization !== undefined && info.dtype === "int8";
-  const dtype: DType = widen || dequantize ? "float32" : info.dtype;
+  const converts = convertsToFloat32(info, options);
+  const widen = converts && info.dtype === "float16";
+  const dequantize = converts && info.dtype === "int8";
+  const dtype: DType = converts ? "float32" : info.dtype;
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
   const out = options.out;
@@ -200,7 +215,6 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   // int8), then widen or dequantize straight into the result; the last step writes into `out` when given.
   let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
   if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
-  const converts = widen || dequantize;
   if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, converts ? undefined : (out as typeof data | undefined));
   if (widen) {
     data = kernels.f16ToF32(data as Uint16Array, out as Float32Array | undefined);

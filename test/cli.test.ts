@@ -185,6 +185,26 @@ describe("tensorfile CLI", () => {
   });
 });
 
+describe("convert plans each output dtype the way the format decodes it", () => {
+  it("SPRAAK u-law samples with --dtype float32 become float32 in .safetensors and .npy", async () => {
+    const { spraak } = await import("../bindings/index.js");
+    const codes = Uint8Array.from({ length: 60 }, (_, i) => (i * 37) & 255);
+    const path = join(dir, "ulaw.sam");
+    writeFileSync(path, spraak.write(spraak.matrix(codes, { cols: 1, type: "ULAW", data: "SAMPLE" })));
+    const want = spraak.tensors(spraak.read(new Uint8Array(readFileSync(path))), { dtype: "float32" })[0]!;
+    expect(want.dtype).toBe("float32");
+    const st = join(dir, "ulaw.safetensors");
+    const r = await cli("convert", path, st, "--dtype", "float32");
+    expect(r.code, r.stderr).toBe(0);
+    const { header, data } = parseSafetensors(new Uint8Array(readFileSync(st)));
+    expect(header.data!.dtype).toBe("F32");
+    expect(Buffer.from(data.subarray(...header.data!.data_offsets)).equals(bytesOf(want))).toBe(true);
+    const npy = join(dir, "ulaw.npy");
+    expect((await cli("convert", path, npy, "--dtype", "float32")).code).toBe(0);
+    expect(Buffer.from(parseNpy(new Uint8Array(readFileSync(npy))).data).equals(bytesOf(want))).toBe(true);
+  });
+});
+
 describe("extract keeps every file inside DIR", () => {
   it("names with .., absolute parts and over-long parts become safe relative paths listed in meta.json", async () => {
     const { tsm } = await import("../bindings/index.js");

@@ -11,14 +11,14 @@
 import { mkdir, open, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, resolve, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { DETECT_BYTES, detectFormat, formatModule, readFromAny, unknownFormatError } from "../any.js";
+import { formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, SourceError, fromFile, readExactly } from "../io/source.js";
-import type { DType, DecodeOptions, TensorInfo } from "../tensor.js";
+import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
 export interface CliIO {
@@ -99,19 +99,12 @@ async function openLazy(path: string) {
   }
 }
 
+/** Reads a whole file of any format; the module that read it comes along. */
 function readWholeAny(bytes: Uint8Array): { module: AnyModule; file: unknown } {
-  const id = detectFormat(bytes.subarray(0, DETECT_BYTES));
-  if (!id) throw unknownFormatError(bytes);
-  const module = formatModule(id) as AnyModule;
-  return { module, file: module.read(bytes) };
+  const { format, file } = readAny(bytes);
+  return { module: formatModule(format) as AnyModule, file };
 }
 
-function outputDtype(info: TensorInfo, widen: boolean): DType {
-  if (!widen) return info.dtype;
-  if (info.dtype === "float16") return "float32";
-  if (info.dtype === "int8" && info.quantization) return "float32";
-  return info.dtype;
-}
 
 const MAX_NAME_BYTES = 200;
 
@@ -194,8 +187,7 @@ async function inspectCommand(io: CliIO, args: string[], json: boolean): Promise
 
 async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: AnyModule, infos: TensorInfo[], outPath: string,
   options: DecodeOptions, label: string): Promise<void> {
-  const widen = options.dtype === "float32";
-  const entries = infos.map((i) => ({ name: i.name, dtype: outputDtype(i, widen), shape: i.shape }));
+  const entries = infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }));
   const plan = planSafetensors(entries, { format: `tensorfile ${label}` });
   const progress = new Progress(io.stderr, "convert", plan.size);
   const handle = await open(outPath, "w");

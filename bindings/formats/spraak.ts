@@ -555,7 +555,10 @@ function matrixInfo(type: SpraakType, rows: number, cols: number, byteOffset: nu
     layout: "row-major",
     format: id,
   };
-  if (type === "ALAW" || type === "ULAW") info.g711 = type;
+  if (type === "ALAW" || type === "ULAW") {
+    info.g711 = type;
+    info.decodesToFloat32 = true;
+  }
   return info;
 }
 
