@@ -44,7 +44,8 @@ function useWasm(count: number): KernelInstance | null {
   return sharedInstance();
 }
 
-function bytesOf(data: ArrayBufferView): Uint8Array {
+/** The bytes of a typed array (a view, no copy). */
+export function bytesOf(data: ArrayBufferView): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
@@ -197,13 +198,13 @@ function runTransposes(
   src: Uint8Array, dst: Uint8Array, elementBytes: number, rows: number, cols: number,
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[],
 ): void {
+  const call = transposeKernel(elementBytes); // throws for element sizes other than 1, 2, 4, 8
   const count = src.byteLength / elementBytes;
   const wasm = useWasm(count);
   if (!wasm) {
     transposeJs(src, dst, elementBytes, rows, cols, srcStride, dstStride, blocks);
     return;
   }
-  const call = transposeKernel(elementBytes);
   const srcHome = instanceOf(src.buffer);
   const dstHome = instanceOf(dst.buffer);
   if (srcHome && srcHome === dstHome) {
@@ -258,7 +259,6 @@ function transposeJs(
       default: return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
     }
   };
-  if (elementBytes !== 1 && elementBytes !== 2 && elementBytes !== 4 && elementBytes !== 8) transposeKernel(elementBytes);
   const sv = view(s);
   const dv = view(d);
   for (const b of blocks) {
