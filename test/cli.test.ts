@@ -7,6 +7,7 @@ import { runCli } from "../bindings/cli/run.js";
 import type { FormatId } from "../bindings/formats/types.js";
 import type { NamedTensor } from "../bindings/tensor.js";
 import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
+import { parseNpy, parseSafetensors } from "./helpers/parsers.js";
 import { exampleFiles } from "../bindings/examples.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-cli-"));
@@ -20,24 +21,6 @@ async function cli(...argv: string[]) {
     stderr: { isTTY: false, write: (t: string) => (stderr += t) },
   });
   return { code, stdout, stderr };
-}
-
-/** An independent safetensors reader (u64 LE header size, JSON header, data). */
-function parseSafetensors(bytes: Uint8Array) {
-  const size = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + size))) as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>;
-  const data = bytes.subarray(8 + size);
-  return { header, data };
-}
-
-/** An independent .npy reader. */
-function parseNpy(bytes: Uint8Array) {
-  const view = new DataView(bytes.buffer, bytes.byteOffset);
-  const start = bytes[6] === 1 ? 10 : 12;
-  const length = bytes[6] === 1 ? view.getUint16(8, true) : view.getUint32(8, true);
-  const header = new TextDecoder().decode(bytes.subarray(start, start + length));
-  const shape = /'shape': \(([^)]*)\)/.exec(header)![1]!.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
-  return { header, shape, data: bytes.subarray(start + length) };
 }
 
 function bytesOf(t: NamedTensor): Buffer {
