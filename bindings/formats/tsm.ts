@@ -22,7 +22,7 @@ import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeTensor, elementCount } from "../tensor.js";
 import {
   type CstaContainer, DecodedCstaBacking, type StaValue, decodeCsta, defaultContainer, isCstaHead, obfuscatedEnd,
-  readCstaContainer, staToPlain, writeCstaBytes, xorObfuscation,
+  readCstaContainer, staLookup, staToPlain, writeCstaBytes, xorObfuscation,
 } from "./tsm/csta.js";
 import { buildGraph, type TsmAttrValue, type TsmGraph, fieldValue } from "./tsm/graph.js";
 import {
@@ -335,14 +335,13 @@ export function verify(file: TsmFile): string[] {
   return warnings;
 }
 
-function otherBinaries(value: StaValue, path: string[], modulePath: readonly string[], out: EmbeddedBlob[]): void {
+function otherBinaries(value: StaValue, path: string[], moduleSlot: StaValue | undefined, out: EmbeddedBlob[]): void {
   if (value.type === "binary") {
-    const isModule = path.length === modulePath.length && path.every((k, i) => k === modulePath[i]);
-    if (!isModule && isLoaded(value.bytes)) out.push({ name: `csta/${path.join("/")}.bin`, bytes: value.bytes });
+    if (value !== moduleSlot && isLoaded(value.bytes)) out.push({ name: `csta/${path.join("/")}.bin`, bytes: value.bytes });
   } else if (value.type === "list") {
-    value.items.forEach((item, i) => otherBinaries(item, [...path, String(i)], modulePath, out));
+    value.items.forEach((item, i) => otherBinaries(item, [...path, String(i)], moduleSlot, out));
   } else if (value.type === "dict") {
-    for (const e of value.entries) otherBinaries(e.value, [...path, e.key], modulePath, out);
+    for (const e of value.entries) otherBinaries(e.value, [...path, e.key], moduleSlot, out);
   }
 }
 
@@ -353,7 +352,7 @@ function otherBinaries(value: StaValue, path: string[], modulePath: readonly str
 export function blobs(file: TsmFile): EmbeddedBlob[] {
   if (!file.container) return [];
   const out: EmbeddedBlob[] = [{ name: "module.tsm", bytes: moduleBytes(file) }];
-  otherBinaries(file.container.root, [], file.container.modulePath, out);
+  otherBinaries(file.container.root, [], staLookup(file.container.root, file.container.modulePath), out);
   return out;
 }
 

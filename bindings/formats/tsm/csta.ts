@@ -198,12 +198,29 @@ export function readCstaContainer(decoded: ByteReader, lazy: boolean): { contain
   if (slot?.type !== "binary" || isLoaded(slot.bytes)) {
     throw new CorruptDataError(FORMAT, "the container has no TenniS module (a binary at backbone.tsm)", CSTA_PAYLOAD_START + 4, moduleLabel);
   }
+  if (!lazy) loadOtherBinaries(root, slot, r);
   const padding = r.bytesView(r.remaining, "csta.padding").slice();
   const tail = decoded.slice(end, decoded.fileSize).bytesView(decoded.fileSize - end, "csta.tail").slice();
   return { container: { staCode, root, modulePath, padding, tail }, module: slot.bytes };
 }
 
-function writeItem(w: ByteWriter, value: StaValue, path: (string | number)[], modulePath: readonly string[], module: Uint8Array): void {
+/**
+ * A tree may repeat the module's path (two "backbone" or two "tsm" keys): readItem leaves every binary at that
+ * path a range, but only `slot` (the one staLookup picks) is the module. The others are ordinary binaries.
+ */
+function loadOtherBinaries(value: StaValue, slot: StaValue, r: ByteReader): void {
+  if (value.type === "binary" && value !== slot && !isLoaded(value.bytes)) {
+    const { byteOffset, byteLength } = value.bytes;
+    value.bytes = r.slice(byteOffset, byteOffset + byteLength).bytesView(byteLength, "csta.binary").slice();
+  } else if (value.type === "list") {
+    for (const item of value.items) loadOtherBinaries(item, slot, r);
+  } else if (value.type === "dict") {
+    for (const entry of value.entries) loadOtherBinaries(entry.value, slot, r);
+  }
+}
+
+/** Writes one item; the binary that is `moduleSlot` (by identity, not by path) gets `module`'s bytes. */
+function writeItem(w: ByteWriter, value: StaValue, path: (string | number)[], moduleSlot: StaValue, module: Uint8Array): void {
   const type = STA_TYPES.indexOf(value.type);
   if (type < 0) throw new CorruptDataError(FORMAT, `unknown STA item type ${String((value as { type: unknown }).type)}`, undefined, labelOf(path));
   w.u8(type);
@@ -224,8 +241,7 @@ function writeItem(w: ByteWriter, value: StaValue, path: (string | number)[], mo
       return;
     }
     case "binary": {
-      const isModule = path.length === modulePath.length && path.every((k, i) => k === modulePath[i]);
-      const bytes = isModule ? module : value.bytes;
+      const bytes = value === moduleSlot ? module : value.bytes;
       if (!isLoaded(bytes)) {
         throw new UnsupportedError(FORMAT, "binary was not loaded (a readFrom() result)", undefined, labelOf(path));
       }
@@ -234,14 +250,14 @@ function writeItem(w: ByteWriter, value: StaValue, path: (string | number)[], mo
     }
     case "list":
       w.u32(value.items.length);
-      value.items.forEach((item, i) => writeItem(w, item, [...path, i], modulePath, module));
+      value.items.forEach((item, i) => writeItem(w, item, [...path, i], moduleSlot, module));
       return;
     case "dict":
       w.u32(value.entries.length);
       for (const entry of value.entries) {
         const key = entry.rawKey ?? new TextEncoder().encode(entry.key);
         w.u32(key.length).bytes(key);
-        writeItem(w, entry.value, [...path, entry.key], modulePath, module);
+        writeItem(w, entry.value, [...path, entry.key], moduleSlot, module);
       }
       return;
     case "bool":
@@ -272,12 +288,13 @@ export function defaultContainer(): CstaContainer {
  * PKCS#7 when it has none), tail.
  */
 export function writeCstaBytes(container: CstaContainer, module: Uint8Array): Uint8Array {
-  if (staLookup(container.root, container.modulePath)?.type !== "binary") {
+  const moduleSlot = staLookup(container.root, container.modulePath);
+  if (moduleSlot?.type !== "binary") {
     throw new CorruptDataError(FORMAT, `the tree has no binary at ${container.modulePath.join(".")} for the module`, undefined, labelOf(container.modulePath));
   }
   const w = new ByteWriter(module.length + 4096);
   w.bytes(CSTA_MARKER).u32(container.staCode);
-  writeItem(w, container.root, [], container.modulePath, module);
+  writeItem(w, container.root, [], moduleSlot, module);
   const treeEnd = w.length - CSTA_PAYLOAD_START;
   w.bytes(container.padding ?? pkcs7Padding(treeEnd));
   w.bytes(container.tail);

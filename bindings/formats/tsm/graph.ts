@@ -8,7 +8,11 @@ import { type DType, bytesOf, isStandardDType } from "../../tensor.js";
 import { tsmDTypeName } from "./dtypes.js";
 import { type TsmField, type TsmModule, type TsmNode, isLoaded } from "./module.js";
 
-/** A field we do not turn into numbers (complex, ptr, void, unknown*, sink*): its dtype, shape and raw bytes. */
+/**
+ * A field we do not turn into numbers (complex, ptr, void, unknown*, sink*; and numbers whose nesting would
+ * be deeper than 32 levels or need far more arrays than values, e.g. shape [4294967295, 0]): its dtype, shape
+ * and raw bytes.
+ */
 export interface TsmOpaqueValue {
   dtype: DType;
   shape: number[];
@@ -106,6 +110,29 @@ function nest(values: readonly TsmAttrValue[], shape: readonly number[], depth: 
   return out;
 }
 
+/** Nested arrays deeper than this stay a TsmOpaqueValue (JSON and recursion would not cope). */
+const MAX_NESTING = 32;
+/** Empty arrays a field of no (or few) values may still nest into. */
+const NEST_SLACK = 1024;
+
+/**
+ * Whether nest() stays bounded by the values present: it makes one array per index of every leading dim, so a
+ * field of shape [4294967295, 0] (0 elements, 0 payload bytes) would ask for 4294967295 empty arrays.
+ * Allows at most as many arrays as values, plus NEST_SLACK (so a [2, 0] still reads as [[], []]).
+ */
+function nestable(shape: readonly number[], valueCount: number): boolean {
+  if (shape.length > MAX_NESTING) return false;
+  let arrays = 0;
+  let level = 1;
+  for (const dim of shape) {
+    arrays += level;
+    if (arrays > valueCount + NEST_SLACK) return false;
+    level *= dim;
+    if (level === 0) return true;
+  }
+  return true;
+}
+
 /** One field as a plain value (see TsmAttrValue). */
 export function fieldValue(field: TsmField): TsmAttrValue {
   const { dtype, shape } = field;
@@ -118,6 +145,7 @@ export function fieldValue(field: TsmField): TsmAttrValue {
   const values = elementValues(field, field.data as ArrayBufferView & { length: number });
   const scalar = shape.length === 0 || (shape.length === 1 && shape[0] === 1);
   if (scalar) return values[0] as TsmAttrValue;
+  if (!nestable(shape, values.length)) return { dtype, shape: shape.slice(), bytes };
   return nest(values as TsmAttrValue[], shape, 0, 0);
 }
 

@@ -1,0 +1,29 @@
+// The body of every Jazzer.js target: the laws (laws.mjs) against the BUILT package (dist/, run `npm run build`).
+// Each input arrives as the Node Buffer Jazzer.js hands over or, for about a third of the inputs (chosen from
+// the bytes, so a finding replays the same way), as a plain Uint8Array view at an odd offset.
+// TENSORFILE_FUZZ_FORMS=plain passes only fresh, aligned Uint8Array copies, and the lazy law reads through a
+// source that hands out aligned copies (for campaigns while a known alignment bug is fixed elsewhere).
+import * as lib from "../dist/index.js";
+import { checkAnyLaws, checkFormatLaws } from "./laws.mjs";
+
+const FORMS = process.env.TENSORFILE_FUZZ_FORMS ?? "all";
+
+/** The form one input is passed in (a function of the bytes only). */
+export function formOf(data) {
+  if (FORMS === "plain") return Uint8Array.prototype.slice.call(data);
+  if ((data.length + (data[0] ?? 0)) % 3 !== 0) return data;
+  const backing = new Uint8Array(data.length + 2);
+  backing.set(data, 1);
+  return backing.subarray(1, 1 + data.length);
+}
+
+/** A Jazzer.js `fuzz` function for one format, or for readAny/detectFormat ("any"). */
+export function target(format) {
+  if (format !== "any" && !lib[format]) throw new Error(`dist/ has no format ${format} (rebuild, or merge main)`);
+  return async function fuzz(data) {
+    const input = formOf(data);
+    const options = { copyingSource: FORMS === "plain" };
+    if (format === "any") await checkAnyLaws(lib, input, options);
+    else await checkFormatLaws(lib, format, input, options);
+  };
+}
