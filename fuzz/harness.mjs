@@ -10,12 +10,20 @@ const FORMS = process.env.TENSORFILE_FUZZ_FORMS ?? "all";
 
 /** The form one input is passed in (a function of the bytes only). */
 export function formOf(data) {
-  if (FORMS === "plain") return Uint8Array.prototype.slice.call(data);
+  if (FORMS === "plain") return new Uint8Array(data); // (Uint8Array.prototype.slice.call(buffer) would give a Buffer)
   if ((data.length + (data[0] ?? 0)) % 3 !== 0) return data;
   const backing = new Uint8Array(data.length + 2);
   backing.set(data, 1);
   return backing.subarray(1, 1 + data.length);
 }
+
+/**
+ * TENSORFILE_FUZZ_KNOWN=alignment: ignore exactly the RangeError typed arrays throw for a payload at an
+ * unaligned offset (a known bug, fixed by helper i12a in parallel), so a campaign can explore past it.
+ * Off by default; never set in CI.
+ */
+const IGNORE_ALIGNMENT = (process.env.TENSORFILE_FUZZ_KNOWN ?? "").split(",").includes("alignment");
+const ALIGNMENT_ERROR = /^start offset of \w+ should be a multiple of \d+$/;
 
 /** A Jazzer.js `fuzz` function for one format, or for readAny/detectFormat ("any"). */
 export function target(format) {
@@ -23,7 +31,12 @@ export function target(format) {
   return async function fuzz(data) {
     const input = formOf(data);
     const options = { copyingSource: FORMS === "plain" };
-    if (format === "any") await checkAnyLaws(lib, input, options);
-    else await checkFormatLaws(lib, format, input, options);
+    try {
+      if (format === "any") await checkAnyLaws(lib, input, options);
+      else await checkFormatLaws(lib, format, input, options);
+    } catch (error) {
+      if (IGNORE_ALIGNMENT && error instanceof RangeError && ALIGNMENT_ERROR.test(error.message)) return;
+      throw error;
+    }
   };
 }

@@ -63,8 +63,12 @@ function sameBytes(a, b) {
   return a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 }
 
-/** Keys of inspect() that say where things are: write() may normalise the layout (april writes the reference order). */
-const LAYOUT_KEYS = new Set(["offset", "byteOffset"]);
+/**
+ * Keys of inspect() that say where things are: write() may normalise the layout (april always writes the
+ * reference order: its header_size field, which libapril ignores, and the params block's extent then follow
+ * that layout, and bytes past the tokens inside the block are not kept).
+ */
+const LAYOUT_KEYS = new Set(["offset", "byteOffset", "headerSize", "paramsBlock"]);
 
 /** JSON with bigints, typed arrays and byte ranges spelled out deterministically (without layout keys if asked). */
 export function stableJson(value, { withoutLayout = false } = {}) {
@@ -97,8 +101,9 @@ function sameTensors(format, law, a, b) {
   }
 }
 
+/** A fresh plain Uint8Array (not a Buffer: slice() on a Buffer keeps its species) at offset 0. */
 function copyOf(bytes) {
-  return Uint8Array.prototype.slice.call(bytes);
+  return new Uint8Array(bytes);
 }
 
 /**
@@ -112,7 +117,7 @@ function sourceOf(lib, input, context) {
   if (!context.copyingSource) return lib.fromBytes(input);
   return {
     size: input.byteLength,
-    read: async (offset, length) => Uint8Array.prototype.slice.call(input, Math.min(offset, input.length), Math.min(offset + length, input.length)),
+    read: async (offset, length) => new Uint8Array(input.subarray(Math.min(offset, input.length), Math.min(offset + length, input.length))),
   };
 }
 

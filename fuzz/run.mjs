@@ -1,7 +1,8 @@
 // Runs the Jazzer.js targets against the built package (dist/).
 //
-//   npm run fuzz -- TARGET [--seconds N] [--forms all|plain] [--max-len BYTES]   (TARGET: bw2l april tsm
-//                   primitiv spraak any safetensors npy npz)
+//   npm run fuzz -- TARGET [--seconds N] [--forms all|plain] [--known alignment] [--max-len BYTES]
+//                   (TARGET: bw2l april tsm
+//                   primitiv spraak any safetensors npy npz; --forms plain and --known: see harness.mjs)
 //   npm run fuzz:all -- [--seconds N]                                           every target, one after another
 //
 // Seeds (the examples, ../shared/fixtures and the regression corpus) are copied at run time into
@@ -26,7 +27,7 @@ const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], pri
 const FIXTURES = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
 
 function parseArgs(argv) {
-  const options = { targets: [], seconds: 60, forms: "all", maxLen: 16384, quiet: false };
+  const options = { targets: [], seconds: 60, forms: "all", known: "", maxLen: 16384, quiet: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -36,6 +37,7 @@ function parseArgs(argv) {
     };
     if (arg === "--seconds") options.seconds = Number(value());
     else if (arg === "--forms") options.forms = value();
+    else if (arg === "--known") options.known = value();
     else if (arg === "--max-len") options.maxLen = Number(value());
     else if (arg === "--quiet") options.quiet = true;
     else if (arg === "--all" || arg === "all") options.targets.push(...TARGETS);
@@ -117,7 +119,7 @@ function runTarget(target, options, env) {
   return new Promise((resolveRun) => {
     const child = spawn(process.execPath, args, {
       cwd: root,
-      env: { ...process.env, ...env, TENSORFILE_FUZZ_FORMS: options.forms },
+      env: { ...process.env, ...env, TENSORFILE_FUZZ_FORMS: options.forms, TENSORFILE_FUZZ_KNOWN: options.known },
       stdio: ["ignore", "pipe", "pipe"],
     });
     const log = createWriteStream(logPath);
@@ -138,7 +140,7 @@ function runTarget(target, options, env) {
       const finding = code !== 0;
       const artifacts = existsSync(findings) ? readdirSync(findings).filter((f) => statSync(join(findings, f)).mtimeMs >= started - 1000) : [];
       const record = {
-        target, date: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), forms: options.forms,
+        target, date: new Date(started).toISOString(), seconds: Math.round((Date.now() - started) / 1000), forms: options.forms, known: options.known,
         ...stats, exitCode: code, signal, finding, artifacts, log: relative(root, logPath),
       };
       appendFileSync(join(work, "stats.jsonl"), `${JSON.stringify(record)}\n`);
