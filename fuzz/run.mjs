@@ -79,6 +79,25 @@ async function seeds(target, lib) {
       copyFileSync(file, join(dir, `fixture-${relative(FIXTURES, file).replaceAll("/", "_")}`));
     }
   }
+  if (["safetensors", "npy", "npz", "any"].includes(target)) {
+    // the new input formats: the examples' tensors through our own writers
+    const { zipSync } = await import("fflate");
+    for (const example of exampleFiles()) {
+      let tensors;
+      try {
+        tensors = lib.readAny(example.bytes).tensors();
+      } catch {
+        continue;
+      }
+      if (tensors.length === 0) continue;
+      const npys = tensors.filter((t) => !/[^\w.-]/.test(t.name)).map((t) => [t.name, lib.writeNpy(t)]);
+      if (target !== "npz") writeFileSync(join(dir, `example-${example.name}.safetensors`), lib.writeSafetensors(tensors));
+      if (target !== "npz" && npys.length > 0) writeFileSync(join(dir, `example-${example.name}.npy`), npys[0][1]);
+      if (target !== "npy" && npys.length > 0) {
+        writeFileSync(join(dir, `example-${example.name}.npz`), zipSync(Object.fromEntries(npys.map(([n, b]) => [`${n}.npy`, b])), { level: 0 }));
+      }
+    }
+  }
   for (const file of filesUnder(join(here, "regressions", target))) copyFileSync(file, join(dir, `regression-${basename(file)}`));
   if (target !== "any" && lib[target]?.detect === undefined) return undefined;
   return dir;
