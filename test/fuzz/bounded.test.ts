@@ -39,6 +39,18 @@ describe("tsm: work follows the bytes", () => {
     expect(tsm.graph(tsm.read(small)).nodes[1]!.attrs.attr).toEqual([[], []]);
   });
 
+  it("<const> values of shapes [4294967295, 0] and [0, 4294967295, 4294967295] decode to empty tensors of those shapes", async () => {
+    const bytes = tsm.write(module([
+      node("<param>", "x"),
+      constNode("a", field("float32", [U32_MAX, 0], new Float32Array(0))),
+      constNode("b", field("float16", [0, U32_MAX, U32_MAX], new Uint16Array(0))),
+    ], [0], [0]));
+    expect(await laws("tsm", bytes)).toMatch(/^accepted/);
+    expect(tsm.tensors(tsm.read(bytes), { dtype: "float32" }).map((t) => [t.name, t.shape, t.data.length])).toEqual([
+      ["a", [U32_MAX, 0], 0], ["b", [0, U32_MAX, U32_MAX], 0],
+    ]);
+  });
+
   it("a 10,000-dim shape of 1s (deep nesting) stays opaque, not 10,000 nested arrays", async () => {
     const shape = new Array<number>(10_000).fill(1);
     const bytes = withAttr(field("float32", shape, Float32Array.of(1.5)));
