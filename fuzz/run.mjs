@@ -4,6 +4,7 @@
 //                   (TARGET: bw2l april tsm
 //                   primitiv spraak any safetensors npy npz; --forms plain and --known: see harness.mjs)
 //   npm run fuzz:all -- [--seconds N]                                           every target, one after another
+//   npm run fuzz -- TARGET --minimize FILE [--seconds N]                        minimize a finding into FILE.min
 //
 // Seeds (the examples, ../shared/fixtures and the regression corpus) are copied at run time into
 // fuzz/.work/seeds/<target>; the growing corpus is fuzz/.work/corpus/<target>; findings land in
@@ -27,7 +28,7 @@ const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], pri
 const FIXTURES = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
 
 function parseArgs(argv) {
-  const options = { targets: [], seconds: 60, forms: "all", known: "", maxLen: 16384, quiet: false };
+  const options = { targets: [], seconds: 60, forms: "all", known: "", maxLen: 16384, quiet: false, minimize: undefined };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -38,6 +39,7 @@ function parseArgs(argv) {
     if (arg === "--seconds") options.seconds = Number(value());
     else if (arg === "--forms") options.forms = value();
     else if (arg === "--known") options.known = value();
+    else if (arg === "--minimize") options.minimize = resolve(value());
     else if (arg === "--max-len") options.maxLen = Number(value());
     else if (arg === "--quiet") options.quiet = true;
     else if (arg === "--all" || arg === "all") options.targets.push(...TARGETS);
@@ -168,6 +170,22 @@ function runTarget(target, options, env) {
   });
 }
 
+/** libFuzzer's crash minimization of one finding: writes FILE.min next to it. */
+function minimize(target, file, options, env) {
+  const jazzer = join(dirname(createRequire(import.meta.url).resolve("@jazzer.js/core/package.json")), "dist", "cli.js");
+  const args = [
+    jazzer, join(here, "targets", `${target}.mjs`), file, "--includes", `${basename(root)}/dist/`, "--timeout", "10000",
+    "--disable_bug_detectors", ".*", "--", "-minimize_crash=1", `-max_total_time=${Math.round(options.seconds)}`, `-exact_artifact_path=${file}.min`,
+  ];
+  return new Promise((done) => {
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env, TENSORFILE_FUZZ_FORMS: options.forms, TENSORFILE_FUZZ_KNOWN: options.known }, stdio: "inherit" });
+    child.on("close", () => {
+      console.log(existsSync(`${file}.min`) ? `fuzz: minimized to ${file}.min (${statSync(`${file}.min`).size} bytes)` : "fuzz: nothing minimized");
+      done();
+    });
+  });
+}
+
 async function main() {
   const options = parseArgs(process.argv.slice(2));
   if (!existsSync(join(root, "dist", "index.js"))) {
@@ -176,6 +194,10 @@ async function main() {
   }
   const lib = await import(pathToFileURL(join(root, "dist", "index.js")).href);
   const env = prepareJazzer({ quiet: options.quiet });
+  if (options.minimize) {
+    await minimize(options.targets[0], options.minimize, options, env);
+    return;
+  }
   const results = [];
   for (const target of [...new Set(options.targets)]) {
     const seedDir = await seeds(target, lib);
