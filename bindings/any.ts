@@ -10,6 +10,7 @@ import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
 import type { FormatId, FormatModule } from "./formats/types.js";
 import { loadTensor as lazyLoadTensor } from "./io/lazy.js";
+import { asBytes, asSource } from "./io/input.js";
 import { type ByteSource, readExactly, sourceSize } from "./io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
@@ -25,8 +26,12 @@ export function formatModule(id: FormatId): FormatModule<any, any, any> {
   return found;
 }
 
-/** The format whose magic `head` starts with, or undefined. Never throws. */
-export function detectFormat(head: Uint8Array): FormatId | undefined {
+/**
+ * The format whose magic `head` starts with, or undefined. Never throws for bytes (a Uint8Array, a Node Buffer at
+ * any offset, or an ArrayBuffer); any other argument is a TypeError saying what to pass.
+ */
+export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefined {
+  const head = asBytes(value, "detectFormat", "head");
   for (const format of FORMATS) {
     try {
       if (format.detect(head)) return format.id;
@@ -51,7 +56,8 @@ export interface AnyFile {
 }
 
 /** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
-export function readAny(bytes: Uint8Array): AnyFile {
+export function readAny(input: Uint8Array | ArrayBuffer): AnyFile {
+  const bytes = asBytes(input, "readAny");
   const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
   if (!id) throw unknownFormatError(bytes);
   const module = formatModule(id);
@@ -63,7 +69,37 @@ export interface AnyLazyFile {
   format: FormatId;
   file: unknown;
   tensorInfos(): TensorInfo[];
-  loadTensor(info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+  /** Reads and decodes one tensor, given its info (from tensorInfos()) or its name. */
+  loadTensor(info: TensorInfo | string, options?: DecodeOptions): Promise<NamedTensor>;
+}
+
+/** The info `wanted` names (a name or an info); an unknown name is a RangeError listing the closest names. */
+export function pickInfo(infos: readonly TensorInfo[], wanted: TensorInfo | string): TensorInfo {
+  if (typeof wanted !== "string") {
+    if (wanted === null || typeof wanted !== "object" || typeof wanted.byteOffset !== "number") {
+      throw new TypeError("tensorfile: loadTensor() takes a tensor name or a TensorInfo from tensorInfos()");
+    }
+    return wanted;
+  }
+  const found = infos.find((i) => i.name === wanted);
+  if (found) return found;
+  const close = closestNames(wanted, infos.map((i) => i.name));
+  throw new RangeError(`tensorfile: no tensor named "${wanted}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : infos.length === 0 ? " (the file holds no tensors)" : ""}`);
+}
+
+/** Up to `limit` of `names` closest to `name` (edit distance, then a shared prefix), for "did you mean" messages. */
+export function closestNames(name: string, names: readonly string[], limit = 5): string[] {
+  const distance = (a: string, b: string): number => {
+    if (Math.abs(a.length - b.length) > 64) return Math.abs(a.length - b.length);
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length]!;
+  };
+  return names.map((n) => ({ n, d: distance(name, n) })).sort((x, y) => x.d - y.d).slice(0, limit).map((x) => x.n);
 }
 
 /**
@@ -72,12 +108,16 @@ export interface AnyLazyFile {
  * generically (byte swap, widening, dequantization, column-major transpose).
  */
 export function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
+  if (info === null || typeof info !== "object" || typeof info.byteOffset !== "number") {
+    return Promise.reject(new TypeError(`tensorfile: loadTensor(source, info) takes a TensorInfo from tensorInfos(); to load by name use the loadTensor of a readFromAny() result`));
+  }
   const format = FORMATS.find((f) => f.id === info.format);
   return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
 }
 
 /** Detects the format from the first bytes of `source` and opens it lazily (headers only). */
-export async function readFromAny(source: ByteSource): Promise<AnyLazyFile> {
+export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
+  const source = asSource(input, "readFromAny");
   const { size } = await sourceSize(source);
   const head = await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head");
   const id = detectFormat(head);
@@ -88,6 +128,6 @@ export async function readFromAny(source: ByteSource): Promise<AnyLazyFile> {
     format: id,
     file,
     tensorInfos: () => module.tensorInfos(file),
-    loadTensor: (info, options) => module.loadTensor(source, info, options),
+    loadTensor: async (wanted, options) => module.loadTensor(source, pickInfo(module.tensorInfos(file), wanted), options),
   };
 }

@@ -10,6 +10,7 @@
  *   copy out), which never grows memory and so never detaches a view;
  * - transposes of ordinary arrays need the whole array at once: they go through a reusable work memory.
  */
+import { copyBytes } from "./io/input.js";
 import * as js from "./kernels-js.js";
 import {
   type KernelExports, type KernelInstance, DATA_OFFSET, SCRATCH_BYTES, SCRATCH_OFFSET,
@@ -249,7 +250,7 @@ function transposeJs(
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[],
 ): void {
   // TS twins need aligned element views: copy unaligned bytes first
-  const aligned = (b: Uint8Array) => (b.byteOffset % elementBytes === 0 ? b : b.slice());
+  const aligned = (b: Uint8Array) => (b.byteOffset % elementBytes === 0 ? b : copyBytes(b));
   const s = aligned(src);
   const d = dst.byteOffset % elementBytes === 0 ? dst : new Uint8Array(dst.byteLength);
   const view = (b: Uint8Array) => {

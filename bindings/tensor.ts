@@ -3,6 +3,7 @@
  * tensor's bytes are in a file and how they are stored). Readers turn on-disk layouts into `NamedTensor`s
  * through `decodeTensor`, which runs the kernels (byte swap, fp16 widening, dequantization, transpose).
  */
+import { copyBytes } from "./io/input.js";
 import { CorruptDataError } from "./errors.js";
 import * as kernels from "./kernels.js";
 
@@ -146,7 +147,7 @@ export function allocateArray(dtype: DType, length: number): TypedArray {
 
 /** A typed array of `dtype` over `bytes`: a view when aligned (sharing memory), otherwise a copy. */
 export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArray {
-  if (!isStandardDType(dtype)) return copy ? bytes.slice() : bytes;
+  if (!isStandardDType(dtype)) return copy ? copyBytes(bytes) : bytes;
   const { bytes: size, ctor } = STANDARD[dtype];
   const length = bytes.byteLength / size;
   if (!copy && bytes.byteOffset % size === 0) return new ctor(bytes.buffer, bytes.byteOffset, length);

@@ -22,6 +22,8 @@
  * `params.offset`; verify() warns when libapril would not find them there. write() always emits the
  * reference layout, which is what libapril can load.
  */
+import { assertEager } from "../io/lazy.js";
+import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { CorruptDataError, TruncatedError, UnsupportedError } from "../errors.js";
 import { type ByteRange, ByteReader } from "../io/byte-reader.js";
 import { ByteWriter, utf8Bytes } from "../io/byte-writer.js";
@@ -198,8 +200,9 @@ function isRange(value: Uint8Array | ByteRange): value is ByteRange {
 
 // ---------------------------------------------------------------------------------------------- detect
 
-export function detect(head: Uint8Array): boolean {
-  if (!(head instanceof Uint8Array) || head.length < MAGIC.length) return false;
+export function detect(value: Uint8Array): boolean {
+  const head = bytesOrUndefined(value);
+  if (!head || head.length < MAGIC.length) return false;
   for (let i = 0; i < MAGIC.length; i++) if (head[i] !== MAGIC.charCodeAt(i)) return false;
   return true;
 }
@@ -384,12 +387,12 @@ function parse(r: ByteReader, eager: boolean): AprilFile {
 
 /** Reads a whole .april file. Networks are zero-copy views of `bytes`. Throws only FormatErrors. */
 export function read(bytes: Uint8Array, _options?: AprilReadOptions): AprilFile {
-  return parse(new ByteReader(bytes, id), true);
+  return parse(new ByteReader(asBytes(bytes, "april.read"), id), true);
 }
 
 /** Reads the header and the params block only; networks are left as ByteRanges (never fetched). */
 export async function readFrom(source: ByteSource, _options?: AprilReadOptions): Promise<AprilFile> {
-  return lazy.parseFrom(source, id, (backing) => parse(new ByteReader(backing, id), false));
+  return lazy.parseFrom(asSource(source, "april.readFrom"), id, (backing) => parse(new ByteReader(backing, id), false));
 }
 
 /** Fetches the networks of a readFrom() result: the same file with its networks as bytes. */
@@ -538,7 +541,8 @@ export function create(options: AprilCreateOptions): AprilFile & { networks: Apr
 // ------------------------------------------------------------------------------------ uniform views
 
 /** None: an april model's networks are ONNX blobs (see blobs()). */
-export function tensors(_file: AprilFile, _options?: DecodeOptions): NamedTensor[] {
+export function tensors(file: AprilFile, _options?: DecodeOptions): NamedTensor[] {
+  assertEager(file, id);
   return [];
 }
 

@@ -14,6 +14,7 @@
  * Array data is ArrayFire column-major; v2 dims are usually 4-D with trailing 1s. tensors() gives row-major data
  * for the stored dims. Quantization (config `quantization`: fp16 / i8) is our own convention: see bw2l/quantize.ts.
  */
+import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { ByteReader } from "../io/byte-reader.js";
 import * as lazy from "../io/lazy.js";
 import type { ByteSource } from "../io/source.js";
@@ -54,19 +55,20 @@ export interface WriteOptions {
 }
 
 /** True when `head` starts with the BW2L magic (whatever the version: read() then names an unsupported one). */
-export function detect(head: Uint8Array): boolean {
-  return head.length >= 4 && head[0] === 0x42 && head[1] === 0x57 && head[2] === 0x32 && head[3] === 0x4c;
+export function detect(value: Uint8Array): boolean {
+  const head = bytesOrUndefined(value);
+  return head !== undefined && head.length >= 4 && head[0] === 0x42 && head[1] === 0x57 && head[2] === 0x32 && head[3] === 0x4c;
 }
 
 /** The whole file. Throws only FormatErrors: every length is checked against the bytes before it is used. */
 export function read(bytes: Uint8Array, options: ReadOptions = {}): Bw2lFile {
-  const file = parseFile(new ByteReader(bytes, id), { eager: true, copy: options.copy ?? false });
+  const file = parseFile(new ByteReader(asBytes(bytes, "bw2l.read"), id), { eager: true, copy: options.copy ?? false });
   return options.dequantize ? dequantizeFile(file) : file;
 }
 
 /** The same object as read(), with array, layer-param, data-section and trailing payloads left as byte ranges. */
 export async function readFrom(source: ByteSource, _options: ReadOptions = {}): Promise<Bw2lFile> {
-  return lazy.parseFrom(source, id, (backing) => parseFile(new ByteReader(backing, id), { eager: false, copy: false }));
+  return lazy.parseFrom(asSource(source, "bw2l.readFrom"), id, (backing) => parseFile(new ByteReader(backing, id), { eager: false, copy: false }));
 }
 
 /** The bytes of `file` (byte-identical to the input for anything read()); `quantize` converts float32 params first. */

@@ -21,6 +21,8 @@
  * `[batch, ...dims]` (batch only when > 1). `makeTensor`/`makeParameter`/`makeModel`/`makeOptimizer` build
  * objects for write() from row-major data.
  */
+import { assertEager } from "../io/lazy.js";
+import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { BadMagicError, CorruptDataError, UnsupportedError, UnsupportedVersionError } from "../errors.js";
 import { type ByteRange, ByteReader } from "../io/byte-reader.js";
 import { ByteWriter } from "../io/byte-writer.js";
@@ -125,8 +127,9 @@ const nanBits = new WeakMap<Map<string, number>, Map<string, number>>();
 // detect
 
 /** The 15-byte header `ce 00000000 ce 00000001 ce <data type>`. Never throws. */
-export function detect(head: Uint8Array): boolean {
-  if (!(head instanceof Uint8Array) || head.length < 15) return false;
+export function detect(value: Uint8Array): boolean {
+  const head = bytesOrUndefined(value);
+  if (!head || head.length < 15) return false;
   const prefix = [0xce, 0, 0, 0, 0, 0xce, 0, 0, 0, 1, 0xce];
   for (let i = 0; i < prefix.length; i++) if (head[i] !== prefix[i]) return false;
   return true;
@@ -348,15 +351,15 @@ function parse(r: ByteReader, eager: boolean, options: PrimitivReadOptions = {})
 
 /** The whole file. Tensor data are views into `bytes` (no copy). Only FormatErrors escape. */
 export function read(bytes: Uint8Array, options?: PrimitivReadOptions): PrimitivFile {
-  return parse(new ByteReader(bytes, id, { littleEndian: false }), true, options);
+  return parse(new ByteReader(asBytes(bytes, "primitiv.read"), id, { littleEndian: false }), true, options);
 }
 
 /**
  * The same object as read() with every tensor's data left as a ByteRange: the MessagePack stream is scanned
  * in order and each `bin` payload is skipped, so the data is never fetched.
  */
-export function readFrom(source: ByteSource, options?: PrimitivReadOptions): Promise<PrimitivFile> {
-  return parseFrom(source, id, (backing) => parse(new ByteReader(backing, id, { littleEndian: false }), false, options));
+export async function readFrom(source: ByteSource, options?: PrimitivReadOptions): Promise<PrimitivFile> {
+  return parseFrom(asSource(source, "primitiv.readFrom"), id, (backing) => parse(new ByteReader(backing, id, { littleEndian: false }), false, options));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -646,6 +649,7 @@ function decodeStored(bytes: Uint8Array, info: TensorInfo, options: DecodeOption
  * `<k1>.<k2>…`, `<k1>.<k2>…/stats/<key>`). Needs a read() result. 1-D data is a view into the input when aligned.
  */
 export function tensors(file: PrimitivFile, options?: DecodeOptions): NamedTensor[] {
+  assertEager(file, id);
   const named = namedTensors(file);
   const infos = tensorInfos(file);
   return named.map(({ tensor }, i) => {

@@ -15,6 +15,9 @@
  *
  * Choices the public documentation leaves open are in spraak/provisional.ts (PROVISIONAL, KEY_HEADER_RULES).
  */
+import { assertEager } from "../io/lazy.js";
+import { copyBytes } from "../io/input.js";
+import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { CorruptDataError, TruncatedError, UnsupportedError } from "../errors.js";
 import { ByteReader, type ByteRange } from "../io/byte-reader.js";
 import * as lazy from "../io/lazy.js";
@@ -105,7 +108,9 @@ function startsWith(head: Uint8Array, text: string): boolean {
  * (false); gzip-wrapped files are false too (the first 64 bytes rarely inflate to the magic): pass them to
  * spraak.read() directly.
  */
-export function detect(head: Uint8Array): boolean {
+export function detect(value: Uint8Array): boolean {
+  const head = bytesOrUndefined(value);
+  if (!head) return false;
   try {
     for (const magic of [MAGIC_SPR, MAGIC_KEY]) {
       if (startsWith(head, magic + "\n") || startsWith(head, magic + "\r\n")) return true;
@@ -134,7 +139,7 @@ function resolveOptions(options: SpraakReadOptions): Resolved {
 
 /** Reads a whole SPRAAK file. Throws only FormatErrors for bad bytes. */
 export function read(bytes: Uint8Array, options: SpraakReadOptions = {}): SpraakFile {
-  return parse(new ByteReader(bytes, id), options, true, true);
+  return parse(new ByteReader(asBytes(bytes, "spraak.read"), id), options, true, true);
 }
 
 /**
@@ -142,7 +147,7 @@ export function read(bytes: Uint8Array, options: SpraakReadOptions = {}): Spraak
  * LIST data, COMPRESS gzip and gzip-wrapped files are read whole (they must be scanned or inflated).
  */
 export async function readFrom(source: ByteSource, options: SpraakReadOptions = {}): Promise<SpraakFile> {
-  return lazy.parseFrom(source, id, (backing) => parse(new ByteReader(backing, id), options, false, true));
+  return lazy.parseFrom(asSource(source, "spraak.readFrom"), id, (backing) => parse(new ByteReader(backing, id), options, false, true));
 }
 
 function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowGzip: boolean): SpraakFile {
@@ -380,7 +385,7 @@ function readAsciiMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType): Spr
     }
   }
   const data: SpraakData = { layout: "MATRIX", encoding: "ascii", type, rows, cols, values };
-  textOrigins.set(data, { text: raw, snapshot: bytesOf(values).slice(), type, rows, cols });
+  textOrigins.set(data, { text: raw, snapshot: copyBytes(bytesOf(values)), type, rows, cols });
   return data;
 }
 
@@ -525,7 +530,7 @@ function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8
   }
   if (stored.length !== count * size) writeError(`${stored.length} data bytes for ${data.rows} x ${data.cols} ${data.type}`, "data");
   if (storedOrder !== order && size > 1) {
-    stored = stored.slice();
+    stored = copyBytes(stored);
     kernels.byteSwap(stored, size as 2 | 4 | 8);
   }
   return parts.length > 0 ? [stored, ...parts] : stored;
@@ -586,6 +591,7 @@ export function tensorInfos(file: SpraakFile): SpraakTensorInfo[] {
 
 /** The MATRIX data as `data` [DIM1, DIM2] (LIST and CUSTOM files have no tensors). */
 export function tensors(file: SpraakFile, options: DecodeOptions = {}): NamedTensor[] {
+  assertEager(file, id);
   const data = file.data;
   if (data.layout !== "MATRIX") return [];
   const info = matrixInfo(data.type, data.rows, data.cols, file.dataOffset, data.encoding === "binary" ? data.byteOrder : "le");

@@ -13,6 +13,9 @@
  * Tensors (the uniform view) are the `value` of every `<const>` node, named by the node's `#name`
  * (`#name/0` … `#name/k-1` for a packed value of k > 1 fields), in the stored shape.
  */
+import { assertEager } from "../io/lazy.js";
+import { copyBytes } from "../io/input.js";
+import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { UnsupportedError } from "../errors.js";
 import { ByteReader } from "../io/byte-reader.js";
 import type { ByteBacking } from "../io/byte-reader.js";
@@ -62,7 +65,9 @@ function looksLikeCsta(head: Uint8Array): boolean {
 }
 
 /** A .tsm (code 0x19910929 at offset 4) or a .csta ("fast" whose payload decodes to the STA code). */
-export function detect(head: Uint8Array): boolean {
+export function detect(value: Uint8Array): boolean {
+  const head = bytesOrUndefined(value);
+  if (!head) return false;
   try {
     if (head.length < 8) return false;
     return u32At(head, 4) === MODULE_CODE || isCstaHead(head);
@@ -81,7 +86,8 @@ function readCsta(decoded: ByteReader, lazyPayloads: boolean): TsmFile {
  * Reads a .tsm module or a .csta container (then `container` holds the STA tree). Payloads are typed-array
  * views of `bytes` where aligned (copies otherwise; .csta payloads view a decoded copy of the file).
  */
-export function read(bytes: Uint8Array, _options?: unknown): TsmFile {
+export function read(input: Uint8Array, _options?: unknown): TsmFile {
+  const bytes = asBytes(input, "tsm.read");
   if (looksLikeCsta(bytes)) return readCsta(new ByteReader(decodeCsta(bytes), id), false);
   return readModule(new ByteReader(bytes, id), false);
 }
@@ -93,7 +99,7 @@ export function read(bytes: Uint8Array, _options?: unknown): TsmFile {
  */
 export async function readFrom(source: ByteSource, _options?: unknown): Promise<TsmFile> {
   let decoded: DecodedCstaBacking | undefined;
-  return lazy.parseFrom(source, id, (backing: ByteBacking) => {
+  return lazy.parseFrom(asSource(source, "tsm.readFrom"), id, (backing: ByteBacking) => {
     const r = new ByteReader(backing, id);
     if (looksLikeCsta(r.peek(8))) {
       decoded ??= new DecodedCstaBacking(backing);
@@ -181,6 +187,7 @@ function infoOf(entry: ConstEntry, file: TsmFile): TsmTensorInfo {
 
 /** The `value` of every `<const>` node, decoded (options.dtype "float32" widens float16). */
 export function tensors(file: TsmFile, options?: DecodeOptions): NamedTensor[] {
+  assertEager(file, id);
   return constEntries(file).map((entry) => {
     const { field } = entry;
     if (!isLoaded(field.data)) {
@@ -203,7 +210,7 @@ export function tensorInfos(file: TsmFile): TsmTensorInfo[] {
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
   if ((info as TsmTensorInfo).obfuscated !== "csta") return lazy.loadTensor(source, info, { ...options, format: id });
   const { size } = await sourceSize(source);
-  const bytes = (await readExactly(source, info.byteOffset, info.byteLength, id, info.name)).slice();
+  const bytes = copyBytes(await readExactly(source, info.byteOffset, info.byteLength, id, info.name));
   xorObfuscation(bytes, info.byteOffset, obfuscatedEnd(size));
   return decodeTensor(bytes, info, { ...options, copy: false }, id);
 }

@@ -7,6 +7,7 @@
  * ranges fetched so far (lazy reads through a ByteSource): a read outside them throws `NeedBytes`, which the
  * lazy driver (io/lazy.ts) catches to fetch the range and parse again. Parsers never see the difference.
  */
+import { copyBytes } from "./input.js";
 import { BadMagicError, CorruptDataError, LimitError, TruncatedError, UnsupportedVersionError } from "../errors.js";
 
 /** Thrown (only with a partial backing) when a read needs bytes that have not been fetched yet. */
@@ -256,7 +257,7 @@ export class ByteReader {
     // a file that stops inside a correct magic is truncated, not something else
     if (same && got.length < want.length) throw new TruncatedError(this.format, at, field, want.length, got.length);
     if (!same) {
-      throw new BadMagicError(this.format, at, field, expected, typeof expected === "string" ? decodeLatin1(got) : got.slice());
+      throw new BadMagicError(this.format, at, field, expected, typeof expected === "string" ? decodeLatin1(got) : copyBytes(got));
     }
     this.pos += want.length;
   }

@@ -5,7 +5,7 @@
  * again. Payload ranges that parsers pass over with `ByteReader.range()` are never fetched, so opening a model
  * reads its headers and not its tensors. `loadTensor` then reads and decodes one tensor.
  */
-import { LimitError, TruncatedError } from "../errors.js";
+import { LimitError, TruncatedError, UnsupportedError } from "../errors.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } from "../tensor.js";
 import { type ByteBacking, NeedBytes } from "./byte-reader.js";
 import { type ByteSource, readExactly, sourceSize } from "./source.js";
@@ -70,7 +70,7 @@ export async function parseFrom<T>(
   try {
     for (;;) {
       try {
-        return parse(cache);
+        return markLazy(parse(cache));
       } catch (error) {
         if (!(error instanceof NeedBytes)) throw error;
         if (cache.fetches >= MAX_FETCHES) {
@@ -92,4 +92,27 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
   const format = options.format ?? "tensorfile";
   const bytes = await readExactly(source, info.byteOffset, info.byteLength, format, info.name);
   return decodeTensor(bytes, info, { ...options, copy: false }, format);
+}
+
+/** Marks what readFrom() returned, so that tensors() can say at the call that it needs loadTensor(). */
+const OPENED_LAZILY = Symbol.for("tensorfile.openedLazily");
+
+/** Tags a readFrom() result (non-enumerable: it does not show in JSON, inspect or structuredClone). */
+export function markLazy<T>(file: T): T {
+  if (file !== null && typeof file === "object" && Object.isExtensible(file)) {
+    Object.defineProperty(file, OPENED_LAZILY, { value: true, enumerable: false });
+  }
+  return file;
+}
+
+/** True for a file object that readFrom() returned (its payloads are byte ranges, not bytes). */
+export function isOpenedLazily(file: unknown): boolean {
+  return file !== null && typeof file === "object" && (file as Record<symbol, unknown>)[OPENED_LAZILY] === true;
+}
+
+/** The error tensors() gives for a readFrom() result: at the call, saying what to use instead. */
+export function assertEager(file: unknown, format: string): void {
+  if (isOpenedLazily(file)) {
+    throw new UnsupportedError(format, "this file was opened with readFrom(); its payloads are not in memory: use loadTensor(source, info) for each tensor (tensorInfos() lists them), or read() the whole file", undefined, "tensors");
+  }
 }

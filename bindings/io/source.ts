@@ -8,6 +8,7 @@
  * - fromUrl(url, { fetch, headers }): HTTP Range requests; the size comes from Content-Range
  */
 import { TruncatedError } from "../errors.js";
+import { asBytes, bytesOrUndefined } from "./input.js";
 
 export interface ByteSource {
   /** Total size in bytes, when known (fromUrl learns it from its first response). */
@@ -28,7 +29,8 @@ export class SourceError extends Error {
   }
 }
 
-export function fromBytes(bytes: Uint8Array, name?: string): ByteSource {
+export function fromBytes(input: Uint8Array | ArrayBuffer, name?: string): ByteSource {
+  const bytes = asBytes(input, "fromBytes");
   return {
     size: bytes.byteLength,
     name,
@@ -61,14 +63,27 @@ interface FileHandleLike {
  * read once: a file that shrinks afterwards gives TRUNCATED errors, one that changes size a SourceError.
  */
 export async function fromFile(path: string): Promise<ByteSource & { size: number; close(): Promise<void> }> {
-  const fs = (await import("node:fs/promises")) as unknown as { open(path: string, flags: string): Promise<FileHandleLike> };
+  if (typeof path !== "string" && !(path as unknown instanceof URL)) {
+    throw new TypeError(`tensorfile: fromFile() takes a path (a string), not ${path === null ? "null" : typeof path}; for bytes in memory use fromBytes(), for a browser File fromBlob()`);
+  }
+  let fs: { open(path: string, flags: string): Promise<FileHandleLike> };
+  try {
+    fs = (await import("node:fs/promises")) as unknown as typeof fs;
+  } catch (cause) {
+    throw new SourceError("fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)", { cause });
+  }
   let handle: FileHandleLike;
   try {
     handle = await fs.open(path, "r");
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message ?? String(cause)}`, { cause });
   }
-  const size = (await handle.stat()).size;
+  const stats = (await handle.stat()) as { size: number; isDirectory?(): boolean };
+  if (stats.isDirectory?.()) {
+    await handle.close();
+    throw new SourceError(`cannot open ${path}: it is a directory, not a file`);
+  }
+  const size = stats.size;
   return {
     size,
     name: path,
@@ -148,18 +163,25 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
   return source;
 }
 
+/** A source's answer as a plain Uint8Array (a source may hand out Node Buffers, whose slice() is a view). */
+function plain(bytes: Uint8Array): Uint8Array {
+  const out = bytesOrUndefined(bytes);
+  if (!out) throw new SourceError(`a ByteSource's read() must return a Uint8Array, not ${typeof bytes}`);
+  return out;
+}
+
 /**
  * Reads exactly [offset, offset + length), asking again after short reads; TRUNCATED when the source ends
  * first (a source shorter than it said it was).
  */
 export async function readExactly(source: ByteSource, offset: number, length: number, format: string, field?: string): Promise<Uint8Array> {
-  const first = await source.read(offset, length);
+  const first = plain(await source.read(offset, length));
   if (first.length >= length) return first.length === length ? first : first.subarray(0, length);
   const out = new Uint8Array(length);
   out.set(first);
   let done = first.length;
   while (done < length) {
-    const more = await source.read(offset + done, length - done);
+    const more = plain(await source.read(offset + done, length - done));
     if (more.length === 0) throw new TruncatedError(format, offset + done, field, length - done, 0);
     out.set(more.subarray(0, length - done), done);
     done += more.length;

@@ -16,19 +16,6 @@ const UNTIMED = { callLimitMs: Number.POSITIVE_INFINITY };
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "../../fuzz/regressions");
 
-/**
- * Findings whose fix is helper i12a's (inputs at unaligned offsets: Buffer payloads decoded through typed-array
- * views, a .csta read from a Buffer de-obfuscated in the caller's buffer), expected to fail until that lands on
- * main: "plain" fails even as an aligned Uint8Array (the payload itself sits at an odd offset), "forms" only
- * as a Buffer or odd-offset view. Remove an entry when its test starts passing (it.fails then reports it).
- */
-const KNOWN_UNTIL_I12A: Record<string, ("plain" | "forms")[]> = {
-  "bw2l/lazy-fp16-array-at-odd-offset": ["forms"],
-  "primitiv/tensor-data-at-odd-offset": ["forms"],
-  "tsm/csta-read-from-buffer": ["forms"],
-  "tsm/csta-module-path-repeated": ["forms"],
-};
-
 const cases = readdirSync(root, { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .flatMap((d) => readdirSync(join(root, d.name)).sort().map((name) => ({ target: d.name, name, path: join(root, d.name, name) })));
@@ -40,15 +27,14 @@ describe("fuzz/regressions", () => {
 
   describe.each(cases)("$target/$name", ({ target, name, path }) => {
     const bytes = () => new Uint8Array(readFileSync(path));
-    const known = KNOWN_UNTIL_I12A[`${target}/${name}`] ?? [];
     const check = (input: Uint8Array) => (target === "any" ? checkAnyLaws(lib, input, UNTIMED) : checkFormatLaws(lib, target, input, UNTIMED));
 
-    (known.includes("plain") ? it.fails : it)("keeps the laws as a plain Uint8Array, through its format and through readAny", async () => {
+    it("keeps the laws as a plain Uint8Array, through its format and through readAny", async () => {
       expect(await check(bytes())).toMatch(/^(accepted|rejected|\w+ accepted|\w+ rejected)/);
       expect(await checkAnyLaws(lib, bytes(), UNTIMED)).toMatch(/\S/);
     });
 
-    (known.includes("forms") ? it.fails : it)("gives the same result as a Buffer, at odd offsets, and is never modified", async () => {
+    it("gives the same result as a Buffer, at odd offsets, and is never modified", async () => {
       expect(await checkInputForms(check, bytes(), target)).toMatch(/\S/);
     });
   });

@@ -1,4 +1,5 @@
 /** The BW2L parser: one synchronous pass over a ByteReader, shared by read() (eager) and readFrom() (lazy). */
+import { copyBytes } from "../../io/input.js";
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import type { ByteRange, ByteReader } from "../../io/byte-reader.js";
 import { viewAs } from "../../tensor.js";
@@ -39,7 +40,7 @@ export function longString(r: ByteReader, field: string): string {
 function rawPayload(r: ByteReader, n: number, field: string, options: ParseOptions): Uint8Array | ByteRange {
   if (!options.eager) return r.range(n, field);
   const view = r.bytesView(n, field);
-  return options.copy ? view.slice() : view;
+  return options.copy ? copyBytes(view) : view;
 }
 
 function readArray(r: ByteReader, version: Bw2lVersion, field: string, options: ParseOptions): Bw2lArray {

@@ -1,4 +1,5 @@
 /** The uniform view of a BW2L file (tensors, tensorInfos), and inspect / verify / blobs / keyval helpers. */
+import { assertEager } from "../../io/lazy.js";
 import { UnsupportedError } from "../../errors.js";
 import { type DecodeOptions, type NamedTensor, type Quantization, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
@@ -139,6 +140,7 @@ export function decodableInfo(info: TensorInfo): TensorInfo {
 
 /** The uniform view: row-major data for the contract shapes. Needs a read() result (payloads loaded). */
 export function tensors(file: Bw2lFile, options: DecodeOptions = {}): NamedTensor[] {
+  assertEager(file, FORMAT);
   return tensorEntries(file).map((e) => {
     if (!ArrayBuffer.isView(e.array.data)) {
       throw new TypeError(`bw2l: tensor ${e.name} is not loaded (a readFrom() result); use loadTensor`);

@@ -13,6 +13,7 @@
  * The module is the binary at root["backbone"]["tsm"]. Offsets everywhere stay file offsets: the decoded view
  * is the file with the obfuscated region XOR-ed back, byte for byte.
  */
+import { copyBytes } from "../../io/input.js";
 import { BadMagicError, CorruptDataError, LimitError, UnsupportedError } from "../../errors.js";
 import type { ByteBacking, ByteRange, ByteReader } from "../../io/byte-reader.js";
 import { ByteWriter } from "../../io/byte-writer.js";
@@ -86,7 +87,7 @@ export function isCstaHead(head: Uint8Array): boolean {
 
 /** The whole file with its obfuscated region decoded (a copy; same offsets). */
 export function decodeCsta(bytes: Uint8Array): Uint8Array {
-  const out = bytes.slice();
+  const out = copyBytes(bytes);
   xorObfuscation(out, 0, obfuscatedEnd(bytes.length));
   return out;
 }
@@ -106,7 +107,7 @@ export class DecodedCstaBacking implements ByteBacking {
     const w = this.inner.window(offset, length);
     let bytes = this.decoded.get(w.bytes);
     if (!bytes) {
-      bytes = w.bytes.slice();
+      bytes = copyBytes(w.bytes);
       xorObfuscation(bytes, w.start, this.end);
       this.decoded.set(w.bytes, bytes);
     }
@@ -143,7 +144,7 @@ function readItem(r: ByteReader, label: string, depth: number, lazy: boolean, mo
     case "binary": {
       const length = r.count(r.u32(`${label}.length`), 1, `${label}.length`);
       const isModule = label === moduleLabel;
-      const bytes = isModule || lazy ? r.range(length, label) : r.bytesView(length, label).slice();
+      const bytes = isModule || lazy ? r.range(length, label) : copyBytes(r.bytesView(length, label));
       return { type: "binary", bytes };
     }
     case "list": {
@@ -199,8 +200,8 @@ export function readCstaContainer(decoded: ByteReader, lazy: boolean): { contain
     throw new CorruptDataError(FORMAT, "the container has no TenniS module (a binary at backbone.tsm)", CSTA_PAYLOAD_START + 4, moduleLabel);
   }
   if (!lazy) loadOtherBinaries(root, slot, r);
-  const padding = r.bytesView(r.remaining, "csta.padding").slice();
-  const tail = decoded.slice(end, decoded.fileSize).bytesView(decoded.fileSize - end, "csta.tail").slice();
+  const padding = copyBytes(r.bytesView(r.remaining, "csta.padding"));
+  const tail = copyBytes(decoded.slice(end, decoded.fileSize).bytesView(decoded.fileSize - end, "csta.tail"));
   return { container: { staCode, root, modulePath, padding, tail }, module: slot.bytes };
 }
 
@@ -211,7 +212,7 @@ export function readCstaContainer(decoded: ByteReader, lazy: boolean): { contain
 function loadOtherBinaries(value: StaValue, slot: StaValue, r: ByteReader): void {
   if (value.type === "binary" && value !== slot && !isLoaded(value.bytes)) {
     const { byteOffset, byteLength } = value.bytes;
-    value.bytes = r.slice(byteOffset, byteOffset + byteLength).bytesView(byteLength, "csta.binary").slice();
+    value.bytes = copyBytes(r.slice(byteOffset, byteOffset + byteLength).bytesView(byteLength, "csta.binary"));
   } else if (value.type === "list") {
     for (const item of value.items) loadOtherBinaries(item, slot, r);
   } else if (value.type === "dict") {

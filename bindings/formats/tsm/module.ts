@@ -13,6 +13,7 @@
  * Nothing is reordered, normalised or dropped: node order, param order, 0-d vs [1] shapes, the reserved header
  * bytes and any bytes after the graph all round-trip.
  */
+import { copyBytes } from "../../io/input.js";
 import { BadMagicError, CorruptDataError, UnsupportedError } from "../../errors.js";
 import type { ByteRange, ByteReader } from "../../io/byte-reader.js";
 import type { ByteWriter } from "../../io/byte-writer.js";
@@ -105,7 +106,7 @@ export function decodeText(bytes: Uint8Array): { text: string; raw?: Uint8Array 
     if (i === bytes.length) return { text };
   }
   const text = lenientUtf8.decode(bytes);
-  return sameBytes(utf8Encoder.encode(text), bytes) ? { text } : { text, raw: bytes.slice() };
+  return sameBytes(utf8Encoder.encode(text), bytes) ? { text } : { text, raw: copyBytes(bytes) };
 }
 
 /** Payload bytes of a field: prod(shape) × bytes(dtype), clamped so absurd shapes fail as TRUNCATED. */
@@ -171,7 +172,7 @@ export function readModule(r: ByteReader, lazy: boolean): TsmModule {
   const codeAt = r.pos;
   const code = r.u32("header.code");
   if (code !== MODULE_CODE) throw new BadMagicError(FORMAT, codeAt, "header.code", MODULE_CODE, code);
-  const reserved = r.bytesView(HEADER_RESERVED_BYTES, "header.reserved").slice();
+  const reserved = copyBytes(r.bytesView(HEADER_RESERVED_BYTES, "header.reserved"));
   const lists: IndexList[] = [readIndexList(r, "inputs"), readIndexList(r, "outputs")];
 
   const nodeCount = r.count(r.u32("nodes.count"), MIN_NODE_BYTES, "nodes.count");
@@ -211,7 +212,7 @@ export function readModule(r: ByteReader, lazy: boolean): TsmModule {
   const module: TsmModule = { header: { fake, code, reserved }, inputs: lists[0]!.values, outputs: lists[1]!.values, nodes };
   if (r.remaining > 0) {
     const rest = r.payload(r.remaining, !lazy, "trailing");
-    module.trailing = !isLoaded(rest) ? rest : rest.slice();
+    module.trailing = !isLoaded(rest) ? rest : copyBytes(rest);
   }
   return module;
 }
