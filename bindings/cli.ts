@@ -2,6 +2,14 @@
 // The `tensorfile` bin. All the work is in cli/run.ts.
 import { runCli } from "./cli/run.js";
 
+// Output into a closed pipe (`tensorfile inspect F | head -1`) ends quietly with exit 0, as Unix tools do.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
+}
+
 runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(
   (code) => {
     process.exitCode = code;

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { extname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatModule, readAny } from "../bindings/any.js";
 import { runCli } from "../bindings/cli/run.js";
@@ -50,8 +50,15 @@ async function checkFile(path: string, format: FormatId) {
 
   const st = join(dir, `${format}-${Math.random().toString(36).slice(2)}.safetensors`);
   const converted = await cli("convert", path, st);
-  expect(converted.code, converted.stderr).toBe(0);
-  const { header, data } = parseSafetensors(new Uint8Array(readFileSync(st)));
+  if (tensors.length === 0) {
+    // a conversion that would write no tensors is bad input (exit 1), and leaves no file behind
+    expect(converted.code).toBe(1);
+    expect(converted.stderr).toMatch(/holds no tensors.*would be empty/);
+    expect(() => statSync(st)).toThrow();
+  } else {
+    expect(converted.code, converted.stderr).toBe(0);
+  }
+  const { header, data } = tensors.length === 0 ? { header: {} as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>, data: new Uint8Array(0) } : parseSafetensors(new Uint8Array(readFileSync(st)));
   for (const t of tensors) {
     const entry = header[t.name]!;
     expect(entry, t.name).toBeDefined();
@@ -62,7 +69,7 @@ async function checkFile(path: string, format: FormatId) {
     expect(Buffer.from(data.subarray(entry.data_offsets[0], entry.data_offsets[1])).equals(bytesOf(t)), t.name).toBe(true);
   }
 
-  const again = join(dir, `${format}-roundtrip.bin`);
+  const again = join(dir, `${format}-roundtrip-${Math.random().toString(36).slice(2)}${extname(path)}`);
   const own = await cli("convert", path, again);
   expect(own.code, own.stderr).toBe(0);
   expect(Buffer.from(readFileSync(again)).equals(Buffer.from(bytes))).toBe(true);
@@ -102,9 +109,13 @@ describe("tensorfile CLI", () => {
     }
     expect((await cli("frobnicate")).code).toBe(2);
     expect((await cli("inspect")).code).toBe(2);
-    expect((await cli("inspect", "a", "b")).code).toBe(2);
+    const typo = await cli("inspect", "x", "--jsn");
+    expect(typo.code).toBe(2);
+    expect(typo.stderr.trim().split("\n")).toHaveLength(1);
+    expect(typo.stderr).toMatch(/^tensorfile: inspect does not take --jsn: did you mean --json\?/);
     expect((await cli("inspect", "x", "--bogus")).code).toBe(2);
-    expect((await cli("verify", "x", "--json")).code).toBe(2);
+    expect((await cli("verify", "x", "--full")).code).toBe(2);
+    expect((await cli("inpsect", "x")).stderr).toMatch(/did you mean "inspect"/);
     const dtype = await cli("convert", "a", "b.safetensors", "--dtype", "int4");
     expect(dtype.code).toBe(2);
     expect(dtype.stderr).toContain("--dtype takes float32");

@@ -1,24 +1,27 @@
 /**
- * The `tensorfile` command line (contract: ../shared/notes/contract.md):
- *   tensorfile inspect FILE [--json]
- *   tensorfile convert IN OUT [--dtype float32] [--tensor NAME]
- *   tensorfile extract FILE DIR [--dtype float32]
- *   tensorfile verify FILE
+ * The `tensorfile` command line (contract: ../shared/notes/contract.md, "CLI" and "Additions"):
+ *   tensorfile inspect FILE… [--json] [--full]
+ *   tensorfile verify FILE… [--strict] [--json]
+ *   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force] [--to json|npy]
+ *   tensorfile extract FILE DIR [--dtype float32] [--force]
+ * FILE may be "-" (stdin), a pipe or other non-regular file (read whole) or an http(s) URL (Range requests).
  * Exit status 0 on success, 1 when the input is bad (the error on stderr, prefixed "tensorfile: "), 2 on a
- * usage error. inspect, convert to .safetensors/.npy/.json and extract open the file lazily (headers only) and
- * stream tensor by tensor; converting to the input's own format and verify read the whole file.
+ * usage error. Outputs go through a temporary file renamed into place (cli/output.ts). inspect, convert to
+ * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
-import { mkdir, open, readFile, stat, writeFile } from "node:fs/promises";
-import { dirname, extname, join, resolve, sep } from "node:path";
+import { open, readFile, stat, writeFile } from "node:fs/promises";
+import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
-import { formatModule, readAny, readFromAny } from "../any.js";
+import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
+import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, SourceError, fromFile, readExactly } from "../io/source.js";
+import { type ByteSource, SourceError, fromBytes, fromFile, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
+import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
 export interface CliIO {
@@ -31,39 +34,62 @@ class UsageError extends Error {}
 class InputError extends Error {}
 
 const USAGE = `Usage:
-  tensorfile inspect FILE [--json]
-  tensorfile convert IN OUT [--dtype float32] [--tensor NAME]
-  tensorfile extract FILE DIR [--dtype float32]
-  tensorfile verify FILE
+  tensorfile inspect FILE… [--json] [--full]
+  tensorfile verify FILE… [--strict] [--json]
+  tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
+  tensorfile extract FILE DIR [--dtype float32] [--force]
 
+FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key).
 Run "tensorfile COMMAND --help" for one command.`;
 
+const OUTPUT_RULES = `Outputs are written to a temporary file beside OUT and renamed into place when complete; an existing OUT
+(or a non-empty DIR) needs --force; writing over the input is refused; missing parent folders are created.`;
+
 const HELP: Record<string, string> = {
-  inspect: `tensorfile inspect FILE [--json]
+  inspect: `tensorfile inspect FILE… [--json] [--full]
 
 Prints the format, version, metadata and a table of tensors (name, dtype, shape, bytes), plus what the format
-holds beyond tensors. Reads only the headers, so it is instant on multi-GB files.
-  --json   print one JSON object: { "format", "version", "meta", "tensors": [{ "name", "dtype", "shape", "byteLength" }], … }`,
-  convert: `tensorfile convert IN OUT [--dtype float32] [--tensor NAME]
+holds beyond tensors. Reads only the headers, so it is instant on multi-GB files. With several FILEs, one
+result per file and a summary; exit 1 if any failed.
+  --json   print one JSON object per file: { "format", "version", "meta", "tensors": [{ "name", "dtype", "shape", "byteLength" }], … }
+           (several FILEs: a JSON array of { "file", … } objects)
+  --full   do not shorten long values to one line of 100 characters`,
+  convert: `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force] [--to json|npy]
 
 OUT's extension picks the target:
   .safetensors  every tensor, row-major, logical shape (streamed tensor by tensor)
   .npy          one tensor: --tensor NAME, or the only one
   .json         what "inspect --json" prints
-  anything else the input's own format (read, then write: a re-encode)
-  --dtype float32  widen float16 and dequantize int8 tensors that carry a scale and offset
-  --tensor NAME    the tensor for .npy (or the only tensor to put in .safetensors)`,
-  extract: `tensorfile extract FILE DIR [--dtype float32]
+  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it)
+  -             standard output, with --to json or --to npy
+  --dtype float32   every real-valued tensor as float32 (widens float16, dequantizes int8 with a scale and offset)
+                    (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
+  --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
+  --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
+  --force           overwrite an existing OUT
+${OUTPUT_RULES}`,
+  extract: `tensorfile extract FILE DIR [--dtype float32] [--force]
 
 Writes every tensor as DIR/<name>.npy (a "/" in a name becomes a folder), every embedded blob (april networks,
 bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" prints, plus "files": which file
-holds which tensor or blob; names with "..", empty parts or parts over 200 bytes are made safe).`,
-  verify: `tensorfile verify FILE
+holds which tensor or blob; names with "..", empty parts or parts over 200 bytes are made safe).
+${OUTPUT_RULES}`,
+  verify: `tensorfile verify FILE… [--strict] [--json]
 
 Reads the whole file with every check on and decodes every tensor; prints what it found and warns about what a
-reference runtime would refuse (for example an .april file whose params do not follow the joiner).`,
+reference runtime would refuse (for example an .april file whose params do not follow the joiner).
+  --strict  exit 1 on warnings too
+  --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`,
 };
+
+/** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
+const OPTIONS = {
+  inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
+  verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
+  convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
+  extract: { dtype: { type: "string" }, force: { type: "boolean" } },
+} as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
 
@@ -71,30 +97,69 @@ function print(stream: ProgressStream, text: string): void {
   stream.write(`${text}\n`);
 }
 
-/** Reads a whole file (in chunks above 1 GiB, so files past Node's 2 GiB readFile limit work). */
-async function readWhole(path: string): Promise<Uint8Array> {
-  let size: number;
+function isUrl(path: string): boolean {
+  return /^https?:\/\//i.test(path);
+}
+
+let stdinBytes: Promise<Uint8Array> | undefined;
+
+/** Standard input, read whole (once: "-" can be named once per command). */
+function readStdin(): Promise<Uint8Array> {
+  stdinBytes ??= (async () => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  })();
+  return stdinBytes;
+}
+
+/**
+ * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
+ * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
+ */
+async function openSource(path: string): Promise<ByteSource> {
+  if (path === "-") return fromBytes(await readStdin(), "stdin");
+  if (isUrl(path)) return fromUrl(path);
+  let isFile: boolean;
   try {
-    size = (await stat(path)).size;
+    isFile = (await stat(path)).isFile();
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
   }
-  if (size < 2 ** 30) return new Uint8Array(await readFile(path));
-  const source = await fromFile(path);
+  if (isFile) return fromFile(path);
   try {
+    return fromBytes(new Uint8Array(await readFile(path)), path);
+  } catch (cause) {
+    // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
+    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(), path);
+    throw new SourceError(`cannot read ${path}: ${(cause as Error).message}`, { cause });
+  }
+}
+
+/** The whole of FILE in memory (regular files in chunks above 1 GiB, past Node's 2 GiB readFile limit). */
+async function readWhole(path: string): Promise<Uint8Array> {
+  const source = await openSource(path);
+  try {
+    const { size } = await sourceSize(source);
     return await readExactly(source, 0, size, "tensorfile");
   } finally {
-    await source.close();
+    await source.close?.();
   }
 }
 
 async function openLazy(path: string) {
-  const source = await fromFile(path);
+  const source = await openSource(path);
   try {
     const opened = await readFromAny(source);
     return { source, ...opened, module: formatModule(opened.format) as AnyModule };
   } catch (error) {
-    await source.close();
+    await source.close?.();
     throw error;
   }
 }
@@ -134,21 +199,39 @@ function shapeText(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }
 
-function valueText(value: unknown): string {
+function valueText(value: unknown, full: boolean): string {
   const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
   const oneLine = (text ?? "undefined").replace(/\s+/g, " ");
-  return oneLine.length > 100 ? `${oneLine.slice(0, 97)}...` : oneLine;
+  if (typeof value === "string" && value === "") return '""';
+  return full || oneLine.length <= 100 ? oneLine : `${oneLine.slice(0, 97)}... (--full shows all)`;
 }
 
-function printInspect(io: CliIO, path: string, info: InspectResult): void {
+/** How a person reads the version: SPRAAK's is the header kind, the others a number. */
+function versionText(info: InspectResult): string {
+  if (info.version === null || info.version === undefined) return "";
+  if (typeof info.version === "string" && info.version.startsWith(".")) return ` (${info.version} header)`;
+  return ` (version ${info.version})`;
+}
+
+/** A meta value as a person reads it: tsm's reserved header bytes as bytes, not as one run of hex digits. */
+function metaText(format: string, key: string, value: unknown, full: boolean): string {
+  if (format === "tsm" && key === "reserved" && typeof value === "string") {
+    if (value === "") return "all zero";
+    const bytes = value.match(/../g) ?? [];
+    return `${bytes.join(" ")} (then zeros)`;
+  }
+  return valueText(value, full);
+}
+
+function printInspect(io: CliIO, path: string, info: InspectResult, full: boolean): void {
   const out = io.stdout;
   print(out, `file     ${path}`);
-  print(out, `format   ${info.format}${info.version === null || info.version === undefined ? "" : ` (version ${info.version})`}`);
+  print(out, `format   ${info.format}${versionText(info)}`);
   const metaKeys = Object.keys(info.meta ?? {});
   if (metaKeys.length > 0) {
     print(out, "meta");
     const width = Math.min(28, Math.max(...metaKeys.map((k) => k.length)));
-    for (const key of metaKeys) print(out, `  ${key.padEnd(width)}  ${valueText(info.meta[key])}`);
+    for (const key of metaKeys) print(out, `  ${key.padEnd(width)}  ${metaText(info.format, key, info.meta[key], full)}`);
   }
   const total = info.tensors.reduce((a, t) => a + t.byteLength, 0);
   print(out, `tensors  ${info.tensors.length} (${formatBytes(total)})`);
@@ -164,31 +247,74 @@ function printInspect(io: CliIO, path: string, info: InspectResult): void {
     if (["format", "version", "meta", "tensors"].includes(key)) continue;
     const value = info[key];
     const count = Array.isArray(value) ? ` (${value.length})` : "";
-    print(out, `${key}${count}  ${valueText(value)}`);
+    print(out, `${key}${count}  ${valueText(value, full)}`);
   }
 }
 
-function jsonText(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2);
+function jsonText(value: unknown, indent = 2): string {
+  return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), indent);
 }
 
-async function inspectCommand(io: CliIO, args: string[], json: boolean): Promise<void> {
-  const [path] = args;
-  if (!path || args.length !== 1) throw new UsageError("inspect takes one FILE");
-  const opened = await openLazy(path);
-  try {
-    const info = opened.module.inspect(opened.file);
-    if (json) print(io.stdout, jsonText(info));
-    else printInspect(io, path, info);
-  } finally {
-    await opened.source.close?.();
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** The one-line message of an error from reading FILE, with a hint where the cause is likely. */
+function errorLine(error: unknown): string {
+  const message = (error as Error)?.message ?? String(error);
+  let line = message.startsWith("tensorfile: ") ? message.slice("tensorfile: ".length) : message;
+  if (isFormatError(error) && error.format === "spraak" && /\d+ bytes? short/.test(message)) {
+    line += " (hint: a binary file a few bytes short was often copied as text, which turns CRLF into LF inside the data: git autocrlf, FTP ASCII mode; get a binary copy)";
   }
+  return line;
+}
+
+function isInputError(error: unknown): boolean {
+  return isFormatError(error) || error instanceof InputError || error instanceof SourceError ||
+    /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
+}
+
+async function inspectCommand(io: CliIO, paths: string[], options: { json?: boolean; full?: boolean }): Promise<number> {
+  if (paths.length === 0) throw new UsageError("inspect takes one or more FILEs");
+  const many = paths.length > 1;
+  const results: unknown[] = [];
+  let failed = 0;
+  for (const [i, path] of paths.entries()) {
+    try {
+      const opened = await openLazy(path);
+      try {
+        const info = opened.module.inspect(opened.file);
+        if (options.json) {
+          if (many) results.push({ file: path, ...info });
+          else print(io.stdout, jsonText(info));
+        } else {
+          if (many && i > 0) print(io.stdout, "");
+          printInspect(io, path, info, options.full ?? false);
+        }
+      } finally {
+        await opened.source.close?.();
+      }
+    } catch (error) {
+      if (!isInputError(error)) throw error;
+      failed++;
+      print(io.stderr, `tensorfile: ${many ? `${path}: ` : ""}${errorLine(error)}`);
+      if (options.json && many) results.push({ file: path, error: errorJson(error) });
+    }
+  }
+  if (options.json && many) print(io.stdout, jsonText(results));
+  if (many) print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
+  return failed > 0 ? 1 : 0;
+}
+
+function errorJson(error: unknown): Record<string, unknown> {
+  if (isFormatError(error)) return { code: error.code, offset: error.offset ?? null, field: error.field ?? null, message: error.message };
+  return { code: error instanceof SourceError ? "SOURCE" : "INPUT", offset: null, field: null, message: (error as Error)?.message ?? String(error) };
 }
 
 async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: AnyModule, infos: TensorInfo[], outPath: string,
   options: DecodeOptions, label: string): Promise<void> {
   const entries = infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }));
-  const plan = planSafetensors(entries, { format: `tensorfile ${label}` });
+  const plan = planSafetensors(entries, { "tensorfile.source": label });
   const progress = new Progress(io.stderr, "convert", plan.size);
   const handle = await open(outPath, "w");
   // one tensor is written while the next is read and decoded: at most two in memory
@@ -213,73 +339,144 @@ async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: An
 function pickTensor(infos: TensorInfo[], name: string | undefined): TensorInfo {
   if (name !== undefined) {
     const found = infos.find((i) => i.name === name);
-    if (!found) throw new UsageError(`no tensor named "${name}" (there are: ${infos.map((i) => i.name).join(", ") || "none"})`);
+    if (!found) {
+      const close = closestNames(name, infos.map((i) => i.name));
+      throw new InputError(`no tensor named "${name}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : " (the file holds no tensors)"}`);
+    }
     return found;
   }
   if (infos.length === 1) return infos[0]!;
-  if (infos.length === 0) throw new InputError("the file holds no tensors");
+  if (infos.length === 0) throw new InputError("the file holds no tensors: use \"tensorfile extract\" for what it holds (networks, data sections)");
   throw new UsageError(`the file holds ${infos.length} tensors: name one with --tensor (${infos.slice(0, 10).map((i) => i.name).join(", ")}${infos.length > 10 ? ", …" : ""})`);
 }
 
+function npyBytes(dtype: DType, shape: number[], data: ArrayBufferView): Uint8Array[] {
+  return [npyHeader(dtype, shape), new Uint8Array(data.buffer, data.byteOffset, data.byteLength)];
+}
+
 async function writeNpyFile(path: string, dtype: DType, shape: number[], data: ArrayBufferView): Promise<void> {
-  const header = npyHeader(dtype, shape);
+  const [header, body] = npyBytes(dtype, shape, data) as [Uint8Array, Uint8Array];
   const handle = await open(path, "w");
   try {
     await handle.write(header, 0, header.length, 0);
-    await handle.write(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), 0, data.byteLength, header.length);
+    await handle.write(body, 0, body.length, header.length);
   } finally {
     await handle.close();
   }
 }
 
-async function convertCommand(io: CliIO, args: string[], options: { dtype?: string; tensor?: string }): Promise<void> {
+/** Writes to standard output, resolving when the chunk is handed over (EPIPE ends the process quietly: cli.ts). */
+function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
+  return new Promise((resolve) => {
+    const stream = io.stdout as ProgressStream & { write(chunk: Uint8Array | string, callback?: () => void): unknown };
+    if (stream.write.length >= 2) stream.write(bytes, () => resolve());
+    else {
+      stream.write(typeof bytes === "string" ? bytes : new TextDecoder("latin1").decode(bytes));
+      resolve();
+    }
+  });
+}
+
+const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
+
+/** What OUT may end in for this input: the tensor outputs and the input format's own extensions. */
+function allowedExtensions(module: AnyModule, input: string): string[] {
+  const own = [...module.extensions];
+  const inputExt = extname(input).toLowerCase();
+  const otherFormats = FORMATS.filter((f) => f.id !== module.id).flatMap((f) => [...f.extensions]);
+  if (inputExt && !own.includes(inputExt) && !otherFormats.includes(inputExt) && !TENSOR_OUTPUTS.includes(inputExt)) own.push(inputExt);
+  return [...TENSOR_OUTPUTS, ...own];
+}
+
+interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string }
+
+async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
   if (args.length !== 2) throw new UsageError("convert takes IN and OUT");
   const [input, output] = args as [string, string];
   if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8, not ${options.quantize}`);
+  const toStdout = output === "-";
+  if (toStdout && options.to !== "json" && options.to !== "npy") throw new UsageError('OUT "-" (standard output) needs --to json or --to npy (a .safetensors file or a re-encode cannot be streamed to a pipe here)');
+  if (!toStdout && options.to !== undefined) throw new UsageError("--to goes with OUT \"-\" (standard output): otherwise OUT's extension picks the target");
+  const ext = toStdout ? `.${options.to}` : extname(output).toLowerCase();
+  if (ext === ".json" && (options.dtype !== undefined || options.tensor !== undefined)) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does nothing for a .json output (it describes the file, not tensor values)`);
+  if (TENSOR_OUTPUTS.includes(ext) && options.quantize !== undefined) throw new UsageError(`--quantize applies to a bw2l re-encode, not to ${ext} outputs (use --dtype float32 to widen)`);
+  if (!toStdout) await checkOutput(output, [input], { force: options.force ?? false });
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
-  const ext = extname(output).toLowerCase();
-  if (ext === ".safetensors" || ext === ".npy" || ext === ".json") {
-    const opened = await openLazy(input);
-    try {
+
+  const opened = await openLazy(input);
+  try {
+    const allowed = allowedExtensions(opened.module, input);
+    if (!allowed.includes(ext)) {
+      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}`);
+    }
+    if (TENSOR_OUTPUTS.includes(ext)) {
       if (ext === ".json") {
-        await writeFile(output, `${jsonText(opened.module.inspect(opened.file))}\n`);
+        const text = `${jsonText(opened.module.inspect(opened.file))}\n`;
+        if (toStdout) await writeStdout(io, text);
+        else await writeAtomically(output, (temp) => writeFile(temp, text));
       } else {
         let infos = opened.module.tensorInfos(opened.file);
         if (ext === ".npy") {
           const info = pickTensor(infos, options.tensor);
           const tensor = await opened.module.loadTensor(opened.source, info, decode);
-          await writeNpyFile(output, tensor.dtype, tensor.shape, tensor.data);
+          if (toStdout) {
+            for (const chunk of npyBytes(tensor.dtype, tensor.shape, tensor.data)) await writeStdout(io, chunk);
+          } else {
+            await writeAtomically(output, (temp) => writeNpyFile(temp, tensor.dtype, tensor.shape, tensor.data));
+          }
         } else {
           if (options.tensor !== undefined) infos = [pickTensor(infos, options.tensor)];
-          await writeTensorsSafetensors(io, opened.source, opened.module, infos, output, decode, opened.format);
+          if (infos.length === 0) {
+            throw new InputError(`${input} holds no tensors, so ${output} would be empty${opened.module.blobs(opened.file).length > 0 ? `; its contents (${opened.module.blobs(opened.file).map((b) => b.name).join(", ")}) come out with "tensorfile extract ${input} DIR"` : ""}`);
+          }
+          await writeAtomically(output, (temp) => writeTensorsSafetensors(io, opened.source, opened.module, infos, temp, decode, opened.format));
         }
       }
-    } finally {
-      await opened.source.close?.();
+      if (!toStdout) print(io.stderr, `wrote ${output}`);
+      return 0;
     }
-    print(io.stderr, `wrote ${output}`);
-    return;
+  } finally {
+    await opened.source.close?.();
   }
+  // a re-encode in the input's own format
   if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
-  if (options.dtype !== undefined) throw new UsageError("--dtype applies to .safetensors and .npy outputs");
   const bytes = await readWhole(input);
-  const { module, file } = readWholeAny(bytes);
-  const out = module.write(file);
-  await writeFile(output, out);
+  const { module } = readWholeAny(bytes);
+  if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
+    throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`);
+  }
+  let file = module.id === "bw2l" && options.dtype === "float32"
+    ? formatModule("bw2l").read(bytes, { dequantize: true })
+    : module.read(bytes);
+  let writeOptions: unknown;
+  if (module.id === "bw2l" && options.quantize) writeOptions = { quantize: options.quantize };
+  if (module.id === "tsm") {
+    const tsmFile = file as { container?: unknown };
+    if (ext === ".tsm" && tsmFile.container) file = { ...tsmFile, container: undefined };
+    if (ext === ".csta" && !tsmFile.container) {
+      const out = (await import("../formats/tsm.js")).writeCsta(file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0]);
+      await writeAtomically(output, (temp) => writeFile(temp, out));
+      print(io.stderr, `wrote ${output} (SeetaFace6 .csta container, ${out.length} bytes)`);
+      return 0;
+    }
+  }
+  const out = module.write(file, writeOptions);
+  await writeAtomically(output, (temp) => writeFile(temp, out));
   print(io.stderr, `wrote ${output} (${module.id}, ${out.length} bytes)`);
+  return 0;
 }
 
-async function extractCommand(io: CliIO, args: string[], options: { dtype?: string }): Promise<void> {
+async function extractCommand(io: CliIO, args: string[], options: { dtype?: string; force?: boolean }): Promise<number> {
   if (args.length !== 2) throw new UsageError("extract takes FILE and DIR");
   const [input, dir] = args as [string, string];
   if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  await checkOutput(dir, [input], { force: options.force ?? false, folder: true });
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
   const opened = await openLazy(input);
-  const root = resolve(dir);
   /** [tensor or blob name, file written], for meta.json */
   const files: [string, string][] = [];
   try {
-    await mkdir(root, { recursive: true });
     const infos = opened.module.tensorInfos(opened.file);
     let blobs: EmbeddedBlob[];
     try {
@@ -291,52 +488,84 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
     }
     const total = infos.reduce((a, i) => a + i.byteLength, 0) +
       blobs.reduce((a, b) => a + (b.bytes instanceof Uint8Array ? b.bytes.length : b.bytes.byteLength), 0);
-    const progress = new Progress(io.stderr, "extract", total);
-    try {
-      for (const info of infos) {
-        const tensor = await opened.module.loadTensor(opened.source, info, decode);
-        const relative = safeRelativePath(info.name, ".npy");
-        files.push([info.name, relative]);
-        const path = join(root, relative);
-        await mkdir(dirname(path), { recursive: true });
-        await writeNpyFile(path, tensor.dtype, tensor.shape, tensor.data);
-        progress.advance(info.byteLength, info.name);
+    await writeAtomically(dir, async (root) => {
+      const progress = new Progress(io.stderr, "extract", total);
+      try {
+        for (const info of infos) {
+          const tensor = await opened.module.loadTensor(opened.source, info, decode);
+          const relative = safeRelativePath(info.name, ".npy");
+          files.push([info.name, relative]);
+          const path = join(root, relative);
+          await mkdirFor(path);
+          await writeNpyFile(path, tensor.dtype, tensor.shape, tensor.data);
+          progress.advance(info.byteLength, info.name);
+        }
+        for (const blob of blobs) {
+          const bytes = blob.bytes instanceof Uint8Array
+            ? blob.bytes
+            : await readExactly(opened.source, (blob.bytes as ByteRange).byteOffset, (blob.bytes as ByteRange).byteLength, opened.format, blob.name);
+          const relative = safeRelativePath(blob.name);
+          files.push([blob.name, relative]);
+          const path = join(root, relative);
+          await mkdirFor(path);
+          await writeFile(path, bytes);
+          progress.advance(bytes.length, blob.name);
+        }
+      } finally {
+        progress.finish();
       }
-      for (const blob of blobs) {
-        const bytes = blob.bytes instanceof Uint8Array
-          ? blob.bytes
-          : await readExactly(opened.source, (blob.bytes as ByteRange).byteOffset, (blob.bytes as ByteRange).byteLength, opened.format, blob.name);
-        const relative = safeRelativePath(blob.name);
-        files.push([blob.name, relative]);
-        const path = join(root, relative);
-        await mkdir(dirname(path), { recursive: true });
-        await writeFile(path, bytes);
-        progress.advance(bytes.length, blob.name);
-      }
-    } finally {
-      progress.finish();
-    }
-    const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
-    await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
+      const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
+      await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
+    }, { folder: true });
   } finally {
     await opened.source.close?.();
   }
-  print(io.stdout, `extracted ${files.length} files and meta.json into ${dir}`);
+  print(io.stdout, `extracted ${plural(files.length, "file")} and meta.json into ${dir}`);
+  return 0;
 }
 
-async function verifyCommand(io: CliIO, args: string[]): Promise<void> {
-  const [path] = args;
-  if (!path || args.length !== 1) throw new UsageError("verify takes one FILE");
-  const bytes = await readWhole(path);
-  const { module, file } = readWholeAny(bytes);
-  const tensors = module.tensors(file);
-  const info = module.inspect(file);
-  const warnings = module.verify(file);
-  const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
-  print(io.stdout, `${path}: ${module.id}${info.version === null ? "" : ` version ${info.version}`}, ${tensors.length} tensor${tensors.length === 1 ? "" : "s"} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
-  for (const w of warnings) print(io.stdout, `warning: ${w}`);
-  print(io.stdout, warnings.length === 0 ? "ok" : `ok with ${warnings.length} warning${warnings.length === 1 ? "" : "s"}`);
+async function mkdirFor(path: string): Promise<void> {
+  const { mkdir } = await import("node:fs/promises");
+  await mkdir(dirname(path), { recursive: true });
 }
+
+async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boolean; json?: boolean }): Promise<number> {
+  if (paths.length === 0) throw new UsageError("verify takes one or more FILEs");
+  const many = paths.length > 1;
+  let failed = 0;
+  let warned = 0;
+  for (const path of paths) {
+    try {
+      const bytes = await readWhole(path);
+      const { module, file } = readWholeAny(bytes);
+      const tensors = module.tensors(file);
+      const info = module.inspect(file);
+      const warnings = module.verify(file);
+      const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
+      if (warnings.length > 0) warned++;
+      const ok = !(options.strict && warnings.length > 0);
+      if (!ok) failed++;
+      if (options.json) {
+        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
+        continue;
+      }
+      print(io.stdout, `${path}: ${module.id}${info.version === null ? "" : ` version ${info.version}`}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
+    } catch (error) {
+      if (!isInputError(error)) throw error;
+      failed++;
+      if (options.json) print(io.stdout, jsonText({ file: path, ok: false, warnings: [], error: errorJson(error) }, 0));
+      print(io.stderr, `tensorfile: ${many ? `${path}: ` : ""}${errorLine(error)}`);
+    }
+  }
+  if (many) {
+    print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} ok${warned > 0 ? `, ${warned} with warnings` : ""}${failed > 0 ? `, ${failed} failed` : ""}`);
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+type CommandName = keyof typeof OPTIONS;
 
 /** Runs the CLI; returns the exit status. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -349,66 +578,76 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stdout, "tensorfile 0.1.0");
     return 0;
   }
-  if (!(command in HELP)) {
-    print(io.stderr, `tensorfile: unknown command "${command}"\n\n${USAGE}`);
+  if (!(command in OPTIONS)) {
+    const [close] = closestNames(command, Object.keys(OPTIONS), 1);
+    print(io.stderr, `tensorfile: unknown command "${command}"${close ? ` (did you mean "${close}"?)` : ""}; run "tensorfile --help" for the commands`);
     return 2;
   }
-  let parsed: ReturnType<typeof parseArgs<{ options: { json: { type: "boolean" }; dtype: { type: "string" }; tensor: { type: "string" }; help: { type: "boolean"; short: "h" } }; allowPositionals: true; strict: true }>>;
+  const name = command as CommandName;
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
   try {
-    parsed = parseArgs({
+    ({ values, positionals } = parseArgs({
       args: rest,
-      options: { json: { type: "boolean" }, dtype: { type: "string" }, tensor: { type: "string" }, help: { type: "boolean", short: "h" } },
+      options: { ...OPTIONS[name], help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
-    });
+    }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
   } catch (error) {
-    print(io.stderr, `tensorfile: ${(error as Error).message}\n\n${HELP[command]}`);
+    const message = (error as Error).message;
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];
+    if (unknown) {
+      const known = Object.keys(OPTIONS[name]).map((o) => `--${o}`);
+      const [close] = closestNames(unknown.replace(/^-+/, "--"), known, 1);
+      const hint = close && levenshteinClose(unknown.replace(/^-+/, "--"), close) ? `: did you mean ${close}?` : "";
+      print(io.stderr, `tensorfile: ${name} does not take ${unknown}${hint} (it takes ${known.join(", ") || "no options"}; see "tensorfile ${name} --help")`);
+    } else {
+      print(io.stderr, `tensorfile: ${message.replace(/\s+/g, " ")} (see "tensorfile ${name} --help")`);
+    }
     return 2;
   }
-  const { values, positionals } = parsed;
   if (values.help) {
-    print(io.stdout, HELP[command]!);
+    print(io.stdout, HELP[name]!);
     return 0;
   }
-  const allowed: Record<string, string[]> = { inspect: ["json"], convert: ["dtype", "tensor"], extract: ["dtype"], verify: [] };
-  for (const key of Object.keys(values)) {
-    if (key !== "help" && !allowed[command]!.includes(key)) {
-      print(io.stderr, `tensorfile: ${command} does not take --${key}\n\n${HELP[command]}`);
-      return 2;
-    }
+  const inputs = name === "inspect" || name === "verify" ? positionals : positionals.slice(0, 1);
+  if (inputs.filter((p) => p === "-").length > 1) {
+    print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
+    return 2;
   }
   try {
-    switch (command) {
+    switch (name) {
       case "inspect":
-        await inspectCommand(io, positionals, values.json ?? false);
-        break;
+        return await inspectCommand(io, positionals, values as { json?: boolean; full?: boolean });
       case "convert":
-        await convertCommand(io, positionals, values);
-        break;
+        return await convertCommand(io, positionals, values as ConvertOptions);
       case "extract":
-        await extractCommand(io, positionals, values);
-        break;
+        return await extractCommand(io, positionals, values as { dtype?: string; force?: boolean });
       case "verify":
-        await verifyCommand(io, positionals);
-        break;
+        return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
     }
-    return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      print(io.stderr, `tensorfile: ${error.message}\n\n${HELP[command]}`);
+    if (error instanceof UsageError || error instanceof OutputRefused) {
+      print(io.stderr, `tensorfile: ${error.message}${error instanceof UsageError ? ` (see "tensorfile ${name} --help")` : ""}`);
       return 2;
     }
-    if (isFormatError(error) || error instanceof InputError || error instanceof SourceError) {
-      const message = (error as Error).message;
-      print(io.stderr, message.startsWith("tensorfile: ") ? message : `tensorfile: ${message}`);
-      return 1;
-    }
-    const code = (error as NodeJS.ErrnoException)?.code;
-    if (typeof code === "string" && /^E[A-Z]+$/.test(code)) {
-      print(io.stderr, `tensorfile: ${(error as Error).message}`);
+    if (isInputError(error)) {
+      print(io.stderr, `tensorfile: ${errorLine(error)}`);
       return 1;
     }
     print(io.stderr, `tensorfile: internal error: ${(error as Error)?.message ?? String(error)}`);
     return 1;
   }
+}
+
+/** Small enough an edit to suggest (at most a third of the word, and at most 3). */
+function levenshteinClose(a: string, b: string): boolean {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  const d = prev[b.length]!;
+  return d <= Math.min(3, Math.max(1, Math.floor(b.length / 3)));
 }

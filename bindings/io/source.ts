@@ -132,7 +132,7 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
       try {
         response = await doFetch(href, { headers: { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` } });
       } catch (cause) {
-        throw new SourceError(`cannot fetch ${href}: ${String(cause)}`, { cause });
+        throw new SourceError(`cannot fetch ${href}: ${causeText(cause)}`, { cause });
       }
       if (response.status === 416) {
         const total = /\/(\d+)\s*$/.exec(response.headers.get("content-range") ?? "");
@@ -161,6 +161,17 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
     },
   };
   return source;
+}
+
+/** An error with its causes (fetch says only "fetch failed"; the reason, e.g. ECONNREFUSED, is in its cause). */
+function causeText(error: unknown): string {
+  const parts: string[] = [];
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    const message = (e as Error).message ?? String(e);
+    parts.push(typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message);
+  }
+  return parts.join(": ");
 }
 
 /** A source's answer as a plain Uint8Array (a source may hand out Node Buffers, whose slice() is a view). */
