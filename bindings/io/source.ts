@@ -68,7 +68,10 @@ export async function fromFile(path: string): Promise<ByteSource & { size: numbe
   }
   let fs: { open(path: string, flags: string): Promise<FileHandleLike> };
   try {
-    fs = (await import("node:fs/promises")) as unknown as typeof fs;
+    // the specifier is a variable so that browser bundlers (esbuild, Vite, Rollup) leave this Node-only import
+    // alone instead of failing to resolve it: in a browser it fails here, at run time, with the message below
+    const specifier = "node:fs/promises";
+    fs = (await import(/* @vite-ignore */ specifier)) as unknown as typeof fs;
   } catch (cause) {
     throw new SourceError("fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)", { cause });
   }

@@ -1,6 +1,8 @@
 // Browser test: headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) loads the built
 // package in a page served on 127.0.0.1 with a plain <script type="module"> and an import map for the
 // dependencies, runs the kernel smoke check (WASM vs TS twin) and reads a Blob through fromBlob.
+// A second page runs the same checks on the esbuild browser bundle that test/runtimes/bundle.mjs writes
+// (build/bundle/smoke.js), as a bundler user would ship it.
 // Run with `npm run test:browser` after `npm run build`. Exits 1 on failure.
 import { createServer } from "node:http";
 import { readFile } from "node:fs/promises";
@@ -38,11 +40,30 @@ try {
 }
 </script>`;
 
+const bundledPage = `<!doctype html><meta charset="utf-8"><title>tensorfile bundle test</title>
+<script type="module" src="/build/bundle/smoke.js"></script>
+<script type="module">
+try {
+  const tf = globalThis.__tensorfile;
+  const checks = await globalThis.__smoke(tf);
+  const bytes = new Uint8Array(5000).map((_, i) => i & 255);
+  const part = await tf.fromBlob(new Blob([bytes])).read(100, 10);
+  if (part[0] !== 100) throw new Error("fromBlob range differs");
+  let refused = "";
+  try { await tf.fromFile("x.b2l"); } catch (e) { refused = String(e.message); }
+  if (!/fromBlob/.test(refused)) throw new Error("fromFile in a browser should say to use fromBlob, said: " + refused);
+  checks.push("fromBlob", "fromFile refused");
+  window.__result = { ok: true, checks, userAgent: navigator.userAgent };
+} catch (e) {
+  window.__result = { ok: false, error: String(e && e.stack || e) };
+}
+</script>`;
+
 const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".json": "application/json", ".map": "application/json" };
 const server = createServer(async (req, res) => {
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
-  if (url.pathname === "/") {
-    res.writeHead(200, { "content-type": "text/html" }).end(page);
+  if (url.pathname === "/" || url.pathname === "/bundled") {
+    res.writeHead(200, { "content-type": "text/html" }).end(url.pathname === "/" ? page : bundledPage);
     return;
   }
   const path = join(root, decodeURIComponent(url.pathname));
@@ -62,16 +83,23 @@ const browser = await chromium.launch({
 });
 let failed = false;
 try {
-  const tab = await browser.newPage();
-  tab.on("pageerror", (e) => console.error("page error:", e.message));
-  await tab.goto(`http://127.0.0.1:${port}/`);
-  await tab.waitForFunction(() => window.__result !== undefined, null, { timeout: 60_000 });
-  const result = await tab.evaluate(() => window.__result);
-  if (result.ok) {
-    console.log(`browser: ${result.checks.length} checks passed in ${result.userAgent.match(/Chrom\S+/)?.[0] ?? "chromium"} (${result.checks.join(", ")})`);
-  } else {
-    console.error(`browser test failed: ${result.error}`);
-    failed = true;
+  for (const [label, path] of [["import map", "/"], ["esbuild bundle", "/bundled"]]) {
+    if (path === "/bundled" && !existsSync(join(root, "build/bundle/smoke.js"))) {
+      console.error("browser test: build/bundle/smoke.js missing (run node test/runtimes/bundle.mjs first)");
+      failed = true;
+      continue;
+    }
+    const tab = await browser.newPage();
+    tab.on("pageerror", (e) => console.error("page error:", e.message));
+    await tab.goto(`http://127.0.0.1:${port}${path}`);
+    await tab.waitForFunction(() => window.__result !== undefined, null, { timeout: 60_000 });
+    const result = await tab.evaluate(() => window.__result);
+    if (result.ok) {
+      console.log(`browser (${label}): ${result.checks.length} checks passed in ${result.userAgent.match(/Chrom\S+/)?.[0] ?? "chromium"} (${result.checks.join(", ")})`);
+    } else {
+      console.error(`browser test (${label}) failed: ${result.error}`);
+      failed = true;
+    }
   }
 } finally {
   await browser.close();

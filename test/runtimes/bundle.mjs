@@ -1,0 +1,49 @@
+// The package through a bundler, as browser users build it: esbuild --bundle --platform=browser of the built
+// package must succeed with no error and no warning; tree-shaking keeps one format small. Prints the gzip sizes
+// of a few entry points and writes the full bundle of the smoke page for browser.mjs to run in Chromium.
+// Usage: node test/runtimes/bundle.mjs [OUTDIR]  (after npm run build). Exits 1 on an error or a warning.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const out = resolve(process.argv[2] ?? join(root, "build/bundle"));
+mkdirSync(out, { recursive: true });
+
+/** Bundles `source` (an ES module importing "tensorfile") for the browser; returns the output text. */
+export async function bundle(source, name) {
+  const result = await build({
+    stdin: { contents: source, resolveDir: root, sourcefile: `${name}.mjs` },
+    bundle: true, platform: "browser", format: "esm", minify: true, write: false, logLevel: "silent",
+    alias: { tensorfile: join(root, "dist/index.js") },
+  });
+  const problems = [...result.errors, ...result.warnings];
+  if (problems.length > 0) throw new Error(`${name}: esbuild reported ${problems.map((p) => p.text).join("; ")}`);
+  const text = result.outputFiles[0].text;
+  // a static import of a node: module would fail to load in a browser (fromFile's dynamic one fails only if called)
+  if (/(?:^|[;}\s])import[^(]*?from\s*["']node:/.test(text)) throw new Error(`${name}: the browser bundle statically imports a node: module`);
+  return text;
+}
+
+const entries = {
+  "everything": `import * as tf from "tensorfile"; globalThis.tf = tf;`,
+  "readFromAny + fromBlob": `import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`,
+  "spraak only": `import { spraak } from "tensorfile"; globalThis.x = spraak.read;`,
+  "kernels only": `import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`,
+};
+let failed = false;
+for (const [name, source] of Object.entries(entries)) {
+  try {
+    const text = await bundle(source, name);
+    console.log(`bundle: ${name.padEnd(24)} ${(gzipSync(text).length / 1024).toFixed(1).padStart(6)} KB gzip, no errors or warnings`);
+  } catch (error) {
+    console.error(`bundle: ${error.message}`);
+    failed = true;
+  }
+}
+// the smoke page's script, bundled, for browser.mjs
+const smoke = await bundle(`import * as tf from "tensorfile"; import { smoke } from ${JSON.stringify(join(root, "test/runtimes/smoke.mjs"))}; globalThis.__tensorfile = tf; globalThis.__smoke = smoke;`, "smoke page");
+writeFileSync(join(out, "smoke.js"), smoke);
+process.exit(failed ? 1 : 0);
