@@ -7,6 +7,7 @@
  */
 import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes } from "../tensor.js";
+import { checkEntry, checkTensor } from "./check.js";
 
 const NPY_DESCR: Partial<Record<DType, string>> = {
   float16: "<f2", float32: "<f4", float64: "<f8",
@@ -29,6 +30,7 @@ function shapeLiteral(shape: readonly number[]): string {
 
 /** The .npy header (magic through the newline) for a tensor of `dtype` and `shape`. */
 export function npyHeader(dtype: DType, shape: readonly number[]): Uint8Array {
+  checkEntry({ name: "npy", dtype, shape }, "npyHeader()");
   const dict = `{'descr': '${npyDescr(dtype)}', 'fortran_order': False, 'shape': ${shapeLiteral(shape)}, }`;
   const text = new TextEncoder().encode(dict);
   for (const [version, prefix] of [[1, 10], [2, 12]] as const) {
@@ -50,6 +52,7 @@ export function npyHeader(dtype: DType, shape: readonly number[]): Uint8Array {
 
 /** A whole .npy file for one tensor. */
 export function writeNpy(tensor: NamedTensor): Uint8Array {
+  checkTensor(tensor, "writeNpy()");
   const header = npyHeader(tensor.dtype, tensor.shape);
   const data = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
   const out = new Uint8Array(header.length + data.length);

@@ -4,16 +4,20 @@
  *   …, "__metadata__": { string: string } }, padded with spaces so 8 + header_size is a multiple of 8 |
  *   data: the tensors back to back (no holes), row-major little-endian; offsets are relative to the data start.
  * Tensors are laid out widest element first, so every tensor starts at a multiple of its element size.
- * Types safetensors has no name for (TenniS complex/char/opaque types) are written as U8 with one more axis
- * of the element size, and their real dtype is kept in __metadata__ under "tensorfile.dtype.<name>".
+ * __metadata__ always has "format": "pt" (transformers and diffusers refuse any other value); what the caller
+ * passes (the CLI: "tensorfile.source") is added. complex64 is safetensors' C64. Types safetensors has no name
+ * for (complex128, complex32, TenniS char/opaque types) are written as U8 with one more axis of the element
+ * size, and their real dtype is kept in __metadata__ under "tensorfile.dtype.<name>".
  */
 import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes, elementCount } from "../tensor.js";
+import { checkEntry, checkTensor } from "./check.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
   float16: "F16", float32: "F32", float64: "F64",
   int8: "I8", uint8: "U8", int16: "I16", uint16: "U16", int32: "I32", uint32: "U32", int64: "I64", uint64: "U64",
   bool: "BOOL",
+  complex64: "C64",
 };
 
 export interface SafetensorsEntry {
@@ -33,11 +37,16 @@ export interface SafetensorsPlan {
 
 /** Plans a safetensors file for these tensors (shapes and dtypes only), so data can be streamed after it. */
 export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: Record<string, string> = {}): SafetensorsPlan {
+  if (!Array.isArray(entries as unknown)) throw new TypeError("tensorfile: planSafetensors() takes an array of { name, dtype, shape }");
   const seen = new Set<string>();
-  for (const e of entries) {
-    if (seen.has(e.name)) throw new Error(`tensorfile: two tensors are named "${e.name}"; safetensors needs unique names`);
-    if (e.name === "__metadata__") throw new Error('tensorfile: a tensor cannot be named "__metadata__" in safetensors');
+  entries.forEach((e, i) => {
+    checkEntry(e, `tensor ${i}`);
+    if (seen.has(e.name)) throw new RangeError(`tensorfile: two tensors are named "${e.name}"; safetensors needs unique names`);
+    if (e.name === "__metadata__") throw new RangeError('tensorfile: a tensor cannot be named "__metadata__" in safetensors');
     seen.add(e.name);
+  });
+  for (const [key, value] of Object.entries(metadata)) {
+    if (typeof value !== "string") throw new TypeError(`tensorfile: safetensors __metadata__ values are strings; "${key}" is ${typeof value}`);
   }
   const order = entries.map((e, index) => ({ e, index })).sort((a, b) => dtypeBytes(b.e.dtype) - dtypeBytes(a.e.dtype) || a.index - b.index);
   const layout: SafetensorsPlan["layout"] = [];
@@ -49,7 +58,7 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
     offsets.set(index, [offset, offset + bytes]);
     offset += bytes;
   }
-  const meta: Record<string, string> = { ...metadata };
+  const meta: Record<string, string> = { format: "pt", ...metadata };
   const json: Record<string, unknown> = {};
   entries.forEach((e, index) => {
     const name = SAFETENSORS_DTYPE[e.dtype];
@@ -69,6 +78,8 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
 
 /** A whole safetensors file in memory. */
 export function writeSafetensors(tensors: readonly NamedTensor[], metadata?: Record<string, string>): Uint8Array {
+  if (!Array.isArray(tensors as unknown)) throw new TypeError("tensorfile: writeSafetensors() takes an array of NamedTensors ({ name, dtype, shape, data })");
+  tensors.forEach((t, i) => checkTensor(t, `tensor ${i}`));
   const plan = planSafetensors(tensors, metadata);
   const out = new Uint8Array(plan.size);
   out.set(plan.header);
