@@ -1,6 +1,6 @@
 /**
  * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv and SPRAAK files.
- * Public surface: ../shared/notes/contract.md.
+ * Public surface: the README ("API tour" and the format sections).
  */
 export * as bw2l from "./formats/bw2l.js";
 export * as april from "./formats/april.js";

@@ -59,26 +59,26 @@ export interface TensorInfo {
   byteOrder: "le" | "be";
   /** "column-major": element [i0][i1]… is stored at i0 + d0 * (i1 + d1 * …) (Fortran / ArrayFire order). */
   layout: "row-major" | "column-major";
-  quantization?: Quantization;
+  quantization?: Quantization | undefined;
   /**
    * The format whose `loadTensor` decodes this info (every format's tensorInfos sets it). Some stored forms need
    * their format: a .csta's obfuscated bytes, primitiv's batch-last samples, SPRAAK ASCII/gzip/G.711 data.
    */
-  format?: string;
+  format?: string | undefined;
   /**
    * Set when `dtype: "float32"` decodes this tensor to float32 in a way only its format knows (SPRAAK G.711
    * codes). float16 widening and int8 dequantization need no flag.
    */
-  decodesToFloat32?: boolean;
+  decodesToFloat32?: boolean | undefined;
 }
 
 export interface DecodeOptions {
   /** "float32": widen float16 and dequantize int8 tensors that carry a quantization. Others stay as stored. */
-  dtype?: "float32";
+  dtype?: "float32" | undefined;
   /** Always copy, even where a zero-copy view of the input would do. Default false. */
-  copy?: boolean;
+  copy?: boolean | undefined;
   /** Decode into this array (of the result's type and length) instead of a new one. */
-  out?: TypedArray;
+  out?: TypedArray | undefined;
 }
 
 interface DTypeInfo {

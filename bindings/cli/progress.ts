@@ -4,8 +4,8 @@
  */
 
 export interface ProgressStream {
-  isTTY?: boolean;
-  columns?: number;
+  isTTY?: boolean | undefined;
+  columns?: number | undefined;
   write(text: string): unknown;
 }
 

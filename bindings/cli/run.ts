@@ -1,5 +1,5 @@
 /**
- * The `tensorfile` command line (contract: ../shared/notes/contract.md, "CLI" and "Additions"):
+ * The `tensorfile` command line (the README, "Command line"):
  *   tensorfile inspect FILE… [--json] [--full]
  *   tensorfile verify FILE… [--strict] [--json]
  *   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force] [--to json|npy]

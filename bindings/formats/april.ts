@@ -151,7 +151,7 @@ export interface AprilFile {
    * The stored bytes of language, name, description and tokens. write() uses raw bytes whenever they still
    * decode to the current string (so edits win, and untouched invalid UTF-8 survives).
    */
-  raw?: AprilRawText;
+  raw?: AprilRawText | undefined;
 }
 
 /** read() and readFrom() take no options today. */
@@ -162,15 +162,15 @@ export interface AprilCreateOptions {
   /** Sentencepiece pieces in id order; "▁" becomes a space unless `keepSpaceMarker`. */
   tokens: readonly string[];
   /** Overrides of the exporter's values. `tokenCount` is always tokens.length. */
-  params?: Partial<Omit<AprilParams, "tokenCount">>;
+  params?: Partial<Omit<AprilParams, "tokenCount">> | undefined;
   /** Default "en-us" (the exporter's default); at most 8 UTF-8 bytes. */
-  language?: string;
+  language?: string | undefined;
   /** Default "Untitled". */
-  name?: string;
+  name?: string | undefined;
   /** Default "No description". */
-  description?: string;
+  description?: string | undefined;
   /** Keep "▁" (U+2581) in tokens instead of writing a space as export-april.py does. */
-  keepSpaceMarker?: boolean;
+  keepSpaceMarker?: boolean | undefined;
 }
 
 const decoder = new TextDecoder("utf-8");

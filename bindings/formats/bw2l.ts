@@ -44,14 +44,14 @@ export interface ReadOptions {
    * read() only: widen every fp16 array to fp32 and turn every int8 param of a v1 layer into fp32 with its layer's
    * scale and offset ((q - offset) * scale; the layer's scale and offset become 1 and 0). Default false.
    */
-  dequantize?: boolean;
+  dequantize?: boolean | undefined;
   /** read() only: copy payloads instead of returning views of the input where alignment allows. Default false. */
-  copy?: boolean;
+  copy?: boolean | undefined;
 }
 
 export interface WriteOptions {
   /** Store float32 layer params as fp16, or as int8 with per-layer scale/offset (version 1 only). */
-  quantize?: QuantizeMode;
+  quantize?: QuantizeMode | undefined;
 }
 
 /** True when `head` starts with the BW2L magic (whatever the version: read() then names an unsupported one). */

@@ -108,7 +108,7 @@ export type PrimitivFile =
 
 export interface PrimitivReadOptions {
   /** The data type the caller expects (as primitiv's loaders do); BAD_MAGIC when the file holds another. */
-  expect?: PrimitivDataType;
+  expect?: PrimitivDataType | undefined;
 }
 
 /** A TensorInfo that also says how many samples the data holds (they are stored one after another). */

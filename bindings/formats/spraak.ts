@@ -54,29 +54,29 @@ export interface SpraakReadOptions {
    * External header: keys for header-less data (then the file is read as data only), or keys that fill in
    * what the file's own header lacks (the file's keys win).
    */
-  header?: Record<string, string>;
+  header?: Record<string, string> | undefined;
   /**
    * What a file without magic holds: "key" = a key header without its `.key` line, "none" = header-less data
    * (the default when `header` is given). Without either, a file without magic is BAD_MAGIC.
    */
-  headerFormat?: "key" | "none";
+  headerFormat?: "key" | "none" | undefined;
   /** Text encoding of header and LIST data: "latin1" (default, byte-exact) or "utf-8". */
-  encoding?: TextEncoding;
+  encoding?: TextEncoding | undefined;
   /** LIMIT for a header without its end line (default 16 MiB). */
-  maxHeaderBytes?: number;
+  maxHeaderBytes?: number | undefined;
   /** LIMIT for gzip data (whole-file wrapper or COMPRESS gzip), default 1 GiB. */
-  maxInflatedBytes?: number;
+  maxInflatedBytes?: number | undefined;
 }
 
 /** A TensorInfo with what SPRAAK adds: G.711 codes, and data that is not stored as-is at byteOffset. */
 export interface SpraakTensorInfo extends TensorInfo {
   /** ALAW/ULAW: the bytes are G.711 codes; loadTensor/tensors decode them to float32 with { dtype: "float32" }. */
-  g711?: "ALAW" | "ULAW";
+  g711?: "ALAW" | "ULAW" | undefined;
   /**
    * The data is gzip-compressed or ASCII text: byteOffset is where it starts in the decoded stream, and
    * loadTensor reads and parses the whole file (with these read options).
    */
-  wholeFile?: SpraakReadOptions;
+  wholeFile?: SpraakReadOptions | undefined;
 }
 
 const MAGIC_SPR = ".spr";
@@ -701,32 +701,32 @@ export function blobs(file: SpraakFile): EmbeddedBlob[] {
 
 export interface BuildOptions {
   /** Extra header keys, in order (FORMAT/TYPE/LAYOUT/DIM1/DIM2/COMPRESS set by the builder win). */
-  header?: Record<string, string>;
+  header?: Record<string, string> | undefined;
   /** The DATA key (TRACK, SAMPLE, CORPUS, …). */
-  data?: string;
+  data?: string | undefined;
   /** COMPRESS gzip on the data part. */
-  compress?: "gzip";
+  compress?: "gzip" | undefined;
   /** gzip the whole file. */
-  gzip?: boolean;
+  gzip?: boolean | undefined;
   /** "spr" (default), "key" (keys written with their key-header names) or "none" (data only). */
-  kind?: SpraakHeaderKind;
-  encoding?: TextEncoding;
+  kind?: SpraakHeaderKind | undefined;
+  encoding?: TextEncoding | undefined;
   /**
    * `.spr` binary matrices: pad the header with a whitespace line so the data starts at a multiple of this
    * (default 64, as SPRAAK's own files; 0 or 1: no padding). Aligned data is returned as views, not copies.
    */
-  align?: number;
+  align?: number | undefined;
 }
 
 export interface MatrixOptions extends BuildOptions {
   /** Columns (DIM2) of a flat array; default: the rows' length for number[][], else 1. */
-  cols?: number;
+  cols?: number | undefined;
   /** Element TYPE; default from the array (Float32Array: F32, …; number[][]: F32). ALAW/ULAW take Uint8Array codes. */
-  type?: SpraakType;
+  type?: SpraakType | undefined;
   /** BIN01 (default), BIN10 or ASCII. */
-  format?: SpraakFormat;
+  format?: SpraakFormat | undefined;
   /** Write DIM1 -1 instead of the row count. */
-  openEnded?: boolean;
+  openEnded?: boolean | undefined;
 }
 
 function typeOfArray(values: TypedArray): SpraakType {

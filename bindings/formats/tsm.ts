@@ -46,12 +46,12 @@ export const extensions: readonly string[] = [".tsm", ".csta"];
 
 /** A TenniS module; `container` is set when it came out of (and will be written back into) a .csta file. */
 export interface TsmFile extends TsmModule {
-  container?: CstaContainer;
+  container?: CstaContainer | undefined;
 }
 
 /** A TensorInfo of a tensor inside a .csta file: its bytes are obfuscated and loadTensor undoes that. */
 export interface TsmTensorInfo extends TensorInfo {
-  obfuscated?: "csta";
+  obfuscated?: "csta" | undefined;
 }
 
 function u32At(bytes: Uint8Array, at: number): number {
@@ -123,7 +123,7 @@ export function write(file: TsmFile, _options?: unknown): Uint8Array {
 
 export interface WriteCstaOptions {
   /** The tree to put the module in (default: file.container, else { backbone: { tsm } } with PKCS#7 padding). */
-  container?: CstaContainer;
+  container?: CstaContainer | undefined;
 }
 
 /** Packs the module into a SeetaFace6 .csta container. */

@@ -35,11 +35,11 @@ export interface ByteRange {
 }
 
 export interface ByteReaderOptions {
-  littleEndian?: boolean;
+  littleEndian?: boolean | undefined;
   /** Absolute offset to start at (default 0). */
-  start?: number;
+  start?: number | undefined;
   /** Absolute offset this reader may not read past (default: the end of the file). */
-  end?: number;
+  end?: number | undefined;
 }
 
 // ignoreBOM: keep a leading U+FEFF as a character instead of silently dropping its bytes

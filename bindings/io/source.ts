@@ -12,13 +12,13 @@ import { asBytes, bytesOrUndefined } from "./input.js";
 
 export interface ByteSource {
   /** Total size in bytes, when known (fromUrl learns it from its first response). */
-  size?: number;
+  size?: number | undefined;
   /** Bytes [offset, offset + length); fewer only at the end of the source. */
   read(offset: number, length: number): Promise<Uint8Array>;
   /** Releases what the source holds open (a file handle). Optional. */
   close?(): Promise<void>;
   /** A name for messages (a path or URL). */
-  readonly name?: string;
+  readonly name?: string | undefined;
 }
 
 /** A source failed for a reason other than the file's content: a network error, an HTTP status, I/O. */
@@ -112,8 +112,8 @@ export async function fromFile(path: string): Promise<ByteSource & { size: numbe
 
 export interface UrlSourceOptions {
   /** The fetch to use (default globalThis.fetch). */
-  fetch?: typeof globalThis.fetch;
-  headers?: Record<string, string>;
+  fetch?: typeof globalThis.fetch | undefined;
+  headers?: Record<string, string> | undefined;
 }
 
 /**

@@ -11,43 +11,43 @@ export type KeyvalInput = Record<string, string> | Map<string, string> | readonl
 
 export interface ParamInput {
   /** Default: from the typed array (Float32Array: fp32, Uint16Array: fp16 halves, BigInt64Array: i64, …). */
-  dtype?: Bw2lDType;
+  dtype?: Bw2lDType | undefined;
   /**
    * The logical shape in ArrayFire order (e.g. conv weight [kx, ky, cin, cout], linear weight [out, in, 1, 1]).
    * `data` is row-major for these dims and is stored column-major. v2 stores the dims; v1 cannot (the data is
    * still stored column-major). Default: [length].
    */
-  dims?: readonly number[];
+  dims?: readonly number[] | undefined;
   data: Bw2lArrayData | readonly number[] | readonly bigint[];
 }
 
 export interface LayerInput {
   /** The arch line, e.g. "L 4 6". */
   arch: string;
-  params?: readonly ParamInput[];
+  params?: readonly ParamInput[] | undefined;
   /** v1 only (default 1 and 0). */
-  scale?: number;
-  offset?: bigint | number;
+  scale?: number | undefined;
+  offset?: bigint | number | undefined;
 }
 
 export interface ModelInput {
   /** Default 2. */
-  version?: Bw2lVersion;
-  name?: string;
+  version?: Bw2lVersion | undefined;
+  name?: string | undefined;
   /** keyval sections, written in bytewise key order like the exporter's std::map. */
-  flags?: KeyvalInput;
-  config?: KeyvalInput;
+  flags?: KeyvalInput | undefined;
+  config?: KeyvalInput | undefined;
   /** The arch text, or its lines (each gets a "\n"). Default: the layers' arch lines. */
-  arch?: string | readonly string[];
+  arch?: string | readonly string[] | undefined;
   /** The tokens text, or one token per line (each gets a "\n"). */
-  tokens?: string | readonly string[];
-  layers?: readonly LayerInput[];
+  tokens?: string | readonly string[] | undefined;
+  layers?: readonly LayerInput[] | undefined;
   /** The ASG transitions matrix (an `array` section named "transitions"). */
-  transitions?: ParamInput;
+  transitions?: ParamInput | undefined;
   /** More `array` sections, by name, after transitions. */
-  arrays?: Record<string, ParamInput>;
+  arrays?: Record<string, ParamInput> | undefined;
   /** The sentencepiece model (a `data` section named "spm", last). */
-  spm?: Uint8Array;
+  spm?: Uint8Array | undefined;
 }
 
 function dtypeOf(data: ParamInput["data"]): Bw2lDType | undefined {

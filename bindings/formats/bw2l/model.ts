@@ -41,23 +41,23 @@ export interface Bw2lArray {
    * v2 only: the stored dims (ArrayFire order, usually 4-D with trailing 1s; may be empty). v1 arrays have none.
    * The element count is the data's length, which a v2 file stores separately and need not match the dims.
    */
-  dims?: number[];
+  dims?: number[] | undefined;
   /**
    * The elements in stored order (ArrayFire column-major), little-endian host order. A `readFrom()` result holds
    * the payload's byte range instead. `read()` may return views that share memory with its input.
    */
   data: Bw2lArrayData | ByteRange;
   /** Absolute offset of the first payload byte in the file this was read from (absent for built arrays). */
-  byteOffset?: number;
+  byteOffset?: number | undefined;
 }
 
 export interface Bw2lLayer {
   /** The layer's arch line, e.g. `C 8 4 3 1 -1 1` (without the newline). */
   arch: string;
   /** v1 only: f32. For int8 params, value = (q - offset) * scale (our convention; the reference writes 1 and ignores it). */
-  scale?: number;
+  scale?: number | undefined;
   /** v1 only: i64. */
-  offset?: bigint;
+  offset?: bigint | undefined;
   params: Bw2lArray[];
 }
 
@@ -71,9 +71,9 @@ interface SectionBase {
   /** The section description (the exporter writes ""). */
   desc: string;
   /** Absolute offset of the section's first header byte in the file it was read from. */
-  byteOffset?: number;
+  byteOffset?: number | undefined;
   /** Absolute offset of the section's data (after data_length). */
-  dataOffset?: number;
+  dataOffset?: number | undefined;
 }
 
 export interface Bw2lUtf8Section extends SectionBase {
@@ -111,7 +111,7 @@ export interface Bw2lFile {
   name: string;
   sections: Bw2lSection[];
   /** Bytes after the last section (the reference ignores them; kept so the file round-trips). Absent when none. */
-  trailing?: Uint8Array | ByteRange;
+  trailing?: Uint8Array | ByteRange | undefined;
 }
 
 export function isUtf8Section(s: Bw2lSection): s is Bw2lUtf8Section {

@@ -68,7 +68,7 @@ interface TensorEntry {
   array: Bw2lArray;
   shape: number[];
   layout: "row-major" | "column-major";
-  quantization?: Quantization;
+  quantization?: Quantization | undefined;
 }
 
 function product(dims: readonly number[]): number {

@@ -26,7 +26,7 @@ export interface HeaderLine {
   /** The value: trimmed, unquoted, continuation lines spliced. */
   value: string;
   /** The line exactly as in the file (continuations included, without its final "\n"); absent for new lines. */
-  raw?: string;
+  raw?: string | undefined;
 }
 
 export interface ParsedHeader {

@@ -1,5 +1,5 @@
 /**
- * SPRAAK choices the public documentation leaves open (shared/notes/format-spraak.md §2.3, §4.2, §6, §11).
+ * SPRAAK choices the public documentation leaves open (documented in the README, "SPRAAK").
  * Everything provisional lives here, in one place, so that a future look at the SPRAAK source (or a real key
  * file) changes data, not code. Each entry says where the guess comes from.
  */
@@ -11,7 +11,7 @@ export interface KeyHeaderRule {
   /** The SPRAAK key it becomes. */
   readonly to: string;
   /** Value translations (upper-cased lookup); values not listed pass through unchanged. */
-  readonly values?: Readonly<Record<string, string>>;
+  readonly values?: Readonly<Record<string, string>> | undefined;
   readonly confidence: "high" | "medium" | "low";
 }
 

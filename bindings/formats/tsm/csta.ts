@@ -47,7 +47,7 @@ export type StaValue =
 export interface StaEntry {
   key: string;
   /** exact key bytes when not valid UTF-8 */
-  rawKey?: Uint8Array;
+  rawKey?: Uint8Array | undefined;
   value: StaValue;
 }
 
@@ -59,7 +59,7 @@ export interface CstaContainer {
   /** Dict keys leading to the module binary: ["backbone", "tsm"]. */
   modulePath: string[];
   /** Decoded bytes after the tree, inside the obfuscated region (PKCS#7 padding in real files); undefined: PKCS#7. */
-  padding?: Uint8Array;
+  padding?: Uint8Array | undefined;
   /** The (len - 4) % 16 bytes after the obfuscated region, as stored (none in real files). */
   tail: Uint8Array;
 }

@@ -44,11 +44,11 @@ export interface TsmGraphNode {
   /** Nodes that use this one as an input. */
   consumers: TsmGraphNode[];
   /** `#shape` (a `<param>`'s declared input shape), when present. */
-  shape?: number[];
+  shape?: number[] | undefined;
   /** `#dtype` as a DType name, when present and known. */
-  dtype?: DType;
+  dtype?: DType | undefined;
   /** A `<const>`'s `value` fields (usually one; see `tensors()` for the decoded uniform view). */
-  value?: TsmField[];
+  value?: TsmField[] | undefined;
 }
 
 export interface TsmGraph {

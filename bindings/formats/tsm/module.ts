@@ -53,13 +53,13 @@ export interface TsmField {
    */
   data: TypedArray | ByteRange;
   /** Absolute offset of the payload in the file (set by the readers, ignored by the writer). */
-  byteOffset?: number;
+  byteOffset?: number | undefined;
 }
 
 export interface TsmParam {
   key: string;
   /** The key's exact bytes, only when they are not valid UTF-8 (so that `key` cannot give them back). */
-  keyBytes?: Uint8Array;
+  keyBytes?: Uint8Array | undefined;
   /** The packed tensor: usually one field. */
   fields: TsmField[];
 }
@@ -79,7 +79,7 @@ export interface TsmModule {
   outputs: number[];
   nodes: TsmNode[];
   /** Bytes after the graph (no reference writer produces them; both readers ignore them). */
-  trailing?: Uint8Array | ByteRange;
+  trailing?: Uint8Array | ByteRange | undefined;
 }
 
 /** True for loaded payload bytes (a typed array), false for a ByteRange readFrom left unread. */

@@ -1,0 +1,100 @@
+// The package as users install it: `npm pack`, install the tarball into a fresh temporary project, then an ESM
+// import, a CommonJS require, `npx tensorfile --help`, a strict TypeScript example (test/package/usage.ts;
+// skipLibCheck false; module resolution node16, nodenext and bundler) and an esbuild browser bundle of the
+// installed package run in headless Chromium. Usage: npm run test:package (after npm run build). Exits 1 on failure.
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const work = mkdtempSync(join(tmpdir(), "tensorfile-package-"));
+let failures = 0;
+function step(name, fn) {
+  return Promise.resolve().then(fn).then(
+    (detail) => console.log(`package: ok   ${name}${detail ? ` (${detail})` : ""}`),
+    (error) => {
+      failures++;
+      console.error(`package: FAIL ${name}: ${error.stderr?.toString() || error.stdout?.toString() || error.message}`);
+    },
+  );
+}
+const run = (cmd, args, cwd = work) => execFileSync(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } }).toString();
+
+try {
+  // pack without running prepack again (the caller built dist/)
+  const tgz = run("npm", ["pack", "--ignore-scripts", "--pack-destination", work, "--silent"], root).trim().split("\n").pop();
+  const tarball = join(work, tgz);
+  writeFileSync(join(work, "package.json"), JSON.stringify({ name: "fresh-project", version: "1.0.0", private: true }));
+  const install = spawnSync("npm", ["install", "--no-audit", "--no-fund", tarball], { cwd: work, encoding: "utf8" });
+  if (install.status !== 0) throw new Error(`npm install failed: ${install.stderr}`);
+  const warned = /install script|allowScripts|deprecated tensorfile/i.test(install.stderr) ? install.stderr : "";
+  console.log(`package: installed ${tgz}${warned ? ` (npm said: ${warned.trim()})` : ", no install-script warning"}`);
+  if (/install script/i.test(install.stderr)) failures++;
+  const files = readdirSync(join(work, "node_modules/tensorfile"));
+  await step("the package holds dist, LICENSE, README.md and package.json only", () => {
+    const extra = files.filter((f) => !["dist", "LICENSE", "README.md", "package.json"].includes(f));
+    if (extra.length > 0 || !files.includes("LICENSE")) throw new Error(`files: ${files.join(", ")}`);
+    const cites = spawnSync("grep", ["-rlE", "\\.\\./shared|shared/notes|test/runtimes|test/helpers", join(work, "node_modules/tensorfile/dist"), "--include=*.d.ts"], { encoding: "utf8" }).stdout.trim();
+    if (cites) throw new Error(`declarations cite files not in the package: ${cites}`);
+    return files.join(", ");
+  });
+
+  await step("ESM import", () => run("node", ["--input-type=module", "-e",
+    'import * as tf from "tensorfile"; const b = tf.bw2l.write(tf.bw2l.create({ layers: [] })); if (tf.detectFormat(b) !== "bw2l") throw new Error("detect"); console.log(Object.keys(tf).length)']).trim() + " exports");
+  await step("CommonJS require", () => run("node", ["-e",
+    'const tf = require("tensorfile"); const h = tf.kernels.f16ToF32(new Uint16Array([0x3c00])); if (h[0] !== 1) throw new Error("f16"); console.log(typeof tf.readAny)']).trim());
+  await step("npx tensorfile --help", () => {
+    const out = run("npx", ["--no-install", "tensorfile", "--help"]);
+    if (!out.includes("tensorfile inspect")) throw new Error(out);
+    return out.split("\n")[0];
+  });
+
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  copyFileSync(join(root, "test/package/usage.ts"), join(work, "usage.ts"));
+  for (const [module, resolution] of [["node16", "node16"], ["nodenext", "nodenext"], ["esnext", "bundler"], ["commonjs", "node10"]]) {
+    await step(`strict TypeScript (module ${module}, moduleResolution ${resolution}, skipLibCheck false)`, () => {
+      const config = { compilerOptions: { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
+        module, moduleResolution: resolution, target: "es2022", lib: ["es2022", "dom"], types: [], noEmit: true }, files: ["usage.ts"] };
+      writeFileSync(join(work, "tsconfig.json"), JSON.stringify(config));
+      // node16/nodenext/bundler: an ESM project; commonjs/node10: a CommonJS one (types through "types")
+      writeFileSync(join(work, "package.json"), JSON.stringify({ name: "fresh-project", version: "1.0.0", private: true, ...(module === "commonjs" ? {} : { type: "module" }) }));
+      run("node", [tsc, "-p", "tsconfig.json"]);
+    });
+  }
+
+  await step("esbuild browser bundle of the installed package, run in Chromium", async () => {
+    const entry = join(work, "entry.mjs");
+    writeFileSync(entry, `import * as tf from "tensorfile";
+const bytes = tf.bw2l.write(tf.bw2l.create({ layers: [] }));
+const opened = await tf.readFromAny(tf.fromBlob(new Blob([bytes])));
+window.__result = opened.format + " " + tf.kernels.f16ToF32(new Uint16Array([0x4000]))[0];`);
+    const result = await build({ entryPoints: [entry], bundle: true, platform: "browser", format: "esm", write: false, logLevel: "silent", absWorkingDir: work });
+    if (result.warnings.length > 0) throw new Error(`esbuild warnings: ${result.warnings.map((w) => w.text).join("; ")}`);
+    const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+    if (!existsSync(executablePath)) throw new Error(`${executablePath} not found`);
+    const browser = await chromium.launch({ executablePath, args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-quic"] });
+    try {
+      const page = await browser.newPage();
+      const errors = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.setContent(`<script type="module">${result.outputFiles[0].text.replace(/<\/script/g, "<\\/script")}</script>`);
+      await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 30_000 });
+      const got = await page.evaluate(() => window.__result);
+      if (got !== "bw2l 2" || errors.length > 0) throw new Error(`got ${got}; errors: ${errors.join("; ")}`);
+      return got;
+    } finally {
+      await browser.close();
+    }
+  });
+} catch (error) {
+  failures++;
+  console.error(`package: FAIL ${error.message}`);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(failures === 0 ? "package: all checks passed" : `package: ${failures} check(s) failed`);
+process.exit(failures === 0 ? 0 : 1);
