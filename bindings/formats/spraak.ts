@@ -60,7 +60,10 @@ export interface SpraakReadOptions {
    * (the default when `header` is given). Without either, a file without magic is BAD_MAGIC.
    */
   headerFormat?: "key" | "none" | undefined;
-  /** Text encoding of header and LIST data: "latin1" (default, byte-exact) or "utf-8". */
+  /**
+   * Text encoding of the header and LIST/ASCII data, "latin1" or "utf-8" (both byte-exact). Default: UTF-8
+   * when the text is valid UTF-8, else Latin-1 (`meta.encoding` says which was used).
+   */
   encoding?: TextEncoding | undefined;
   /** LIMIT for a header without its end line (default 16 MiB). */
   maxHeaderBytes?: number | undefined;
@@ -139,7 +142,23 @@ function resolveOptions(options: SpraakReadOptions): Resolved {
 
 /** Reads a whole SPRAAK file. Throws only FormatErrors for bad bytes. */
 export function read(bytes: Uint8Array, options: SpraakReadOptions = {}): SpraakFile {
-  return parse(new ByteReader(asBytes(bytes, "spraak.read"), id), options, true, true);
+  const input = asBytes(bytes, "spraak.read");
+  return withTextEncoding(options, (resolved) => parse(new ByteReader(input, id), resolved, true, true));
+}
+
+/**
+ * SPRAAK text (headers, LIST and ASCII data) is bytes: UTF-8 or Latin-1, the documentation says. Without an
+ * `encoding` option, a file whose text is valid UTF-8 is read as UTF-8 and any other as Latin-1 (every byte
+ * string is valid Latin-1); `meta.encoding` says which. Either way write() gives back the exact bytes.
+ */
+function withTextEncoding<T>(options: SpraakReadOptions, parse: (options: SpraakReadOptions) => T): T {
+  if (options.encoding !== undefined) return parse(options);
+  try {
+    return parse({ ...options, encoding: "utf-8" });
+  } catch (error) {
+    if (!(error instanceof CorruptDataError) || !/invalid UTF-8/.test(error.message)) throw error;
+    return parse({ ...options, encoding: "latin1" });
+  }
 }
 
 /**
@@ -147,7 +166,8 @@ export function read(bytes: Uint8Array, options: SpraakReadOptions = {}): Spraak
  * LIST data, COMPRESS gzip and gzip-wrapped files are read whole (they must be scanned or inflated).
  */
 export async function readFrom(source: ByteSource, options: SpraakReadOptions = {}): Promise<SpraakFile> {
-  return lazy.parseFrom(asSource(source, "spraak.readFrom"), id, (backing) => parse(new ByteReader(backing, id), options, false, true));
+  const checked = asSource(source, "spraak.readFrom");
+  return lazy.parseFrom(checked, id, (backing) => withTextEncoding(options, (resolved) => parse(new ByteReader(backing, id), resolved, false, true)));
 }
 
 function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowGzip: boolean): SpraakFile {
@@ -626,7 +646,7 @@ export function inspect(file: SpraakFile): InspectResult {
   const result: InspectResult = {
     format: id,
     version: file.kind === "none" ? null : file.kind === "spr" ? ".spr" : ".key",
-    meta: { ...file.meta, defaults: file.meta.defaults.slice(), dataOffset: file.dataOffset },
+    meta: { ...file.meta, defaults: file.meta.defaults.slice(), dataOffset: file.dataOffset, encoding: file.encoding },
     tensors: tensorRows,
     header: {
       kind: file.kind,
