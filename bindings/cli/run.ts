@@ -549,7 +549,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${info.version === null ? "" : ` version ${info.version}`}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
