@@ -14,16 +14,34 @@ import { asBytes, asSource } from "./io/input.js";
 import { type ByteSource, readExactly, sourceSize } from "./io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-export const FORMATS: readonly FormatModule<any, any, any>[] = [bw2l, april, tsm, primitiv, spraak];
+/** Each format id's module (typed per id: `formatModule("tsm").graph` exists). */
+export interface FormatModules {
+  bw2l: typeof bw2l;
+  april: typeof april;
+  tsm: typeof tsm;
+  primitiv: typeof primitiv;
+  spraak: typeof spraak;
+}
+
+/** Each format id's file object, as read() returns it. */
+export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules[K]["read"]> };
+
+/** A module over its format's own file type, as the dispatchers here use it. */
+type ModuleOf<K extends FormatId> = FormatModule<FormatFiles[K], unknown, unknown>;
+
+export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak] as unknown as FormatModule<never, never, never>[];
 
 /** How many leading bytes detectFormat needs at most. */
 export const DETECT_BYTES = 64;
 
-export function formatModule(id: FormatId): FormatModule<any, any, any> {
+export function formatModule<K extends FormatId>(id: K): FormatModules[K] {
   const found = FORMATS.find((f) => f.id === id);
-  if (!found) throw new TypeError(`unknown format ${String(id)}`);
-  return found;
+  if (!found) throw new TypeError(`tensorfile: unknown format ${String(id)} (the formats are ${FORMATS.map((f) => f.id).join(", ")})`);
+  return found as unknown as FormatModules[K];
+}
+
+function moduleOf<K extends FormatId>(id: K): ModuleOf<K> {
+  return formatModule(id) as unknown as ModuleOf<K>;
 }
 
 /**
@@ -49,25 +67,27 @@ export function unknownFormatError(head: Uint8Array): FormatError {
   return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: the first bytes [${shown}] match none of ${tried}`, 0);
 }
 
-export interface AnyFile {
-  format: FormatId;
-  file: unknown;
-  tensors(options?: DecodeOptions): NamedTensor[];
-}
+/** What readAny returns: a union discriminated by `format` (`if (a.format === "tsm") a.file.nodes`). */
+export type AnyFile = {
+  [K in FormatId]: { format: K; file: FormatFiles[K]; tensors(options?: DecodeOptions): NamedTensor[] };
+}[FormatId];
 
 /** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
 export function readAny(input: Uint8Array | ArrayBuffer): AnyFile {
   const bytes = asBytes(input, "readAny");
   const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
   if (!id) throw unknownFormatError(bytes);
-  const module = formatModule(id);
+  const module = moduleOf(id);
   const file = module.read(bytes);
-  return { format: id, file, tensors: (options?: DecodeOptions) => module.tensors(file, options) };
+  return { format: id, file, tensors: (options?: DecodeOptions) => module.tensors(file, options) } as AnyFile;
 }
 
-export interface AnyLazyFile {
-  format: FormatId;
-  file: unknown;
+/** What readFromAny returns: a union discriminated by `format`, like AnyFile, with lazy tensors. */
+export type AnyLazyFile = {
+  [K in FormatId]: LazyFileMembers & { format: K; file: FormatFiles[K] };
+}[FormatId];
+
+interface LazyFileMembers {
   tensorInfos(): TensorInfo[];
   /** Reads and decodes one tensor, given its info (from tensorInfos()) or its name. */
   loadTensor(info: TensorInfo | string, options?: DecodeOptions): Promise<NamedTensor>;
@@ -122,12 +142,12 @@ export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
   const head = await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head");
   const id = detectFormat(head);
   if (!id) throw unknownFormatError(head);
-  const module = formatModule(id);
+  const module = moduleOf(id);
   const file = await module.readFrom(source);
   return {
     format: id,
     file,
     tensorInfos: () => module.tensorInfos(file),
-    loadTensor: async (wanted, options) => module.loadTensor(source, pickInfo(module.tensorInfos(file), wanted), options),
-  };
+    loadTensor: async (wanted: TensorInfo | string, options?: DecodeOptions) => module.loadTensor(source, pickInfo(module.tensorInfos(file), wanted), options),
+  } as AnyLazyFile;
 }

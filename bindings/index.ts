@@ -11,7 +11,7 @@ export * as kernels from "./kernels.js";
 export { FORMATS, DETECT_BYTES, detectFormat, formatModule, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
-export type { AnyFile, AnyLazyFile } from "./any.js";
+export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
   UnsupportedError, FORMAT_ERROR_CODES, isFormatError,

@@ -31,14 +31,37 @@ export type TypedArray =
   | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
   | BigInt64Array | BigUint64Array;
 
-export interface NamedTensor {
+/** The typed array each dtype's data comes in (float16: the raw halves; format-specific types: raw bytes). */
+export interface DTypeArrays {
+  float16: Uint16Array;
+  float32: Float32Array;
+  float64: Float64Array;
+  int8: Int8Array;
+  uint8: Uint8Array;
+  int16: Int16Array;
+  uint16: Uint16Array;
+  int32: Int32Array;
+  uint32: Uint32Array;
+  int64: BigInt64Array;
+  uint64: BigUint64Array;
+  bool: Uint8Array;
+}
+
+/** One tensor of one dtype: `data` is that dtype's typed array. */
+export interface TensorOf<D extends DType> {
   name: string;
-  dtype: DType;
+  dtype: D;
   /** Logical shape: element [i][j] of the source framework is element [i][j] here. A scalar is []. */
   shape: number[];
   /** Row-major (C order), host little-endian. */
-  data: TypedArray;
+  data: D extends StandardDType ? DTypeArrays[D] : Uint8Array;
 }
+
+/**
+ * A decoded tensor: a union discriminated by `dtype`, so that `if (t.dtype === "float32")` makes `t.data` a
+ * Float32Array with no cast.
+ */
+export type NamedTensor = { [D in DType]: TensorOf<D> }[DType];
 
 /** Affine int8 quantization: value = (q - offset) * scale. */
 export interface Quantization {
@@ -199,7 +222,7 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
       throw new RangeError(`tensorfile: options.out must be a ${want.name} of ${count * (isStandardDType(dtype) ? 1 : dtypeBytes(dtype))} elements for tensor "${info.name}"`);
     }
   }
-  const result = (data: TypedArray): NamedTensor => ({ name: info.name, dtype, shape: info.shape.slice(), data });
+  const result = (data: TypedArray): NamedTensor => ({ name: info.name, dtype, shape: info.shape.slice(), data }) as NamedTensor;
 
   if (!widen && !dequantize && !swap && !columnMajor) {
     if (!out) return result(viewAs(info.dtype, bytes, options.copy));

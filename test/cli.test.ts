@@ -4,7 +4,7 @@ import { extname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatModule, readAny } from "../bindings/any.js";
 import { runCli } from "../bindings/cli/run.js";
-import type { FormatId } from "../bindings/formats/types.js";
+import type { FormatId, FormatModule } from "../bindings/formats/types.js";
 import type { NamedTensor } from "../bindings/tensor.js";
 import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
 import { parseNpy, parseSafetensors } from "./helpers/parsers.js";
@@ -32,7 +32,7 @@ const SAFETENSORS_NAME: Record<string, string> = { float16: "F16", float32: "F32
 /** Checks every CLI command on one file of a known format. */
 async function checkFile(path: string, format: FormatId) {
   const bytes = new Uint8Array(readFileSync(path));
-  const module = formatModule(format);
+  const module = formatModule(format) as unknown as FormatModule;
   const file = module.read(bytes);
   const tensors = module.tensors(file);
 
@@ -156,7 +156,7 @@ describe("tensorfile CLI", () => {
       const any = readAny(demo.bytes);
       return { format: any.format, file: any.file };
     })();
-    const module = formatModule(format);
+    const module = formatModule(format) as unknown as FormatModule;
     const wide = module.tensors(file, { dtype: "float32" });
     const half = module.tensors(file).find((t) => t.dtype === "float16")!;
     const st = join(dir, "wide.safetensors");

@@ -64,7 +64,7 @@ describe.each(BACKENDS)("backend %s: every input form gives the same tensors and
       const before = hash(input);
       const got = withBackend(backend, () => {
         const opened = lib.readAny(input);
-        const module = lib.formatModule(opened.format);
+        const module = lib.formatModule(opened.format) as unknown as lib.FormatModule;
         module.verify(opened.file);
         module.write(opened.file);
         return { raw: summary(opened.tensors()), float: summary(opened.tensors({ dtype: "float32" })) };
@@ -138,7 +138,7 @@ describe("wrong types are a TypeError that says what to pass", () => {
 describe("readFrom() results", () => {
   it.each(examples)("tensors() of $label says to use loadTensor, at the call", async ({ bytes }) => {
     const lazy = await lib.readFromAny(lib.fromBytes(bytes));
-    const module = lib.formatModule(lazy.format);
+    const module = lib.formatModule(lazy.format) as unknown as lib.FormatModule;
     expect(() => module.tensors(lazy.file)).toThrow(/opened with readFrom\(\).*loadTensor/);
   });
 

@@ -617,13 +617,13 @@ export function tensors(file: SpraakFile, options: DecodeOptions = {}): NamedTen
   const info = matrixInfo(data.type, data.rows, data.cols, file.dataOffset, data.encoding === "binary" ? data.byteOrder : "le");
   let tensor: NamedTensor;
   if (data.encoding === "binary") tensor = decodeTensor(loaded(data.bytes, "the data"), info, options, id);
-  else tensor = { name: "data", dtype: info.dtype, shape: [data.rows, data.cols], data: options.copy ? data.values.slice() : data.values };
+  else tensor = { name: "data", dtype: info.dtype, shape: [data.rows, data.cols], data: options.copy ? data.values.slice() : data.values } as NamedTensor;
   return [widenG711(tensor, info.g711, options)];
 }
 
 function widenG711(tensor: NamedTensor, law: "ALAW" | "ULAW" | undefined, options: DecodeOptions): NamedTensor {
   if (!law || options.dtype !== "float32") return tensor;
-  return { ...tensor, dtype: "float32", data: decodeG711(tensor.data as Uint8Array, law) };
+  return { name: tensor.name, shape: tensor.shape, dtype: "float32", data: decodeG711(tensor.data as Uint8Array, law) };
 }
 
 export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {

@@ -32,6 +32,24 @@ export function formats(bytes: Uint8Array): string[] {
   return out;
 }
 
+/** The discriminated unions narrow with no cast. */
+export function narrowing(bytes: Uint8Array): number {
+  const opened = readAny(bytes);
+  let count = 0;
+  if (opened.format === "tsm") count += opened.file.nodes.length;
+  if (opened.format === "april") count += april.blobs(opened.file).length;
+  for (const t of opened.tensors()) {
+    if (t.dtype === "float32") {
+      const values: Float32Array = t.data;
+      count += values.length;
+    } else if (t.dtype === "float16") {
+      const halves: Uint16Array = t.data;
+      count += halves.length;
+    }
+  }
+  return count;
+}
+
 export function halves(): Float32Array {
   return kernels.f16ToF32(new Uint16Array([0x3c00, 0x4000]));
 }
