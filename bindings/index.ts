@@ -25,3 +25,6 @@ export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";
+// issue 15: compare two files' tensors
+export { diffTensors } from "./diff.js";
+export type { DiffInput, DiffOptions, DiffProgress, DiffResult, LazyTensorFile, TensorDiff } from "./diff.js";
