@@ -15,3 +15,5 @@ export function staticEnd(): usize {
 export function copy(src: usize, dst: usize, bytes: usize): void {
   memory.copy(dst, src, bytes);
 }
+// issue 15 (diff): element-wise comparison statistics of two float32 arrays
+export { diffStats } from "./diff";

@@ -194,3 +194,62 @@ export function f8e5m2ToF32(src: Uint8Array, dst: Uint32Array): void {
   const n = src.length;
   for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
 }
+
+// issue 15 (diff): the TS twin of assembly/diff.ts diffStats, with the same summation order (lane i % 4 for
+// i below count & ~3, lanes combined as (l0 + l2) + (l1 + l3), the tail summed in order and added last).
+
+/** What diffStats gives for one run: see assembly/diff.ts. */
+export interface DiffStatsResult {
+  maxAbs: number;
+  maxRel: number;
+  differing: number;
+  dot: number;
+  normA2: number;
+  normB2: number;
+}
+
+export function diffStats(a: Float32Array, b: Float32Array, atol: number, rtol: number): DiffStatsResult {
+  const n = a.length;
+  const dot = [0, 0, 0, 0];
+  const normA = [0, 0, 0, 0];
+  const normB = [0, 0, 0, 0];
+  let tailDot = 0;
+  let tailNormA = 0;
+  let tailNormB = 0;
+  let maxAbs = 0;
+  let maxRel = 0;
+  let differing = 0;
+  const vectorEnd = n & ~3;
+  for (let i = 0; i < n; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    const ay = Math.abs(y);
+    if (!(x === y || (x !== x && y !== y))) {
+      let d = Math.abs(x - y);
+      if (d !== d) d = Infinity;
+      if (!(d < Infinity && d <= atol + rtol * ay)) differing++;
+      let rel = d / ay;
+      if (rel !== rel) rel = Infinity;
+      if (d > maxAbs) maxAbs = d;
+      if (rel > maxRel) maxRel = rel;
+    }
+    const finite = Math.abs(x) < Infinity && ay < Infinity;
+    const xm = finite ? x : 0;
+    const ym = finite ? y : 0;
+    if (i < vectorEnd) {
+      const lane = i & 3;
+      dot[lane] += xm * ym;
+      normA[lane] += xm * xm;
+      normB[lane] += ym * ym;
+    } else {
+      tailDot += xm * ym;
+      tailNormA += xm * xm;
+      tailNormB += ym * ym;
+    }
+  }
+  const combine = (l: number[], tail: number) => (l[0]! + l[2]!) + (l[1]! + l[3]!) + tail;
+  return {
+    maxAbs, maxRel, differing,
+    dot: combine(dot, tailDot), normA2: combine(normA, tailNormA), normB2: combine(normB, tailNormB),
+  };
+}
