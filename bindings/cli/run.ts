@@ -21,8 +21,10 @@ import { writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, SourceError, fromBytes, fromFile, fromUrl, readExactly, sourceSize } from "../io/source.js";
-import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
+import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
+import { openFileAccess } from "../io/file-access.js";
+import { loadFile } from "../load-file.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
@@ -134,7 +136,8 @@ async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
   }
-  if (isFile) return fromFile(path);
+  // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
+  if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
     return fromBytes(new Uint8Array(await readFile(path)), path);
   } catch (cause) {
@@ -164,6 +167,21 @@ async function openLazy(path: string) {
     await source.close?.();
     throw error;
   }
+}
+
+/**
+ * Every tensor of FILE decoded, with the file's object and its module: a regular file through loadFile (each
+ * tensor read straight into its final array; the checks of verify and inspect give the same results on its
+ * header-level object as on read()'s), anything else read whole.
+ */
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
+  if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
+    const loaded = await loadFile(path);
+    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+  }
+  const bytes = await readWhole(path);
+  const { module, file } = readWholeAny(bytes);
+  return { module, file, tensors: module.tensors(file), size: bytes.length };
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -536,9 +554,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const bytes = await readWhole(path);
-      const { module, file } = readWholeAny(bytes);
-      const tensors = module.tensors(file);
+      const { module, file, tensors, size } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
       const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
@@ -549,7 +565,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
