@@ -404,7 +404,11 @@ export interface TensorStats {
   /** Mean of the finite values (NaN when there is none); kept as a shift plus an offset while summing, so it
    * equals sum / finite to rounding but is exact for constant data. */
   mean: number;
-  /** Population standard deviation (divisor: finite, like numpy's std), NaN when finite is 0. */
+  /**
+   * Population standard deviation (divisor: finite, like numpy's std), NaN when finite is 0. Finite for any finite
+   * float64 values (moments that would overflow are redone on scaled values), while sum and sumSquares may be
+   * ±Inf when the true value is beyond the largest float64.
+   */
   std: number;
   nan: number;
   posInf: number;
@@ -708,7 +712,23 @@ export function stats(data: StatsData, options?: StatsOptions): TensorStats {
     js.statsF64(values, n, chunkResult);
     total = mergePartial(total, partialFrom(chunkResult, n));
   });
-  return finishStats(total);
+  const result = finishStats(total);
+  if (plan.wide === "f64" && result.finite > 0 && !(Number.isFinite(result.mean) && Number.isFinite(result.std))) {
+    // float64 values beyond ~1e154 overflow the squares (or beyond ~1e308 the sums): redo the moments on the
+    // values times 2^-600 (on the TS path, so both backends agree) and scale back
+    let scaled = EMPTY_PARTIAL;
+    forEachChunk(data, { ...plan, wide: null }, () => undefined, (values, n) => {
+      for (let i = 0; i < n; i++) values[i]! *= 2 ** -600;
+      js.statsF64(values, n, chunkResult);
+      scaled = mergePartial(scaled, partialFrom(chunkResult, n));
+    });
+    const small = finishStats(scaled);
+    result.sum = small.sum * 2 ** 600;
+    result.sumSquares = small.sumSquares * 2 ** 600 * 2 ** 600;
+    result.mean = small.mean * 2 ** 600;
+    result.std = small.std * 2 ** 600;
+  }
+  return result;
 }
 
 function checkStats(s: TensorStats, what: string): void {

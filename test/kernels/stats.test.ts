@@ -225,6 +225,16 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
     expectMatchesOracle(stats(values), values, 1e-12);
   });
 
+  it("float64 values whose squares or sums overflow still get a finite mean and std", () => {
+    const values = new Float64Array(1000).map((_, i) => (i % 3 - 1) * 1.5e308 + i);
+    const s = stats(values);
+    // exact: 334 values -1.5e308, 333 near 0, 333 values +1.5e308 (the added i are lost to rounding)
+    expectClose(s.mean, -1.5e308 / 1000, 1e-12, "mean", 1.5e308);
+    expectClose(s.std, 1.5e308 * Math.sqrt(0.667 - 1e-6), 1e-12, "std");
+    expect(s.sumSquares).toBe(Infinity);
+    expectClose(s.sum, -1.5e308, 1e-12, "sum", 667 * 1.5e308); // relative to the sum of |x|
+  });
+
   it("kernels.allocate() arrays are reduced in place, with the same results", () => {
     const values = mixedFloats(13, 150_001);
     const resident = kernels.allocate(Float32Array, values.length);
