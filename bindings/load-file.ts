@@ -21,7 +21,7 @@ import { getBackend, wasmAvailable } from "./kernels.js";
 import type { NamedTensor, TensorInfo } from "./tensor.js";
 
 export interface LoadOptions {
-  /** "float32": widen float16 and dequantize int8 tensors that carry a scale and offset (as tensors() does). */
+  /** "float32": every real-valued tensor as a Float32Array, exactly as tensors() and loadTensor() do it. */
   dtype?: "float32" | undefined;
 }
 

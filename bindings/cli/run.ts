@@ -27,21 +27,23 @@ import { loadFile } from "../load-file.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
+import { type StatsCommandOptions, statsCommand } from "./stats.js";
 
 export interface CliIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 /** The input is bad (exit 1) for a reason that is not a FormatError. */
-class InputError extends Error {}
+export class InputError extends Error {}
 
 const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
+  tensorfile stats FILE [--tensor NAME] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key).
@@ -87,17 +89,28 @@ reference runtime would refuse (for example an .april file whose params do not f
   --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`,
 };
 
+HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
+
+Per-tensor statistics of the values (float16 widened, int8 with a scale dequantized): min, max, mean, std
+(population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out of min, max,
+mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are skipped.
+  --tensor NAME  only this tensor
+  --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
+                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
   inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
   verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
+  stats: { tensor: { type: "string" }, json: { type: "boolean" } },
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
 
-function print(stream: ProgressStream, text: string): void {
+export function print(stream: ProgressStream, text: string): void {
   stream.write(`${text}\n`);
 }
 
@@ -158,7 +171,7 @@ async function readWhole(path: string): Promise<Uint8Array> {
   }
 }
 
-async function openLazy(path: string) {
+export async function openLazy(path: string) {
   const source = await openSource(path);
   try {
     const opened = await readFromAny(source);
@@ -215,7 +228,7 @@ function safeRelativePath(name: string, suffix = ""): string {
   }).join(sep);
 }
 
-function shapeText(shape: readonly number[]): string {
+export function shapeText(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }
 
@@ -271,7 +284,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   }
 }
 
-function jsonText(value: unknown, indent = 2): string {
+export function jsonText(value: unknown, indent = 2): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), indent);
 }
 
@@ -641,6 +654,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await extractCommand(io, positionals, values as { dtype?: string; force?: boolean });
       case "verify":
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
+      case "stats":
+        return await statsCommand(io, positionals, values as StatsCommandOptions);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof OutputRefused) {

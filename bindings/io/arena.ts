@@ -13,7 +13,7 @@
  * held whole. What this cannot do (no WebAssembly, slabs over 1 MiB, transposes of 16-byte elements, …) the
  * caller decodes the ordinary way.
  */
-import { type DType, type NamedTensor, type TensorInfo, type TypedArray, allocateArray, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
+import { type DType, type NamedTensor, type TensorInfo, type TypedArray, allocateArray, decodedDType, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
 import {
   type KernelExports, type KernelInstance, DATA_OFFSET, MAX_MEMORY_BYTES, SCRATCH_BYTES, SCRATCH_OFFSET, allocateDedicated,
 } from "../wasm/instance.js";
@@ -50,6 +50,8 @@ export function planArena(info: TensorInfo, float32: boolean): ArenaPlan | undef
   if (!Number.isSafeInteger(count) || count === 0 || storedSize === 0 || info.byteLength !== count * storedSize) return undefined;
   const widen = float32 && info.dtype === "float16";
   const dequantize = float32 && info.dtype === "int8" && info.quantization !== undefined;
+  // other conversions of dtype "float32" (casts of float64/integers/bool, bfloat16/float8) go the ordinary way
+  if (float32 && !widen && !dequantize && decodedDType(info, { dtype: "float32" }) !== info.dtype) return undefined;
   const dtype: DType = widen || dequantize ? "float32" : info.dtype;
   const width = info.byteOrder === "be" ? swapWidth(info.dtype) : 1;
   const swap = width > 1 ? (width as 2 | 4 | 8) : 0;
