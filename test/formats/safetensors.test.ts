@@ -65,7 +65,7 @@ describe("safetensors: files made by hand", () => {
     expect(e).toMatchObject({ dtype: "float16", shape: [0, 4] });
     expect((e!.data as Uint16Array).length).toBe(0);
     const info = safetensors.inspect(file);
-    expect(info).toMatchObject({ format: "safetensors", meta: { format: "pt", note: "small" }, dataOffset: 8 + info.headerSize });
+    expect(info).toMatchObject({ format: "safetensors", meta: { format: "pt", note: "small" }, dataOffset: 8 + (info.headerSize as number) });
     expect(info.tensors).toEqual([
       { name: "w", dtype: "float32", shape: [2, 2], byteLength: 16 },
       { name: "b", dtype: "int8", shape: [3], byteLength: 3 },
