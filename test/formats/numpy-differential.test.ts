@@ -51,6 +51,8 @@ arrays = {
     'scalar': np.array(3.25),
     'empty': np.zeros((0, 3), dtype='<i2'),
     'u2_fortran3d': np.asfortranarray(np.arange(60, dtype='<u2').reshape(3, 4, 5)),
+    'c16_fortran': np.asfortranarray(rng.standard_normal((3, 4, 2)) + 1j * rng.standard_normal((3, 4, 2))),
+    'c8_be_fortran': np.asfortranarray((rng.standard_normal((5, 3)) - 2j).astype('>c8')),
 }
 for name, a in arrays.items():
     np.save(os.path.join(out, name + '.npy'), a)

@@ -238,8 +238,10 @@ export function parseNpy(r: ByteReader, options: ParseOptions, field = ""): NpyA
   if (shapeValue.kind !== "tuple") throw new CorruptDataError(format, "header: 'shape' must be a tuple of whole numbers", shapeValue.offset, at("header.shape"));
   const shape = shapeValue.items.map((d) => d.value);
   const fortranOrder = fortranValue.value;
-  if (fortranOrder && shape.filter((d) => d > 1).length > MAX_FORTRAN_AXES) {
-    throw new UnsupportedError(format, `a Fortran-order array with ${shape.filter((d) => d > 1).length} axes longer than 1; at most ${MAX_FORTRAN_AXES} can be reordered`, shapeValue.offset, at("header.shape"));
+  // the reorder kernel takes 8 axes longer than 1; elements wider than 8 bytes use one of them for their lanes
+  const maxAxes = itemBytes(descr) > 8 ? MAX_FORTRAN_AXES - 1 : MAX_FORTRAN_AXES;
+  if (fortranOrder && shape.filter((d) => d > 1).length > maxAxes) {
+    throw new UnsupportedError(format, `a Fortran-order array with ${shape.filter((d) => d > 1).length} axes longer than 1; at most ${maxAxes} can be reordered`, shapeValue.offset, at("header.shape"));
   }
   const header = decode(bytes);
   if (header === undefined) throw new CorruptDataError(format, "a version 3.0 header must be UTF-8", headerAt, at("header"));
