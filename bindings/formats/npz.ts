@@ -25,6 +25,8 @@ import { crc32 } from "./npz/zip.js";
 
 export const id = "npz" as const;
 export const extensions: readonly string[] = [".npz"];
+/** An input format: read, converted, inspected, never written as a re-encode target. */
+export const inputOnly = true;
 
 export type { NpzFile } from "./npz/reader.js";
 export type { NpzMember, NpzMemberRef } from "./npz/members.js";

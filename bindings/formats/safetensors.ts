@@ -22,6 +22,8 @@ import { MAX_HEADER_BYTES, parseFile } from "./safetensors/reader.js";
 
 export const id = "safetensors" as const;
 export const extensions: readonly string[] = [".safetensors"];
+/** An input format: read, converted, inspected, never written as a re-encode target. */
+export const inputOnly = true;
 const HEAD_BYTES = 64;
 
 export type { SafetensorsDType, SafetensorsFile, SafetensorsTensor } from "./safetensors/model.js";
