@@ -68,10 +68,10 @@ export function tensors(file: SafetensorsFile, options: DecodeOptions = {}): Nam
 }
 
 const DTYPE_NOTES: Partial<Record<DType, string>> = {
-  bfloat16: "bfloat16 (tensorfile: the raw bits as a Uint16Array; --dtype float32 widens exactly)",
-  float8_e4m3: "float8_e4m3 (tensorfile: raw bytes; --dtype float32 widens exactly)",
-  float8_e5m2: "float8_e5m2 (tensorfile: raw bytes; --dtype float32 widens exactly)",
-  complex64: "complex64 (tensorfile: raw bytes, real and imaginary float32 pairs)",
+  bfloat16: "bfloat16 (raw bits; --dtype float32 widens)",
+  float8_e4m3: "float8_e4m3 (raw bytes; --dtype float32 widens)",
+  float8_e5m2: "float8_e5m2 (raw bytes; --dtype float32 widens)",
+  complex64: "complex64 (raw bytes: float32 pairs)",
 };
 
 /** What `tensorfile inspect --json` prints. */
