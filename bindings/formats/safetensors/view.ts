@@ -100,7 +100,7 @@ export function verify(file: SafetensorsFile): string[] {
   if ((8 + headerSize) % 8 !== 0) warnings.push(`the data starts at byte ${8 + headerSize}, not a multiple of 8 (the safetensors writer pads the header with spaces; unaligned data cannot be mapped zero-copy)`);
   const format = file.metadata?.format;
   if (file.metadata && format !== undefined && !["pt", "tf", "flax", "mlx", "np"].includes(format)) {
-    warnings.push(`__metadata__.format is ${JSON.stringify(format)}; transformers loads "pt", "tf", "flax" and "mlx" only`);
+    warnings.push(`__metadata__.format is ${JSON.stringify(format)}; Hugging Face loaders expect "pt", "tf", "flax", "mlx" or "np"`);
   }
   for (const t of file.tensors) {
     if (t.otherKeys) warnings.push(`tensor ${JSON.stringify(t.name)} has keys besides dtype, shape and data_offsets: ${t.otherKeys.join(", ")} (ignored)`);
