@@ -46,7 +46,8 @@ const USAGE = `Usage:
   tensorfile stats FILE [--tensor NAME] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
-Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key).
+Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
+read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 
 const OUTPUT_RULES = `Outputs are written to a temporary file beside OUT and renamed into place when complete; an existing OUT
@@ -67,9 +68,11 @@ OUT's extension picks the target:
   .safetensors  every tensor, row-major, logical shape (streamed tensor by tensor)
   .npy          one tensor: --tensor NAME, or the only one
   .json         what "inspect --json" prints
-  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it)
+  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
+                not for the input formats safetensors, npy and npz)
   -             standard output, with --to json or --to npy
-  --dtype float32   every real-valued tensor as float32 (widens float16, dequantizes int8 with a scale and offset)
+  --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
+                    with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
   --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
   --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
@@ -410,8 +413,12 @@ function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
 
 const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
-/** What OUT may end in for this input: the tensor outputs and the input format's own extensions. */
+/**
+ * What OUT may end in for this input: the tensor outputs and the input format's own extensions (none for the
+ * input formats safetensors, npy and npz, which are never re-encoded).
+ */
 function allowedExtensions(module: AnyModule, input: string): string[] {
+  if (module.inputOnly) return [...TENSOR_OUTPUTS];
   const own = [...module.extensions];
   const inputExt = extname(input).toLowerCase();
   const otherFormats = FORMATS.filter((f) => f.id !== module.id).flatMap((f) => [...f.extensions]);
@@ -439,7 +446,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
   try {
     const allowed = allowedExtensions(opened.module, input);
     if (!allowed.includes(ext)) {
-      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}`);
+      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}${opened.module.inputOnly ? ` (${opened.format} is read, never written as a re-encode)` : ""}`);
     }
     if (TENSOR_OUTPUTS.includes(ext)) {
       if (ext === ".json") {
