@@ -12,9 +12,10 @@
  * Tolerance: an element is equal when |a - b| <= atol + rtol * |b| (numpy.isclose with B as the reference);
  * with the defaults (0, 0) only identical values are equal.
  */
+import type { LazyTensors } from "./export/stream.js";
 import * as kernels from "./kernels.js";
 import type { DiffStatsResult } from "./kernels.js";
-import { type NamedTensor, type TensorInfo, elementCount } from "./tensor.js";
+import { type NamedTensor, elementCount } from "./tensor.js";
 
 export interface TensorDiff {
   name: string;
@@ -71,22 +72,16 @@ export interface DiffOptions {
   onProgress?: ((progress: DiffProgress) => void) | undefined;
 }
 
-/** A lazily opened file: what readFromAny() returns (tensorInfos + loadTensor), or anything shaped like it. */
-export interface LazyTensorFile {
-  tensorInfos(): TensorInfo[];
-  loadTensor(info: TensorInfo): Promise<NamedTensor>;
-}
-
-/** What diffTensors compares: a lazy file, a file read whole (readAny() result: `tensors()`), or tensors. */
-export type DiffInput = LazyTensorFile | { tensors(): NamedTensor[] } | readonly NamedTensor[];
+/** What diffTensors compares: a lazy file (readFromAny()), a file read whole (readAny(): `tensors()`), or tensors. */
+export type DiffInput = LazyTensors | { tensors(): NamedTensor[] } | readonly NamedTensor[];
 
 interface Side {
   entries: { name: string; dtype: string; shape: number[] }[];
   load(index: number): Promise<NamedTensor>;
 }
 
-function isLazy(input: unknown): input is LazyTensorFile {
-  return typeof (input as LazyTensorFile)?.tensorInfos === "function" && typeof (input as LazyTensorFile)?.loadTensor === "function";
+function isLazy(input: unknown): input is LazyTensors {
+  return typeof (input as LazyTensors)?.tensorInfos === "function" && typeof (input as LazyTensors)?.loadTensor === "function";
 }
 
 function sideOf(input: DiffInput, label: "a" | "b"): Side {

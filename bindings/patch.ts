@@ -28,13 +28,19 @@ import * as tsmPatch from "./formats/tsm/patch.js";
 import { asBytes, asSource } from "./io/input.js";
 import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
 import { type Incoming, type LazyTensors, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
-import { type PatchPlan, type Sink, runPlan } from "./patch/plan.js";
+import { type PatchPlan, runPlan } from "./patch/plan.js";
+import { type ByteSink, sinkWriter } from "./export/stream.js";
 import type { TensorInfo } from "./tensor.js";
 
 export type { LazyTensors, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
-export type { Sink } from "./patch/plan.js";
+export type { ByteSink } from "./export/stream.js";
 
 export interface PatchOptions extends ReplaceOptions {}
+
+export interface PatchToOptions extends PatchOptions {
+  /** Close/end a stream sink when done (default true), as writeSafetensorsTo does. */
+  end?: boolean | undefined;
+}
 
 export interface PatchSummary {
   format: FormatId;
@@ -92,15 +98,30 @@ function summary(format: FormatId, plan: PatchPlan): PatchSummary {
 }
 
 /**
- * Streams the patched file into `sink`, chunk by chunk in order (each call awaited before the next; chunks are
- * never changed afterwards). Every check (names, dtypes, shapes) runs before the first chunk. `tensors` may be a
- * lazily opened weights file (readFromAny): its tensors are loaded one at a time, when their turn comes.
+ * Streams the patched file into `sink` (a function, a WritableStream or a Node Writable, as writeSafetensorsTo
+ * takes), chunk by chunk in order with backpressure; chunks are never changed afterwards. Every check (names,
+ * dtypes, shapes) runs before the first chunk. `tensors` may be a lazily opened weights file (readFromAny): its
+ * tensors are loaded one at a time, when their turn comes. A stream sink is ended unless `{ end: false }`.
  */
-export async function patchTo(source: ByteSource, tensors: TensorsInput | LazyTensors, sink: Sink, options: PatchOptions = {}): Promise<PatchToResult> {
+export async function patchTo(source: ByteSource, tensors: TensorsInput | LazyTensors, sink: ByteSink, options: PatchToOptions = {}): Promise<PatchToResult> {
   const input = asSource(source, "patchTo");
-  if (typeof sink !== "function") throw new TypeError("tensorfile: patchTo(source, tensors, sink) takes a sink function (chunk: Uint8Array) => void | Promise<void>");
-  const { plan, format, size } = await planFor(input, tensors, options, "patchTo");
-  const byteLength = await runPlan(input, size, plan, sink, format);
+  const writer = sinkWriter(sink, options.end ?? true, "patchTo");
+  let planned: Awaited<ReturnType<typeof planFor>>;
+  try {
+    planned = await planFor(input, tensors, options, "patchTo");
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
+  const { plan, format, size } = planned;
+  let byteLength: number;
+  try {
+    byteLength = await runPlan(input, size, plan, (chunk) => writer.write(chunk), format);
+    await writer.finish();
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
   return { ...summary(format, plan), byteLength };
 }
 

@@ -418,6 +418,25 @@ describe("patchTo streams", () => {
     for (let k = 1; k < loads.length; k++) expect(loads[k]! - loads[k - 1]!).toBeGreaterThan(1);
   });
 
+  it("into a WritableStream and a Node Writable, ended at the end", async () => {
+    const bytes = exampleFiles().find((e) => e.format === "tsm")!.bytes;
+    const tensors = readAny(bytes).tensors();
+    const parts: Uint8Array[] = [];
+    let closed = false;
+    const web = new WritableStream<Uint8Array>({ write: (c) => void parts.push(c.slice()), close: () => void (closed = true) });
+    await patchTo(fromBytes(bytes), tensors, web);
+    expect(closed).toBe(true);
+    expect(same(Buffer.concat(parts), bytes)).toBe(true);
+    const { PassThrough } = await import("node:stream");
+    const node = new PassThrough();
+    const collected: Buffer[] = [];
+    node.on("data", (c: Buffer) => collected.push(c));
+    const r = await patchTo(fromBytes(bytes), tensors, node);
+    expect(r.byteLength).toBe(bytes.length);
+    expect(same(Buffer.concat(collected), bytes)).toBe(true);
+    await expect(patchTo(fromBytes(bytes), tensors, 42 as never)).rejects.toThrow(TypeError);
+  });
+
   it("a file that is not a model is refused", async () => {
     await expect(patch(new Uint8Array(100), [])).rejects.toThrow(/unknown format/);
   });

@@ -47,7 +47,7 @@ export interface StreamWriteOptions {
   end?: boolean | undefined;
 }
 
-interface SinkWriter {
+export interface SinkWriter {
   write(chunk: Uint8Array): Promise<void>;
   finish(): Promise<void>;
   abort(error: unknown): Promise<void>;
@@ -62,7 +62,7 @@ function isWebWritable(sink: unknown): sink is WritableStream<Uint8Array> {
   return typeof sink === "object" && sink !== null && typeof (sink as WritableStream).getWriter === "function";
 }
 
-function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWriter {
+export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWriter {
   if (typeof sink === "function") {
     return { write: async (chunk) => { await sink(chunk); }, finish: async () => {}, abort: async () => {} };
   }

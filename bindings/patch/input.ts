@@ -9,15 +9,12 @@
  *
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
  */
-import type { NamedTensor, TensorInfo } from "../tensor.js";
+import type { LazyTensors } from "../export/stream.js";
+import type { NamedTensor } from "../tensor.js";
+
+export type { LazyTensors } from "../export/stream.js";
 
 export type PatchValue = NamedTensor | Uint8Array;
-
-/** A lazily opened file of replacement tensors (what readFromAny returns, or anything with these two members). */
-export interface LazyTensors {
-  tensorInfos(): TensorInfo[];
-  loadTensor(info: TensorInfo): Promise<NamedTensor>;
-}
 
 /** Replacements by name: an array of NamedTensors, a Map or a plain object. */
 export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>>;
