@@ -203,6 +203,7 @@ export function diffStats(a: Float32Array, b: Float32Array, atol: number, rtol: 
     maxAbs, maxRel, differing,
     dot: combine(dot, tailDot), normA2: combine(normA, tailNormA), normB2: combine(normB, tailNormB),
   };
+}
 
 // Narrow floats (safetensors BF16, F8_E4M3, F8_E5M2) to float32: exact. Tables are built on first use from
 // the scalar definitions below, which the WASM kernels (assembly/minifloat.ts) match bit for bit.

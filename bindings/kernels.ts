@@ -453,6 +453,7 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
     total = mergeDiffStats(total, { maxAbs: r[0]!, maxRel: r[1]!, differing: r[2]!, dot: r[3]!, normA2: r[4]!, normB2: r[5]! });
   }
   return total;
+}
 
 // Narrow floats to float32 (safetensors BF16, F8_E4M3, F8_E5M2): WASM SIMD in assembly/minifloat.ts, TS twins
 // in kernels-js.ts. Exact for every input; both backends give the same bits.

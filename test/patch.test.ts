@@ -134,7 +134,7 @@ describe("the round-trip law: export tensors(), patch them back, same bytes", ()
     const tensors = uniqueTensors(opened.tensors());
     if (tensors.length === 0) return;
     const back = readSafetensorsBack(writeSafetensors(tensors));
-    const module = { bw2l, tsm, primitiv, spraak, april }[c.format] as unknown as {
+    const module = ({ bw2l, tsm, primitiv, spraak, april } as Record<string, unknown>)[c.format] as {
       replaceTensors(file: unknown, t: NamedTensor[]): unknown; write(file: unknown): Uint8Array;
     };
     const replaced = module.replaceTensors(opened.file, back);
