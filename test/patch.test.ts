@@ -113,6 +113,11 @@ describe("the round-trip law: export tensors(), patch them back, same bytes", ()
     expect(same(result.bytes, c.bytes)).toBe(true);
     expect(same(c.bytes, snapshot)).toBe(true);
 
+    // the library's own safetensors reader, lazily, as the CLI uses it
+    const exported = writeSafetensors(tensors);
+    const viaReader = await patchFrom(fromBytes(c.bytes), await readFromAny(fromBytes(exported)));
+    expect(same(viaReader.bytes, c.bytes)).toBe(true);
+
     // the same through a lazy, choppy source and lazy weights, streamed
     const chunks: Uint8Array[] = [];
     const streamed = await patchTo(choppySource(c.bytes, 7), lazyOf(back), (chunk) => {

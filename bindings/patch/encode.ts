@@ -5,8 +5,9 @@
  * in chunks so that a patch holds one incoming tensor plus about a megabyte at a time.
  *
  * Accepted incoming dtypes: the stored dtype itself; for a float16/float32/float64 tensor also float16,
- * float32, float64 and bfloat16 (float32 -> float16 rounds to nearest even; float64 -> float16 rounds through
- * float32); for a format-specific dtype (TenniS char8, complex128, …) also uint8 with one more axis of the
+ * float32, float64, bfloat16 and float8 (e4m3, e5m2) (float32 -> float16 rounds to nearest even; float64 ->
+ * float16 rounds through float32; bfloat16 and float8 widen exactly to float32 first); for a format-specific
+ * dtype (TenniS char8, complex128, …) also uint8 with one more axis of the
  * element size, which is how writeSafetensors exports such tensors. Anything else is a TypeError naming the
  * tensor, and a shape other than the stored logical shape a RangeError.
  */
@@ -26,11 +27,8 @@ export interface StoredForm {
   batch?: number | undefined;
 }
 
-/** Incoming tensor dtypes beyond the DType union (safetensors BF16). */
-export type IncomingDType = DType | "bfloat16";
-
 const FLOAT_TARGETS = new Set<string>(["float16", "float32", "float64"]);
-const FLOAT_SOURCES = new Set<string>(["float16", "float32", "float64", "bfloat16"]);
+const FLOAT_SOURCES = new Set<string>(["float16", "float32", "float64", "bfloat16", "float8_e4m3", "float8_e5m2"]);
 
 /** Elements per chunk for conversions (256K: 1 MiB of float32). */
 const CHUNK_ELEMENTS = 1 << 18;
@@ -58,7 +56,7 @@ export function acceptsDType(stored: string, given: string): boolean {
 }
 
 function acceptedText(stored: string): string {
-  if (FLOAT_TARGETS.has(stored)) return `${stored} (or float16, float32, float64, bfloat16)`;
+  if (FLOAT_TARGETS.has(stored)) return `${stored} (or float16, float32, float64, bfloat16, float8)`;
   if (!isStandardDType(stored as DType)) return `${stored} (or uint8 with a last axis of ${dtypeBytes(stored as DType)}, as in safetensors)`;
   return stored;
 }
@@ -125,18 +123,13 @@ function halvesOf(bytes: Uint8Array): Uint16Array {
 // ---------------------------------------------------------------------------------------------------------
 // dtype conversion (one chunk at a time; every result is a fresh array)
 
-function bfloat16ToFloat32(src: Uint16Array): Float32Array {
-  const out = new Float32Array(src.length);
-  const words = new Uint32Array(out.buffer);
-  for (let i = 0; i < src.length; i++) words[i] = src[i]! << 16;
-  return out;
-}
-
 function toFloat32(src: TypedArray, from: string): Float32Array {
   switch (from) {
     case "float32": return src as Float32Array;
     case "float16": return kernels.f16ToF32(src as Uint16Array);
-    case "bfloat16": return bfloat16ToFloat32(src as Uint16Array);
+    case "bfloat16": return kernels.bf16ToF32(src as Uint16Array);
+    case "float8_e4m3": return kernels.f8e4m3ToF32(src as Uint8Array);
+    case "float8_e5m2": return kernels.f8e5m2ToF32(src as Uint8Array);
     default: return new Float32Array(src as Float64Array); // float64: rounds to nearest even
   }
 }
