@@ -9,7 +9,7 @@
 import { open, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { extname, join, relative, sep } from "node:path";
 import { formatModule, readFromAny } from "../any.js";
-import type { LazyTensors } from "../export/stream.js";
+import type { LazyTensorsWithSource } from "../patch.js";
 import type { FormatId } from "../formats/types.js";
 import { type ByteSource, fromFile } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
@@ -51,7 +51,7 @@ export interface PatchCliContext {
 }
 
 interface OpenedWeights {
-  tensors: LazyTensors | Map<string, Uint8Array>;
+  tensors: LazyTensorsWithSource | Map<string, Uint8Array>;
   label: string;
   close(): Promise<void>;
 }
@@ -160,6 +160,8 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
       tensors: {
         tensorInfos: () => chosen,
         loadTensor: async (info: TensorInfo) => ({ ...(await opened.loadTensor(original.get(info.name)!)), name: info.name }) as NamedTensor,
+        // safetensors/npy tensors stored as the model stores them are copied through without loading them whole
+        source,
       },
     };
   } catch (error) {

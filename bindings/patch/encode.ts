@@ -190,16 +190,47 @@ function* rowMajorChunks(values: Sliceable, from: string, form: StoredForm, swap
   }
 }
 
-/** A 2-D [rows, cols] row-major matrix stored column-major: bands of whole columns, transposed one at a time. */
+/** Bytes of one column band: with its transpose it fits the kernels' 1 MiB scratch (no extra memory). */
+const BAND_BYTES = 512 << 10;
+
+type Words = Uint8Array | Uint16Array | Uint32Array;
+
+/** The same bytes as unsigned words of the element size (8-byte elements as pairs of 32-bit words). */
+function wordsOf(values: TypedArray): { words: Words; perElement: number } {
+  const size = values.BYTES_PER_ELEMENT;
+  const { buffer, byteOffset, byteLength } = values;
+  if (size === 2 && byteOffset % 2 === 0) return { words: new Uint16Array(buffer, byteOffset, byteLength / 2), perElement: 1 };
+  if (size >= 4 && byteOffset % 4 === 0) return { words: new Uint32Array(buffer, byteOffset, byteLength / 4), perElement: size / 4 };
+  return { words: new Uint8Array(buffer, byteOffset, byteLength), perElement: size };
+}
+
+/** band[r][0..w) = src[r][c0..c0+w) for every row, in words (a plain loop: no per-row view objects). */
+function gather(src: Words, band: Words, rows: number, cols: number, c0: number, w: number): void {
+  for (let r = 0; r < rows; r++) {
+    let s = r * cols + c0;
+    let d = r * w;
+    const end = d + w;
+    while (d < end) band[d++] = src[s++]!;
+  }
+}
+
+/**
+ * A 2-D [rows, cols] row-major matrix stored column-major: bands of whole columns, gathered into one reused
+ * buffer and transposed one at a time (each band is a run of the stored bytes).
+ */
 function* columnBands(values: Sliceable, rows: number, cols: number, from: string, form: StoredForm, swap: boolean): Generator<Uint8Array> {
-  const width = Math.max(1, Math.min(cols, Math.floor(CHUNK_ELEMENTS / Math.max(1, rows))));
+  const size = values.BYTES_PER_ELEMENT;
+  const width = Math.max(1, Math.min(cols, Math.floor(BAND_BYTES / size / Math.max(1, rows))));
+  const { words, perElement } = wordsOf(values);
   const ctor = values.constructor as new (length: number) => Sliceable;
+  const band = new ctor(rows * width);
+  const bandWords = wordsOf(band).words;
   for (let c0 = 0; c0 < cols; c0 += width) {
     const w = Math.min(width, cols - c0);
-    const band = new ctor(rows * w);
-    for (let r = 0; r < rows; r++) band.set(values.subarray(r * cols + c0, r * cols + c0 + w) as never, r * w);
-    // band is rows x w row-major; its transpose (w x rows) is these columns in column-major order
-    yield finish(kernels.transpose(band, rows, w), from, form, swap);
+    gather(words, bandWords, rows, cols * perElement, c0 * perElement, w * perElement);
+    const part = band.subarray(0, rows * w) as Sliceable;
+    // part is rows x w row-major; its transpose (w x rows) is these columns in column-major order
+    yield finish(w === 1 ? (part.slice(0) as TypedArray) : kernels.transpose(part, rows, w), from, form, swap);
   }
 }
 
