@@ -229,25 +229,66 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     bytesOf(out).set(bytes);
     return result(out);
   }
-  if (columnMajor && !swap && !widen && !dequantize) {
-    // one pass straight from the (possibly unaligned) stored bytes into the row-major result
-    const target = out ?? allocateArray(info.dtype, count);
+  const target = out ?? allocateArray(dtype, count);
+  if (!columnMajor) {
+    decodeRows(bytes, info, target, swap, widen, dequantize);
+  } else if (!widen && !dequantize) {
+    // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
+    // place (a transpose moves whole elements, so the order of the two does not matter)
     kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
-    return result(target);
+    if (swap) kernels.byteSwap(bytesOf(target), swapWidth(info.dtype) as 2 | 4 | 8);
+  } else {
+    // reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for int8), then widen or
+    // dequantize straight into the result
+    const narrow = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
+    if (swap) kernels.byteSwap(bytesOf(narrow), swapWidth(info.dtype) as 2 | 4 | 8);
+    const reordered = kernels.columnToRowMajor(narrow, info.shape);
+    if (widen) kernels.f16ToF32(reordered as Uint16Array, target as Float32Array);
+    else kernels.dequantizeI8(reordered as Int8Array, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
   }
-  // Order: swap, then reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for
-  // int8), then widen or dequantize straight into the result; the last step writes into `out` when given.
-  let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
-  if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
-  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, converts ? undefined : (out as typeof data | undefined));
-  if (widen) {
-    data = kernels.f16ToF32(data as Uint16Array, out as Float32Array | undefined);
-  } else if (dequantize) {
-    const q = info.quantization!;
-    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, out as Float32Array | undefined);
-  } else if (out && data !== out) {
-    bytesOf(out).set(bytesOf(data));
-    data = out;
+  return result(target);
+}
+
+/** Elements per step when stored bytes must be staged (unaligned, or swapped): small enough to stay in cache. */
+const STAGE_ELEMENTS = 64 * 1024;
+
+/**
+ * Row-major stored bytes (any alignment) into `target`: byte swap, fp16 widening or int8 dequantization in one
+ * pass. Bytes that can be viewed as elements go to the kernel directly; others are staged a cache-sized piece at
+ * a time (never a second full copy).
+ */
+function decodeRows(bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean): void {
+  const size = dtypeBytes(info.dtype);
+  const width = swapWidth(info.dtype) as 2 | 4 | 8;
+  const count = bytes.byteLength / size;
+  if (!widen && !dequantize) {
+    // copy a piece into its place and swap it there while it is in cache
+    const out = bytesOf(target);
+    const step = STAGE_ELEMENTS * size;
+    for (let at = 0; at < bytes.byteLength; at += step) {
+      const piece = out.subarray(at, Math.min(at + step, bytes.byteLength));
+      piece.set(bytes.subarray(at, at + piece.byteLength));
+      if (swap) kernels.byteSwap(piece, width);
+    }
+    return;
   }
-  return result(data);
+  const convert = (src: Uint16Array | Int8Array, from: number): void => {
+    const dst = (target as Float32Array).subarray(from, from + src.length);
+    if (widen) kernels.f16ToF32(src as Uint16Array, dst);
+    else kernels.dequantizeI8(src as Int8Array, info.quantization!.scale, info.quantization!.offset, dst);
+  };
+  const ctor = widen ? Uint16Array : Int8Array;
+  if (!swap && bytes.byteOffset % size === 0) {
+    convert(new ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count), 0);
+    return;
+  }
+  const stage = new ctor(Math.min(count, STAGE_ELEMENTS));
+  const stageBytes = bytesOf(stage);
+  for (let start = 0; start < count; start += STAGE_ELEMENTS) {
+    const n = Math.min(STAGE_ELEMENTS, count - start);
+    stageBytes.set(bytes.subarray(start * size, (start + n) * size));
+    const piece = stage.subarray(0, n);
+    if (swap) kernels.byteSwap(piece, width);
+    convert(piece, start);
+  }
 }
