@@ -237,14 +237,14 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     // place (a transpose moves whole elements, so the order of the two does not matter)
     kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
     if (swap) kernels.byteSwap(bytesOf(target), swapWidth(info.dtype) as 2 | 4 | 8);
+  } else if (widen) {
+    // column-major fp16 to row-major float32 in one pass (the fused kernel); swapped first into a private copy
+    const halves = swap ? kernels.byteSwap(copyBytes(bytes), 2) : bytes;
+    kernels.columnToRowMajorBytes(halves, bytesOf(target), info.shape, 2, true);
   } else {
-    // reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for int8), then widen or
-    // dequantize straight into the result
-    const narrow = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
-    if (swap) kernels.byteSwap(bytesOf(narrow), swapWidth(info.dtype) as 2 | 4 | 8);
-    const reordered = kernels.columnToRowMajor(narrow, info.shape);
-    if (widen) kernels.f16ToF32(reordered as Uint16Array, target as Float32Array);
-    else kernels.dequantizeI8(reordered as Int8Array, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
+    // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result
+    const reordered = kernels.columnToRowMajor(viewAs(info.dtype, bytes) as Int8Array, info.shape);
+    kernels.dequantizeI8(reordered, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
   }
   return result(target);
 }
