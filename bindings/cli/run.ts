@@ -201,7 +201,10 @@ export async function openLazy(path: string) {
 async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
     const loaded = await loadFile(path);
-    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    // npz's verify checks each member's CRC-32 over its stored (possibly deflated) bytes: read those whole
+    if (loaded.format !== "npz") {
+      return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
