@@ -1,7 +1,8 @@
 // Statistics kernels (benny): kernels.stats / kernels.histogram side by side with plain TS loops and memcpy in one
 // run, on 16M elements (64 MiB of float32, 32 MiB of float16 halves). Every case checks its result first.
 // Times are each case's fastest sample. "% of memcpy speed" is time(memcpy of the input bytes) / time(case):
-// how fast the tensor is reduced compared with copying it once (the WASM path copies every chunk into its scratch area, so 100% is the ceiling there).
+// how fast the tensor is reduced compared with copying it once (the WASM path copies every chunk into its
+// scratch area, so 100% is the ceiling there).
 // Writes bench/results/stats-*.json and bench/results/stats-table.md (the README table), prints the table.
 // Run: npm run build && node bench/stats.bench.mjs [--quick]
 import { add, complete, configure, cycle, save, suite } from "benny";
