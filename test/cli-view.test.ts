@@ -11,7 +11,10 @@ import { networkInterfaces, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { readAny, readFromAny } from "../bindings/any.js";
 import { parseRange } from "../bindings/cli/view.js";
+import { exampleFiles } from "../bindings/examples.js";
+import { fromUrl } from "../bindings/io/source.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(root, "dist/cli.js");
@@ -97,6 +100,22 @@ describe("tensorfile view", () => {
     expect(head.status).toBe(200);
     expect(head.headers.get("content-length")).toBe(String(content.length));
     expect((await head.arrayBuffer()).byteLength).toBe(0);
+  });
+
+  it("the library's fromUrl reads a served file lazily: readFromAny + loadTensor equal reading the bytes", async () => {
+    const example = exampleFiles().find((e) => e.format === "bw2l")!;
+    const path = join(dir, example.name);
+    writeFileSync(path, example.bytes);
+    const view = await start([path]);
+    const fileUrl = new URL(view.url.split("#url=")[1]!, view.base).href;
+    const opened = await readFromAny(fromUrl(fileUrl));
+    expect(opened.format).toBe("bw2l");
+    const expected = readAny(example.bytes).tensors();
+    for (const t of expected) {
+      const loaded = await opened.loadTensor(t.name);
+      expect(Buffer.from(loaded.data.buffer, loaded.data.byteOffset, loaded.data.byteLength)
+        .equals(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength)), t.name).toBe(true);
+    }
   });
 
   it("answers Range requests: first bytes, a suffix, an open end, an end past the file; 416 for bad ranges", async () => {
