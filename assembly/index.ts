@@ -4,6 +4,8 @@ export { f16ToF32, f32ToF16 } from "./half";
 export { dequantizeI8, quantizeI8 } from "./quant";
 export { byteSwap16, byteSwap32, byteSwap64 } from "./bswap";
 export { transpose8, transpose16, transpose32, transpose64 } from "./transpose";
+export { bf16ToF32, f8e4m3ToF32, f8e5m2ToF32 } from "./minifloat";
+
 // statistics and histograms (issue 17)
 export {
   statsF32, statsF64, histogramF32, histogramF64,
@@ -19,3 +21,5 @@ export function staticEnd(): usize {
 export function copy(src: usize, dst: usize, bytes: usize): void {
   memory.copy(dst, src, bytes);
 }
+// issue 15 (diff): element-wise comparison statistics of two float32 arrays
+export { diffStats } from "./diff";

@@ -377,6 +377,136 @@ export function releaseMemory(): void {
   releaseWorkMemory();
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Narrow floats to float32 (safetensors BF16, F8_E4M3, F8_E5M2): WASM SIMD in assembly/minifloat.ts, TS twins
+// in kernels-js.ts. Exact for every input; both backends give the same bits.
+
+interface MinifloatExports {
+  bf16ToF32(src: number, dst: number, count: number): void;
+  f8e4m3ToF32(src: number, dst: number, count: number): void;
+  f8e5m2ToF32(src: number, dst: number, count: number): void;
+}
+
+function minifloat(k: KernelExports): MinifloatExports {
+  return k as unknown as MinifloatExports;
+}
+
+/** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
+export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).bf16ToF32(s, d, n));
+  } else {
+    js.bf16ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+/**
+ * float8 e4m3fn (raw bytes; OCP FP8 E4M3: bias 7, no infinities, 0x7f and 0xff are NaN) to float32, exact.
+ * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
+ */
+export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e4m3ToF32(s, d, n));
+  } else {
+    js.f8e4m3ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+/**
+ * float8 e5m2 (raw bytes; OCP FP8 E5M2: bias 15, IEEE-like with infinities and NaNs: the top byte of a
+ * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
+ */
+export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e5m2ToF32(s, d, n));
+  } else {
+    js.f8e5m2ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+// issue 15 (diff): diffStats, the reduction behind `tensorfile diff` and diffTensors (assembly/diff.ts; TS twin
+// js.diffStats). Both backends see the same DIFF_CHUNK-element chunks and combine them in the same order, so
+// their results are bit-identical.
+
+export type { DiffStatsResult } from "./kernels-js.js";
+
+interface DiffKernelExports {
+  diffStats(a: number, b: number, count: number, atol: number, rtol: number, out: number): void;
+}
+
+/** Elements per diffStats call: both inputs (256 KiB each) plus the results fit the 1 MiB scratch. */
+export const DIFF_CHUNK = 65536;
+const DIFF_RESULT_BYTES = 64;
+
+/** Folds one chunk's statistics into a running total (maxima, count, sums in chunk order). */
+export function mergeDiffStats(total: js.DiffStatsResult, chunk: js.DiffStatsResult): js.DiffStatsResult {
+  return {
+    maxAbs: Math.max(total.maxAbs, chunk.maxAbs),
+    maxRel: Math.max(total.maxRel, chunk.maxRel),
+    differing: total.differing + chunk.differing,
+    dot: total.dot + chunk.dot,
+    normA2: total.normA2 + chunk.normA2,
+    normB2: total.normB2 + chunk.normB2,
+  };
+}
+
+/** The statistics of nothing: the starting point for mergeDiffStats. */
+export function emptyDiffStats(): js.DiffStatsResult {
+  return { maxAbs: 0, maxRel: 0, differing: 0, dot: 0, normA2: 0, normB2: 0 };
+}
+
+/**
+ * Compares a and b element by element (widened to f64): maxAbs = max |a - b|, maxRel = max |a - b| / |b|,
+ * differing = how many are not within atol + rtol * |b| (numpy.isclose with b as the reference), and the sums
+ * dot = Σ a·b, normA2 = Σ a², normB2 = Σ b² over the pairs where both are finite (for a cosine similarity).
+ * NaN opposite NaN counts as equal; NaN opposite a number, or an infinity opposite anything but itself, is
+ * differing and infinitely far (maxAbs and maxRel +Infinity). Sums accumulate in f64.
+ */
+export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0): js.DiffStatsResult {
+  if (!(a instanceof Float32Array) || !(b instanceof Float32Array)) throw new TypeError("tensorfile: diffStats(a, b) takes two Float32Arrays");
+  checkLength("b", b.length, a.length);
+  if (typeof atol !== "number" || !(atol >= 0) || typeof rtol !== "number" || !(rtol >= 0)) {
+    throw new RangeError(`tensorfile: diffStats atol and rtol are numbers >= 0, not ${String(atol)} and ${String(rtol)}`);
+  }
+  const n = a.length;
+  const wasm = useWasm(n);
+  let total = emptyDiffStats();
+  if (!wasm) {
+    for (let start = 0; start < n; start += DIFF_CHUNK) {
+      const end = Math.min(n, start + DIFF_CHUNK);
+      total = mergeDiffStats(total, js.diffStats(a.subarray(start, end), b.subarray(start, end), atol, rtol));
+    }
+    return total;
+  }
+  const aHome = instanceOf(a.buffer);
+  const inPlace = aHome !== undefined && aHome === instanceOf(b.buffer);
+  const home = inPlace ? aHome : wasm;
+  const k = home.exports as unknown as DiffKernelExports;
+  const out = SCRATCH_OFFSET;
+  const aAt = SCRATCH_OFFSET + DIFF_RESULT_BYTES;
+  const bAt = aAt + DIFF_CHUNK * 4;
+  for (let start = 0; start < n; start += DIFF_CHUNK) {
+    const count = Math.min(n, start + DIFF_CHUNK) - start;
+    if (inPlace) {
+      k.diffStats(a.byteOffset + start * 4, b.byteOffset + start * 4, count, atol, rtol, out);
+    } else {
+      const heap = new Uint8Array(home.memory.buffer);
+      heap.set(bytesOf(a.subarray(start, start + count)), aAt);
+      heap.set(bytesOf(b.subarray(start, start + count)), bAt);
+      k.diffStats(aAt, bAt, count, atol, rtol, out);
+    }
+    const r = new Float64Array(home.memory.buffer, out, 6);
+    total = mergeDiffStats(total, { maxAbs: r[0]!, maxRel: r[1]!, differing: r[2]!, dot: r[3]!, normA2: r[4]!, normB2: r[5]! });
+  }
+  return total;
+}
+
 // ==== Statistics and histograms (issue 17) ====
 // stats(), mergeStats() and histogram() over any numeric typed array. Values go through in chunks of
 // STATS_CHUNK elements, on both backends alike, so a tensor of any size needs no second copy and the results

@@ -9,6 +9,7 @@
  * usage error. Outputs go through a temporary file renamed into place (cli/output.ts). inspect, convert to
  * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
+import { createWriteStream } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,11 +17,14 @@ import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
+import { writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, SourceError, fromBytes, fromFile, fromUrl, readExactly, sourceSize } from "../io/source.js";
-import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
+import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
+import { openFileAccess } from "../io/file-access.js";
+import { loadFile } from "../load-file.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
@@ -156,7 +160,8 @@ export async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
   }
-  if (isFile) return fromFile(path);
+  // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
+  if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
     return fromBytes(new Uint8Array(await readFile(path)), path);
   } catch (cause) {
@@ -186,6 +191,21 @@ export async function openLazy(path: string) {
     await source.close?.();
     throw error;
   }
+}
+
+/**
+ * Every tensor of FILE decoded, with the file's object and its module: a regular file through loadFile (each
+ * tensor read straight into its final array; the checks of verify and inspect give the same results on its
+ * header-level object as on read()'s), anything else read whole.
+ */
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
+  if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
+    const loaded = await loadFile(path);
+    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+  }
+  const bytes = await readWhole(path);
+  const { module, file } = readWholeAny(bytes);
+  return { module, file, tensors: module.tensors(file), size: bytes.length };
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -337,26 +357,24 @@ function errorJson(error: unknown): Record<string, unknown> {
 
 async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: AnyModule, infos: TensorInfo[], outPath: string,
   options: DecodeOptions, label: string): Promise<void> {
-  const entries = infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }));
-  const plan = planSafetensors(entries, { "tensorfile.source": label });
-  const progress = new Progress(io.stderr, "convert", plan.size);
-  const handle = await open(outPath, "w");
-  // one tensor is written while the next is read and decoded: at most two in memory
-  let writing: Promise<unknown> = handle.write(plan.header, 0, plan.header.length, 0);
+  const size = planSafetensors(infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }))).size;
+  const progress = new Progress(io.stderr, "convert", size);
+  let reported = 0;
+  // the public streaming writer: one tensor is written while the next is read and decoded
   try {
-    for (const slot of plan.layout) {
-      const tensor = await module.loadTensor(source, infos[slot.index]!, options);
-      const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
-      if (bytes.length !== slot.end - slot.begin) throw new InputError(`tensor ${tensor.name} decoded to ${bytes.length} bytes, expected ${slot.end - slot.begin}`);
-      await writing;
-      writing = handle.write(bytes, 0, bytes.length, plan.header.length + slot.begin);
-      progress.advance(bytes.length, tensor.name);
-    }
-    await writing;
+    await writeSafetensorsTo(createWriteStream(outPath), {
+      tensorInfos: () => infos,
+      loadTensor: (info, decode) => module.loadTensor(source, info, decode),
+    }, {
+      metadata: { "tensorfile.source": label },
+      decode: options,
+      onProgress: (written, _total, name) => {
+        progress.advance(written - reported, name);
+        reported = written;
+      },
+    });
   } finally {
-    await writing.catch(() => undefined);
     progress.finish();
-    await handle.close();
   }
 }
 
@@ -560,9 +578,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const bytes = await readWhole(path);
-      const { module, file } = readWholeAny(bytes);
-      const tensors = module.tensors(file);
+      const { module, file, tensors, size } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
       const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
@@ -573,7 +589,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
