@@ -93,9 +93,10 @@ reference runtime would refuse (for example an .april file whose params do not f
 
 HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
 
-Per-tensor statistics of the values (float16 widened, int8 with a scale dequantized): min, max, mean, std
-(population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out of min, max,
-mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are skipped.
+Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
+max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
+of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
+skipped.
   --tensor NAME  only this tensor
   --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
                  "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
