@@ -602,8 +602,9 @@ export interface TensorStats {
 /** What the values of a stats()/histogram() array are, where the array type alone does not say. */
 export interface StatsOptions {
   /**
-   * The element type. Needed only for "float16" (a Uint16Array of raw halves); any other value must match the
-   * array ("bool" goes with a Uint8Array), so a NamedTensor's dtype can always be passed along.
+   * The element type. Needed only for the narrow floats kept as raw bits: "float16" and "bfloat16" (a
+   * Uint16Array), "float8_e4m3" and "float8_e5m2" (a Uint8Array); any other value must match the array ("bool"
+   * goes with a Uint8Array), so a NamedTensor's dtype can always be passed along.
    */
   dtype?: string | undefined;
   /** int8 only: the values are (q - offset) * scale, computed in float32 as kernels.dequantizeI8 does. */
@@ -642,6 +643,9 @@ interface StatsExports {
   widenI32ToF64(src: number, dst: number, count: number): void;
   widenU32ToF64(src: number, dst: number, count: number): void;
   f16ToF32(src: number, dst: number, count: number): void;
+  bf16ToF32(src: number, dst: number, count: number): void;
+  f8e4m3ToF32(src: number, dst: number, count: number): void;
+  f8e5m2ToF32(src: number, dst: number, count: number): void;
   dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
 }
 
@@ -667,8 +671,8 @@ interface ValuePlan {
 }
 
 const DTYPE_OF_ARRAY: Record<string, readonly string[]> = {
-  Float32Array: ["float32"], Float64Array: ["float64"], Int8Array: ["int8"], Uint8Array: ["uint8", "bool"],
-  Uint8ClampedArray: ["uint8"], Int16Array: ["int16"], Uint16Array: ["uint16", "float16"], Int32Array: ["int32"],
+  Float32Array: ["float32"], Float64Array: ["float64"], Int8Array: ["int8"], Uint8Array: ["uint8", "bool", "float8_e4m3", "float8_e5m2"],
+  Uint8ClampedArray: ["uint8"], Int16Array: ["int16"], Uint16Array: ["uint16", "float16", "bfloat16"], Int32Array: ["int32"],
   Uint32Array: ["uint32"], BigInt64Array: ["int64"], BigUint64Array: ["uint64"],
 };
 
@@ -678,8 +682,22 @@ function arrayTypeName(data: unknown): string | undefined {
   return Object.prototype.hasOwnProperty.call(DTYPE_OF_ARRAY, name) ? name : undefined;
 }
 
-let f16Chunk: Uint32Array | undefined;
+let floatBitsChunk: Uint32Array | undefined;
 let f32Chunk: Float32Array | undefined;
+
+/** float16, bfloat16 and float8 values: widened to float32 exactly (WASM kernel, or TS twin into float32 bits). */
+function narrowFloat<T extends Uint16Array | Uint8Array>(data: T, elementBytes: number,
+  widen: (k: StatsExports, src: number, dst: number, n: number) => void, twin: (src: T, bits: Uint32Array) => void): ValuePlan {
+  return {
+    elementBytes, wide: "f32", widen,
+    toF64: (start, n, dst) => {
+      floatBitsChunk ??= new Uint32Array(STATS_CHUNK);
+      const bits = floatBitsChunk.subarray(0, n);
+      twin(data.subarray(start, start + n) as T, bits);
+      dst.set(new Float32Array(bits.buffer, 0, n));
+    },
+  };
+}
 
 function planValues(data: StatsData, options: StatsOptions | undefined, what: string): ValuePlan {
   const type = arrayTypeName(data);
@@ -703,18 +721,10 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
   switch (dtype) {
     case "float32": return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
     case "float64": return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
-    case "float16": {
-      const halves = data as Uint16Array;
-      return {
-        elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.f16ToF32(s, d, n),
-        toF64: (start, n, dst) => {
-          f16Chunk ??= new Uint32Array(STATS_CHUNK);
-          const bits = f16Chunk.subarray(0, n);
-          js.f16ToF32(halves.subarray(start, start + n), bits);
-          dst.set(new Float32Array(bits.buffer, 0, n));
-        },
-      };
-    }
+    case "float16": return narrowFloat(data as Uint16Array, 2, (k, s, d, n) => k.f16ToF32(s, d, n), js.f16ToF32);
+    case "bfloat16": return narrowFloat(data as Uint16Array, 2, (k, s, d, n) => k.bf16ToF32(s, d, n), js.bf16ToF32);
+    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), js.f8e4m3ToF32);
+    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), js.f8e5m2ToF32);
     case "int8": {
       const q = data as Int8Array;
       if (quantized) {
