@@ -22,14 +22,19 @@ export interface Matrix {
   data: Float64Array;
 }
 
-/** The last two axes of an N-d tensor (the matrix of a 2-D one), the only axis of a 1-D one. */
+/**
+ * The matrix of a 2-D tensor, the only axis of a 1-D one; for N-d tensors the two largest axes (the later one
+ * on a tie, in their order), e.g. [out, in] of a [out, in, kh, kw] convolution weight.
+ */
 export function defaultSlice(shape: readonly number[]): SliceSpec {
   const n = shape.length;
-  return {
-    rowAxis: n >= 2 ? n - 2 : -1,
-    colAxis: n >= 1 ? n - 1 : -1,
-    fixed: shape.map(() => 0),
-  };
+  let rowAxis = n >= 2 ? n - 2 : -1;
+  let colAxis = n >= 1 ? n - 1 : -1;
+  if (n >= 3) {
+    const bySize = shape.map((d, k) => ({ d, k })).sort((a, b) => b.d - a.d || b.k - a.k);
+    [rowAxis, colAxis] = [bySize[0]!.k, bySize[1]!.k].sort((a, b) => a - b) as [number, number];
+  }
+  return { rowAxis, colAxis, fixed: shape.map(() => 0) };
 }
 
 /** A slice spec with its axes distinct and inside the shape and its indices in range. */

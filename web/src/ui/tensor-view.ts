@@ -336,7 +336,10 @@ export class TensorView {
     const spec = this.spec!;
     const shift = this.frameShift;
     const time = timeTick(shift);
-    this.heatmapDrawing = drawHeatmap(canvas, slice, { map, lo: speech && map === "diverging" ? -Math.max(Math.abs(lo), Math.abs(hi)) : lo, hi: speech && map === "diverging" ? Math.max(Math.abs(lo), Math.abs(hi)) : hi, orientation: this.orientation, fill: speech }, width, height, speech
+    // a diverging map is centred on 0
+    const extent = Math.max(Math.abs(lo), Math.abs(hi));
+    const [from, to] = map === "diverging" ? [-extent, extent] : [lo, hi];
+    this.heatmapDrawing = drawHeatmap(canvas, slice, { map, lo: from, hi: to, orientation: this.orientation, fill: speech }, width, height, speech
       ? {
         xLabel: "time (s)", yLabel: "feature",
         xTicks: (count) => niceTicks(0, slice.fullRows * shift, count).map((t) => ({ at: t / shift / slice.rowStep, label: time(t / shift) })),
@@ -351,7 +354,7 @@ export class TensorView {
     canvas.dataset.cols = String(slice.fullCols);
     if (readout) {
       const reduced = slice.rowStep > 1 || slice.colStep > 1 ? ` · shown as ${slice.rows} × ${slice.cols} cells (means of ${slice.rowStep} × ${slice.colStep})` : "";
-      readout.textContent = `${info.shape.length <= 1 ? "" : `slice ${slice.fullRows} × ${slice.fullCols}`}${reduced} · colours ${formatValue(lo)} … ${formatValue(hi)}; hover for values, click for the exact values around a cell`;
+      readout.textContent = `${info.shape.length <= 1 ? "" : `slice ${slice.fullRows} × ${slice.fullCols}`}${reduced} · colours ${formatValue(from)} … ${formatValue(to)}; hover for values, click for the exact values around a cell`;
     }
     if (speech) this.drawFrame(this.frame ?? 0);
     this.drawRegion();
