@@ -38,9 +38,9 @@ export async function* safetensorsParts(file: Loader, source: string, onTensor?:
 }
 
 /** The planned size of the .safetensors export (for the button's label), or undefined with no tensors. */
-export function safetensorsSize(infos: readonly TensorInfo[]): number | undefined {
+export function safetensorsSize(infos: readonly TensorInfo[], source: string): number | undefined {
   if (infos.length === 0) return undefined;
-  return planSafetensors(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape }))).size;
+  return planSafetensors(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), { "tensorfile.source": source }).size;
 }
 
 /** The parts of a .npy file for one decoded tensor. */

@@ -42,7 +42,10 @@ export function niceTicks(lo: number, hi: number, count = 5, integer = false): n
   let step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw) ?? raw;
   if (integer) step = step < 1 ? 1 : step === 2.5 ? 2 : Math.round(step);
   const ticks: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) ticks.push(Math.abs(v) < step * 1e-9 ? 0 : v);
+  const first = Math.ceil(lo / step - 1e-9);
+  const last = Math.floor(hi / step + 1e-9);
+  // k * step, rounded to what the step shows (0.6, not 0.6000000000000001)
+  for (let k = first; k <= last && ticks.length < 1000; k++) ticks.push(k === 0 ? 0 : Number((k * step).toPrecision(12)));
   return ticks;
 }
 

@@ -29,7 +29,7 @@ export class ExportView {
     clear(this.root);
     if (!file) return;
     if (!this.blobs && !this.blobError) void this.loadBlobs();
-    const size = safetensorsSize(file.infos);
+    const size = safetensorsSize(file.infos, file.lazy.format);
     const list = h("ul", { class: "export-list" });
     list.append(h("li", {},
       h("span", { class: "what" }, h("b", {}, "Whole file as .safetensors"), h("br"),
