@@ -86,6 +86,10 @@ function finish(partial: Omit<TensorStats, "mean" | "std">): TensorStats {
 
 /** min, max, sum, sum of squares (f64), NaN/±Inf/zero counts and mean/std over the finite values. */
 export function stats(data: StatsData, options: StatsOptions = {}): TensorStats {
+  if (options.dtype === undefined && options.scale === undefined && options.offset === undefined &&
+    !(data instanceof BigInt64Array) && !(data instanceof BigUint64Array)) {
+    return plainStats(data);
+  }
   const value = reader(data, options);
   let min = Infinity;
   let max = -Infinity;
@@ -111,6 +115,42 @@ export function stats(data: StatsData, options: StatsOptions = {}): TensorStats 
     sumSquares += v * v;
   }
   const finite = count - nan - posInf - negInf;
+  return finish({ count, min: finite > 0 ? min : NaN, max: finite > 0 ? max : NaN, sum, sumSquares, nan, posInf, negInf, zeros, finite });
+}
+
+/** stats() for arrays read as they are (no per-element conversion): one tight loop. */
+function plainStats(data: Exclude<StatsData, BigInt64Array | BigUint64Array>): TensorStats {
+  let min = Infinity;
+  let max = -Infinity;
+  let sum = 0;
+  let sumSquares = 0;
+  let nonFinite = 0;
+  let zeros = 0;
+  const count = data.length;
+  for (let i = 0; i < count; i++) {
+    const v = data[i]!;
+    if (v - v !== 0) {
+      nonFinite++;
+      continue;
+    }
+    if (v < min) min = v;
+    if (v > max) max = v;
+    if (v === 0) zeros++;
+    sum += v;
+    sumSquares += v * v;
+  }
+  let nan = 0;
+  let posInf = 0;
+  let negInf = 0;
+  if (nonFinite > 0) {
+    for (let i = 0; i < count; i++) {
+      const v = data[i]!;
+      if (v !== v) nan++;
+      else if (v === Infinity) posInf++;
+      else if (v === -Infinity) negInf++;
+    }
+  }
+  const finite = count - nonFinite;
   return finish({ count, min: finite > 0 ? min : NaN, max: finite > 0 ? max : NaN, sum, sumSquares, nan, posInf, negInf, zeros, finite });
 }
 

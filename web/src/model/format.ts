@@ -28,7 +28,7 @@ export function formatValue(v: number | undefined): string {
   if (v === -Infinity) return "−Inf";
   if (v === 0) return "0";
   const magnitude = Math.abs(v);
-  if (magnitude >= 1e6 || magnitude < 1e-4) return v.toExponential(3).replace("e+", "e");
+  if (magnitude >= 1e6 || magnitude < 1e-3) return v.toExponential(3).replace("e+", "e");
   return Number(v.toPrecision(5)).toString();
 }
 

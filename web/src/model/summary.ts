@@ -21,8 +21,8 @@ export interface SummaryModel {
   tensorCount: number;
   tensorBytes: number;
   meta: [string, string][];
-  /** What the format holds beyond tensors (april networks, tsm nodes, SPRAAK header…), one line each. */
-  extra: [string, string][];
+  /** What the format holds beyond tensors (april networks, tsm nodes, SPRAAK header…): a line and the full JSON. */
+  extra: [string, string, string][];
   warnings: Warning[];
 }
 
@@ -57,9 +57,9 @@ export function summaryModel(name: string, size: number, inspected: InspectResul
     .map(([k, v]): [string, string] => [k, valueText(v)]);
   const extra = Object.keys(inspected)
     .filter((k) => !["format", "version", "meta", "tensors"].includes(k))
-    .map((k): [string, string] => {
+    .map((k): [string, string, string] => {
       const v = inspected[k];
-      return [Array.isArray(v) ? `${k} (${v.length})` : k, valueText(v, 400)];
+      return [Array.isArray(v) ? `${k} (${v.length})` : k, valueText(v, 400), fullJson(v)];
     });
   return {
     name,
@@ -73,6 +73,12 @@ export function summaryModel(name: string, size: number, inspected: InspectResul
     extra,
     warnings: warnings.map((text) => ({ text, offset: warningOffset(text) })),
   };
+}
+
+/** Pretty JSON (bigints as digits), cut at 20,000 characters. */
+function fullJson(value: unknown): string {
+  const text = JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) ?? String(value);
+  return text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters)` : text;
 }
 
 /** What the page shows for an error thrown while opening or reading. */

@@ -73,6 +73,7 @@ export class App {
   private readonly sections: Record<View | "empty", HTMLElement>;
   private statsRun: Promise<void> | undefined;
   private openToken = 0;
+  private opens = 0;
   readonly tableView: TableView;
   readonly tensorView: TensorView;
 
@@ -194,6 +195,8 @@ export class App {
     });
     const source = "blob" in input ? fromBlob(input.blob, input.name) : fromUrl(input.url);
     this.setStatus(`opening ${input.name}…`);
+    this.mark("opening", input.name);
+    document.body.dataset.stats = "none";
     try {
       const lazy = await readFromAny(source);
       if (token !== this.openToken) return;
@@ -231,7 +234,15 @@ export class App {
     }
   }
 
+  /** State markers on <body> for people's scripts and the browser test: data-state, data-file, data-stats. */
+  private mark(state: "opening" | "ready" | "error", file: string): void {
+    document.body.dataset.state = state;
+    document.body.dataset.file = file;
+    if (state !== "opening") document.body.dataset.opens = String(++this.opens);
+  }
+
   private afterOpen(keepState: boolean): void {
+    this.mark(this.current ? "ready" : "error", this.current?.name ?? this.failed?.name ?? "");
     const url = this.current?.url ?? this.failed?.url;
     byId("file-name").textContent = this.current ? `${this.current.name} · ${this.current.lazy.format} · ${formatBytes(this.current.size)}` : this.failed ? `${this.failed.name} · not readable` : "";
     document.title = `${this.current?.name ?? this.failed?.name ?? ""} — tensorfile inspector`;
@@ -292,6 +303,8 @@ export class App {
     const names = file.rows.filter((r) => !r.stats && !r.statsNote).map((r) => r.name);
     if (names.length === 0) return Promise.resolve();
     const task = this.progress.begin("statistics", () => this.worker.cancel(), true);
+    const token = this.openToken;
+    document.body.dataset.stats = "running";
     const run = this.worker.request({ kind: "stats", slot: "a", names }, {
       onProgress: (done, total, label) => task.update(done, total, `statistics: ${label}`),
       onPartial: (partial) => {
@@ -309,7 +322,10 @@ export class App {
     }).finally(() => {
       task.end();
       if (this.statsRun === run) this.statsRun = undefined;
-      this.tableView.statsArrived();
+      if (this.current === file && token === this.openToken) {
+        this.tableView.flush();
+        document.body.dataset.stats = file.rows.every((r) => r.stats || r.statsNote) ? "done" : "partial";
+      }
     });
     this.statsRun = run;
     return run;

@@ -109,7 +109,7 @@ export class DiffView {
       h("tr", {}, ...["tensor", "status", "dtype / shape", "elements", "differing", "max |a−b|", "max rel", "cosine"].map((t) => h("th", {}, t))));
     for (const row of rows) {
       const tr = h("tr", { "data-name": row.name, "data-status": row.status, "aria-selected": String(row.name === this.selected) },
-        h("td", { class: "mono" }, row.name),
+        h("td", { class: "mono", title: row.name }, row.name),
         h("td", { class: `status-${row.status}` }, row.status === "onlyA" ? "only in A" : row.status === "onlyB" ? "only in B" : row.status),
         h("td", {}, row.change),
         h("td", { class: "num" }, row.elements ? formatCount(row.elements) : ""),
@@ -125,7 +125,7 @@ export class DiffView {
     const pairBox = h("div", { id: "diff-pair" });
     this.root.append(
       h("h3", { id: "diff-verdict", "data-equal": String(result.equal) }, diffVerdict(result)),
-      h("div", { class: "columns", style: "grid-template-columns: minmax(0, 1.4fr) minmax(0, 1fr)" }, h("div", {}, table), pairBox),
+      h("div", { class: "diff-layout" }, h("div", { class: "table-box" }, table), pairBox),
     );
     this.drawPair();
   }
@@ -159,7 +159,8 @@ export class DiffView {
       box.append(h("p", { class: "muted" }, "reading…"));
       return;
     }
-    const width = Math.max(260, Math.floor((box.clientWidth || 480) / 2) - 8);
+    // two canvases (2 px of border each) and an 8 px gap in the box
+    const width = Math.max(200, Math.floor(((box.getBoundingClientRect().width || 480) - 8) / 2) - 2);
     const a = h("canvas", { id: "diff-hist-a" });
     const b = h("canvas", { id: "diff-hist-b" });
     box.append(h("div", { style: "display:flex;gap:8px" },

@@ -72,7 +72,7 @@ export class SummaryView {
     }
     if (s.extra.length > 0) {
       right.append(h("h3", {}, "also in the file"));
-      for (const [k, v] of s.extra) right.append(h("div", { class: "extra", title: v }, h("b", {}, `${k}: `), v));
+      for (const [k, line, full] of s.extra) right.append(h("details", { class: "extra" }, h("summary", {}, h("b", {}, `${k}: `), line), h("pre", {}, full)));
     }
     right.append(h("div", { id: "hex-panel" }));
     this.root.append(h("div", { class: "columns" }, left, right));

@@ -138,6 +138,11 @@ export class TableView {
     if (this.statsButton) this.statsButton.disabled = this.app.statsRunning || withStats === file.rows.length;
   }
 
+  /** Redraws now (the statistics run ended: the page's "done" marker must not come before the numbers). */
+  flush(): void {
+    if (this.grid && this.app.view === "tensors") this.refresh();
+  }
+
   /** Statistics arrived for some rows: redraw once per frame. */
   statsArrived(): void {
     if (this.redrawQueued || !this.grid) return;
