@@ -1,11 +1,16 @@
 /**
- * One entry point over the five formats: detectFormat (sniffing), readAny (whole files), readFromAny (lazy).
- * The order of FORMATS is the order detection tries them in; every detector looks at magic bytes only.
+ * One entry point over the formats: detectFormat (sniffing), readAny (whole files), readFromAny (lazy).
+ * The order of FORMATS is the order detection tries them in; every detector looks at magic bytes only. The five
+ * model formats come first; the input formats safetensors, npy and npz after them (safetensors has no magic, so
+ * its detector is a plausibility check that must never win over one of the five).
  */
 import { FormatError } from "./errors.js";
 import * as april from "./formats/april.js";
 import * as bw2l from "./formats/bw2l.js";
+import * as npy from "./formats/npy.js";
+import * as npz from "./formats/npz.js";
 import * as primitiv from "./formats/primitiv.js";
+import * as safetensors from "./formats/safetensors.js";
 import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
 import type { FormatId, FormatModule } from "./formats/types.js";
@@ -21,6 +26,9 @@ export interface FormatModules {
   tsm: typeof tsm;
   primitiv: typeof primitiv;
   spraak: typeof spraak;
+  safetensors: typeof safetensors;
+  npy: typeof npy;
+  npz: typeof npz;
 }
 
 /** Each format id's file object, as read() returns it. */
@@ -29,7 +37,7 @@ export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules
 /** A module over its format's own file type, as the dispatchers here use it. */
 type ModuleOf<K extends FormatId> = FormatModule<FormatFiles[K], unknown, unknown>;
 
-export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak] as unknown as FormatModule<never, never, never>[];
+export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, safetensors, npy, npz] as unknown as FormatModule<never, never, never>[];
 
 /** How many leading bytes detectFormat needs at most. */
 export const DETECT_BYTES = 64;

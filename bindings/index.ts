@@ -1,5 +1,6 @@
 /**
- * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv and SPRAAK files.
+ * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv and SPRAAK files; read
+ * safetensors, npy and npz.
  * Public surface: the README ("API tour" and the format sections).
  */
 export * as bw2l from "./formats/bw2l.js";
@@ -7,10 +8,15 @@ export * as april from "./formats/april.js";
 export * as tsm from "./formats/tsm.js";
 export * as primitiv from "./formats/primitiv.js";
 export * as spraak from "./formats/spraak.js";
+export * as safetensors from "./formats/safetensors.js";
+export * as npy from "./formats/npy.js";
+export * as npz from "./formats/npz.js";
 export * as kernels from "./kernels.js";
 export { FORMATS, DETECT_BYTES, detectFormat, formatModule, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
+export { writeSafetensorsTo, writeNpyTo } from "./export/stream.js";
+export type { ByteSink, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
 export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
@@ -18,8 +24,8 @@ export {
 } from "./errors.js";
 export type { FormatErrorCode } from "./errors.js";
 export { decodeTensor, dtypeBytes, elementCount } from "./tensor.js";
-export type { DType, StandardDType, FormatSpecificDType, NamedTensor, TensorInfo, TypedArray, Quantization, DecodeOptions } from "./tensor.js";
-export type { FormatId, FormatModule, InspectResult, InspectTensor, EmbeddedBlob } from "./formats/types.js";
+export type { DType, StandardDType, FormatSpecificDType, NarrowFloatDType, NamedTensor, TensorInfo, TypedArray, Quantization, DecodeOptions } from "./tensor.js";
+export type { FormatId, InputFormatId, FormatModule, InspectResult, InspectTensor, EmbeddedBlob } from "./formats/types.js";
 export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";

@@ -144,3 +144,53 @@ export function transpose64(
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Narrow floats (safetensors BF16, F8_E4M3, F8_E5M2) to float32: exact. Tables are built on first use from
+// the scalar definitions below, which the WASM kernels (assembly/minifloat.ts) match bit for bit.
+
+/** f32 bits of a bfloat16: the 16 bits are the f32's top half (NaN payloads kept). */
+export function bf16ToF32(src: Uint16Array, dst: Uint32Array): void {
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = src[i]! << 16;
+}
+
+/**
+ * f32 bits of a float8 e4m3fn byte (1 sign, 4 exponent bits with bias 7, 3 mantissa bits; no infinities;
+ * S.1111.111 is NaN and widens to a quiet NaN with the sign kept; subnormals are m × 2^-9).
+ */
+export function e4m3BitsToFloatBits(x: number): number {
+  const sign = (x & 0x80) << 24;
+  const em = x & 0x7f;
+  if (em === 0x7f) return (sign | 0x7fc00000) >>> 0;
+  if (em < 0x08) {
+    f32Scratch[0] = em * 0.001953125; // em * 2^-9, exact
+    return (sign | u32Scratch[0]!) >>> 0;
+  }
+  return (sign | ((em << 20) + 0x3c000000)) >>> 0; // exponent re-bias (127 - 7) << 23
+}
+
+/**
+ * f32 bits of a float8 e5m2 byte (1 sign, 5 exponent bits with bias 15, 2 mantissa bits: the top byte of an
+ * IEEE binary16, so infinities and NaNs as there; NaN widens quiet with its payload kept).
+ */
+export function e5m2BitsToFloatBits(x: number): number {
+  return halfBitsToFloatBits(x << 8);
+}
+
+let e4m3Table: Uint32Array | undefined;
+let e5m2Table: Uint32Array | undefined;
+
+export function f8e4m3ToF32(src: Uint8Array, dst: Uint32Array): void {
+  e4m3Table ??= Uint32Array.from({ length: 256 }, (_, x) => e4m3BitsToFloatBits(x));
+  const table = e4m3Table;
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
+}
+
+export function f8e5m2ToF32(src: Uint8Array, dst: Uint32Array): void {
+  e5m2Table ??= Uint32Array.from({ length: 256 }, (_, x) => e5m2BitsToFloatBits(x));
+  const table = e5m2Table;
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
+}

@@ -376,3 +376,56 @@ export function isWasmResident(data: ArrayBufferView): boolean {
 export function releaseMemory(): void {
   releaseWorkMemory();
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Narrow floats to float32 (safetensors BF16, F8_E4M3, F8_E5M2): WASM SIMD in assembly/minifloat.ts, TS twins
+// in kernels-js.ts. Exact for every input; both backends give the same bits.
+
+interface MinifloatExports {
+  bf16ToF32(src: number, dst: number, count: number): void;
+  f8e4m3ToF32(src: number, dst: number, count: number): void;
+  f8e5m2ToF32(src: number, dst: number, count: number): void;
+}
+
+function minifloat(k: KernelExports): MinifloatExports {
+  return k as unknown as MinifloatExports;
+}
+
+/** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
+export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).bf16ToF32(s, d, n));
+  } else {
+    js.bf16ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+/**
+ * float8 e4m3fn (raw bytes; OCP FP8 E4M3: bias 7, no infinities, 0x7f and 0xff are NaN) to float32, exact.
+ * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
+ */
+export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e4m3ToF32(s, d, n));
+  } else {
+    js.f8e4m3ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+/**
+ * float8 e5m2 (raw bytes; OCP FP8 E5M2: bias 15, IEEE-like with infinities and NaNs: the top byte of a
+ * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
+ */
+export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e5m2ToF32(s, d, n));
+  } else {
+    js.f8e5m2ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}

@@ -22,7 +22,15 @@ export type FormatSpecificDType =
   | "char8" | "char16" | "char32"
   | "void" | "ptr"
   | "unknown8" | "unknown16" | "unknown32" | "unknown64" | "unknown128"
-  | "sink8q0" | "sink8q1" | "sink8q2" | "sink8q3" | "sink8q4" | "sink8q5" | "sink8q6" | "sink8q7";
+  | "sink8q0" | "sink8q1" | "sink8q2" | "sink8q3" | "sink8q4" | "sink8q5" | "sink8q6" | "sink8q7"
+  | NarrowFloatDType;
+
+/**
+ * The narrow float types of safetensors (Hugging Face `BF16`, `F8_E4M3`, `F8_E5M2`): bfloat16 data is a
+ * Uint16Array of the raw bits, the float8 kinds a Uint8Array of the raw bytes. `dtype: "float32"` widens all three
+ * exactly (kernels.bf16ToF32, f8e4m3ToF32, f8e5m2ToF32).
+ */
+export type NarrowFloatDType = "bfloat16" | "float8_e4m3" | "float8_e5m2";
 
 export type DType = StandardDType | FormatSpecificDType;
 
@@ -45,6 +53,9 @@ export interface DTypeArrays {
   int64: BigInt64Array;
   uint64: BigUint64Array;
   bool: Uint8Array;
+  bfloat16: Uint16Array;
+  float8_e4m3: Uint8Array;
+  float8_e5m2: Uint8Array;
 }
 
 /** One tensor of one dtype: `data` is that dtype's typed array. */
@@ -54,7 +65,7 @@ export interface TensorOf<D extends DType> {
   /** Logical shape: element [i][j] of the source framework is element [i][j] here. A scalar is []. */
   shape: number[];
   /** Row-major (C order), host little-endian. */
-  data: D extends StandardDType ? DTypeArrays[D] : Uint8Array;
+  data: D extends keyof DTypeArrays ? DTypeArrays[D] : Uint8Array;
 }
 
 /**
@@ -96,7 +107,12 @@ export interface TensorInfo {
 }
 
 export interface DecodeOptions {
-  /** "float32": widen float16 and dequantize int8 tensors that carry a quantization. Others stay as stored. */
+  /**
+   * "float32": every real-valued tensor comes back as a Float32Array of its values: float16, bfloat16 and float8
+   * are widened, int8 with a quantization dequantized, and float64, the integer types and bool converted to the
+   * nearest float32 (float64 and integers beyond 2^24 lose precision, as a cast in numpy or PyTorch would). Complex
+   * and format-specific dtypes (TenniS char/opaque types) stay as stored. Without it every tensor comes back as stored.
+   */
   dtype?: "float32" | undefined;
   /** Always copy, even where a zero-copy view of the input would do. Default false. */
   copy?: boolean | undefined;
@@ -130,7 +146,23 @@ const SPECIFIC_BYTES: Record<FormatSpecificDType, number> = {
   void: 0, ptr: 8,
   unknown8: 1, unknown16: 2, unknown32: 4, unknown64: 8, unknown128: 16,
   sink8q0: 1, sink8q1: 1, sink8q2: 1, sink8q3: 1, sink8q4: 1, sink8q5: 1, sink8q6: 1, sink8q7: 1,
+  bfloat16: 2, float8_e4m3: 1, float8_e5m2: 1,
 };
+
+/** Format-specific types whose data is not raw bytes (bfloat16: a Uint16Array of the bits). */
+const SPECIFIC_ARRAYS: Partial<Record<FormatSpecificDType, DTypeInfo>> = {
+  bfloat16: { bytes: 2, ctor: Uint16Array },
+};
+
+/** The typed array a dtype's data comes in, and its element size (raw bytes: Uint8Array, size 1). */
+function arrayInfo(dtype: DType): DTypeInfo | undefined {
+  return isStandardDType(dtype) ? STANDARD[dtype] : SPECIFIC_ARRAYS[dtype];
+}
+
+/** The narrow float types (bfloat16, float8) that `dtype: "float32"` widens. */
+export function isNarrowFloat(dtype: DType): dtype is NarrowFloatDType {
+  return dtype === "bfloat16" || dtype === "float8_e4m3" || dtype === "float8_e5m2";
+}
 
 export function isStandardDType(dtype: DType): dtype is StandardDType {
   return Object.prototype.hasOwnProperty.call(STANDARD, dtype);
@@ -164,14 +196,16 @@ export function elementCount(shape: readonly number[]): number {
 
 /** A typed array of `dtype` (raw Uint8Array for format-specific types) of `length` elements. */
 export function allocateArray(dtype: DType, length: number): TypedArray {
-  if (isStandardDType(dtype)) return new STANDARD[dtype].ctor(length);
-  return new Uint8Array(length * SPECIFIC_BYTES[dtype]);
+  const typed = arrayInfo(dtype);
+  if (typed) return new typed.ctor(length);
+  return new Uint8Array(length * dtypeBytes(dtype));
 }
 
 /** A typed array of `dtype` over `bytes`: a view when aligned (sharing memory), otherwise a copy. */
 export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArray {
-  if (!isStandardDType(dtype)) return copy ? copyBytes(bytes) : bytes;
-  const { bytes: size, ctor } = STANDARD[dtype];
+  const typed = arrayInfo(dtype);
+  if (!typed) return copy ? copyBytes(bytes) : bytes;
+  const { bytes: size, ctor } = typed;
   const length = bytes.byteLength / size;
   if (!copy && bytes.byteOffset % size === 0) return new ctor(bytes.buffer, bytes.byteOffset, length);
   const out = new ctor(length);
@@ -182,10 +216,47 @@ export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArra
 /** The bytes of a typed array (a view, no copy). */
 export const bytesOf = kernels.bytesOf;
 
-/** True when options.dtype "float32" makes decodeTensor widen (float16) or dequantize (int8 with a quantization). */
+/** True when options.dtype "float32" makes decodeTensor turn this tensor into float32 values. */
 function convertsToFloat32(info: TensorInfo, options: DecodeOptions): boolean {
-  return options.dtype === "float32" &&
-    (info.dtype === "float16" || (info.dtype === "int8" && info.quantization !== undefined));
+  return options.dtype === "float32" && info.dtype !== "float32" && (isStandardDType(info.dtype) || isNarrowFloat(info.dtype));
+}
+
+/**
+ * The values of a real-valued typed array as float32 (into `out` when given): what `dtype: "float32"` does to
+ * float64, integer and bool data. Float32Array#set converts numbers; 64-bit integers go through Number().
+ */
+export function toFloat32(data: TypedArray, out?: Float32Array): Float32Array {
+  if (data instanceof Float32Array && (out === undefined || out === data)) return data;
+  const target = out ?? new Float32Array(data.length);
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
+    for (let i = 0; i < data.length; i++) target[i] = Number(data[i]!);
+  } else {
+    target.set(data);
+  }
+  return target;
+}
+
+/**
+ * Applies `dtype: "float32"` to a tensor some format decoded on its own (not through decodeTensor): real-valued
+ * dtypes become float32, float16 halves are widened; the rest is returned as it is.
+ */
+export function asFloat32Tensor(tensor: NamedTensor, options: DecodeOptions): NamedTensor {
+  if (options.dtype !== "float32" || tensor.dtype === "float32") return tensor;
+  if (!isStandardDType(tensor.dtype) && !isNarrowFloat(tensor.dtype)) return tensor;
+  const data = tensor.dtype === "float16" || isNarrowFloat(tensor.dtype)
+    ? widenToFloat32(tensor.data as TypedArray, tensor.dtype, options.out as Float32Array | undefined)
+    : toFloat32(tensor.data as TypedArray, options.out as Float32Array | undefined);
+  return { name: tensor.name, dtype: "float32", shape: tensor.shape, data };
+}
+
+/** Widens float16, bfloat16 or float8 data (host order) to float32, into `out` when given. */
+function widenToFloat32(data: TypedArray, dtype: DType, out: Float32Array | undefined): Float32Array {
+  switch (dtype) {
+    case "bfloat16": return kernels.bf16ToF32(data as Uint16Array, out);
+    case "float8_e4m3": return kernels.f8e4m3ToF32(data as Uint8Array, out);
+    case "float8_e5m2": return kernels.f8e5m2ToF32(data as Uint8Array, out);
+    default: return kernels.f16ToF32(data as Uint16Array, out);
+  }
 }
 
 /** The dtype that tensors()/loadTensor give for `info` with these options (to plan an output before decoding). */
@@ -210,8 +281,9 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     );
   }
   const converts = convertsToFloat32(info, options);
-  const widen = converts && info.dtype === "float16";
-  const dequantize = converts && info.dtype === "int8";
+  const widen = converts && (info.dtype === "float16" || isNarrowFloat(info.dtype));
+  const dequantize = converts && info.dtype === "int8" && info.quantization !== undefined;
+  const cast = converts && !widen && !dequantize;
   const dtype: DType = converts ? "float32" : info.dtype;
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
@@ -219,17 +291,17 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   if (out) {
     const want = allocateArray(dtype, 0).constructor;
     if (out.constructor !== want || out.byteLength !== count * dtypeBytes(dtype)) {
-      throw new RangeError(`tensorfile: options.out must be a ${want.name} of ${count * (isStandardDType(dtype) ? 1 : dtypeBytes(dtype))} elements for tensor "${info.name}"`);
+      throw new RangeError(`tensorfile: options.out must be a ${want.name} of ${arrayInfo(dtype) ? count : count * dtypeBytes(dtype)} elements for tensor "${info.name}"`);
     }
   }
   const result = (data: TypedArray): NamedTensor => ({ name: info.name, dtype, shape: info.shape.slice(), data }) as NamedTensor;
 
-  if (!widen && !dequantize && !swap && !columnMajor) {
+  if (!converts && !swap && !columnMajor) {
     if (!out) return result(viewAs(info.dtype, bytes, options.copy));
     bytesOf(out).set(bytes);
     return result(out);
   }
-  if (columnMajor && !swap && !widen && !dequantize) {
+  if (columnMajor && !swap && !converts) {
     // one pass straight from the (possibly unaligned) stored bytes into the row-major result
     const target = out ?? allocateArray(info.dtype, count);
     kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
@@ -241,10 +313,12 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
   if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, converts ? undefined : (out as typeof data | undefined));
   if (widen) {
-    data = kernels.f16ToF32(data as Uint16Array, out as Float32Array | undefined);
+    data = widenToFloat32(data, info.dtype, out as Float32Array | undefined);
   } else if (dequantize) {
     const q = info.quantization!;
     data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, out as Float32Array | undefined);
+  } else if (cast) {
+    data = toFloat32(data, out as Float32Array | undefined);
   } else if (out && data !== out) {
     bytesOf(out).set(bytesOf(data));
     data = out;

@@ -9,6 +9,7 @@
  * usage error. Outputs go through a temporary file renamed into place (cli/output.ts). inspect, convert to
  * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
+import { createWriteStream } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,6 +17,7 @@ import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
+import { writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
@@ -313,26 +315,24 @@ function errorJson(error: unknown): Record<string, unknown> {
 
 async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: AnyModule, infos: TensorInfo[], outPath: string,
   options: DecodeOptions, label: string): Promise<void> {
-  const entries = infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }));
-  const plan = planSafetensors(entries, { "tensorfile.source": label });
-  const progress = new Progress(io.stderr, "convert", plan.size);
-  const handle = await open(outPath, "w");
-  // one tensor is written while the next is read and decoded: at most two in memory
-  let writing: Promise<unknown> = handle.write(plan.header, 0, plan.header.length, 0);
+  const size = planSafetensors(infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }))).size;
+  const progress = new Progress(io.stderr, "convert", size);
+  let reported = 0;
+  // the public streaming writer: one tensor is written while the next is read and decoded
   try {
-    for (const slot of plan.layout) {
-      const tensor = await module.loadTensor(source, infos[slot.index]!, options);
-      const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
-      if (bytes.length !== slot.end - slot.begin) throw new InputError(`tensor ${tensor.name} decoded to ${bytes.length} bytes, expected ${slot.end - slot.begin}`);
-      await writing;
-      writing = handle.write(bytes, 0, bytes.length, plan.header.length + slot.begin);
-      progress.advance(bytes.length, tensor.name);
-    }
-    await writing;
+    await writeSafetensorsTo(createWriteStream(outPath), {
+      tensorInfos: () => infos,
+      loadTensor: (info, decode) => module.loadTensor(source, info, decode),
+    }, {
+      metadata: { "tensorfile.source": label },
+      decode: options,
+      onProgress: (written, _total, name) => {
+        progress.advance(written - reported, name);
+        reported = written;
+      },
+    });
   } finally {
-    await writing.catch(() => undefined);
     progress.finish();
-    await handle.close();
   }
 }
 

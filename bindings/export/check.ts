@@ -11,6 +11,7 @@ const KNOWN_DTYPES = new Set<string>([
   "complex32", "complex64", "complex128", "char8", "char16", "char32", "void", "ptr",
   "unknown8", "unknown16", "unknown32", "unknown64", "unknown128",
   "sink8q0", "sink8q1", "sink8q2", "sink8q3", "sink8q4", "sink8q5", "sink8q6", "sink8q7",
+  "bfloat16", "float8_e4m3", "float8_e5m2",
 ]);
 
 /** name, dtype and shape of one entry (a tensor or a planned one). */
@@ -36,7 +37,7 @@ export function checkTensor(tensor: NamedTensor, what: string): void {
   // a Node Buffer is a Uint8Array for this purpose
   const sameKind = got === want || (want.name === "Uint8Array" && data instanceof Uint8Array);
   if (!sameKind) {
-    throw new TypeError(`tensorfile: ${what} ("${tensor.name}") is labelled ${dtype}, whose data is a ${want.name}${isStandardDType(dtype) ? "" : " of raw bytes"}, but its data is a ${got.name}`);
+    throw new TypeError(`tensorfile: ${what} ("${tensor.name}") is labelled ${dtype}, whose data is a ${want.name}${isStandardDType(dtype) || want.name !== "Uint8Array" ? "" : " of raw bytes"}, but its data is a ${got.name}`);
   }
   const count = tensor.shape.reduce((a: number, b: number) => a * b, 1);
   const need = count * dtypeBytes(dtype);

@@ -5,7 +5,8 @@
  *   data: the tensors back to back (no holes), row-major little-endian; offsets are relative to the data start.
  * Tensors are laid out widest element first, so every tensor starts at a multiple of its element size.
  * __metadata__ always has "format": "pt" (transformers and diffusers refuse any other value); what the caller
- * passes (the CLI: "tensorfile.source") is added. complex64 is safetensors' C64. Types safetensors has no name
+ * passes (the CLI: "tensorfile.source") is added. complex64 is safetensors' C64; bfloat16, float8_e4m3 and
+ * float8_e5m2 are BF16, F8_E4M3 and F8_E5M2. Types safetensors has no name
  * for (complex128, complex32, TenniS char/opaque types) are written as U8 with one more axis of the element
  * size, and their real dtype is kept in __metadata__ under "tensorfile.dtype.<name>".
  */
@@ -18,6 +19,7 @@ const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
   int8: "I8", uint8: "U8", int16: "I16", uint16: "U16", int32: "I32", uint32: "U32", int64: "I64", uint64: "U64",
   bool: "BOOL",
   complex64: "C64",
+  bfloat16: "BF16", float8_e4m3: "F8_E4M3", float8_e5m2: "F8_E5M2",
 };
 
 export interface SafetensorsEntry {

@@ -39,6 +39,8 @@ export type { TsmAttrValue, TsmGraph, TsmGraphNode, TsmOpaqueValue, TsmUnloadedV
 export { TSM_DTYPES, tsmDTypeCode, tsmDTypeName } from "./tsm/dtypes.js";
 export { fieldString, fieldValue, paramValue } from "./tsm/graph.js";
 export { MODULE_CODE, LAZY_ATTRIBUTE_BYTES } from "./tsm/module.js";
+export { create } from "./tsm/builder.js";
+export type { TsmCreateInput, TsmNodeInput, TsmFieldInput } from "./tsm/builder.js";
 export { CSTA_KEY, STA_CODE, staToPlain, staLookup } from "./tsm/csta.js";
 
 export const id = "tsm" as const;

@@ -1,0 +1,148 @@
+/** npz members: each a .npy, stored or deflated. Parsing (eager and header-only lazy) and bounded inflating. */
+import { Inflate } from "fflate";
+import { CorruptDataError, FormatError, LimitError, TruncatedError } from "../../errors.js";
+import { ByteReader } from "../../io/byte-reader.js";
+import { type NpyArray, parseNpy } from "../npy/parse.js";
+import type { ZipEntry } from "./zip.js";
+
+/** Deflate cannot expand 1 byte into more than 1032 (RFC 1951's longest match per bit pair): an upper bound. */
+export const MAX_DEFLATE_RATIO = 1032;
+/** Members inflate in slices of this many compressed bytes, so a bomb is caught as output grows. */
+const SLICE = 64 * 1024;
+
+export interface NpzMember {
+  /** The member's name as stored, e.g. "weight.npy". */
+  name: string;
+  /** The tensor name: the member name without ".npy". */
+  tensor: string;
+  method: "stored" | "deflated";
+  crc32: number;
+  compressedSize: number;
+  /** The .npy's size (uncompressed). */
+  size: number;
+  localHeaderOffset: number;
+  /** Absolute offset of the member's data in the file (compressed for deflated members). */
+  dataOffset: number;
+  /**
+   * The .npy inside. read(): data is a view of the input (stored) or of the inflated member; readFrom(): stored
+   * members' data is its absolute range in the file, deflated members' data its range inside the inflated .npy.
+   */
+  array: NpyArray;
+  /** read() only: the whole .npy (the inflated bytes for deflated members), which the CRC-32 covers. */
+  content?: Uint8Array | undefined;
+}
+
+/** Where a member's tensor is, in what TensorInfo alone does not say (npz's loadTensor needs it). */
+export interface NpzMemberRef {
+  method: "stored" | "deflated";
+  /** Absolute offset and length of the member's data in the file. */
+  dataOffset: number;
+  compressedSize: number;
+  size: number;
+  /** Offset of the tensor data inside the (inflated) .npy. */
+  arrayOffset: number;
+}
+
+/** The member's name with its ".npy" cut off; CORRUPT for names that are not .npy files. */
+export function tensorName(entry: ZipEntry, index: number, format: string): string {
+  if (!entry.name.endsWith(".npy") || entry.name.length === 4) {
+    throw new CorruptDataError(format, `member ${JSON.stringify(entry.name)} is not an .npy file (npz members are named <name>.npy)`, entry.entryOffset + 46, `central_directory[${index}].name`);
+  }
+  return entry.name.slice(0, -4);
+}
+
+/** A deflate error from fflate (or ours) as a FormatError at the member's data. */
+function inflateError(cause: unknown, format: string, offset: number, field: string): FormatError {
+  if (cause instanceof FormatError) return cause;
+  const code = (cause as { code?: number }).code;
+  const detail = code === 0 ? "the deflate stream ends before its last block" : `bad deflate data: ${(cause as Error)?.message ?? String(cause)}`;
+  return new CorruptDataError(format, detail, offset, field, { cause });
+}
+
+/**
+ * Inflates a whole member into exactly `size` bytes: CORRUPT when it inflates to more (stopped as soon as it
+ * does) or fewer, or when `size` is impossible for the compressed length.
+ */
+export function inflateMember(compressed: Uint8Array, size: number, format: string, offset: number, field: string): Uint8Array {
+  if (size > compressed.length * MAX_DEFLATE_RATIO + 1024) {
+    throw new CorruptDataError(format, `a ${size}-byte member cannot be inflated from ${compressed.length} deflated bytes`, offset, field);
+  }
+  let out: Uint8Array;
+  try {
+    out = new Uint8Array(size);
+  } catch (cause) {
+    throw new LimitError(format, `cannot allocate ${size} bytes for the inflated member (${(cause as Error).message})`, offset, field, size);
+  }
+  let total = 0;
+  const inflater = new Inflate((chunk) => {
+    if (total + chunk.length > size) throw new CorruptDataError(format, `the member inflates to more than the ${size} bytes the directory says`, offset, field);
+    out.set(chunk, total);
+    total += chunk.length;
+  });
+  try {
+    if (compressed.length === 0) throw new CorruptDataError(format, "a deflated member needs at least one block (0 bytes)", offset, field);
+    for (let p = 0; p < compressed.length; p += SLICE) {
+      const end = Math.min(compressed.length, p + SLICE);
+      inflater.push(compressed.subarray(p, end), end === compressed.length);
+    }
+  } catch (cause) {
+    throw inflateError(cause, format, offset, field);
+  }
+  if (total !== size) throw new CorruptDataError(format, `the member inflates to ${total} bytes, the directory says ${size}`, offset, field);
+  return out;
+}
+
+/**
+ * Inflates the start of a member (`compressed` may be a prefix of its data; `final` when it is all of it):
+ * whatever output that gives, at most `limit` bytes.
+ */
+export function inflatePrefix(compressed: Uint8Array, final: boolean, limit: number, format: string, offset: number, field: string): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const inflater = new Inflate((chunk) => {
+    chunks.push(chunk);
+    total += chunk.length;
+  });
+  try {
+    for (let p = 0; p < compressed.length && total < limit; p += SLICE) {
+      const end = Math.min(compressed.length, p + SLICE);
+      inflater.push(compressed.subarray(p, end), final && end === compressed.length);
+    }
+  } catch (cause) {
+    throw inflateError(cause, format, offset, field);
+  }
+  const out = new Uint8Array(Math.min(total, limit));
+  let at = 0;
+  for (const c of chunks) {
+    if (at >= out.length) break;
+    out.set(c.subarray(0, out.length - at), at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** How many bytes the .npy's magic, lengths and header take, once its first 12 bytes are known (else undefined). */
+export function npyHeaderBytes(prefix: Uint8Array): number | undefined {
+  if (prefix.length < 10) return undefined;
+  const major = prefix[6];
+  if (major === 1) return 10 + (prefix[8]! | (prefix[9]! << 8));
+  if (prefix.length < 12) return undefined;
+  return 12 + ((prefix[8]! | (prefix[9]! << 8) | (prefix[10]! << 16)) + prefix[11]! * 2 ** 24);
+}
+
+/**
+ * Parses an .npy held in `bytes` that are not at a file offset of their own (an inflated member): errors are
+ * re-thrown at the member's data offset, naming the byte inside the inflated member.
+ */
+export function parseInflated(bytes: Uint8Array, format: string, dataOffset: number, field: string, declaredSize?: number): NpyArray {
+  try {
+    return parseNpy(new ByteReader(bytes, format), { eager: declaredSize === undefined, copy: false, declaredSize }, field);
+  } catch (error) {
+    if (!(error instanceof FormatError) || error.offset === undefined) throw error;
+    const detail = `${error.detail} (at byte ${error.offset} of the inflated member)`;
+    if (error instanceof TruncatedError) {
+      throw new CorruptDataError(format, `the inflated member is too short: ${detail}`, dataOffset, error.field, { cause: error });
+    }
+    throw new FormatError(error.code, format, detail, dataOffset, error.field, { cause: error });
+  }
+}
