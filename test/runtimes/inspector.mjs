@@ -15,6 +15,7 @@ import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { zipSync } from "fflate";
 import { chromium } from "playwright-core";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -55,6 +56,22 @@ for (const example of exampleFiles()) {
   writeFileSync(path, example.bytes);
   files.push({ label: `example ${example.name}`, path });
 }
+// the ecosystem formats the page opens too, written with the library's writers and fflate
+{
+  const mixed = tf.writeSafetensors([
+    { name: "weights", dtype: "float32", shape: [3, 4], data: Float32Array.from([0.5, -1, NaN, Infinity, 0, 2, -Infinity, 3, 4, 0, -0.25, 1e-3]) },
+    { name: "brain", dtype: "bfloat16", shape: [5], data: Uint16Array.from([0x3f80, 0xbf80, 0x7fc0, 0x0000, 0x4049]) },
+    { name: "e4m3", dtype: "float8_e4m3", shape: [4], data: Uint8Array.from([0x38, 0xb8, 0x7f, 0x00]) },
+    { name: "ids", dtype: "int64", shape: [3], data: BigInt64Array.from([1n, -5n, 9007199254740993n]) },
+  ]);
+  const matrix = { name: "m", dtype: "float64", shape: [2, 3], data: Float64Array.from([1, 2, 3, 4, 5, -6]) };
+  const npz = zipSync({ "stored.npy": [tf.writeNpy(matrix), { level: 0 }], "deflated.npy": [tf.writeNpy({ name: "d", dtype: "int16", shape: [50], data: Int16Array.from({ length: 50 }, (_, i) => i * 3 - 70) }), { level: 6 }] });
+  for (const [name, bytes] of [["mixed.safetensors", mixed], ["matrix.npy", tf.writeNpy(matrix)], ["pair.npz", npz]]) {
+    const path = join(work, name);
+    writeFileSync(path, bytes);
+    files.push({ label: `generated ${name}`, path });
+  }
+}
 if (existsSync(fixturesRoot)) {
   const walk = (dir) => {
     for (const name of readdirSync(dir).sort()) {
@@ -69,6 +86,7 @@ if (existsSync(fixturesRoot)) {
 }
 
 const NUMERIC = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
+const WIDENED = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2"]);
 
 /** Plain statistics over plain numbers: the oracle. */
 function oracleStats(values) {
@@ -98,9 +116,15 @@ for (const file of files) {
     const lazy = await tf.readFromAny(tf.fromBytes(file.bytes));
     file.names = lazy.tensorInfos().map((i) => i.name);
     file.format = lazy.format;
-    const tensors = tf.readAny(file.bytes).tensors({ dtype: "float32" });
+    const infos = lazy.tensorInfos();
+    const wide = tf.readAny(file.bytes).tensors({ dtype: "float32" });
     file.tensors = tf.readAny(file.bytes).tensors();
-    file.oracle = new Map(tensors.filter((t) => NUMERIC.has(t.dtype)).map((t) => [t.name, oracleStats(Array.from(t.data, Number))]));
+    // values as stored; float16/bfloat16/float8 widened and int8 with a scale dequantized by the library
+    file.oracle = new Map(file.tensors.flatMap((t, k) => {
+      if (!NUMERIC.has(t.dtype) && !WIDENED.has(t.dtype)) return [];
+      const source = WIDENED.has(t.dtype) || (t.dtype === "int8" && infos[k].quantization) ? wide[k] : t;
+      return [[t.name, oracleStats(Array.from(source.data, Number))]];
+    }));
   } catch (error) {
     file.error = { code: error.code ?? "ERROR", offset: error.offset };
   }
@@ -358,14 +382,15 @@ async function runOrigin(where, url, { screenshotsToo }) {
     check((await drawnPixels(page, "#heatmap")) > 20000, `${where}: a 64 × 64 const tensor's heatmap is drawn`);
     if (screenshotsToo) await shoot(page, "tensor-matrix.png");
     await checkSafetensorsDownload(page, landmarker, where);
-    // a file and its converted copy: the .csta against the .tsm inside it
-    const tsmCopy = byLabel("seetaface6_face_landmarker_pts5.tsm");
-    if (tsmCopy) {
+    // a file and its converted copies: the .csta against the .tsm inside it and against its .safetensors export
+    const converted = join(work, "landmarker.safetensors");
+    writeFileSync(converted, tf.writeSafetensors(landmarker.tensors));
+    for (const copy of [byLabel("seetaface6_face_landmarker_pts5.tsm")?.path, converted].filter(Boolean)) {
       const before = await opens(page);
-      await page.setInputFiles("#open-file", [landmarker.path, tsmCopy.path]);
+      await page.setInputFiles("#open-file", [landmarker.path, copy]);
       await page.waitForFunction((n) => Number(document.body.dataset.opens ?? 0) > n, before);
       await page.waitForSelector("#diff-verdict", { timeout: 60_000 });
-      check((await page.evaluate(() => document.querySelector("#diff-verdict").dataset.equal)) === "true", `${where}: the .csta and its .tsm diff as equal`);
+      check((await page.evaluate(() => document.querySelector("#diff-verdict").dataset.equal)) === "true", `${where}: the .csta and ${basename(copy)} diff as equal`);
     }
   }
 

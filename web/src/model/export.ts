@@ -1,40 +1,29 @@
 /**
  * Exports as streams of byte parts, so the page builds a download Blob tensor by tensor (Chromium keeps Blob
  * parts in its blob store, spilling to disk) and never holds a whole converted file in JS memory:
- * - the whole file as .safetensors (planSafetensors: header first, then each tensor at its planned offset),
+ * - the whole file as .safetensors (writeSafetensorsTo: header first, then each tensor),
  * - one tensor as .npy (npyHeader + the data),
  * - every blobs() entry (april networks as .onnx, bw2l data sections…) as its bytes.
  */
-import { type ByteSource, type EmbeddedBlob, type NamedTensor, type TensorInfo, npyHeader, planSafetensors } from "../../../bindings/index.js";
+import {
+  type ByteSource, type EmbeddedBlob, type LazyTensors, type NamedTensor, type TensorInfo, npyHeader, planSafetensors, writeSafetensorsTo,
+} from "../../../bindings/index.js";
 
-export interface Loader {
-  tensorInfos(): TensorInfo[];
-  loadTensor(info: TensorInfo): Promise<NamedTensor>;
-}
+export type Loader = LazyTensors;
 
 function bytesOfTensor(tensor: NamedTensor): Uint8Array {
   return new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
 }
 
 /**
- * The parts of a .safetensors file of every tensor (dtypes as stored: float16 stays F16), in file order.
- * `onTensor` reports progress; the parts are fresh per tensor so the caller can let each go once appended.
+ * Writes the whole file as .safetensors (dtypes as stored: float16 stays F16) into `sink` through the library's
+ * streaming writer: the header, then one tensor at a time. The page's sink appends each chunk to a Blob.
  */
-export async function* safetensorsParts(file: Loader, source: string, onTensor?: (done: number, total: number, name: string) => void): AsyncGenerator<Uint8Array> {
-  const infos = file.tensorInfos();
-  const plan = planSafetensors(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), { "tensorfile.source": source });
-  yield plan.header;
-  let written = 0;
-  for (const [k, slot] of plan.layout.entries()) {
-    onTensor?.(k, plan.layout.length, slot.name);
-    if (slot.begin !== written) throw new RangeError(`safetensors plan has a hole before ${slot.name}`);
-    const tensor = await file.loadTensor(infos[slot.index]!);
-    const bytes = bytesOfTensor(tensor);
-    if (bytes.length !== slot.end - slot.begin) throw new RangeError(`tensor ${slot.name} decoded to ${bytes.length} bytes; the plan has ${slot.end - slot.begin}`);
-    written += bytes.length;
-    yield bytes;
-  }
-  onTensor?.(plan.layout.length, plan.layout.length, "");
+export function exportSafetensors(
+  file: Loader, source: string, sink: (chunk: Uint8Array) => void | Promise<void>,
+  onProgress?: (written: number, total: number, name: string) => void,
+): Promise<number> {
+  return writeSafetensorsTo(sink, file, { metadata: { "tensorfile.source": source }, onProgress });
 }
 
 /** The planned size of the .safetensors export (for the button's label), or undefined with no tensors. */

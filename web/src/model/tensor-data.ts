@@ -18,13 +18,20 @@ export interface TensorSource {
 export const CHUNK_BYTES = 16 * 1024 * 1024;
 
 const NUMERIC = new Set<string>(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
+/** bfloat16 and float8 (safetensors): read widened to float32 by the library's kernels. */
+const NARROW_FLOATS = new Set<string>(["bfloat16", "float8_e4m3", "float8_e5m2"]);
 
 /** The keys a TensorInfo has when its bytes are plain elements; any other key means its format decodes it. */
 const PLAIN_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization", "batch"]);
 
 /** True for dtypes the statistics cover (numbers; not complex, char or opaque types). */
 export function hasStatistics(dtype: string): boolean {
-  return NUMERIC.has(dtype);
+  return NUMERIC.has(dtype) || NARROW_FLOATS.has(dtype);
+}
+
+/** Loads a tensor for its values: as stored, except bfloat16/float8 which come widened to float32. */
+export function loadValues(from: Pick<TensorSource, "loadTensor">, info: TensorInfo): Promise<NamedTensor> {
+  return from.loadTensor(info, NARROW_FLOATS.has(info.dtype) ? { dtype: "float32" } : undefined);
 }
 
 /** Why a dtype has no statistics (for the table's note). */
@@ -34,7 +41,7 @@ export function noStatisticsReason(dtype: string): string {
 
 /** True when the stored bytes of `info` are its elements as they are (possibly big-endian or in another order). */
 export function rawReadable(info: TensorInfo): boolean {
-  if (!hasStatistics(info.dtype) || info.decodesToFloat32) return false;
+  if (!NUMERIC.has(info.dtype) || info.decodesToFloat32) return false;
   for (const key of Object.keys(info)) {
     if (!PLAIN_KEYS.has(key) && (info as unknown as Record<string, unknown>)[key] !== undefined) return false;
   }
@@ -111,7 +118,7 @@ export async function forEachChunk(
 ): Promise<void> {
   const chunkBytes = progress.chunkBytes ?? CHUNK_BYTES;
   if (!rawReadable(info) || info.byteLength <= chunkBytes) {
-    const tensor = await from.loadTensor(info);
+    const tensor = await loadValues(from, info);
     if (progress.isCancelled?.()) throw new CancelledError();
     const { data, options } = tensorElements(tensor, info);
     visit(data, options);
@@ -190,7 +197,7 @@ export async function tensorHistogram(from: TensorSource, info: TensorInfo, bins
 /** Statistics and histogram together: one read for tensors decoded whole, two passes for streamed ones. */
 export async function statsAndHistogram(from: TensorSource, info: TensorInfo, bins: number, progress: ReadProgress = {}): Promise<{ stats: TensorStats; histogram: Histogram }> {
   if (!rawReadable(info) || info.byteLength <= (progress.chunkBytes ?? CHUNK_BYTES)) {
-    const tensor = await from.loadTensor(info);
+    const tensor = await loadValues(from, info);
     const { data, options } = tensorElements(tensor, info);
     const s = stats(data, options);
     const { lo, hi } = histogramRange(s);

@@ -4,7 +4,7 @@
  * data sections, SeetaFace6 container entries).
  */
 import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
-import { blobBytes, blobSize, npyParts, replaceExtension, safetensorsParts, safetensorsSize, tensorFileName } from "../model/export.js";
+import { blobBytes, blobSize, exportSafetensors, npyParts, replaceExtension, safetensorsSize, tensorFileName } from "../model/export.js";
 import { formatBytes } from "../model/format.js";
 import type { App } from "./app.js";
 import { clear, download, h } from "./dom.js";
@@ -87,14 +87,14 @@ export class ExportView {
     let cancelled = false;
     const task = this.app.progress.begin("writing .safetensors", () => {
       cancelled = true;
-    });
+    }, true);
     try {
       let blob = new Blob([]);
-      for await (const part of safetensorsParts(file.lazy, file.lazy.format, (done, total, name) => task.update(done, total, `writing .safetensors: ${name}`))) {
+      await exportSafetensors(file.lazy, file.lazy.format, (chunk) => {
         if (cancelled) throw new Error("cancelled");
-        // each part goes into the browser's blob store now; JS keeps only the current tensor
-        blob = new Blob([blob, part as BlobPart]);
-      }
+        // each chunk goes into the browser's blob store now; JS keeps only the current tensor
+        blob = new Blob([blob, chunk as BlobPart]);
+      }, (written, total, name) => task.update(written, total, `writing .safetensors: ${name}`));
       const name = replaceExtension(file.name, ".safetensors");
       download(blob, name);
       this.app.setStatus(`saved ${name} (${formatBytes(blob.size)})`);

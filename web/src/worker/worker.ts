@@ -10,7 +10,7 @@ import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
 import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
 import { layoutGraph } from "../model/layout.js";
 import { errorModel } from "../model/summary.js";
-import { type TensorSource, hasStatistics, histogramRange, noStatisticsReason, numbersOf, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
+import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
 import type { Envelope, OpenInput, ReplyBody, Request, Slot } from "./protocol.js";
 
 /** A tensor larger than this gets no heatmap (its decoded values would not fit comfortably in a worker). */
@@ -54,7 +54,7 @@ async function values(slot: Slot, name: string): Promise<{ values: Float64Array 
   if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(`${noStatisticsReason(tensorInfo.dtype)}: no heatmap`);
   if (tensorInfo.byteLength > HEATMAP_MAX_BYTES) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB: no heatmap (statistics and the histogram work at any size)`);
   cached = undefined;
-  const tensor = await file.file.loadTensor(tensorInfo);
+  const tensor = await loadValues(file.from, tensorInfo);
   const numbers = numbersOf(tensor, tensorInfo);
   cached = { slot, name, values: numbers };
   return { values: numbers, info: tensorInfo };
