@@ -211,12 +211,18 @@ export async function statsAndHistogram(from: TensorSource, info: TensorInfo, bi
   return { stats: s, histogram: h };
 }
 
-/** The tensor's values as float64 numbers (for heatmaps and slices): float16 widened, int8 dequantized. */
+/** Above this many elements, integer tensors' values for heatmaps are kept as float32 (4 bytes each, not 8). */
+export const EXACT_NUMBERS_MAX_ELEMENTS = 16 * 1024 * 1024;
+
+/**
+ * The tensor's values as numbers (for heatmaps, slices and the value grid): float32/float64 as they are, float16
+ * widened, int8 dequantized, integers exactly as float64 up to EXACT_NUMBERS_MAX_ELEMENTS and as float32 above.
+ */
 export function numbersOf(tensor: NamedTensor, info?: TensorInfo): Float64Array | Float32Array {
   if (tensor.dtype === "float32") return tensor.data;
   if (tensor.dtype === "float64") return tensor.data;
   const { data, options } = tensorElements(tensor, info ?? (tensor as unknown as TensorInfo));
-  const out = new Float64Array(data.length);
+  const out = data.length <= EXACT_NUMBERS_MAX_ELEMENTS ? new Float64Array(data.length) : new Float32Array(data.length);
   if (options.dtype === "float16") {
     const wide = kernels.f16ToF32(data as Uint16Array);
     out.set(wide);

@@ -13,8 +13,9 @@ import { errorModel } from "../model/summary.js";
 import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
 import type { Envelope, OpenInput, ReplyBody, Request, Slot } from "./protocol.js";
 
-/** A tensor larger than this gets no heatmap (its decoded values would not fit comfortably in a worker). */
+/** A tensor larger than this (stored bytes or elements) gets no heatmap: its values would not fit comfortably in a worker. */
 export const HEATMAP_MAX_BYTES = 512 * 1024 * 1024;
+export const HEATMAP_MAX_ELEMENTS = 128 * 1024 * 1024;
 
 interface Opened {
   file: AnyLazyFile;
@@ -52,7 +53,8 @@ async function values(slot: Slot, name: string): Promise<{ values: Float64Array 
   const tensorInfo = info(file, name);
   if (cached && cached.slot === slot && cached.name === name) return { values: cached.values, info: tensorInfo };
   if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(`${noStatisticsReason(tensorInfo.dtype)}: no heatmap`);
-  if (tensorInfo.byteLength > HEATMAP_MAX_BYTES) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB: no heatmap (statistics and the histogram work at any size)`);
+  const elements = tensorInfo.shape.reduce((a, b) => a * b, 1);
+  if (tensorInfo.byteLength > HEATMAP_MAX_BYTES || elements > HEATMAP_MAX_ELEMENTS) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB or ${HEATMAP_MAX_ELEMENTS / 2 ** 20}M elements: no heatmap (statistics and the histogram work at any size)`);
   cached = undefined;
   const tensor = await loadValues(file.from, tensorInfo);
   const numbers = numbersOf(tensor, tensorInfo);
