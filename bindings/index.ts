@@ -30,4 +30,12 @@ export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
+export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";
+// issue 15: compare two files' tensors
+export { diffTensors } from "./diff.js";
+export type { DiffInput, DiffOptions, DiffProgress, DiffResult, LazyTensorFile, TensorDiff } from "./diff.js";
+// issue 15: put new weights back into a model
+export { patch, patchFrom, patchTo } from "./patch.js";
+export type { PatchOptions, PatchResult, PatchSummary, PatchToResult, PatchValue, ReplaceOptions, Sink, TensorsInput } from "./patch.js";

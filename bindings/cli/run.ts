@@ -21,25 +21,29 @@ import { writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, SourceError, fromBytes, fromFile, fromUrl, readExactly, sourceSize } from "../io/source.js";
-import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
+import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
+import { openFileAccess } from "../io/file-access.js";
+import { loadFile } from "../load-file.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
+import { type StatsCommandOptions, statsCommand } from "./stats.js";
 
 export interface CliIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 /** The input is bad (exit 1) for a reason that is not a FormatError. */
-class InputError extends Error {}
+export class InputError extends Error {}
 
 const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
+  tensorfile stats FILE [--tensor NAME] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key).
@@ -85,17 +89,28 @@ reference runtime would refuse (for example an .april file whose params do not f
   --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`,
 };
 
+HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
+
+Per-tensor statistics of the values (float16 widened, int8 with a scale dequantized): min, max, mean, std
+(population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out of min, max,
+mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are skipped.
+  --tensor NAME  only this tensor
+  --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
+                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
   inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
   verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
+  stats: { tensor: { type: "string" }, json: { type: "boolean" } },
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
 
-function print(stream: ProgressStream, text: string): void {
+export function print(stream: ProgressStream, text: string): void {
   stream.write(`${text}\n`);
 }
 
@@ -134,7 +149,8 @@ async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
   }
-  if (isFile) return fromFile(path);
+  // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
+  if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
     return fromBytes(new Uint8Array(await readFile(path)), path);
   } catch (cause) {
@@ -155,7 +171,7 @@ async function readWhole(path: string): Promise<Uint8Array> {
   }
 }
 
-async function openLazy(path: string) {
+export async function openLazy(path: string) {
   const source = await openSource(path);
   try {
     const opened = await readFromAny(source);
@@ -164,6 +180,21 @@ async function openLazy(path: string) {
     await source.close?.();
     throw error;
   }
+}
+
+/**
+ * Every tensor of FILE decoded, with the file's object and its module: a regular file through loadFile (each
+ * tensor read straight into its final array; the checks of verify and inspect give the same results on its
+ * header-level object as on read()'s), anything else read whole.
+ */
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
+  if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
+    const loaded = await loadFile(path);
+    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+  }
+  const bytes = await readWhole(path);
+  const { module, file } = readWholeAny(bytes);
+  return { module, file, tensors: module.tensors(file), size: bytes.length };
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -197,7 +228,7 @@ function safeRelativePath(name: string, suffix = ""): string {
   }).join(sep);
 }
 
-function shapeText(shape: readonly number[]): string {
+export function shapeText(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }
 
@@ -253,7 +284,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   }
 }
 
-function jsonText(value: unknown, indent = 2): string {
+export function jsonText(value: unknown, indent = 2): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), indent);
 }
 
@@ -536,9 +567,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const bytes = await readWhole(path);
-      const { module, file } = readWholeAny(bytes);
-      const tensors = module.tensors(file);
+      const { module, file, tensors, size } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
       const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
@@ -549,7 +578,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
@@ -625,6 +654,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await extractCommand(io, positionals, values as { dtype?: string; force?: boolean });
       case "verify":
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
+      case "stats":
+        return await statsCommand(io, positionals, values as StatsCommandOptions);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof OutputRefused) {

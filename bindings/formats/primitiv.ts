@@ -953,3 +953,5 @@ export function blobs(_file: PrimitivFile): EmbeddedBlob[] {
 export function decodeKey(bytes: Uint8Array): string {
   return decodeKeyBytes(bytes);
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./primitiv/patch.js";

@@ -958,3 +958,5 @@ export function entryTimes(file: SpraakFile, entry: CorpusEntry): { begin: numbe
   const { begin, end } = asStartLength(entry, file.meta.fshift ?? PROVISIONAL.defaultFshift);
   return { begin, end };
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./spraak/patch.js";

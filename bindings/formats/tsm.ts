@@ -371,3 +371,5 @@ export function cstaMeta(file: TsmFile): Record<string, unknown> | undefined {
   const plain = staToPlain(file.container.root);
   return typeof plain === "object" && plain !== null && !Array.isArray(plain) ? (plain as Record<string, unknown>) : { root: plain };
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./tsm/patch.js";
