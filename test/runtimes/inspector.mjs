@@ -90,23 +90,26 @@ const WIDENED = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2"]);
 
 /** Plain statistics over plain numbers: the oracle. */
 function oracleStats(values) {
-  let min = Infinity, max = -Infinity, sum = 0, nan = 0, posInf = 0, negInf = 0, zeros = 0, finite = 0;
+  let min = Infinity, max = -Infinity, nan = 0, posInf = 0, negInf = 0, zeros = 0, finite = 0;
   for (const v of values) {
     if (Number.isNaN(v)) nan++;
     else if (v === Infinity) posInf++;
     else if (v === -Infinity) negInf++;
     else {
       finite++;
-      sum += v;
       if (v < min) min = v;
       if (v > max) max = v;
       if (v === 0) zeros++;
     }
   }
-  const mean = finite ? sum / finite : NaN;
+  // scaled by the largest magnitude so that values near 1e308 overflow neither the sum nor the squares
+  const scale = Math.max(Math.abs(min), Math.abs(max)) || 1;
+  let scaledSum = 0;
+  for (const v of values) if (Number.isFinite(v)) scaledSum += v / scale;
+  const mean = finite ? (scaledSum / finite) * scale : NaN;
   let squares = 0;
-  for (const v of values) if (Number.isFinite(v)) squares += (v - mean) ** 2;
-  return { count: values.length, min: finite ? min : NaN, max: finite ? max : NaN, mean, std: finite ? Math.sqrt(squares / finite) : NaN, nan, inf: posInf + negInf, zeros };
+  for (const v of values) if (Number.isFinite(v)) squares += ((v - mean) / scale) ** 2;
+  return { count: values.length, min: finite ? min : NaN, max: finite ? max : NaN, mean, std: finite ? Math.sqrt(squares / finite) * scale : NaN, nan, inf: posInf + negInf, zeros };
 }
 
 for (const file of files) {

@@ -102,15 +102,17 @@ export function oracleTensorValues(bytes: Uint8Array, quantized: (name: string) 
   });
 }
 
-/** Statistics the plain way: one loop, two-pass variance, nothing shared with the page's code. */
+/** Statistics the plain way: two passes (mean, then squared deviations), nothing shared with the page's code. */
 export function oracleStats(values: number[]) {
   const finite = values.filter((v) => Number.isFinite(v));
   const nan = values.filter((v) => Number.isNaN(v)).length;
   const posInf = values.filter((v) => v === Infinity).length;
   const negInf = values.filter((v) => v === -Infinity).length;
   const zeros = finite.filter((v) => v === 0).length;
-  const mean = finite.length > 0 ? finite.reduce((a, b) => a + b, 0) / finite.length : NaN;
-  const variance = finite.length > 0 ? finite.reduce((a, b) => a + (b - mean) ** 2, 0) / finite.length : NaN;
+  // scaled by the largest magnitude so that values near 1e308 neither overflow the sum nor the squares
+  const scale = finite.reduce((a, b) => Math.max(a, Math.abs(b)), 0) || 1;
+  const mean = finite.length > 0 ? finite.reduce((a, b) => a + b / scale, 0) / finite.length * scale : NaN;
+  const scaledVariance = finite.length > 0 ? finite.reduce((a, b) => a + ((b - mean) / scale) ** 2, 0) / finite.length : NaN;
   let min = Infinity;
   let max = -Infinity;
   for (const v of finite) {
@@ -118,7 +120,7 @@ export function oracleStats(values: number[]) {
     if (v > max) max = v;
   }
   return {
-    count: values.length, finite: finite.length, nan, posInf, negInf, zeros, mean, std: Math.sqrt(variance),
+    count: values.length, finite: finite.length, nan, posInf, negInf, zeros, mean, std: Math.sqrt(scaledVariance) * scale,
     min: finite.length > 0 ? min : NaN, max: finite.length > 0 ? max : NaN,
   };
 }

@@ -11,7 +11,8 @@ export interface DiffRow {
   /** "float32 [3, 4]" or "float32 → float16" / "[3, 4] → [4, 3]". */
   change: string;
   elements: number;
-  differing: number;
+  /** null when no values were compared (shapes differ). */
+  differing: number | null;
   maxAbs: string;
   maxRel: string;
   cosine: string;
@@ -27,9 +28,9 @@ export function diffRows(result: DiffResult): DiffRow[] {
       : t.status === "dtype" ? `${t.dtypeA} → ${t.dtypeB} ${shapeText(t.shapeA)}` : `${t.dtypeA} ${shapeText(t.shapeA)}`,
     elements: t.elements,
     differing: t.differing,
-    maxAbs: t.status === "shape" ? "" : formatValue(t.maxAbs),
-    maxRel: t.status === "shape" ? "" : formatValue(t.maxRel),
-    cosine: t.status === "shape" ? "" : Number.isNaN(t.cosine) ? "" : t.cosine.toFixed(6),
+    maxAbs: t.maxAbs === null ? "" : formatValue(t.maxAbs),
+    maxRel: t.maxRel === null ? "" : formatValue(t.maxRel),
+    cosine: t.cosine === null || Number.isNaN(t.cosine) ? "" : t.cosine.toFixed(6),
   }));
   for (const name of result.onlyA) rows.push({ name, status: "onlyA", change: "only in A", elements: 0, differing: 0, maxAbs: "", maxRel: "", cosine: "" });
   for (const name of result.onlyB) rows.push({ name, status: "onlyB", change: "only in B", elements: 0, differing: 0, maxAbs: "", maxRel: "", cosine: "" });

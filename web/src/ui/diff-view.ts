@@ -113,7 +113,7 @@ export class DiffView {
         h("td", { class: `status-${row.status}` }, row.status === "onlyA" ? "only in A" : row.status === "onlyB" ? "only in B" : row.status),
         h("td", {}, row.change),
         h("td", { class: "num" }, row.elements ? formatCount(row.elements) : ""),
-        h("td", { class: "num" }, row.status === "onlyA" || row.status === "onlyB" ? "" : formatCount(row.differing)),
+        h("td", { class: "num" }, row.differing === null || row.status === "onlyA" || row.status === "onlyB" ? "" : formatCount(row.differing)),
         h("td", { class: "num" }, row.maxAbs),
         h("td", { class: "num" }, row.maxRel),
         h("td", { class: "num" }, row.cosine));

@@ -125,11 +125,10 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
     case "diff": {
       const a = opened("a");
       const b = opened("b");
-      return diffTensors(
-        { tensorInfos: () => a.file.tensorInfos(), loadTensor: (i, o) => a.file.loadTensor(i, o) },
-        { tensorInfos: () => b.file.tensorInfos(), loadTensor: (i, o) => b.file.loadTensor(i, o) },
-        { atol: request.atol, rtol: request.rtol, onProgress: (done, total, label) => reply({ kind: "progress", done, total, label }) },
-      );
+      return diffTensors(a.file, b.file, {
+        atol: request.atol, rtol: request.rtol,
+        onProgress: (p) => reply({ kind: "progress", done: p.done, total: p.total, label: p.name }),
+      });
     }
     case "pair": {
       const a = opened("a");
