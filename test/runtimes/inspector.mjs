@@ -8,7 +8,8 @@
 // byte-identical to the reference .onnx; a diff of a .csta and its .tsm is equal; a damaged file shows its
 // error with the offset and the marked byte; a 1 GiB generated file served over HTTP opens reading < 1 MB; no
 // console errors or uncaught exceptions. It writes screenshots of the main views to docs/screenshots/.
-// Run with `npm run test:browser` (after `npm run build`). Exits 1 on failure.
+// Run with `npm run test:browser` (after `npm run build`); `node test/runtimes/inspector.mjs big view` runs only
+// those parts (file, http, big, view). Exits 1 on failure.
 import { createServer } from "node:http";
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync, createReadStream } from "node:fs";
@@ -175,7 +176,7 @@ const server = createServer((req, res) => {
     res.end();
     return;
   }
-  const stream = createReadStream(entry.path, { start, end });
+  const stream = createReadStream(entry.path, { start, end, highWaterMark: 1 << 20 });
   stream.on("data", (chunk) => (bytesServed += chunk.length));
   stream.pipe(res);
 });
@@ -526,6 +527,20 @@ async function runBigFile() {
   check(row.min === "0" && row.max === "0" && row.zeros === String(rows * cols) && row.nan === "0", `statistics of the 1 GiB tensor: ${JSON.stringify(row)}`);
   console.log(`inspector (http): statistics of the 1 GiB tensor in ${seconds.toFixed(1)} s (${(BIG_BYTES / 2 ** 20 / seconds).toFixed(0)} MiB/s through HTTP Range reads, ${bytesServed} bytes served)`);
   await page.close();
+
+  // several files (as `tensorfile view A B` serves them): the page opens the first and lists them all
+  const track = byLabel("spraak/sx313.trk") ?? files.find((f) => f.format === "spraak");
+  served = [{ name: "big.trk", path, size }, { name: track.name, path: track.path, size: track.bytes.length }];
+  const listPage = await newPage("http files.json");
+  await listPage.goto(base);
+  await listPage.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
+  const options = await listPage.evaluate(() => [...document.querySelectorAll("#file-list option")].map((o) => o.textContent));
+  check(options.length === 2 && !(await listPage.evaluate(() => document.querySelector("#file-list").hidden)), `files.json's two files are listed (${options.join(", ")})`);
+  const before = await opens(listPage);
+  await listPage.selectOption("#file-list", { index: 1 });
+  await listPage.waitForFunction((n) => Number(document.body.dataset.opens ?? 0) > n, before);
+  await checkOpened(listPage, track, "http files.json", true);
+  await listPage.close();
   served = [];
   rmSync(path);
 }
@@ -562,11 +577,13 @@ async function runViewCommand() {
   }
 }
 
+// parts to run (all by default): file, http, big, view
+const parts = process.argv.slice(2).length > 0 ? new Set(process.argv.slice(2)) : new Set(["file", "http", "big", "view"]);
 try {
-  await runOrigin("file://", pathToFileURL(pagePath).href, { screenshotsToo: true });
-  await runOrigin("http", base, { screenshotsToo: false });
-  await runBigFile();
-  await runViewCommand();
+  if (parts.has("file")) await runOrigin("file://", pathToFileURL(pagePath).href, { screenshotsToo: true });
+  if (parts.has("http")) await runOrigin("http", base, { screenshotsToo: false });
+  if (parts.has("big")) await runBigFile();
+  if (parts.has("view")) await runViewCommand();
 } catch (error) {
   check(false, `the run stopped: ${error.stack ?? error}`);
 } finally {
