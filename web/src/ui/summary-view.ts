@@ -30,13 +30,16 @@ export class SummaryView {
           h("b", {}, `${e.name}: this file could not be read`),
           h("dl", { class: "kv" },
             h("dt", {}, "code"), h("dd", { class: "code" }, e.code),
-            h("dt", {}, "offset"), h("dd", { class: "offset" }, e.offset === undefined ? "unknown" : `${e.offset} (0x${e.offset.toString(16)})`),
-            h("dt", {}, "field"), h("dd", { class: "field" }, e.field ?? ""),
-            h("dt", {}, "size"), h("dd", {}, failed.size ? `${formatBytes(failed.size)} (${failed.size} bytes)` : "")),
-          h("div", { class: "message" }, e.message)),
+            e.offset !== undefined ? h("dt", {}, "offset") : null, e.offset !== undefined ? h("dd", { class: "offset" }, `${e.offset} (0x${e.offset.toString(16)})`) : null,
+            e.field ? h("dt", {}, "field") : null, e.field ? h("dd", { class: "field" }, e.field) : null,
+            failed.size ? h("dt", {}, "size") : null, failed.size ? h("dd", {}, `${formatBytes(failed.size)} (${failed.size} bytes)`) : null),
+          h("div", { class: "message" }, e.message),
+          e.code === "SOURCE" && failed.url ? h("p", {}, "A file on another web server can be opened only if that server allows this page to read it (CORS) and answers Range requests.") : null),
       );
-      this.hexAt ??= e.offset ?? 0;
-      void this.renderHex(failed.source, failed.size, this.hexAt, e.offset);
+      if (e.offset !== undefined && failed.size > 0) {
+        this.hexAt ??= e.offset;
+        void this.renderHex(failed.source, failed.size, this.hexAt, e.offset);
+      }
       return;
     }
     if (!current) return;
