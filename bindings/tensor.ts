@@ -216,6 +216,26 @@ export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArra
 /** The bytes of a typed array (a view, no copy). */
 export const bytesOf = kernels.bytesOf;
 
+/**
+ * Column-major to row-major for elements of any size: 1, 2, 4 and 8 bytes directly; multiples of 8 (complex128,
+ * 16-byte opaque types) as 8-byte lanes: reorder [lanes, ...shape] (lanes vary fastest in the column-major
+ * source), which leaves the lanes as the slowest axis, then transpose lanes x elements back into place.
+ */
+export function columnToRowMajorElements(src: Uint8Array, dst: Uint8Array, shape: readonly number[], size: number): void {
+  if (size === 1 || size === 2 || size === 4 || size === 8 || src.byteLength === 0) {
+    kernels.columnToRowMajorBytes(src, dst, shape, Math.max(1, size));
+    return;
+  }
+  if (size % 8 !== 0) throw new RangeError(`tensorfile: column-major ${size}-byte elements cannot be reordered (1, 2, 4 or multiples of 8)`);
+  const lanes = size / 8;
+  const count = src.byteLength / size;
+  const planes = new BigUint64Array(count * lanes);
+  kernels.columnToRowMajorBytes(src, bytesOf(planes), [lanes, ...shape], 8);
+  const target = dst.byteOffset % 8 === 0 ? new BigUint64Array(dst.buffer, dst.byteOffset, count * lanes) : new BigUint64Array(count * lanes);
+  kernels.transpose(planes, lanes, count, target);
+  if (target.buffer !== dst.buffer) dst.set(bytesOf(target));
+}
+
 /** True when options.dtype "float32" makes decodeTensor turn this tensor into float32 values. */
 function convertsToFloat32(info: TensorInfo, options: DecodeOptions): boolean {
   return options.dtype === "float32" && info.dtype !== "float32" && (isStandardDType(info.dtype) || isNarrowFloat(info.dtype));
@@ -304,14 +324,19 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   if (columnMajor && !swap && !converts) {
     // one pass straight from the (possibly unaligned) stored bytes into the row-major result
     const target = out ?? allocateArray(info.dtype, count);
-    kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
+    columnToRowMajorElements(bytes, bytesOf(target), info.shape, size);
     return result(target);
   }
   // Order: swap, then reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for
   // int8), then widen or dequantize straight into the result; the last step writes into `out` when given.
   let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
   if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
-  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, converts ? undefined : (out as typeof data | undefined));
+  if (columnMajor) {
+    // through the bytes, so that raw-byte types (complex64 as a Uint8Array) reorder whole elements
+    const target = (converts ? undefined : out) ?? allocateArray(info.dtype, count);
+    columnToRowMajorElements(bytesOf(data), bytesOf(target), info.shape, size);
+    data = target;
+  }
   if (widen) {
     data = widenToFloat32(data, info.dtype, out as Float32Array | undefined);
   } else if (dequantize) {

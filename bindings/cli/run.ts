@@ -28,6 +28,8 @@ import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, deco
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
+import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
+import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 
 export interface CliIO {
   stdout: ProgressStream;
@@ -44,9 +46,12 @@ const USAGE = `Usage:
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
   tensorfile stats FILE [--tensor NAME] [--json]
+  tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
+  tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
-Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key).
+Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
+read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 
 const OUTPUT_RULES = `Outputs are written to a temporary file beside OUT and renamed into place when complete; an existing OUT
@@ -67,9 +72,11 @@ OUT's extension picks the target:
   .safetensors  every tensor, row-major, logical shape (streamed tensor by tensor)
   .npy          one tensor: --tensor NAME, or the only one
   .json         what "inspect --json" prints
-  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it)
+  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
+                not for the input formats safetensors, npy and npz)
   -             standard output, with --to json or --to npy
-  --dtype float32   every real-valued tensor as float32 (widens float16, dequantizes int8 with a scale and offset)
+  --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
+                    with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
   --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
   --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
@@ -87,6 +94,8 @@ Reads the whole file with every check on and decodes every tensor; prints what i
 reference runtime would refuse (for example an .april file whose params do not follow the joiner).
   --strict  exit 1 on warnings too
   --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`,
+  patch: PATCH_HELP,
+  diff: DIFF_HELP,
 };
 
 HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
@@ -106,6 +115,8 @@ const OPTIONS = {
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
   stats: { tensor: { type: "string" }, json: { type: "boolean" } },
+  patch: PATCH_OPTIONS,
+  diff: DIFF_OPTIONS,
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
@@ -410,8 +421,12 @@ function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
 
 const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
-/** What OUT may end in for this input: the tensor outputs and the input format's own extensions. */
+/**
+ * What OUT may end in for this input: the tensor outputs and the input format's own extensions (none for the
+ * input formats safetensors, npy and npz, which are never re-encoded).
+ */
 function allowedExtensions(module: AnyModule, input: string): string[] {
+  if (module.inputOnly) return [...TENSOR_OUTPUTS];
   const own = [...module.extensions];
   const inputExt = extname(input).toLowerCase();
   const otherFormats = FORMATS.filter((f) => f.id !== module.id).flatMap((f) => [...f.extensions]);
@@ -439,7 +454,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
   try {
     const allowed = allowedExtensions(opened.module, input);
     if (!allowed.includes(ext)) {
-      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}`);
+      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}${opened.module.inputOnly ? ` (${opened.format} is read, never written as a re-encode)` : ""}`);
     }
     if (TENSOR_OUTPUTS.includes(ext)) {
       if (ext === ".json") {
@@ -656,6 +671,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
       case "stats":
         return await statsCommand(io, positionals, values as StatsCommandOptions);
+      case "patch":
+        return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
+      case "diff":
+        return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof OutputRefused) {

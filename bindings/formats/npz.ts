@@ -25,6 +25,8 @@ import { crc32 } from "./npz/zip.js";
 
 export const id = "npz" as const;
 export const extensions: readonly string[] = [".npz"];
+/** An input format: read, converted, inspected, never written as a re-encode target. */
+export const inputOnly = true;
 
 export type { NpzFile } from "./npz/reader.js";
 export type { NpzMember, NpzMemberRef } from "./npz/members.js";
@@ -42,16 +44,19 @@ export interface ReadOptions {
 
 /**
  * True for a zip whose first member is named *.npy (when the head shows its name) or an empty zip (an end
- * record with no entries, as np.savez() with no arrays writes). Never throws.
+ * record, or a zip64 end record, with no entries, as np.savez() with no arrays writes). Never throws.
  */
 export function detect(value: Uint8Array): boolean {
   const head = bytesOrUndefined(value);
   if (!head || head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b) return false;
   if (head[2] === 0x05 && head[3] === 0x06) return head.length >= 12 && head[8] === 0 && head[9] === 0 && head[10] === 0 && head[11] === 0;
+  // an empty archive with a zip64 end record first (entries u64 at 32)
+  if (head[2] === 0x06 && head[3] === 0x06) return head.length >= 40 && head.subarray(32, 40).every((b) => b === 0);
   if (head[2] !== 0x03 || head[3] !== 0x04) return false;
   if (head.length < 30) return true;
   const nameLength = head[26]! | (head[27]! << 8);
-  if (30 + nameLength > head.length) return true;
+  // only a name inside the first 64 bytes counts, however many bytes the caller passes (detectFormat's head)
+  if (30 + nameLength > Math.min(head.length, 64)) return true;
   const name = head.subarray(30 + nameLength - 4, 30 + nameLength);
   return nameLength > 4 && name[0] === 0x2e && name[1] === 0x6e && name[2] === 0x70 && name[3] === 0x79;
 }

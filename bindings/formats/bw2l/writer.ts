@@ -182,6 +182,15 @@ export function sectionDataSizes(file: Bw2lFile): number[] {
 
 /** The bytes of `file`, exactly as a reference writer lays them out. */
 export function writeFile(file: Bw2lFile): Uint8Array {
+  return encodeFile(file, false).finish();
+}
+
+/** The same bytes as pieces, payloads passed through uncopied (for writeTo). */
+export function writePieces(file: Bw2lFile): Uint8Array[] {
+  return encodeFile(file, true).segments();
+}
+
+function encodeFile(file: Bw2lFile, passThrough: boolean): ByteWriter {
   const version = file.version;
   if (version !== 1 && version !== 2) throw new RangeError(`bw2l: version must be 1 or 2, not ${String(version)}`);
   const plan = new Plan(version);
@@ -192,7 +201,7 @@ export function writeFile(file: Bw2lFile): Uint8Array {
   const trailing = file.trailing === undefined ? undefined : payloadBytes(file.trailing, "trailing");
   total += trailing?.length ?? 0;
 
-  const w = new ByteWriter(total);
+  const w = new ByteWriter(total, true, { passThrough });
   w.bytes(Uint8Array.of(0x42, 0x57, 0x32, 0x4c)).u8(version);
   w.u8(name.length).bytes(name);
   w.u64(file.sections.length);
@@ -207,7 +216,6 @@ export function writeFile(file: Bw2lFile): Uint8Array {
     writeSectionData(w, plan, section);
   });
   if (trailing) w.bytes(trailing);
-  const out = w.finish();
-  if (out.length !== total) throw new Error(`bw2l: internal error: wrote ${out.length} bytes, planned ${total}`);
-  return out;
+  if (w.length !== total) throw new Error(`bw2l: internal error: wrote ${w.length} bytes, planned ${total}`);
+  return w;
 }

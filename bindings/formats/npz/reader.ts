@@ -77,8 +77,9 @@ export function parseFile(r: ByteReader, options: ParseOptions): NpzFile {
     }
     seen.set(name, i);
   });
+  checkOverlaps(directory.entries, format, false);
   directory.entries.forEach((entry, i) => readLocalHeader(r, entry, i, directory.centralDirectoryOffset));
-  checkOverlaps(directory.entries, format);
+  checkOverlaps(directory.entries, format, true);
   const members = directory.entries.map((entry, i) => parseMember(r, entry, i, options));
   return { members, comment: directory.comment, zip64: directory.zip64 };
 }

@@ -281,13 +281,17 @@ export function readLocalHeader(r: ByteReader, entry: ZipEntry, index: number, d
   }
 }
 
-/** Members may not overlap (each local header starts after the previous member's data). */
-export function checkOverlaps(entries: readonly ZipEntry[], format: string): void {
+/**
+ * Members may not overlap: each local header starts after the previous member's data. Before the local headers
+ * are read (`dataKnown` false) their data is taken to start right after header and name (extra fields unknown).
+ */
+export function checkOverlaps(entries: readonly ZipEntry[], format: string, dataKnown: boolean): void {
   const sorted = entries.map((e, i) => ({ e, i })).sort((a, b) => a.e.localHeaderOffset - b.e.localHeaderOffset);
+  const end = (e: ZipEntry) => (dataKnown ? e.dataOffset : e.localHeaderOffset + LOCAL_BYTES + e.nameBytes.length) + e.compressedSize;
   for (let k = 1; k < sorted.length; k++) {
     const previous = sorted[k - 1]!.e;
     const { e, i } = sorted[k]!;
-    if (e.localHeaderOffset < previous.dataOffset + previous.compressedSize) {
+    if (e.localHeaderOffset < end(previous)) {
       throw new CorruptDataError(format, `member ${JSON.stringify(e.name)} starts at ${e.localHeaderOffset}, inside member ${JSON.stringify(previous.name)}`, e.entryOffset + 42, `central_directory[${i}].local_offset`);
     }
   }
