@@ -16,7 +16,7 @@ export { FORMATS, DETECT_BYTES, detectFormat, formatModule, loadTensor, readAny,
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
 export { writeSafetensorsTo, writeNpyTo } from "./export/stream.js";
-export type { ByteSink, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
+export type { ByteSink, LazyTensorRef, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
 export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,

@@ -17,7 +17,7 @@ import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
-import { writeSafetensorsTo } from "../export/stream.js";
+import { writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
@@ -380,6 +380,7 @@ async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: An
     await writeSafetensorsTo(createWriteStream(outPath), {
       tensorInfos: () => infos,
       loadTensor: (info, decode) => module.loadTensor(source, info, decode),
+      source, // plainly stored tensors stream in 16 MiB chunks (flat memory on any size)
     }, {
       metadata: { "tensorfile.source": label },
       decode: options,
@@ -552,13 +553,14 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
     await writeAtomically(dir, async (root) => {
       const progress = new Progress(io.stderr, "extract", total);
       try {
+        // plainly stored tensors stream in chunks (flat memory), the others load one at a time
+        const lazyFile = { tensorInfos: () => infos, loadTensor: (i: TensorInfo, d?: DecodeOptions) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
         for (const info of infos) {
-          const tensor = await opened.module.loadTensor(opened.source, info, decode);
           const relative = safeRelativePath(info.name, ".npy");
           files.push([info.name, relative]);
           const path = join(root, relative);
           await mkdirFor(path);
-          await writeNpyFile(path, tensor.dtype, tensor.shape, tensor.data);
+          await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
           progress.advance(info.byteLength, info.name);
         }
         for (const blob of blobs) {
