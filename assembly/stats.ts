@@ -41,6 +41,7 @@ const F64_CONSTANTS = memory.data<u64>([
   0x7fffffffffffffff, 0x7fffffffffffffff, // 0: abs mask
   0x7ff0000000000000, 0x7ff0000000000000, // 16: +Inf
   0xfff0000000000000, 0xfff0000000000000, // 32: -Inf
+  0x4330000000000000, 0x4330000000000000, // 48: 2^52
 ], 16);
 
 // @ts-ignore: decorator
@@ -415,6 +416,7 @@ export function histogramF32(src: usize, count: usize, lo: f64, hi: f64, h: f64,
   const last = bins - 1;
   const vLo = f64x2.splat(lo), vHi = f64x2.splat(hi), vH = f64x2.splat(h), vLoH = f64x2.splat(loH), vScale = f64x2.splat(scale);
   const vLast = i32x4.splat(last);
+  const magic = v128.load(changetype<usize>(F64_CONSTANTS), 48); // 2^52
   const vectorEnd = count & ~(<usize>3);
   let i: usize = 0;
   for (; i < vectorEnd; i += 4) {
@@ -422,9 +424,10 @@ export function histogramF32(src: usize, count: usize, lo: f64, hi: f64, h: f64,
     const a = f64x2.promote_low_f32x4(v), b = f64x2.promote_low_f32x4(highHalf(v));
     const inA = v128.and(f64x2.ge(a, vLo), f64x2.le(a, vHi)), inB = v128.and(f64x2.ge(b, vLo), f64x2.le(b, vHi));
     if (i64x2.all_true(v128.and(inA, inB))) {
-      const ta = i32x4.trunc_sat_f64x2_s_zero(f64x2.mul(f64x2.sub(f64x2.mul(a, vH), vLoH), vScale));
-      const tb = i32x4.trunc_sat_f64x2_s_zero(f64x2.mul(f64x2.sub(f64x2.mul(b, vH), vLoH), vScale));
-      countBins(i32x4.min_s(v128.shuffle<i32>(ta, tb, 0, 1, 4, 5), vLast), i, counts);
+      // floor of a value in [0, 2^31) plus 2^52: the integer lands in the low word (cheaper than trunc_sat in V8)
+      const ta = f64x2.add(f64x2.floor(f64x2.mul(f64x2.sub(f64x2.mul(a, vH), vLoH), vScale)), magic);
+      const tb = f64x2.add(f64x2.floor(f64x2.mul(f64x2.sub(f64x2.mul(b, vH), vLoH), vScale)), magic);
+      countBins(i32x4.min_s(v128.shuffle<i32>(ta, tb, 0, 2, 4, 6), vLast), i, counts);
     } else {
       for (let j: usize = 0; j < 4; j++) countValue(<f64>load<f32>(src + ((i + j) << 2)), i + j, lo, hi, h, loH, scale, last, counts, out);
     }
@@ -437,6 +440,7 @@ export function histogramF64(src: usize, count: usize, lo: f64, hi: f64, h: f64,
   const last = bins - 1;
   const vLo = f64x2.splat(lo), vHi = f64x2.splat(hi), vH = f64x2.splat(h), vLoH = f64x2.splat(loH), vScale = f64x2.splat(scale);
   const vLast = i32x4.splat(last);
+  const magic = v128.load(changetype<usize>(F64_CONSTANTS), 48); // 2^52
   const vectorEnd = count & ~(<usize>3);
   let i: usize = 0;
   for (; i < vectorEnd; i += 4) {
@@ -444,9 +448,10 @@ export function histogramF64(src: usize, count: usize, lo: f64, hi: f64, h: f64,
     const a = v128.load(p), b = v128.load(p, 16);
     const inA = v128.and(f64x2.ge(a, vLo), f64x2.le(a, vHi)), inB = v128.and(f64x2.ge(b, vLo), f64x2.le(b, vHi));
     if (i64x2.all_true(v128.and(inA, inB))) {
-      const ta = i32x4.trunc_sat_f64x2_s_zero(f64x2.mul(f64x2.sub(f64x2.mul(a, vH), vLoH), vScale));
-      const tb = i32x4.trunc_sat_f64x2_s_zero(f64x2.mul(f64x2.sub(f64x2.mul(b, vH), vLoH), vScale));
-      countBins(i32x4.min_s(v128.shuffle<i32>(ta, tb, 0, 1, 4, 5), vLast), i, counts);
+      // floor of a value in [0, 2^31) plus 2^52: the integer lands in the low word (cheaper than trunc_sat in V8)
+      const ta = f64x2.add(f64x2.floor(f64x2.mul(f64x2.sub(f64x2.mul(a, vH), vLoH), vScale)), magic);
+      const tb = f64x2.add(f64x2.floor(f64x2.mul(f64x2.sub(f64x2.mul(b, vH), vLoH), vScale)), magic);
+      countBins(i32x4.min_s(v128.shuffle<i32>(ta, tb, 0, 2, 4, 6), vLast), i, counts);
     } else {
       for (let j: usize = 0; j < 4; j++) countValue(load<f64>(src + ((i + j) << 3)), i + j, lo, hi, h, loH, scale, last, counts, out);
     }

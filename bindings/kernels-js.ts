@@ -123,6 +123,24 @@ export function transpose<T extends Elements>(
   }
 }
 
+/** transpose() of IEEE halves widened to f32 bits in the same pass (the fused column-major fp16 -> row-major f32). */
+export function transposeF16ToF32(
+  src: Uint16Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
+): void {
+  const table = halfToFloatTable();
+  const block = 32;
+  for (let ib = 0; ib < rows; ib += block) {
+    const iEnd = Math.min(ib + block, rows);
+    for (let jb = 0; jb < cols; jb += block) {
+      const jEnd = Math.min(jb + block, cols);
+      for (let i = ib; i < iEnd; i++) {
+        const s = i * srcStride;
+        for (let j = jb; j < jEnd; j++) dst[j * dstStride + i] = table[src[s + j]!]!;
+      }
+    }
+  }
+}
+
 /** transpose() for 8-byte elements held as pairs of 32-bit words (no float64 round trip, so NaN bits stay). */
 export function transpose64(
   src: Uint32Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
@@ -277,21 +295,29 @@ export function statsF64(src: Float64Array, count: number, out: Float64Array): v
     statsF64Exact(src, count, out);
     return;
   }
-  const s = sumLanes.fill(0);
-  const q = squareLanes.fill(0);
+  const s = sumLanes;
+  const q = squareLanes;
   const k = src[0]!;
   let mn = Infinity;
   let mx = -Infinity;
   let zeros = 0;
   const vectorEnd = count - (count % 8);
-  for (let i = 0; i < vectorEnd; i++) {
-    const x = src[i]!;
-    const d = x - k;
-    s[i & 7]! += d;
-    q[i & 7]! += d * d;
-    if (x < mn) mn = x;
-    if (x > mx) mx = x;
-    if (x === 0) zeros++;
+  // one lane at a time: lane j sums elements j, j + 8, … in order, as WASM lane j does (and twice as fast in JS
+  // as indexing the lane accumulators element by element)
+  for (let j = 0; j < 8; j++) {
+    let sum = 0;
+    let squares = 0;
+    for (let i = j; i < vectorEnd; i += 8) {
+      const x = src[i]!;
+      const d = x - k;
+      sum += d;
+      squares += d * d;
+      if (x < mn) mn = x;
+      if (x > mx) mx = x;
+      if (x === 0) zeros++;
+    }
+    s[j] = sum;
+    q[j] = squares;
   }
   let s1 = laneSum(s);
   let s2 = laneSum(q);
@@ -322,7 +348,7 @@ export function statsF64(src: Float64Array, count: number, out: Float64Array): v
 }
 
 function statsF64Exact(src: Float64Array, count: number, out: Float64Array): void {
-  const lanes = sumLanes.fill(0);
+  const lanes = sumLanes;
   let k = 0;
   for (let i = 0; i < count; i++) {
     if (src[i]! - src[i]! === 0) {
@@ -337,16 +363,20 @@ function statsF64Exact(src: Float64Array, count: number, out: Float64Array): voi
   let negInf = 0;
   let zeros = 0;
   const vectorEnd = count - (count % 8);
-  for (let i = 0; i < vectorEnd; i++) {
-    const x = src[i]!;
-    if (x - x === 0) {
-      lanes[i & 7]! += x - k;
-      if (x < mn) mn = x;
-      if (x > mx) mx = x;
-      if (x === 0) zeros++;
-    } else if (x !== x) nan++;
-    else if (x > 0) posInf++;
-    else negInf++;
+  for (let j = 0; j < 8; j++) {
+    let sum = 0;
+    for (let i = j; i < vectorEnd; i += 8) {
+      const x = src[i]!;
+      if (x - x === 0) {
+        sum += x - k;
+        if (x < mn) mn = x;
+        if (x > mx) mx = x;
+        if (x === 0) zeros++;
+      } else if (x !== x) nan++;
+      else if (x > 0) posInf++;
+      else negInf++;
+    }
+    lanes[j] = sum;
   }
   let s1 = laneSum(lanes);
   for (let i = vectorEnd; i < count; i++) {
@@ -365,13 +395,16 @@ function statsF64Exact(src: Float64Array, count: number, out: Float64Array): voi
   let dmean = 0;
   if (finite > 0) {
     dmean = s1 / finite;
-    lanes.fill(0);
-    for (let i = 0; i < vectorEnd; i++) {
-      const x = src[i]!;
-      if (x - x === 0) {
-        const e = (x - k) - dmean;
-        lanes[i & 7]! += e * e;
+    for (let j = 0; j < 8; j++) {
+      let squares = 0;
+      for (let i = j; i < vectorEnd; i += 8) {
+        const x = src[i]!;
+        if (x - x === 0) {
+          const e = (x - k) - dmean;
+          squares += e * e;
+        }
       }
+      lanes[j] = squares;
     }
     m2 = laneSum(lanes);
     for (let i = vectorEnd; i < count; i++) {

@@ -17,6 +17,8 @@ import { formatModule, readAny } from "../bindings/any.js";
 import { runCli } from "../bindings/cli/run.js";
 import { exampleFiles } from "../bindings/examples.js";
 import * as bw2l from "../bindings/formats/bw2l.js";
+import { writeNpy } from "../bindings/export/npy.js";
+import { writeSafetensors } from "../bindings/export/safetensors.js";
 import type { FormatModule } from "../bindings/formats/types.js";
 import type { NamedTensor, TensorInfo } from "../bindings/tensor.js";
 import { f32Sequence } from "./helpers/bw2l-builders.js";
@@ -36,10 +38,32 @@ async function cli(...argv: string[]) {
   return { code, stdout, stderr };
 }
 
-const REAL_DTYPES = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
+const REAL_DTYPES = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool",
+  "bfloat16", "float8_e4m3", "float8_e5m2"]);
+
+/** OCP float8 by its definition: sign, exponent with `bias`, mantissa of `mantissaBits`; e4m3 has no infinities. */
+function float8(byte: number, exponentBits: number, mantissaBits: number, bias: number, ieee: boolean): number {
+  const sign = byte & 0x80 ? -1 : 1;
+  const e = (byte >> mantissaBits) & ((1 << exponentBits) - 1);
+  const m = byte & ((1 << mantissaBits) - 1);
+  const top = (1 << exponentBits) - 1;
+  if (ieee && e === top) return m === 0 ? sign * Infinity : NaN;
+  if (!ieee && e === top && m === (1 << mantissaBits) - 1) return NaN;
+  if (e === 0) return sign * (m / (1 << mantissaBits)) * 2 ** (1 - bias);
+  return sign * (1 + m / (1 << mantissaBits)) * 2 ** (e - bias);
+}
 
 /** The tensor's values as plain numbers, decoded without the kernels. */
 function valuesOf(t: NamedTensor, info: TensorInfo | undefined): number[] {
+  if (t.dtype === "bfloat16") {
+    const view = new DataView(new ArrayBuffer(4));
+    return Array.from(t.data as Uint16Array, (bits) => {
+      view.setUint32(0, bits << 16);
+      return view.getFloat32(0);
+    });
+  }
+  if (t.dtype === "float8_e4m3") return Array.from(t.data as Uint8Array, (b) => float8(b, 4, 3, 7, false));
+  if (t.dtype === "float8_e5m2") return Array.from(t.data as Uint8Array, (b) => float8(b, 5, 2, 15, true));
   if (t.dtype === "float16") {
     const view = new DataView(t.data.buffer, t.data.byteOffset, t.data.byteLength);
     return Array.from({ length: t.data.length }, (_, i) => getFloat16(view, i * 2, true));
@@ -201,6 +225,28 @@ describe("stats on the generated examples and built files", () => {
       ["layers.0.0", "float32", "[6]", "-3", "1", "-0.666667", "1.69967", "1", "+1", "-1", "16.7%"]);
     expect(lines.find((l) => l.includes("layers.0.1"))!.trim().split(/\s+/)).toEqual(
       ["layers.0.1", "float32", "[3]", "-", "-", "-", "-", "3", "0", "0%"]);
+  });
+
+  it("safetensors (float16, bfloat16, both float8 kinds, int64, bool, NaN and infinities) and npy files", async () => {
+    const all = (n: number) => Uint8Array.from({ length: n }, (_, i) => i & 255);
+    const tensors = [
+      { name: "f32", dtype: "float32", shape: [2, 3], data: Float32Array.from([1, NaN, -Infinity, 0, 2.5, Infinity]) },
+      { name: "f16", dtype: "float16", shape: [4], data: Uint16Array.from([0x3c00, 0x7c00, 0x7e00, 0x8000]) },
+      { name: "bf16", dtype: "bfloat16", shape: [1024], data: Uint16Array.from({ length: 1024 }, (_, i) => (i * 67) & 0xffff) },
+      { name: "e4m3", dtype: "float8_e4m3", shape: [256], data: all(256) },
+      { name: "e5m2", dtype: "float8_e5m2", shape: [16, 16], data: all(256) },
+      { name: "i64", dtype: "int64", shape: [3], data: BigInt64Array.from([-5n, 0n, 2n ** 40n]) },
+      { name: "mask", dtype: "bool", shape: [3], data: Uint8Array.from([1, 0, 1]) },
+      { name: "empty", dtype: "float32", shape: [0], data: new Float32Array(0) },
+    ] as NamedTensor[];
+    const path = join(dir, "mixed.safetensors");
+    writeFileSync(path, writeSafetensors(tensors));
+    const json = await checkStats(path);
+    expect(json.format).toBe("safetensors");
+    expect(json.tensors.find((t) => t.name === "e4m3")).toMatchObject({ nan: 2, max: 448, min: -448 });
+    const npyPath = join(dir, "one.npy");
+    writeFileSync(npyPath, writeNpy(tensors[2]!));
+    expect((await checkStats(npyPath)).format).toBe("npy");
   });
 
   it("--tensor picks one tensor; an unknown name is exit 1 with the closest names", async () => {

@@ -28,6 +28,7 @@ import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, deco
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
+import { type ViewCommandOptions, viewCommand } from "./view.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 
@@ -46,6 +47,7 @@ const USAGE = `Usage:
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
   tensorfile stats FILE [--tensor NAME] [--json]
+  tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
@@ -100,13 +102,22 @@ reference runtime would refuse (for example an .april file whose params do not f
 
 HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
 
-Per-tensor statistics of the values (float16 widened, int8 with a scale dequantized): min, max, mean, std
-(population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out of min, max,
-mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are skipped.
+Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
+max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
+of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
+skipped.
   --tensor NAME  only this tensor
   --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
                  "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
                  "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+
+HELP.view = `tensorfile view [FILE…] [--port N] [--open]
+
+Serves the inspector page and the FILEs (with HTTP Range) on 127.0.0.1 only, prints the page's URL as the first
+line of standard output (with #url= for a single FILE) and serves until Ctrl-C (SIGINT) or SIGTERM. Only the
+listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }].
+  --port N   the port (default 0: any free port)
+  --open     open the page in the default browser (xdg-open, open or start; a failure is only a warning)`;
 
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
@@ -115,6 +126,7 @@ const OPTIONS = {
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
   stats: { tensor: { type: "string" }, json: { type: "boolean" } },
+  view: { port: { type: "string" }, open: { type: "boolean" } },
   patch: PATCH_OPTIONS,
   diff: DIFF_OPTIONS,
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
@@ -151,7 +163,7 @@ function readStdin(): Promise<Uint8Array> {
  * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
  * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
  */
-async function openSource(path: string): Promise<ByteSource> {
+export async function openSource(path: string): Promise<ByteSource> {
   if (path === "-") return fromBytes(await readStdin(), "stdin");
   if (isUrl(path)) return fromUrl(path);
   let isFile: boolean;
@@ -201,7 +213,10 @@ export async function openLazy(path: string) {
 async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
     const loaded = await loadFile(path);
-    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    // npz's verify checks each member's CRC-32 over its stored (possibly deflated) bytes: read those whole
+    if (loaded.format !== "npz") {
+      return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
@@ -654,7 +669,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stdout, HELP[name]!);
     return 0;
   }
-  const inputs = name === "inspect" || name === "verify" ? positionals : positionals.slice(0, 1);
+  const inputs = name === "inspect" || name === "verify" || name === "view" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
     return 2;
@@ -671,6 +686,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
       case "stats":
         return await statsCommand(io, positionals, values as StatsCommandOptions);
+      case "view":
+        return await viewCommand(io, positionals, values as ViewCommandOptions);
       case "patch":
         return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
       case "diff":

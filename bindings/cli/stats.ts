@@ -3,9 +3,9 @@
  * file of any format, or one. The file is opened lazily (headers only) and each tensor is loaded, reduced and
  * dropped before the next, so memory follows the largest tensor, not the file.
  *
- * Values are the tensor's real values: float16 halves widened, int8 with a scale and offset dequantized (as
- * `convert --dtype float32` does), SPRAAK G.711 codes decoded. Format-specific dtypes (complex, characters,
- * opaque or packed types) are listed as skipped.
+ * Values are the tensor's real values: float16, bfloat16 and float8 widened, int8 with a scale and offset
+ * dequantized (as `convert --dtype float32` does), SPRAAK G.711 codes decoded. Format-specific dtypes (complex,
+ * characters, opaque or packed types) are listed as skipped.
  *
  * --json prints { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std", "nan",
  * "posInf", "negInf", "zeros" }] }. JSON has no NaN or Infinity: a non-finite number is written as the string
@@ -53,10 +53,13 @@ function percentText(part: number, whole: number): string {
   return `${p === 0 || p === 100 || p >= 10 ? p.toFixed(p === 0 || p === 100 ? 0 : 1) : p < 0.1 ? p.toFixed(3) : p.toFixed(2)}%`;
 }
 
+/** The narrow floats kernels.stats widens itself (their data is the raw bits). */
+const NARROW_FLOATS: readonly DType[] = ["bfloat16", "float8_e4m3", "float8_e5m2"];
+
 /** Why a dtype has no statistics (undefined: it has). */
 function skipReason(info: TensorInfo): string | undefined {
   if (info.decodesToFloat32) return undefined;
-  if (isStandardDType(info.dtype)) return undefined;
+  if (isStandardDType(info.dtype) || NARROW_FLOATS.includes(info.dtype)) return undefined;
   return `${info.dtype} is not a real-valued dtype`;
 }
 

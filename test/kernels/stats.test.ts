@@ -129,6 +129,28 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
     expectMatchesOracle(s, widened);
   });
 
+  it("bfloat16 and both float8 kinds: every bit pattern, as their widened float32 values", () => {
+    const bf16 = Uint16Array.from({ length: 65536 }, (_, i) => i);
+    const bytes = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const cases = [
+      [bf16, "bfloat16", withBackend("js", () => kernels.bf16ToF32(bf16))],
+      [bytes, "float8_e4m3", withBackend("js", () => kernels.f8e4m3ToF32(bytes))],
+      [bytes, "float8_e5m2", withBackend("js", () => kernels.f8e5m2ToF32(bytes))],
+    ] as const;
+    for (const [data, dtype, widened] of cases) {
+      const s = stats(data, { dtype });
+      bitsEqual(s, stats(widened));
+      expectMatchesOracle(s, widened);
+      expect(histogram256(data, dtype)).toEqual(withBackend(backend, () => kernels.histogram(widened, 64, -500, 500)));
+    }
+    // e4m3 has no infinities and two NaNs; e5m2 has both infinities
+    expect(stats(bytes, { dtype: "float8_e4m3" })).toMatchObject({ nan: 2, posInf: 0, negInf: 0, max: 448, min: -448, zeros: 2 });
+    expect(stats(bytes, { dtype: "float8_e5m2" })).toMatchObject({ nan: 6, posInf: 1, negInf: 1, max: 57344, zeros: 2 });
+    expect(() => stats(bf16 as unknown as Uint8Array, { dtype: "float8_e4m3" })).toThrow(TypeError);
+  });
+
+  const histogram256 = (data: Uint16Array | Uint8Array, dtype: string) => withBackend(backend, () => kernels.histogram(data, 64, -500, 500, { dtype }));
+
   it("int8 with scale and offset: the statistics of dequantizeI8's values", () => {
     const q = new Int8Array(randomWords(3, 25_001).buffer, 0, 100_003);
     for (const [scale, offset] of [[0.013, -3], [2, 127], [1e-3, 0.25]] as const) {
@@ -259,6 +281,9 @@ describe("kernels.stats: WASM equals TS, bit for bit", () => {
     both(floats);
     both(Float64Array.from(floats, (v, i) => v * 1.000001 + i));
     both(withBackend("js", () => kernels.f32ToF16(floats)), { dtype: "float16" });
+    both(new Uint16Array(randomWords(n + 5, Math.ceil(n / 2) + 1).buffer, 0, n), { dtype: "bfloat16" });
+    both(new Uint8Array(randomWords(n + 6, Math.ceil(n / 4) + 1).buffer, 1, n), { dtype: "float8_e4m3" });
+    both(new Uint8Array(randomWords(n + 7, Math.ceil(n / 4) + 1).buffer, 3, n), { dtype: "float8_e5m2" });
     const words = randomWords(n + 3, Math.ceil(n / 4) + 1);
     const q = new Int8Array(words.buffer, 1, n);
     both(q);

@@ -7,7 +7,7 @@ import { ByteWriter } from "../../io/byte-writer.js";
 import { bytesOf } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,
-  DTYPES, isArraySection, isBw2lDType, isByteRange, isKeyvalSection, isLayersSection, isUtf8Section,
+  DTYPES, isArraySection, isBw2lDType, isByteRange, peekPayload, isKeyvalSection, isLayersSection, isUtf8Section,
 } from "./model.js";
 import { encodeText } from "./text.js";
 
@@ -55,6 +55,8 @@ function payloadBytes(data: unknown, field: string): Uint8Array {
 function arrayPayloadLength(array: Bw2lArray, field: string, allowRanges: boolean): number {
   if (!isBw2lDType(array.dtype)) throw new TypeError(`bw2l: ${field}.dtype ${JSON.stringify(array.dtype)} is not one of ${Object.keys(DTYPES).join(", ")}`);
   const facts = DTYPES[array.dtype];
+  const payload = peekPayload(array);
+  if ("stored" in payload) return payload.stored.byteLength; // read() left it as stored: the right type by construction
   if (allowRanges && isByteRange(array.data)) return array.data.byteLength;
   const length = payloadBytes(array.data, `${field}.data`).length;
   if (!(array.data instanceof facts.ctor)) {
@@ -137,7 +139,8 @@ class Plan {
 
 function writeArray(w: ByteWriter, plan: Plan, array: Bw2lArray): void {
   const dtype = plan.strings.bytes(array.dtype);
-  const payload = bytesOf(array.data as Bw2lArrayData);
+  const peeked = peekPayload(array);
+  const payload = "stored" in peeked ? peeked.stored : bytesOf(array.data as Bw2lArrayData);
   w.u8(dtype.length).bytes(dtype);
   w.u64(payload.length / DTYPES[array.dtype].bytes);
   if (plan.version === 2) {
