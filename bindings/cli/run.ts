@@ -17,13 +17,13 @@ import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
-import { writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
+import { decodeInChunks, writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
-import { loadFile } from "../load-file.js";
+import { openFile } from "../load-file.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
@@ -206,21 +206,32 @@ export async function openLazy(path: string) {
 }
 
 /**
- * Every tensor of FILE decoded, with the file's object and its module: a regular file through loadFile (each
- * tensor read straight into its final array; the checks of verify and inspect give the same results on its
- * header-level object as on read()'s), anything else read whole.
+ * Every tensor of FILE decoded once and let go (verify needs their count and size, not their values), with the
+ * file's object and its module. A regular file is opened lazily: headers first, then each tensor read and decoded
+ * on its own (a plainly stored one 16 MiB at a time), so memory stays flat whatever the file size; the checks of
+ * verify and inspect give the same results on this header-level object as on read()'s. npz (whose verify checks
+ * each member's CRC-32 over its stored bytes) and anything that is not a regular file are read whole.
  */
-async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
-    const loaded = await loadFile(path);
-    // npz's verify checks each member's CRC-32 over its stored (possibly deflated) bytes: read those whole
-    if (loaded.format !== "npz") {
-      return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    const opened = await openFile(path);
+    try {
+      if (opened.format !== "npz") {
+        let bytes = 0;
+        const infos = opened.tensorInfos();
+        for (const info of infos) {
+          for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
+        }
+        return { module: formatModule(opened.format) as AnyModule, file: opened.file, tensors: { count: infos.length, bytes }, size: (await stat(path)).size };
+      }
+    } finally {
+      await opened.close();
     }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
-  return { module, file, tensors: module.tensors(file), size: bytes.length };
+  const all = module.tensors(file);
+  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length };
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -599,18 +610,18 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const { module, file, tensors, size } = await readAndDecode(path);
+      const { module, file, tensors: decoded, size } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
-      const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
+      const total = decoded.bytes;
       if (warnings.length > 0) warned++;
       const ok = !(options.strict && warnings.length > 0);
       if (!ok) failed++;
       if (options.json) {
-        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
+        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {

@@ -58,6 +58,15 @@ function streamsInChunks(info: TensorInfo): boolean {
   return count > STREAM_CHUNK_ELEMENTS && info.byteLength === count * dtypeBytes(info.dtype);
 }
 
+/**
+ * The decoded bytes of one tensor of a lazy file, in pieces: a plainly stored tensor read and decoded 16 MiB at a
+ * time when the file has its source, any other loaded whole (one piece).
+ */
+export async function* decodeInChunks(file: LazyTensors, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  if (file.source !== undefined && streamsInChunks(info)) yield* tensorChunks(file.source, info, decode);
+  else yield dataBytes(await file.loadTensor(info, decode));
+}
+
 /** One plainly stored tensor, read and decoded a chunk at a time (bounded memory whatever its size). */
 async function* tensorChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
   const size = dtypeBytes(info.dtype);
