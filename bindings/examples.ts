@@ -77,19 +77,20 @@ function aprilExample(): ExampleFile {
 }
 
 function tsmExample(): ExampleFile {
-  const weight: TsmField = { dtype: "float32", shape: [4, 3], data: ramp(12, 1) };
-  const bias: TsmField = { dtype: "float16", shape: [4], data: kernels.f32ToF16(ramp(4, 1)) };
-  const nodes: TsmNode[] = [
-    tsmNode("<param>", "input", [], [{ key: "#shape", fields: [{ dtype: "int32", shape: [2], data: new Int32Array([1, 3]) }] }]),
-    tsmNode("<const>", "weight", [], [{ key: "value", fields: [weight] }]),
-    tsmNode("<const>", "bias", [], [{ key: "value", fields: [bias] }]),
-    tsmNode("inner_prod", "fc", [0, 1], [{ key: "transpose", fields: [{ dtype: "bool", shape: [], data: new Uint8Array([1]) }] }]),
-    tsmNode("add_bias", "fc_bias", [3, 2], [{ key: "dim", fields: [{ dtype: "int32", shape: [], data: new Int32Array([1]) }] }]),
-    tsmNode("sigmoid", "output", [4]),
-  ];
-  const module = { header: { fake: 0, code: tsm.MODULE_CODE, reserved: new Uint8Array(120) }, inputs: [0], outputs: [5], nodes };
+  const module = tsm.create({
+    nodes: [
+      { op: "<param>", name: "input", params: { "#shape": { dtype: "int32", shape: [2], data: new Int32Array([1, 3]) } } },
+      { op: "<const>", name: "weight", value: { dtype: "float32", shape: [4, 3], data: ramp(12, 1) } },
+      { op: "<const>", name: "bias", value: { dtype: "float16", shape: [4], data: kernels.f32ToF16(ramp(4, 1)) } },
+      { op: "inner_prod", name: "fc", inputs: ["input", "weight"], params: { transpose: { dtype: "bool", shape: [], data: new Uint8Array([1]) } } },
+      { op: "add_bias", name: "fc_bias", inputs: ["fc", "bias"], params: { dim: { dtype: "int32", shape: [], data: new Int32Array([1]) } } },
+      { op: "sigmoid", name: "output", inputs: ["fc_bias"] },
+    ],
+    inputs: ["input"],
+    outputs: ["output"],
+  });
   return {
-    format: "tsm", name: "demo.tsm", bytes: tsm.write(module as Parameters<typeof tsm.write>[0]), hasFloat16: true,
+    format: "tsm", name: "demo.tsm", bytes: tsm.write(module), hasFloat16: true,
     description: "a TenniS module: input -> inner_prod -> add_bias -> sigmoid, float32 and float16 constants",
   };
 }
@@ -102,7 +103,7 @@ function primitivExample(): ExampleFile {
     [["encoder", "b"], primitiv.makeParameter(b)],
   ]);
   return {
-    format: "primitiv", name: "demo.model", bytes: primitiv.write({ dataType: "model", model }), hasFloat16: false,
+    format: "primitiv", name: "demo.model", bytes: primitiv.write(model), hasFloat16: false,
     description: "a primitiv Model: two parameters (one with Adam statistics), column-major float32",
   };
 }

@@ -15,6 +15,8 @@ export * as kernels from "./kernels.js";
 export { FORMATS, DETECT_BYTES, detectFormat, formatModule, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
+export { writeSafetensorsTo, writeNpyTo } from "./export/stream.js";
+export type { ByteSink, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
 export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
@@ -28,4 +30,12 @@ export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
+export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";
+// issue 15: compare two files' tensors
+export { diffTensors } from "./diff.js";
+export type { DiffInput, DiffOptions, DiffProgress, DiffResult, LazyTensorFile, TensorDiff } from "./diff.js";
+// issue 15: put new weights back into a model
+export { patch, patchFrom, patchTo } from "./patch.js";
+export type { PatchOptions, PatchResult, PatchSummary, PatchToResult, PatchValue, ReplaceOptions, Sink, TensorsInput } from "./patch.js";

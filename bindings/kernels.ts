@@ -429,3 +429,517 @@ export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
   }
   return dst;
 }
+
+// issue 15 (diff): diffStats, the reduction behind `tensorfile diff` and diffTensors (assembly/diff.ts; TS twin
+// js.diffStats). Both backends see the same DIFF_CHUNK-element chunks and combine them in the same order, so
+// their results are bit-identical.
+
+export type { DiffStatsResult } from "./kernels-js.js";
+
+interface DiffKernelExports {
+  diffStats(a: number, b: number, count: number, atol: number, rtol: number, out: number): void;
+}
+
+/** Elements per diffStats call: both inputs (256 KiB each) plus the results fit the 1 MiB scratch. */
+export const DIFF_CHUNK = 65536;
+const DIFF_RESULT_BYTES = 64;
+
+/** Folds one chunk's statistics into a running total (maxima, count, sums in chunk order). */
+export function mergeDiffStats(total: js.DiffStatsResult, chunk: js.DiffStatsResult): js.DiffStatsResult {
+  return {
+    maxAbs: Math.max(total.maxAbs, chunk.maxAbs),
+    maxRel: Math.max(total.maxRel, chunk.maxRel),
+    differing: total.differing + chunk.differing,
+    dot: total.dot + chunk.dot,
+    normA2: total.normA2 + chunk.normA2,
+    normB2: total.normB2 + chunk.normB2,
+  };
+}
+
+/** The statistics of nothing: the starting point for mergeDiffStats. */
+export function emptyDiffStats(): js.DiffStatsResult {
+  return { maxAbs: 0, maxRel: 0, differing: 0, dot: 0, normA2: 0, normB2: 0 };
+}
+
+/**
+ * Compares a and b element by element (widened to f64): maxAbs = max |a - b|, maxRel = max |a - b| / |b|,
+ * differing = how many are not within atol + rtol * |b| (numpy.isclose with b as the reference), and the sums
+ * dot = Σ a·b, normA2 = Σ a², normB2 = Σ b² over the pairs where both are finite (for a cosine similarity).
+ * NaN opposite NaN counts as equal; NaN opposite a number, or an infinity opposite anything but itself, is
+ * differing and infinitely far (maxAbs and maxRel +Infinity). Sums accumulate in f64.
+ */
+export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0): js.DiffStatsResult {
+  if (!(a instanceof Float32Array) || !(b instanceof Float32Array)) throw new TypeError("tensorfile: diffStats(a, b) takes two Float32Arrays");
+  checkLength("b", b.length, a.length);
+  if (typeof atol !== "number" || !(atol >= 0) || typeof rtol !== "number" || !(rtol >= 0)) {
+    throw new RangeError(`tensorfile: diffStats atol and rtol are numbers >= 0, not ${String(atol)} and ${String(rtol)}`);
+  }
+  const n = a.length;
+  const wasm = useWasm(n);
+  let total = emptyDiffStats();
+  if (!wasm) {
+    for (let start = 0; start < n; start += DIFF_CHUNK) {
+      const end = Math.min(n, start + DIFF_CHUNK);
+      total = mergeDiffStats(total, js.diffStats(a.subarray(start, end), b.subarray(start, end), atol, rtol));
+    }
+    return total;
+  }
+  const aHome = instanceOf(a.buffer);
+  const inPlace = aHome !== undefined && aHome === instanceOf(b.buffer);
+  const home = inPlace ? aHome : wasm;
+  const k = home.exports as unknown as DiffKernelExports;
+  const out = SCRATCH_OFFSET;
+  const aAt = SCRATCH_OFFSET + DIFF_RESULT_BYTES;
+  const bAt = aAt + DIFF_CHUNK * 4;
+  for (let start = 0; start < n; start += DIFF_CHUNK) {
+    const count = Math.min(n, start + DIFF_CHUNK) - start;
+    if (inPlace) {
+      k.diffStats(a.byteOffset + start * 4, b.byteOffset + start * 4, count, atol, rtol, out);
+    } else {
+      const heap = new Uint8Array(home.memory.buffer);
+      heap.set(bytesOf(a.subarray(start, start + count)), aAt);
+      heap.set(bytesOf(b.subarray(start, start + count)), bAt);
+      k.diffStats(aAt, bAt, count, atol, rtol, out);
+    }
+    const r = new Float64Array(home.memory.buffer, out, 6);
+    total = mergeDiffStats(total, { maxAbs: r[0]!, maxRel: r[1]!, differing: r[2]!, dot: r[3]!, normA2: r[4]!, normB2: r[5]! });
+  }
+  return total;
+}
+
+// ==== Statistics and histograms (issue 17) ====
+// stats(), mergeStats() and histogram() over any numeric typed array. Values go through in chunks of
+// STATS_CHUNK elements, on both backends alike, so a tensor of any size needs no second copy and the results
+// are the same bits whichever backend runs:
+// - WASM: each chunk is copied into the scratch area (or used in place when it lives in memory from
+//   allocate()), widened there when it is not float32/float64 (float16 halves, int8 with a scale, integers),
+//   then reduced by assembly/stats.ts. Scratch layout: raw chunk at +0 (<= 512 KiB), widened chunk at
+//   +256 KiB (<= 512 KiB), results at +768 KiB, histogram counters after them.
+// - TS: each chunk is widened to float64 and reduced by the twins in kernels-js.ts, lane for lane.
+// Chunks combine with Chan's formula, so std comes from the sum of squared deviations, never from
+// sumSquares - sum^2 / n (which cancels catastrophically when the mean is large next to the spread).
+
+/** Per-tensor statistics. Non-finite values are counted apart and left out of min, max, sum and the moments. */
+export interface TensorStats {
+  /** Elements, finite or not. */
+  count: number;
+  /** Smallest finite value (NaN when there is none). -0 reads as 0. */
+  min: number;
+  /** Largest finite value (NaN when there is none). */
+  max: number;
+  /** Sum of the finite values, accumulated in float64. */
+  sum: number;
+  /** Sum of their squares (float64; from the deviations: m2 + sum * mean, so it is exact to a few ulps). */
+  sumSquares: number;
+  /** Mean of the finite values (NaN when there is none); kept as a shift plus an offset while summing, so it
+   * equals sum / finite to rounding but is exact for constant data. */
+  mean: number;
+  /**
+   * Population standard deviation (divisor: finite, like numpy's std), NaN when finite is 0. Finite for any finite
+   * float64 values (moments that would overflow are redone on scaled values), while sum and sumSquares may be
+   * ±Inf when the true value is beyond the largest float64.
+   */
+  std: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  /** Elements equal to 0 (+0 and -0). */
+  zeros: number;
+  /** Finite elements: count - nan - posInf - negInf. */
+  finite: number;
+}
+
+/** What the values of a stats()/histogram() array are, where the array type alone does not say. */
+export interface StatsOptions {
+  /**
+   * The element type. Needed only for "float16" (a Uint16Array of raw halves); any other value must match the
+   * array ("bool" goes with a Uint8Array), so a NamedTensor's dtype can always be passed along.
+   */
+  dtype?: string | undefined;
+  /** int8 only: the values are (q - offset) * scale, computed in float32 as kernels.dequantizeI8 does. */
+  scale?: number | undefined;
+  /** int8 only, with or without scale (default 0). */
+  offset?: number | undefined;
+}
+
+/** A histogram over [lo, hi]: `counts[i]` holds values in [lo + i * w, lo + (i + 1) * w), the last bin also hi. */
+export interface Histogram {
+  counts: Float64Array;
+  /** Finite values below lo / above hi. */
+  below: number;
+  above: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  /** The range used: as given, except that lo === hi is widened to a unit-wide (or relatively tiny) range. */
+  lo: number;
+  hi: number;
+}
+
+export type StatsData =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
+  | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+interface StatsExports {
+  statsF32(src: number, count: number, out: number): void;
+  statsF64(src: number, count: number, out: number): void;
+  histogramF32(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
+  histogramF64(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
+  widenI8ToF32(src: number, dst: number, count: number): void;
+  widenU8ToF32(src: number, dst: number, count: number): void;
+  widenI16ToF32(src: number, dst: number, count: number): void;
+  widenU16ToF32(src: number, dst: number, count: number): void;
+  widenI32ToF64(src: number, dst: number, count: number): void;
+  widenU32ToF64(src: number, dst: number, count: number): void;
+  f16ToF32(src: number, dst: number, count: number): void;
+  dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
+}
+
+/** Elements per chunk, on both backends (the results depend on it, bit for bit). */
+export const STATS_CHUNK = 65536;
+const STATS_RAW = SCRATCH_OFFSET;
+const STATS_WIDE = SCRATCH_OFFSET + (256 << 10);
+const STATS_RESULT = SCRATCH_OFFSET + (768 << 10);
+const STATS_COUNTS = STATS_RESULT + 128;
+/** Histograms with more bins than fit the scratch (four u32 counters a bin) run on the TS twin. */
+export const MAX_WASM_BINS = Math.floor((SCRATCH_OFFSET + SCRATCH_BYTES - STATS_COUNTS) / 16);
+
+/** How one array's values reach the float32/float64 kernels. */
+interface ValuePlan {
+  /** Bytes per stored element. */
+  elementBytes: number;
+  /** Which kernel reduces the widened values; null: TS only (64-bit integers). */
+  wide: "f32" | "f64" | null;
+  /** WASM widening from raw to wide (none for float32/float64). */
+  widen: ((k: StatsExports, src: number, dst: number, n: number) => void) | null;
+  /** TS: values [start, start + n) as float64 into dst. */
+  toF64(start: number, n: number, dst: Float64Array): void;
+}
+
+const DTYPE_OF_ARRAY: Record<string, readonly string[]> = {
+  Float32Array: ["float32"], Float64Array: ["float64"], Int8Array: ["int8"], Uint8Array: ["uint8", "bool"],
+  Uint8ClampedArray: ["uint8"], Int16Array: ["int16"], Uint16Array: ["uint16", "float16"], Int32Array: ["int32"],
+  Uint32Array: ["uint32"], BigInt64Array: ["int64"], BigUint64Array: ["uint64"],
+};
+
+function arrayTypeName(data: unknown): string | undefined {
+  if (!ArrayBuffer.isView(data) || data instanceof DataView) return undefined;
+  const name = Object.prototype.toString.call(data).slice(8, -1);
+  return Object.prototype.hasOwnProperty.call(DTYPE_OF_ARRAY, name) ? name : undefined;
+}
+
+let f16Chunk: Uint32Array | undefined;
+let f32Chunk: Float32Array | undefined;
+
+function planValues(data: StatsData, options: StatsOptions | undefined, what: string): ValuePlan {
+  const type = arrayTypeName(data);
+  if (type === undefined) {
+    throw new TypeError(`tensorfile: ${what} takes a numeric typed array (Float32Array, Float64Array, Uint16Array of float16 halves, Int8Array, …), not ${data === null ? "null" : typeof data === "object" ? (data as object).constructor?.name ?? "an object" : typeof data}`);
+  }
+  const dtype = options?.dtype ?? DTYPE_OF_ARRAY[type]![0]!;
+  if (!DTYPE_OF_ARRAY[type]!.includes(dtype)) {
+    throw new TypeError(`tensorfile: ${what}: a ${type} cannot hold dtype ${String(dtype)} (it holds ${DTYPE_OF_ARRAY[type]!.join(" or ")}; float16 halves come as a Uint16Array)`);
+  }
+  const quantized = options?.scale !== undefined || options?.offset !== undefined;
+  if (quantized && dtype !== "int8") throw new TypeError(`tensorfile: ${what}: scale and offset apply to int8 data (an Int8Array), not to ${dtype}`);
+  const scale = options?.scale ?? 1;
+  const offset = options?.offset ?? 0;
+  if (quantized && (typeof scale !== "number" || typeof offset !== "number" || !Number.isFinite(scale) || !Number.isFinite(offset))) {
+    throw new TypeError(`tensorfile: ${what}: scale and offset must be finite numbers, not ${String(options?.scale)} and ${String(options?.offset)}`);
+  }
+  const copyTo = (src: ArrayLike<number>) => (start: number, n: number, dst: Float64Array) => {
+    dst.set((src as Float32Array).subarray(start, start + n));
+  };
+  switch (dtype) {
+    case "float32": return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
+    case "float64": return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
+    case "float16": {
+      const halves = data as Uint16Array;
+      return {
+        elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.f16ToF32(s, d, n),
+        toF64: (start, n, dst) => {
+          f16Chunk ??= new Uint32Array(STATS_CHUNK);
+          const bits = f16Chunk.subarray(0, n);
+          js.f16ToF32(halves.subarray(start, start + n), bits);
+          dst.set(new Float32Array(bits.buffer, 0, n));
+        },
+      };
+    }
+    case "int8": {
+      const q = data as Int8Array;
+      if (quantized) {
+        return {
+          elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset),
+          toF64: (start, n, dst) => {
+            f32Chunk ??= new Float32Array(STATS_CHUNK);
+            const values = f32Chunk.subarray(0, n);
+            js.dequantizeI8(q.subarray(start, start + n), values, scale, offset);
+            dst.set(values);
+          },
+        };
+      }
+      return { elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.widenI8ToF32(s, d, n), toF64: copyTo(q) };
+    }
+    case "uint8": case "bool": return { elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.widenU8ToF32(s, d, n), toF64: copyTo(data as Uint8Array) };
+    case "int16": return { elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.widenI16ToF32(s, d, n), toF64: copyTo(data as Int16Array) };
+    case "uint16": return { elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.widenU16ToF32(s, d, n), toF64: copyTo(data as Uint16Array) };
+    case "int32": return { elementBytes: 4, wide: "f64", widen: (k, s, d, n) => k.widenI32ToF64(s, d, n), toF64: copyTo(data as Int32Array) };
+    case "uint32": return { elementBytes: 4, wide: "f64", widen: (k, s, d, n) => k.widenU32ToF64(s, d, n), toF64: copyTo(data as Uint32Array) };
+    default: {
+      // 64-bit integers: TS only, as float64 (exact up to 2^53)
+      const big = data as BigInt64Array | BigUint64Array;
+      return {
+        elementBytes: 8, wide: null, widen: null,
+        toF64: (start, n, dst) => {
+          for (let i = 0; i < n; i++) dst[i] = Number(big[start + i]!);
+        },
+      };
+    }
+  }
+}
+
+/**
+ * Calls `reduce` for every chunk of `data`'s values: on WASM with the address of the chunk's float32/float64
+ * values, else with the values as a Float64Array.
+ */
+function forEachChunk(
+  data: StatsData, plan: ValuePlan,
+  onWasm: (k: StatsExports, heap: KernelInstance, values: number, n: number) => void,
+  onJs: (values: Float64Array, n: number) => void,
+): void {
+  const count = data.length;
+  const wasm = plan.wide === null ? null : useWasm(count);
+  if (!wasm) {
+    const values = new Float64Array(Math.min(STATS_CHUNK, count));
+    for (let start = 0; start < count; start += STATS_CHUNK) {
+      const n = Math.min(STATS_CHUNK, count - start);
+      plan.toF64(start, n, values);
+      onJs(values, n);
+    }
+    return;
+  }
+  const resident = instanceOf(data.buffer);
+  const home = resident ?? wasm;
+  const k = home.exports as unknown as StatsExports;
+  const bytes = bytesOf(data);
+  const size = plan.elementBytes;
+  for (let start = 0; start < count; start += STATS_CHUNK) {
+    const n = Math.min(STATS_CHUNK, count - start);
+    let at: number;
+    if (resident) {
+      at = data.byteOffset + start * size;
+    } else {
+      new Uint8Array(home.memory.buffer).set(bytes.subarray(start * size, (start + n) * size), STATS_RAW);
+      at = STATS_RAW;
+    }
+    if (plan.widen) {
+      plan.widen(k, at, STATS_WIDE, n);
+      at = STATS_WIDE;
+    }
+    onWasm(k, home, at, n);
+  }
+}
+
+/**
+ * Statistics of one chunk or more, before the finishing step (min/max still ±Inf when nothing is finite). The
+ * mean is kept as shift + offset (the shift: a value of the data), so that merging loses no precision to a
+ * large mean and constant data keeps m2 exactly 0.
+ */
+interface PartialStats {
+  count: number;
+  finite: number;
+  min: number;
+  max: number;
+  sum: number;
+  m2: number;
+  shift: number;
+  /** mean - shift */
+  offset: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  zeros: number;
+}
+
+function partialFrom(r: Float64Array, count: number): PartialStats {
+  const nan = r[4]!;
+  const posInf = r[5]!;
+  const negInf = r[6]!;
+  // -0 and +0 compare equal and the lanes see them in another order than a loop would: report 0
+  const min = r[0]! === 0 ? 0 : r[0]!;
+  const max = r[1]! === 0 ? 0 : r[1]!;
+  return {
+    count, finite: count - nan - posInf - negInf, min, max, sum: r[2]!, m2: r[3]!, shift: r[8]!, offset: r[9]!,
+    nan, posInf, negInf, zeros: r[7]!,
+  };
+}
+
+/** Chan et al.'s pairwise update: the moments of the union of two disjoint sets of values. */
+function mergePartial(a: PartialStats, b: PartialStats): PartialStats {
+  let { m2, shift, offset } = a;
+  if (a.finite === 0) ({ m2, shift, offset } = b);
+  else if (b.finite > 0) {
+    const n = a.finite + b.finite;
+    const delta = (b.shift - a.shift) + (b.offset - a.offset);
+    offset = a.offset + delta * (b.finite / n);
+    m2 = a.m2 + b.m2 + delta * delta * (a.finite * (b.finite / n));
+  }
+  return {
+    count: a.count + b.count,
+    finite: a.finite + b.finite,
+    min: Math.min(a.min, b.min),
+    max: Math.max(a.max, b.max),
+    sum: a.sum + b.sum,
+    m2,
+    shift,
+    offset,
+    nan: a.nan + b.nan,
+    posInf: a.posInf + b.posInf,
+    negInf: a.negInf + b.negInf,
+    zeros: a.zeros + b.zeros,
+  };
+}
+
+const EMPTY_PARTIAL: PartialStats = {
+  count: 0, finite: 0, min: Infinity, max: -Infinity, sum: 0, m2: 0, shift: 0, offset: 0, nan: 0, posInf: 0, negInf: 0, zeros: 0,
+};
+
+function finishStats(p: PartialStats): TensorStats {
+  const none = p.finite === 0;
+  const mean = none ? NaN : p.shift + p.offset;
+  return {
+    count: p.count,
+    min: none ? NaN : p.min,
+    max: none ? NaN : p.max,
+    sum: p.sum,
+    sumSquares: none ? 0 : p.m2 + p.sum * mean,
+    mean,
+    std: none ? NaN : Math.sqrt(p.m2 / p.finite),
+    nan: p.nan,
+    posInf: p.posInf,
+    negInf: p.negInf,
+    zeros: p.zeros,
+    finite: p.finite,
+  };
+}
+
+const chunkResult = new Float64Array(10);
+
+/**
+ * count, min, max, sum, sumSquares, mean, std and the NaN / +Inf / -Inf / zero counts of `data`'s values in one
+ * streamed pass. float16: pass `{ dtype: "float16" }` with the raw halves; int8 with a scale:
+ * `{ scale, offset }` (values (q - offset) * scale, as dequantizeI8 computes them). BigInt64/BigUint64 values
+ * are taken as float64 (exact to 2^53) on the TS path.
+ */
+export function stats(data: StatsData, options?: StatsOptions): TensorStats {
+  const plan = planValues(data, options, "stats()");
+  let total = EMPTY_PARTIAL;
+  forEachChunk(data, plan, (k, home, at, n) => {
+    if (plan.wide === "f32") k.statsF32(at, n, STATS_RESULT);
+    else k.statsF64(at, n, STATS_RESULT);
+    total = mergePartial(total, partialFrom(new Float64Array(home.memory.buffer, STATS_RESULT, 10), n));
+  }, (values, n) => {
+    js.statsF64(values, n, chunkResult);
+    total = mergePartial(total, partialFrom(chunkResult, n));
+  });
+  const result = finishStats(total);
+  if (plan.wide === "f64" && result.finite > 0 && !(Number.isFinite(result.mean) && Number.isFinite(result.std))) {
+    // float64 values beyond ~1e154 overflow the squares (or beyond ~1e308 the sums): redo the moments on the
+    // values times 2^-600 (on the TS path, so both backends agree) and scale back
+    let scaled = EMPTY_PARTIAL;
+    forEachChunk(data, { ...plan, wide: null }, () => undefined, (values, n) => {
+      for (let i = 0; i < n; i++) values[i]! *= 2 ** -600;
+      js.statsF64(values, n, chunkResult);
+      scaled = mergePartial(scaled, partialFrom(chunkResult, n));
+    });
+    const small = finishStats(scaled);
+    result.sum = small.sum * 2 ** 600;
+    result.sumSquares = small.sumSquares * 2 ** 600 * 2 ** 600;
+    result.mean = small.mean * 2 ** 600;
+    result.std = small.std * 2 ** 600;
+  }
+  return result;
+}
+
+function checkStats(s: TensorStats, what: string): void {
+  if (s === null || typeof s !== "object") throw new TypeError(`tensorfile: mergeStats() takes two TensorStats objects (from kernels.stats), not ${s === null ? "null" : typeof s} as ${what}`);
+  for (const key of ["count", "finite", "nan", "posInf", "negInf", "zeros", "sum", "mean", "std"] as const) {
+    if (typeof s[key] !== "number") throw new TypeError(`tensorfile: mergeStats(): ${what}.${key} must be a number (pass what kernels.stats returns)`);
+  }
+}
+
+/**
+ * The statistics of the union of two disjoint parts (chunks, shards, streamed pieces): equal, up to rounding,
+ * to stats() of the parts' values together. The moments combine with Chan's formula (the sum of squared
+ * deviations is std^2 * finite), so the merged std keeps its precision however large the mean.
+ */
+export function mergeStats(a: TensorStats, b: TensorStats): TensorStats {
+  checkStats(a, "a");
+  checkStats(b, "b");
+  const partial = (s: TensorStats): PartialStats => ({
+    count: s.count, finite: s.finite, min: s.finite > 0 ? s.min : Infinity, max: s.finite > 0 ? s.max : -Infinity,
+    sum: s.sum, m2: s.finite > 0 ? s.std * s.std * s.finite : 0, shift: s.finite > 0 ? s.mean : 0, offset: 0,
+    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros,
+  });
+  return finishStats(mergePartial(partial(a), partial(b)));
+}
+
+const histogramSpecials = new Float64Array(5);
+
+/**
+ * Counts `data`'s finite values in `bins` equal bins over [lo, hi] (finite, lo <= hi): value x goes to bin
+ * min(trunc((x - lo) * (bins / (hi - lo))), bins - 1), computed in float64 (for a range wider than the
+ * largest float64, with x, lo and hi halved first). Values outside [lo, hi] and non-finite values are counted
+ * apart (below, above, nan, posInf, negInf). A range too narrow for that arithmetic (lo === hi, a constant
+ * tensor, included) is widened around its middle, as numpy does: the result's lo and hi say what was used.
+ * Same options as stats().
+ */
+export function histogram(data: StatsData, bins: number, lo: number, hi: number, options?: StatsOptions): Histogram {
+  const plan = planValues(data, options, "histogram()");
+  if (!Number.isInteger(bins) || bins < 1 || bins > 1 << 24) throw new RangeError(`tensorfile: histogram() bins must be an integer from 1 to 16777216, not ${String(bins)}`);
+  if (typeof lo !== "number" || typeof hi !== "number" || !Number.isFinite(lo) || !Number.isFinite(hi) || !(lo <= hi)) {
+    throw new RangeError(`tensorfile: histogram() needs finite lo <= hi, not ${String(lo)} and ${String(hi)} (the min and max from stats() will do)`);
+  }
+  // halve everything when hi - lo overflows (exact: such a range has no subnormal ends)
+  const h = Number.isFinite(hi - lo) ? 1 : 0.5;
+  if (!Number.isFinite(bins / (hi * h - lo * h)) || hi === lo) {
+    const middle = lo / 2 + hi / 2;
+    const half = Math.max(0.5, Math.abs(middle) * 2 ** -20);
+    lo = Math.max(-Number.MAX_VALUE, middle - half);
+    hi = Math.min(Number.MAX_VALUE, middle + half);
+  }
+  const loH = lo * h;
+  const scale = bins / (hi * h - loH);
+  const counts = new Float64Array(bins);
+  const result: Histogram = { counts, below: 0, above: 0, nan: 0, posInf: 0, negInf: 0, lo, hi };
+  const addSpecials = (r: ArrayLike<number>) => {
+    result.below += r[0]!;
+    result.above += r[1]!;
+    result.nan += r[2]!;
+    result.posInf += r[3]!;
+    result.negInf += r[4]!;
+  };
+  const onJs = (values: Float64Array, n: number) => {
+    js.histogramF64(values, n, lo, hi, h, loH, scale, counts, histogramSpecials);
+    addSpecials(histogramSpecials);
+  };
+  if (bins > MAX_WASM_BINS) {
+    forEachChunk(data, { ...plan, wide: null }, () => undefined, onJs);
+    return result;
+  }
+  let home: KernelInstance | undefined;
+  forEachChunk(data, plan, (k, instance, at, n) => {
+    if (!home) {
+      home = instance;
+      new Uint32Array(instance.memory.buffer, STATS_COUNTS, bins * 4).fill(0);
+    }
+    if (plan.wide === "f32") k.histogramF32(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
+    else k.histogramF64(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
+    addSpecials(new Float64Array(instance.memory.buffer, STATS_RESULT, 5));
+  }, onJs);
+  if (home) {
+    const lanes = new Uint32Array(home.memory.buffer, STATS_COUNTS, bins * 4);
+    for (let b = 0; b < bins; b++) counts[b] = lanes[4 * b]! + lanes[4 * b + 1]! + lanes[4 * b + 2]! + lanes[4 * b + 3]!;
+  }
+  return result;
+}

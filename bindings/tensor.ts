@@ -108,8 +108,10 @@ export interface TensorInfo {
 
 export interface DecodeOptions {
   /**
-   * "float32": widen float16, bfloat16 and float8 and dequantize int8 tensors that carry a quantization. Others
-   * stay as stored.
+   * "float32": every real-valued tensor comes back as a Float32Array of its values: float16, bfloat16 and float8
+   * are widened, int8 with a quantization dequantized, and float64, the integer types and bool converted to the
+   * nearest float32 (float64 and integers beyond 2^24 lose precision, as a cast in numpy or PyTorch would). Complex
+   * and format-specific dtypes (TenniS char/opaque types) stay as stored. Without it every tensor comes back as stored.
    */
   dtype?: "float32" | undefined;
   /** Always copy, even where a zero-copy view of the input would do. Default false. */
@@ -234,13 +236,37 @@ export function columnToRowMajorElements(src: Uint8Array, dst: Uint8Array, shape
   if (target.buffer !== dst.buffer) dst.set(bytesOf(target));
 }
 
-/**
- * True when options.dtype "float32" makes decodeTensor widen (float16, bfloat16, float8) or dequantize (int8 with
- * a quantization).
- */
+/** True when options.dtype "float32" makes decodeTensor turn this tensor into float32 values. */
 function convertsToFloat32(info: TensorInfo, options: DecodeOptions): boolean {
-  return options.dtype === "float32" &&
-    (info.dtype === "float16" || isNarrowFloat(info.dtype) || (info.dtype === "int8" && info.quantization !== undefined));
+  return options.dtype === "float32" && info.dtype !== "float32" && (isStandardDType(info.dtype) || isNarrowFloat(info.dtype));
+}
+
+/**
+ * The values of a real-valued typed array as float32 (into `out` when given): what `dtype: "float32"` does to
+ * float64, integer and bool data. Float32Array#set converts numbers; 64-bit integers go through Number().
+ */
+export function toFloat32(data: TypedArray, out?: Float32Array): Float32Array {
+  if (data instanceof Float32Array && (out === undefined || out === data)) return data;
+  const target = out ?? new Float32Array(data.length);
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
+    for (let i = 0; i < data.length; i++) target[i] = Number(data[i]!);
+  } else {
+    target.set(data);
+  }
+  return target;
+}
+
+/**
+ * Applies `dtype: "float32"` to a tensor some format decoded on its own (not through decodeTensor): real-valued
+ * dtypes become float32, float16 halves are widened; the rest is returned as it is.
+ */
+export function asFloat32Tensor(tensor: NamedTensor, options: DecodeOptions): NamedTensor {
+  if (options.dtype !== "float32" || tensor.dtype === "float32") return tensor;
+  if (!isStandardDType(tensor.dtype) && !isNarrowFloat(tensor.dtype)) return tensor;
+  const data = tensor.dtype === "float16" || isNarrowFloat(tensor.dtype)
+    ? widenToFloat32(tensor.data as TypedArray, tensor.dtype, options.out as Float32Array | undefined)
+    : toFloat32(tensor.data as TypedArray, options.out as Float32Array | undefined);
+  return { name: tensor.name, dtype: "float32", shape: tensor.shape, data };
 }
 
 /** Widens float16, bfloat16 or float8 data (host order) to float32, into `out` when given. */
@@ -276,7 +302,8 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   }
   const converts = convertsToFloat32(info, options);
   const widen = converts && (info.dtype === "float16" || isNarrowFloat(info.dtype));
-  const dequantize = converts && info.dtype === "int8";
+  const dequantize = converts && info.dtype === "int8" && info.quantization !== undefined;
+  const cast = converts && !widen && !dequantize;
   const dtype: DType = converts ? "float32" : info.dtype;
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
@@ -289,12 +316,12 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   }
   const result = (data: TypedArray): NamedTensor => ({ name: info.name, dtype, shape: info.shape.slice(), data }) as NamedTensor;
 
-  if (!widen && !dequantize && !swap && !columnMajor) {
+  if (!converts && !swap && !columnMajor) {
     if (!out) return result(viewAs(info.dtype, bytes, options.copy));
     bytesOf(out).set(bytes);
     return result(out);
   }
-  if (columnMajor && !swap && !widen && !dequantize) {
+  if (columnMajor && !swap && !converts) {
     // one pass straight from the (possibly unaligned) stored bytes into the row-major result
     const target = out ?? allocateArray(info.dtype, count);
     columnToRowMajorElements(bytes, bytesOf(target), info.shape, size);
@@ -315,6 +342,8 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   } else if (dequantize) {
     const q = info.quantization!;
     data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, out as Float32Array | undefined);
+  } else if (cast) {
+    data = toFloat32(data, out as Float32Array | undefined);
   } else if (out && data !== out) {
     bytesOf(out).set(bytesOf(data));
     data = out;

@@ -9,6 +9,7 @@
  * usage error. Outputs go through a temporary file renamed into place (cli/output.ts). inspect, convert to
  * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
+import { createWriteStream } from "node:fs";
 import { open, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
@@ -16,28 +17,33 @@ import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
+import { writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, SourceError, fromBytes, fromFile, fromUrl, readExactly, sourceSize } from "../io/source.js";
-import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
+import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
+import { openFileAccess } from "../io/file-access.js";
+import { loadFile } from "../load-file.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
+import { type StatsCommandOptions, statsCommand } from "./stats.js";
 
 export interface CliIO {
   stdout: ProgressStream;
   stderr: ProgressStream;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 /** The input is bad (exit 1) for a reason that is not a FormatError. */
-class InputError extends Error {}
+export class InputError extends Error {}
 
 const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
+  tensorfile stats FILE [--tensor NAME] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
@@ -86,17 +92,28 @@ reference runtime would refuse (for example an .april file whose params do not f
   --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`,
 };
 
+HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
+
+Per-tensor statistics of the values (float16 widened, int8 with a scale dequantized): min, max, mean, std
+(population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out of min, max,
+mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are skipped.
+  --tensor NAME  only this tensor
+  --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
+                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
   inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
   verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
+  stats: { tensor: { type: "string" }, json: { type: "boolean" } },
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
 
-function print(stream: ProgressStream, text: string): void {
+export function print(stream: ProgressStream, text: string): void {
   stream.write(`${text}\n`);
 }
 
@@ -135,7 +152,8 @@ async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
   }
-  if (isFile) return fromFile(path);
+  // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
+  if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
     return fromBytes(new Uint8Array(await readFile(path)), path);
   } catch (cause) {
@@ -156,7 +174,7 @@ async function readWhole(path: string): Promise<Uint8Array> {
   }
 }
 
-async function openLazy(path: string) {
+export async function openLazy(path: string) {
   const source = await openSource(path);
   try {
     const opened = await readFromAny(source);
@@ -165,6 +183,21 @@ async function openLazy(path: string) {
     await source.close?.();
     throw error;
   }
+}
+
+/**
+ * Every tensor of FILE decoded, with the file's object and its module: a regular file through loadFile (each
+ * tensor read straight into its final array; the checks of verify and inspect give the same results on its
+ * header-level object as on read()'s), anything else read whole.
+ */
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
+  if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
+    const loaded = await loadFile(path);
+    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+  }
+  const bytes = await readWhole(path);
+  const { module, file } = readWholeAny(bytes);
+  return { module, file, tensors: module.tensors(file), size: bytes.length };
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -198,7 +231,7 @@ function safeRelativePath(name: string, suffix = ""): string {
   }).join(sep);
 }
 
-function shapeText(shape: readonly number[]): string {
+export function shapeText(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }
 
@@ -254,7 +287,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   }
 }
 
-function jsonText(value: unknown, indent = 2): string {
+export function jsonText(value: unknown, indent = 2): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), indent);
 }
 
@@ -316,26 +349,24 @@ function errorJson(error: unknown): Record<string, unknown> {
 
 async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: AnyModule, infos: TensorInfo[], outPath: string,
   options: DecodeOptions, label: string): Promise<void> {
-  const entries = infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }));
-  const plan = planSafetensors(entries, { "tensorfile.source": label });
-  const progress = new Progress(io.stderr, "convert", plan.size);
-  const handle = await open(outPath, "w");
-  // one tensor is written while the next is read and decoded: at most two in memory
-  let writing: Promise<unknown> = handle.write(plan.header, 0, plan.header.length, 0);
+  const size = planSafetensors(infos.map((i) => ({ name: i.name, dtype: decodedDType(i, options), shape: i.shape }))).size;
+  const progress = new Progress(io.stderr, "convert", size);
+  let reported = 0;
+  // the public streaming writer: one tensor is written while the next is read and decoded
   try {
-    for (const slot of plan.layout) {
-      const tensor = await module.loadTensor(source, infos[slot.index]!, options);
-      const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
-      if (bytes.length !== slot.end - slot.begin) throw new InputError(`tensor ${tensor.name} decoded to ${bytes.length} bytes, expected ${slot.end - slot.begin}`);
-      await writing;
-      writing = handle.write(bytes, 0, bytes.length, plan.header.length + slot.begin);
-      progress.advance(bytes.length, tensor.name);
-    }
-    await writing;
+    await writeSafetensorsTo(createWriteStream(outPath), {
+      tensorInfos: () => infos,
+      loadTensor: (info, decode) => module.loadTensor(source, info, decode),
+    }, {
+      metadata: { "tensorfile.source": label },
+      decode: options,
+      onProgress: (written, _total, name) => {
+        progress.advance(written - reported, name);
+        reported = written;
+      },
+    });
   } finally {
-    await writing.catch(() => undefined);
     progress.finish();
-    await handle.close();
   }
 }
 
@@ -543,9 +574,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const bytes = await readWhole(path);
-      const { module, file } = readWholeAny(bytes);
-      const tensors = module.tensors(file);
+      const { module, file, tensors, size } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
       const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
@@ -556,7 +585,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
@@ -632,6 +661,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await extractCommand(io, positionals, values as { dtype?: string; force?: boolean });
       case "verify":
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
+      case "stats":
+        return await statsCommand(io, positionals, values as StatsCommandOptions);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof OutputRefused) {

@@ -488,9 +488,22 @@ function networkBytes(file: Pick<AprilFile, "networks">): Uint8Array[] {
  */
 export function write(file: AprilFile, _options?: unknown): Uint8Array {
   const networks = networkBytes(file);
-  const encoded = encodeFields(file);
-  const layout = referenceLayout(encoded, networks.map((n) => n.length));
+  const { header, params, layout } = encodeHeaderAndParams(file, networks.map((n) => n.length));
   const w = new ByteWriter(layout.fileSize);
+  w.bytes(header);
+  for (const n of networks) w.bytes(n);
+  w.bytes(params);
+  return w.finish();
+}
+
+/**
+ * What write() stores around the networks, for networks of these sizes (encoder, decoder, joiner): the header
+ * through the network table, the params block, and where everything goes. Lets a patch stream the networks.
+ */
+export function encodeHeaderAndParams(file: AprilFile, networkSizes: readonly number[]): { header: Uint8Array; params: Uint8Array; layout: AprilLayout } {
+  const encoded = encodeFields(file);
+  const layout = referenceLayout(encoded, networkSizes);
+  const w = new ByteWriter(layout.headerEnd);
   for (let i = 0; i < MAGIC.length; i++) w.u8(MAGIC.charCodeAt(i));
   w.u32(file.version).u64(encoded.headerSize);
   w.bytes(encoded.language);
@@ -500,11 +513,11 @@ export function write(file: AprilFile, _options?: unknown): Uint8Array {
   w.u64(layout.params.offset).u64(layout.params.size);
   w.u64(NETWORK_NAMES.length);
   for (const entry of layout.networks) w.u64(entry.offset).u64(entry.size);
-  for (const n of networks) w.bytes(n);
-  w.bytes(PARAMS_MAGIC);
-  for (const [key] of PARAM_FIELDS) w.i32(file.params[key]);
-  for (const t of encoded.tokens) w.i32(t.length).bytes(t);
-  return w.finish();
+  const p = new ByteWriter(encoded.paramsSize);
+  p.bytes(PARAMS_MAGIC);
+  for (const [key] of PARAM_FIELDS) p.i32(file.params[key]);
+  for (const t of encoded.tokens) p.i32(t.length).bytes(t);
+  return { header: w.finish(), params: p.finish(), layout };
 }
 
 /**
@@ -632,3 +645,5 @@ export function blobs(file: AprilFile): EmbeddedBlob[] {
     { name: "tokens.json", bytes: json(file.tokens) },
   ];
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./april/patch.js";

@@ -82,3 +82,5 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
   tensor.shape = info.shape.slice();
   return tensor;
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./bw2l/patch.js";

@@ -504,12 +504,44 @@ function writeParameter(w: ByteWriter, enc: Encoder, parameter: PrimitivParamete
   }
 }
 
+/** What write(), tensors(), inspect() and verify() take: a read() result, or what a make* builder returned. */
+export type PrimitivFileLike = PrimitivFile | PrimitivModel | PrimitivParameter | PrimitivTensor | PrimitivShape | PrimitivOptimizer;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function isTensorPart(value: unknown): value is PrimitivTensor {
+  return isRecord(value) && isRecord(value.shape) && Array.isArray(value.shape.dims) && typeof value.shape.batch === "number" && isRecord(value.data);
+}
+
+function isParameterPart(value: unknown): value is PrimitivParameter {
+  return isRecord(value) && isTensorPart(value.value) && value.stats instanceof Map;
+}
+
+/**
+ * A builder's result as the file that holds it (makeModel → a Model file, makeParameter → a Parameter file, …);
+ * a read() result is returned as it is. Anything else is a TypeError saying what to pass.
+ */
+export function asFile(input: PrimitivFileLike, caller = "primitiv.write"): PrimitivFile {
+  const value: unknown = input;
+  if (isRecord(value) && "dataType" in value) return value as unknown as PrimitivFile; // an unknown dataType is the writer's UNSUPPORTED
+  if (isRecord(value) && Array.isArray(value.parameters)) return { dataType: "model", model: value as unknown as PrimitivModel };
+  if (isParameterPart(value)) return { dataType: "parameter", parameter: value };
+  if (isTensorPart(value)) return { dataType: "tensor", tensor: value };
+  if (isRecord(value) && value.uintConfigs instanceof Map && value.floatConfigs instanceof Map) return { dataType: "optimizer", optimizer: value as unknown as PrimitivOptimizer };
+  if (isRecord(value) && Array.isArray(value.dims) && typeof value.batch === "number") return { dataType: "shape", shape: value as unknown as PrimitivShape };
+  const shown = isRecord(value) ? `an object with keys ${Object.keys(value).slice(0, 6).join(", ") || "(none)"}` : String(value);
+  throw new TypeError(`${caller}() takes a primitiv file (from read(), or { dataType, … }) or a builder's result (makeModel, makeParameter, makeTensor, makeShape, makeOptimizer); got ${shown}`);
+}
+
 /**
  * The file bytes, exactly as primitiv writes them: uint32 always `ce`, floats `ca`, smallest str/bin/array/map
  * forms; parameters, stats and configs in the object's order (build models with makeModel for primitiv's
  * sorted order). Tensors must hold their bytes (a read() result or built), not ByteRanges.
  */
-export function write(file: PrimitivFile, _options?: Record<string, never>): Uint8Array {
+export function write(input: PrimitivFileLike, _options?: Record<string, never>): Uint8Array {
+  const file = asFile(input, "primitiv.write");
   const enc = new Encoder();
   const size = measure(file, enc);
   const w = new ByteWriter(size, false);
@@ -567,7 +599,8 @@ export function logicalShape(shape: PrimitivShape): number[] {
 }
 
 /** Every tensor with its contract name, in file order. */
-export function namedTensors(file: PrimitivFile): { name: string; tensor: PrimitivTensor }[] {
+export function namedTensors(input: PrimitivFileLike): { name: string; tensor: PrimitivTensor }[] {
+  const file = asFile(input, "primitiv.namedTensors");
   const out: { name: string; tensor: PrimitivTensor }[] = [];
   const parameter = (p: PrimitivParameter, base: string, statsPrefix: string) => {
     out.push({ name: base, tensor: p.value });
@@ -596,7 +629,8 @@ export function namedTensors(file: PrimitivFile): { name: string; tensor: Primit
  * Where each tensor's data is: the offsets recorded by read() / readFrom(); for objects built in memory,
  * where write() would put them.
  */
-export function tensorInfos(file: PrimitivFile): PrimitivTensorInfo[] {
+export function tensorInfos(input: PrimitivFileLike): PrimitivTensorInfo[] {
+  const file = asFile(input, "primitiv.tensorInfos");
   const named = namedTensors(file);
   let computed: Map<PrimitivTensor, number> | undefined;
   return named.map(({ name, tensor }) => {
@@ -648,7 +682,8 @@ function decodeStored(bytes: Uint8Array, info: TensorInfo, options: DecodeOption
  * Every tensor as row-major float32 for its logical shape (names: `tensor`; `value`, `stats/<key>`;
  * `<k1>.<k2>…`, `<k1>.<k2>…/stats/<key>`). Needs a read() result. 1-D data is a view into the input when aligned.
  */
-export function tensors(file: PrimitivFile, options?: DecodeOptions): NamedTensor[] {
+export function tensors(input: PrimitivFileLike, options?: DecodeOptions): NamedTensor[] {
+  const file = asFile(input, "primitiv.tensors");
   assertEager(file, id);
   const named = namedTensors(file);
   const infos = tensorInfos(file);
@@ -753,9 +788,35 @@ export function compareKeyPaths(a: readonly string[], b: readonly string[]): num
   return a.length - b.length;
 }
 
-/** A Model with its parameters sorted by key path, as primitiv's Model::save writes them. */
-export function makeModel(entries: Iterable<readonly [readonly string[], PrimitivParameter]>): PrimitivModel {
-  const parameters = Array.from(entries, ([path, parameter]) => ({ path: path.slice(), parameter }));
+/** A key path as given: ["sub", "w"], or "sub.w" (split at dots, as tensor names join them). */
+export type KeyPath = readonly string[] | string;
+
+function keyPathOf(path: unknown, where: string): string[] {
+  if (typeof path === "string") return path.split(".");
+  if (Array.isArray(path) && path.every((part) => typeof part === "string")) return path.slice() as string[];
+  throw new TypeError(`primitiv.makeModel: ${where}: a key path is a string ("sub.w") or an array of strings (["sub", "w"]), not ${Array.isArray(path) ? "an array with non-strings" : typeof path}`);
+}
+
+/**
+ * A Model with its parameters sorted by key path, as primitiv's Model::save writes them; `write()` takes it as it
+ * is. Entries: `[path, parameter]` pairs (an array, a Map, any iterable) or a record `{ "sub.w": parameter }`;
+ * a path is `["sub", "w"]` or `"sub.w"`; each parameter is a makeParameter() result.
+ */
+export function makeModel(entries: Iterable<readonly [KeyPath, PrimitivParameter]> | Readonly<Record<string, PrimitivParameter>>): PrimitivModel {
+  if (!isRecord(entries)) throw new TypeError(`primitiv.makeModel() takes [path, parameter] pairs or a record { "sub.w": parameter }, not ${String(entries)}`);
+  const pairs: unknown[] = Symbol.iterator in entries ? Array.from(entries as Iterable<unknown>) : Object.entries(entries);
+  const parameters = pairs.map((pair, i) => {
+    if (!Array.isArray(pair) || pair.length !== 2) {
+      throw new TypeError(`primitiv.makeModel: entry ${i} is not a [path, parameter] pair`);
+    }
+    const path = keyPathOf(pair[0], `entry ${i}`);
+    if (path.length === 0) throw new RangeError(`primitiv.makeModel: entry ${i} has an empty key path`);
+    if (!isParameterPart(pair[1])) {
+      const hint = isTensorPart(pair[1]) ? " (a tensor: wrap it with makeParameter(tensor))" : "";
+      throw new TypeError(`primitiv.makeModel: entry ${i} (${path.join(".")}) is not a parameter${hint}`);
+    }
+    return { path, parameter: pair[1] };
+  });
   parameters.sort((x, y) => compareKeyPaths(x.path, y.path));
   for (let i = 1; i < parameters.length; i++) {
     if (compareKeyPaths(parameters[i - 1]!.path, parameters[i]!.path) === 0) {
@@ -796,7 +857,8 @@ function parameterJson(p: PrimitivParameter): { value: { dims: number[]; batch: 
 }
 
 /** What `tensorfile inspect --json` prints: data type, shapes, stats, optimizer configs (file order). */
-export function inspect(file: PrimitivFile): InspectResult {
+export function inspect(input: PrimitivFileLike): InspectResult {
+  const file = asFile(input, "primitiv.inspect");
   const tensorsTable: InspectTensor[] = tensorInfos(file).map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape, byteLength: t.byteLength }));
   const result: InspectResult = {
     format: id,
@@ -837,7 +899,8 @@ const KNOWN_FLOAT_CONFIGS = new Set([
 ]);
 
 /** Warnings: what primitiv would refuse or not write this way, though tensorfile reads and writes it. */
-export function verify(file: PrimitivFile): string[] {
+export function verify(input: PrimitivFileLike): string[] {
+  const file = asFile(input, "primitiv.verify");
   const warnings = [...(readNotes.get(file) ?? [])];
   if (file.dataType === "shape" || file.dataType === "tensor") {
     warnings.push(`primitiv has no public API that loads a ${file.dataType} file (data type ${hex(DATA_TYPE_CODES[file.dataType])}); only its msgpack::Reader reads the objects`);
@@ -890,3 +953,5 @@ export function blobs(_file: PrimitivFile): EmbeddedBlob[] {
 export function decodeKey(bytes: Uint8Array): string {
   return decodeKeyBytes(bytes);
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./primitiv/patch.js";

@@ -24,7 +24,7 @@ import * as lazy from "../io/lazy.js";
 import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
 import * as kernels from "../kernels.js";
 import {
-  type DecodeOptions, type NamedTensor, type TensorInfo, type TypedArray, bytesOf, decodeTensor,
+  type DecodeOptions, type NamedTensor, type TensorInfo, type TypedArray, asFloat32Tensor, bytesOf, decodeTensor,
 } from "../tensor.js";
 import { decodeG711, encodeG711, formatF32, formatF64, gunzip, gzip, INTEGER_TOKEN, isGzip, parseFloatToken } from "./spraak/codecs.js";
 import { type HeaderKind, type HeaderLine, type SeparatorStyle, renderLine, scanHeader, separatorStyle } from "./spraak/header.js";
@@ -616,14 +616,27 @@ export function tensors(file: SpraakFile, options: DecodeOptions = {}): NamedTen
   if (data.layout !== "MATRIX") return [];
   const info = matrixInfo(data.type, data.rows, data.cols, file.dataOffset, data.encoding === "binary" ? data.byteOrder : "le");
   let tensor: NamedTensor;
-  if (data.encoding === "binary") tensor = decodeTensor(loaded(data.bytes, "the data"), info, options, id);
+  if (data.encoding === "binary") tensor = decodeTensor(loaded(data.bytes, "the data"), info, storedOptions(info.g711, options), id);
   else tensor = { name: "data", dtype: info.dtype, shape: [data.rows, data.cols], data: options.copy ? data.values.slice() : data.values } as NamedTensor;
   return [widenG711(tensor, info.g711, options)];
 }
 
+/** G.711 codes are decoded as stored (no generic float32 cast), then widenG711 turns the codes into samples. */
+function storedOptions(law: "ALAW" | "ULAW" | undefined, options: DecodeOptions): DecodeOptions {
+  return law && options.dtype === "float32" ? { copy: options.copy } : options;
+}
+
 function widenG711(tensor: NamedTensor, law: "ALAW" | "ULAW" | undefined, options: DecodeOptions): NamedTensor {
-  if (!law || options.dtype !== "float32") return tensor;
-  return { name: tensor.name, shape: tensor.shape, dtype: "float32", data: decodeG711(tensor.data as Uint8Array, law) };
+  if (!law || options.dtype !== "float32") return asFloat32Tensor(tensor, options);
+  const samples = decodeG711(tensor.data as Uint8Array, law);
+  const out = options.out;
+  if (out !== undefined) {
+    if (!(out instanceof Float32Array) || out.length !== samples.length) {
+      throw new RangeError(`tensorfile: options.out must be a Float32Array of ${samples.length} elements for tensor "${tensor.name}"`);
+    }
+    out.set(samples);
+  }
+  return { name: tensor.name, shape: tensor.shape, dtype: "float32", data: out ?? samples };
 }
 
 export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {
@@ -635,7 +648,7 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
     if (!tensor) throw new CorruptDataError(id, "the file has no MATRIX data", 0, info.name);
     return tensor;
   }
-  const tensor = await lazy.loadTensor(source, info, { ...options, format: id });
+  const tensor = await lazy.loadTensor(source, info, { ...storedOptions(spraakInfo.g711, options), format: id });
   return widenG711(tensor, spraakInfo.g711, options);
 }
 
@@ -945,3 +958,5 @@ export function entryTimes(file: SpraakFile, entry: CorpusEntry): { begin: numbe
   const { begin, end } = asStartLength(entry, file.meta.fshift ?? PROVISIONAL.defaultFshift);
   return { begin, end };
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./spraak/patch.js";

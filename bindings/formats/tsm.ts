@@ -39,6 +39,8 @@ export type { TsmAttrValue, TsmGraph, TsmGraphNode, TsmOpaqueValue, TsmUnloadedV
 export { TSM_DTYPES, tsmDTypeCode, tsmDTypeName } from "./tsm/dtypes.js";
 export { fieldString, fieldValue, paramValue } from "./tsm/graph.js";
 export { MODULE_CODE, LAZY_ATTRIBUTE_BYTES } from "./tsm/module.js";
+export { create } from "./tsm/builder.js";
+export type { TsmCreateInput, TsmNodeInput, TsmFieldInput } from "./tsm/builder.js";
 export { CSTA_KEY, STA_CODE, staToPlain, staLookup } from "./tsm/csta.js";
 
 export const id = "tsm" as const;
@@ -369,3 +371,5 @@ export function cstaMeta(file: TsmFile): Record<string, unknown> | undefined {
   const plain = staToPlain(file.container.root);
   return typeof plain === "object" && plain !== null && !Array.isArray(plain) ? (plain as Record<string, unknown>) : { root: plain };
 }
+// issue 15: replace tensors by name (patch)
+export { replaceTensors } from "./tsm/patch.js";

@@ -1,0 +1,301 @@
+/**
+ * diffTensors: compares the tensors of two files (or two lists of tensors) name by name, one pair in memory at
+ * a time, with the WASM SIMD reduction kernels.diffStats doing the arithmetic.
+ *
+ * Values are widened for the comparison: float16, bfloat16, float32, (u)int8, (u)int16 and bool to float32
+ * (exact) in cache-sized chunks, then compared in f64 by the kernel; float64, (u)int32 and (u)int64 in f64 by a
+ * plain loop with the same rules (int64 beyond 2^53 loses precision). Other dtypes (complex, char, opaque
+ * TenniS types) are compared element by element as raw bytes (no magnitudes).
+ *
+ * NaN handling: a NaN opposite a NaN at the same place counts as equal; a NaN opposite a number (and an
+ * infinity opposite anything but the same infinity) counts as differing and makes maxAbs and maxRel Infinity.
+ * Tolerance: an element is equal when |a - b| <= atol + rtol * |b| (numpy.isclose with B as the reference);
+ * with the defaults (0, 0) only identical values are equal.
+ */
+import * as kernels from "./kernels.js";
+import type { DiffStatsResult } from "./kernels.js";
+import { type NamedTensor, type TensorInfo, elementCount } from "./tensor.js";
+
+export interface TensorDiff {
+  name: string;
+  /**
+   * "equal": same dtype and shape, every element within the tolerances; "different": same dtype and shape,
+   * some element outside them; "dtype": the dtypes differ (values are still compared when the shapes agree);
+   * "shape": the shapes differ (no values compared).
+   */
+  status: "equal" | "different" | "dtype" | "shape";
+  dtypeA: string;
+  dtypeB: string;
+  shapeA: number[];
+  shapeB: number[];
+  /** Elements compared (0 when the shapes differ). */
+  elements: number;
+  /** Elements outside the tolerances (null when nothing was compared). */
+  differing: number | null;
+  /** Largest |a - b| (null for shapes that differ and for dtypes compared as raw bytes). */
+  maxAbs: number | null;
+  /** Largest |a - b| / |b| (Infinity where b is 0 and a is not). */
+  maxRel: number | null;
+  /** a·b / (|a| |b|) over the elements where both are finite (1 for two zero tensors, 0 when one is zero). */
+  cosine: number | null;
+}
+
+export interface DiffResult {
+  /** No tensor only in one side, and every common tensor "equal". */
+  equal: boolean;
+  /** Names only in A, in A's order. */
+  onlyA: string[];
+  /** Names only in B, in B's order. */
+  onlyB: string[];
+  /** One entry per name in both, in A's order. */
+  tensors: TensorDiff[];
+}
+
+export interface DiffProgress {
+  /** Common tensors compared so far (this one included). */
+  done: number;
+  /** Common tensors in all. */
+  total: number;
+  /** The tensor just compared. */
+  name: string;
+  /** Bytes of A and B loaded for it. */
+  bytes: number;
+}
+
+export interface DiffOptions {
+  /** Absolute tolerance (default 0). */
+  atol?: number | undefined;
+  /** Relative tolerance, relative to B (default 0). */
+  rtol?: number | undefined;
+  /** Called after each common tensor. */
+  onProgress?: ((progress: DiffProgress) => void) | undefined;
+}
+
+/** A lazily opened file: what readFromAny() returns (tensorInfos + loadTensor), or anything shaped like it. */
+export interface LazyTensorFile {
+  tensorInfos(): TensorInfo[];
+  loadTensor(info: TensorInfo): Promise<NamedTensor>;
+}
+
+/** What diffTensors compares: a lazy file, a file read whole (readAny() result: `tensors()`), or tensors. */
+export type DiffInput = LazyTensorFile | { tensors(): NamedTensor[] } | readonly NamedTensor[];
+
+interface Side {
+  entries: { name: string; dtype: string; shape: number[] }[];
+  load(index: number): Promise<NamedTensor>;
+}
+
+function isLazy(input: unknown): input is LazyTensorFile {
+  return typeof (input as LazyTensorFile)?.tensorInfos === "function" && typeof (input as LazyTensorFile)?.loadTensor === "function";
+}
+
+function sideOf(input: DiffInput, label: "a" | "b"): Side {
+  if (isLazy(input)) {
+    const infos = input.tensorInfos();
+    return { entries: infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), load: (k) => input.loadTensor(infos[k]!) };
+  }
+  let list: readonly NamedTensor[];
+  if (Array.isArray(input)) list = input;
+  else if (typeof (input as { tensors?: unknown })?.tensors === "function") list = (input as { tensors(): NamedTensor[] }).tensors();
+  else throw new TypeError(`tensorfile: diffTensors(a, b) takes lazy files (readFromAny), files read whole (readAny) or arrays of NamedTensors; ${label} is none of these`);
+  list.forEach((t, i) => {
+    if (t === null || typeof t !== "object" || typeof t.name !== "string" || !Array.isArray(t.shape) || !ArrayBuffer.isView(t.data)) {
+      throw new TypeError(`tensorfile: diffTensors: ${label}[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
+    }
+  });
+  return { entries: list.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })), load: async (k) => list[k]! };
+}
+
+function checkTolerance(value: number | undefined, name: string): number {
+  if (value === undefined) return 0;
+  if (typeof value !== "number" || !(value >= 0) || value === Infinity) {
+    throw new RangeError(`tensorfile: diffTensors ${name} must be a finite number >= 0, not ${String(value)}`);
+  }
+  return value;
+}
+
+/** Widened to float32 exactly, in chunks. */
+const FLOAT32_EXACT = new Set(["float16", "bfloat16", "float32", "int8", "uint8", "int16", "uint16", "bool"]);
+/** Compared in f64. */
+const FLOAT64_PATH = new Set(["float64", "int32", "uint32", "int64", "uint64"]);
+
+function sameShape(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((d, i) => d === b[i]);
+}
+
+/** Elements [start, end) of `tensor` as float32 in `out` (its first end - start elements). */
+function widenChunk(tensor: NamedTensor, start: number, end: number, out: Float32Array): Float32Array {
+  const n = end - start;
+  const target = out.subarray(0, n);
+  const dtype = tensor.dtype as string;
+  const data = tensor.data as ArrayBufferView & { subarray(a: number, b: number): ArrayBufferView & ArrayLike<number> };
+  if (dtype === "float32") return (data as Float32Array).subarray(start, end);
+  if (dtype === "float16") return kernels.f16ToF32((data as Uint16Array).subarray(start, end), target);
+  if (dtype === "bfloat16") {
+    // bfloat16 is the top half of a float32: exact by a shift (raw halves as Uint16Array or raw LE bytes)
+    const halves = data instanceof Uint16Array ? data : halvesOf(data as unknown as Uint8Array);
+    const words = new Uint32Array(target.buffer, target.byteOffset, n);
+    for (let i = 0; i < n; i++) words[i] = halves[start + i]! << 16;
+    return target;
+  }
+  target.set(data.subarray(start, end) as unknown as ArrayLike<number>);
+  return target;
+}
+
+/** Raw little-endian bytes as 16-bit words (a view when aligned, else a copy). */
+function halvesOf(bytes: Uint8Array): Uint16Array {
+  const length = bytes.byteLength >>> 1;
+  if (bytes.byteOffset % 2 === 0) return new Uint16Array(bytes.buffer, bytes.byteOffset, length);
+  const copy = new Uint16Array(length);
+  new Uint8Array(copy.buffer).set(bytes.subarray(0, 2 * length));
+  return copy;
+}
+
+function statsFloat32(a: NamedTensor, b: NamedTensor, count: number, atol: number, rtol: number): DiffStatsResult {
+  if (a.dtype === "float32" && b.dtype === "float32") return kernels.diffStats(a.data, b.data, atol, rtol);
+  const chunk = kernels.DIFF_CHUNK;
+  const bufA = new Float32Array(Math.min(chunk, count));
+  const bufB = new Float32Array(Math.min(chunk, count));
+  let total = kernels.emptyDiffStats();
+  for (let start = 0; start < count; start += chunk) {
+    const end = Math.min(count, start + chunk);
+    total = kernels.mergeDiffStats(total, kernels.diffStats(widenChunk(a, start, end, bufA), widenChunk(b, start, end, bufB), atol, rtol));
+  }
+  return total;
+}
+
+function asNumbers(tensor: NamedTensor): ArrayLike<number> {
+  const data = tensor.data as ArrayLike<number | bigint>;
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data as ArrayLike<bigint>, Number);
+  if (tensor.dtype === "float16" || (tensor.dtype as string) === "bfloat16") {
+    const out = new Float32Array(data.length);
+    widenChunk(tensor, 0, data.length, out);
+    return out;
+  }
+  return data as ArrayLike<number>;
+}
+
+/** The kernel's rules in a plain f64 loop, for dtypes float32 cannot hold exactly. */
+function statsFloat64(a: ArrayLike<number>, b: ArrayLike<number>, atol: number, rtol: number): DiffStatsResult {
+  let maxAbs = 0;
+  let maxRel = 0;
+  let differing = 0;
+  let dot = 0;
+  let normA2 = 0;
+  let normB2 = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    const ay = Math.abs(y);
+    if (!(x === y || (x !== x && y !== y))) {
+      let d = Math.abs(x - y);
+      if (d !== d) d = Infinity;
+      if (!(d < Infinity && d <= atol + rtol * ay)) differing++;
+      let rel = d / ay;
+      if (rel !== rel) rel = Infinity;
+      if (d > maxAbs) maxAbs = d;
+      if (rel > maxRel) maxRel = rel;
+    }
+    if (Math.abs(x) < Infinity && ay < Infinity) {
+      dot += x * y;
+      normA2 += x * x;
+      normB2 += y * y;
+    }
+  }
+  return { maxAbs, maxRel, differing, dot, normA2, normB2 };
+}
+
+/** Element-wise raw-byte comparison for dtypes without magnitudes. */
+function differingRaw(a: NamedTensor, b: NamedTensor, count: number): number {
+  const x = new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength);
+  const y = new Uint8Array(b.data.buffer, b.data.byteOffset, b.data.byteLength);
+  if (x.length !== y.length || count === 0) return x.length === y.length ? 0 : count;
+  const size = x.length / count;
+  let differing = 0;
+  for (let e = 0; e < count; e++) {
+    for (let k = e * size; k < (e + 1) * size; k++) {
+      if (x[k] !== y[k]) {
+        differing++;
+        break;
+      }
+    }
+  }
+  return differing;
+}
+
+function cosineOf(s: DiffStatsResult): number {
+  if (s.normA2 === 0 && s.normB2 === 0) return 1;
+  if (s.normA2 === 0 || s.normB2 === 0) return 0;
+  const c = s.dot / (Math.sqrt(s.normA2) * Math.sqrt(s.normB2));
+  return Math.max(-1, Math.min(1, c));
+}
+
+function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rtol: number): TensorDiff {
+  const base = { name, dtypeA: a.dtype as string, dtypeB: b.dtype as string, shapeA: a.shape.slice(), shapeB: b.shape.slice() };
+  if (!sameShape(a.shape, b.shape)) {
+    return { ...base, status: "shape", elements: 0, differing: null, maxAbs: null, maxRel: null, cosine: null };
+  }
+  const count = elementCount(a.shape);
+  const dtypeStatus = a.dtype === b.dtype ? undefined : ("dtype" as const);
+  let stats: DiffStatsResult | undefined;
+  if (FLOAT32_EXACT.has(a.dtype) && FLOAT32_EXACT.has(b.dtype)) stats = statsFloat32(a, b, count, atol, rtol);
+  else if ((FLOAT32_EXACT.has(a.dtype) || FLOAT64_PATH.has(a.dtype)) && (FLOAT32_EXACT.has(b.dtype) || FLOAT64_PATH.has(b.dtype))) {
+    stats = statsFloat64(asNumbers(a), asNumbers(b), atol, rtol);
+  }
+  if (stats) {
+    const status = dtypeStatus ?? (stats.differing === 0 ? "equal" : "different");
+    return { ...base, status, elements: count, differing: stats.differing, maxAbs: stats.maxAbs, maxRel: stats.maxRel, cosine: cosineOf(stats) };
+  }
+  // raw bytes: only meaningful for one dtype on both sides
+  const differing = dtypeStatus ? count : differingRaw(a, b, count);
+  const status = dtypeStatus ?? (differing === 0 ? "equal" : "different");
+  return { ...base, status, elements: count, differing, maxAbs: null, maxRel: null, cosine: null };
+}
+
+/**
+ * Compares the tensors of `a` and `b` by name. Lazy inputs are read one tensor pair at a time (the pair is
+ * dropped before the next is loaded), so two multi-GB files need memory for one pair only. See the module
+ * comment for the NaN, infinity and tolerance rules.
+ */
+export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptions = {}): Promise<DiffResult> {
+  if (options === null || typeof options !== "object") throw new TypeError("tensorfile: diffTensors options must be an object");
+  const atol = checkTolerance(options.atol, "atol");
+  const rtol = checkTolerance(options.rtol, "rtol");
+  const sideA = sideOf(a, "a");
+  const sideB = sideOf(b, "b");
+  const indexB = new Map<string, number>();
+  sideB.entries.forEach((e, i) => {
+    if (!indexB.has(e.name)) indexB.set(e.name, i);
+  });
+  const namesA = new Set(sideA.entries.map((e) => e.name));
+  const seenA = new Set<string>();
+  const common: [number, number][] = [];
+  const onlyA: string[] = [];
+  sideA.entries.forEach((e, i) => {
+    if (seenA.has(e.name)) return; // a repeated name: the first one is compared
+    seenA.add(e.name);
+    const j = indexB.get(e.name);
+    if (j === undefined) onlyA.push(e.name);
+    else common.push([i, j]);
+  });
+  const onlyB = [...indexB.keys()].filter((name) => !namesA.has(name));
+  const tensors: TensorDiff[] = [];
+  for (const [n, [i, j]] of common.entries()) {
+    const ea = sideA.entries[i]!;
+    const eb = sideB.entries[j]!;
+    let diff: TensorDiff;
+    let bytes = 0;
+    if (!sameShape(ea.shape, eb.shape)) {
+      diff = compare(ea.name, { ...ea, data: new Uint8Array(0) } as unknown as NamedTensor, { ...eb, data: new Uint8Array(0) } as unknown as NamedTensor, atol, rtol);
+    } else {
+      const ta = await sideA.load(i);
+      const tb = await sideB.load(j);
+      bytes = ta.data.byteLength + tb.data.byteLength;
+      diff = compare(ea.name, ta, tb, atol, rtol);
+    }
+    tensors.push(diff);
+    options.onProgress?.({ done: n + 1, total: common.length, name: ea.name, bytes });
+  }
+  const equal = onlyA.length === 0 && onlyB.length === 0 && tensors.every((t) => t.status === "equal");
+  return { equal, onlyA, onlyB, tensors };
+}

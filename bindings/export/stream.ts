@@ -1,0 +1,197 @@
+/**
+ * Streaming forms of the safetensors and npy writers: the file goes into a sink piece by piece (the header, then
+ * each tensor's bytes as they are), so a large file never exists whole in memory. With a lazy file as the
+ * source, tensors are loaded one at a time, in the order the safetensors layout puts them, while the previous one
+ * is being written: at most two tensors are in memory.
+ *
+ * A sink is one of:
+ * - a function `(chunk) => void | Promise<void>` (awaited before the next chunk);
+ * - a WHATWG `WritableStream<Uint8Array>` (browsers, Deno, Node): written through its writer, honouring
+ *   backpressure, and closed at the end unless `{ end: false }`;
+ * - a Node `Writable` (`fs.createWriteStream(path)`, `process.stdout`, a socket): `write()` with backpressure
+ *   ('drain'), and `end()` at the end (awaiting 'finish' or 'close') unless `{ end: false }`.
+ * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
+ */
+import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
+import { decodedDType } from "../tensor.js";
+import { checkTensor } from "./check.js";
+import { npyHeader } from "./npy.js";
+import { planSafetensors } from "./safetensors.js";
+
+/** A Node Writable, as far as these writers use it (so the types need no @types/node). */
+export interface NodeWritableLike {
+  write(chunk: Uint8Array, callback?: (error?: Error | null) => void): boolean;
+  end(callback?: () => void): unknown;
+  once(event: "drain" | "error" | "finish" | "close", listener: (...args: unknown[]) => void): unknown;
+  removeListener(event: "drain" | "error" | "finish" | "close", listener: (...args: unknown[]) => void): unknown;
+  /** Called when writing fails and `end` is true (the stream is not left open). */
+  destroy?(error?: Error): unknown;
+}
+
+export type ByteSink = ((chunk: Uint8Array) => void | Promise<void>) | WritableStream<Uint8Array> | NodeWritableLike;
+
+/** What a streaming writer loads tensors from: readFromAny()'s result, or anything with the same two methods. */
+export interface LazyTensors {
+  tensorInfos(): TensorInfo[];
+  loadTensor(info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+}
+
+export interface StreamWriteOptions {
+  /** Extra `__metadata__` entries (safetensors only; "format": "pt" is always there). */
+  metadata?: Record<string, string> | undefined;
+  /** Decode options for tensors loaded from a lazy file (e.g. `{ dtype: "float32" }`). */
+  decode?: DecodeOptions | undefined;
+  /** Called after each tensor is handed to the sink: bytes written so far, the total, the tensor's name. */
+  onProgress?: ((written: number, total: number, name: string) => void) | undefined;
+  /** Close/end a stream sink when done (default true). Functions are never "closed". */
+  end?: boolean | undefined;
+}
+
+interface SinkWriter {
+  write(chunk: Uint8Array): Promise<void>;
+  finish(): Promise<void>;
+  abort(error: unknown): Promise<void>;
+}
+
+function isNodeWritable(sink: unknown): sink is NodeWritableLike {
+  return typeof sink === "object" && sink !== null && typeof (sink as NodeWritableLike).write === "function" &&
+    typeof (sink as NodeWritableLike).once === "function" && typeof (sink as NodeWritableLike).end === "function";
+}
+
+function isWebWritable(sink: unknown): sink is WritableStream<Uint8Array> {
+  return typeof sink === "object" && sink !== null && typeof (sink as WritableStream).getWriter === "function";
+}
+
+function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWriter {
+  if (typeof sink === "function") {
+    return { write: async (chunk) => { await sink(chunk); }, finish: async () => {}, abort: async () => {} };
+  }
+  if (isWebWritable(sink)) {
+    const writer = sink.getWriter();
+    return {
+      async write(chunk) {
+        await writer.ready;
+        void writer.write(chunk).catch(() => undefined); // failures surface through ready/close
+      },
+      async finish() {
+        if (end) await writer.close();
+        else {
+          await writer.ready;
+          writer.releaseLock();
+        }
+      },
+      async abort(error) {
+        await writer.abort(error).catch(() => undefined);
+      },
+    };
+  }
+  if (isNodeWritable(sink)) {
+    let failure: unknown;
+    const onError = (error: unknown) => { failure ??= error; };
+    sink.once("error", onError);
+    const waitFor = (event: "drain" | "finish" | "close") => new Promise<void>((resolve, reject) => {
+      const done = () => { sink.removeListener("error", fail); resolve(); };
+      const fail = (error: unknown) => { sink.removeListener(event, done); reject(error); };
+      sink.once(event, done);
+      sink.once("error", fail);
+    });
+    return {
+      async write(chunk) {
+        if (failure !== undefined) throw failure;
+        if (!sink.write(chunk)) await waitFor("drain");
+      },
+      async finish() {
+        if (failure !== undefined) throw failure;
+        if (end) {
+          const finished = Promise.race([waitFor("finish"), waitFor("close")]);
+          sink.end();
+          await finished;
+        }
+        sink.removeListener("error", onError);
+      },
+      async abort(error) {
+        sink.removeListener("error", onError);
+        if (end) sink.destroy?.(); // no error argument: that would emit an unhandled "error"
+      },
+    };
+  }
+  throw new TypeError(`tensorfile: ${caller}() writes into a function (chunk) => void, a WritableStream or a Node Writable; got ${sink === null ? "null" : typeof sink}`);
+}
+
+function isLazy(tensors: unknown): tensors is LazyTensors {
+  return typeof tensors === "object" && tensors !== null && typeof (tensors as LazyTensors).tensorInfos === "function" &&
+    typeof (tensors as LazyTensors).loadTensor === "function";
+}
+
+function dataBytes(tensor: NamedTensor): Uint8Array {
+  const data = tensor.data;
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+/**
+ * Writes a safetensors file into `sink`: the same bytes writeSafetensors() returns. `tensors` is an array of
+ * NamedTensors or a lazy file (readFromAny(), openFile()), whose tensors are then loaded one at a time.
+ * Resolves to the number of bytes written. Nothing is written when a tensor is refused up front.
+ */
+export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly NamedTensor[] | LazyTensors, options: StreamWriteOptions = {}): Promise<number> {
+  const lazy = isLazy(tensors) ? tensors : undefined;
+  if (!lazy && !Array.isArray(tensors as unknown)) {
+    throw new TypeError("tensorfile: writeSafetensorsTo() takes an array of NamedTensors or a lazy file (readFromAny(), openFile())");
+  }
+  const infos = lazy ? lazy.tensorInfos() : undefined;
+  const eager = lazy ? undefined : (tensors as readonly NamedTensor[]);
+  eager?.forEach((t, i) => checkTensor(t, `tensor ${i}`));
+  const entries = infos
+    ? infos.map((info) => ({ name: info.name, dtype: decodedDType(info, options.decode), shape: info.shape }))
+    : eager!.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape }));
+  const plan = planSafetensors(entries, options.metadata);
+  const writer = sinkWriter(sink, options.end ?? true, "writeSafetensorsTo");
+  let written = 0;
+  try {
+    await writer.write(plan.header);
+    written += plan.header.length;
+    // the next tensor loads while the sink takes the previous one
+    const load = (k: number): Promise<NamedTensor> | undefined => {
+      const slot = plan.layout[k];
+      if (!slot) return undefined;
+      return lazy ? lazy.loadTensor(infos![slot.index]!, options.decode) : Promise.resolve(eager![slot.index]!);
+    };
+    let next = load(0);
+    for (let k = 0; k < plan.layout.length; k++) {
+      const slot = plan.layout[k]!;
+      const tensor = await next!;
+      next = load(k + 1);
+      next?.catch(() => undefined); // awaited in its turn
+      if (lazy) checkTensor(tensor, `tensor "${slot.name}"`);
+      const bytes = dataBytes(tensor);
+      if (bytes.length !== slot.end - slot.begin) {
+        throw new RangeError(`tensorfile: tensor "${slot.name}" decoded to ${bytes.length} bytes; its header entry says ${slot.end - slot.begin}`);
+      }
+      await writer.write(bytes);
+      written += bytes.length;
+      options.onProgress?.(written, plan.size, slot.name);
+    }
+    await writer.finish();
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
+  return written;
+}
+
+/** Writes one tensor as a `.npy` file into `sink` (the same bytes writeNpy() returns); resolves to the byte count. */
+export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor, options: Pick<StreamWriteOptions, "end"> = {}): Promise<number> {
+  checkTensor(tensor, "writeNpyTo() tensor");
+  const header = npyHeader(tensor.dtype, tensor.shape);
+  const body = dataBytes(tensor);
+  const writer = sinkWriter(sink, options.end ?? true, "writeNpyTo");
+  try {
+    await writer.write(header);
+    await writer.write(body);
+    await writer.finish();
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
+  return header.length + body.length;
+}

@@ -1,0 +1,129 @@
+/**
+ * Putting new weights back into a model file of any of the five formats: patch (bytes in memory), patchFrom
+ * (a ByteSource: the model is read lazily) and patchTo (streams the patched file into a sink, so a multi-GB
+ * model is never held in memory). Replacements are given by contract name (see replaceTensors in each format
+ * module for what each format accepts); every name, dtype and shape is checked before a byte is produced.
+ *
+ * What stays the same: every byte that is not a replaced tensor (headers, metadata, other tensors, padding,
+ * trailing bytes) is copied from the original, so giving back the tensors tensors() returned yields a
+ * byte-identical file. How each format is patched:
+ *   bw2l, tsm, .csta, primitiv, binary SPRAAK   each replaced tensor's byte range is overwritten in place
+ *                                                (.csta: re-obfuscated at its offset; bw2l v1 int8 layers may
+ *                                                also get a fresh scale/offset, see formats/bw2l/patch.ts)
+ *   april                                        networks change size: the model is written in the reference
+ *                                                layout, unchanged networks streamed from the source
+ *   SPRAAK ASCII or gzip data                    the whole file is read, patched and written (its size changes)
+ * Memory for patchTo: one replacement tensor (as the weights' loadTensor gives it) plus about 16 MiB of
+ * chunks; a bw2l int8 layer given float values is held whole while it is re-quantized; SPRAAK ASCII/gzip
+ * files are held whole.
+ */
+import { formatModule, readFromAny } from "./any.js";
+import { UnsupportedError } from "./errors.js";
+import type { FormatId } from "./formats/types.js";
+import * as aprilPatch from "./formats/april/patch.js";
+import * as bw2lPatch from "./formats/bw2l/patch.js";
+import * as primitivPatch from "./formats/primitiv/patch.js";
+import * as spraakPatch from "./formats/spraak/patch.js";
+import * as tsmPatch from "./formats/tsm/patch.js";
+import { asBytes, asSource } from "./io/input.js";
+import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
+import { type Incoming, type LazyTensors, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
+import { type PatchPlan, type Sink, runPlan } from "./patch/plan.js";
+import type { TensorInfo } from "./tensor.js";
+
+export type { LazyTensors, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
+export type { Sink } from "./patch/plan.js";
+
+export interface PatchOptions extends ReplaceOptions {}
+
+export interface PatchSummary {
+  format: FormatId;
+  /** Names replaced, in file order. */
+  replaced: string[];
+  /** Names in the file left as they were, in file order. */
+  kept: string[];
+  /** Names given that the file does not hold (only with { partial: true }; otherwise a RangeError). */
+  unknown: string[];
+  /** bw2l v1 int8 tensors not given but re-encoded, because their layer got a fresh scale and offset. */
+  requantized: string[];
+}
+
+export interface PatchResult extends PatchSummary {
+  /** The patched file. */
+  bytes: Uint8Array;
+}
+
+export interface PatchToResult extends PatchSummary {
+  /** Bytes handed to the sink. */
+  byteLength: number;
+}
+
+type Planner = (
+  file: never, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+) => Promise<PatchPlan>;
+
+const PLANNERS: Partial<Record<string, Planner>> = {
+  bw2l: bw2lPatch.planPatch as Planner,
+  tsm: tsmPatch.planPatch as Planner,
+  primitiv: primitivPatch.planPatch as Planner,
+  spraak: spraakPatch.planPatch as Planner,
+  april: aprilPatch.planPatch as Planner,
+};
+
+function checkOptions(options: PatchOptions): void {
+  if (options === null || typeof options !== "object") throw new TypeError("tensorfile: patch options must be an object ({ partial })");
+}
+
+async function planFor(source: ByteSource, tensors: TensorsInput | LazyTensors, options: PatchOptions, fn: string): Promise<{ plan: PatchPlan; format: FormatId; size: number }> {
+  checkOptions(options);
+  const incoming = replacementsLazy(tensors, fn);
+  const { size } = await sourceSize(source);
+  const opened = await readFromAny(source);
+  const format = opened.format as FormatId;
+  const planner = PLANNERS[format];
+  if (!planner) throw new UnsupportedError(format, `${format} files hold weights but are not a model format that can be patched; patch a model with them`);
+  const module = formatModule(format) as unknown as { tensorInfos(file: unknown): TensorInfo[] };
+  const plan = await planner(opened.file as never, module.tensorInfos(opened.file), source, size, incoming, options);
+  return { plan, format, size };
+}
+
+function summary(format: FormatId, plan: PatchPlan): PatchSummary {
+  return { format, replaced: plan.replaced, kept: plan.kept, unknown: plan.unknown, requantized: plan.requantized };
+}
+
+/**
+ * Streams the patched file into `sink`, chunk by chunk in order (each call awaited before the next; chunks are
+ * never changed afterwards). Every check (names, dtypes, shapes) runs before the first chunk. `tensors` may be a
+ * lazily opened weights file (readFromAny): its tensors are loaded one at a time, when their turn comes.
+ */
+export async function patchTo(source: ByteSource, tensors: TensorsInput | LazyTensors, sink: Sink, options: PatchOptions = {}): Promise<PatchToResult> {
+  const input = asSource(source, "patchTo");
+  if (typeof sink !== "function") throw new TypeError("tensorfile: patchTo(source, tensors, sink) takes a sink function (chunk: Uint8Array) => void | Promise<void>");
+  const { plan, format, size } = await planFor(input, tensors, options, "patchTo");
+  const byteLength = await runPlan(input, size, plan, sink, format);
+  return { ...summary(format, plan), byteLength };
+}
+
+/** The patched file in memory, reading the model lazily from `source` (see patchTo). */
+export async function patchFrom(source: ByteSource, tensors: TensorsInput | LazyTensors, options: PatchOptions = {}): Promise<PatchResult> {
+  const input = asSource(source, "patchFrom");
+  const { plan, format, size } = await planFor(input, tensors, options, "patchFrom");
+  const bytes = new Uint8Array(plan.outputSize);
+  let at = 0;
+  await runPlan(input, size, plan, (chunk) => {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }, format);
+  if (at !== bytes.length) throw new Error(`tensorfile: internal error: a ${format} patch produced ${at} bytes, planned ${bytes.length}`);
+  return { ...summary(format, plan), bytes };
+}
+
+/**
+ * A model (`bytes`: a Uint8Array, a Node Buffer at any offset, or an ArrayBuffer; never modified) with the
+ * named tensors replaced: `{ bytes, format, replaced, kept, unknown, requantized }`. Unknown names are a
+ * RangeError unless `{ partial: true }`; a dtype that cannot replace the stored one is a TypeError and a shape
+ * other than the stored logical shape a RangeError, both naming the tensor.
+ */
+export async function patch(bytes: Uint8Array | ArrayBuffer, tensors: TensorsInput | LazyTensors, options: PatchOptions = {}): Promise<PatchResult> {
+  return patchFrom(fromBytes(asBytes(bytes, "patch")), tensors, options);
+}

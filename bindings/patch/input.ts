@@ -1,0 +1,125 @@
+/**
+ * The replacement tensors patch and replaceTensors take, in one shape: by name, with dtype and shape known
+ * before any value is loaded (so every check runs before a byte is written).
+ *
+ *   NamedTensor[]                          names from the tensors (a repeated name is a RangeError)
+ *   Map<string, NamedTensor | Uint8Array>  names from the keys
+ *   Record<string, NamedTensor | Uint8Array>
+ *   a lazy file (readFromAny(): tensorInfos + loadTensor)  patchFrom/patchTo only: loaded one at a time
+ *
+ * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
+ */
+import type { NamedTensor, TensorInfo } from "../tensor.js";
+
+export type PatchValue = NamedTensor | Uint8Array;
+
+/** A lazily opened file of replacement tensors (what readFromAny returns, or anything with these two members). */
+export interface LazyTensors {
+  tensorInfos(): TensorInfo[];
+  loadTensor(info: TensorInfo): Promise<NamedTensor>;
+}
+
+/** Replacements by name: an array of NamedTensors, a Map or a plain object. */
+export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>>;
+
+export interface ReplaceOptions {
+  /** Ignore names the file does not hold instead of throwing a RangeError (default false). */
+  partial?: boolean | undefined;
+}
+
+export interface Incoming {
+  name: string;
+  /** "bytes" for a raw Uint8Array value. */
+  dtype: string;
+  shape: number[];
+  load(): Promise<PatchValue>;
+}
+
+function isLazy(value: unknown): value is LazyTensors {
+  return typeof (value as LazyTensors)?.tensorInfos === "function" && typeof (value as LazyTensors)?.loadTensor === "function";
+}
+
+function isMap(value: unknown): value is ReadonlyMap<string, PatchValue> {
+  return value instanceof Map || Object.prototype.toString.call(value) === "[object Map]";
+}
+
+function describeValue(name: string, value: unknown): { dtype: string; shape: number[] } {
+  if (value instanceof Uint8Array && !("dtype" in value)) return { dtype: "bytes", shape: [value.length] };
+  const t = value as NamedTensor;
+  if (t === null || typeof t !== "object" || typeof t.dtype !== "string" || !Array.isArray(t.shape) || !ArrayBuffer.isView(t.data)) {
+    throw new TypeError(`tensorfile: the replacement for "${name}" is not a NamedTensor ({ name, dtype, shape, data }) or a Uint8Array`);
+  }
+  return { dtype: t.dtype, shape: t.shape };
+}
+
+const WHAT = "a NamedTensor[], a Map or a record of name -> NamedTensor (or Uint8Array for april networks)";
+
+/** The replacements in memory, by name (replaceTensors: no lazy files). */
+export function replacementsInMemory(input: TensorsInput, fn: string): Map<string, PatchValue> {
+  const out = new Map<string, PatchValue>();
+  if (Array.isArray(input)) {
+    input.forEach((t: NamedTensor, i) => {
+      if (t === null || typeof t !== "object" || typeof t.name !== "string") throw new TypeError(`tensorfile: ${fn}: tensors[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
+      if (out.has(t.name)) throw new RangeError(`tensorfile: ${fn}: two replacements are named "${t.name}"`);
+      describeValue(t.name, t);
+      out.set(t.name, t);
+    });
+    return out;
+  }
+  if (isLazy(input)) throw new TypeError(`tensorfile: ${fn}() takes tensors in memory (${WHAT}); for a lazily opened file of weights use patchFrom or patchTo`);
+  if (isMap(input)) {
+    for (const [name, value] of input) {
+      if (typeof name !== "string") throw new TypeError(`tensorfile: ${fn}: Map keys are tensor names (strings)`);
+      describeValue(name, value);
+      out.set(name, value);
+    }
+    return out;
+  }
+  if (input === null || typeof input !== "object" || ArrayBuffer.isView(input)) throw new TypeError(`tensorfile: ${fn}() takes ${WHAT}`);
+  for (const [name, value] of Object.entries(input)) {
+    describeValue(name, value);
+    out.set(name, value);
+  }
+  return out;
+}
+
+/** The replacements by name with their dtype and shape; values load on demand (lazy files: one at a time). */
+export function replacementsLazy(input: TensorsInput | LazyTensors, fn: string): Map<string, Incoming> {
+  const out = new Map<string, Incoming>();
+  if (isLazy(input)) {
+    for (const info of input.tensorInfos()) {
+      if (out.has(info.name)) throw new RangeError(`tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`);
+      out.set(info.name, { name: info.name, dtype: info.dtype, shape: info.shape.slice(), load: () => input.loadTensor(info) });
+    }
+    return out;
+  }
+  for (const [name, value] of replacementsInMemory(input, fn)) {
+    const { dtype, shape } = describeValue(name, value);
+    out.set(name, { name, dtype, shape: shape.slice(), load: async () => value });
+  }
+  return out;
+}
+
+/** Up to 3 names of `names` closest to `name` (edit distance), for messages. */
+function closest(name: string, names: readonly string[]): string[] {
+  const distance = (a: string, b: string): number => {
+    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+      const row = [i];
+      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = row;
+    }
+    return prev[b.length]!;
+  };
+  return names.map((n) => ({ n, d: distance(name.slice(0, 200), n.slice(0, 200)) })).sort((x, y) => x.d - y.d).slice(0, 3).map((x) => x.n);
+}
+
+/** The RangeError for replacement names the file does not hold (unless options.partial). */
+export function checkUnknown(unknown: readonly string[], fileNames: readonly string[], format: string, options: ReplaceOptions): void {
+  if (unknown.length === 0 || options.partial) return;
+  const first = unknown[0]!;
+  const close = closest(first, fileNames);
+  const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more: ${unknown.slice(1, 6).join(", ")}${unknown.length > 6 ? ", …" : ""})` : "";
+  const hint = fileNames.length === 0 ? ` (this ${format} file holds no tensors)` : `; the closest: ${close.join(", ")}`;
+  throw new RangeError(`tensorfile: this ${format} file has no tensor named "${first}"${more}${hint}; pass { partial: true } to skip unknown names`);
+}

@@ -1,0 +1,152 @@
+/**
+ * A patch as a plan over the original file: a sorted list of byte ranges to replace (everything between them
+ * is copied from the source unchanged), made and checked before a byte is written, then run into a sink
+ * chunk by chunk. For the formats whose tensors keep their size when replaced (bw2l, tsm and .csta, primitiv,
+ * binary SPRAAK) every edit is exactly the stored tensor's range; april (networks change size) and SPRAAK
+ * ASCII/gzip data replace larger ranges.
+ */
+import { type ByteSource, readExactly } from "../io/source.js";
+import type { NamedTensor, TensorInfo } from "../tensor.js";
+import { type StoredForm, checkReplacement, encodeChunks, replacementData } from "./encode.js";
+import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
+
+export interface PatchEdit {
+  /** The source range this edit replaces. */
+  offset: number;
+  length: number;
+  /** The new bytes for it, in order. Chunks are never written to afterwards (a sink may keep them). */
+  produce(): AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  /** Exactly `length` new bytes (checked while running). */
+  sameSize: boolean;
+}
+
+export interface PatchPlan {
+  edits: PatchEdit[];
+  /** Names replaced, in file order. */
+  replaced: string[];
+  /** Names in the file not replaced, in file order. */
+  kept: string[];
+  /** Names given that the file does not hold (only with { partial: true }; otherwise an error). */
+  unknown: string[];
+  /** bw2l v1 int8 tensors re-encoded with their layer's fresh scale and offset (not given, but changed). */
+  requantized: string[];
+  /** Size of the patched file. */
+  outputSize: number;
+}
+
+export type Sink = (chunk: Uint8Array) => Promise<void> | void;
+
+/** How a format turns the encoded bytes of a tensor at absolute offset `at` into the bytes it stores (.csta: XOR). */
+export type ChunkTransform = (chunk: Uint8Array, at: number) => Uint8Array;
+
+export function storedForm(info: TensorInfo): StoredForm {
+  const batch = (info as { batch?: number }).batch;
+  return { name: info.name, dtype: info.dtype, shape: info.shape, layout: info.layout, byteOrder: info.byteOrder, ...(batch !== undefined ? { batch } : {}) };
+}
+
+/** A raw-bytes replacement (a Uint8Array, for april networks) where a tensor is expected: TypeError. */
+export function asTensor(name: string, value: NamedTensor | Uint8Array): NamedTensor {
+  if (value instanceof Uint8Array && !("dtype" in value)) {
+    throw new TypeError(`tensorfile: the replacement for "${name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`);
+  }
+  return value as NamedTensor;
+}
+
+/** One tensor's edit: load the replacement when the edit runs, encode it into the stored form in chunks. */
+export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: ChunkTransform): PatchEdit {
+  return {
+    offset: info.byteOffset,
+    length: info.byteLength,
+    sameSize: true,
+    async *produce() {
+      const value = asTensor(info.name, await incoming.load());
+      const data = replacementData(info, value);
+      let at = info.byteOffset;
+      for (const chunk of encodeChunks(data, value.dtype, storedForm(info))) {
+        yield transform ? transform(chunk, at) : chunk;
+        at += chunk.length;
+      }
+    },
+  };
+}
+
+/** Checks a replacement's dtype and shape (before loading it); "bytes" values cannot replace a tensor. */
+export function checkIncoming(info: { name: string; dtype: string; shape: readonly number[] }, incoming: Incoming): void {
+  if (incoming.dtype === "bytes") {
+    throw new TypeError(`tensorfile: the replacement for "${info.name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`);
+  }
+  checkReplacement(info, incoming);
+}
+
+/** Names in file order without repeats. */
+function unique(names: Iterable<string>): string[] {
+  return [...new Set(names)];
+}
+
+/**
+ * The plan for formats whose tensors are fixed-size ranges: one edit per stored tensor with a replacement
+ * (a name stored twice, as a TenniS module may, is replaced at both places). `special` lets a format take over
+ * some tensors (bw2l re-quantization): it returns the edits for them and the names it handled.
+ */
+export function rangePlan(
+  format: string, size: number, infos: readonly TensorInfo[], incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  transform?: ChunkTransform,
+  special?: (matched: TensorInfo[]) => { edits: PatchEdit[]; handled: Set<TensorInfo>; requantized: string[] },
+): PatchPlan {
+  const fileNames = unique(infos.map((i) => i.name));
+  const inFile = new Set(fileNames);
+  const unknown = [...incoming.keys()].filter((name) => !inFile.has(name));
+  checkUnknown(unknown, fileNames, format, options);
+  const matched = infos.filter((info) => incoming.has(info.name));
+  const extra = special ? special(matched) : { edits: [], handled: new Set<TensorInfo>(), requantized: [] };
+  const edits = [...extra.edits];
+  for (const info of matched) {
+    if (extra.handled.has(info)) continue;
+    const given = incoming.get(info.name)!;
+    checkIncoming(info, given);
+    edits.push(tensorEdit(info, given, transform));
+  }
+  edits.sort((a, b) => a.offset - b.offset);
+  for (let i = 1; i < edits.length; i++) {
+    if (edits[i]!.offset < edits[i - 1]!.offset + edits[i - 1]!.length) throw new Error(`tensorfile: internal error: overlapping patch ranges in a ${format} file`);
+  }
+  const replaced = unique(matched.map((i) => i.name));
+  const kept = fileNames.filter((n) => !incoming.has(n));
+  return { edits, replaced, kept, unknown, requantized: extra.requantized, outputSize: size };
+}
+
+/** Bytes copied per read of unchanged ranges. */
+const COPY_CHUNK = 8 << 20;
+
+/** Copies source bytes [from, to) to the sink in chunks. */
+async function copyRange(source: ByteSource, from: number, to: number, sink: Sink, format: string): Promise<void> {
+  for (let at = from; at < to; at += COPY_CHUNK) {
+    const n = Math.min(COPY_CHUNK, to - at);
+    await sink(await readExactly(source, at, n, format));
+  }
+}
+
+/** Runs a plan: unchanged ranges copied from the source, edits produced in place of theirs. Returns bytes written. */
+export async function runPlan(source: ByteSource, size: number, plan: PatchPlan, sink: Sink, format: string): Promise<number> {
+  let pos = 0;
+  let written = 0;
+  const emit = async (chunk: Uint8Array) => {
+    if (chunk.length === 0) return;
+    written += chunk.length;
+    await sink(chunk);
+  };
+  for (const edit of plan.edits) {
+    await copyRange(source, pos, edit.offset, emit, format);
+    let produced = 0;
+    for await (const chunk of edit.produce()) {
+      produced += chunk.length;
+      await emit(chunk);
+    }
+    if (edit.sameSize && produced !== edit.length) {
+      throw new Error(`tensorfile: internal error: a ${format} patch produced ${produced} bytes for a range of ${edit.length}`);
+    }
+    pos = edit.offset + edit.length;
+  }
+  await copyRange(source, pos, size, emit, format);
+  return written;
+}
