@@ -2,7 +2,7 @@
  * diffTensors: compares the tensors of two files (or two lists of tensors) name by name, one pair in memory at
  * a time, with the WASM SIMD reduction kernels.diffStats doing the arithmetic.
  *
- * Values are widened for the comparison: float16, bfloat16, float32, (u)int8, (u)int16 and bool to float32
+ * Values are widened for the comparison: float16, bfloat16, float8, float32, (u)int8, (u)int16 and bool to float32
  * (exact) in cache-sized chunks, then compared in f64 by the kernel; float64, (u)int32 and (u)int64 in f64 by a
  * plain loop with the same rules (int64 beyond 2^53 loses precision). Other dtypes (complex, char, opaque
  * TenniS types) are compared element by element as raw bytes (no magnitudes).
@@ -12,9 +12,10 @@
  * Tolerance: an element is equal when |a - b| <= atol + rtol * |b| (numpy.isclose with B as the reference);
  * with the defaults (0, 0) only identical values are equal.
  */
+import type { LazyTensors } from "./export/stream.js";
 import * as kernels from "./kernels.js";
 import type { DiffStatsResult } from "./kernels.js";
-import { type NamedTensor, type TensorInfo, elementCount } from "./tensor.js";
+import { type NamedTensor, elementCount } from "./tensor.js";
 
 export interface TensorDiff {
   name: string;
@@ -71,22 +72,16 @@ export interface DiffOptions {
   onProgress?: ((progress: DiffProgress) => void) | undefined;
 }
 
-/** A lazily opened file: what readFromAny() returns (tensorInfos + loadTensor), or anything shaped like it. */
-export interface LazyTensorFile {
-  tensorInfos(): TensorInfo[];
-  loadTensor(info: TensorInfo): Promise<NamedTensor>;
-}
-
-/** What diffTensors compares: a lazy file, a file read whole (readAny() result: `tensors()`), or tensors. */
-export type DiffInput = LazyTensorFile | { tensors(): NamedTensor[] } | readonly NamedTensor[];
+/** What diffTensors compares: a lazy file (readFromAny()), a file read whole (readAny(): `tensors()`), or tensors. */
+export type DiffInput = LazyTensors | { tensors(): NamedTensor[] } | readonly NamedTensor[];
 
 interface Side {
   entries: { name: string; dtype: string; shape: number[] }[];
   load(index: number): Promise<NamedTensor>;
 }
 
-function isLazy(input: unknown): input is LazyTensorFile {
-  return typeof (input as LazyTensorFile)?.tensorInfos === "function" && typeof (input as LazyTensorFile)?.loadTensor === "function";
+function isLazy(input: unknown): input is LazyTensors {
+  return typeof (input as LazyTensors)?.tensorInfos === "function" && typeof (input as LazyTensors)?.loadTensor === "function";
 }
 
 function sideOf(input: DiffInput, label: "a" | "b"): Side {
@@ -115,7 +110,7 @@ function checkTolerance(value: number | undefined, name: string): number {
 }
 
 /** Widened to float32 exactly, in chunks. */
-const FLOAT32_EXACT = new Set(["float16", "bfloat16", "float32", "int8", "uint8", "int16", "uint16", "bool"]);
+const FLOAT32_EXACT = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2", "float32", "int8", "uint8", "int16", "uint16", "bool"]);
 /** Compared in f64. */
 const FLOAT64_PATH = new Set(["float64", "int32", "uint32", "int64", "uint64"]);
 
@@ -132,12 +127,11 @@ function widenChunk(tensor: NamedTensor, start: number, end: number, out: Float3
   if (dtype === "float32") return (data as Float32Array).subarray(start, end);
   if (dtype === "float16") return kernels.f16ToF32((data as Uint16Array).subarray(start, end), target);
   if (dtype === "bfloat16") {
-    // bfloat16 is the top half of a float32: exact by a shift (raw halves as Uint16Array or raw LE bytes)
     const halves = data instanceof Uint16Array ? data : halvesOf(data as unknown as Uint8Array);
-    const words = new Uint32Array(target.buffer, target.byteOffset, n);
-    for (let i = 0; i < n; i++) words[i] = halves[start + i]! << 16;
-    return target;
+    return kernels.bf16ToF32(halves.subarray(start, end), target);
   }
+  if (dtype === "float8_e4m3") return kernels.f8e4m3ToF32((data as unknown as Uint8Array).subarray(start, end), target);
+  if (dtype === "float8_e5m2") return kernels.f8e5m2ToF32((data as unknown as Uint8Array).subarray(start, end), target);
   target.set(data.subarray(start, end) as unknown as ArrayLike<number>);
   return target;
 }
@@ -167,7 +161,7 @@ function statsFloat32(a: NamedTensor, b: NamedTensor, count: number, atol: numbe
 function asNumbers(tensor: NamedTensor): ArrayLike<number> {
   const data = tensor.data as ArrayLike<number | bigint>;
   if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data as ArrayLike<bigint>, Number);
-  if (tensor.dtype === "float16" || (tensor.dtype as string) === "bfloat16") {
+  if (tensor.dtype === "float16" || tensor.dtype === "bfloat16" || tensor.dtype === "float8_e4m3" || tensor.dtype === "float8_e5m2") {
     const out = new Float32Array(data.length);
     widenChunk(tensor, 0, data.length, out);
     return out;

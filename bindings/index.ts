@@ -35,7 +35,7 @@ export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";
 // issue 15: compare two files' tensors
 export { diffTensors } from "./diff.js";
-export type { DiffInput, DiffOptions, DiffProgress, DiffResult, LazyTensorFile, TensorDiff } from "./diff.js";
+export type { DiffInput, DiffOptions, DiffProgress, DiffResult, TensorDiff } from "./diff.js";
 // issue 15: put new weights back into a model
 export { patch, patchFrom, patchTo } from "./patch.js";
-export type { PatchOptions, PatchResult, PatchSummary, PatchToResult, PatchValue, ReplaceOptions, Sink, TensorsInput } from "./patch.js";
+export type { LazyTensorsWithSource, PatchOptions, PatchResult, PatchSummary, PatchToOptions, PatchToResult, PatchValue, ReplaceOptions, TensorsInput, Weights } from "./patch.js";

@@ -174,12 +174,21 @@ export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): 
 
 type TransposeCall = (k: KernelExports, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
-function transposeKernel(elementBytes: number): TransposeCall {
+/** Element sizes in and out: a plain transpose (n -> n bytes) or the fused fp16 -> f32 widening one (2 -> 4). */
+interface TransposeKind {
+  srcBytes: number;
+  dstBytes: number;
+  call: TransposeCall;
+}
+
+function transposeKind(elementBytes: number, widen = false): TransposeKind {
+  if (widen) return { srcBytes: 2, dstBytes: 4, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds) };
+  const plain = (call: TransposeCall): TransposeKind => ({ srcBytes: elementBytes, dstBytes: elementBytes, call });
   switch (elementBytes) {
-    case 1: return (k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds);
-    case 2: return (k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds);
-    case 4: return (k, s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds);
-    case 8: return (k, s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds);
+    case 1: return plain((k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds));
+    case 2: return plain((k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds));
+    case 4: return plain((k, s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds));
+    case 8: return plain((k, s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds));
     default: throw new RangeError(`tensorfile: transpose of ${elementBytes}-byte elements is not supported (1, 2, 4 or 8)`);
   }
 }
@@ -192,47 +201,59 @@ interface TransposeBlock {
 
 /**
  * Runs `blocks` strided transposes (rows x cols, strides in elements) from src to dst bytes, on WASM or TS.
- * All the data has to be in one memory at once: in place when both are in one dedicated memory, else through
- * the scratch (small) or the reusable work memory (large).
+ * Source row r of every block lies in the contiguous slab [r * srcStride, (r + 1) * srcStride) (true of
+ * transpose() and columnToRowMajor()).
+ * - both arrays in one dedicated memory: the kernels run in place;
+ * - otherwise bands of whole source slabs are streamed through the scratch of the destination's memory (its own
+ *   dedicated memory, or the reusable work memory holding only the result, copied out once at the end);
+ * - slabs larger than the scratch: both arrays go through the work memory.
  */
 function runTransposes(
-  src: Uint8Array, dst: Uint8Array, elementBytes: number, rows: number, cols: number,
-  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[],
+  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen = false,
 ): void {
-  const call = transposeKernel(elementBytes); // throws for element sizes other than 1, 2, 4, 8
-  const count = src.byteLength / elementBytes;
+  const count = src.byteLength / kind.srcBytes;
   const wasm = useWasm(count);
   if (!wasm) {
-    transposeJs(src, dst, elementBytes, rows, cols, srcStride, dstStride, blocks);
+    transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
   }
   const srcHome = instanceOf(src.buffer);
   const dstHome = instanceOf(dst.buffer);
   if (srcHome && srcHome === dstHome) {
     for (const b of blocks) {
-      call(srcHome.exports, src.byteOffset + b.srcOffset * elementBytes, dst.byteOffset + b.dstOffset * elementBytes,
+      kind.call(srcHome.exports, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
         rows, cols, srcStride, dstStride);
     }
     return;
   }
-  const rowBytes = srcStride * elementBytes;
-  if (dstHome && blocks.length === 1 && srcStride === cols && rowBytes <= SCRATCH_BYTES) {
-    // stream bands of whole source rows through the destination memory's scratch, results land in place
-    const block = blocks[0]!;
-    const bandRows = Math.floor(SCRATCH_BYTES / rowBytes);
-    const heap = new Uint8Array(dstHome.memory.buffer);
-    const first = block.srcOffset * elementBytes;
-    for (let r = 0; r < rows; r += bandRows) {
-      const n = Math.min(bandRows, rows - r);
-      heap.set(src.subarray(first + r * rowBytes, first + (r + n) * rowBytes), SCRATCH_OFFSET);
-      call(dstHome.exports, SCRATCH_OFFSET, dst.byteOffset + (block.dstOffset + r) * elementBytes, n, cols, srcStride, dstStride);
+  const slabBytes = srcStride * kind.srcBytes;
+  // a small result shares the shared instance's scratch with the bands (bands in the first half)
+  const small = !dstHome && dst.byteLength <= SCRATCH_BYTES / 2;
+  const bandBytes = small ? SCRATCH_BYTES / 2 : SCRATCH_BYTES;
+  if (slabBytes <= bandBytes && rows * slabBytes <= src.byteLength) {
+    const target = dstHome ?? (small ? wasm : workInstance(dst.byteLength));
+    if (!target) {
+      transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
+      return;
     }
+    const out = dstHome ? dst.byteOffset : small ? SCRATCH_OFFSET + bandBytes : DATA_OFFSET;
+    const heap = new Uint8Array(target.memory.buffer);
+    const band = Math.max(1, Math.floor(bandBytes / slabBytes));
+    for (let a = 0; a < rows; a += band) {
+      const n = Math.min(band, rows - a);
+      heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
+      for (const b of blocks) {
+        kind.call(target.exports, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
+      }
+    }
+    if (!dstHome) dst.set(heap.subarray(out, out + dst.byteLength));
     return;
   }
   const total = src.byteLength + dst.byteLength;
   const home = total <= SCRATCH_BYTES ? wasm : workInstance(total);
   if (!home) {
-    transposeJs(src, dst, elementBytes, rows, cols, srcStride, dstStride, blocks);
+    transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
   }
   const base = home === wasm ? SCRATCH_OFFSET : DATA_OFFSET;
@@ -240,30 +261,32 @@ function runTransposes(
   heap.set(src, base);
   const out = base + src.byteLength;
   for (const b of blocks) {
-    call(home.exports, base + b.srcOffset * elementBytes, out + b.dstOffset * elementBytes, rows, cols, srcStride, dstStride);
+    kind.call(home.exports, base + b.srcOffset * kind.srcBytes, out + b.dstOffset * kind.dstBytes, rows, cols, srcStride, dstStride);
   }
   dst.set(heap.subarray(out, out + dst.byteLength));
 }
 
 function transposeJs(
-  src: Uint8Array, dst: Uint8Array, elementBytes: number, rows: number, cols: number,
-  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[],
+  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen: boolean,
 ): void {
   // TS twins need aligned element views: copy unaligned bytes first
-  const aligned = (b: Uint8Array) => (b.byteOffset % elementBytes === 0 ? b : copyBytes(b));
-  const s = aligned(src);
-  const d = dst.byteOffset % elementBytes === 0 ? dst : new Uint8Array(dst.byteLength);
-  const view = (b: Uint8Array) => {
-    switch (elementBytes) {
+  const aligned = (b: Uint8Array, size: number) => (b.byteOffset % size === 0 ? b : copyBytes(b));
+  const s = aligned(src, kind.srcBytes);
+  const d = dst.byteOffset % kind.dstBytes === 0 ? dst : new Uint8Array(dst.byteLength);
+  const view = (b: Uint8Array, size: number) => {
+    switch (size) {
       case 1: return b;
       case 2: return new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
       default: return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
     }
   };
-  const sv = view(s);
-  const dv = view(d);
+  const sv = view(s, kind.srcBytes);
+  const dv = view(d, kind.dstBytes);
   for (const b of blocks) {
-    if (elementBytes === 8) {
+    if (widen) {
+      js.transposeF16ToF32((sv as Uint16Array).subarray(b.srcOffset), (dv as Uint32Array).subarray(b.dstOffset), rows, cols, srcStride, dstStride);
+    } else if (kind.srcBytes === 8) {
       js.transpose64((sv as Uint32Array).subarray(b.srcOffset * 2), (dv as Uint32Array).subarray(b.dstOffset * 2),
         rows, cols, srcStride, dstStride);
     } else {
@@ -288,7 +311,28 @@ export function transpose<T extends ArrayBufferView & { length: number }>(src: T
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
   const size = elementSize(src);
-  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(out), size, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
+  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(out), transposeKind(size), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
+  return out;
+}
+
+/**
+ * The rows x cols matrix of IEEE halves `src` transposed (cols x rows) and widened to float32 in one pass (exact,
+ * as f16ToF32): column-major fp16 weights to row-major float32.
+ */
+export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
+  checkLength("src", src.length, rows * cols);
+  checkLength("dst", dst.length, rows * cols);
+  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), transposeKind(2, true), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
+  return dst;
+}
+
+/** columnToRowMajor of IEEE halves, widened to float32 in the same pass (see transposeF16ToF32). */
+export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly number[], dst?: Float32Array): Float32Array {
+  const count = shape.reduce((a, b) => a * b, 1);
+  checkLength("src", src.length, count);
+  const out = dst ?? new Float32Array(count);
+  checkLength("dst", out.length, count);
+  columnToRowMajorBytes(bytesOf(src), bytesOf(out), shape, 2, true);
   return out;
 }
 
@@ -310,14 +354,20 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
-/** columnToRowMajor over raw bytes (src may be unaligned, e.g. a view into a file). */
-export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
-  if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+/**
+ * columnToRowMajor over raw bytes (src may be unaligned, e.g. a view into a file). With `widenF16`, src holds
+ * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
+ */
+export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
+  if (widenF16 && elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
+  if (src.byteLength * (widenF16 ? 2 : 1) !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   // axes of extent 1 do not move anything
   const dims = shape.filter((d) => d !== 1);
   if (dims.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
   if (dims.length <= 1 || src.byteLength === 0) {
-    dst.set(src);
+    if (!widenF16) dst.set(src);
+    else if (src.byteOffset % 2 === 0) f16ToF32(new Uint16Array(src.buffer, src.byteOffset, src.byteLength / 2), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
+    else f16ToF32(new Uint16Array(copyBytes(src).buffer), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
     return;
   }
   // Stored order is row-major [dk … d1 d0]; we want [d0 … dk]. For every index of the middle axes d1…d(k-1)
@@ -350,7 +400,7 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
       index[m] = 0;
     }
   }
-  runTransposes(src, dst, elementBytes, last, first, srcStride, dstStride, blocks);
+  runTransposes(src, dst, transposeKind(elementBytes, widenF16), last, first, srcStride, dstStride, blocks, widenF16);
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number };

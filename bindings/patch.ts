@@ -27,14 +27,20 @@ import * as spraakPatch from "./formats/spraak/patch.js";
 import * as tsmPatch from "./formats/tsm/patch.js";
 import { asBytes, asSource } from "./io/input.js";
 import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
-import { type Incoming, type LazyTensors, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
-import { type PatchPlan, type Sink, runPlan } from "./patch/plan.js";
+import { type Incoming, type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
+import { type PatchPlan, runPlan } from "./patch/plan.js";
+import { type ByteSink, sinkWriter } from "./export/stream.js";
 import type { TensorInfo } from "./tensor.js";
 
-export type { LazyTensors, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
-export type { Sink } from "./patch/plan.js";
+export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
+export type { ByteSink } from "./export/stream.js";
 
 export interface PatchOptions extends ReplaceOptions {}
+
+export interface PatchToOptions extends PatchOptions {
+  /** Close/end a stream sink when done (default true), as writeSafetensorsTo does. */
+  end?: boolean | undefined;
+}
 
 export interface PatchSummary {
   format: FormatId;
@@ -74,8 +80,16 @@ function checkOptions(options: PatchOptions): void {
   if (options === null || typeof options !== "object") throw new TypeError("tensorfile: patch options must be an object ({ partial })");
 }
 
-async function planFor(source: ByteSource, tensors: TensorsInput | LazyTensors, options: PatchOptions, fn: string): Promise<{ plan: PatchPlan; format: FormatId; size: number }> {
+/** What the weights may be: tensors in memory, a lazily opened file (with its source: streamed), or a ByteSource. */
+export type Weights = TensorsInput | LazyTensorsWithSource | ByteSource;
+
+function isByteSource(value: unknown): value is ByteSource {
+  return typeof (value as ByteSource)?.read === "function" && typeof (value as LazyTensors).tensorInfos !== "function" && !ArrayBuffer.isView(value);
+}
+
+async function planFor(source: ByteSource, weights: Weights, options: PatchOptions, fn: string): Promise<{ plan: PatchPlan; format: FormatId; size: number }> {
   checkOptions(options);
+  const tensors: TensorsInput | LazyTensorsWithSource = isByteSource(weights) ? { ...(await readFromAny(weights)), source: weights } : weights;
   const incoming = replacementsLazy(tensors, fn);
   const { size } = await sourceSize(source);
   const opened = await readFromAny(source);
@@ -92,22 +106,39 @@ function summary(format: FormatId, plan: PatchPlan): PatchSummary {
 }
 
 /**
- * Streams the patched file into `sink`, chunk by chunk in order (each call awaited before the next; chunks are
- * never changed afterwards). Every check (names, dtypes, shapes) runs before the first chunk. `tensors` may be a
- * lazily opened weights file (readFromAny): its tensors are loaded one at a time, when their turn comes.
+ * Streams the patched file into `sink` (a function, a WritableStream or a Node Writable, as writeSafetensorsTo
+ * takes), chunk by chunk in order with backpressure; chunks are never changed afterwards. Every check (names,
+ * dtypes, shapes) runs before the first chunk. `weights` may be tensors in memory, a lazily opened file
+ * (readFromAny: its tensors are loaded one at a time, when their turn comes) or a ByteSource of one (opened
+ * here; safetensors and npy tensors that need no conversion are then copied through in chunks, never loaded
+ * whole: `{ ...opened, source }` does the same for a file you opened). A stream sink is ended unless `{ end: false }`.
  */
-export async function patchTo(source: ByteSource, tensors: TensorsInput | LazyTensors, sink: Sink, options: PatchOptions = {}): Promise<PatchToResult> {
+export async function patchTo(source: ByteSource, weights: Weights, sink: ByteSink, options: PatchToOptions = {}): Promise<PatchToResult> {
   const input = asSource(source, "patchTo");
-  if (typeof sink !== "function") throw new TypeError("tensorfile: patchTo(source, tensors, sink) takes a sink function (chunk: Uint8Array) => void | Promise<void>");
-  const { plan, format, size } = await planFor(input, tensors, options, "patchTo");
-  const byteLength = await runPlan(input, size, plan, sink, format);
+  const writer = sinkWriter(sink, options.end ?? true, "patchTo");
+  let planned: Awaited<ReturnType<typeof planFor>>;
+  try {
+    planned = await planFor(input, weights, options, "patchTo");
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
+  const { plan, format, size } = planned;
+  let byteLength: number;
+  try {
+    byteLength = await runPlan(input, size, plan, (chunk) => writer.write(chunk), format);
+    await writer.finish();
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
   return { ...summary(format, plan), byteLength };
 }
 
 /** The patched file in memory, reading the model lazily from `source` (see patchTo). */
-export async function patchFrom(source: ByteSource, tensors: TensorsInput | LazyTensors, options: PatchOptions = {}): Promise<PatchResult> {
+export async function patchFrom(source: ByteSource, weights: Weights, options: PatchOptions = {}): Promise<PatchResult> {
   const input = asSource(source, "patchFrom");
-  const { plan, format, size } = await planFor(input, tensors, options, "patchFrom");
+  const { plan, format, size } = await planFor(input, weights, options, "patchFrom");
   const bytes = new Uint8Array(plan.outputSize);
   let at = 0;
   await runPlan(input, size, plan, (chunk) => {
@@ -124,6 +155,6 @@ export async function patchFrom(source: ByteSource, tensors: TensorsInput | Lazy
  * RangeError unless `{ partial: true }`; a dtype that cannot replace the stored one is a TypeError and a shape
  * other than the stored logical shape a RangeError, both naming the tensor.
  */
-export async function patch(bytes: Uint8Array | ArrayBuffer, tensors: TensorsInput | LazyTensors, options: PatchOptions = {}): Promise<PatchResult> {
-  return patchFrom(fromBytes(asBytes(bytes, "patch")), tensors, options);
+export async function patch(bytes: Uint8Array | ArrayBuffer, weights: Weights, options: PatchOptions = {}): Promise<PatchResult> {
+  return patchFrom(fromBytes(asBytes(bytes, "patch")), weights, options);
 }

@@ -321,32 +321,73 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     bytesOf(out).set(bytes);
     return result(out);
   }
-  if (columnMajor && !swap && !converts) {
-    // one pass straight from the (possibly unaligned) stored bytes into the row-major result
-    const target = out ?? allocateArray(info.dtype, count);
+  if (cast || (widen && info.dtype !== "float16")) {
+    // float32 casts and bfloat16/float8 widening: reorder and swap as stored first, then convert into the result
+    const stored = decodeTensor(bytes, info, {}, format).data;
+    const into = out as Float32Array | undefined;
+    return result(cast ? toFloat32(stored, into) : widenToFloat32(stored, info.dtype, into));
+  }
+  // from here `widen` is float16 only
+  const target = out ?? allocateArray(dtype, count);
+  if (!columnMajor) {
+    decodeRows(bytes, info, target, swap, widen, dequantize);
+  } else if (!widen && !dequantize) {
+    // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
+    // place (a transpose moves whole elements, so the order of the two does not matter); elements of any size
     columnToRowMajorElements(bytes, bytesOf(target), info.shape, size);
-    return result(target);
+    if (swap) kernels.byteSwap(bytesOf(target), swapWidth(info.dtype) as 2 | 4 | 8);
+  } else if (widen) {
+    // column-major fp16 to row-major float32 in one pass (the fused kernel); swapped first into a private copy
+    const halves = swap ? kernels.byteSwap(copyBytes(bytes), 2) : bytes;
+    kernels.columnToRowMajorBytes(halves, bytesOf(target), info.shape, 2, true);
+  } else {
+    // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result
+    const reordered = kernels.columnToRowMajor(viewAs(info.dtype, bytes) as Int8Array, info.shape);
+    kernels.dequantizeI8(reordered, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
   }
-  // Order: swap, then reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for
-  // int8), then widen or dequantize straight into the result; the last step writes into `out` when given.
-  let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
-  if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
-  if (columnMajor) {
-    // through the bytes, so that raw-byte types (complex64 as a Uint8Array) reorder whole elements
-    const target = (converts ? undefined : out) ?? allocateArray(info.dtype, count);
-    columnToRowMajorElements(bytesOf(data), bytesOf(target), info.shape, size);
-    data = target;
+  return result(target);
+}
+
+/** Elements per step when stored bytes must be staged (unaligned, or swapped): small enough to stay in cache. */
+const STAGE_ELEMENTS = 64 * 1024;
+
+/**
+ * Row-major stored bytes (any alignment) into `target`: byte swap, fp16 widening or int8 dequantization in one
+ * pass. Bytes that can be viewed as elements go to the kernel directly; others are staged a cache-sized piece at
+ * a time (never a second full copy).
+ */
+function decodeRows(bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean): void {
+  const size = dtypeBytes(info.dtype);
+  const width = swapWidth(info.dtype) as 2 | 4 | 8;
+  const count = bytes.byteLength / size;
+  if (!widen && !dequantize) {
+    // copy a piece into its place and swap it there while it is in cache
+    const out = bytesOf(target);
+    const step = STAGE_ELEMENTS * size;
+    for (let at = 0; at < bytes.byteLength; at += step) {
+      const piece = out.subarray(at, Math.min(at + step, bytes.byteLength));
+      piece.set(bytes.subarray(at, at + piece.byteLength));
+      if (swap) kernels.byteSwap(piece, width);
+    }
+    return;
   }
-  if (widen) {
-    data = widenToFloat32(data, info.dtype, out as Float32Array | undefined);
-  } else if (dequantize) {
-    const q = info.quantization!;
-    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, out as Float32Array | undefined);
-  } else if (cast) {
-    data = toFloat32(data, out as Float32Array | undefined);
-  } else if (out && data !== out) {
-    bytesOf(out).set(bytesOf(data));
-    data = out;
+  const convert = (src: Uint16Array | Int8Array, from: number): void => {
+    const dst = (target as Float32Array).subarray(from, from + src.length);
+    if (widen) kernels.f16ToF32(src as Uint16Array, dst);
+    else kernels.dequantizeI8(src as Int8Array, info.quantization!.scale, info.quantization!.offset, dst);
+  };
+  const ctor = widen ? Uint16Array : Int8Array;
+  if (!swap && bytes.byteOffset % size === 0) {
+    convert(new ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count), 0);
+    return;
   }
-  return result(data);
+  const stage = new ctor(Math.min(count, STAGE_ELEMENTS));
+  const stageBytes = bytesOf(stage);
+  for (let start = 0; start < count; start += STAGE_ELEMENTS) {
+    const n = Math.min(STAGE_ELEMENTS, count - start);
+    stageBytes.set(bytes.subarray(start * size, (start + n) * size));
+    const piece = stage.subarray(0, n);
+    if (swap) kernels.byteSwap(piece, width);
+    convert(piece, start);
+  }
 }

@@ -113,6 +113,13 @@ describe("the round-trip law: export tensors(), patch them back, same bytes", ()
     expect(same(result.bytes, c.bytes)).toBe(true);
     expect(same(c.bytes, snapshot)).toBe(true);
 
+    // the library's own safetensors reader, lazily; and the weights as a ByteSource (stored bytes copied through)
+    const exported = writeSafetensors(tensors);
+    const viaReader = await patchFrom(fromBytes(c.bytes), await readFromAny(fromBytes(exported)));
+    expect(same(viaReader.bytes, c.bytes)).toBe(true);
+    const viaSource = await patchFrom(fromBytes(c.bytes), choppySource(exported, 11));
+    expect(same(viaSource.bytes, c.bytes)).toBe(true);
+
     // the same through a lazy, choppy source and lazy weights, streamed
     const chunks: Uint8Array[] = [];
     const streamed = await patchTo(choppySource(c.bytes, 7), lazyOf(back), (chunk) => {
@@ -416,6 +423,39 @@ describe("patchTo streams", () => {
     expect(loads.length).toBe(tensors.length);
     // between two loads there is at least one write: never two tensors loaded ahead
     for (let k = 1; k < loads.length; k++) expect(loads[k]! - loads[k - 1]!).toBeGreaterThan(1);
+  });
+
+  it("into a WritableStream and a Node Writable, ended at the end", async () => {
+    const bytes = exampleFiles().find((e) => e.format === "tsm")!.bytes;
+    const tensors = readAny(bytes).tensors();
+    const parts: Uint8Array[] = [];
+    let closed = false;
+    const web = new WritableStream<Uint8Array>({ write: (c) => void parts.push(c.slice()), close: () => void (closed = true) });
+    await patchTo(fromBytes(bytes), tensors, web);
+    expect(closed).toBe(true);
+    expect(same(Buffer.concat(parts), bytes)).toBe(true);
+    const { PassThrough } = await import("node:stream");
+    const node = new PassThrough();
+    const collected: Buffer[] = [];
+    node.on("data", (c: Buffer) => collected.push(c));
+    const r = await patchTo(fromBytes(bytes), tensors, node);
+    expect(r.byteLength).toBe(bytes.length);
+    expect(same(Buffer.concat(collected), bytes)).toBe(true);
+    await expect(patchTo(fromBytes(bytes), tensors, 42 as never)).rejects.toThrow(TypeError);
+  });
+
+  it("weights stored as the model stores them are copied through, not loaded (row-major), else loaded", async () => {
+    for (const format of ["tsm", "bw2l"] as const) {
+      const bytes = exampleFiles().find((e) => e.format === format)!.bytes;
+      const exported = writeSafetensors(readAny(bytes).tensors());
+      const opened = await readFromAny(fromBytes(exported));
+      const loaded: string[] = [];
+      const weights = { tensorInfos: () => opened.tensorInfos(), loadTensor: (info: TensorInfo) => (loaded.push(info.name), opened.loadTensor(info)), source: fromBytes(exported) };
+      expect(same((await patch(bytes, weights)).bytes, bytes)).toBe(true);
+      // tsm: row-major, same dtypes: nothing loaded; bw2l v2: column-major, every multi-axis tensor is loaded
+      if (format === "tsm") expect(loaded).toEqual([]);
+      else expect(loaded).toEqual(["layers.0.0", "layers.2.0"]);
+    }
   });
 
   it("a file that is not a model is refused", async () => {

@@ -28,6 +28,8 @@ import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, deco
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
+import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
+import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 
 export interface CliIO {
   stdout: ProgressStream;
@@ -44,6 +46,8 @@ const USAGE = `Usage:
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
   tensorfile stats FILE [--tensor NAME] [--json]
+  tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
+  tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
@@ -90,6 +94,8 @@ Reads the whole file with every check on and decodes every tensor; prints what i
 reference runtime would refuse (for example an .april file whose params do not follow the joiner).
   --strict  exit 1 on warnings too
   --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`,
+  patch: PATCH_HELP,
+  diff: DIFF_HELP,
 };
 
 HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
@@ -109,6 +115,8 @@ const OPTIONS = {
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
   stats: { tensor: { type: "string" }, json: { type: "boolean" } },
+  patch: PATCH_OPTIONS,
+  diff: DIFF_OPTIONS,
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
@@ -193,7 +201,10 @@ export async function openLazy(path: string) {
 async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: NamedTensor[]; size: number }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
     const loaded = await loadFile(path);
-    return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    // npz's verify checks each member's CRC-32 over its stored (possibly deflated) bytes: read those whole
+    if (loaded.format !== "npz") {
+      return { module: formatModule(loaded.format) as AnyModule, file: loaded.file, tensors: loaded.tensors, size: (await stat(path)).size };
+    }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
@@ -663,6 +674,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
       case "stats":
         return await statsCommand(io, positionals, values as StatsCommandOptions);
+      case "patch":
+        return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
+      case "diff":
+        return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof OutputRefused) {

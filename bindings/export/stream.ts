@@ -47,7 +47,7 @@ export interface StreamWriteOptions {
   end?: boolean | undefined;
 }
 
-interface SinkWriter {
+export interface SinkWriter {
   write(chunk: Uint8Array): Promise<void>;
   finish(): Promise<void>;
   abort(error: unknown): Promise<void>;
@@ -62,7 +62,7 @@ function isWebWritable(sink: unknown): sink is WritableStream<Uint8Array> {
   return typeof sink === "object" && sink !== null && typeof (sink as WritableStream).getWriter === "function";
 }
 
-function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWriter {
+export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWriter {
   if (typeof sink === "function") {
     return { write: async (chunk) => { await sink(chunk); }, finish: async () => {}, abort: async () => {} };
   }
@@ -194,4 +194,24 @@ export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor, options: P
     throw error;
   }
   return header.length + body.length;
+}
+
+/**
+ * Sends pieces to a sink in order (what each format's writeTo does with its writer's segments); resolves to the
+ * byte count. The pieces are views of the file's own payloads, not copies.
+ */
+export async function writePiecesTo(sink: ByteSink, pieces: readonly Uint8Array[], options: Pick<StreamWriteOptions, "end"> & { caller: string }): Promise<number> {
+  const writer = sinkWriter(sink, options.end ?? true, options.caller);
+  let written = 0;
+  try {
+    for (const piece of pieces) {
+      await writer.write(piece);
+      written += piece.length;
+    }
+    await writer.finish();
+  } catch (error) {
+    await writer.abort(error);
+    throw error;
+  }
+  return written;
 }

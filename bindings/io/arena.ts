@@ -58,7 +58,7 @@ export function planArena(info: TensorInfo, float32: boolean): ArenaPlan | undef
   const dims = info.shape.filter((d) => d !== 1);
   let columnDims: number[] | undefined;
   if (info.layout === "column-major" && dims.length > 1) {
-    if (dims.length > MAX_TRANSPOSE_AXES || dequantize || widen) return undefined;
+    if (dims.length > MAX_TRANSPOSE_AXES || dequantize) return undefined;
     if (![1, 2, 4, 8].includes(storedSize)) return undefined;
     // one stored slab (all axes but the outermost stored one) must fit in the scratch
     if ((count / dims[dims.length - 1]!) * storedSize > SCRATCH_BYTES) return undefined;
@@ -118,7 +118,7 @@ function swapCall(k: KernelExports, width: 2 | 4 | 8): (ptr: number, count: numb
 type TransposeCall = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
 function transposeCall(k: KernelExports, plan: ArenaPlan): TransposeCall {
-  if (plan.convert !== "none") throw new Error("tensorfile: internal: no fused transpose for this conversion");
+  if (plan.convert === "widen") return (s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds);
   switch (plan.storedSize) {
     case 1: return (s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds);
     case 2: return (s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds);

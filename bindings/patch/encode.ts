@@ -5,8 +5,9 @@
  * in chunks so that a patch holds one incoming tensor plus about a megabyte at a time.
  *
  * Accepted incoming dtypes: the stored dtype itself; for a float16/float32/float64 tensor also float16,
- * float32, float64 and bfloat16 (float32 -> float16 rounds to nearest even; float64 -> float16 rounds through
- * float32); for a format-specific dtype (TenniS char8, complex128, …) also uint8 with one more axis of the
+ * float32, float64, bfloat16 and float8 (e4m3, e5m2) (float32 -> float16 rounds to nearest even; float64 ->
+ * float16 rounds through float32; bfloat16 and float8 widen exactly to float32 first); for a format-specific
+ * dtype (TenniS char8, complex128, …) also uint8 with one more axis of the
  * element size, which is how writeSafetensors exports such tensors. Anything else is a TypeError naming the
  * tensor, and a shape other than the stored logical shape a RangeError.
  */
@@ -26,11 +27,8 @@ export interface StoredForm {
   batch?: number | undefined;
 }
 
-/** Incoming tensor dtypes beyond the DType union (safetensors BF16). */
-export type IncomingDType = DType | "bfloat16";
-
 const FLOAT_TARGETS = new Set<string>(["float16", "float32", "float64"]);
-const FLOAT_SOURCES = new Set<string>(["float16", "float32", "float64", "bfloat16"]);
+const FLOAT_SOURCES = new Set<string>(["float16", "float32", "float64", "bfloat16", "float8_e4m3", "float8_e5m2"]);
 
 /** Elements per chunk for conversions (256K: 1 MiB of float32). */
 const CHUNK_ELEMENTS = 1 << 18;
@@ -58,7 +56,7 @@ export function acceptsDType(stored: string, given: string): boolean {
 }
 
 function acceptedText(stored: string): string {
-  if (FLOAT_TARGETS.has(stored)) return `${stored} (or float16, float32, float64, bfloat16)`;
+  if (FLOAT_TARGETS.has(stored)) return `${stored} (or float16, float32, float64, bfloat16, float8)`;
   if (!isStandardDType(stored as DType)) return `${stored} (or uint8 with a last axis of ${dtypeBytes(stored as DType)}, as in safetensors)`;
   return stored;
 }
@@ -125,18 +123,13 @@ function halvesOf(bytes: Uint8Array): Uint16Array {
 // ---------------------------------------------------------------------------------------------------------
 // dtype conversion (one chunk at a time; every result is a fresh array)
 
-function bfloat16ToFloat32(src: Uint16Array): Float32Array {
-  const out = new Float32Array(src.length);
-  const words = new Uint32Array(out.buffer);
-  for (let i = 0; i < src.length; i++) words[i] = src[i]! << 16;
-  return out;
-}
-
 function toFloat32(src: TypedArray, from: string): Float32Array {
   switch (from) {
     case "float32": return src as Float32Array;
     case "float16": return kernels.f16ToF32(src as Uint16Array);
-    case "bfloat16": return bfloat16ToFloat32(src as Uint16Array);
+    case "bfloat16": return kernels.bf16ToF32(src as Uint16Array);
+    case "float8_e4m3": return kernels.f8e4m3ToF32(src as Uint8Array);
+    case "float8_e5m2": return kernels.f8e5m2ToF32(src as Uint8Array);
     default: return new Float32Array(src as Float64Array); // float64: rounds to nearest even
   }
 }
@@ -197,16 +190,47 @@ function* rowMajorChunks(values: Sliceable, from: string, form: StoredForm, swap
   }
 }
 
-/** A 2-D [rows, cols] row-major matrix stored column-major: bands of whole columns, transposed one at a time. */
+/** Bytes of one column band: with its transpose it fits the kernels' 1 MiB scratch (no extra memory). */
+const BAND_BYTES = 512 << 10;
+
+type Words = Uint8Array | Uint16Array | Uint32Array;
+
+/** The same bytes as unsigned words of the element size (8-byte elements as pairs of 32-bit words). */
+function wordsOf(values: TypedArray): { words: Words; perElement: number } {
+  const size = values.BYTES_PER_ELEMENT;
+  const { buffer, byteOffset, byteLength } = values;
+  if (size === 2 && byteOffset % 2 === 0) return { words: new Uint16Array(buffer, byteOffset, byteLength / 2), perElement: 1 };
+  if (size >= 4 && byteOffset % 4 === 0) return { words: new Uint32Array(buffer, byteOffset, byteLength / 4), perElement: size / 4 };
+  return { words: new Uint8Array(buffer, byteOffset, byteLength), perElement: size };
+}
+
+/** band[r][0..w) = src[r][c0..c0+w) for every row, in words (a plain loop: no per-row view objects). */
+function gather(src: Words, band: Words, rows: number, cols: number, c0: number, w: number): void {
+  for (let r = 0; r < rows; r++) {
+    let s = r * cols + c0;
+    let d = r * w;
+    const end = d + w;
+    while (d < end) band[d++] = src[s++]!;
+  }
+}
+
+/**
+ * A 2-D [rows, cols] row-major matrix stored column-major: bands of whole columns, gathered into one reused
+ * buffer and transposed one at a time (each band is a run of the stored bytes).
+ */
 function* columnBands(values: Sliceable, rows: number, cols: number, from: string, form: StoredForm, swap: boolean): Generator<Uint8Array> {
-  const width = Math.max(1, Math.min(cols, Math.floor(CHUNK_ELEMENTS / Math.max(1, rows))));
+  const size = values.BYTES_PER_ELEMENT;
+  const width = Math.max(1, Math.min(cols, Math.floor(BAND_BYTES / size / Math.max(1, rows))));
+  const { words, perElement } = wordsOf(values);
   const ctor = values.constructor as new (length: number) => Sliceable;
+  const band = new ctor(rows * width);
+  const bandWords = wordsOf(band).words;
   for (let c0 = 0; c0 < cols; c0 += width) {
     const w = Math.min(width, cols - c0);
-    const band = new ctor(rows * w);
-    for (let r = 0; r < rows; r++) band.set(values.subarray(r * cols + c0, r * cols + c0 + w) as never, r * w);
-    // band is rows x w row-major; its transpose (w x rows) is these columns in column-major order
-    yield finish(kernels.transpose(band, rows, w), from, form, swap);
+    gather(words, bandWords, rows, cols * perElement, c0 * perElement, w * perElement);
+    const part = band.subarray(0, rows * w) as Sliceable;
+    // part is rows x w row-major; its transpose (w x rows) is these columns in column-major order
+    yield finish(w === 1 ? (part.slice(0) as TypedArray) : kernels.transpose(part, rows, w), from, form, swap);
   }
 }
 

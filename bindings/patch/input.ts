@@ -9,15 +9,13 @@
  *
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
  */
+import type { LazyTensors } from "../export/stream.js";
+import { type ByteSource, readExactly } from "../io/source.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 
-export type PatchValue = NamedTensor | Uint8Array;
+export type { LazyTensors } from "../export/stream.js";
 
-/** A lazily opened file of replacement tensors (what readFromAny returns, or anything with these two members). */
-export interface LazyTensors {
-  tensorInfos(): TensorInfo[];
-  loadTensor(info: TensorInfo): Promise<NamedTensor>;
-}
+export type PatchValue = NamedTensor | Uint8Array;
 
 /** Replacements by name: an array of NamedTensors, a Map or a plain object. */
 export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>>;
@@ -33,6 +31,32 @@ export interface Incoming {
   dtype: string;
   shape: number[];
   load(): Promise<PatchValue>;
+  /**
+   * Weights whose stored bytes decode with no format-specific step (safetensors, npy) and whose file is at hand:
+   * the stored form and the stored bytes in chunks, so a tensor that needs no conversion is copied without
+   * being loaded whole.
+   */
+  raw?: { info: TensorInfo; chunks(): AsyncIterable<Uint8Array> } | undefined;
+}
+
+/** Lazy weights with their file: their safetensors/npy tensors can be streamed as stored. */
+export type LazyTensorsWithSource = LazyTensors & { source?: ByteSource | undefined };
+
+/** Formats whose TensorInfo describes bytes that decodeTensor alone turns into the tensor. */
+const RAW_READABLE = new Set(["safetensors", "npy"]);
+/** Bytes per read when streaming stored bytes. */
+const RAW_CHUNK = 8 << 20;
+
+function rawAccess(source: ByteSource, info: TensorInfo): Incoming["raw"] {
+  if (!RAW_READABLE.has(info.format ?? "")) return undefined;
+  return {
+    info,
+    async *chunks() {
+      for (let at = 0; at < info.byteLength; at += RAW_CHUNK) {
+        yield await readExactly(source, info.byteOffset + at, Math.min(RAW_CHUNK, info.byteLength - at), info.format ?? "tensorfile", info.name);
+      }
+    },
+  };
 }
 
 function isLazy(value: unknown): value is LazyTensors {
@@ -84,12 +108,14 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
 }
 
 /** The replacements by name with their dtype and shape; values load on demand (lazy files: one at a time). */
-export function replacementsLazy(input: TensorsInput | LazyTensors, fn: string): Map<string, Incoming> {
+export function replacementsLazy(input: TensorsInput | LazyTensorsWithSource, fn: string): Map<string, Incoming> {
   const out = new Map<string, Incoming>();
   if (isLazy(input)) {
+    const source = (input as LazyTensorsWithSource).source;
     for (const info of input.tensorInfos()) {
       if (out.has(info.name)) throw new RangeError(`tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`);
-      out.set(info.name, { name: info.name, dtype: info.dtype, shape: info.shape.slice(), load: () => input.loadTensor(info) });
+      const raw = source && typeof source.read === "function" ? rawAccess(source, info) : undefined;
+      out.set(info.name, { name: info.name, dtype: info.dtype, shape: info.shape.slice(), load: () => input.loadTensor(info), ...(raw ? { raw } : {}) });
     }
     return out;
   }

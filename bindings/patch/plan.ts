@@ -6,7 +6,7 @@
  * ASCII/gzip data replace larger ranges.
  */
 import { type ByteSource, readExactly } from "../io/source.js";
-import type { NamedTensor, TensorInfo } from "../tensor.js";
+import { type NamedTensor, type TensorInfo, dtypeBytes } from "../tensor.js";
 import { type StoredForm, checkReplacement, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
 
@@ -52,6 +52,17 @@ export function asTensor(name: string, value: NamedTensor | Uint8Array): NamedTe
   return value as NamedTensor;
 }
 
+function nonUnitAxes(shape: readonly number[]): number {
+  return shape.filter((d) => d !== 1).length;
+}
+
+/** True when stored bytes of `from` are already the bytes `to` stores: same dtype, both row-major little-endian. */
+function storedAlike(from: TensorInfo, to: TensorInfo): boolean {
+  const rowMajor = (i: TensorInfo) => i.layout === "row-major" || nonUnitAxes(i.shape) <= 1;
+  const littleEndian = (i: TensorInfo) => i.byteOrder === "le" || dtypeBytes(i.dtype) === 1;
+  return from.dtype === to.dtype && rowMajor(from) && rowMajor(to) && littleEndian(from) && littleEndian(to) && from.byteLength === to.byteLength;
+}
+
 /** One tensor's edit: load the replacement when the edit runs, encode it into the stored form in chunks. */
 export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: ChunkTransform): PatchEdit {
   return {
@@ -59,6 +70,15 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
     length: info.byteLength,
     sameSize: true,
     async *produce() {
+      if (incoming.raw && storedAlike(incoming.raw.info, info)) {
+        // the weights store these bytes already: copy them through, never holding the tensor whole
+        let at = info.byteOffset;
+        for await (const chunk of incoming.raw.chunks()) {
+          yield transform ? transform(chunk, at) : chunk;
+          at += chunk.length;
+        }
+        return;
+      }
       const value = asTensor(info.name, await incoming.load());
       const data = replacementData(info, value);
       let at = info.byteOffset;

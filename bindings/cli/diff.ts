@@ -1,0 +1,140 @@
+/**
+ * `tensorfile diff A B [--atol X] [--rtol Y] [--json]`: compares the tensors of two files of any readable
+ * formats by name, streaming tensor by tensor (both files opened lazily; one pair in memory at a time).
+ * Prints the tensors only in A or B, dtype and shape changes, and per common tensor the differing count, max
+ * absolute and relative difference and cosine similarity. Exit 0 when everything is equal within the
+ * tolerances, 1 otherwise (and for bad input), 2 on a usage error.
+ */
+import { type DiffResult, type TensorDiff, diffTensors } from "../diff.js";
+import type { ByteSource } from "../io/source.js";
+import type { TensorInfo } from "../tensor.js";
+import { Progress, type ProgressStream } from "./progress.js";
+
+export const DIFF_HELP = `tensorfile diff A B [--atol X] [--rtol Y] [--json]
+
+Compares the tensors of A and B (any two readable files: the five formats, .safetensors, .npy, .npz) by name,
+one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
+number of elements that differ, the largest absolute and relative difference and the cosine similarity.
+An element is equal when |a - b| <= atol + rtol * |b| (B is the reference); NaN opposite NaN counts as equal.
+Values are compared widened (float16, bfloat16 -> float32; float64 and 32/64-bit integers in float64).
+Exit status 0 when everything is equal within the tolerances, 1 otherwise.
+  --atol X   absolute tolerance (default 0)
+  --rtol Y   relative tolerance (default 0)
+  --json     print one JSON object: { "a", "b", "atol", "rtol", "equal", "onlyA", "onlyB", "tensors": [{ "name",
+             "status", "dtypeA", "dtypeB", "shapeA", "shapeB", "elements", "differing", "maxAbs", "maxRel",
+             "cosine" }] } (an infinite difference is the string "Infinity")`;
+
+export const DIFF_OPTIONS = { atol: { type: "string" }, rtol: { type: "string" }, json: { type: "boolean" } } as const;
+
+export interface DiffCommandOptions {
+  atol?: string | undefined;
+  rtol?: string | undefined;
+  json?: boolean | undefined;
+}
+
+/** What run.ts lends the command (its sources, its error classes and its output helpers). */
+export interface DiffCliContext {
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+  openLazy(path: string): Promise<{
+    source: ByteSource; format: string; tensorInfos(): TensorInfo[]; loadTensor(info: TensorInfo): Promise<import("../tensor.js").NamedTensor>;
+  }>;
+  usageError(message: string): Error;
+}
+
+function tolerance(text: string | undefined, name: string, ctx: DiffCliContext): number {
+  if (text === undefined) return 0;
+  const value = Number(text);
+  if (text.trim() === "" || !Number.isFinite(value) || value < 0) throw ctx.usageError(`--${name} takes a number >= 0 (such as 1e-6), not ${JSON.stringify(text)}`);
+  return value;
+}
+
+function number(value: number | null): string {
+  if (value === null) return "-";
+  if (value === 0) return "0";
+  if (!Number.isFinite(value)) return value > 0 ? "inf" : "-inf";
+  const abs = Math.abs(value);
+  return abs >= 1e-4 && abs < 1e6 ? String(Number(value.toPrecision(4))) : value.toExponential(3);
+}
+
+function cosineText(value: number | null): string {
+  if (value === null) return "-";
+  if (value === 1) return "1";
+  return value.toFixed(6).replace(/\.?0+$/, "");
+}
+
+function shapeText(shape: readonly number[]): string {
+  return `[${shape.join(", ")}]`;
+}
+
+function row(t: TensorDiff): string[] {
+  const dtype = t.dtypeA === t.dtypeB ? t.dtypeA : `${t.dtypeA} -> ${t.dtypeB}`;
+  const shape = t.status === "shape" ? `${shapeText(t.shapeA)} -> ${shapeText(t.shapeB)}` : shapeText(t.shapeA);
+  const differing = t.differing === null ? "-" : `${t.differing}/${t.elements}`;
+  return [t.name, t.status, dtype, shape, differing, number(t.maxAbs), number(t.maxRel), cosineText(t.cosine)];
+}
+
+function table(rows: string[][]): string[] {
+  const header = ["name", "status", "dtype", "shape", "differing", "max abs", "max rel", "cosine"];
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const right = new Set([4, 5, 6, 7]);
+  return all.map((r) => `  ${r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd());
+}
+
+function listText(names: readonly string[]): string {
+  const shown = names.slice(0, 20).join(", ");
+  return names.length > 20 ? `${shown}, … (${names.length - 20} more)` : shown;
+}
+
+function jsonSafe(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v)));
+}
+
+function summaryLine(result: DiffResult, atol: number, rtol: number): string {
+  const counts = new Map<string, number>();
+  for (const t of result.tensors) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
+  const parts = ["equal", "different", "dtype", "shape"].filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s === "dtype" ? "with another dtype" : s === "shape" ? "with another shape" : s}`);
+  const only = [result.onlyA.length > 0 ? `${result.onlyA.length} only in A` : "", result.onlyB.length > 0 ? `${result.onlyB.length} only in B` : ""].filter(Boolean);
+  const n = result.tensors.length;
+  return `${n} tensor${n === 1 ? "" : "s"} in both${n > 0 ? `: ${parts.join(", ")}` : ""}${only.length > 0 ? `; ${only.join(", ")}` : ""} (atol ${atol}, rtol ${rtol}): ${result.equal ? "equal" : "different"}`;
+}
+
+/** Runs `tensorfile diff`; returns the exit status. */
+export async function diffCommand(ctx: DiffCliContext, args: string[], options: DiffCommandOptions): Promise<number> {
+  if (args.length !== 2) throw ctx.usageError("diff takes two files, A and B");
+  const [pathA, pathB] = args as [string, string];
+  const atol = tolerance(options.atol, "atol", ctx);
+  const rtol = tolerance(options.rtol, "rtol", ctx);
+  const a = await ctx.openLazy(pathA);
+  try {
+    const b = await ctx.openLazy(pathB);
+    try {
+      const namesB = new Map(b.tensorInfos().map((i) => [i.name, i]));
+      const total = a.tensorInfos().reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
+      const progress = new Progress(ctx.stderr, "diff", total);
+      let result: DiffResult;
+      try {
+        result = await diffTensors(a, b, { atol, rtol, onProgress: (p) => progress.advance(p.bytes, p.name) });
+      } finally {
+        progress.finish();
+      }
+      const out = (text: string) => ctx.stdout.write(`${text}\n`);
+      if (options.json) {
+        out(JSON.stringify(jsonSafe({ a: pathA, b: pathB, atol, rtol, ...result }), null, 2));
+        return result.equal ? 0 : 1;
+      }
+      out(`A  ${pathA} (${a.format}, ${a.tensorInfos().length} tensors)`);
+      out(`B  ${pathB} (${b.format}, ${b.tensorInfos().length} tensors)`);
+      if (result.onlyA.length > 0) out(`only in A (${result.onlyA.length}): ${listText(result.onlyA)}`);
+      if (result.onlyB.length > 0) out(`only in B (${result.onlyB.length}): ${listText(result.onlyB)}`);
+      if (result.tensors.length > 0) for (const line of table(result.tensors.map(row))) out(line);
+      out(summaryLine(result, atol, rtol));
+      return result.equal ? 0 : 1;
+    } finally {
+      await b.source.close?.();
+    }
+  } finally {
+    await a.source.close?.();
+  }
+}

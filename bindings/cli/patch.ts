@@ -1,0 +1,256 @@
+/**
+ * `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]`: MODEL with the tensors of
+ * WEIGHTS put back in, written to OUT (a temporary file renamed into place). WEIGHTS is any readable file of
+ * tensors (.safetensors, .npz, .npy with --tensor, or a model of the same kind) or a folder as `extract` writes
+ * it (.npy files, a "/" in a name being a subfolder; meta.json, when there, maps names to files; .onnx files are
+ * april networks). MODEL is read lazily and OUT streamed (patchTo): one weights tensor in memory at a time.
+ * Unknown names (without --partial), dtypes that cannot be stored and shapes that differ: exit 1, nothing written.
+ */
+import { open, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { extname, join, relative, sep } from "node:path";
+import { formatModule, readFromAny } from "../any.js";
+import type { LazyTensorsWithSource } from "../patch.js";
+import type { FormatId } from "../formats/types.js";
+import { type ByteSource, fromFile } from "../io/source.js";
+import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
+import type { NamedTensor, TensorInfo } from "../tensor.js";
+import { checkOutput, writeAtomically } from "./output.js";
+import { Progress, type ProgressStream, formatBytes } from "./progress.js";
+
+export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
+
+Writes OUT: MODEL with its tensors replaced by those of WEIGHTS, by name (the names "inspect MODEL" lists).
+Everything else in MODEL is kept byte for byte; values are stored as MODEL stores them (column-major, float16,
+bw2l v1 int8 with a fresh scale/offset when needed); a .csta stays a SeetaFace6 container.
+WEIGHTS is a .safetensors, .npz or .npy file (any readable file of tensors), or a folder as "extract" writes it
+(.npy files, a "/" in a name being a subfolder; april networks as encoder.onnx, decoder.onnx, joiner.onnx).
+Prints what was replaced and what was kept. Exit 1, writing nothing, when WEIGHTS names a tensor MODEL does not
+hold, or holds a tensor of another shape or of a dtype MODEL cannot store.
+  --partial      skip names MODEL does not hold (listed) instead of failing
+  --tensor NAME  the name of the one tensor in WEIGHTS (a .npy holds one tensor and no name)
+  --force        overwrite an existing OUT
+OUT must end in MODEL's extension (.tsm <-> .csta also: the module is unwrapped or wrapped as convert does).
+Outputs are written to a temporary file beside OUT and renamed into place when complete; writing over MODEL or
+WEIGHTS is refused; missing parent folders are created.`;
+
+export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" } } as const;
+
+export interface PatchCommandOptions {
+  partial?: boolean | undefined;
+  force?: boolean | undefined;
+  tensor?: string | undefined;
+}
+
+/** What run.ts lends the command. */
+export interface PatchCliContext {
+  stdout: ProgressStream;
+  stderr: ProgressStream;
+  openSource(path: string): Promise<ByteSource>;
+  usageError(message: string): Error;
+  inputError(message: string): Error;
+}
+
+interface OpenedWeights {
+  tensors: LazyTensorsWithSource | Map<string, Uint8Array>;
+  label: string;
+  close(): Promise<void>;
+}
+
+/** Every file under `dir` (relative paths with "/"), sorted. */
+async function walk(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const visit = async (folder: string) => {
+    for (const entry of await readdir(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) await visit(path);
+      else if (entry.isFile()) out.push(relative(dir, path).split(sep).join("/"));
+    }
+  };
+  await visit(dir);
+  return out.sort();
+}
+
+/** One lazily readable tensor file (opened to read its header, closed; reopened to load the tensor). */
+async function fileTensor(path: string, name: string, ctx: PatchCliContext): Promise<{ info: TensorInfo; load(): Promise<NamedTensor> }> {
+  const source = await fromFile(path);
+  try {
+    const opened = await readFromAny(source);
+    const infos = opened.tensorInfos();
+    if (infos.length !== 1) throw ctx.inputError(`${path} holds ${infos.length} tensors; a folder of weights holds one tensor a file`);
+    const info = { ...infos[0]!, name };
+    return {
+      info,
+      async load() {
+        const again = await fromFile(path);
+        try {
+          const file = await readFromAny(again);
+          const tensor = await file.loadTensor(file.tensorInfos()[0]!);
+          return { ...tensor, name } as NamedTensor;
+        } finally {
+          await again.close();
+        }
+      },
+    };
+  } finally {
+    await source.close();
+  }
+}
+
+/** A folder as extract writes it: names from meta.json's "files" when present, else from the .npy paths. */
+async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
+  const files = await walk(dir);
+  let named: [string, string][] = [];
+  if (files.includes("meta.json")) {
+    try {
+      const meta = JSON.parse(await readFile(join(dir, "meta.json"), "utf8")) as { files?: Record<string, string> };
+      named = Object.entries(meta.files ?? {}).filter(([, file]) => files.includes(file) && (file.endsWith(".npy") || file.endsWith(".onnx")));
+    } catch (cause) {
+      throw ctx.inputError(`${join(dir, "meta.json")} is not the JSON extract writes: ${(cause as Error).message}`);
+    }
+  }
+  const mapped = new Set(named.map(([, f]) => f));
+  for (const file of files) {
+    if (mapped.has(file)) continue;
+    if (file.endsWith(".npy")) named.push([file.slice(0, -4), file]);
+    else if (file.endsWith(".onnx") && !file.includes("/")) named.push([file, file]);
+  }
+  const networks = new Map<string, Uint8Array>();
+  const tensors: { info: TensorInfo; load(): Promise<NamedTensor> }[] = [];
+  for (const [name, file] of named) {
+    const path = join(dir, ...file.split("/"));
+    if (file.endsWith(".onnx")) networks.set(name.replace(/\.onnx$/, ""), new Uint8Array(await readFile(path)));
+    else tensors.push(await fileTensor(path, name, ctx));
+  }
+  if (tensors.length === 0 && networks.size === 0) throw ctx.inputError(`${dir} holds no .npy or .onnx files`);
+  if (networks.size > 0 && tensors.length === 0) return { tensors: networks, label: dir, close: async () => {} };
+  if (networks.size > 0) throw ctx.inputError(`${dir} holds both .npy tensors and .onnx networks; patch one kind at a time`);
+  return {
+    label: dir,
+    close: async () => {},
+    tensors: {
+      tensorInfos: () => tensors.map((t) => t.info),
+      loadTensor: (info: TensorInfo) => tensors.find((t) => t.info.name === info.name)!.load(),
+    },
+  };
+}
+
+/** WEIGHTS as a file: any format readFromAny reads, opened lazily; --tensor names (or picks) its tensor. */
+async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: string | undefined): Promise<OpenedWeights> {
+  const source = await ctx.openSource(path);
+  try {
+    const opened = await readFromAny(source);
+    const infos = opened.tensorInfos();
+    const format = opened.format as string;
+    let chosen = infos;
+    if (tensorName !== undefined) {
+      if (infos.length === 1) chosen = [{ ...infos[0]!, name: tensorName }];
+      else {
+        const found = infos.filter((i) => i.name === tensorName);
+        if (found.length === 0) throw ctx.inputError(`${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
+        chosen = found;
+      }
+    } else if (format === "npy") {
+      throw ctx.usageError(`${path} is a .npy file: it holds one tensor and no name; give the name with --tensor NAME`);
+    }
+    if (infos.length === 0) throw ctx.inputError(`${path} holds no tensors`);
+    const original = new Map(chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]));
+    return {
+      label: path,
+      close: async () => source.close?.(),
+      tensors: {
+        tensorInfos: () => chosen,
+        loadTensor: async (info: TensorInfo) => ({ ...(await opened.loadTensor(original.get(info.name)!)), name: info.name }) as NamedTensor,
+        // safetensors/npy tensors stored as the model stores them are copied through without loading them whole
+        source,
+      },
+    };
+  } catch (error) {
+    await source.close?.();
+    throw error;
+  }
+}
+
+function listText(names: readonly string[]): string {
+  const shown = names.slice(0, 30).join(", ");
+  return names.length > 30 ? `${shown}, … (${names.length - 30} more)` : shown;
+}
+
+function count(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** OUT's extension: MODEL's own, another of its format's, or .tsm <-> .csta. */
+function checkExtension(model: string, output: string, format: FormatId, ctx: PatchCliContext): void {
+  const modelExt = extname(model).toLowerCase();
+  const outExt = extname(output).toLowerCase();
+  const own = [...(formatModule(format) as { extensions: readonly string[] }).extensions];
+  if (outExt === modelExt) return;
+  if (own.includes(outExt) && (format !== "tsm" || own.includes(modelExt))) return;
+  const allowed = [...new Set([modelExt, ...own].filter(Boolean))];
+  throw ctx.usageError(`OUT ${output} ends in "${outExt || "(nothing)"}": a patched ${format} model is written as ${allowed.join(" or ")}`);
+}
+
+/** Runs `tensorfile patch`; returns the exit status. */
+export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
+  if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
+  const [model, weightsPath, output] = args as [string, string, string];
+  if (output === "-") throw ctx.usageError("OUT must be a file (the patched model is written to a temporary file and renamed)");
+  await checkOutput(output, [model, weightsPath], { force: options.force ?? false });
+  const modelSource = await ctx.openSource(model);
+  try {
+    const head = await readFromAny(modelSource);
+    const format = head.format as FormatId;
+    checkExtension(model, output, format, ctx);
+    let isFolder = false;
+    try {
+      isFolder = !/^https?:\/\//i.test(weightsPath) && weightsPath !== "-" && (await stat(weightsPath)).isDirectory();
+    } catch {
+      isFolder = false;
+    }
+    if (isFolder && options.tensor !== undefined) throw ctx.usageError("--tensor names the tensor of a WEIGHTS file; a folder's files are named by their paths");
+    const weights = isFolder ? await openFolder(weightsPath, ctx) : await openWeightsFile(weightsPath, ctx, options.tensor);
+    try {
+      const outExt = extname(output).toLowerCase();
+      const rewrap = format === "tsm" && outExt !== extname(model).toLowerCase() && (outExt === ".tsm" || outExt === ".csta");
+      let result: PatchToResult;
+      try {
+        result = await writeAtomically(output, async (temp) => {
+          if (rewrap) {
+            const patched = await patchFrom(modelSource, weights.tensors, { partial: options.partial ?? false });
+            const tsm = await import("../formats/tsm.js");
+            const file = tsm.read(patched.bytes);
+            const bytes = outExt === ".tsm" ? tsm.write({ ...file, container: undefined }) : tsm.writeCsta(file);
+            await writeFile(temp, bytes);
+            return { ...patched, byteLength: bytes.length };
+          }
+          const progress = new Progress(ctx.stderr, "patch", modelSource.size ?? 0);
+          const handle = await open(temp, "w");
+          try {
+            return await patchTo(modelSource, weights.tensors, async (chunk) => {
+              for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
+              progress.advance(chunk.length);
+            }, { partial: options.partial ?? false });
+          } finally {
+            progress.finish();
+            await handle.close();
+          }
+        });
+      } catch (error) {
+        // the checks of the patch (names, dtypes, shapes) are about the input: exit 1
+        if (error instanceof TypeError || error instanceof RangeError) throw ctx.inputError((error.message).replace(/^tensorfile: /, ""));
+        throw error;
+      }
+      const out = (text: string) => ctx.stdout.write(`${text}\n`);
+      out(`replaced ${count(result.replaced.length, format === "april" ? "network" : "tensor")}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
+      out(`kept     ${count(result.kept.length, format === "april" ? "network" : "tensor")} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
+      if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);
+      if (result.unknown.length > 0) out(`skipped  ${count(result.unknown.length, "name")} ${format} model does not hold (--partial): ${listText(result.unknown)}`);
+      ctx.stderr.write(`wrote ${output} (${format}, ${formatBytes(result.byteLength)})\n`);
+      return 0;
+    } finally {
+      await weights.close();
+    }
+  } finally {
+    await modelSource.close?.();
+  }
+}
