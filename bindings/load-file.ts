@@ -55,11 +55,13 @@ function checkOptions(options: unknown, fn: string): LoadOptions {
 
 /**
  * True when a format's own loadTensor must decode this info: stored forms only that format knows (a .csta's
- * obfuscation, primitiv's batch-last samples, SPRAAK compressed/ASCII/G.711 data).
+ * obfuscation, primitiv's batch-last samples, SPRAAK compressed/ASCII/G.711 data, npz deflated members).
  */
 function needsFormatLoader(info: TensorInfo): boolean {
-  const extra = info as TensorInfo & { obfuscated?: unknown; batch?: number; wholeFile?: unknown; g711?: unknown };
-  return extra.obfuscated !== undefined || (extra.batch ?? 1) > 1 || extra.wholeFile !== undefined || extra.g711 !== undefined;
+  const extra = info as TensorInfo & { obfuscated?: unknown; batch?: number; wholeFile?: unknown; g711?: unknown; member?: { method?: string } };
+  // an npz member stored deflated: byteOffset is where its compressed bytes start (npz's loadTensor inflates them)
+  return extra.obfuscated !== undefined || (extra.batch ?? 1) > 1 || extra.wholeFile !== undefined || extra.g711 !== undefined ||
+    extra.member?.method === "deflated";
 }
 
 /** Reads every tensor of an opened file: through the arena when `direct` reads are possible, else via loadTensor. */

@@ -7,7 +7,8 @@
  * follows), members inside the file, before the directory, not overlapping, named <name>.npy and unique,
  * methods stored or deflate, no encryption; each member a valid .npy (as npy.read checks it) of exactly the
  * declared size. Deflated members inflate bounded by the declared size (CORRUPT past it, never a bigger
- * allocation). CRC-32s are checked by verify(). readFrom() reads the directory, the local headers and each
+ * allocation) and are checked against their CRC-32 whenever inflated; stored members' CRC-32s by verify().
+ * readFrom() reads the directory, the local headers and each
  * member's .npy header (inflating only the start of deflated members); loadTensor reads one member.
  */
 import { CorruptDataError } from "../errors.js";
@@ -19,7 +20,7 @@ import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } f
 import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { encodeHeader } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, headerMeta, inspectRow } from "./npy/view.js";
-import { type NpzMember, type NpzMemberRef, inflateMember } from "./npz/members.js";
+import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from "./npz/members.js";
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
 
@@ -89,7 +90,7 @@ function npyHeaderLength(member: NpzMember): number {
 function infoOf(member: NpzMember): NpzTensorInfo {
   const arrayOffset = npyHeaderLength(member);
   const byteOffset = member.method === "stored" ? member.dataOffset + arrayOffset : member.dataOffset;
-  const ref: NpzMemberRef = { method: member.method, dataOffset: member.dataOffset, compressedSize: member.compressedSize, size: member.size, arrayOffset };
+  const ref: NpzMemberRef = { method: member.method, dataOffset: member.dataOffset, compressedSize: member.compressedSize, size: member.size, arrayOffset, crc32: member.crc32 };
   return { ...arrayInfo(member.array, member.tensor, byteOffset, id), member: ref };
 }
 
@@ -114,6 +115,7 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
   const field = `members[${JSON.stringify(`${info.name}.npy`)}].data`;
   const compressed = await readExactly(source, member.dataOffset, member.compressedSize, id, field);
   const content = inflateMember(compressed, member.size, id, member.dataOffset, field);
+  checkCrc(content, member.crc32, id, member.dataOffset, field);
   const data = content.subarray(member.arrayOffset, member.arrayOffset + info.byteLength);
   if (data.byteLength !== info.byteLength) {
     throw new CorruptDataError(id, `the inflated member holds ${data.byteLength} bytes of data, the header says ${info.byteLength}`, member.dataOffset, field);
@@ -143,14 +145,17 @@ export function inspect(file: NpzFile): InspectResult {
   };
 }
 
-/** Warnings: CRC-32 mismatches (numpy refuses such members), and each member's .npy warnings. */
+/**
+ * Warnings: CRC-32 mismatches of stored members (numpy refuses such members; deflated members are checked when
+ * inflated, so read() refuses them), and each member's .npy warnings.
+ */
 export function verify(file: NpzFile): string[] {
   const warnings: string[] = [];
   for (const m of file.members) {
     if (m.content) {
       const crc = crc32(m.content);
       if (crc !== m.crc32) {
-        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${m.crc32.toString(16).padStart(8, "0")} stored, 0x${crc.toString(16).padStart(8, "0")} computed): the member is corrupt and numpy refuses it`);
+        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`);
       }
     }
     const headerBytes = (m.array.version === "1.0" ? 10 : 12) + encodeHeader(m.array.header, m.array.version).length;

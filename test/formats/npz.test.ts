@@ -47,6 +47,7 @@ describe("npz: round trips of every fixture's tensors, stored and deflated (ffla
       expect(npz.verify(file)).toEqual([]);
       expect(Buffer.from(npz.write(file)).equals(Buffer.from(bytes))).toBe(true);
       await expectLazyEqualsEager(bytes, `${set.label} level ${level}`);
+      // dtype float32: every real-valued tensor as float32, the rest as stored
       const wide = readAny(bytes).tensors({ dtype: "float32" });
       expect(wide.map((t) => t.dtype)).toEqual(want.map((t) => (isStandardDType(t.dtype) || isNarrowFloat(t.dtype) ? "float32" : t.dtype)));
     }
@@ -89,11 +90,42 @@ describe("npz: archives written by hand", () => {
     expect(npz.tensors(npz.read(zeroed))[0]!.name).toBe("a");
   });
 
-  it("CRC-32 mismatches are reported by verify (what numpy refuses)", () => {
-    const bytes = zipFile([{ name: "a.npy", content: a, crc32: 0x12345678 }, { name: "b.npy", content: b, method: 8, crc32: 1 }], { deflate });
-    const warnings = npz.verify(npz.read(bytes));
-    expect(warnings).toHaveLength(2);
+  it("CRC-32 mismatches: deflated members are refused when inflated (read and loadTensor), stored ones reported by verify", async () => {
+    const stored = zipFile([{ name: "a.npy", content: a, crc32: 0x12345678 }], { deflate });
+    const warnings = npz.verify(npz.read(stored));
+    expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/a\.npy: CRC-32 mismatch \(0x12345678 stored/);
+    const deflated = zipFile([{ name: "a.npy", content: a }, { name: "b.npy", content: b, method: 8, crc32: 1 }], { deflate });
+    const dataAt = npz.readFrom(fromBytes(deflated)).then((f) => f.members[1]!.dataOffset);
+    expectFormatError(() => npz.read(deflated), "CORRUPT", { format: "npz", offset: await dataAt, field: 'members["b.npy"].data' });
+    const lazy = await npz.readFrom(fromBytes(deflated));
+    await expect(npz.loadTensor(fromBytes(deflated), npz.tensorInfos(lazy)[1]!)).rejects.toThrow(/CRC-32 mismatch: 0x00000001 declared/);
+  });
+
+  it("loadFile reads deflated members through npz's loadTensor (their byteOffset is compressed data)", async () => {
+    const { loadFile } = await import("../../bindings/load-file.js");
+    const { mkdtempSync, rmSync, writeFileSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const folder = mkdtempSync(join(tmpdir(), "tensorfile-npz-"));
+    try {
+      const path = join(folder, "m.npz");
+      const bytes = zipFile([{ name: "a.npy", content: a }, { name: "sub/b.npy", content: b, method: 8 }, { name: "c.npy", content: a, method: 8 }], { deflate });
+      writeFileSync(path, bytes);
+      // read through the file and its arena even for this small file (as loadFile does above 1 MiB)
+      const { LOAD_TUNING } = await import("../../bindings/load-file.js");
+      const saved = { ...LOAD_TUNING };
+      Object.assign(LOAD_TUNING, { wholeFileBytes: 0, arenaMinBytes: 0 });
+      try {
+        for (const options of [{}, { dtype: "float32" as const }]) {
+          expectSameTensors((await loadFile(path, options)).tensors, readAny(bytes).tensors(options));
+        }
+      } finally {
+        Object.assign(LOAD_TUNING, saved);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("every input form gives the same tensors; readFrom reads headers only, also of deflated members", async () => {

@@ -151,6 +151,6 @@ describe.skipIf(!HAVE_NUMPY)("numpy-written files read as numpy reads them", () 
     const wide = opened.tensors({ dtype: "float32" });
     expect(Buffer.from(bytesOf(wide[0]!.data)).equals(readFileSync(join(dir, "w.bf16_widened")))).toBe(true);
     expect(Buffer.from(bytesOf(wide[1]!.data)).equals(readFileSync(join(dir, "h.widened")))).toBe(true);
-    expect(Array.from(wide[2]!.data as Float32Array)).toEqual([1, -2, 3]); // int64 cast to float32
+    expect(Array.from(wide[2]!.data as Float32Array)).toEqual([1, -2, 3]); // int64 as float32 too
   });
 });
