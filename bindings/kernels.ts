@@ -585,9 +585,9 @@ export interface TensorStats {
    * equals sum / finite to rounding but is exact for constant data. */
   mean: number;
   /**
-   * Population standard deviation (divisor: finite, like numpy's std), NaN when finite is 0. Finite for any finite
-   * float64 values (moments that would overflow are redone on scaled values), while sum and sumSquares may be
-   * ±Inf when the true value is beyond the largest float64.
+   * Population standard deviation (divisor: finite, like numpy's std), NaN when finite is 0. Right for any finite
+   * float64 values (moments whose squares would overflow or underflow are redone on scaled values), while sum
+   * and sumSquares may be ±Inf when the true value is beyond the largest float64.
    */
   std: number;
   nan: number;
@@ -903,20 +903,26 @@ export function stats(data: StatsData, options?: StatsOptions): TensorStats {
     total = mergePartial(total, partialFrom(chunkResult, n));
   });
   const result = finishStats(total);
-  if (plan.wide === "f64" && result.finite > 0 && !(Number.isFinite(result.mean) && Number.isFinite(result.std))) {
-    // float64 values beyond ~1e154 overflow the squares (or beyond ~1e308 the sums): redo the moments on the
-    // values times 2^-600 (on the TS path, so both backends agree) and scale back
-    let scaled = EMPTY_PARTIAL;
-    forEachChunk(data, { ...plan, wide: null }, () => undefined, (values, n) => {
-      for (let i = 0; i < n; i++) values[i]! *= 2 ** -600;
-      js.statsF64(values, n, chunkResult);
-      scaled = mergePartial(scaled, partialFrom(chunkResult, n));
-    });
-    const small = finishStats(scaled);
-    result.sum = small.sum * 2 ** 600;
-    result.sumSquares = small.sumSquares * 2 ** 600 * 2 ** 600;
-    result.mean = small.mean * 2 ** 600;
-    result.std = small.std * 2 ** 600;
+  if (plan.wide === "f64" && result.finite > 0) {
+    // float64 values beyond ~1e154 overflow the squares (beyond ~1e308 the sums); deviations below ~1e-150
+    // underflow them: redo the moments on values scaled by 2^-600 or 2^600 (on the TS path, so both backends
+    // agree) and scale back. Deviations that small only occur among values below ~1e-134, so 2^600 is safe.
+    const overflow = !(Number.isFinite(result.mean) && Number.isFinite(result.std));
+    const underflow = result.std < 1e-140 && result.min !== result.max;
+    if (overflow || underflow) {
+      const factor = overflow ? 2 ** -600 : 2 ** 600;
+      let scaled = EMPTY_PARTIAL;
+      forEachChunk(data, { ...plan, wide: null }, () => undefined, (values, n) => {
+        for (let i = 0; i < n; i++) values[i]! *= factor;
+        js.statsF64(values, n, chunkResult);
+        scaled = mergePartial(scaled, partialFrom(chunkResult, n));
+      });
+      const moments = finishStats(scaled);
+      result.sum = moments.sum / factor;
+      result.sumSquares = moments.sumSquares / factor / factor;
+      result.mean = moments.mean / factor;
+      result.std = moments.std / factor;
+    }
   }
   return result;
 }
@@ -930,18 +936,54 @@ function checkStats(s: TensorStats, what: string): void {
 
 /**
  * The statistics of the union of two disjoint parts (chunks, shards, streamed pieces): equal, up to rounding,
- * to stats() of the parts' values together. The moments combine with Chan's formula (the sum of squared
- * deviations is std^2 * finite), so the merged std keeps its precision however large the mean.
+ * to stats() of the parts' values together. The moments combine with Chan's formula written for standard
+ * deviations, scaled by the largest of the two stds and the means' difference, so values near the largest
+ * float64 (std up to ~1e308) merge without overflow.
  */
 export function mergeStats(a: TensorStats, b: TensorStats): TensorStats {
   checkStats(a, "a");
   checkStats(b, "b");
-  const partial = (s: TensorStats): PartialStats => ({
-    count: s.count, finite: s.finite, min: s.finite > 0 ? s.min : Infinity, max: s.finite > 0 ? s.max : -Infinity,
-    sum: s.sum, m2: s.finite > 0 ? s.std * s.std * s.finite : 0, shift: s.finite > 0 ? s.mean : 0, offset: 0,
-    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros,
-  });
-  return finishStats(mergePartial(partial(a), partial(b)));
+  const finite = a.finite + b.finite;
+  const merged: TensorStats = {
+    count: a.count + b.count,
+    min: Math.min(a.finite > 0 ? a.min : Infinity, b.finite > 0 ? b.min : Infinity),
+    max: Math.max(a.finite > 0 ? a.max : -Infinity, b.finite > 0 ? b.max : -Infinity),
+    sum: a.sum + b.sum,
+    sumSquares: a.sumSquares + b.sumSquares,
+    mean: NaN,
+    std: NaN,
+    nan: a.nan + b.nan,
+    posInf: a.posInf + b.posInf,
+    negInf: a.negInf + b.negInf,
+    zeros: a.zeros + b.zeros,
+    finite,
+  };
+  if (finite === 0) {
+    merged.min = NaN;
+    merged.max = NaN;
+    return merged;
+  }
+  if (a.finite === 0 || b.finite === 0) {
+    const only = a.finite === 0 ? b : a;
+    merged.mean = only.mean;
+    merged.std = only.std;
+    return merged;
+  }
+  const wa = a.finite / finite;
+  const wb = b.finite / finite;
+  // in halves, so that neither the difference of two means near ±1e308 nor the scale can overflow
+  const halfDelta = b.mean / 2 - a.mean / 2;
+  merged.mean = Number.isFinite(2 * halfDelta) ? a.mean + 2 * halfDelta * wb : a.mean * wa + b.mean * wb;
+  const scale = Math.max(a.std / 2, b.std / 2, Math.abs(halfDelta));
+  if (scale === 0) {
+    merged.std = 0;
+  } else {
+    const ra = a.std / 2 / scale;
+    const rb = b.std / 2 / scale;
+    const rd = halfDelta / scale;
+    merged.std = scale * (2 * Math.sqrt(wa * ra * ra + wb * rb * rb + wa * wb * rd * rd));
+  }
+  return merged;
 }
 
 const histogramSpecials = new Float64Array(5);

@@ -257,6 +257,17 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
     expectClose(s.sum, -1.5e308, 1e-12, "sum", 667 * 1.5e308); // relative to the sum of |x|
   });
 
+  it("float64 values so small that their squared deviations underflow still get their std", () => {
+    const values = Float64Array.from([0, -5e-323, 1e-160, 3e-160, -2e-160]);
+    const s = stats(values);
+    const mean = (1e-160 + 3e-160 - 2e-160 - 5e-323) / 5;
+    const std = Math.sqrt(values.reduce((a, v) => a + ((v - mean) * 2 ** 600) ** 2, 0) / 5) / 2 ** 600;
+    expectClose(s.mean, mean, 1e-12, "mean");
+    expectClose(s.std, std, 1e-12, "std");
+    expect(stats(Float64Array.from([0, -5e-323])).std).toBe(2.5e-323);
+    expect(stats(new Float64Array(10).fill(1e-300)).std).toBe(0);
+  });
+
   it("kernels.allocate() arrays are reduced in place, with the same results", () => {
     const values = mixedFloats(13, 150_001);
     const resident = kernels.allocate(Float32Array, values.length);
@@ -336,7 +347,8 @@ describe("kernels.mergeStats", () => {
           expectClose(merged.mean, whole.mean, 1e-12, "mean", scale);
           expectClose(merged.sum, whole.sum, 1e-12, "sum", Math.sqrt(whole.sumSquares * whole.finite));
           // std: relative to itself, plus the ulp of the mean that any float64 mean carries
-          expect(Math.abs(merged.std - whole.std)).toBeLessThanOrEqual(1e-7 * whole.std + 1e-14 * scale);
+          // (and a few subnormals: halving the difference of two subnormal means rounds)
+          expect(Math.abs(merged.std - whole.std)).toBeLessThanOrEqual(1e-7 * whole.std + 1e-14 * scale + 4 * Number.MIN_VALUE);
         },
       ),
       { seed: SEED, numRuns: 200 },
@@ -348,6 +360,19 @@ describe("kernels.mergeStats", () => {
     let total = kernels.stats(new Float32Array(0));
     for (let at = 0; at < values.length; at += 12_345) total = kernels.mergeStats(total, kernels.stats(values.subarray(at, at + 12_345)));
     expectMatchesOracle(total, values, 1e-11);
+  });
+
+  it("merges parts whose values are near the largest float64 without overflow", () => {
+    const values = new Float64Array(1000).map((_, i) => (i % 3 - 1) * 1.5e308);
+    const whole = kernels.stats(values);
+    expect(Number.isFinite(whole.std)).toBe(true);
+    const merged = kernels.mergeStats(kernels.stats(values.subarray(0, 400)), kernels.stats(values.subarray(400)));
+    expectClose(merged.std, whole.std, 1e-12, "std");
+    expectClose(merged.mean, whole.mean, 1e-12, "mean", 1.5e308);
+    const apart = kernels.mergeStats(kernels.stats(new Float64Array([-1.7e308])), kernels.stats(new Float64Array([1.7e308])));
+    expect(apart.mean).toBe(0);
+    expect(apart.std).toBe(1.7e308);
+    expect(kernels.mergeStats(kernels.stats(new Float32Array([2, 2])), kernels.stats(new Float32Array([2]))).std).toBe(0);
   });
 
   it("refuses what is not a TensorStats", () => {
