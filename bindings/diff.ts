@@ -15,6 +15,7 @@
 import type { LazyTensors } from "./export/stream.js";
 import * as kernels from "./kernels.js";
 import type { DiffStatsResult } from "./kernels.js";
+import { TruncatedError } from "./errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
 import { type DType, type NamedTensor, type TensorInfo, dtypeBytes, elementCount, viewAs } from "./tensor.js";
 
@@ -83,6 +84,8 @@ interface Side {
   slice?(index: number, start: number, end: number): Promise<NamedTensor>;
   /** True when tensor `index` can be read in slices: its stored bytes are its row-major little-endian values. */
   streams(index: number): boolean;
+  /** Reads the stored bytes of elements [start, end) into `target` (sources with readInto only). */
+  sliceInto?(index: number, start: number, end: number, target: Uint8Array): Promise<void>;
 }
 
 /** A lazy file with the source it reads from (what the CLI opens): its safetensors/npy tensors stream in slices. */
@@ -90,8 +93,8 @@ type LazyWithSource = LazyTensors & { source?: ByteSource | undefined };
 
 /** Formats whose TensorInfo describes the tensor's plain bytes (decodeTensor alone reads them). */
 const RAW_READABLE = new Set(["safetensors", "npy"]);
-/** Elements compared per slice when streaming (a multiple of kernels.DIFF_CHUNK; 8 MiB of float32). */
-const SLICE_ELEMENTS = 1 << 21;
+/** Elements compared per slice when streaming (a multiple of kernels.DIFF_CHUNK; 2 MiB of float32, cache-sized). */
+const SLICE_ELEMENTS = 1 << 19;
 
 function streamable(info: TensorInfo): boolean {
   const rowMajor = info.layout === "row-major" || info.shape.filter((d) => d !== 1).length <= 1;
@@ -119,6 +122,16 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
         const bytes = await readExactly(source, info.byteOffset + start * size, (end - start) * size, info.format ?? "tensorfile", info.name);
         return { name: info.name, dtype: info.dtype, shape: [end - start], data: viewAs(info.dtype, bytes) } as NamedTensor;
       };
+      const readInto = source.readInto?.bind(source);
+      if (readInto) {
+        side.sliceInto = async (k, start, end, target) => {
+          const info = infos[k]!;
+          const size = dtypeBytes(info.dtype);
+          const at = info.byteOffset + start * size;
+          const got = await readInto(target.subarray(0, (end - start) * size), at);
+          if (got !== (end - start) * size) throw new TruncatedError(info.format ?? "tensorfile", at + got, info.name, (end - start) * size - got, 0);
+        };
+      }
     }
     return side;
   }
@@ -205,15 +218,48 @@ function statsFloat32(a: NamedTensor, b: NamedTensor, count: number, atol: numbe
   return total;
 }
 
-/** statsFloat32 over two tensors read slice by slice (two slices of each in memory at a time: one read ahead). */
-async function streamedStats(sideA: Side, i: number, sideB: Side, j: number, count: number, atol: number, rtol: number): Promise<DiffStatsResult> {
+/** Two slices of float32 in one WebAssembly memory of their own, so diffStats runs on them in place. */
+interface ResidentPair {
+  a: Float32Array;
+  b: Float32Array;
+}
+
+function residentPair(): ResidentPair {
+  const both = kernels.allocate(Float32Array, 2 * SLICE_ELEMENTS);
+  return { a: both.subarray(0, SLICE_ELEMENTS), b: both.subarray(SLICE_ELEMENTS) };
+}
+
+/**
+ * statsFloat32 over two tensors read slice by slice, the next slices read while this one is compared (two
+ * slices of each in memory). Two float32 tensors whose sources can read into memory they are given go straight
+ * into WebAssembly memory (two reused pairs of slices), with no copy and no new memory per slice.
+ */
+async function streamedStats(
+  sideA: Side, i: number, sideB: Side, j: number, count: number, atol: number, rtol: number, pairs: ResidentPair[],
+): Promise<DiffStatsResult> {
   let total = kernels.emptyDiffStats();
+  const float32 = sideA.entries[i]!.dtype === "float32" && sideB.entries[j]!.dtype === "float32";
+  if (float32 && sideA.sliceInto && sideB.sliceInto) {
+    while (pairs.length < 2) pairs.push(residentPair());
+    const read = async (start: number, pair: ResidentPair) => {
+      const end = Math.min(count, start + SLICE_ELEMENTS);
+      await Promise.all([sideA.sliceInto!(i, start, end, kernels.bytesOf(pair.a)), sideB.sliceInto!(j, start, end, kernels.bytesOf(pair.b))]);
+      return end - start;
+    };
+    let pending = count > 0 ? read(0, pairs[0]!) : undefined;
+    for (let start = 0, k = 0; start < count; start += SLICE_ELEMENTS, k ^= 1) {
+      const n = await pending!;
+      pending = start + SLICE_ELEMENTS < count ? read(start + SLICE_ELEMENTS, pairs[k ^ 1]!) : undefined;
+      const pair = pairs[k]!;
+      total = kernels.mergeDiffStats(total, kernels.diffStats(pair.a.subarray(0, n), pair.b.subarray(0, n), atol, rtol));
+    }
+    return total;
+  }
   const buffers = {};
   const read = (start: number) => {
     const end = Math.min(count, start + SLICE_ELEMENTS);
     return Promise.all([sideA.slice!(i, start, end), sideB.slice!(j, start, end)]);
   };
-  // the next slices are read while this one is compared
   let pending = count > 0 ? read(0) : undefined;
   for (let start = 0; start < count; start += SLICE_ELEMENTS) {
     const [a, b] = await pending!;
@@ -343,6 +389,7 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
   });
   const onlyB = [...indexB.keys()].filter((name) => !namesA.has(name));
   const tensors: TensorDiff[] = [];
+  const pairs: ResidentPair[] = [];
   for (const [n, [i, j]] of common.entries()) {
     const ea = sideA.entries[i]!;
     const eb = sideB.entries[j]!;
@@ -353,7 +400,7 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
     } else if (sideA.streams(i) && sideB.streams(j)) {
       // both stored as plain row-major values: compared slice by slice, never loaded whole
       const count = elementCount(ea.shape);
-      const stats = await streamedStats(sideA, i, sideB, j, count, atol, rtol);
+      const stats = await streamedStats(sideA, i, sideB, j, count, atol, rtol, pairs);
       bytes = count * (dtypeBytes(ea.dtype as DType) + dtypeBytes(eb.dtype as DType));
       diff = fromStats({ name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() }, count, stats);
     } else {
