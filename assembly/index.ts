@@ -3,8 +3,14 @@
 export { f16ToF32, f32ToF16 } from "./half";
 export { dequantizeI8, quantizeI8 } from "./quant";
 export { byteSwap16, byteSwap32, byteSwap64 } from "./bswap";
-export { transpose8, transpose16, transpose32, transpose64 } from "./transpose";
+export { transpose8, transpose16, transpose32, transpose64, transposeF16ToF32 } from "./transpose";
 export { bf16ToF32, f8e4m3ToF32, f8e5m2ToF32 } from "./minifloat";
+
+// statistics and histograms (issue 17)
+export {
+  statsF32, statsF64, histogramF32, histogramF64,
+  widenI8ToF32, widenU8ToF32, widenI16ToF32, widenU16ToF32, widenI32ToF64, widenU32ToF64,
+} from "./stats";
 
 /** First byte after the module's static data: callers lay out their buffers above it. */
 export function staticEnd(): usize {

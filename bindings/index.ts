@@ -16,7 +16,7 @@ export { FORMATS, DETECT_BYTES, detectFormat, formatModule, loadTensor, readAny,
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
 export { writeSafetensorsTo, writeNpyTo } from "./export/stream.js";
-export type { ByteSink, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
+export type { ByteSink, LazyTensorRef, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
 export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
@@ -30,6 +30,8 @@ export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
+export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";
 // issue 15: compare two files' tensors
 export { diffTensors } from "./diff.js";

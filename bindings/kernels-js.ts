@@ -123,6 +123,24 @@ export function transpose<T extends Elements>(
   }
 }
 
+/** transpose() of IEEE halves widened to f32 bits in the same pass (the fused column-major fp16 -> row-major f32). */
+export function transposeF16ToF32(
+  src: Uint16Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
+): void {
+  const table = halfToFloatTable();
+  const block = 32;
+  for (let ib = 0; ib < rows; ib += block) {
+    const iEnd = Math.min(ib + block, rows);
+    for (let jb = 0; jb < cols; jb += block) {
+      const jEnd = Math.min(jb + block, cols);
+      for (let i = ib; i < iEnd; i++) {
+        const s = i * srcStride;
+        for (let j = jb; j < jEnd; j++) dst[j * dstStride + i] = table[src[s + j]!]!;
+      }
+    }
+  }
+}
+
 /** transpose() for 8-byte elements held as pairs of 32-bit words (no float64 round trip, so NaN bits stay). */
 export function transpose64(
   src: Uint32Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
@@ -146,6 +164,55 @@ export function transpose64(
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Narrow floats (safetensors BF16, F8_E4M3, F8_E5M2) to float32: exact. Tables are built on first use from
+// the scalar definitions below, which the WASM kernels (assembly/minifloat.ts) match bit for bit.
+
+/** f32 bits of a bfloat16: the 16 bits are the f32's top half (NaN payloads kept). */
+export function bf16ToF32(src: Uint16Array, dst: Uint32Array): void {
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = src[i]! << 16;
+}
+
+/**
+ * f32 bits of a float8 e4m3fn byte (1 sign, 4 exponent bits with bias 7, 3 mantissa bits; no infinities;
+ * S.1111.111 is NaN and widens to a quiet NaN with the sign kept; subnormals are m × 2^-9).
+ */
+export function e4m3BitsToFloatBits(x: number): number {
+  const sign = (x & 0x80) << 24;
+  const em = x & 0x7f;
+  if (em === 0x7f) return (sign | 0x7fc00000) >>> 0;
+  if (em < 0x08) {
+    f32Scratch[0] = em * 0.001953125; // em * 2^-9, exact
+    return (sign | u32Scratch[0]!) >>> 0;
+  }
+  return (sign | ((em << 20) + 0x3c000000)) >>> 0; // exponent re-bias (127 - 7) << 23
+}
+
+/**
+ * f32 bits of a float8 e5m2 byte (1 sign, 5 exponent bits with bias 15, 2 mantissa bits: the top byte of an
+ * IEEE binary16, so infinities and NaNs as there; NaN widens quiet with its payload kept).
+ */
+export function e5m2BitsToFloatBits(x: number): number {
+  return halfBitsToFloatBits(x << 8);
+}
+
+let e4m3Table: Uint32Array | undefined;
+let e5m2Table: Uint32Array | undefined;
+
+export function f8e4m3ToF32(src: Uint8Array, dst: Uint32Array): void {
+  e4m3Table ??= Uint32Array.from({ length: 256 }, (_, x) => e4m3BitsToFloatBits(x));
+  const table = e4m3Table;
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
+}
+
+export function f8e5m2ToF32(src: Uint8Array, dst: Uint32Array): void {
+  e5m2Table ??= Uint32Array.from({ length: 256 }, (_, x) => e5m2BitsToFloatBits(x));
+  const table = e5m2Table;
+  const n = src.length;
+  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
+}
+
 // issue 15 (diff): the TS twin of assembly/diff.ts diffStats, with the same summation order (lane i % 4 for
 // i below count & ~3, lanes combined as (l0 + l2) + (l1 + l3), the tail summed in order and added last).
 
@@ -205,51 +272,189 @@ export function diffStats(a: Float32Array, b: Float32Array, atol: number, rtol: 
   };
 }
 
-// Narrow floats (safetensors BF16, F8_E4M3, F8_E5M2) to float32: exact. Tables are built on first use from
-// the scalar definitions below, which the WASM kernels (assembly/minifloat.ts) match bit for bit.
+// ==== Statistics and histograms (issue 17): twins of assembly/stats.ts ====
+// One twin serves every element type: the wrapper widens each chunk to float64 first (float32, float16 halves,
+// dequantized int8 and integers are all exact in float64, and the WASM f32 kernels promote to f64 too), so the
+// comparisons, counts and f64 sums below see the same numbers in the same order as the WASM lanes.
 
-/** f32 bits of a bfloat16: the 16 bits are the f32's top half (NaN payloads kept). */
-export function bf16ToF32(src: Uint16Array, dst: Uint32Array): void {
-  const n = src.length;
-  for (let i = 0; i < n; i++) dst[i] = src[i]! << 16;
+/** Eight f64 lane accumulators reduced as the WASM kernel does: ((a0 + a2) + (a4 + a6)) + ((a1 + a3) + (a5 + a7)). */
+function laneSum(a: Float64Array): number {
+  return ((a[0]! + a[2]!) + (a[4]! + a[6]!)) + ((a[1]! + a[3]!) + (a[5]! + a[7]!));
 }
 
+const sumLanes = new Float64Array(8);
+const squareLanes = new Float64Array(8);
+
 /**
- * f32 bits of a float8 e4m3fn byte (1 sign, 4 exponent bits with bias 7, 3 mantissa bits; no infinities;
- * S.1111.111 is NaN and widens to a quiet NaN with the sign kept; subnormals are m × 2^-9).
+ * The first `count` values of `src`: writes [min, max, sum, m2, nan, +Inf, -Inf, zeros, K, mean - K] to `out`
+ * (see assembly/stats.ts). Like the WASM kernel: first the one-pass sums shifted by the first value, then,
+ * when a value is not finite or the shift cost precision, the exact two passes.
  */
-export function e4m3BitsToFloatBits(x: number): number {
-  const sign = (x & 0x80) << 24;
-  const em = x & 0x7f;
-  if (em === 0x7f) return (sign | 0x7fc00000) >>> 0;
-  if (em < 0x08) {
-    f32Scratch[0] = em * 0.001953125; // em * 2^-9, exact
-    return (sign | u32Scratch[0]!) >>> 0;
+export function statsF64(src: Float64Array, count: number, out: Float64Array): void {
+  if (count === 0) {
+    statsF64Exact(src, count, out);
+    return;
   }
-  return (sign | ((em << 20) + 0x3c000000)) >>> 0; // exponent re-bias (127 - 7) << 23
+  const s = sumLanes;
+  const q = squareLanes;
+  const k = src[0]!;
+  let mn = Infinity;
+  let mx = -Infinity;
+  let zeros = 0;
+  const vectorEnd = count - (count % 8);
+  // one lane at a time: lane j sums elements j, j + 8, … in order, as WASM lane j does (and twice as fast in JS
+  // as indexing the lane accumulators element by element)
+  for (let j = 0; j < 8; j++) {
+    let sum = 0;
+    let squares = 0;
+    for (let i = j; i < vectorEnd; i += 8) {
+      const x = src[i]!;
+      const d = x - k;
+      sum += d;
+      squares += d * d;
+      if (x < mn) mn = x;
+      if (x > mx) mx = x;
+      if (x === 0) zeros++;
+    }
+    s[j] = sum;
+    q[j] = squares;
+  }
+  let s1 = laneSum(s);
+  let s2 = laneSum(q);
+  for (let i = vectorEnd; i < count; i++) {
+    const x = src[i]!;
+    const d = x - k;
+    s1 += d;
+    s2 += d * d;
+    if (x < mn) mn = x;
+    if (x > mx) mx = x;
+    if (x === 0) zeros++;
+  }
+  const m2 = s2 - s1 * s1 / count;
+  if (!(m2 * 256 >= s2) || s1 + s2 - (s1 + s2) !== 0) {
+    statsF64Exact(src, count, out);
+    return;
+  }
+  out[0] = mn;
+  out[1] = mx;
+  out[2] = s1 + count * k;
+  out[3] = m2;
+  out[4] = 0;
+  out[5] = 0;
+  out[6] = 0;
+  out[7] = zeros;
+  out[8] = k;
+  out[9] = s1 / count;
+}
+
+function statsF64Exact(src: Float64Array, count: number, out: Float64Array): void {
+  const lanes = sumLanes;
+  let k = 0;
+  for (let i = 0; i < count; i++) {
+    if (src[i]! - src[i]! === 0) {
+      k = src[i]!;
+      break;
+    }
+  }
+  let mn = Infinity;
+  let mx = -Infinity;
+  let nan = 0;
+  let posInf = 0;
+  let negInf = 0;
+  let zeros = 0;
+  const vectorEnd = count - (count % 8);
+  for (let j = 0; j < 8; j++) {
+    let sum = 0;
+    for (let i = j; i < vectorEnd; i += 8) {
+      const x = src[i]!;
+      if (x - x === 0) {
+        sum += x - k;
+        if (x < mn) mn = x;
+        if (x > mx) mx = x;
+        if (x === 0) zeros++;
+      } else if (x !== x) nan++;
+      else if (x > 0) posInf++;
+      else negInf++;
+    }
+    lanes[j] = sum;
+  }
+  let s1 = laneSum(lanes);
+  for (let i = vectorEnd; i < count; i++) {
+    const x = src[i]!;
+    if (x - x === 0) {
+      s1 += x - k;
+      if (x < mn) mn = x;
+      if (x > mx) mx = x;
+      if (x === 0) zeros++;
+    } else if (x !== x) nan++;
+    else if (x > 0) posInf++;
+    else negInf++;
+  }
+  const finite = count - nan - posInf - negInf;
+  let m2 = 0;
+  let dmean = 0;
+  if (finite > 0) {
+    dmean = s1 / finite;
+    for (let j = 0; j < 8; j++) {
+      let squares = 0;
+      for (let i = j; i < vectorEnd; i += 8) {
+        const x = src[i]!;
+        if (x - x === 0) {
+          const e = (x - k) - dmean;
+          squares += e * e;
+        }
+      }
+      lanes[j] = squares;
+    }
+    m2 = laneSum(lanes);
+    for (let i = vectorEnd; i < count; i++) {
+      const x = src[i]!;
+      if (x - x === 0) {
+        const e = (x - k) - dmean;
+        m2 += e * e;
+      }
+    }
+  }
+  out[0] = mn;
+  out[1] = mx;
+  out[2] = s1 + finite * k;
+  out[3] = m2;
+  out[4] = nan;
+  out[5] = posInf;
+  out[6] = negInf;
+  out[7] = zeros;
+  out[8] = k;
+  out[9] = dmean;
 }
 
 /**
- * f32 bits of a float8 e5m2 byte (1 sign, 5 exponent bits with bias 15, 2 mantissa bits: the top byte of an
- * IEEE binary16, so infinities and NaNs as there; NaN widens quiet with its payload kept).
+ * Histogram of the first `count` values of `src`: counts[bin] += 1 for lo <= x <= hi with
+ * bin = min(trunc((x * h - loH) * scale), bins - 1); writes [below, above, nan, +Inf, -Inf] to `out`.
  */
-export function e5m2BitsToFloatBits(x: number): number {
-  return halfBitsToFloatBits(x << 8);
-}
-
-let e4m3Table: Uint32Array | undefined;
-let e5m2Table: Uint32Array | undefined;
-
-export function f8e4m3ToF32(src: Uint8Array, dst: Uint32Array): void {
-  e4m3Table ??= Uint32Array.from({ length: 256 }, (_, x) => e4m3BitsToFloatBits(x));
-  const table = e4m3Table;
-  const n = src.length;
-  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
-}
-
-export function f8e5m2ToF32(src: Uint8Array, dst: Uint32Array): void {
-  e5m2Table ??= Uint32Array.from({ length: 256 }, (_, x) => e5m2BitsToFloatBits(x));
-  const table = e5m2Table;
-  const n = src.length;
-  for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
+export function histogramF64(src: Float64Array, count: number, lo: number, hi: number, h: number, loH: number, scale: number,
+  counts: Float64Array, out: Float64Array): void {
+  const last = counts.length - 1;
+  let below = 0;
+  let above = 0;
+  let nan = 0;
+  let posInf = 0;
+  let negInf = 0;
+  for (let i = 0; i < count; i++) {
+    const x = src[i]!;
+    if (x >= lo && x <= hi) {
+      const b = Math.trunc((x * h - loH) * scale);
+      counts[b > last ? last : b]!++;
+    } else if (x < lo) {
+      if (x === -Infinity) negInf++;
+      else below++;
+    } else if (x > hi) {
+      if (x === Infinity) posInf++;
+      else above++;
+    } else nan++;
+  }
+  out[0] = below;
+  out[1] = above;
+  out[2] = nan;
+  out[3] = posInf;
+  out[4] = negInf;
 }

@@ -174,12 +174,21 @@ export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): 
 
 type TransposeCall = (k: KernelExports, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
-function transposeKernel(elementBytes: number): TransposeCall {
+/** Element sizes in and out: a plain transpose (n -> n bytes) or the fused fp16 -> f32 widening one (2 -> 4). */
+interface TransposeKind {
+  srcBytes: number;
+  dstBytes: number;
+  call: TransposeCall;
+}
+
+function transposeKind(elementBytes: number, widen = false): TransposeKind {
+  if (widen) return { srcBytes: 2, dstBytes: 4, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds) };
+  const plain = (call: TransposeCall): TransposeKind => ({ srcBytes: elementBytes, dstBytes: elementBytes, call });
   switch (elementBytes) {
-    case 1: return (k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds);
-    case 2: return (k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds);
-    case 4: return (k, s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds);
-    case 8: return (k, s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds);
+    case 1: return plain((k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds));
+    case 2: return plain((k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds));
+    case 4: return plain((k, s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds));
+    case 8: return plain((k, s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds));
     default: throw new RangeError(`tensorfile: transpose of ${elementBytes}-byte elements is not supported (1, 2, 4 or 8)`);
   }
 }
@@ -192,47 +201,59 @@ interface TransposeBlock {
 
 /**
  * Runs `blocks` strided transposes (rows x cols, strides in elements) from src to dst bytes, on WASM or TS.
- * All the data has to be in one memory at once: in place when both are in one dedicated memory, else through
- * the scratch (small) or the reusable work memory (large).
+ * Source row r of every block lies in the contiguous slab [r * srcStride, (r + 1) * srcStride) (true of
+ * transpose() and columnToRowMajor()).
+ * - both arrays in one dedicated memory: the kernels run in place;
+ * - otherwise bands of whole source slabs are streamed through the scratch of the destination's memory (its own
+ *   dedicated memory, or the reusable work memory holding only the result, copied out once at the end);
+ * - slabs larger than the scratch: both arrays go through the work memory.
  */
 function runTransposes(
-  src: Uint8Array, dst: Uint8Array, elementBytes: number, rows: number, cols: number,
-  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[],
+  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen = false,
 ): void {
-  const call = transposeKernel(elementBytes); // throws for element sizes other than 1, 2, 4, 8
-  const count = src.byteLength / elementBytes;
+  const count = src.byteLength / kind.srcBytes;
   const wasm = useWasm(count);
   if (!wasm) {
-    transposeJs(src, dst, elementBytes, rows, cols, srcStride, dstStride, blocks);
+    transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
   }
   const srcHome = instanceOf(src.buffer);
   const dstHome = instanceOf(dst.buffer);
   if (srcHome && srcHome === dstHome) {
     for (const b of blocks) {
-      call(srcHome.exports, src.byteOffset + b.srcOffset * elementBytes, dst.byteOffset + b.dstOffset * elementBytes,
+      kind.call(srcHome.exports, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
         rows, cols, srcStride, dstStride);
     }
     return;
   }
-  const rowBytes = srcStride * elementBytes;
-  if (dstHome && blocks.length === 1 && srcStride === cols && rowBytes <= SCRATCH_BYTES) {
-    // stream bands of whole source rows through the destination memory's scratch, results land in place
-    const block = blocks[0]!;
-    const bandRows = Math.floor(SCRATCH_BYTES / rowBytes);
-    const heap = new Uint8Array(dstHome.memory.buffer);
-    const first = block.srcOffset * elementBytes;
-    for (let r = 0; r < rows; r += bandRows) {
-      const n = Math.min(bandRows, rows - r);
-      heap.set(src.subarray(first + r * rowBytes, first + (r + n) * rowBytes), SCRATCH_OFFSET);
-      call(dstHome.exports, SCRATCH_OFFSET, dst.byteOffset + (block.dstOffset + r) * elementBytes, n, cols, srcStride, dstStride);
+  const slabBytes = srcStride * kind.srcBytes;
+  // a small result shares the shared instance's scratch with the bands (bands in the first half)
+  const small = !dstHome && dst.byteLength <= SCRATCH_BYTES / 2;
+  const bandBytes = small ? SCRATCH_BYTES / 2 : SCRATCH_BYTES;
+  if (slabBytes <= bandBytes && rows * slabBytes <= src.byteLength) {
+    const target = dstHome ?? (small ? wasm : workInstance(dst.byteLength));
+    if (!target) {
+      transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
+      return;
     }
+    const out = dstHome ? dst.byteOffset : small ? SCRATCH_OFFSET + bandBytes : DATA_OFFSET;
+    const heap = new Uint8Array(target.memory.buffer);
+    const band = Math.max(1, Math.floor(bandBytes / slabBytes));
+    for (let a = 0; a < rows; a += band) {
+      const n = Math.min(band, rows - a);
+      heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
+      for (const b of blocks) {
+        kind.call(target.exports, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
+      }
+    }
+    if (!dstHome) dst.set(heap.subarray(out, out + dst.byteLength));
     return;
   }
   const total = src.byteLength + dst.byteLength;
   const home = total <= SCRATCH_BYTES ? wasm : workInstance(total);
   if (!home) {
-    transposeJs(src, dst, elementBytes, rows, cols, srcStride, dstStride, blocks);
+    transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
   }
   const base = home === wasm ? SCRATCH_OFFSET : DATA_OFFSET;
@@ -240,30 +261,32 @@ function runTransposes(
   heap.set(src, base);
   const out = base + src.byteLength;
   for (const b of blocks) {
-    call(home.exports, base + b.srcOffset * elementBytes, out + b.dstOffset * elementBytes, rows, cols, srcStride, dstStride);
+    kind.call(home.exports, base + b.srcOffset * kind.srcBytes, out + b.dstOffset * kind.dstBytes, rows, cols, srcStride, dstStride);
   }
   dst.set(heap.subarray(out, out + dst.byteLength));
 }
 
 function transposeJs(
-  src: Uint8Array, dst: Uint8Array, elementBytes: number, rows: number, cols: number,
-  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[],
+  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen: boolean,
 ): void {
   // TS twins need aligned element views: copy unaligned bytes first
-  const aligned = (b: Uint8Array) => (b.byteOffset % elementBytes === 0 ? b : copyBytes(b));
-  const s = aligned(src);
-  const d = dst.byteOffset % elementBytes === 0 ? dst : new Uint8Array(dst.byteLength);
-  const view = (b: Uint8Array) => {
-    switch (elementBytes) {
+  const aligned = (b: Uint8Array, size: number) => (b.byteOffset % size === 0 ? b : copyBytes(b));
+  const s = aligned(src, kind.srcBytes);
+  const d = dst.byteOffset % kind.dstBytes === 0 ? dst : new Uint8Array(dst.byteLength);
+  const view = (b: Uint8Array, size: number) => {
+    switch (size) {
       case 1: return b;
       case 2: return new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
       default: return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
     }
   };
-  const sv = view(s);
-  const dv = view(d);
+  const sv = view(s, kind.srcBytes);
+  const dv = view(d, kind.dstBytes);
   for (const b of blocks) {
-    if (elementBytes === 8) {
+    if (widen) {
+      js.transposeF16ToF32((sv as Uint16Array).subarray(b.srcOffset), (dv as Uint32Array).subarray(b.dstOffset), rows, cols, srcStride, dstStride);
+    } else if (kind.srcBytes === 8) {
       js.transpose64((sv as Uint32Array).subarray(b.srcOffset * 2), (dv as Uint32Array).subarray(b.dstOffset * 2),
         rows, cols, srcStride, dstStride);
     } else {
@@ -288,7 +311,28 @@ export function transpose<T extends ArrayBufferView & { length: number }>(src: T
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
   const size = elementSize(src);
-  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(out), size, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
+  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(out), transposeKind(size), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
+  return out;
+}
+
+/**
+ * The rows x cols matrix of IEEE halves `src` transposed (cols x rows) and widened to float32 in one pass (exact,
+ * as f16ToF32): column-major fp16 weights to row-major float32.
+ */
+export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
+  checkLength("src", src.length, rows * cols);
+  checkLength("dst", dst.length, rows * cols);
+  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), transposeKind(2, true), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
+  return dst;
+}
+
+/** columnToRowMajor of IEEE halves, widened to float32 in the same pass (see transposeF16ToF32). */
+export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly number[], dst?: Float32Array): Float32Array {
+  const count = shape.reduce((a, b) => a * b, 1);
+  checkLength("src", src.length, count);
+  const out = dst ?? new Float32Array(count);
+  checkLength("dst", out.length, count);
+  columnToRowMajorBytes(bytesOf(src), bytesOf(out), shape, 2, true);
   return out;
 }
 
@@ -310,14 +354,20 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
-/** columnToRowMajor over raw bytes (src may be unaligned, e.g. a view into a file). */
-export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
-  if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+/**
+ * columnToRowMajor over raw bytes (src may be unaligned, e.g. a view into a file). With `widenF16`, src holds
+ * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
+ */
+export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
+  if (widenF16 && elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
+  if (src.byteLength * (widenF16 ? 2 : 1) !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   // axes of extent 1 do not move anything
   const dims = shape.filter((d) => d !== 1);
   if (dims.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
   if (dims.length <= 1 || src.byteLength === 0) {
-    dst.set(src);
+    if (!widenF16) dst.set(src);
+    else if (src.byteOffset % 2 === 0) f16ToF32(new Uint16Array(src.buffer, src.byteOffset, src.byteLength / 2), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
+    else f16ToF32(new Uint16Array(copyBytes(src).buffer), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
     return;
   }
   // Stored order is row-major [dk … d1 d0]; we want [d0 … dk]. For every index of the middle axes d1…d(k-1)
@@ -350,7 +400,7 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
       index[m] = 0;
     }
   }
-  runTransposes(src, dst, elementBytes, last, first, srcStride, dstStride, blocks);
+  runTransposes(src, dst, transposeKind(elementBytes, widenF16), last, first, srcStride, dstStride, blocks, widenF16);
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number };
@@ -378,6 +428,58 @@ export function releaseMemory(): void {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Narrow floats to float32 (safetensors BF16, F8_E4M3, F8_E5M2): WASM SIMD in assembly/minifloat.ts, TS twins
+// in kernels-js.ts. Exact for every input; both backends give the same bits.
+
+interface MinifloatExports {
+  bf16ToF32(src: number, dst: number, count: number): void;
+  f8e4m3ToF32(src: number, dst: number, count: number): void;
+  f8e5m2ToF32(src: number, dst: number, count: number): void;
+}
+
+function minifloat(k: KernelExports): MinifloatExports {
+  return k as unknown as MinifloatExports;
+}
+
+/** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
+export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).bf16ToF32(s, d, n));
+  } else {
+    js.bf16ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+/**
+ * float8 e4m3fn (raw bytes; OCP FP8 E4M3: bias 7, no infinities, 0x7f and 0xff are NaN) to float32, exact.
+ * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
+ */
+export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e4m3ToF32(s, d, n));
+  } else {
+    js.f8e4m3ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
+/**
+ * float8 e5m2 (raw bytes; OCP FP8 E5M2: bias 15, IEEE-like with infinities and NaNs: the top byte of a
+ * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
+ */
+export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+  checkLength("dst", dst.length, src.length);
+  if (useWasm(src.length)) {
+    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e5m2ToF32(s, d, n));
+  } else {
+    js.f8e5m2ToF32(src, wordsOf(dst));
+  }
+  return dst;
+}
+
 // issue 15 (diff): diffStats, the reduction behind `tensorfile diff` and diffTensors (assembly/diff.ts; TS twin
 // js.diffStats). Both backends see the same DIFF_CHUNK-element chunks and combine them in the same order, so
 // their results are bit-identical.
@@ -455,54 +557,449 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
   return total;
 }
 
-// Narrow floats to float32 (safetensors BF16, F8_E4M3, F8_E5M2): WASM SIMD in assembly/minifloat.ts, TS twins
-// in kernels-js.ts. Exact for every input; both backends give the same bits.
+// ==== Statistics and histograms (issue 17) ====
+// stats(), mergeStats() and histogram() over any numeric typed array. Values go through in chunks of
+// STATS_CHUNK elements, on both backends alike, so a tensor of any size needs no second copy and the results
+// are the same bits whichever backend runs:
+// - WASM: each chunk is copied into the scratch area (or used in place when it lives in memory from
+//   allocate()), widened there when it is not float32/float64 (float16 halves, int8 with a scale, integers),
+//   then reduced by assembly/stats.ts. Scratch layout: raw chunk at +0 (<= 512 KiB), widened chunk at
+//   +256 KiB (<= 512 KiB), results at +768 KiB, histogram counters after them.
+// - TS: each chunk is widened to float64 and reduced by the twins in kernels-js.ts, lane for lane.
+// Chunks combine with Chan's formula, so std comes from the sum of squared deviations, never from
+// sumSquares - sum^2 / n (which cancels catastrophically when the mean is large next to the spread).
 
-interface MinifloatExports {
+/** Per-tensor statistics. Non-finite values are counted apart and left out of min, max, sum and the moments. */
+export interface TensorStats {
+  /** Elements, finite or not. */
+  count: number;
+  /** Smallest finite value (NaN when there is none). -0 reads as 0. */
+  min: number;
+  /** Largest finite value (NaN when there is none). */
+  max: number;
+  /** Sum of the finite values, accumulated in float64. */
+  sum: number;
+  /** Sum of their squares (float64; from the deviations: m2 + sum * mean, so it is exact to a few ulps). */
+  sumSquares: number;
+  /** Mean of the finite values (NaN when there is none); kept as a shift plus an offset while summing, so it
+   * equals sum / finite to rounding but is exact for constant data. */
+  mean: number;
+  /**
+   * Population standard deviation (divisor: finite, like numpy's std), NaN when finite is 0. Finite for any finite
+   * float64 values (moments that would overflow are redone on scaled values), while sum and sumSquares may be
+   * ±Inf when the true value is beyond the largest float64.
+   */
+  std: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  /** Elements equal to 0 (+0 and -0). */
+  zeros: number;
+  /** Finite elements: count - nan - posInf - negInf. */
+  finite: number;
+}
+
+/** What the values of a stats()/histogram() array are, where the array type alone does not say. */
+export interface StatsOptions {
+  /**
+   * The element type. Needed only for the narrow floats kept as raw bits: "float16" and "bfloat16" (a
+   * Uint16Array), "float8_e4m3" and "float8_e5m2" (a Uint8Array); any other value must match the array ("bool"
+   * goes with a Uint8Array), so a NamedTensor's dtype can always be passed along.
+   */
+  dtype?: string | undefined;
+  /** int8 only: the values are (q - offset) * scale, computed in float32 as kernels.dequantizeI8 does. */
+  scale?: number | undefined;
+  /** int8 only, with or without scale (default 0). */
+  offset?: number | undefined;
+}
+
+/** A histogram over [lo, hi]: `counts[i]` holds values in [lo + i * w, lo + (i + 1) * w), the last bin also hi. */
+export interface Histogram {
+  counts: Float64Array;
+  /** Finite values below lo / above hi. */
+  below: number;
+  above: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  /** The range used: as given, except that lo === hi is widened to a unit-wide (or relatively tiny) range. */
+  lo: number;
+  hi: number;
+}
+
+export type StatsData =
+  | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
+  | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+
+interface StatsExports {
+  statsF32(src: number, count: number, out: number): void;
+  statsF64(src: number, count: number, out: number): void;
+  histogramF32(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
+  histogramF64(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
+  widenI8ToF32(src: number, dst: number, count: number): void;
+  widenU8ToF32(src: number, dst: number, count: number): void;
+  widenI16ToF32(src: number, dst: number, count: number): void;
+  widenU16ToF32(src: number, dst: number, count: number): void;
+  widenI32ToF64(src: number, dst: number, count: number): void;
+  widenU32ToF64(src: number, dst: number, count: number): void;
+  f16ToF32(src: number, dst: number, count: number): void;
   bf16ToF32(src: number, dst: number, count: number): void;
   f8e4m3ToF32(src: number, dst: number, count: number): void;
   f8e5m2ToF32(src: number, dst: number, count: number): void;
+  dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
 }
 
-function minifloat(k: KernelExports): MinifloatExports {
-  return k as unknown as MinifloatExports;
+/** Elements per chunk, on both backends (the results depend on it, bit for bit). */
+export const STATS_CHUNK = 65536;
+const STATS_RAW = SCRATCH_OFFSET;
+const STATS_WIDE = SCRATCH_OFFSET + (256 << 10);
+const STATS_RESULT = SCRATCH_OFFSET + (768 << 10);
+const STATS_COUNTS = STATS_RESULT + 128;
+/** Histograms with more bins than fit the scratch (four u32 counters a bin) run on the TS twin. */
+export const MAX_WASM_BINS = Math.floor((SCRATCH_OFFSET + SCRATCH_BYTES - STATS_COUNTS) / 16);
+
+/** How one array's values reach the float32/float64 kernels. */
+interface ValuePlan {
+  /** Bytes per stored element. */
+  elementBytes: number;
+  /** Which kernel reduces the widened values; null: TS only (64-bit integers). */
+  wide: "f32" | "f64" | null;
+  /** WASM widening from raw to wide (none for float32/float64). */
+  widen: ((k: StatsExports, src: number, dst: number, n: number) => void) | null;
+  /** TS: values [start, start + n) as float64 into dst. */
+  toF64(start: number, n: number, dst: Float64Array): void;
 }
 
-/** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
-export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
-  checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).bf16ToF32(s, d, n));
-  } else {
-    js.bf16ToF32(src, wordsOf(dst));
+const DTYPE_OF_ARRAY: Record<string, readonly string[]> = {
+  Float32Array: ["float32"], Float64Array: ["float64"], Int8Array: ["int8"], Uint8Array: ["uint8", "bool", "float8_e4m3", "float8_e5m2"],
+  Uint8ClampedArray: ["uint8"], Int16Array: ["int16"], Uint16Array: ["uint16", "float16", "bfloat16"], Int32Array: ["int32"],
+  Uint32Array: ["uint32"], BigInt64Array: ["int64"], BigUint64Array: ["uint64"],
+};
+
+function arrayTypeName(data: unknown): string | undefined {
+  if (!ArrayBuffer.isView(data) || data instanceof DataView) return undefined;
+  const name = Object.prototype.toString.call(data).slice(8, -1);
+  return Object.prototype.hasOwnProperty.call(DTYPE_OF_ARRAY, name) ? name : undefined;
+}
+
+let floatBitsChunk: Uint32Array | undefined;
+let f32Chunk: Float32Array | undefined;
+
+/** float16, bfloat16 and float8 values: widened to float32 exactly (WASM kernel, or TS twin into float32 bits). */
+function narrowFloat<T extends Uint16Array | Uint8Array>(data: T, elementBytes: number,
+  widen: (k: StatsExports, src: number, dst: number, n: number) => void, twin: (src: T, bits: Uint32Array) => void): ValuePlan {
+  return {
+    elementBytes, wide: "f32", widen,
+    toF64: (start, n, dst) => {
+      floatBitsChunk ??= new Uint32Array(STATS_CHUNK);
+      const bits = floatBitsChunk.subarray(0, n);
+      twin(data.subarray(start, start + n) as T, bits);
+      dst.set(new Float32Array(bits.buffer, 0, n));
+    },
+  };
+}
+
+function planValues(data: StatsData, options: StatsOptions | undefined, what: string): ValuePlan {
+  const type = arrayTypeName(data);
+  if (type === undefined) {
+    throw new TypeError(`tensorfile: ${what} takes a numeric typed array (Float32Array, Float64Array, Uint16Array of float16 halves, Int8Array, …), not ${data === null ? "null" : typeof data === "object" ? (data as object).constructor?.name ?? "an object" : typeof data}`);
   }
-  return dst;
+  const dtype = options?.dtype ?? DTYPE_OF_ARRAY[type]![0]!;
+  if (!DTYPE_OF_ARRAY[type]!.includes(dtype)) {
+    throw new TypeError(`tensorfile: ${what}: a ${type} cannot hold dtype ${String(dtype)} (it holds ${DTYPE_OF_ARRAY[type]!.join(" or ")}; float16 halves come as a Uint16Array)`);
+  }
+  const quantized = options?.scale !== undefined || options?.offset !== undefined;
+  if (quantized && dtype !== "int8") throw new TypeError(`tensorfile: ${what}: scale and offset apply to int8 data (an Int8Array), not to ${dtype}`);
+  const scale = options?.scale ?? 1;
+  const offset = options?.offset ?? 0;
+  if (quantized && (typeof scale !== "number" || typeof offset !== "number" || !Number.isFinite(scale) || !Number.isFinite(offset))) {
+    throw new TypeError(`tensorfile: ${what}: scale and offset must be finite numbers, not ${String(options?.scale)} and ${String(options?.offset)}`);
+  }
+  const copyTo = (src: ArrayLike<number>) => (start: number, n: number, dst: Float64Array) => {
+    dst.set((src as Float32Array).subarray(start, start + n));
+  };
+  switch (dtype) {
+    case "float32": return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
+    case "float64": return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
+    case "float16": return narrowFloat(data as Uint16Array, 2, (k, s, d, n) => k.f16ToF32(s, d, n), js.f16ToF32);
+    case "bfloat16": return narrowFloat(data as Uint16Array, 2, (k, s, d, n) => k.bf16ToF32(s, d, n), js.bf16ToF32);
+    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), js.f8e4m3ToF32);
+    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), js.f8e5m2ToF32);
+    case "int8": {
+      const q = data as Int8Array;
+      if (quantized) {
+        return {
+          elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset),
+          toF64: (start, n, dst) => {
+            f32Chunk ??= new Float32Array(STATS_CHUNK);
+            const values = f32Chunk.subarray(0, n);
+            js.dequantizeI8(q.subarray(start, start + n), values, scale, offset);
+            dst.set(values);
+          },
+        };
+      }
+      return { elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.widenI8ToF32(s, d, n), toF64: copyTo(q) };
+    }
+    case "uint8": case "bool": return { elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.widenU8ToF32(s, d, n), toF64: copyTo(data as Uint8Array) };
+    case "int16": return { elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.widenI16ToF32(s, d, n), toF64: copyTo(data as Int16Array) };
+    case "uint16": return { elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.widenU16ToF32(s, d, n), toF64: copyTo(data as Uint16Array) };
+    case "int32": return { elementBytes: 4, wide: "f64", widen: (k, s, d, n) => k.widenI32ToF64(s, d, n), toF64: copyTo(data as Int32Array) };
+    case "uint32": return { elementBytes: 4, wide: "f64", widen: (k, s, d, n) => k.widenU32ToF64(s, d, n), toF64: copyTo(data as Uint32Array) };
+    default: {
+      // 64-bit integers: TS only, as float64 (exact up to 2^53)
+      const big = data as BigInt64Array | BigUint64Array;
+      return {
+        elementBytes: 8, wide: null, widen: null,
+        toF64: (start, n, dst) => {
+          for (let i = 0; i < n; i++) dst[i] = Number(big[start + i]!);
+        },
+      };
+    }
+  }
 }
 
 /**
- * float8 e4m3fn (raw bytes; OCP FP8 E4M3: bias 7, no infinities, 0x7f and 0xff are NaN) to float32, exact.
- * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
+ * Calls `reduce` for every chunk of `data`'s values: on WASM with the address of the chunk's float32/float64
+ * values, else with the values as a Float64Array.
  */
-export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
-  checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e4m3ToF32(s, d, n));
-  } else {
-    js.f8e4m3ToF32(src, wordsOf(dst));
+function forEachChunk(
+  data: StatsData, plan: ValuePlan,
+  onWasm: (k: StatsExports, heap: KernelInstance, values: number, n: number) => void,
+  onJs: (values: Float64Array, n: number) => void,
+): void {
+  const count = data.length;
+  const wasm = plan.wide === null ? null : useWasm(count);
+  if (!wasm) {
+    const values = new Float64Array(Math.min(STATS_CHUNK, count));
+    for (let start = 0; start < count; start += STATS_CHUNK) {
+      const n = Math.min(STATS_CHUNK, count - start);
+      plan.toF64(start, n, values);
+      onJs(values, n);
+    }
+    return;
   }
-  return dst;
+  const resident = instanceOf(data.buffer);
+  const home = resident ?? wasm;
+  const k = home.exports as unknown as StatsExports;
+  const bytes = bytesOf(data);
+  const size = plan.elementBytes;
+  for (let start = 0; start < count; start += STATS_CHUNK) {
+    const n = Math.min(STATS_CHUNK, count - start);
+    let at: number;
+    if (resident) {
+      at = data.byteOffset + start * size;
+    } else {
+      new Uint8Array(home.memory.buffer).set(bytes.subarray(start * size, (start + n) * size), STATS_RAW);
+      at = STATS_RAW;
+    }
+    if (plan.widen) {
+      plan.widen(k, at, STATS_WIDE, n);
+      at = STATS_WIDE;
+    }
+    onWasm(k, home, at, n);
+  }
 }
 
 /**
- * float8 e5m2 (raw bytes; OCP FP8 E5M2: bias 15, IEEE-like with infinities and NaNs: the top byte of a
- * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
+ * Statistics of one chunk or more, before the finishing step (min/max still ±Inf when nothing is finite). The
+ * mean is kept as shift + offset (the shift: a value of the data), so that merging loses no precision to a
+ * large mean and constant data keeps m2 exactly 0.
  */
-export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
-  checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e5m2ToF32(s, d, n));
-  } else {
-    js.f8e5m2ToF32(src, wordsOf(dst));
+interface PartialStats {
+  count: number;
+  finite: number;
+  min: number;
+  max: number;
+  sum: number;
+  m2: number;
+  shift: number;
+  /** mean - shift */
+  offset: number;
+  nan: number;
+  posInf: number;
+  negInf: number;
+  zeros: number;
+}
+
+function partialFrom(r: Float64Array, count: number): PartialStats {
+  const nan = r[4]!;
+  const posInf = r[5]!;
+  const negInf = r[6]!;
+  // -0 and +0 compare equal and the lanes see them in another order than a loop would: report 0
+  const min = r[0]! === 0 ? 0 : r[0]!;
+  const max = r[1]! === 0 ? 0 : r[1]!;
+  return {
+    count, finite: count - nan - posInf - negInf, min, max, sum: r[2]!, m2: r[3]!, shift: r[8]!, offset: r[9]!,
+    nan, posInf, negInf, zeros: r[7]!,
+  };
+}
+
+/** Chan et al.'s pairwise update: the moments of the union of two disjoint sets of values. */
+function mergePartial(a: PartialStats, b: PartialStats): PartialStats {
+  let { m2, shift, offset } = a;
+  if (a.finite === 0) ({ m2, shift, offset } = b);
+  else if (b.finite > 0) {
+    const n = a.finite + b.finite;
+    const delta = (b.shift - a.shift) + (b.offset - a.offset);
+    offset = a.offset + delta * (b.finite / n);
+    m2 = a.m2 + b.m2 + delta * delta * (a.finite * (b.finite / n));
   }
-  return dst;
+  return {
+    count: a.count + b.count,
+    finite: a.finite + b.finite,
+    min: Math.min(a.min, b.min),
+    max: Math.max(a.max, b.max),
+    sum: a.sum + b.sum,
+    m2,
+    shift,
+    offset,
+    nan: a.nan + b.nan,
+    posInf: a.posInf + b.posInf,
+    negInf: a.negInf + b.negInf,
+    zeros: a.zeros + b.zeros,
+  };
+}
+
+const EMPTY_PARTIAL: PartialStats = {
+  count: 0, finite: 0, min: Infinity, max: -Infinity, sum: 0, m2: 0, shift: 0, offset: 0, nan: 0, posInf: 0, negInf: 0, zeros: 0,
+};
+
+function finishStats(p: PartialStats): TensorStats {
+  const none = p.finite === 0;
+  const mean = none ? NaN : p.shift + p.offset;
+  return {
+    count: p.count,
+    min: none ? NaN : p.min,
+    max: none ? NaN : p.max,
+    sum: p.sum,
+    sumSquares: none ? 0 : p.m2 + p.sum * mean,
+    mean,
+    std: none ? NaN : Math.sqrt(p.m2 / p.finite),
+    nan: p.nan,
+    posInf: p.posInf,
+    negInf: p.negInf,
+    zeros: p.zeros,
+    finite: p.finite,
+  };
+}
+
+const chunkResult = new Float64Array(10);
+
+/**
+ * count, min, max, sum, sumSquares, mean, std and the NaN / +Inf / -Inf / zero counts of `data`'s values in one
+ * streamed pass. float16: pass `{ dtype: "float16" }` with the raw halves; int8 with a scale:
+ * `{ scale, offset }` (values (q - offset) * scale, as dequantizeI8 computes them). BigInt64/BigUint64 values
+ * are taken as float64 (exact to 2^53) on the TS path.
+ */
+export function stats(data: StatsData, options?: StatsOptions): TensorStats {
+  const plan = planValues(data, options, "stats()");
+  let total = EMPTY_PARTIAL;
+  forEachChunk(data, plan, (k, home, at, n) => {
+    if (plan.wide === "f32") k.statsF32(at, n, STATS_RESULT);
+    else k.statsF64(at, n, STATS_RESULT);
+    total = mergePartial(total, partialFrom(new Float64Array(home.memory.buffer, STATS_RESULT, 10), n));
+  }, (values, n) => {
+    js.statsF64(values, n, chunkResult);
+    total = mergePartial(total, partialFrom(chunkResult, n));
+  });
+  const result = finishStats(total);
+  if (plan.wide === "f64" && result.finite > 0 && !(Number.isFinite(result.mean) && Number.isFinite(result.std))) {
+    // float64 values beyond ~1e154 overflow the squares (or beyond ~1e308 the sums): redo the moments on the
+    // values times 2^-600 (on the TS path, so both backends agree) and scale back
+    let scaled = EMPTY_PARTIAL;
+    forEachChunk(data, { ...plan, wide: null }, () => undefined, (values, n) => {
+      for (let i = 0; i < n; i++) values[i]! *= 2 ** -600;
+      js.statsF64(values, n, chunkResult);
+      scaled = mergePartial(scaled, partialFrom(chunkResult, n));
+    });
+    const small = finishStats(scaled);
+    result.sum = small.sum * 2 ** 600;
+    result.sumSquares = small.sumSquares * 2 ** 600 * 2 ** 600;
+    result.mean = small.mean * 2 ** 600;
+    result.std = small.std * 2 ** 600;
+  }
+  return result;
+}
+
+function checkStats(s: TensorStats, what: string): void {
+  if (s === null || typeof s !== "object") throw new TypeError(`tensorfile: mergeStats() takes two TensorStats objects (from kernels.stats), not ${s === null ? "null" : typeof s} as ${what}`);
+  for (const key of ["count", "finite", "nan", "posInf", "negInf", "zeros", "sum", "mean", "std"] as const) {
+    if (typeof s[key] !== "number") throw new TypeError(`tensorfile: mergeStats(): ${what}.${key} must be a number (pass what kernels.stats returns)`);
+  }
+}
+
+/**
+ * The statistics of the union of two disjoint parts (chunks, shards, streamed pieces): equal, up to rounding,
+ * to stats() of the parts' values together. The moments combine with Chan's formula (the sum of squared
+ * deviations is std^2 * finite), so the merged std keeps its precision however large the mean.
+ */
+export function mergeStats(a: TensorStats, b: TensorStats): TensorStats {
+  checkStats(a, "a");
+  checkStats(b, "b");
+  const partial = (s: TensorStats): PartialStats => ({
+    count: s.count, finite: s.finite, min: s.finite > 0 ? s.min : Infinity, max: s.finite > 0 ? s.max : -Infinity,
+    sum: s.sum, m2: s.finite > 0 ? s.std * s.std * s.finite : 0, shift: s.finite > 0 ? s.mean : 0, offset: 0,
+    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros,
+  });
+  return finishStats(mergePartial(partial(a), partial(b)));
+}
+
+const histogramSpecials = new Float64Array(5);
+
+/**
+ * Counts `data`'s finite values in `bins` equal bins over [lo, hi] (finite, lo <= hi): value x goes to bin
+ * min(trunc((x - lo) * (bins / (hi - lo))), bins - 1), computed in float64 (for a range wider than the
+ * largest float64, with x, lo and hi halved first). Values outside [lo, hi] and non-finite values are counted
+ * apart (below, above, nan, posInf, negInf). A range too narrow for that arithmetic (lo === hi, a constant
+ * tensor, included) is widened around its middle, as numpy does: the result's lo and hi say what was used.
+ * Same options as stats().
+ */
+export function histogram(data: StatsData, bins: number, lo: number, hi: number, options?: StatsOptions): Histogram {
+  const plan = planValues(data, options, "histogram()");
+  if (!Number.isInteger(bins) || bins < 1 || bins > 1 << 24) throw new RangeError(`tensorfile: histogram() bins must be an integer from 1 to 16777216, not ${String(bins)}`);
+  if (typeof lo !== "number" || typeof hi !== "number" || !Number.isFinite(lo) || !Number.isFinite(hi) || !(lo <= hi)) {
+    throw new RangeError(`tensorfile: histogram() needs finite lo <= hi, not ${String(lo)} and ${String(hi)} (the min and max from stats() will do)`);
+  }
+  // halve everything when hi - lo overflows (exact: such a range has no subnormal ends)
+  const h = Number.isFinite(hi - lo) ? 1 : 0.5;
+  if (!Number.isFinite(bins / (hi * h - lo * h)) || hi === lo) {
+    const middle = lo / 2 + hi / 2;
+    const half = Math.max(0.5, Math.abs(middle) * 2 ** -20);
+    lo = Math.max(-Number.MAX_VALUE, middle - half);
+    hi = Math.min(Number.MAX_VALUE, middle + half);
+  }
+  const loH = lo * h;
+  const scale = bins / (hi * h - loH);
+  const counts = new Float64Array(bins);
+  const result: Histogram = { counts, below: 0, above: 0, nan: 0, posInf: 0, negInf: 0, lo, hi };
+  const addSpecials = (r: ArrayLike<number>) => {
+    result.below += r[0]!;
+    result.above += r[1]!;
+    result.nan += r[2]!;
+    result.posInf += r[3]!;
+    result.negInf += r[4]!;
+  };
+  const onJs = (values: Float64Array, n: number) => {
+    js.histogramF64(values, n, lo, hi, h, loH, scale, counts, histogramSpecials);
+    addSpecials(histogramSpecials);
+  };
+  if (bins > MAX_WASM_BINS) {
+    forEachChunk(data, { ...plan, wide: null }, () => undefined, onJs);
+    return result;
+  }
+  let home: KernelInstance | undefined;
+  forEachChunk(data, plan, (k, instance, at, n) => {
+    if (!home) {
+      home = instance;
+      new Uint32Array(instance.memory.buffer, STATS_COUNTS, bins * 4).fill(0);
+    }
+    if (plan.wide === "f32") k.histogramF32(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
+    else k.histogramF64(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
+    addSpecials(new Float64Array(instance.memory.buffer, STATS_RESULT, 5));
+  }, onJs);
+  if (home) {
+    const lanes = new Uint32Array(home.memory.buffer, STATS_COUNTS, bins * 4);
+    for (let b = 0; b < bins; b++) counts[b] = lanes[4 * b]! + lanes[4 * b + 1]! + lanes[4 * b + 2]! + lanes[4 * b + 3]!;
+  }
+  return result;
 }

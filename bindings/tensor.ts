@@ -216,6 +216,26 @@ export function viewAs(dtype: DType, bytes: Uint8Array, copy = false): TypedArra
 /** The bytes of a typed array (a view, no copy). */
 export const bytesOf = kernels.bytesOf;
 
+/**
+ * Column-major to row-major for elements of any size: 1, 2, 4 and 8 bytes directly; multiples of 8 (complex128,
+ * 16-byte opaque types) as 8-byte lanes: reorder [lanes, ...shape] (lanes vary fastest in the column-major
+ * source), which leaves the lanes as the slowest axis, then transpose lanes x elements back into place.
+ */
+export function columnToRowMajorElements(src: Uint8Array, dst: Uint8Array, shape: readonly number[], size: number): void {
+  if (size === 1 || size === 2 || size === 4 || size === 8 || src.byteLength === 0) {
+    kernels.columnToRowMajorBytes(src, dst, shape, Math.max(1, size));
+    return;
+  }
+  if (size % 8 !== 0) throw new RangeError(`tensorfile: column-major ${size}-byte elements cannot be reordered (1, 2, 4 or multiples of 8)`);
+  const lanes = size / 8;
+  const count = src.byteLength / size;
+  const planes = new BigUint64Array(count * lanes);
+  kernels.columnToRowMajorBytes(src, bytesOf(planes), [lanes, ...shape], 8);
+  const target = dst.byteOffset % 8 === 0 ? new BigUint64Array(dst.buffer, dst.byteOffset, count * lanes) : new BigUint64Array(count * lanes);
+  kernels.transpose(planes, lanes, count, target);
+  if (target.buffer !== dst.buffer) dst.set(bytesOf(target));
+}
+
 /** True when options.dtype "float32" makes decodeTensor turn this tensor into float32 values. */
 function convertsToFloat32(info: TensorInfo, options: DecodeOptions): boolean {
   return options.dtype === "float32" && info.dtype !== "float32" && (isStandardDType(info.dtype) || isNarrowFloat(info.dtype));
@@ -301,27 +321,73 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     bytesOf(out).set(bytes);
     return result(out);
   }
-  if (columnMajor && !swap && !converts) {
-    // one pass straight from the (possibly unaligned) stored bytes into the row-major result
-    const target = out ?? allocateArray(info.dtype, count);
-    kernels.columnToRowMajorBytes(bytes, bytesOf(target), info.shape, size);
-    return result(target);
+  if (cast || (widen && info.dtype !== "float16")) {
+    // float32 casts and bfloat16/float8 widening: reorder and swap as stored first, then convert into the result
+    const stored = decodeTensor(bytes, info, {}, format).data;
+    const into = out as Float32Array | undefined;
+    return result(cast ? toFloat32(stored, into) : widenToFloat32(stored, info.dtype, into));
   }
-  // Order: swap, then reorder the narrow stored elements (half the bytes of float32 for fp16, a quarter for
-  // int8), then widen or dequantize straight into the result; the last step writes into `out` when given.
-  let data = viewAs(info.dtype, bytes, swap); // a private copy when it must be swapped in place
-  if (swap) kernels.byteSwap(bytesOf(data), swapWidth(info.dtype) as 2 | 4 | 8);
-  if (columnMajor) data = kernels.columnToRowMajor(data, info.shape, converts ? undefined : (out as typeof data | undefined));
-  if (widen) {
-    data = widenToFloat32(data, info.dtype, out as Float32Array | undefined);
-  } else if (dequantize) {
-    const q = info.quantization!;
-    data = kernels.dequantizeI8(data as Int8Array, q.scale, q.offset, out as Float32Array | undefined);
-  } else if (cast) {
-    data = toFloat32(data, out as Float32Array | undefined);
-  } else if (out && data !== out) {
-    bytesOf(out).set(bytesOf(data));
-    data = out;
+  // from here `widen` is float16 only
+  const target = out ?? allocateArray(dtype, count);
+  if (!columnMajor) {
+    decodeRows(bytes, info, target, swap, widen, dequantize);
+  } else if (!widen && !dequantize) {
+    // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
+    // place (a transpose moves whole elements, so the order of the two does not matter); elements of any size
+    columnToRowMajorElements(bytes, bytesOf(target), info.shape, size);
+    if (swap) kernels.byteSwap(bytesOf(target), swapWidth(info.dtype) as 2 | 4 | 8);
+  } else if (widen) {
+    // column-major fp16 to row-major float32 in one pass (the fused kernel); swapped first into a private copy
+    const halves = swap ? kernels.byteSwap(copyBytes(bytes), 2) : bytes;
+    kernels.columnToRowMajorBytes(halves, bytesOf(target), info.shape, 2, true);
+  } else {
+    // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result
+    const reordered = kernels.columnToRowMajor(viewAs(info.dtype, bytes) as Int8Array, info.shape);
+    kernels.dequantizeI8(reordered, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
   }
-  return result(data);
+  return result(target);
+}
+
+/** Elements per step when stored bytes must be staged (unaligned, or swapped): small enough to stay in cache. */
+const STAGE_ELEMENTS = 64 * 1024;
+
+/**
+ * Row-major stored bytes (any alignment) into `target`: byte swap, fp16 widening or int8 dequantization in one
+ * pass. Bytes that can be viewed as elements go to the kernel directly; others are staged a cache-sized piece at
+ * a time (never a second full copy).
+ */
+function decodeRows(bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean): void {
+  const size = dtypeBytes(info.dtype);
+  const width = swapWidth(info.dtype) as 2 | 4 | 8;
+  const count = bytes.byteLength / size;
+  if (!widen && !dequantize) {
+    // copy a piece into its place and swap it there while it is in cache
+    const out = bytesOf(target);
+    const step = STAGE_ELEMENTS * size;
+    for (let at = 0; at < bytes.byteLength; at += step) {
+      const piece = out.subarray(at, Math.min(at + step, bytes.byteLength));
+      piece.set(bytes.subarray(at, at + piece.byteLength));
+      if (swap) kernels.byteSwap(piece, width);
+    }
+    return;
+  }
+  const convert = (src: Uint16Array | Int8Array, from: number): void => {
+    const dst = (target as Float32Array).subarray(from, from + src.length);
+    if (widen) kernels.f16ToF32(src as Uint16Array, dst);
+    else kernels.dequantizeI8(src as Int8Array, info.quantization!.scale, info.quantization!.offset, dst);
+  };
+  const ctor = widen ? Uint16Array : Int8Array;
+  if (!swap && bytes.byteOffset % size === 0) {
+    convert(new ctor(bytes.buffer as ArrayBuffer, bytes.byteOffset, count), 0);
+    return;
+  }
+  const stage = new ctor(Math.min(count, STAGE_ELEMENTS));
+  const stageBytes = bytesOf(stage);
+  for (let start = 0; start < count; start += STAGE_ELEMENTS) {
+    const n = Math.min(STAGE_ELEMENTS, count - start);
+    stageBytes.set(bytes.subarray(start * size, (start + n) * size));
+    const piece = stage.subarray(0, n);
+    if (swap) kernels.byteSwap(piece, width);
+    convert(piece, start);
+  }
 }

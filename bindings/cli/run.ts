@@ -17,14 +17,18 @@ import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
-import { writeSafetensorsTo } from "../export/stream.js";
+import { decodeInChunks, writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, SourceError, fromBytes, fromFile, fromUrl, readExactly, sourceSize } from "../io/source.js";
-import { type DType, type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
+import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
+import { openFileAccess } from "../io/file-access.js";
+import { openFile } from "../load-file.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
+import { type StatsCommandOptions, statsCommand } from "./stats.js";
+import { type ViewCommandOptions, viewCommand } from "./view.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 
@@ -33,20 +37,23 @@ export interface CliIO {
   stderr: ProgressStream;
 }
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 /** The input is bad (exit 1) for a reason that is not a FormatError. */
-class InputError extends Error {}
+export class InputError extends Error {}
 
 const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
+  tensorfile stats FILE [--tensor NAME] [--json]
+  tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
-Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key).
+Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
+read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 
 const OUTPUT_RULES = `Outputs are written to a temporary file beside OUT and renamed into place when complete; an existing OUT
@@ -67,9 +74,11 @@ OUT's extension picks the target:
   .safetensors  every tensor, row-major, logical shape (streamed tensor by tensor)
   .npy          one tensor: --tensor NAME, or the only one
   .json         what "inspect --json" prints
-  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it)
+  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
+                not for the input formats safetensors, npy and npz)
   -             standard output, with --to json or --to npy
-  --dtype float32   every real-valued tensor as float32 (widens float16, dequantizes int8 with a scale and offset)
+  --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
+                    with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
   --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
   --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
@@ -91,19 +100,40 @@ reference runtime would refuse (for example an .april file whose params do not f
   diff: DIFF_HELP,
 };
 
+HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
+
+Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
+max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
+of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
+skipped.
+  --tensor NAME  only this tensor
+  --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
+                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+
+HELP.view = `tensorfile view [FILE…] [--port N] [--open]
+
+Serves the inspector page and the FILEs (with HTTP Range) on 127.0.0.1 only, prints the page's URL as the first
+line of standard output (with #url= for a single FILE) and serves until Ctrl-C (SIGINT) or SIGTERM. Only the
+listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }].
+  --port N   the port (default 0: any free port)
+  --open     open the page in the default browser (xdg-open, open or start; a failure is only a warning)`;
+
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
   inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
   verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
   convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
+  stats: { tensor: { type: "string" }, json: { type: "boolean" } },
+  view: { port: { type: "string" }, open: { type: "boolean" } },
   patch: PATCH_OPTIONS,
   diff: DIFF_OPTIONS,
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
 
-function print(stream: ProgressStream, text: string): void {
+export function print(stream: ProgressStream, text: string): void {
   stream.write(`${text}\n`);
 }
 
@@ -133,7 +163,7 @@ function readStdin(): Promise<Uint8Array> {
  * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
  * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
  */
-async function openSource(path: string): Promise<ByteSource> {
+export async function openSource(path: string): Promise<ByteSource> {
   if (path === "-") return fromBytes(await readStdin(), "stdin");
   if (isUrl(path)) return fromUrl(path);
   let isFile: boolean;
@@ -142,7 +172,8 @@ async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
   }
-  if (isFile) return fromFile(path);
+  // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
+  if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
     return fromBytes(new Uint8Array(await readFile(path)), path);
   } catch (cause) {
@@ -163,7 +194,7 @@ async function readWhole(path: string): Promise<Uint8Array> {
   }
 }
 
-async function openLazy(path: string) {
+export async function openLazy(path: string) {
   const source = await openSource(path);
   try {
     const opened = await readFromAny(source);
@@ -172,6 +203,35 @@ async function openLazy(path: string) {
     await source.close?.();
     throw error;
   }
+}
+
+/**
+ * Every tensor of FILE decoded once and let go (verify needs their count and size, not their values), with the
+ * file's object and its module. A regular file is opened lazily: headers first, then each tensor read and decoded
+ * on its own (a plainly stored one 16 MiB at a time), so memory stays flat whatever the file size; the checks of
+ * verify and inspect give the same results on this header-level object as on read()'s. npz (whose verify checks
+ * each member's CRC-32 over its stored bytes) and anything that is not a regular file are read whole.
+ */
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number }> {
+  if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
+    const opened = await openFile(path);
+    try {
+      if (opened.format !== "npz") {
+        let bytes = 0;
+        const infos = opened.tensorInfos();
+        for (const info of infos) {
+          for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
+        }
+        return { module: formatModule(opened.format) as AnyModule, file: opened.file, tensors: { count: infos.length, bytes }, size: (await stat(path)).size };
+      }
+    } finally {
+      await opened.close();
+    }
+  }
+  const bytes = await readWhole(path);
+  const { module, file } = readWholeAny(bytes);
+  const all = module.tensors(file);
+  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length };
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -205,7 +265,7 @@ function safeRelativePath(name: string, suffix = ""): string {
   }).join(sep);
 }
 
-function shapeText(shape: readonly number[]): string {
+export function shapeText(shape: readonly number[]): string {
   return `[${shape.join(", ")}]`;
 }
 
@@ -261,7 +321,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   }
 }
 
-function jsonText(value: unknown, indent = 2): string {
+export function jsonText(value: unknown, indent = 2): string {
   return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), indent);
 }
 
@@ -331,6 +391,7 @@ async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: An
     await writeSafetensorsTo(createWriteStream(outPath), {
       tensorInfos: () => infos,
       loadTensor: (info, decode) => module.loadTensor(source, info, decode),
+      source, // plainly stored tensors stream in 16 MiB chunks (flat memory on any size)
     }, {
       metadata: { "tensorfile.source": label },
       decode: options,
@@ -387,8 +448,12 @@ function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
 
 const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
-/** What OUT may end in for this input: the tensor outputs and the input format's own extensions. */
+/**
+ * What OUT may end in for this input: the tensor outputs and the input format's own extensions (none for the
+ * input formats safetensors, npy and npz, which are never re-encoded).
+ */
 function allowedExtensions(module: AnyModule, input: string): string[] {
+  if (module.inputOnly) return [...TENSOR_OUTPUTS];
   const own = [...module.extensions];
   const inputExt = extname(input).toLowerCase();
   const otherFormats = FORMATS.filter((f) => f.id !== module.id).flatMap((f) => [...f.extensions]);
@@ -416,7 +481,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
   try {
     const allowed = allowedExtensions(opened.module, input);
     if (!allowed.includes(ext)) {
-      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}`);
+      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}${opened.module.inputOnly ? ` (${opened.format} is read, never written as a re-encode)` : ""}`);
     }
     if (TENSOR_OUTPUTS.includes(ext)) {
       if (ext === ".json") {
@@ -499,13 +564,14 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
     await writeAtomically(dir, async (root) => {
       const progress = new Progress(io.stderr, "extract", total);
       try {
+        // plainly stored tensors stream in chunks (flat memory), the others load one at a time
+        const lazyFile = { tensorInfos: () => infos, loadTensor: (i: TensorInfo, d?: DecodeOptions) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
         for (const info of infos) {
-          const tensor = await opened.module.loadTensor(opened.source, info, decode);
           const relative = safeRelativePath(info.name, ".npy");
           files.push([info.name, relative]);
           const path = join(root, relative);
           await mkdirFor(path);
-          await writeNpyFile(path, tensor.dtype, tensor.shape, tensor.data);
+          await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
           progress.advance(info.byteLength, info.name);
         }
         for (const blob of blobs) {
@@ -544,20 +610,18 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const bytes = await readWhole(path);
-      const { module, file } = readWholeAny(bytes);
-      const tensors = module.tensors(file);
+      const { module, file, tensors: decoded, size } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
-      const total = tensors.reduce((a, t) => a + t.data.byteLength, 0);
+      const total = decoded.bytes;
       if (warnings.length > 0) warned++;
       const ok = !(options.strict && warnings.length > 0);
       if (!ok) failed++;
       if (options.json) {
-        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: tensors.length, warnings, error: null }, 0));
+        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(tensors.length, "tensor")} (${formatBytes(total)}), ${bytes.length} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
@@ -618,7 +682,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stdout, HELP[name]!);
     return 0;
   }
-  const inputs = name === "inspect" || name === "verify" ? positionals : positionals.slice(0, 1);
+  const inputs = name === "inspect" || name === "verify" || name === "view" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
     return 2;
@@ -633,6 +697,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await extractCommand(io, positionals, values as { dtype?: string; force?: boolean });
       case "verify":
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
+      case "stats":
+        return await statsCommand(io, positionals, values as StatsCommandOptions);
+      case "view":
+        return await viewCommand(io, positionals, values as ViewCommandOptions);
       case "patch":
         return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
       case "diff":

@@ -13,7 +13,8 @@
  * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
  */
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
-import { decodedDType } from "../tensor.js";
+import { decodeTensor, decodedDType, dtypeBytes, elementCount } from "../tensor.js";
+import { type ByteSource, readExactly } from "../io/source.js";
 import { checkTensor } from "./check.js";
 import { npyHeader } from "./npy.js";
 import { planSafetensors } from "./safetensors.js";
@@ -30,10 +31,54 @@ export interface NodeWritableLike {
 
 export type ByteSink = ((chunk: Uint8Array) => void | Promise<void>) | WritableStream<Uint8Array> | NodeWritableLike;
 
-/** What a streaming writer loads tensors from: readFromAny()'s result, or anything with the same two methods. */
+/**
+ * What a streaming writer loads tensors from: readFromAny()'s result, or anything with the same two methods. With
+ * its `source` too (openFile() gives it), tensors stored plainly are streamed in chunks instead of whole.
+ */
 export interface LazyTensors {
   tensorInfos(): TensorInfo[];
   loadTensor(info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+  source?: ByteSource | undefined;
+}
+
+/** Elements per chunk when a plainly stored tensor streams in pieces (16 MiB of float32). */
+export const STREAM_CHUNK_ELEMENTS = 4 * 1024 * 1024;
+
+/** TensorInfo fields every format's plain tensors have; any other field means the format must decode it. */
+const PLAIN_INFO_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization"]);
+
+/**
+ * True when the tensor's stored bytes decode piece by piece on their own: no format-specific stored form (a
+ * .csta's obfuscation, primitiv batches, SPRAAK gzip/ASCII/G.711, npz members), no reordering of axes.
+ */
+function streamsInChunks(info: TensorInfo): boolean {
+  for (const [key, value] of Object.entries(info)) if (value !== undefined && !PLAIN_INFO_KEYS.has(key)) return false;
+  if (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1) return false;
+  const count = elementCount(info.shape);
+  return count > STREAM_CHUNK_ELEMENTS && info.byteLength === count * dtypeBytes(info.dtype);
+}
+
+/**
+ * The decoded bytes of one tensor of a lazy file, in pieces: a plainly stored tensor read and decoded 16 MiB at a
+ * time when the file has its source, any other loaded whole (one piece).
+ */
+export async function* decodeInChunks(file: LazyTensors, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  if (file.source !== undefined && streamsInChunks(info)) yield* tensorChunks(file.source, info, decode);
+  else yield dataBytes(await file.loadTensor(info, decode));
+}
+
+/** One plainly stored tensor, read and decoded a chunk at a time (bounded memory whatever its size). */
+async function* tensorChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  const size = dtypeBytes(info.dtype);
+  const count = elementCount(info.shape);
+  const format = info.format ?? "tensorfile";
+  for (let start = 0; start < count; start += STREAM_CHUNK_ELEMENTS) {
+    const n = Math.min(STREAM_CHUNK_ELEMENTS, count - start);
+    const at = info.byteOffset + start * size;
+    const stored = await readExactly(source, at, n * size, format, info.name);
+    const piece: TensorInfo = { ...info, shape: [n], byteOffset: at, byteLength: n * size, layout: "row-major" };
+    yield dataBytes(decodeTensor(stored, piece, { dtype: decode?.dtype }, format));
+  }
 }
 
 export interface StreamWriteOptions {
@@ -151,14 +196,30 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
     await writer.write(plan.header);
     written += plan.header.length;
     // the next tensor loads while the sink takes the previous one
+    const chunked = (k: number) => lazy?.source !== undefined && streamsInChunks(infos![plan.layout[k]!.index]!);
     const load = (k: number): Promise<NamedTensor> | undefined => {
       const slot = plan.layout[k];
-      if (!slot) return undefined;
+      if (!slot || chunked(k)) return undefined;
       return lazy ? lazy.loadTensor(infos![slot.index]!, options.decode) : Promise.resolve(eager![slot.index]!);
     };
     let next = load(0);
     for (let k = 0; k < plan.layout.length; k++) {
       const slot = plan.layout[k]!;
+      if (chunked(k)) {
+        // a large plainly stored tensor: read, decode and write 16 MiB at a time
+        let bytes = 0;
+        for await (const piece of tensorChunks(lazy!.source!, infos![slot.index]!, options.decode)) {
+          await writer.write(piece);
+          bytes += piece.length;
+        }
+        if (bytes !== slot.end - slot.begin) {
+          throw new RangeError(`tensorfile: tensor "${slot.name}" decoded to ${bytes} bytes; its header entry says ${slot.end - slot.begin}`);
+        }
+        written += bytes;
+        options.onProgress?.(written, plan.size, slot.name);
+        next = load(k + 1);
+        continue;
+      }
       const tensor = await next!;
       next = load(k + 1);
       next?.catch(() => undefined); // awaited in its turn
@@ -179,19 +240,63 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
   return written;
 }
 
-/** Writes one tensor as a `.npy` file into `sink` (the same bytes writeNpy() returns); resolves to the byte count. */
-export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor, options: Pick<StreamWriteOptions, "end"> = {}): Promise<number> {
-  checkTensor(tensor, "writeNpyTo() tensor");
-  const header = npyHeader(tensor.dtype, tensor.shape);
-  const body = dataBytes(tensor);
-  const writer = sinkWriter(sink, options.end ?? true, "writeNpyTo");
+/** One tensor of a lazy file, for writeNpyTo: loaded (or streamed in chunks) only when written. */
+export interface LazyTensorRef {
+  file: LazyTensors;
+  info: TensorInfo;
+  decode?: DecodeOptions | undefined;
+}
+
+function isLazyRef(value: unknown): value is LazyTensorRef {
+  return typeof value === "object" && value !== null && isLazy((value as LazyTensorRef).file) && typeof (value as LazyTensorRef).info === "object";
+}
+
+/**
+ * Writes one tensor as a `.npy` file into `sink` (the same bytes writeNpy() returns); resolves to the byte count.
+ * `tensor` is a NamedTensor, or `{ file, info, decode? }` naming one tensor of a lazy file: a plainly stored one
+ * then streams in chunks when the file has its `source` (openFile()), so memory stays flat whatever its size.
+ */
+export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor | LazyTensorRef, options: Pick<StreamWriteOptions, "end"> = {}): Promise<number> {
+  if (isLazyRef(tensor) && tensor.file.source !== undefined && streamsInChunks(tensor.info)) {
+    const { info, decode } = tensor;
+    const header = npyHeader(decodedDType(info, decode), info.shape);
+    const writer = sinkWriter(sink, options.end ?? true, "writeNpyTo");
+    let written = 0;
+    try {
+      await writer.write(header);
+      written += header.length;
+      for await (const piece of tensorChunks(tensor.file.source!, info, decode)) {
+        await writer.write(piece);
+        written += piece.length;
+      }
+      await writer.finish();
+    } catch (error) {
+      await writer.abort(error);
+      throw error;
+    }
+    return written;
+  }
+  const loaded = isLazyRef(tensor) ? await tensor.file.loadTensor(tensor.info, tensor.decode) : tensor;
+  checkTensor(loaded, "writeNpyTo() tensor");
+  return writePiecesTo(sink, [npyHeader(loaded.dtype, loaded.shape), dataBytes(loaded)], { end: options.end, caller: "writeNpyTo" });
+}
+
+/**
+ * Sends pieces to a sink in order (what each format's writeTo does with its writer's segments); resolves to the
+ * byte count. The pieces are views of the file's own payloads, not copies.
+ */
+export async function writePiecesTo(sink: ByteSink, pieces: readonly Uint8Array[], options: Pick<StreamWriteOptions, "end"> & { caller: string }): Promise<number> {
+  const writer = sinkWriter(sink, options.end ?? true, options.caller);
+  let written = 0;
   try {
-    await writer.write(header);
-    await writer.write(body);
+    for (const piece of pieces) {
+      await writer.write(piece);
+      written += piece.length;
+    }
     await writer.finish();
   } catch (error) {
     await writer.abort(error);
     throw error;
   }
-  return header.length + body.length;
+  return written;
 }

@@ -23,6 +23,7 @@
  * reference layout, which is what libapril can load.
  */
 import { assertEager } from "../io/lazy.js";
+import { type ByteSink, writePiecesTo } from "../export/stream.js";
 import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { CorruptDataError, TruncatedError, UnsupportedError } from "../errors.js";
 import { type ByteRange, ByteReader } from "../io/byte-reader.js";
@@ -494,6 +495,16 @@ export function write(file: AprilFile, _options?: unknown): Uint8Array {
   for (const n of networks) w.bytes(n);
   w.bytes(params);
   return w.finish();
+}
+
+/**
+ * write() into a sink (a function, a WritableStream or a Node Writable): the header, the three networks as they
+ * are (no copy), the params. Resolves to the byte count.
+ */
+export async function writeTo(file: AprilFile, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+  const networks = networkBytes(file);
+  const { header, params } = encodeHeaderAndParams(file, networks.map((n) => n.length));
+  return writePiecesTo(sink, [header, ...networks, params], { end: options.end, caller: "april.writeTo" });
 }
 
 /**

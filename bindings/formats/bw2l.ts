@@ -23,7 +23,8 @@ import type { Bw2lFile } from "./bw2l/model.js";
 import { type QuantizeMode, dequantizeFile, quantizeFile } from "./bw2l/quantize.js";
 import { parseFile } from "./bw2l/reader.js";
 import { decodableInfo } from "./bw2l/view.js";
-import { writeFile } from "./bw2l/writer.js";
+import { writeFile, writePieces } from "./bw2l/writer.js";
+import { type ByteSink, writePiecesTo } from "../export/stream.js";
 
 export const id = "bw2l" as const;
 export const extensions: readonly string[] = [".b2l", ".bw2l"];
@@ -74,6 +75,14 @@ export async function readFrom(source: ByteSource, _options: ReadOptions = {}): 
 /** The bytes of `file` (byte-identical to the input for anything read()); `quantize` converts float32 params first. */
 export function write(file: Bw2lFile, options: WriteOptions = {}): Uint8Array {
   return writeFile(options.quantize ? quantizeFile(file, options.quantize) : file);
+}
+
+/**
+ * write() into a sink (a function, a WritableStream or a Node Writable) piece by piece: the payloads go out as
+ * they are, with no second copy of the file in memory. Resolves to the byte count.
+ */
+export async function writeTo(file: Bw2lFile, sink: ByteSink, options: WriteOptions & { end?: boolean | undefined } = {}): Promise<number> {
+  return writePiecesTo(sink, writePieces(options.quantize ? quantizeFile(file, options.quantize) : file), { end: options.end, caller: "bw2l.writeTo" });
 }
 
 /** Reads and decodes one tensor of a readFrom() result. */

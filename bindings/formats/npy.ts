@@ -22,6 +22,8 @@ import { arrayInfo, arrayWarnings, decodeArray, headerMeta, inspectRow } from ".
 
 export const id = "npy" as const;
 export const extensions: readonly string[] = [".npy"];
+/** An input format: read, converted, inspected, never written as a re-encode target. */
+export const inputOnly = true;
 
 export type { NpyArray, NpyVersion } from "./npy/parse.js";
 export { descrInfo } from "./npy/parse.js";

@@ -7,7 +7,8 @@
  * follows), members inside the file, before the directory, not overlapping, named <name>.npy and unique,
  * methods stored or deflate, no encryption; each member a valid .npy (as npy.read checks it) of exactly the
  * declared size. Deflated members inflate bounded by the declared size (CORRUPT past it, never a bigger
- * allocation). CRC-32s are checked by verify(). readFrom() reads the directory, the local headers and each
+ * allocation) and are checked against their CRC-32 whenever inflated; stored members' CRC-32s by verify().
+ * readFrom() reads the directory, the local headers and each
  * member's .npy header (inflating only the start of deflated members); loadTensor reads one member.
  */
 import { CorruptDataError } from "../errors.js";
@@ -19,12 +20,14 @@ import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } f
 import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { encodeHeader } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, headerMeta, inspectRow } from "./npy/view.js";
-import { type NpzMember, type NpzMemberRef, inflateMember } from "./npz/members.js";
+import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from "./npz/members.js";
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
 
 export const id = "npz" as const;
 export const extensions: readonly string[] = [".npz"];
+/** An input format: read, converted, inspected, never written as a re-encode target. */
+export const inputOnly = true;
 
 export type { NpzFile } from "./npz/reader.js";
 export type { NpzMember, NpzMemberRef } from "./npz/members.js";
@@ -42,16 +45,19 @@ export interface ReadOptions {
 
 /**
  * True for a zip whose first member is named *.npy (when the head shows its name) or an empty zip (an end
- * record with no entries, as np.savez() with no arrays writes). Never throws.
+ * record, or a zip64 end record, with no entries, as np.savez() with no arrays writes). Never throws.
  */
 export function detect(value: Uint8Array): boolean {
   const head = bytesOrUndefined(value);
   if (!head || head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b) return false;
   if (head[2] === 0x05 && head[3] === 0x06) return head.length >= 12 && head[8] === 0 && head[9] === 0 && head[10] === 0 && head[11] === 0;
+  // an empty archive with a zip64 end record first (entries u64 at 32)
+  if (head[2] === 0x06 && head[3] === 0x06) return head.length >= 40 && head.subarray(32, 40).every((b) => b === 0);
   if (head[2] !== 0x03 || head[3] !== 0x04) return false;
   if (head.length < 30) return true;
   const nameLength = head[26]! | (head[27]! << 8);
-  if (30 + nameLength > head.length) return true;
+  // only a name inside the first 64 bytes counts, however many bytes the caller passes (detectFormat's head)
+  if (30 + nameLength > Math.min(head.length, 64)) return true;
   const name = head.subarray(30 + nameLength - 4, 30 + nameLength);
   return nameLength > 4 && name[0] === 0x2e && name[1] === 0x6e && name[2] === 0x70 && name[3] === 0x79;
 }
@@ -84,7 +90,7 @@ function npyHeaderLength(member: NpzMember): number {
 function infoOf(member: NpzMember): NpzTensorInfo {
   const arrayOffset = npyHeaderLength(member);
   const byteOffset = member.method === "stored" ? member.dataOffset + arrayOffset : member.dataOffset;
-  const ref: NpzMemberRef = { method: member.method, dataOffset: member.dataOffset, compressedSize: member.compressedSize, size: member.size, arrayOffset };
+  const ref: NpzMemberRef = { method: member.method, dataOffset: member.dataOffset, compressedSize: member.compressedSize, size: member.size, arrayOffset, crc32: member.crc32 };
   return { ...arrayInfo(member.array, member.tensor, byteOffset, id), member: ref };
 }
 
@@ -109,6 +115,7 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
   const field = `members[${JSON.stringify(`${info.name}.npy`)}].data`;
   const compressed = await readExactly(source, member.dataOffset, member.compressedSize, id, field);
   const content = inflateMember(compressed, member.size, id, member.dataOffset, field);
+  checkCrc(content, member.crc32, id, member.dataOffset, field);
   const data = content.subarray(member.arrayOffset, member.arrayOffset + info.byteLength);
   if (data.byteLength !== info.byteLength) {
     throw new CorruptDataError(id, `the inflated member holds ${data.byteLength} bytes of data, the header says ${info.byteLength}`, member.dataOffset, field);
@@ -138,14 +145,17 @@ export function inspect(file: NpzFile): InspectResult {
   };
 }
 
-/** Warnings: CRC-32 mismatches (numpy refuses such members), and each member's .npy warnings. */
+/**
+ * Warnings: CRC-32 mismatches of stored members (numpy refuses such members; deflated members are checked when
+ * inflated, so read() refuses them), and each member's .npy warnings.
+ */
 export function verify(file: NpzFile): string[] {
   const warnings: string[] = [];
   for (const m of file.members) {
     if (m.content) {
       const crc = crc32(m.content);
       if (crc !== m.crc32) {
-        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${m.crc32.toString(16).padStart(8, "0")} stored, 0x${crc.toString(16).padStart(8, "0")} computed): the member is corrupt and numpy refuses it`);
+        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`);
       }
     }
     const headerBytes = (m.array.version === "1.0" ? 10 : 12) + encodeHeader(m.array.header, m.array.version).length;

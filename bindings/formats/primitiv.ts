@@ -22,6 +22,7 @@
  * objects for write() from row-major data.
  */
 import { assertEager } from "../io/lazy.js";
+import { type ByteSink, writePiecesTo } from "../export/stream.js";
 import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { BadMagicError, CorruptDataError, UnsupportedError, UnsupportedVersionError } from "../errors.js";
 import { type ByteRange, ByteReader } from "../io/byte-reader.js";
@@ -541,10 +542,21 @@ export function asFile(input: PrimitivFileLike, caller = "primitiv.write"): Prim
  * sorted order). Tensors must hold their bytes (a read() result or built), not ByteRanges.
  */
 export function write(input: PrimitivFileLike, _options?: Record<string, never>): Uint8Array {
-  const file = asFile(input, "primitiv.write");
+  return encode(asFile(input, "primitiv.write"), false).finish();
+}
+
+/**
+ * write() into a sink (a function, a WritableStream or a Node Writable) piece by piece: tensor payloads go out as
+ * they are, with no second copy of the file in memory. Resolves to the byte count.
+ */
+export async function writeTo(input: PrimitivFileLike, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+  return writePiecesTo(sink, encode(asFile(input, "primitiv.writeTo"), true).segments(), { end: options.end, caller: "primitiv.writeTo" });
+}
+
+function encode(file: PrimitivFile, passThrough: boolean): ByteWriter {
   const enc = new Encoder();
   const size = measure(file, enc);
-  const w = new ByteWriter(size, false);
+  const w = new ByteWriter(size, false, { passThrough });
   writeUint32(w, VERSION.major, "header.major");
   writeUint32(w, VERSION.minor, "header.minor");
   writeUint32(w, DATA_TYPE_CODES[file.dataType], "header.dataType");
@@ -585,9 +597,8 @@ export function write(input: PrimitivFileLike, _options?: Record<string, never>)
       break;
     }
   }
-  const out = w.finish();
-  if (out.length !== size) throw new Error(`primitiv: internal error: measured ${size} bytes, wrote ${out.length}`);
-  return out;
+  if (w.length !== size) throw new Error(`primitiv: internal error: measured ${size} bytes, wrote ${w.length}`);
+  return w;
 }
 
 // ---------------------------------------------------------------------------------------------------------

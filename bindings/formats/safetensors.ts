@@ -22,6 +22,8 @@ import { MAX_HEADER_BYTES, parseFile } from "./safetensors/reader.js";
 
 export const id = "safetensors" as const;
 export const extensions: readonly string[] = [".safetensors"];
+/** An input format: read, converted, inspected, never written as a re-encode target. */
+export const inputOnly = true;
 
 export type { SafetensorsDType, SafetensorsFile, SafetensorsTensor } from "./safetensors/model.js";
 export { blobs, inspect, logicalType, tensorInfos, tensors, verify } from "./safetensors/view.js";
@@ -43,7 +45,8 @@ export function detect(value: Uint8Array): boolean {
   const size = view.getBigUint64(0, true);
   if (size < 2n || size > BigInt(MAX_HEADER_BYTES)) return false;
   if (head[8] !== 0x7b) return false;
-  const end = Math.min(head.length, 8 + Number(size));
+  // only the first 64 bytes (detectFormat's DETECT_BYTES) decide, so a head and the whole file agree
+  const end = Math.min(head.length, 8 + Number(size), 64);
   let i = 9;
   while (i < end && (head[i] === 0x20 || head[i] === 0x0a || head[i] === 0x0d || head[i] === 0x09)) i++;
   if (i < end && head[i] !== 0x22 && head[i] !== 0x7d) return false;

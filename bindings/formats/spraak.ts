@@ -16,6 +16,7 @@
  * Choices the public documentation leaves open are in spraak/provisional.ts (PROVISIONAL, KEY_HEADER_RULES).
  */
 import { assertEager } from "../io/lazy.js";
+import { type ByteSink, writePiecesTo } from "../export/stream.js";
 import { copyBytes } from "../io/input.js";
 import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { CorruptDataError, TruncatedError, UnsupportedError } from "../errors.js";
@@ -417,14 +418,25 @@ function writeError(detail: string, field: string): never {
 
 /** The file's bytes. `write(read(x))` is byte-identical to x; edited headers keep their style. */
 export function write(file: SpraakFileParts): Uint8Array {
+  return concat(pieces(file));
+}
+
+/**
+ * write() into a sink (a function, a WritableStream or a Node Writable): the header, then the data as it is
+ * stored (little-endian binary data without a copy). Resolves to the byte count.
+ */
+export async function writeTo(file: SpraakFileParts, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+  return writePiecesTo(sink, pieces(file), { end: options.end, caller: "spraak.writeTo" });
+}
+
+function pieces(file: SpraakFileParts): Uint8Array[] {
   const { keys } = effectiveKeys(file.kind, file.header, file.external);
   const { meta } = describe(keys, file.kind, (key) => ({ offset: undefined, field: key }), id);
   const headerBytes = file.kind === "none" ? new Uint8Array(0) : encodeText(renderHeader(file), file.encoding, id, "header");
   let dataBytes = encodeData(file, meta);
   if (meta.compress === "gzip") dataBytes = reuseOrGzip(file.data, dataBytes);
-  let out = concat([headerBytes, ...(Array.isArray(dataBytes) ? dataBytes : [dataBytes])]);
-  if (file.gzip) out = reuseOrGzip(file, out);
-  return out;
+  const parts = [headerBytes, ...(Array.isArray(dataBytes) ? dataBytes : [dataBytes])];
+  return file.gzip ? [reuseOrGzip(file, concat(parts))] : parts;
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -14,6 +14,7 @@
  * (`#name/0` … `#name/k-1` for a packed value of k > 1 fields), in the stored shape.
  */
 import { assertEager } from "../io/lazy.js";
+import { type ByteSink, writePiecesTo } from "../export/stream.js";
 import { copyBytes } from "../io/input.js";
 import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
 import { UnsupportedError } from "../errors.js";
@@ -115,6 +116,23 @@ function moduleBytes(module: TsmModule): Uint8Array {
   const w = new ByteWriter(moduleByteLength(module));
   writeModule(w, module);
   return w.finish();
+}
+
+/**
+ * write() into a sink (a function, a WritableStream or a Node Writable). A .tsm goes out piece by piece with the
+ * `<const>` payloads as they are (no second copy); a .csta is obfuscated as a whole first, so it is written
+ * whole. Resolves to the byte count.
+ */
+export async function writeTo(file: TsmFile, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+  let pieces: Uint8Array[];
+  if (file.container) {
+    pieces = [write(file)];
+  } else {
+    const w = new ByteWriter(moduleByteLength(file), true, { passThrough: true });
+    writeModule(w, file);
+    pieces = w.segments();
+  }
+  return writePiecesTo(sink, pieces, { end: options.end, caller: "tsm.writeTo" });
 }
 
 /** The file's bytes: a .tsm, or a .csta when `file.container` is set (as read() gives for a .csta). */

@@ -38,6 +38,8 @@ export interface FormatModule<F = unknown, R = unknown, W = unknown> {
   readonly id: FormatId;
   /** File extensions, lower case with the dot. */
   readonly extensions: readonly string[];
+  /** True for the input formats (safetensors, npy, npz): never a re-encode target. */
+  readonly inputOnly?: boolean | undefined;
   /** True when the first bytes are this format's; never throws. */
   detect(head: Uint8Array): boolean;
   read(bytes: Uint8Array, options?: R): F;

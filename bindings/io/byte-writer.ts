@@ -2,6 +2,11 @@
  * ByteWriter: a growing output buffer with the same nouns as ByteReader (`u32(v)`, `f32(v)`, `bytes(b)`),
  * per-instance endianness, and marks for sizes known only at the end (`reserve` + `patchU32/patchU64`).
  * When the total size is cheap to compute, pass it to the constructor: the buffer is then allocated once.
+ *
+ * Pass-through mode (`{ passThrough: true }`, for writeTo): large `bytes(b)` payloads are not copied but kept as
+ * references between the small pieces written around them; `segments()` gives everything in order, so a
+ * gigabyte of weights goes to a sink without a second copy. Marks and patches only reach the buffer, so a
+ * writer in this mode must not patch across a passed-through payload (none of the formats' writers patch).
  */
 
 const textEncoder = new TextEncoder();
@@ -10,21 +15,36 @@ export interface Mark {
   readonly offset: number;
 }
 
+/** Payloads at least this long are passed through (not copied) in pass-through mode. */
+export const PASS_THROUGH_BYTES = 64 * 1024;
+
+export interface ByteWriterOptions {
+  /** Keep large payloads as references instead of copying them (see segments()). */
+  passThrough?: boolean | undefined;
+}
+
 export class ByteWriter {
   littleEndian: boolean;
   private buffer: Uint8Array;
   private view: DataView;
   private pos = 0;
+  private readonly passThrough: boolean;
+  /** Pass-through mode: buffer ranges [from, to) and passed payloads, in order. */
+  private readonly pieces: ({ from: number; to: number } | Uint8Array)[] = [];
+  private pieceStart = 0;
+  private passedBytes = 0;
 
-  constructor(initialCapacity = 1024, littleEndian = true) {
+  constructor(initialCapacity = 1024, littleEndian = true, options: ByteWriterOptions = {}) {
     this.littleEndian = littleEndian;
-    this.buffer = new Uint8Array(Math.max(16, initialCapacity));
+    this.passThrough = options.passThrough === true;
+    const capacity = this.passThrough ? Math.min(initialCapacity, PASS_THROUGH_BYTES) : initialCapacity;
+    this.buffer = new Uint8Array(Math.max(16, capacity));
     this.view = new DataView(this.buffer.buffer);
   }
 
-  /** Bytes written so far. */
+  /** Bytes written so far (passed-through payloads included). */
   get length(): number {
-    return this.pos;
+    return this.pos + this.passedBytes;
   }
 
   private ensure(n: number): number {
@@ -91,8 +111,14 @@ export class ByteWriter {
     return this;
   }
 
-  /** Appends raw bytes. */
+  /** Appends raw bytes (in pass-through mode, a large payload is kept by reference: do not change it). */
   bytes(b: Uint8Array): this {
+    if (this.passThrough && b.length >= PASS_THROUGH_BYTES) {
+      this.pieces.push({ from: this.pieceStart, to: this.pos }, b);
+      this.pieceStart = this.pos;
+      this.passedBytes += b.length;
+      return this;
+    }
     const at = this.ensure(b.length); // ensure() may replace the buffer
     this.buffer.set(b, at);
     return this;
@@ -135,7 +161,24 @@ export class ByteWriter {
 
   /** The bytes written: a view of the internal buffer (no copy when the capacity was exact). */
   finish(): Uint8Array {
-    return this.buffer.subarray(0, this.pos);
+    if (this.passedBytes === 0) return this.buffer.subarray(0, this.pos);
+    const out = new Uint8Array(this.length);
+    let at = 0;
+    for (const piece of this.segments()) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+    return out;
+  }
+
+  /** Everything written, in order, as pieces: views of the buffer and the passed-through payloads. */
+  segments(): Uint8Array[] {
+    const out: Uint8Array[] = [];
+    for (const piece of [...this.pieces, { from: this.pieceStart, to: this.pos }]) {
+      if (piece instanceof Uint8Array) out.push(piece);
+      else if (piece.to > piece.from) out.push(this.buffer.subarray(piece.from, piece.to));
+    }
+    return out;
   }
 }
 

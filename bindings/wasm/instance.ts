@@ -27,6 +27,7 @@ export interface KernelExports {
   transpose16(src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number): void;
   transpose32(src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number): void;
   transpose64(src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number): void;
+  transposeF16ToF32(src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number): void;
   staticEnd(): number;
   copy(src: number, dst: number, bytes: number): void;
 }

@@ -120,3 +120,88 @@ export function inputForms(bytes: Uint8Array): [string, Uint8Array | ArrayBuffer
     ["ArrayBuffer", new Uint8Array(bytes).buffer],
   ];
 }
+
+export interface ZipMemberSpec {
+  name: string;
+  /** The member's uncompressed bytes. */
+  content: Uint8Array;
+  method?: 0 | 8 | undefined;
+  /** Overrides for what the directory says (to build broken archives). */
+  crc32?: number | undefined;
+  size?: number | undefined;
+  /** Replace the compressed bytes. */
+  compressed?: Uint8Array | undefined;
+  /** Write sizes as 0xffffffff with zip64 extra fields (local and central), as numpy's savez does. */
+  zip64?: boolean | undefined;
+  flags?: number | undefined;
+  /** A different name in the local header. */
+  localName?: string | undefined;
+}
+
+/** CRC-32 written from the definition (bitwise), independent of the library's table version. */
+export function crc32Bitwise(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  }
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+/**
+ * A ZIP archive written from APPNOTE by hand (not with fflate's zip writer): stored or deflated members, zip64
+ * extras and a zip64 end record when asked, an archive comment.
+ */
+export function zipFile(members: readonly ZipMemberSpec[], options: { zip64End?: boolean; comment?: string; deflate: (b: Uint8Array) => Uint8Array }): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let offset = 0;
+  const u16 = (v: number) => Uint8Array.of(v & 0xff, (v >>> 8) & 0xff);
+  const u32 = (v: number) => Uint8Array.of(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, (v >>> 24) & 0xff);
+  const u64 = (v: number) => concatBytes(u32(v % 2 ** 32), u32(Math.floor(v / 2 ** 32)));
+  for (const m of members) {
+    const method = m.method ?? 0;
+    const compressed = m.compressed ?? (method === 8 ? options.deflate(m.content) : m.content);
+    const crc = m.crc32 ?? crc32Bitwise(m.content);
+    const size = m.size ?? m.content.length;
+    const name = new TextEncoder().encode(m.name);
+    const localName = new TextEncoder().encode(m.localName ?? m.name);
+    const flags = (m.flags ?? 0) | 0x0800;
+    const localExtra = m.zip64 ? concatBytes(u16(1), u16(16), u64(size), u64(compressed.length)) : new Uint8Array(0);
+    const local = concatBytes(
+      u32(0x04034b50), u16(m.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21), u32(crc),
+      u32(m.zip64 ? 0xffffffff : compressed.length), u32(m.zip64 ? 0xffffffff : size), u16(localName.length), u16(localExtra.length), localName, localExtra,
+    );
+    const centralExtra = m.zip64 ? concatBytes(u16(1), u16(24), u64(size), u64(compressed.length), u64(offset)) : new Uint8Array(0);
+    central.push(concatBytes(
+      u32(0x02014b50), u16(0x031e), u16(m.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21), u32(crc),
+      u32(m.zip64 ? 0xffffffff : compressed.length), u32(m.zip64 ? 0xffffffff : size), u16(name.length), u16(centralExtra.length), u16(0),
+      u16(0), u16(0), u32(0), u32(m.zip64 ? 0xffffffff : offset), name, centralExtra,
+    ));
+    parts.push(local, compressed);
+    offset += local.length + compressed.length;
+  }
+  const cd = concatBytes(...central);
+  const comment = new TextEncoder().encode(options.comment ?? "");
+  const tail: Uint8Array[] = [cd];
+  const cdOffset = offset;
+  if (options.zip64End) {
+    const end64At = cdOffset + cd.length;
+    tail.push(concatBytes(u32(0x06064b50), u64(44), u16(45), u16(45), u32(0), u32(0), u64(members.length), u64(members.length), u64(cd.length), u64(cdOffset)));
+    tail.push(concatBytes(u32(0x07064b50), u32(0), u64(end64At), u32(1)));
+    tail.push(concatBytes(u32(0x06054b50), u16(0), u16(0), u16(0xffff), u16(0xffff), u32(0xffffffff), u32(0xffffffff), u16(comment.length), comment));
+  } else {
+    tail.push(concatBytes(u32(0x06054b50), u16(0), u16(0), u16(members.length), u16(members.length), u32(cd.length), u32(cdOffset), u16(comment.length), comment));
+  }
+  return concatBytes(...parts, ...tail);
+}
+
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}

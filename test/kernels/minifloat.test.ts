@@ -95,8 +95,12 @@ describe.each(BACKENDS)("narrow-float kernels (%s)", (backend) => {
       expectBits(withBackend(backend, () => kernels.f8e4m3ToF32(src)), src, e4m3Reference, `e4m3 (length ${length})`);
       expectBits(withBackend(backend, () => kernels.f8e5m2ToF32(src)), src, e5m2Reference, `e5m2 (length ${length})`);
     }
+    // longer than one pass through the 1 MiB scratch area
     const big = new Uint16Array(3 * 65536 + 5).map((_, i) => (i * 40503) & 0xffff);
     expectBits(withBackend(backend, () => kernels.bf16ToF32(big)), big, bf16Reference, "bf16 (long)");
+    const bigBytes = new Uint8Array(600_001).map((_, i) => (i * 167 + (i >> 11)) & 0xff);
+    expectBits(withBackend(backend, () => kernels.f8e4m3ToF32(bigBytes)), bigBytes, e4m3Reference, "e4m3 (long)");
+    expectBits(withBackend(backend, () => kernels.f8e5m2ToF32(bigBytes)), bigBytes, e5m2Reference, "e5m2 (long)");
   });
 
   it("writes into a given output and checks its length", () => {

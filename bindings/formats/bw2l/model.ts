@@ -136,12 +136,53 @@ export function isByteRange(value: unknown): value is ByteRange {
     typeof (value as ByteRange).byteOffset === "number" && typeof (value as ByteRange).byteLength === "number";
 }
 
-/** Element count of an array (from its data or byte range). */
-export function arrayLength(array: Bw2lArray): number {
-  return array.data.byteLength / DTYPES[array.dtype].bytes;
+/**
+ * Payloads read() left as stored: an unaligned payload cannot be a typed-array view of the input, and copying it
+ * in read() would copy it twice for tensors() (which decodes and transposes into a new array anyway). Such an
+ * array's `data` is a getter that makes the aligned copy on first access; until then tensors() and write() use the
+ * stored bytes directly.
+ */
+const pendingPayloads = new WeakMap<Bw2lArray, Uint8Array>();
+
+/** An array whose `data` is an aligned copy of `stored` (unaligned bytes of the input), made on first access. */
+export function deferredArray(dtype: Bw2lDType, stored: Uint8Array): Bw2lArray {
+  const array = { dtype } as Bw2lArray;
+  const settle = (value: Bw2lArrayData | ByteRange): void => {
+    pendingPayloads.delete(array);
+    Object.defineProperty(array, "data", { value, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(array, "data", {
+    enumerable: true,
+    configurable: true,
+    get(): Bw2lArrayData {
+      const copy = new DTYPES[dtype].ctor(stored.byteLength / DTYPES[dtype].bytes);
+      new Uint8Array(copy.buffer).set(stored);
+      settle(copy);
+      return copy;
+    },
+    set(value: Bw2lArrayData | ByteRange) {
+      settle(value);
+    },
+  });
+  pendingPayloads.set(array, stored);
+  return array;
+}
+
+/**
+ * The array's payload without materialising a deferred copy: its stored bytes (a Uint8Array view of the input)
+ * while `data` has not been touched, else `data` itself.
+ */
+export function peekPayload(array: Bw2lArray): { stored: Uint8Array } | { data: Bw2lArrayData | ByteRange } {
+  const stored = pendingPayloads.get(array);
+  return stored ? { stored } : { data: array.data };
 }
 
 /** Byte length of an array's payload. */
 export function arrayByteLength(array: Bw2lArray): number {
-  return array.data.byteLength;
+  return pendingPayloads.get(array)?.byteLength ?? array.data.byteLength;
+}
+
+/** Element count of an array (from its data or byte range). */
+export function arrayLength(array: Bw2lArray): number {
+  return arrayByteLength(array) / DTYPES[array.dtype].bytes;
 }

@@ -5,7 +5,7 @@ import type { ByteRange, ByteReader } from "../../io/byte-reader.js";
 import { viewAs } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lEntry, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,
-  DTYPES, isBw2lDType,
+  DTYPES, deferredArray, isBw2lDType,
 } from "./model.js";
 import { decodeText } from "./text.js";
 
@@ -60,10 +60,17 @@ function readArray(r: ByteReader, version: Bw2lVersion, field: string, options: 
   const length = r.count(declaredLength, facts.bytes, `${field}.data`);
   const byteOffset = r.pos;
   const byteLength = length * facts.bytes;
-  let data: Bw2lArrayData | ByteRange;
-  if (options.eager) data = viewAs(facts.standard, r.bytesView(byteLength, `${field}.data`), options.copy) as Bw2lArrayData;
-  else data = r.range(byteLength, `${field}.data`);
-  const array: Bw2lArray = { dtype, data, byteOffset };
+  let array: Bw2lArray;
+  if (!options.eager) {
+    array = { dtype, data: r.range(byteLength, `${field}.data`) };
+  } else {
+    const stored = r.bytesView(byteLength, `${field}.data`);
+    // an aligned payload is a view of the input; an unaligned one stays as stored until `data` is used
+    array = options.copy || stored.byteOffset % facts.bytes === 0
+      ? { dtype, data: viewAs(facts.standard, stored, options.copy) as Bw2lArrayData }
+      : deferredArray(dtype, stored);
+  }
+  array.byteOffset = byteOffset;
   if (dims) array.dims = dims;
   return array;
 }

@@ -5,7 +5,7 @@ import { type DecodeOptions, type NamedTensor, type Quantization, type TensorInf
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
   type Bw2lArray, type Bw2lFile, type Bw2lKeyvalSection, type Bw2lLayer, type Bw2lSection, DTYPES,
-  arrayLength, isArraySection, isByteRange, isKeyvalSection, isLayersSection, isRawSection, isUtf8Section,
+  arrayByteLength, arrayLength, isArraySection, isByteRange, peekPayload, isKeyvalSection, isLayersSection, isRawSection, isUtf8Section,
 } from "./model.js";
 import { hasEscapedBytes } from "./text.js";
 import { sectionDataSizes } from "./writer.js";
@@ -106,7 +106,7 @@ function infoOf(e: TensorEntry, byteOffset: number): TensorInfo {
     dtype: DTYPES[e.array.dtype].standard,
     shape: e.shape,
     byteOffset,
-    byteLength: e.array.data.byteLength,
+    byteLength: arrayByteLength(e.array),
     byteOrder: "le",
     layout: e.layout,
     format: "bw2l",
@@ -118,7 +118,8 @@ function infoOf(e: TensorEntry, byteOffset: number): TensorInfo {
 /** Where each tensor is in the file, for read() and readFrom() results (not for built or dequantized files). */
 export function tensorInfos(file: Bw2lFile): TensorInfo[] {
   return tensorEntries(file).map((e) => {
-    const offset = isByteRange(e.array.data) ? e.array.data.byteOffset : e.array.byteOffset;
+    const payload = peekPayload(e.array);
+    const offset = "data" in payload && isByteRange(payload.data) ? payload.data.byteOffset : e.array.byteOffset;
     if (offset === undefined) {
       throw new TypeError(`bw2l: tensor ${e.name} was not read from a file (no byte offset); tensorInfos describes read() and readFrom() results`);
     }
@@ -142,11 +143,14 @@ export function decodableInfo(info: TensorInfo): TensorInfo {
 export function tensors(file: Bw2lFile, options: DecodeOptions = {}): NamedTensor[] {
   assertEager(file, FORMAT);
   return tensorEntries(file).map((e) => {
-    if (!ArrayBuffer.isView(e.array.data)) {
+    // decoded once from the stored bytes (an unaligned payload is not copied first)
+    const payload = peekPayload(e.array);
+    if ("data" in payload && !ArrayBuffer.isView(payload.data)) {
       throw new TypeError(`bw2l: tensor ${e.name} is not loaded (a readFrom() result); use loadTensor`);
     }
+    const stored = "stored" in payload ? payload.stored : bytesOf(payload.data as ArrayBufferView);
     const info = infoOf(e, e.array.byteOffset ?? 0);
-    const tensor = decodeTensor(bytesOf(e.array.data), decodableInfo(info), options, FORMAT);
+    const tensor = decodeTensor(stored, decodableInfo(info), options, FORMAT);
     tensor.shape = e.shape.slice();
     return tensor;
   });
@@ -183,7 +187,7 @@ export function inspect(file: Bw2lFile): InspectResult {
       name: e.name,
       dtype: DTYPES[e.array.dtype].standard,
       shape: e.shape.slice(),
-      byteLength: e.array.data.byteLength,
+      byteLength: arrayByteLength(e.array),
     })),
     sections: file.sections.map((s, i) => {
       const row: Record<string, unknown> = { name: s.name, type: s.type, size: sizes[i] };

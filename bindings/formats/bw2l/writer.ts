@@ -7,7 +7,7 @@ import { ByteWriter } from "../../io/byte-writer.js";
 import { bytesOf } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,
-  DTYPES, isArraySection, isBw2lDType, isByteRange, isKeyvalSection, isLayersSection, isUtf8Section,
+  DTYPES, isArraySection, isBw2lDType, isByteRange, peekPayload, isKeyvalSection, isLayersSection, isUtf8Section,
 } from "./model.js";
 import { encodeText } from "./text.js";
 
@@ -55,6 +55,8 @@ function payloadBytes(data: unknown, field: string): Uint8Array {
 function arrayPayloadLength(array: Bw2lArray, field: string, allowRanges: boolean): number {
   if (!isBw2lDType(array.dtype)) throw new TypeError(`bw2l: ${field}.dtype ${JSON.stringify(array.dtype)} is not one of ${Object.keys(DTYPES).join(", ")}`);
   const facts = DTYPES[array.dtype];
+  const payload = peekPayload(array);
+  if ("stored" in payload) return payload.stored.byteLength; // read() left it as stored: the right type by construction
   if (allowRanges && isByteRange(array.data)) return array.data.byteLength;
   const length = payloadBytes(array.data, `${field}.data`).length;
   if (!(array.data instanceof facts.ctor)) {
@@ -137,7 +139,8 @@ class Plan {
 
 function writeArray(w: ByteWriter, plan: Plan, array: Bw2lArray): void {
   const dtype = plan.strings.bytes(array.dtype);
-  const payload = bytesOf(array.data as Bw2lArrayData);
+  const peeked = peekPayload(array);
+  const payload = "stored" in peeked ? peeked.stored : bytesOf(array.data as Bw2lArrayData);
   w.u8(dtype.length).bytes(dtype);
   w.u64(payload.length / DTYPES[array.dtype].bytes);
   if (plan.version === 2) {
@@ -182,6 +185,15 @@ export function sectionDataSizes(file: Bw2lFile): number[] {
 
 /** The bytes of `file`, exactly as a reference writer lays them out. */
 export function writeFile(file: Bw2lFile): Uint8Array {
+  return encodeFile(file, false).finish();
+}
+
+/** The same bytes as pieces, payloads passed through uncopied (for writeTo). */
+export function writePieces(file: Bw2lFile): Uint8Array[] {
+  return encodeFile(file, true).segments();
+}
+
+function encodeFile(file: Bw2lFile, passThrough: boolean): ByteWriter {
   const version = file.version;
   if (version !== 1 && version !== 2) throw new RangeError(`bw2l: version must be 1 or 2, not ${String(version)}`);
   const plan = new Plan(version);
@@ -192,7 +204,7 @@ export function writeFile(file: Bw2lFile): Uint8Array {
   const trailing = file.trailing === undefined ? undefined : payloadBytes(file.trailing, "trailing");
   total += trailing?.length ?? 0;
 
-  const w = new ByteWriter(total);
+  const w = new ByteWriter(total, true, { passThrough });
   w.bytes(Uint8Array.of(0x42, 0x57, 0x32, 0x4c)).u8(version);
   w.u8(name.length).bytes(name);
   w.u64(file.sections.length);
@@ -207,7 +219,6 @@ export function writeFile(file: Bw2lFile): Uint8Array {
     writeSectionData(w, plan, section);
   });
   if (trailing) w.bytes(trailing);
-  const out = w.finish();
-  if (out.length !== total) throw new Error(`bw2l: internal error: wrote ${out.length} bytes, planned ${total}`);
-  return out;
+  if (w.length !== total) throw new Error(`bw2l: internal error: wrote ${w.length} bytes, planned ${total}`);
+  return w;
 }

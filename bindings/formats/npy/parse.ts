@@ -83,7 +83,7 @@ type Literal =
   | { kind: "tuple"; items: { value: number; offset: number }[]; offset: number };
 
 /** Parses the dict literal of `bytes` (absolute offset `base`); `text` decodes string contents. */
-function parseDict(bytes: Uint8Array, base: number, format: string, field: string, text: (b: Uint8Array) => string): { entries: Map<string, Literal>; end: number } {
+function parseDict(bytes: Uint8Array, base: number, format: string, field: string, text: (b: Uint8Array) => string | undefined): { entries: Map<string, Literal>; end: number } {
   let pos = 0;
   const fail = (detail: string, at = pos): never => {
     throw new CorruptDataError(format, `header: ${detail}`, base + at, field);
@@ -103,8 +103,9 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
     }
     if (pos >= bytes.length) fail("a string is not closed", start);
     const value = text(bytes.subarray(start + 1, pos));
+    if (value === undefined) fail("a string is not valid UTF-8 (a version 3.0 header is UTF-8)", start + 1);
     pos++;
-    return { kind: "string", value, offset: base + start };
+    return { kind: "string", value: value!, offset: base + start };
   };
   const integer = (): { value: number; offset: number } => {
     const start = pos;
@@ -119,7 +120,7 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
     }
     return { value, offset: base + start };
   };
-  const value = (): Literal => {
+  const value = (key: string): Literal => {
     space();
     const b = bytes[pos];
     if (b === 0x27 || b === 0x22) return string();
@@ -154,7 +155,8 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
       const n = integer();
       return { kind: "int", value: n.value, offset: n.offset };
     }
-    if (b === 0x5b) return fail("a list value (a structured dtype or a list shape) is not supported here");
+    if (b === 0x5b && key === "descr") throw new UnsupportedError(format, "a structured dtype (a list descr) is not read by tensorfile", base + pos, `${field}.descr`);
+    if (b === 0x5b) return fail(`'${key}' cannot be a list`);
     return fail(`unexpected ${shown(pos)} where a value should start`);
   };
 
@@ -172,7 +174,7 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
     space();
     if (bytes[pos] !== 0x3a) fail(`expected ":" after '${key}', found ${shown(pos)}`);
     pos++;
-    entries.set(key, value());
+    entries.set(key, value(key));
     space();
     if (bytes[pos] === 0x2c) {
       pos++;
@@ -205,7 +207,7 @@ export function parseNpy(r: ByteReader, options: ParseOptions, field = ""): NpyA
   }
   const headerAt = r.pos;
   const bytes = r.bytesView(headerLength, at("header"));
-  const decode = major === 3 ? decodeUtf8Strict(format, headerAt, at("header")) : decodeLatin1;
+  const decode = major === 3 ? decodeUtf8 : decodeLatin1;
   const { entries, end } = parseDict(bytes, headerAt, format, at("header"), decode);
   // after the dict: spaces, then the final newline
   for (let k = end; k < bytes.length - 1; k++) {
@@ -236,10 +238,13 @@ export function parseNpy(r: ByteReader, options: ParseOptions, field = ""): NpyA
   if (shapeValue.kind !== "tuple") throw new CorruptDataError(format, "header: 'shape' must be a tuple of whole numbers", shapeValue.offset, at("header.shape"));
   const shape = shapeValue.items.map((d) => d.value);
   const fortranOrder = fortranValue.value;
-  if (fortranOrder && shape.filter((d) => d > 1).length > MAX_FORTRAN_AXES) {
-    throw new UnsupportedError(format, `a Fortran-order array with ${shape.filter((d) => d > 1).length} axes longer than 1; at most ${MAX_FORTRAN_AXES} can be reordered`, shapeValue.offset, at("header.shape"));
+  // the reorder kernel takes 8 axes longer than 1; elements wider than 8 bytes use one of them for their lanes
+  const maxAxes = itemBytes(descr) > 8 ? MAX_FORTRAN_AXES - 1 : MAX_FORTRAN_AXES;
+  if (fortranOrder && shape.filter((d) => d > 1).length > maxAxes) {
+    throw new UnsupportedError(format, `a Fortran-order array with ${shape.filter((d) => d > 1).length} axes longer than 1; at most ${maxAxes} can be reordered`, shapeValue.offset, at("header.shape"));
   }
   const header = decode(bytes);
+  if (header === undefined) throw new CorruptDataError(format, "a version 3.0 header must be UTF-8", headerAt, at("header"));
 
   // the data fills the rest exactly: elements x itemsize, multiplied step by step (no overflow)
   const itemSize = itemBytes(descr);
@@ -271,15 +276,15 @@ export function itemBytes(descr: string): number {
   return size ? Number(size[1]) : 0;
 }
 
-function decodeUtf8Strict(format: string, offset: number, field: string): (bytes: Uint8Array) => string {
-  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  return (bytes) => {
-    try {
-      return decoder.decode(bytes);
-    } catch (cause) {
-      throw new CorruptDataError(format, "a version 3.0 header must be UTF-8", offset, field, { cause });
-    }
-  };
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** UTF-8 text, or undefined when the bytes are not valid UTF-8. */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bytes of a header string as stored (latin-1 for 1.0 and 2.0, UTF-8 for 3.0). */

@@ -3,7 +3,7 @@ import { Inflate } from "fflate";
 import { CorruptDataError, FormatError, LimitError, TruncatedError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
 import { type NpyArray, parseNpy } from "../npy/parse.js";
-import type { ZipEntry } from "./zip.js";
+import { type ZipEntry, crc32 } from "./zip.js";
 
 /** Deflate cannot expand 1 byte into more than 1032 (RFC 1951's longest match per bit pair): an upper bound. */
 export const MAX_DEFLATE_RATIO = 1032;
@@ -41,6 +41,8 @@ export interface NpzMemberRef {
   size: number;
   /** Offset of the tensor data inside the (inflated) .npy. */
   arrayOffset: number;
+  /** The CRC-32 the directory declares (checked when a deflated member is inflated). */
+  crc32: number;
 }
 
 /** The member's name with its ".npy" cut off; CORRUPT for names that are not .npy files. */
@@ -145,4 +147,20 @@ export function parseInflated(bytes: Uint8Array, format: string, dataOffset: num
     }
     throw new FormatError(error.code, format, detail, dataOffset, error.field, { cause: error });
   }
+}
+
+/**
+ * Checks an inflated member against its declared CRC-32 (CORRUPT on a mismatch, as numpy refuses such members).
+ * Deflated members are checked whenever they are inflated (the CRC costs a fraction of the inflate); stored
+ * members only by verify(), so that reading them stays a plain range read.
+ */
+export function checkCrc(content: Uint8Array, declared: number, format: string, offset: number, field: string): void {
+  const computed = crc32(content);
+  if (computed !== declared) {
+    throw new CorruptDataError(format, `CRC-32 mismatch: 0x${hex8(declared)} declared, 0x${hex8(computed)} computed from the inflated member`, offset, field);
+  }
+}
+
+export function hex8(value: number): string {
+  return value.toString(16).padStart(8, "0");
 }

@@ -2,7 +2,7 @@
 import { CorruptDataError } from "../../errors.js";
 import type { ByteReader } from "../../io/byte-reader.js";
 import { MAX_HEADER_BYTES, parseNpy } from "../npy/parse.js";
-import { type NpzMember, inflateMember, inflatePrefix, npyHeaderBytes, parseInflated, tensorName } from "./members.js";
+import { type NpzMember, checkCrc, inflateMember, inflatePrefix, npyHeaderBytes, parseInflated, tensorName } from "./members.js";
 import { type ZipEntry, checkOverlaps, readDirectory, readLocalHeader } from "./zip.js";
 
 export interface NpzFile {
@@ -50,7 +50,9 @@ function parseMember(r: ByteReader, entry: ZipEntry, index: number, options: Par
   if (options.eager) {
     const compressed = compressedAt.bytesView(entry.compressedSize, `${field}.data`);
     const content = inflateMember(compressed, entry.size, format, entry.dataOffset, `${field}.data`);
-    return { ...base, array: parseInflated(content, format, entry.dataOffset, field), content };
+    const array = parseInflated(content, format, entry.dataOffset, field);
+    checkCrc(content, entry.crc32, format, entry.dataOffset, `${field}.data`);
+    return { ...base, array, content };
   }
   // lazy: inflate only as much as the .npy header needs
   const limit = Math.min(entry.size, 12 + MAX_HEADER_BYTES);
@@ -77,8 +79,9 @@ export function parseFile(r: ByteReader, options: ParseOptions): NpzFile {
     }
     seen.set(name, i);
   });
+  checkOverlaps(directory.entries, format, false);
   directory.entries.forEach((entry, i) => readLocalHeader(r, entry, i, directory.centralDirectoryOffset));
-  checkOverlaps(directory.entries, format);
+  checkOverlaps(directory.entries, format, true);
   const members = directory.entries.map((entry, i) => parseMember(r, entry, i, options));
   return { members, comment: directory.comment, zip64: directory.zip64 };
 }

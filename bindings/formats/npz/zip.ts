@@ -281,40 +281,48 @@ export function readLocalHeader(r: ByteReader, entry: ZipEntry, index: number, d
   }
 }
 
-/** Members may not overlap (each local header starts after the previous member's data). */
-export function checkOverlaps(entries: readonly ZipEntry[], format: string): void {
+/**
+ * Members may not overlap: each local header starts after the previous member's data. Before the local headers
+ * are read (`dataKnown` false) their data is taken to start right after header and name (extra fields unknown).
+ */
+export function checkOverlaps(entries: readonly ZipEntry[], format: string, dataKnown: boolean): void {
   const sorted = entries.map((e, i) => ({ e, i })).sort((a, b) => a.e.localHeaderOffset - b.e.localHeaderOffset);
+  const end = (e: ZipEntry) => (dataKnown ? e.dataOffset : e.localHeaderOffset + LOCAL_BYTES + e.nameBytes.length) + e.compressedSize;
   for (let k = 1; k < sorted.length; k++) {
     const previous = sorted[k - 1]!.e;
     const { e, i } = sorted[k]!;
-    if (e.localHeaderOffset < previous.dataOffset + previous.compressedSize) {
+    if (e.localHeaderOffset < end(previous)) {
       throw new CorruptDataError(format, `member ${JSON.stringify(e.name)} starts at ${e.localHeaderOffset}, inside member ${JSON.stringify(previous.name)}`, e.entryOffset + 42, `central_directory[${i}].local_offset`);
     }
   }
 }
 
+/** CRC-32 tables for slicing by 8: table k maps a byte to its CRC contribution k bytes ahead (int32 values). */
 const CRC_TABLE = (() => {
-  const table = new Uint32Array(256 * 4);
+  const table = new Int32Array(256 * 8);
   for (let n = 0; n < 256; n++) {
     let c = n;
     for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
+    table[n] = c;
   }
   for (let n = 0; n < 256; n++) {
-    for (let t = 1; t < 4; t++) table[t * 256 + n] = (table[(t - 1) * 256 + n]! >>> 8) ^ table[table[(t - 1) * 256 + n]! & 0xff]!;
+    for (let t = 1; t < 8; t++) table[t * 256 + n] = (table[(t - 1) * 256 + n]! >>> 8) ^ table[table[(t - 1) * 256 + n]! & 0xff]!;
   }
   return table;
 })();
 
-/** CRC-32 (ISO-HDLC, as zip uses), four bytes a step. */
+/** CRC-32 (ISO-HDLC, as zip uses), eight bytes a step in int32 arithmetic; `crc` continues a previous value. */
 export function crc32(bytes: Uint8Array, crc = 0): number {
-  let c = ~crc >>> 0;
+  const t = CRC_TABLE;
+  let c = ~crc | 0;
   let i = 0;
   const n = bytes.length;
-  const t = CRC_TABLE;
-  for (; i + 4 <= n; i += 4) {
-    c ^= bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
-    c = t[768 + (c & 0xff)]! ^ t[512 + ((c >>> 8) & 0xff)]! ^ t[256 + ((c >>> 16) & 0xff)]! ^ t[c >>> 24]!;
+  const end8 = n - (n & 7);
+  for (; i < end8; i += 8) {
+    const lo = c ^ (bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24));
+    const hi = bytes[i + 4]! | (bytes[i + 5]! << 8) | (bytes[i + 6]! << 16) | (bytes[i + 7]! << 24);
+    c = t[1792 + (lo & 0xff)]! ^ t[1536 + ((lo >>> 8) & 0xff)]! ^ t[1280 + ((lo >>> 16) & 0xff)]! ^ t[1024 + (lo >>> 24)]! ^
+      t[768 + (hi & 0xff)]! ^ t[512 + ((hi >>> 8) & 0xff)]! ^ t[256 + ((hi >>> 16) & 0xff)]! ^ t[hi >>> 24]!;
   }
   for (; i < n; i++) c = t[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
   return ~c >>> 0;

@@ -68,10 +68,10 @@ export function tensors(file: SafetensorsFile, options: DecodeOptions = {}): Nam
 }
 
 const DTYPE_NOTES: Partial<Record<DType, string>> = {
-  bfloat16: "bfloat16 (tensorfile: the raw bits as a Uint16Array; --dtype float32 widens exactly)",
-  float8_e4m3: "float8_e4m3 (tensorfile: raw bytes; --dtype float32 widens exactly)",
-  float8_e5m2: "float8_e5m2 (tensorfile: raw bytes; --dtype float32 widens exactly)",
-  complex64: "complex64 (tensorfile: raw bytes, real and imaginary float32 pairs)",
+  bfloat16: "bfloat16 (raw bits; --dtype float32 widens)",
+  float8_e4m3: "float8_e4m3 (raw bytes; --dtype float32 widens)",
+  float8_e5m2: "float8_e5m2 (raw bytes; --dtype float32 widens)",
+  complex64: "complex64 (raw bytes: float32 pairs)",
 };
 
 /** What `tensorfile inspect --json` prints. */
@@ -100,7 +100,7 @@ export function verify(file: SafetensorsFile): string[] {
   if ((8 + headerSize) % 8 !== 0) warnings.push(`the data starts at byte ${8 + headerSize}, not a multiple of 8 (the safetensors writer pads the header with spaces; unaligned data cannot be mapped zero-copy)`);
   const format = file.metadata?.format;
   if (file.metadata && format !== undefined && !["pt", "tf", "flax", "mlx", "np"].includes(format)) {
-    warnings.push(`__metadata__.format is ${JSON.stringify(format)}; transformers loads "pt", "tf", "flax" and "mlx" only`);
+    warnings.push(`__metadata__.format is ${JSON.stringify(format)}; Hugging Face loaders expect "pt", "tf", "flax", "mlx" or "np"`);
   }
   for (const t of file.tensors) {
     if (t.otherKeys) warnings.push(`tensor ${JSON.stringify(t.name)} has keys besides dtype, shape and data_offsets: ${t.otherKeys.join(", ")} (ignored)`);

@@ -1,0 +1,117 @@
+/**
+ * Synchronous positioned reads of a local file (Node, Deno) for loadFile: `readInto(target, position)` fills a
+ * caller's view (a typed array's bytes or a view of WebAssembly memory) straight from the file, so bytes are
+ * copied once, from the page cache into their final place.
+ *
+ * `node:fs` is imported dynamically through a variable specifier (as fromFile does in io/source.ts): browser
+ * bundlers leave it alone and the main entry stays free of static `node:` imports.
+ */
+import { TruncatedError } from "../errors.js";
+import { type ByteSource, SourceError } from "./source.js";
+
+/** The part of node:fs used here (Deno's node:fs has the same). */
+interface SyncFs {
+  openSync(path: string | URL, flags: string): number;
+  fstatSync(fd: number): { size: number; isDirectory(): boolean };
+  readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  closeSync(fd: number): void;
+}
+
+let fsModule: Promise<SyncFs> | undefined;
+
+async function syncFs(): Promise<SyncFs> {
+  fsModule ??= (async () => {
+    try {
+      const specifier = "node:fs";
+      return (await import(/* @vite-ignore */ specifier)) as unknown as SyncFs;
+    } catch (cause) {
+      fsModule = undefined;
+      throw new SourceError("loadFile() and openFile() need a file system (Node or Deno); in a browser use loadBlob(file) for a picked or dropped File, or readFromAny(fromUrl(url))", { cause });
+    }
+  })();
+  return fsModule;
+}
+
+/** Largest single read (Node refuses lengths of 2 GiB and more). */
+const MAX_READ = 1 << 30;
+
+export interface FileAccess {
+  readonly name: string;
+  /** The size when opened (a file that shrinks later gives TRUNCATED errors). */
+  readonly size: number;
+  /** Fills `target` from the file at `position`, looping over short reads; returns the bytes read (fewer at the end of the file). */
+  readInto(target: Uint8Array, position: number): number;
+  /** Like readInto, but TRUNCATED (naming `format` and `field`) when the file ends first. */
+  readExactlyInto(target: Uint8Array, position: number, format: string, field?: string): void;
+  close(): void;
+  /** A ByteSource over the same file (for the header parsers and the formats' own loadTensor). */
+  source(): ByteSource & { size: number };
+}
+
+/** Opens `path` for reading (a SourceError saying why when it cannot: missing, a directory, no file system). */
+export async function openFileAccess(path: string | URL, fn = "loadFile"): Promise<FileAccess> {
+  if (typeof path !== "string" && !(path instanceof URL)) {
+    throw new TypeError(`tensorfile: ${fn}() takes a path (a string or a file: URL), not ${path === null ? "null" : typeof path}; for bytes in memory use readAny(bytes), for a browser File loadBlob(file)`);
+  }
+  const fs = await syncFs();
+  const name = String(path);
+  let fd: number;
+  try {
+    fd = fs.openSync(path, "r");
+  } catch (cause) {
+    throw new SourceError(`cannot open ${name}: ${(cause as Error).message ?? String(cause)}`, { cause });
+  }
+  let size: number;
+  try {
+    const stats = fs.fstatSync(fd);
+    if (stats.isDirectory()) throw new SourceError(`cannot open ${name}: it is a directory, not a file`);
+    size = stats.size;
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error instanceof SourceError ? error : new SourceError(`cannot open ${name}: ${String(error)}`, { cause: error });
+  }
+  let closed = false;
+  const readInto = (target: Uint8Array, position: number): number => {
+    let done = 0;
+    while (done < target.byteLength) {
+      const length = Math.min(MAX_READ, target.byteLength - done);
+      let n: number;
+      try {
+        n = fs.readSync(fd, target, done, length, position + done);
+      } catch (cause) {
+        throw new SourceError(`cannot read bytes ${position + done}..${position + done + length} of ${name}: ${String(cause)}`, { cause });
+      }
+      if (n === 0) break; // the file ended (it shrank since it was opened)
+      done += n;
+    }
+    return done;
+  };
+  const access: FileAccess = {
+    name,
+    size,
+    readInto,
+    readExactlyInto(target, position, format, field) {
+      const n = readInto(target, position);
+      if (n < target.byteLength) throw new TruncatedError(format, position + n, field, target.byteLength - n, 0);
+    },
+    close() {
+      if (!closed) {
+        closed = true;
+        fs.closeSync(fd);
+      }
+    },
+    source() {
+      return {
+        size,
+        name,
+        read: async (offset, length) => {
+          const out = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+          const n = readInto(out, offset);
+          return n === out.length ? out : out.subarray(0, n);
+        },
+        close: async () => access.close(),
+      };
+    },
+  };
+  return access;
+}

@@ -1,0 +1,51 @@
+/**
+ * The diff view's model: the rows of a diffTensors result (changed first, then equal), names only in one file,
+ * and a one-line verdict.
+ */
+import type { DiffResult, TensorDiff } from "../compute.js";
+import { formatValue, shapeText } from "./format.js";
+
+export interface DiffRow {
+  name: string;
+  status: TensorDiff["status"] | "onlyA" | "onlyB";
+  /** "float32 [3, 4]" or "float32 → float16" / "[3, 4] → [4, 3]". */
+  change: string;
+  elements: number;
+  /** null when no values were compared (shapes differ). */
+  differing: number | null;
+  maxAbs: string;
+  maxRel: string;
+  cosine: string;
+}
+
+const ORDER: Record<DiffRow["status"], number> = { shape: 0, dtype: 1, different: 2, onlyA: 3, onlyB: 4, equal: 5 };
+
+export function diffRows(result: DiffResult): DiffRow[] {
+  const rows: DiffRow[] = result.tensors.map((t) => ({
+    name: t.name,
+    status: t.status,
+    change: t.status === "shape" ? `${shapeText(t.shapeA)} → ${shapeText(t.shapeB)}`
+      : t.status === "dtype" ? `${t.dtypeA} → ${t.dtypeB} ${shapeText(t.shapeA)}` : `${t.dtypeA} ${shapeText(t.shapeA)}`,
+    elements: t.elements,
+    differing: t.differing,
+    maxAbs: t.maxAbs === null ? "" : formatValue(t.maxAbs),
+    maxRel: t.maxRel === null ? "" : formatValue(t.maxRel),
+    cosine: t.cosine === null || Number.isNaN(t.cosine) ? "" : t.cosine.toFixed(6),
+  }));
+  for (const name of result.onlyA) rows.push({ name, status: "onlyA", change: "only in A", elements: 0, differing: 0, maxAbs: "", maxRel: "", cosine: "" });
+  for (const name of result.onlyB) rows.push({ name, status: "onlyB", change: "only in B", elements: 0, differing: 0, maxAbs: "", maxRel: "", cosine: "" });
+  return rows.sort((a, b) => ORDER[a.status] - ORDER[b.status]);
+}
+
+export function diffVerdict(result: DiffResult): string {
+  const count = (status: TensorDiff["status"]) => result.tensors.filter((t) => t.status === status).length;
+  if (result.equal) return `equal: ${result.tensors.length} tensors match`;
+  const parts: string[] = [];
+  if (count("different") > 0) parts.push(`${count("different")} differ in value`);
+  if (count("dtype") > 0) parts.push(`${count("dtype")} change dtype`);
+  if (count("shape") > 0) parts.push(`${count("shape")} change shape`);
+  if (result.onlyA.length > 0) parts.push(`${result.onlyA.length} only in A`);
+  if (result.onlyB.length > 0) parts.push(`${result.onlyB.length} only in B`);
+  parts.push(`${count("equal")} equal`);
+  return `different: ${parts.join(", ")}`;
+}

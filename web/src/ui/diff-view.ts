@@ -1,0 +1,173 @@
+/**
+ * Diff: the open file (A) against a second one (B, any format: a file and its converted copy): tensors only in
+ * one, dtype and shape changes, max absolute and relative difference, differing elements within atol/rtol,
+ * cosine similarity; click a row for the two histograms side by side over one range.
+ */
+import { type DiffResult } from "../compute.js";
+import { diffRows, diffVerdict } from "../model/diff.js";
+import { formatCount } from "../model/format.js";
+import { CancelledError } from "../model/tensor-data.js";
+import type { OpenInput, PairResult } from "../worker/protocol.js";
+import type { App } from "./app.js";
+import { clear, h } from "./dom.js";
+import { drawHistogram } from "./plots.js";
+
+export class DiffView {
+  private compare: { name: string; format: string; tensors: number } | undefined;
+  private result: DiffResult | undefined;
+  private error: string | undefined;
+  private selected: string | undefined;
+  private pair: PairResult | undefined;
+  private atol = 0;
+  private rtol = 0;
+  private generation = 0;
+
+  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+
+  reset(): void {
+    this.compare = undefined;
+    this.result = undefined;
+    this.error = undefined;
+    this.selected = undefined;
+    this.pair = undefined;
+    this.generation++;
+    clear(this.root);
+  }
+
+  show(): void {
+    clear(this.root);
+    const file = this.app.current;
+    if (!file) return;
+    const picker = h("input", { type: "file", id: "compare-file", hidden: true });
+    picker.addEventListener("change", () => {
+      const chosen = picker.files?.[0];
+      picker.value = "";
+      if (chosen) void this.openCompare({ blob: chosen, name: chosen.name });
+    });
+    const url = h("input", { type: "url", placeholder: "or a URL of file B", style: "width:300px", "aria-label": "URL of file B" });
+    const atol = h("input", { type: "number", value: this.atol, step: "any", min: 0, style: "width:90px", "aria-label": "atol" });
+    const rtol = h("input", { type: "number", value: this.rtol, step: "any", min: 0, style: "width:90px", "aria-label": "rtol" });
+    const run = h("button", { type: "button", class: "primary", id: "run-diff", disabled: !this.compare }, "Compare");
+    run.addEventListener("click", () => {
+      this.atol = Math.max(0, Number(atol.value) || 0);
+      this.rtol = Math.max(0, Number(rtol.value) || 0);
+      void this.runDiff();
+    });
+    this.root.append(
+      h("div", { class: "table-tools" },
+        h("b", {}, "A:"), h("span", { class: "mono" }, `${file.name} (${file.lazy.format}, ${file.infos.length} tensors)`),
+        h("b", {}, "B:"),
+        this.compare ? h("span", { class: "mono", id: "compare-name" }, `${this.compare.name} (${this.compare.format}, ${this.compare.tensors} tensors)`) : h("span", { class: "muted" }, "none yet"),
+        h("label", { class: "button", for: "compare-file" }, "Choose B…"), picker,
+        h("form", { class: "url-form", onsubmit: (event: Event) => { event.preventDefault(); if (url.value.trim()) void this.openCompare({ url: new URL(url.value.trim(), location.href).href, name: url.value.trim().split("/").pop() || url.value }); } }, url, h("button", { type: "submit" }, "Open B")),
+      ),
+      h("div", { class: "table-tools" }, h("label", {}, "atol ", atol), h("label", {}, "rtol ", rtol), run,
+        h("span", { class: "muted" }, "an element differs when |a − b| > atol + rtol·|b|; NaN in the same place in both counts as equal")),
+    );
+    if (this.error) this.root.append(h("div", { class: "error-box", id: "diff-error" }, this.error));
+    if (this.result) this.drawResult();
+    else if (!this.compare) this.root.append(h("p", { class: "muted" }, "Choose a second file (or open two files at once) to compare their tensors by name."));
+  }
+
+  async openCompare(input: OpenInput): Promise<void> {
+    this.result = undefined;
+    this.pair = undefined;
+    this.selected = undefined;
+    this.error = undefined;
+    try {
+      const opened = await this.app.task(`opening ${input.name}`, () => this.app.worker.open("b", input));
+      this.compare = { name: input.name, format: opened.format, tensors: opened.tensors };
+    } catch (error) {
+      this.compare = undefined;
+      this.error = `B could not be opened: ${(error as Error).message}`;
+    }
+    if (this.app.view === "diff") this.show();
+    if (this.compare) await this.runDiff();
+  }
+
+  private async runDiff(): Promise<void> {
+    const generation = ++this.generation;
+    this.error = undefined;
+    try {
+      const result = await this.app.task("comparing", (task) => this.app.worker.request({ kind: "diff", atol: this.atol, rtol: this.rtol }, {
+        onProgress: (done, total, label) => task.update(done, total, `comparing ${label}`),
+      }));
+      if (generation !== this.generation) return;
+      this.result = result;
+      this.app.setStatus(diffVerdict(result));
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.error = error instanceof CancelledError ? "comparison cancelled" : `comparison failed: ${(error as Error).message}`;
+    }
+    if (this.app.view === "diff") this.show();
+  }
+
+  private drawResult(): void {
+    const result = this.result!;
+    const rows = diffRows(result);
+    const table = h("table", { class: "diff-table", id: "diff-table" },
+      h("tr", {}, ...["tensor", "status", "dtype / shape", "elements", "differing", "max |a−b|", "max rel", "cosine"].map((t) => h("th", {}, t))));
+    for (const row of rows) {
+      const tr = h("tr", { "data-name": row.name, "data-status": row.status, "aria-selected": String(row.name === this.selected) },
+        h("td", { class: "mono", title: row.name }, row.name),
+        h("td", { class: `status-${row.status}` }, row.status === "onlyA" ? "only in A" : row.status === "onlyB" ? "only in B" : row.status),
+        h("td", {}, row.change),
+        h("td", { class: "num" }, row.elements ? formatCount(row.elements) : ""),
+        h("td", { class: "num" }, row.differing === null || row.status === "onlyA" || row.status === "onlyB" ? "" : formatCount(row.differing)),
+        h("td", { class: "num" }, row.maxAbs),
+        h("td", { class: "num" }, row.maxRel),
+        h("td", { class: "num" }, row.cosine));
+      if (row.status !== "onlyA" && row.status !== "onlyB" && row.status !== "shape") {
+        tr.addEventListener("click", () => void this.showPair(row.name));
+      }
+      table.append(tr);
+    }
+    const pairBox = h("div", { id: "diff-pair" });
+    this.root.append(
+      h("h3", { id: "diff-verdict", "data-equal": String(result.equal) }, diffVerdict(result)),
+      h("div", { class: "diff-layout" }, h("div", { class: "table-box" }, table), pairBox),
+    );
+    this.drawPair();
+  }
+
+  private async showPair(name: string): Promise<void> {
+    this.selected = name;
+    this.pair = undefined;
+    for (const tr of this.root.querySelectorAll<HTMLElement>("#diff-table tr[data-name]")) tr.setAttribute("aria-selected", String(tr.dataset.name === name));
+    this.drawPair();
+    const generation = this.generation;
+    try {
+      const pair = await this.app.task(`histograms of ${name}`, () => this.app.worker.request({ kind: "pair", name, bins: 64 }));
+      if (generation !== this.generation || this.selected !== name) return;
+      this.pair = pair;
+    } catch (error) {
+      if (!(error instanceof CancelledError)) this.app.setStatus(`histograms: ${(error as Error).message}`, true);
+    }
+    this.drawPair();
+  }
+
+  private drawPair(): void {
+    const box = this.root.querySelector<HTMLElement>("#diff-pair");
+    if (!box) return;
+    clear(box);
+    if (!this.selected) {
+      box.append(h("p", { class: "muted" }, "Click a tensor for its values in A and B side by side."));
+      return;
+    }
+    box.append(h("h3", {}, this.selected));
+    if (!this.pair) {
+      box.append(h("p", { class: "muted" }, "reading…"));
+      return;
+    }
+    // two canvases (2 px of border each) and an 8 px gap in the box
+    const width = Math.max(200, Math.floor(((box.getBoundingClientRect().width || 480) - 8) / 2) - 2);
+    const a = h("canvas", { id: "diff-hist-a" });
+    const b = h("canvas", { id: "diff-hist-b" });
+    box.append(h("div", { style: "display:flex;gap:8px" },
+      h("div", {}, h("div", { class: "muted" }, "A"), a),
+      h("div", {}, h("div", { class: "muted" }, "B"), b)));
+    drawHistogram(a, this.pair.a, "linear", width, 170);
+    drawHistogram(b, this.pair.b, "linear", width, 170, "#d9822b");
+    box.append(h("p", { class: "muted" }, `the same ${this.pair.a.counts.length} bins over [${this.pair.a.lo.toPrecision(4)}, ${this.pair.a.hi.toPrecision(4)}]`));
+  }
+}

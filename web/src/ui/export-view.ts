@@ -1,0 +1,134 @@
+/**
+ * Export: the whole file as .safetensors, streamed tensor by tensor into a download Blob (Blob parts, never one
+ * big array in memory); one tensor as .npy; every embedded file blobs() lists (april networks as .onnx, bw2l
+ * data sections, SeetaFace6 container entries).
+ */
+import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
+import { blobBytes, blobSize, exportSafetensors, npyParts, replaceExtension, safetensorsSize, tensorFileName } from "../model/export.js";
+import { formatBytes } from "../model/format.js";
+import type { App } from "./app.js";
+import { clear, download, h } from "./dom.js";
+
+export class ExportView {
+  private blobs: EmbeddedBlob[] | undefined;
+  private blobSource: { read(o: number, n: number): Promise<Uint8Array> } | undefined;
+  private blobError: string | undefined;
+  private exporting = false;
+
+  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+
+  reset(): void {
+    this.blobs = undefined;
+    this.blobSource = undefined;
+    this.blobError = undefined;
+    clear(this.root);
+  }
+
+  show(): void {
+    const file = this.app.current;
+    clear(this.root);
+    if (!file) return;
+    if (!this.blobs && !this.blobError) void this.loadBlobs();
+    const size = safetensorsSize(file.infos, file.lazy.format);
+    const list = h("ul", { class: "export-list" });
+    list.append(h("li", {},
+      h("span", { class: "what" }, h("b", {}, "Whole file as .safetensors"), h("br"),
+        h("span", { class: "muted" }, size === undefined ? "this file holds no tensors" : `${file.infos.length} tensors, dtypes as stored, logical shapes, row-major; ${formatBytes(size)}; streamed tensor by tensor`)),
+      h("button", { type: "button", class: "primary", id: "export-safetensors", disabled: size === undefined || this.exporting, onclick: () => void this.exportSafetensors() }, "Download .safetensors")));
+    const tensor = this.app.rowByName(this.app.state.tensor);
+    list.append(h("li", {},
+      h("span", { class: "what" }, h("b", {}, "One tensor as .npy"), h("br"),
+        h("span", { class: "muted" }, tensor ? `${tensor.name} (${tensor.dtype}, ${formatBytes(tensor.bytes)})` : "select a tensor in the table first")),
+      h("button", { type: "button", disabled: !tensor, onclick: () => tensor && void this.exportNpy(tensor.name) }, "Download .npy")));
+    this.root.append(h("h2", {}, "Export"), list, h("h3", {}, "embedded files"));
+    const blobs = this.blobs;
+    if (this.blobError) this.root.append(h("p", { class: "muted" }, this.blobError));
+    else if (!blobs) this.root.append(h("p", { class: "muted" }, "listing…"));
+    else if (blobs.length === 0) this.root.append(h("p", { class: "muted" }, `a ${file.lazy.format} file of this kind embeds no other files`));
+    else {
+      const blobList = h("ul", { class: "export-list", id: "blob-list" });
+      for (const blob of blobs) {
+        blobList.append(h("li", { "data-name": blob.name },
+          h("span", { class: "what mono" }, blob.name, h("span", { class: "muted" }, `  ${formatBytes(blobSize(blob))}${blob.name.endsWith(".onnx") ? " · opens in Netron" : ""}`)),
+          h("button", { type: "button", onclick: () => void this.exportBlob(blob) }, "Download")));
+      }
+      this.root.append(blobList);
+    }
+  }
+
+  /** blobs() of the lazily opened file; containers that list theirs only from the whole file are read whole. */
+  private async loadBlobs(): Promise<void> {
+    const file = this.app.current!;
+    try {
+      this.blobs = file.module.blobs(file.lazy.file);
+      this.blobSource = file.source;
+    } catch (error) {
+      if (!isFormatError(error) || error.code !== "UNSUPPORTED") {
+        this.blobError = `cannot list them: ${(error as Error).message}`;
+      } else {
+        try {
+          const bytes = await this.app.task(`reading ${file.name}`, () => file.source.read(0, file.size));
+          const whole = readAny(bytes);
+          this.blobs = file.module.blobs(whole.file);
+          this.blobSource = { read: async (o, n) => bytes.subarray(o, o + n) };
+        } catch (inner) {
+          this.blobError = `cannot list them: ${(inner as Error).message}`;
+        }
+      }
+    }
+    if (this.app.current === file && this.app.view === "export") this.show();
+  }
+
+  private async exportSafetensors(): Promise<void> {
+    const file = this.app.current;
+    if (!file || this.exporting) return;
+    this.exporting = true;
+    this.show();
+    let cancelled = false;
+    const task = this.app.progress.begin("writing .safetensors", () => {
+      cancelled = true;
+    }, true);
+    try {
+      let blob = new Blob([]);
+      await exportSafetensors(file.lazy, file.lazy.format, (chunk) => {
+        if (cancelled) throw new Error("cancelled");
+        // each chunk goes into the browser's blob store now; JS keeps only the current tensor
+        blob = new Blob([blob, chunk as BlobPart]);
+      }, (written, total, name) => task.update(written, total, `writing .safetensors: ${name}`));
+      const name = replaceExtension(file.name, ".safetensors");
+      download(blob, name);
+      this.app.setStatus(`saved ${name} (${formatBytes(blob.size)})`);
+    } catch (error) {
+      this.app.setStatus(cancelled ? "export cancelled" : `.safetensors export failed: ${(error as Error).message}`, !cancelled);
+    } finally {
+      task.end();
+      this.exporting = false;
+      if (this.app.view === "export") this.show();
+    }
+  }
+
+  private async exportNpy(name: string): Promise<void> {
+    const file = this.app.current;
+    if (!file) return;
+    try {
+      const tensor = await this.app.task(`reading ${name}`, () => file.lazy.loadTensor(name));
+      download(npyParts(tensor) as BlobPart[], tensorFileName(name));
+      this.app.setStatus(`saved ${tensorFileName(name)}`);
+    } catch (error) {
+      this.app.setStatus(`.npy export failed: ${(error as Error).message}`, true);
+    }
+  }
+
+  private async exportBlob(blob: EmbeddedBlob): Promise<void> {
+    const source = this.blobSource;
+    if (!source) return;
+    try {
+      const bytes = await blobBytes(blob, source as Parameters<typeof blobBytes>[1]);
+      const name = blob.name.replace(/^.*\//, "");
+      download([bytes as BlobPart], name);
+      this.app.setStatus(`saved ${name}`);
+    } catch (error) {
+      this.app.setStatus(`export of ${blob.name} failed: ${(error as Error).message}`, true);
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/** Messages between the page and its workers (structured-clone safe: no class instances, no functions). */
+import type { DiffResult, Histogram, TensorStats } from "../compute.js";
+import type { Reduced, SliceSpec } from "../model/heatmap.js";
+import type { LayoutInput } from "../model/layout.js";
+import type { Positioned } from "../model/graph.js";
+import type { ErrorModel } from "../model/summary.js";
+
+export type Slot = "a" | "b";
+
+export type OpenInput = { blob: Blob; name: string } | { url: string; name: string };
+
+export type Request =
+  | { kind: "open"; slot: Slot; input: OpenInput }
+  | { kind: "stats"; slot: Slot; names: string[] }
+  | { kind: "detail"; slot: Slot; name: string; bins: number }
+  | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean }
+  | { kind: "region"; slot: Slot; name: string; spec: SliceSpec; row0: number; col0: number; rows: number; cols: number }
+  | { kind: "diff"; atol: number; rtol: number }
+  | { kind: "pair"; name: string; bins: number }
+  | { kind: "layout"; input: LayoutInput };
+
+export interface StatsPartial {
+  name: string;
+  stats?: TensorStats | undefined;
+  note?: string | undefined;
+}
+
+export interface DetailResult {
+  stats: TensorStats;
+  histogram: Histogram;
+}
+
+export interface SliceResult extends Reduced {
+  /** Rows and columns of the slice before reduction. */
+  fullRows: number;
+  fullCols: number;
+}
+
+export interface RegionResult {
+  row0: number;
+  col0: number;
+  rows: number;
+  cols: number;
+  data: Float64Array;
+}
+
+export interface PairResult {
+  a: Histogram;
+  b: Histogram;
+}
+
+/** The value each request kind resolves with. */
+export interface Results {
+  open: { tensors: number; format: string };
+  stats: null;
+  detail: DetailResult;
+  slice: SliceResult;
+  region: RegionResult;
+  diff: DiffResult;
+  pair: PairResult;
+  layout: Positioned;
+}
+
+export type Envelope = Request & { id: number };
+
+export type Reply =
+  | { id: number; kind: "progress"; done: number; total: number; label: string }
+  | { id: number; kind: "partial"; value: StatsPartial }
+  | { id: number; kind: "done"; value: unknown }
+  | { id: number; kind: "error"; error: ErrorModel };
+
+/** A reply without its id (Omit distributed over the union). */
+export type ReplyBody = Reply extends infer R ? (R extends unknown ? Omit<R, "id"> : never) : never;

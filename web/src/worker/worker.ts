@@ -1,0 +1,166 @@
+/**
+ * The page's worker (the same script as the page, started from a Blob URL of its own text): opens the file(s)
+ * again from the File or URL the page passes (headers only), and does everything that reads tensor data:
+ * statistics streamed tensor by tensor, a tensor's histogram, heatmap slices, exact value regions, the diff of
+ * two files, and graph layout with dagre. Requests run one at a time in order; the page cancels by terminating
+ * the worker and starting a new one.
+ */
+import { type AnyLazyFile, type ByteSource, type TensorInfo, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
+import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
+import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
+import { layoutGraph } from "../model/layout.js";
+import { errorModel } from "../model/summary.js";
+import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
+import type { Envelope, OpenInput, ReplyBody, Request, Slot } from "./protocol.js";
+
+/** A tensor larger than this (stored bytes or elements) gets no heatmap: its values would not fit comfortably in a worker. */
+export const HEATMAP_MAX_BYTES = 512 * 1024 * 1024;
+export const HEATMAP_MAX_ELEMENTS = 128 * 1024 * 1024;
+
+interface Opened {
+  file: AnyLazyFile;
+  source: ByteSource;
+  from: TensorSource;
+}
+
+interface WorkerScope {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  onmessage: ((event: MessageEvent) => void) | null;
+}
+
+const files = new Map<Slot, Opened>();
+/** The last tensor decoded for heatmaps (slider moves reuse it). */
+let cached: { slot: Slot; name: string; values: Float64Array | Float32Array } | undefined;
+
+function openSource(input: OpenInput): ByteSource {
+  return "blob" in input ? fromBlob(input.blob, input.name) : fromUrl(input.url);
+}
+
+function opened(slot: Slot): Opened {
+  const file = files.get(slot);
+  if (!file) throw new Error(`no file is open in slot ${slot}`);
+  return file;
+}
+
+function info(file: Opened, name: string): TensorInfo {
+  const found = file.file.tensorInfos().find((i) => i.name === name);
+  if (!found) throw new RangeError(`no tensor named "${name}"`);
+  return found;
+}
+
+async function values(slot: Slot, name: string): Promise<{ values: Float64Array | Float32Array; info: TensorInfo }> {
+  const file = opened(slot);
+  const tensorInfo = info(file, name);
+  if (cached && cached.slot === slot && cached.name === name) return { values: cached.values, info: tensorInfo };
+  if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(`${noStatisticsReason(tensorInfo.dtype)}: no heatmap`);
+  const elements = tensorInfo.shape.reduce((a, b) => a * b, 1);
+  if (tensorInfo.byteLength > HEATMAP_MAX_BYTES || elements > HEATMAP_MAX_ELEMENTS) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB or ${HEATMAP_MAX_ELEMENTS / 2 ** 20}M elements: no heatmap (statistics and the histogram work at any size)`);
+  cached = undefined;
+  const tensor = await loadValues(file.from, tensorInfo);
+  const numbers = numbersOf(tensor, tensorInfo);
+  cached = { slot, name, values: numbers };
+  return { values: numbers, info: tensorInfo };
+}
+
+async function handle(request: Request, reply: (message: ReplyBody) => void): Promise<unknown> {
+  switch (request.kind) {
+    case "open": {
+      const source = openSource(request.input);
+      const file = await readFromAny(source);
+      const from: TensorSource = { source, loadTensor: (i, o) => file.loadTensor(i, o) };
+      files.set(request.slot, { file, source, from });
+      if (cached?.slot === request.slot) cached = undefined;
+      return { tensors: file.tensorInfos().length, format: file.format };
+    }
+    case "stats": {
+      const file = opened(request.slot);
+      const infos = request.names.map((n) => info(file, n));
+      const total = infos.reduce((a, i) => a + i.byteLength, 0);
+      let before = 0;
+      for (const tensorInfo of infos) {
+        reply({ kind: "progress", done: before, total, label: tensorInfo.name });
+        if (!hasStatistics(tensorInfo.dtype)) {
+          reply({ kind: "partial", value: { name: tensorInfo.name, note: noStatisticsReason(tensorInfo.dtype) } });
+        } else {
+          try {
+            const stats: TensorStats = await tensorStats(file.from, tensorInfo, {
+              onProgress: (done) => reply({ kind: "progress", done: before + done, total, label: tensorInfo.name }),
+            });
+            reply({ kind: "partial", value: { name: tensorInfo.name, stats } });
+          } catch (error) {
+            reply({ kind: "partial", value: { name: tensorInfo.name, note: errorModel(error).message } });
+          }
+        }
+        before += tensorInfo.byteLength;
+      }
+      reply({ kind: "progress", done: total, total, label: "" });
+      return null;
+    }
+    case "detail": {
+      const file = opened(request.slot);
+      const tensorInfo = info(file, request.name);
+      if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(noStatisticsReason(tensorInfo.dtype));
+      return statsAndHistogram(file.from, tensorInfo, request.bins, {
+        onProgress: (done) => reply({ kind: "progress", done, total: tensorInfo.byteLength, label: tensorInfo.name }),
+      });
+    }
+    case "slice": {
+      const { values: numbers, info: tensorInfo } = await values(request.slot, request.name);
+      const spec = clampSlice(tensorInfo.shape, request.spec);
+      let matrix = extractSlice(numbers, tensorInfo.shape, spec);
+      if (request.normalize) matrix = normalizeColumns(matrix);
+      const reduced = reduce(matrix, request.maxRows, request.maxCols);
+      return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols };
+    }
+    case "region": {
+      const { values: numbers, info: tensorInfo } = await values(request.slot, request.name);
+      const spec = clampSlice(tensorInfo.shape, request.spec);
+      const matrix = extractSlice(numbers, tensorInfo.shape, spec);
+      const data = new Float64Array(request.rows * request.cols);
+      for (let r = 0; r < request.rows; r++) {
+        for (let c = 0; c < request.cols; c++) data[r * request.cols + c] = matrix.data[(request.row0 + r) * matrix.cols + request.col0 + c] ?? NaN;
+      }
+      return { row0: request.row0, col0: request.col0, rows: request.rows, cols: request.cols, data };
+    }
+    case "diff": {
+      const a = opened("a");
+      const b = opened("b");
+      return diffTensors(a.file, b.file, {
+        atol: request.atol, rtol: request.rtol,
+        onProgress: (p) => reply({ kind: "progress", done: p.done, total: p.total, label: p.name }),
+      });
+    }
+    case "pair": {
+      const a = opened("a");
+      const b = opened("b");
+      const infoA = info(a, request.name);
+      const infoB = info(b, request.name);
+      const statsA = await tensorStats(a.from, infoA);
+      const statsB = await tensorStats(b.from, infoB);
+      const { lo, hi } = histogramRange(mergeStats(statsA, statsB));
+      return {
+        a: await tensorHistogram(a.from, infoA, 64, lo, hi),
+        b: await tensorHistogram(b.from, infoB, 64, lo, hi),
+      };
+    }
+    case "layout":
+      return layoutGraph(request.input);
+  }
+}
+
+/** Starts answering requests (called when the bundle runs inside a worker). */
+export function startWorker(scope: WorkerScope): void {
+  let queue: Promise<void> = Promise.resolve();
+  scope.onmessage = (event: MessageEvent) => {
+    const envelope = event.data as Envelope;
+    const reply = (message: ReplyBody) => scope.postMessage({ ...message, id: envelope.id });
+    queue = queue.then(async () => {
+      try {
+        const value = await handle(envelope, reply);
+        reply({ kind: "done", value });
+      } catch (error) {
+        reply({ kind: "error", error: errorModel(error) });
+      }
+    });
+  };
+}
