@@ -15,7 +15,9 @@
 import type { LazyTensors } from "./export/stream.js";
 import * as kernels from "./kernels.js";
 import type { DiffStatsResult } from "./kernels.js";
-import { type NamedTensor, elementCount } from "./tensor.js";
+import { TruncatedError } from "./errors.js";
+import { type ByteSource, readExactly } from "./io/source.js";
+import { type DType, type NamedTensor, type TensorInfo, dtypeBytes, elementCount, viewAs } from "./tensor.js";
 
 export interface TensorDiff {
   name: string;
@@ -78,6 +80,26 @@ export type DiffInput = LazyTensors | { tensors(): NamedTensor[] } | readonly Na
 interface Side {
   entries: { name: string; dtype: string; shape: number[] }[];
   load(index: number): Promise<NamedTensor>;
+  /** Elements [start, end) of tensor `index`, read as stored (only where `streams(index)`). */
+  slice?(index: number, start: number, end: number): Promise<NamedTensor>;
+  /** True when tensor `index` can be read in slices: its stored bytes are its row-major little-endian values. */
+  streams(index: number): boolean;
+  /** Reads the stored bytes of elements [start, end) into `target` (sources with readInto only). */
+  sliceInto?(index: number, start: number, end: number, target: Uint8Array): Promise<void>;
+}
+
+/** A lazy file with the source it reads from (what the CLI opens): its safetensors/npy tensors stream in slices. */
+type LazyWithSource = LazyTensors & { source?: ByteSource | undefined };
+
+/** Formats whose TensorInfo describes the tensor's plain bytes (decodeTensor alone reads them). */
+const RAW_READABLE = new Set(["safetensors", "npy"]);
+/** Elements compared per slice when streaming (a multiple of kernels.DIFF_CHUNK; 2 MiB of float32, cache-sized). */
+const SLICE_ELEMENTS = 1 << 19;
+
+function streamable(info: TensorInfo): boolean {
+  const rowMajor = info.layout === "row-major" || info.shape.filter((d) => d !== 1).length <= 1;
+  const size = dtypeBytes(info.dtype);
+  return RAW_READABLE.has(info.format ?? "") && rowMajor && (info.byteOrder === "le" || size === 1) && FLOAT32_EXACT.has(info.dtype) && size > 0;
 }
 
 function isLazy(input: unknown): input is LazyTensors {
@@ -87,7 +109,31 @@ function isLazy(input: unknown): input is LazyTensors {
 function sideOf(input: DiffInput, label: "a" | "b"): Side {
   if (isLazy(input)) {
     const infos = input.tensorInfos();
-    return { entries: infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), load: (k) => input.loadTensor(infos[k]!) };
+    const source = (input as LazyWithSource).source;
+    const side: Side = {
+      entries: infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
+      load: (k) => input.loadTensor(infos[k]!),
+      streams: (k) => source !== undefined && typeof source.read === "function" && streamable(infos[k]!),
+    };
+    if (source) {
+      side.slice = async (k, start, end) => {
+        const info = infos[k]!;
+        const size = dtypeBytes(info.dtype);
+        const bytes = await readExactly(source, info.byteOffset + start * size, (end - start) * size, info.format ?? "tensorfile", info.name);
+        return { name: info.name, dtype: info.dtype, shape: [end - start], data: viewAs(info.dtype, bytes) } as NamedTensor;
+      };
+      const readInto = source.readInto?.bind(source);
+      if (readInto) {
+        side.sliceInto = async (k, start, end, target) => {
+          const info = infos[k]!;
+          const size = dtypeBytes(info.dtype);
+          const at = info.byteOffset + start * size;
+          const got = await readInto(target.subarray(0, (end - start) * size), at);
+          if (got !== (end - start) * size) throw new TruncatedError(info.format ?? "tensorfile", at + got, info.name, (end - start) * size - got, 0);
+        };
+      }
+    }
+    return side;
   }
   let list: readonly NamedTensor[];
   if (Array.isArray(input)) list = input;
@@ -98,7 +144,7 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
       throw new TypeError(`tensorfile: diffTensors: ${label}[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
     }
   });
-  return { entries: list.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })), load: async (k) => list[k]! };
+  return { entries: list.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })), load: async (k) => list[k]!, streams: () => false };
 }
 
 function checkTolerance(value: number | undefined, name: string): number {
@@ -145,15 +191,80 @@ function halvesOf(bytes: Uint8Array): Uint16Array {
   return copy;
 }
 
-function statsFloat32(a: NamedTensor, b: NamedTensor, count: number, atol: number, rtol: number): DiffStatsResult {
-  if (a.dtype === "float32" && b.dtype === "float32") return kernels.diffStats(a.data, b.data, atol, rtol);
+/** Elements [start, end) of a and b compared (widened in DIFF_CHUNK pieces), as one slice's statistics. */
+function sliceStats(a: NamedTensor, b: NamedTensor, start: number, end: number, atol: number, rtol: number, buffers: { a?: Float32Array; b?: Float32Array }): DiffStatsResult {
+  if (a.dtype === "float32" && b.dtype === "float32") return kernels.diffStats(a.data.subarray(start, end), b.data.subarray(start, end), atol, rtol);
   const chunk = kernels.DIFF_CHUNK;
-  const bufA = new Float32Array(Math.min(chunk, count));
-  const bufB = new Float32Array(Math.min(chunk, count));
+  buffers.a ??= new Float32Array(chunk);
+  buffers.b ??= new Float32Array(chunk);
   let total = kernels.emptyDiffStats();
-  for (let start = 0; start < count; start += chunk) {
-    const end = Math.min(count, start + chunk);
-    total = kernels.mergeDiffStats(total, kernels.diffStats(widenChunk(a, start, end, bufA), widenChunk(b, start, end, bufB), atol, rtol));
+  for (let at = start; at < end; at += chunk) {
+    const stop = Math.min(end, at + chunk);
+    total = kernels.mergeDiffStats(total, kernels.diffStats(widenChunk(a, at, stop, buffers.a), widenChunk(b, at, stop, buffers.b), atol, rtol));
+  }
+  return total;
+}
+
+/**
+ * Statistics over slices of SLICE_ELEMENTS, merged in order: the same grouping whether the tensors are in
+ * memory or read slice by slice, so both give the same bits.
+ */
+function statsFloat32(a: NamedTensor, b: NamedTensor, count: number, atol: number, rtol: number): DiffStatsResult {
+  let total = kernels.emptyDiffStats();
+  const buffers = {};
+  for (let start = 0; start < count; start += SLICE_ELEMENTS) {
+    total = kernels.mergeDiffStats(total, sliceStats(a, b, start, Math.min(count, start + SLICE_ELEMENTS), atol, rtol, buffers));
+  }
+  return total;
+}
+
+/** Two slices of float32 in one WebAssembly memory of their own, so diffStats runs on them in place. */
+interface ResidentPair {
+  a: Float32Array;
+  b: Float32Array;
+}
+
+function residentPair(): ResidentPair {
+  const both = kernels.allocate(Float32Array, 2 * SLICE_ELEMENTS);
+  return { a: both.subarray(0, SLICE_ELEMENTS), b: both.subarray(SLICE_ELEMENTS) };
+}
+
+/**
+ * statsFloat32 over two tensors read slice by slice, the next slices read while this one is compared (two
+ * slices of each in memory). Two float32 tensors whose sources can read into memory they are given go straight
+ * into WebAssembly memory (two reused pairs of slices), with no copy and no new memory per slice.
+ */
+async function streamedStats(
+  sideA: Side, i: number, sideB: Side, j: number, count: number, atol: number, rtol: number, pairs: ResidentPair[],
+): Promise<DiffStatsResult> {
+  let total = kernels.emptyDiffStats();
+  const float32 = sideA.entries[i]!.dtype === "float32" && sideB.entries[j]!.dtype === "float32";
+  if (float32 && sideA.sliceInto && sideB.sliceInto) {
+    while (pairs.length < 2) pairs.push(residentPair());
+    const read = async (start: number, pair: ResidentPair) => {
+      const end = Math.min(count, start + SLICE_ELEMENTS);
+      await Promise.all([sideA.sliceInto!(i, start, end, kernels.bytesOf(pair.a)), sideB.sliceInto!(j, start, end, kernels.bytesOf(pair.b))]);
+      return end - start;
+    };
+    let pending = count > 0 ? read(0, pairs[0]!) : undefined;
+    for (let start = 0, k = 0; start < count; start += SLICE_ELEMENTS, k ^= 1) {
+      const n = await pending!;
+      pending = start + SLICE_ELEMENTS < count ? read(start + SLICE_ELEMENTS, pairs[k ^ 1]!) : undefined;
+      const pair = pairs[k]!;
+      total = kernels.mergeDiffStats(total, kernels.diffStats(pair.a.subarray(0, n), pair.b.subarray(0, n), atol, rtol));
+    }
+    return total;
+  }
+  const buffers = {};
+  const read = (start: number) => {
+    const end = Math.min(count, start + SLICE_ELEMENTS);
+    return Promise.all([sideA.slice!(i, start, end), sideB.slice!(j, start, end)]);
+  };
+  let pending = count > 0 ? read(0) : undefined;
+  for (let start = 0; start < count; start += SLICE_ELEMENTS) {
+    const [a, b] = await pending!;
+    pending = start + SLICE_ELEMENTS < count ? read(start + SLICE_ELEMENTS) : undefined;
+    total = kernels.mergeDiffStats(total, sliceStats(a, b, 0, a.data.length, atol, rtol, buffers));
   }
   return total;
 }
@@ -224,6 +335,13 @@ function cosineOf(s: DiffStatsResult): number {
   return Math.max(-1, Math.min(1, c));
 }
 
+type DiffBase = Pick<TensorDiff, "name" | "dtypeA" | "dtypeB" | "shapeA" | "shapeB">;
+
+function fromStats(base: DiffBase, count: number, stats: DiffStatsResult): TensorDiff {
+  const status = base.dtypeA !== base.dtypeB ? "dtype" : stats.differing === 0 ? "equal" : "different";
+  return { ...base, status, elements: count, differing: stats.differing, maxAbs: stats.maxAbs, maxRel: stats.maxRel, cosine: cosineOf(stats) };
+}
+
 function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rtol: number): TensorDiff {
   const base = { name, dtypeA: a.dtype as string, dtypeB: b.dtype as string, shapeA: a.shape.slice(), shapeB: b.shape.slice() };
   if (!sameShape(a.shape, b.shape)) {
@@ -236,10 +354,7 @@ function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rto
   else if ((FLOAT32_EXACT.has(a.dtype) || FLOAT64_PATH.has(a.dtype)) && (FLOAT32_EXACT.has(b.dtype) || FLOAT64_PATH.has(b.dtype))) {
     stats = statsFloat64(asNumbers(a), asNumbers(b), atol, rtol);
   }
-  if (stats) {
-    const status = dtypeStatus ?? (stats.differing === 0 ? "equal" : "different");
-    return { ...base, status, elements: count, differing: stats.differing, maxAbs: stats.maxAbs, maxRel: stats.maxRel, cosine: cosineOf(stats) };
-  }
+  if (stats) return fromStats(base, count, stats);
   // raw bytes: only meaningful for one dtype on both sides
   const differing = dtypeStatus ? count : differingRaw(a, b, count);
   const status = dtypeStatus ?? (differing === 0 ? "equal" : "different");
@@ -274,6 +389,7 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
   });
   const onlyB = [...indexB.keys()].filter((name) => !namesA.has(name));
   const tensors: TensorDiff[] = [];
+  const pairs: ResidentPair[] = [];
   for (const [n, [i, j]] of common.entries()) {
     const ea = sideA.entries[i]!;
     const eb = sideB.entries[j]!;
@@ -281,6 +397,12 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
     let bytes = 0;
     if (!sameShape(ea.shape, eb.shape)) {
       diff = compare(ea.name, { ...ea, data: new Uint8Array(0) } as unknown as NamedTensor, { ...eb, data: new Uint8Array(0) } as unknown as NamedTensor, atol, rtol);
+    } else if (sideA.streams(i) && sideB.streams(j)) {
+      // both stored as plain row-major values: compared slice by slice, never loaded whole
+      const count = elementCount(ea.shape);
+      const stats = await streamedStats(sideA, i, sideB, j, count, atol, rtol, pairs);
+      bytes = count * (dtypeBytes(ea.dtype as DType) + dtypeBytes(eb.dtype as DType));
+      diff = fromStats({ name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() }, count, stats);
     } else {
       const ta = await sideA.load(i);
       const tb = await sideB.load(j);

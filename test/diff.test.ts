@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { readAny, readFromAny } from "../bindings/any.js";
 import { diffTensors } from "../bindings/diff.js";
 import { exampleFiles } from "../bindings/examples.js";
+import { writeSafetensors } from "../bindings/export/safetensors.js";
 import * as kernels from "../bindings/kernels.js";
 import { fromBytes } from "../bindings/io/source.js";
 import type { NamedTensor, TensorInfo } from "../bindings/tensor.js";
@@ -155,6 +156,28 @@ describe("diffTensors streaming and arguments", () => {
     expect(r.equal).toBe(true);
     expect(log).toEqual(["A:p", "B:p", "A:q", "B:q", "A:r", "B:r"]);
     expect(progress).toEqual(["1/3 p 8", "2/3 q 8", "3/3 r 8"]);
+  });
+
+  it("lazy files with their source are compared slice by slice: the same bits as whole tensors, nothing loaded", async () => {
+    const n = 2_500_003; // more than one slice
+    const base = randomNormal(8, n);
+    const edited = base.map((v, i) => (i % 9999 === 0 ? v * 1.5 : v));
+    edited[2_400_000] = NaN;
+    const half = kernels.f32ToF16(base.subarray(0, 300_000));
+    const halfB = half.slice();
+    halfB[7] = halfB[7]! ^ 1;
+    const fileA = writeSafetensors([{ name: "w", dtype: "float32", shape: [n], data: base }, { name: "h", dtype: "float16", shape: [1000, 300], data: half }]);
+    const fileB = writeSafetensors([{ name: "w", dtype: "float32", shape: [n], data: edited }, { name: "h", dtype: "float16", shape: [1000, 300], data: halfB }]);
+    const whole = await diffTensors(readAny(fileA), readAny(fileB), { atol: 1e-6 });
+    const open = async (bytes: Uint8Array) => {
+      const source = fromBytes(bytes);
+      const lazy = await readFromAny(source);
+      return { tensorInfos: () => lazy.tensorInfos(), loadTensor: (): Promise<NamedTensor> => Promise.reject(new Error("loaded whole")), source };
+    };
+    const streamed = await diffTensors(await open(fileA), await open(fileB), { atol: 1e-6 });
+    expect(streamed).toEqual(whole);
+    expect(whole.tensors[0]).toMatchObject({ status: "different", differing: Math.ceil(n / 9999) + 1, maxAbs: Infinity });
+    expect(whole.tensors[1]).toMatchObject({ status: "different", differing: 1 });
   });
 
   it("refuses what it cannot compare", async () => {

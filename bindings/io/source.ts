@@ -17,6 +17,11 @@ export interface ByteSource {
   read(offset: number, length: number): Promise<Uint8Array>;
   /** Releases what the source holds open (a file handle). Optional. */
   close?(): Promise<void>;
+  /**
+   * Optional: reads bytes [offset, offset + target.length) into `target` (no new memory: a caller can reuse one
+   * buffer, or read straight into WebAssembly memory). Returns how many bytes were read (fewer only at the end).
+   */
+  readInto?(target: Uint8Array, offset: number): Promise<number>;
   /** A name for messages (a path or URL). */
   readonly name?: string | undefined;
 }
@@ -35,6 +40,11 @@ export function fromBytes(input: Uint8Array | ArrayBuffer, name?: string): ByteS
     size: bytes.byteLength,
     name,
     read: async (offset, length) => bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)),
+    readInto: async (target, offset) => {
+      const part = bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + target.length, bytes.length));
+      target.set(part);
+      return part.length;
+    },
   };
 }
 
@@ -105,6 +115,21 @@ export async function fromFile(path: string): Promise<ByteSource & { size: numbe
         done += bytesRead;
       }
       return done === n ? out : out.subarray(0, done);
+    },
+    async readInto(target, offset) {
+      const n = Math.max(0, Math.min(target.length, size - offset));
+      let done = 0;
+      while (done < n) {
+        let bytesRead: number;
+        try {
+          ({ bytesRead } = await handle.read(target, done, n - done, offset + done));
+        } catch (cause) {
+          throw new SourceError(`cannot read bytes ${offset}..${offset + n} of ${path}: ${String(cause)}`, { cause });
+        }
+        if (bytesRead === 0) break;
+        done += bytesRead;
+      }
+      return done;
     },
     close: () => handle.close(),
   };

@@ -10,6 +10,7 @@
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
  */
 import type { LazyTensors } from "../export/stream.js";
+import { TruncatedError } from "../errors.js";
 import { type ByteSource, readExactly } from "../io/source.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 
@@ -36,7 +37,12 @@ export interface Incoming {
    * the stored form and the stored bytes in chunks, so a tensor that needs no conversion is copied without
    * being loaded whole.
    */
-  raw?: { info: TensorInfo; chunks(): AsyncIterable<Uint8Array> } | undefined;
+  raw?: {
+    info: TensorInfo;
+    chunks(): AsyncIterable<Uint8Array>;
+    /** Reads all the stored bytes into `target` (sources with readInto only: no new memory). */
+    readInto?: ((target: Uint8Array) => Promise<void>) | undefined;
+  } | undefined;
 }
 
 /** Lazy weights with their file: their safetensors/npy tensors can be streamed as stored. */
@@ -49,6 +55,7 @@ const RAW_CHUNK = 8 << 20;
 
 function rawAccess(source: ByteSource, info: TensorInfo): Incoming["raw"] {
   if (!RAW_READABLE.has(info.format ?? "")) return undefined;
+  const readInto = source.readInto?.bind(source);
   return {
     info,
     async *chunks() {
@@ -56,6 +63,10 @@ function rawAccess(source: ByteSource, info: TensorInfo): Incoming["raw"] {
         yield await readExactly(source, info.byteOffset + at, Math.min(RAW_CHUNK, info.byteLength - at), info.format ?? "tensorfile", info.name);
       }
     },
+    readInto: readInto && (async (target: Uint8Array) => {
+      const got = await readInto(target.subarray(0, info.byteLength), info.byteOffset);
+      if (got !== info.byteLength) throw new TruncatedError(info.format ?? "tensorfile", info.byteOffset + got, info.name, info.byteLength - got, 0);
+    }),
   };
 }
 

@@ -6,7 +6,7 @@
  * ASCII/gzip data replace larger ranges.
  */
 import { type ByteSource, readExactly } from "../io/source.js";
-import { type NamedTensor, type TensorInfo, dtypeBytes } from "../tensor.js";
+import { type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, viewAs } from "../tensor.js";
 import { type StoredForm, checkReplacement, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
 
@@ -63,27 +63,59 @@ function storedAlike(from: TensorInfo, to: TensorInfo): boolean {
   return from.dtype === to.dtype && rowMajor(from) && rowMajor(to) && littleEndian(from) && littleEndian(to) && from.byteLength === to.byteLength;
 }
 
-/** One tensor's edit: load the replacement when the edit runs, encode it into the stored form in chunks. */
-export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: ChunkTransform): PatchEdit {
+/** One buffer a plan reads weights' stored bytes into, reused from tensor to tensor (grown when needed). */
+export interface RawBuffer {
+  buffer?: ArrayBuffer | undefined;
+}
+
+function rowMajorLittleEndian(i: TensorInfo): boolean {
+  return (i.layout === "row-major" || nonUnitAxes(i.shape) <= 1) && (i.byteOrder === "le" || dtypeBytes(i.dtype) === 1);
+}
+
+/**
+ * One tensor's edit, run when its turn comes: weights stored as the model stores them are copied through in
+ * chunks; plain row-major weights that must be converted or reordered are read into the plan's one reused
+ * buffer (sources with readInto); anything else is loaded with the weights' loadTensor. Then encoded into the
+ * stored form in chunks.
+ */
+export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: ChunkTransform, shared: RawBuffer = {}): PatchEdit {
   return {
     offset: info.byteOffset,
     length: info.byteLength,
     sameSize: true,
     async *produce() {
-      if (incoming.raw && storedAlike(incoming.raw.info, info)) {
+      const raw = incoming.raw;
+      if (raw && storedAlike(raw.info, info)) {
         // the weights store these bytes already: copy them through, never holding the tensor whole
         let at = info.byteOffset;
-        for await (const chunk of incoming.raw.chunks()) {
+        for await (const chunk of raw.chunks()) {
           yield transform ? transform(chunk, at) : chunk;
           at += chunk.length;
         }
         return;
       }
-      const value = asTensor(info.name, await incoming.load());
-      const data = replacementData(info, value);
+      let data: TypedArray;
+      let dtype: string;
+      if (raw?.readInto && rowMajorLittleEndian(raw.info)) {
+        const length = raw.info.byteLength;
+        if (!shared.buffer || shared.buffer.byteLength < length) {
+          shared.buffer = undefined; // let the smaller one go first
+          shared.buffer = new ArrayBuffer(Math.max(length, 8));
+        }
+        const bytes = new Uint8Array(shared.buffer, 0, length);
+        await raw.readInto(bytes);
+        data = viewAs(raw.info.dtype, bytes);
+        dtype = raw.info.dtype;
+      } else {
+        const value = asTensor(info.name, await incoming.load());
+        data = replacementData(info, value);
+        dtype = value.dtype;
+      }
       let at = info.byteOffset;
-      for (const chunk of encodeChunks(data, value.dtype, storedForm(info))) {
-        yield transform ? transform(chunk, at) : chunk;
+      for (const chunk of encodeChunks(data, dtype, storedForm(info))) {
+        // a view of the reused buffer must not reach a sink, which may keep it
+        const owned = chunk.buffer === shared.buffer ? chunk.slice() : chunk;
+        yield transform ? transform(owned, at) : owned;
         at += chunk.length;
       }
     },
@@ -120,11 +152,12 @@ export function rangePlan(
   const matched = infos.filter((info) => incoming.has(info.name));
   const extra = special ? special(matched) : { edits: [], handled: new Set<TensorInfo>(), requantized: [] };
   const edits = [...extra.edits];
+  const shared: RawBuffer = {};
   for (const info of matched) {
     if (extra.handled.has(info)) continue;
     const given = incoming.get(info.name)!;
     checkIncoming(info, given);
-    edits.push(tensorEdit(info, given, transform));
+    edits.push(tensorEdit(info, given, transform, shared));
   }
   edits.sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < edits.length; i++) {
