@@ -12,7 +12,6 @@
  *   SCRATCH_OFFSET .. +1 MiB chunk scratch
  *   DATA_OFFSET ..           a dedicated array (dedicated memories only)
  */
-import { instantiateSync } from "@assemblyscript/loader";
 import { KERNELS_WASM_BASE64 } from "./kernels.wasm.js";
 
 export interface KernelExports {
@@ -70,8 +69,9 @@ export function kernelModule(): WebAssembly.Module | null {
 function instantiate(memory: WebAssembly.Memory): KernelInstance {
   const module = kernelModule();
   if (!module) throw new Error("tensorfile: WebAssembly kernels are unavailable");
-  const { exports } = instantiateSync<Record<string, unknown>>(module, { env: { memory } });
-  const kernels = exports as unknown as KernelExports;
+  // the kernels import only their memory (built with --use abort=: no abort import) and take and return numbers,
+  // so the raw instance is all the glue there is
+  const kernels = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
   if (kernels.staticEnd() > SCRATCH_OFFSET) throw new Error("tensorfile: kernel static data overlaps the scratch area");
   return { exports: kernels, memory, byteLength: memory.buffer.byteLength };
 }
