@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `tensorfile` bin. All the work is in cli/run.ts.
+import { isMainThread } from "node:worker_threads";
 import { runCli } from "./cli/run.js";
 
 // Output into a closed pipe (`tensorfile inspect F | head -1`) ends quietly with exit 0, as Unix tools do.
@@ -10,7 +11,8 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(
+// in a worker thread of `convert --out-dir` (cli/batch.ts runs this same file as its workers) there is no command line
+if (isMainThread) runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(
   (code) => {
     process.exitCode = code;
   },

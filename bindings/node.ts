@@ -1,4 +1,6 @@
-/** Node-only helpers (also re-exported from the main entry, where fromFile imports node:fs lazily). */
-export { fromFile } from "./io/source.js";
-export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
-export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
+/**
+ * Node-only helpers (also exported by the main entry, where they import node:fs at the call). This entry
+ * re-exports the main entry's own functions, so both share one copy of the library's state.
+ */
+export { fromFile, loadFile, openFile, loadBlob, loadSource } from "./index.js";
+export type { LoadOptions, LoadedFile, OpenedFile } from "./index.js";

@@ -76,6 +76,17 @@ function temporaryName(path: string): string {
 }
 
 /**
+ * A temporary name beside `path` for an output written elsewhere (convert --out-dir's worker threads write it and
+ * rename it into place): until `release()`, an error exit or a signal removes it.
+ */
+export function reserveTemporary(path: string): { temp: string; release(): void } {
+  installSignalHandlers();
+  const temp = temporaryName(path);
+  pending.add(temp);
+  return { temp, release: () => pending.delete(temp) };
+}
+
+/**
  * Runs `write(tempPath)` and renames the result to `path` when it resolves; on failure (or a signal) the
  * temporary file or folder is removed and `path` is left as it was.
  */

@@ -25,6 +25,7 @@ import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSi
 import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
+import { runBatch } from "./batch.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
@@ -45,6 +46,7 @@ const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
+  tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
   tensorfile stats FILE [--tensor NAME] [--json]
   tensorfile view [FILE…] [--port N] [--open]
@@ -83,6 +85,13 @@ OUT's extension picks the target:
   --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
   --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
   --force           overwrite an existing OUT
+
+tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
+
+Many files at once, on worker threads: each FILE becomes DIR/<its name without extension>.safetensors (or .npy,
+for files holding one tensor), exactly as "convert FILE OUT" writes it. A file that fails is reported and counted
+(exit 1) and the others are still written; a summary at the end.
+  -j N              threads (default: the number of cores; -j 1 converts in the main thread)
 ${OUTPUT_RULES}`,
   extract: `tensorfile extract FILE DIR [--dtype float32] [--force]
 
@@ -123,13 +132,13 @@ listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "nam
 const OPTIONS = {
   inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
   verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
-  convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" } },
+  convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
   stats: { tensor: { type: "string" }, json: { type: "boolean" } },
   view: { port: { type: "string" }, open: { type: "boolean" } },
   patch: PATCH_OPTIONS,
   diff: DIFF_OPTIONS,
-} as const satisfies Record<string, Record<string, { type: "boolean" | "string" }>>;
+} as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
 
 type AnyModule = FormatModule<unknown, unknown, unknown>;
 
@@ -330,7 +339,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The one-line message of an error from reading FILE, with a hint where the cause is likely. */
-function errorLine(error: unknown): string {
+export function errorLine(error: unknown): string {
   const message = (error as Error)?.message ?? String(error);
   let line = message.startsWith("tensorfile: ") ? message.slice("tensorfile: ".length) : message;
   if (isFormatError(error) && error.format === "spraak" && /\d+ bytes? short/.test(message)) {
@@ -339,7 +348,7 @@ function errorLine(error: unknown): string {
   return line;
 }
 
-function isInputError(error: unknown): boolean {
+export function isInputError(error: unknown): boolean {
   return isFormatError(error) || error instanceof InputError || error instanceof SourceError ||
     /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
 }
@@ -405,7 +414,7 @@ async function writeTensorsSafetensors(io: CliIO, source: ByteSource, module: An
   }
 }
 
-function pickTensor(infos: TensorInfo[], name: string | undefined): TensorInfo {
+export function pickTensor(infos: TensorInfo[], name: string | undefined): TensorInfo {
   if (name !== undefined) {
     const found = infos.find((i) => i.name === name);
     if (!found) {
@@ -461,10 +470,47 @@ function allowedExtensions(module: AnyModule, input: string): string[] {
   return [...TENSOR_OUTPUTS, ...own];
 }
 
-interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string }
+/**
+ * IN's tensors written to `path` (the output or its temporary file): every tensor as .safetensors, or one as .npy
+ * (`tensor`, or the only one). convert and convert --out-dir (cli/batch.ts) both write through here.
+ */
+async function writeTensorOutput(io: CliIO, opened: Awaited<ReturnType<typeof openLazy>>, input: string, path: string,
+  ext: ".npy" | ".safetensors", decode: DecodeOptions, tensor: string | undefined): Promise<void> {
+  let infos = opened.module.tensorInfos(opened.file);
+  if (ext === ".safetensors" && infos.length === 0 && tensor === undefined) throw noTensorsError(input, opened.module.blobs(opened.file).map((b) => b.name));
+  if (ext === ".npy") {
+    const loaded = await opened.module.loadTensor(opened.source, pickTensor(infos, tensor), decode);
+    await writeNpyFile(path, loaded.dtype, loaded.shape, loaded.data);
+    return;
+  }
+  if (tensor !== undefined) infos = [pickTensor(infos, tensor)];
+  await writeTensorsSafetensors(io, opened.source, opened.module, infos, path, decode, opened.format);
+}
+
+/** The error for a .safetensors output of a file without tensors, naming what `extract` would give instead. */
+export function noTensorsError(input: string, blobNames: readonly string[]): InputError {
+  return new InputError(`${input} holds no tensors, so a .safetensors output would be empty${blobNames.length > 0 ? `; its contents (${blobNames.join(", ")}) come out with "tensorfile extract ${input} DIR"` : ""}`);
+}
+
+/** convert IN into `path` as .safetensors or .npy, opening and closing IN (for convert --out-dir's workers). */
+export async function convertTensorsTo(io: CliIO, input: string, path: string, ext: ".npy" | ".safetensors", decode: DecodeOptions): Promise<void> {
+  const opened = await openLazy(input);
+  try {
+    await writeTensorOutput(io, opened, input, path, ext, decode, undefined);
+  } finally {
+    await opened.source.close?.();
+  }
+}
+
+interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string }
 
 async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
-  if (args.length !== 2) throw new UsageError("convert takes IN and OUT");
+  if (options["out-dir"] !== undefined) {
+    if (options.quantize !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "tensor"} does not go with --out-dir`);
+    return runBatch(io, args, { outDir: options["out-dir"], to: options.to, jobs: options.jobs, dtype: options.dtype, force: options.force ?? false });
+  }
+  if (options.jobs !== undefined) throw new UsageError("-j goes with --out-dir (converting many files)");
+  if (args.length !== 2) throw new UsageError("convert takes IN and OUT (or --out-dir DIR --to safetensors|npy FILE…)");
   const [input, output] = args as [string, string];
   if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
   if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8, not ${options.quantize}`);
@@ -489,21 +535,11 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
         if (toStdout) await writeStdout(io, text);
         else await writeAtomically(output, (temp) => writeFile(temp, text));
       } else {
-        let infos = opened.module.tensorInfos(opened.file);
-        if (ext === ".npy") {
-          const info = pickTensor(infos, options.tensor);
-          const tensor = await opened.module.loadTensor(opened.source, info, decode);
-          if (toStdout) {
-            for (const chunk of npyBytes(tensor.dtype, tensor.shape, tensor.data)) await writeStdout(io, chunk);
-          } else {
-            await writeAtomically(output, (temp) => writeNpyFile(temp, tensor.dtype, tensor.shape, tensor.data));
-          }
+        if (ext === ".npy" && toStdout) {
+          const tensor = await opened.module.loadTensor(opened.source, pickTensor(opened.module.tensorInfos(opened.file), options.tensor), decode);
+          for (const chunk of npyBytes(tensor.dtype, tensor.shape, tensor.data)) await writeStdout(io, chunk);
         } else {
-          if (options.tensor !== undefined) infos = [pickTensor(infos, options.tensor)];
-          if (infos.length === 0) {
-            throw new InputError(`${input} holds no tensors, so ${output} would be empty${opened.module.blobs(opened.file).length > 0 ? `; its contents (${opened.module.blobs(opened.file).map((b) => b.name).join(", ")}) come out with "tensorfile extract ${input} DIR"` : ""}`);
-          }
-          await writeAtomically(output, (temp) => writeTensorsSafetensors(io, opened.source, opened.module, infos, temp, decode, opened.format));
+          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor));
         }
       }
       if (!toStdout) print(io.stderr, `wrote ${output}`);

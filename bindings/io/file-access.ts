@@ -86,6 +86,11 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
     }
     return done;
   };
+  const readSync = (offset: number, length: number): Uint8Array => {
+    const out = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
+    const n = readInto(out, offset);
+    return n === out.length ? out : out.subarray(0, n);
+  };
   const access: FileAccess = {
     name,
     size,
@@ -104,11 +109,8 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
       return {
         size,
         name,
-        read: async (offset, length) => {
-          const out = new Uint8Array(Math.max(0, Math.min(length, size - offset)));
-          const n = readInto(out, offset);
-          return n === out.length ? out : out.subarray(0, n);
-        },
+        read: async (offset, length) => readSync(offset, length),
+        readSync,
         close: async () => access.close(),
       };
     },

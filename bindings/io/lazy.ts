@@ -8,7 +8,15 @@
 import { LimitError, TruncatedError, UnsupportedError } from "../errors.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } from "../tensor.js";
 import { type ByteBacking, NeedBytes } from "./byte-reader.js";
-import { type ByteSource, readExactly, sourceSize } from "./source.js";
+import { bytesOrUndefined } from "./input.js";
+import { type ByteSource, SourceError, readExactly, sourceSize } from "./source.js";
+
+/** A source's answer as a plain Uint8Array (a Node Buffer's slice() is a view). */
+function plainBytes(bytes: Uint8Array): Uint8Array {
+  const out = bytesOrUndefined(bytes);
+  if (!out) throw new SourceError(`a ByteSource's readSync() must return a Uint8Array, not ${typeof bytes}`);
+  return out;
+}
 
 const FIRST_CHUNK = 64 * 1024;
 const MAX_CHUNK = 8 * 1024 * 1024;
@@ -30,7 +38,31 @@ export class ChunkCache implements ByteBacking {
       const c = this.chunks[i]!;
       if (offset >= c.start && offset + length <= c.start + c.bytes.length) return c;
     }
+    // a source that reads synchronously (a local file) is read on the spot: the parser runs once, never restarts
+    if (this.source.readSync) return this.fetch(offset, length, (at, n) => plainBytes(this.source.readSync!(at, n)));
     throw new NeedBytes(offset, length);
+  }
+
+  /** The chunk size for a read at `offset`: growing while the parser scans on, small again after a jump. */
+  private chunkEnd(offset: number, length: number): number {
+    if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
+    // a parser that keeps reading on from the last chunk is scanning: fetch bigger and bigger pieces; one that
+    // jumped (over a skipped payload) starts small again
+    const last = this.chunks[this.chunks.length - 1];
+    const sequential = last !== undefined && offset >= last.start && offset <= last.start + last.bytes.length;
+    this.nextChunk = sequential ? Math.min(MAX_CHUNK, this.nextChunk * 2) : FIRST_CHUNK;
+    return Math.min(this.size, offset + Math.max(length, this.nextChunk));
+  }
+
+  private fetch(offset: number, length: number, read: (at: number, n: number) => Uint8Array): { bytes: Uint8Array; start: number } {
+    const end = this.chunkEnd(offset, length);
+    const bytes = read(offset, end - offset);
+    if (bytes.length < end - offset) throw new TruncatedError(this.format, offset + bytes.length, undefined, end - offset - bytes.length, 0);
+    this.fetches++;
+    this.bytesRead += bytes.length;
+    const chunk = { start: offset, bytes };
+    this.chunks.push(chunk);
+    return chunk;
   }
 
   add(start: number, bytes: Uint8Array): void {
@@ -38,13 +70,7 @@ export class ChunkCache implements ByteBacking {
   }
 
   async load(offset: number, length: number): Promise<void> {
-    if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
-    // a parser that keeps reading on from the last chunk is scanning: fetch bigger and bigger pieces; one that
-    // jumped (over a skipped payload) starts small again
-    const last = this.chunks[this.chunks.length - 1];
-    const sequential = last !== undefined && offset >= last.start && offset <= last.start + last.bytes.length;
-    this.nextChunk = sequential ? Math.min(MAX_CHUNK, this.nextChunk * 2) : FIRST_CHUNK;
-    const end = Math.min(this.size, offset + Math.max(length, this.nextChunk));
+    const end = this.chunkEnd(offset, length);
     const bytes = await readExactly(this.source, offset, end - offset, this.format);
     this.fetches++;
     this.bytesRead += bytes.length;

@@ -15,6 +15,11 @@ export interface ByteSource {
   size?: number | undefined;
   /** Bytes [offset, offset + length); fewer only at the end of the source. */
   read(offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * The same bytes as read(), synchronously, for sources that can (local files opened by openFile/loadFile).
+   * Optional; when present, header parsers read through it in one pass instead of fetching and re-parsing.
+   */
+  readSync?(offset: number, length: number): Uint8Array;
   /** Releases what the source holds open (a file handle). Optional. */
   close?(): Promise<void>;
   /**

@@ -12,7 +12,6 @@
  *   SCRATCH_OFFSET .. +1 MiB chunk scratch
  *   DATA_OFFSET ..           a dedicated array (dedicated memories only)
  */
-import { instantiateSync } from "@assemblyscript/loader";
 import { KERNELS_WASM_BASE64 } from "./kernels.wasm.js";
 
 export interface KernelExports {
@@ -47,6 +46,14 @@ export const DATA_OFFSET = SCRATCH_OFFSET + SCRATCH_BYTES;
 export const MAX_MEMORY_BYTES = 65536 * PAGE_BYTES;
 
 function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  // native decoders where the runtime has one (a JS loop over 19 KB runs interpreted on the first call: ~2-8 ms)
+  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+  if (native) return native(text);
+  const nodeBuffer = (globalThis as { Buffer?: { from(s: string, encoding: string): Uint8Array } }).Buffer;
+  if (nodeBuffer) {
+    const decoded = nodeBuffer.from(text, "base64");
+    return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength).slice();
+  }
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -70,8 +77,9 @@ export function kernelModule(): WebAssembly.Module | null {
 function instantiate(memory: WebAssembly.Memory): KernelInstance {
   const module = kernelModule();
   if (!module) throw new Error("tensorfile: WebAssembly kernels are unavailable");
-  const { exports } = instantiateSync<Record<string, unknown>>(module, { env: { memory } });
-  const kernels = exports as unknown as KernelExports;
+  // the kernels import only their memory (built with --use abort=: no abort import) and take and return numbers,
+  // so the raw instance is all the glue there is
+  const kernels = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
   if (kernels.staticEnd() > SCRATCH_OFFSET) throw new Error("tensorfile: kernel static data overlaps the scratch area");
   return { exports: kernels, memory, byteLength: memory.buffer.byteLength };
 }

@@ -17,7 +17,8 @@ export async function bundle(source, name) {
   const result = await build({
     stdin: { contents: source, resolveDir: root, sourcefile: `${name}.mjs` },
     bundle: true, platform: "browser", format: "esm", minify: true, write: false, logLevel: "silent",
-    alias: { tensorfile: join(root, "dist/index.js") },
+    // what the exports map gives bundlers ("default"): the per-file modules, tree-shaken
+    alias: { tensorfile: join(root, "dist/index.modules.js") },
   });
   const problems = [...result.errors, ...result.warnings];
   if (problems.length > 0) throw new Error(`${name}: esbuild reported ${problems.map((p) => p.text).join("; ")}`);
