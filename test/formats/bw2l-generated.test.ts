@@ -319,3 +319,16 @@ describe("bw2l writer checks", () => {
     expect(() => bw2l.create({ arrays: { a: { data: [1, 2] } } })).toThrow(/dtype is needed/);
   });
 });
+
+describe("inspect and verify agree on where criterion comes from", () => {
+  const layers = [{ arch: "L 1 1", params: [{ dims: [1, 1, 1, 1], data: new Float32Array([1]) }] }];
+  it("config's criterion is meta.criterion; a criterion only in flags is meta.flagsCriterion and verify names it", () => {
+    const onlyFlags = bw2l.read(bw2l.write(bw2l.create({ flags: { criterion: "ctc" }, config: { other: "x" }, arch: ["L 1 1"], tokens: ["a"], layers })));
+    expect(bw2l.inspect(onlyFlags).meta).toMatchObject({ flagsCriterion: "ctc" });
+    expect(bw2l.inspect(onlyFlags).meta.criterion).toBeUndefined();
+    expect(bw2l.verify(onlyFlags)).toContainEqual(expect.stringMatching(/config criterion null: .*flags say "ctc", but the loader reads config's/));
+    const both = bw2l.read(bw2l.write(bw2l.create({ flags: { criterion: "asg" }, config: { criterion: "ctc" }, arch: ["L 1 1"], tokens: ["a"], layers })));
+    expect(bw2l.inspect(both).meta).toMatchObject({ criterion: "ctc", flagsCriterion: "asg" });
+    expect(bw2l.verify(both).some((w) => w.includes("criterion"))).toBe(false);
+  });
+});

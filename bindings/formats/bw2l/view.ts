@@ -169,8 +169,11 @@ export function inspect(file: Bw2lFile): InspectResult {
   const arch = archLines(file);
   const layersSection = effectiveSections(file).find((s) => s.name === "layers" && isLayersSection(s));
   const meta: Record<string, unknown> = { name: file.name };
-  const criterion = cfg.get("criterion") ?? flg.get("criterion");
+  // the wav2letter loader takes the criterion from config (what verify checks); flags' copy is shown apart
+  const criterion = cfg.get("criterion");
+  const flagsCriterion = flg.get("criterion");
   if (criterion !== undefined) meta.criterion = criterion;
+  if (flagsCriterion !== undefined && flagsCriterion !== criterion) meta.flagsCriterion = flagsCriterion;
   if (cfg.has("quantization")) meta.quantization = cfg.get("quantization");
   if (toks) meta.tokenCount = toks.length;
   if (layersSection && isLayersSection(layersSection)) meta.layerCount = layersSection.layers.length;
@@ -273,7 +276,9 @@ export function verify(file: Bw2lFile): string[] {
     }
     const criterion = config(file).get("criterion");
     if (keyvalSection(file, "config") && criterion !== "ctc" && criterion !== "asg") {
-      warnings.push(`config criterion ${JSON.stringify(criterion ?? null)}: the wav2letter loader accepts only ctc and asg`);
+      const inFlags = flags(file).get("criterion");
+      const hint = inFlags !== undefined ? ` (flags say ${JSON.stringify(inFlags)}, but the loader reads config's)` : "";
+      warnings.push(`config criterion ${JSON.stringify(criterion ?? null)}: the wav2letter loader accepts only ctc and asg${hint}`);
     }
     const arch = archLines(file);
     if (arch && arch.length !== layers.layers.length) {
