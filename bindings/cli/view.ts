@@ -41,8 +41,12 @@ interface ServedFile {
   size: number;
 }
 
-/** Where the built inspector page may be: beside the built CLI (dist/cli -> dist/web), or from the sources. */
-const PAGE_CANDIDATES = ["../web/index.html", "../../dist/web/index.html"];
+/**
+ * Where the built inspector page may be: beside the bundled CLI (dist/cli.js -> dist/web), beside the unbundled
+ * one (dist/cli/view.js -> dist/web), or from the sources under vitest (bindings/cli -> dist/web). The bundled
+ * case comes first: from dist/cli.js, "../web/index.html" is the page's source template, not the built page.
+ */
+const PAGE_CANDIDATES = ["./web/index.html", "../web/index.html", "../../dist/web/index.html"];
 
 async function inspectorPage(): Promise<Buffer | undefined> {
   for (const candidate of PAGE_CANDIDATES) {
