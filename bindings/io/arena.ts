@@ -1,10 +1,11 @@
 /**
  * Decoding tensors from a file straight into their final place, for loadFile.
  *
- * All the tensors of one load live in one WebAssembly memory of their own (an "arena", sized once for all of
- * them; it never grows, so the typed arrays over it stay valid). Its first megabyte is a scratch area. Each
- * tensor is read from the file by positioned reads:
- *   - stored as the result (little-endian, row-major, no conversion): one read straight into its final place;
+ * Each tensor is read from the file by positioned reads:
+ *   - stored as the result (little-endian, row-major, no conversion): one read straight into an array of its own,
+ *     allocated the way readFileSync allocates (Node's uninitialised memory, which the allocator may recycle);
+ * the others are decoded by kernels into one WebAssembly memory holding all of them (an "arena", sized once; it
+ * never grows, so the typed arrays over it stay valid), whose first megabyte is a scratch area:
  *   - byte swaps only: chunks read into their final place and swapped there while in cache;
  *   - widening / dequantization: chunks read into the scratch, converted by a kernel into the final place;
  *   - column-major: bands of whole stored slabs (the outermost stored axis) read into the scratch, transposed
@@ -83,10 +84,21 @@ const align64 = (n: number): number => Math.ceil(n / 64) * 64;
  * unavailable (the caller decodes the ordinary way).
  */
 export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], format: string): NamedTensor[] | null {
-  // group into memories of at most ARENA_GROUP_BYTES (a bigger tensor alone)
+  const results = new Array<NamedTensor>(plans.length);
+  // tensors stored as their result need no kernel: each is read straight into memory of its own, allocated as
+  // readFileSync allocates (the allocator may reuse mapped pages, where a WebAssembly memory is always fresh)
+  const isPlain = (plan: ArenaPlan) => plan.swap === 0 && plan.convert === "none" && !plan.columnDims;
+  plans.forEach((plan, index) => {
+    if (!isPlain(plan)) return;
+    const bytes = file.allocateForRead(plan.outBytes);
+    file.readExactlyInto(bytes, plan.info.byteOffset, format, plan.info.name);
+    results[index] = { name: plan.info.name, dtype: plan.dtype, shape: plan.info.shape.slice(), data: arrayAt(plan.dtype, bytes.buffer, bytes.byteOffset, plan.count) } as NamedTensor;
+  });
+  // the others: grouped into memories of at most ARENA_GROUP_BYTES (a bigger tensor alone)
   const groups: { plans: { plan: ArenaPlan; index: number; offset: number }[]; bytes: number }[] = [];
   let current: (typeof groups)[number] | undefined;
   plans.forEach((plan, index) => {
+    if (isPlain(plan)) return;
     const size = align64(plan.outBytes);
     if (!current || (current.bytes + size > ARENA_GROUP_BYTES && current.bytes > 0)) {
       current = { plans: [], bytes: 0 };
@@ -95,7 +107,6 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
     current.plans.push({ plan, index, offset: current.bytes });
     current.bytes += size;
   });
-  const results = new Array<NamedTensor>(plans.length);
   for (const group of groups) {
     const arena = allocateDedicated(group.bytes);
     if (!arena) return null;

@@ -17,7 +17,26 @@ interface SyncFs {
   closeSync(fd: number): void;
 }
 
+/** The part of node:buffer used here: memory for results that are read whole (no zero-filling). */
+interface BufferModule {
+  Buffer: { allocUnsafeSlow(size: number): Uint8Array };
+}
+
 let fsModule: Promise<SyncFs> | undefined;
+let bufferModule: Promise<BufferModule | undefined> | undefined;
+
+/** node:buffer, or undefined where there is none (its absence only costs zero-filled memory). */
+async function nodeBuffer(): Promise<BufferModule | undefined> {
+  bufferModule ??= (async () => {
+    try {
+      const specifier = "node:buffer";
+      return (await import(/* @vite-ignore */ specifier)) as unknown as BufferModule;
+    } catch {
+      return undefined;
+    }
+  })();
+  return bufferModule;
+}
 
 async function syncFs(): Promise<SyncFs> {
   fsModule ??= (async () => {
@@ -44,6 +63,12 @@ export interface FileAccess {
   /** Like readInto, but TRUNCATED (naming `format` and `field`) when the file ends first. */
   readExactlyInto(target: Uint8Array, position: number, format: string, field?: string): void;
   close(): void;
+  /**
+   * `bytes` of fresh memory for a result that a read will fill completely: Node's uninitialised allocation (as
+   * readFileSync uses: the allocator may hand back pages that are already mapped, which costs no page faults), else
+   * an ordinary zero-filled array. A plain Uint8Array at offset 0 of its own ArrayBuffer.
+   */
+  allocateForRead(bytes: number): Uint8Array;
   /** A ByteSource over the same file (for the header parsers and the formats' own loadTensor). */
   source(): ByteSource & { size: number };
 }
@@ -54,6 +79,7 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
     throw new TypeError(`tensorfile: ${fn}() takes a path (a string or a file: URL), not ${path === null ? "null" : typeof path}; for bytes in memory use readAny(bytes), for a browser File loadBlob(file)`);
   }
   const fs = await syncFs();
+  const buffers = await nodeBuffer();
   const name = String(path);
   let fd: number;
   try {
@@ -98,6 +124,11 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
     readExactlyInto(target, position, format, field) {
       const n = readInto(target, position);
       if (n < target.byteLength) throw new TruncatedError(format, position + n, field, target.byteLength - n, 0);
+    },
+    allocateForRead(bytes) {
+      if (!buffers) return new Uint8Array(bytes);
+      const memory = buffers.Buffer.allocUnsafeSlow(bytes);
+      return new Uint8Array(memory.buffer, memory.byteOffset, bytes);
     },
     close() {
       if (!closed) {
