@@ -41,6 +41,9 @@ export interface LazyTensors {
   source?: ByteSource | undefined;
 }
 
+/** Tensors up to this size are loaded while the previous one is written; larger ones one after another. */
+const OVERLAP_BYTES = 16 * 1024 * 1024;
+
 /** Elements per chunk when a plainly stored tensor streams in pieces (16 MiB of float32). */
 export const STREAM_CHUNK_ELEMENTS = 4 * 1024 * 1024;
 
@@ -221,7 +224,10 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
         continue;
       }
       const tensor = await next!;
-      next = load(k + 1);
+      // a small tensor: the next one loads while this one is written; a large one is written first, so that
+      // two large tensors (and their decode work memory) are never in memory at once
+      const overlap = slot.end - slot.begin <= OVERLAP_BYTES;
+      next = overlap ? load(k + 1) : undefined;
       next?.catch(() => undefined); // awaited in its turn
       if (lazy) checkTensor(tensor, `tensor "${slot.name}"`);
       const bytes = dataBytes(tensor);
@@ -231,6 +237,7 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
       await writer.write(bytes);
       written += bytes.length;
       options.onProgress?.(written, plan.size, slot.name);
+      if (!overlap) next = load(k + 1);
     }
     await writer.finish();
   } catch (error) {
