@@ -109,6 +109,8 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
           const n = readInto(out, offset);
           return n === out.length ? out : out.subarray(0, n);
         },
+        // ByteSource.readInto (issue 15: patch and diff read into reused or WebAssembly memory)
+        readInto: async (target, offset) => readInto(target, offset),
         close: async () => access.close(),
       };
     },
