@@ -557,6 +557,36 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
   return total;
 }
 
+// issue 15 (patch): transposeColumns, one band of columns of a row-major matrix transposed, for writing a
+// column-major tensor band by band (the existing transpose kernels with strides; no new WASM).
+
+/**
+ * Columns [c0, c0 + w) of the rows x cols row-major matrix `src`, transposed: the w x rows matrix whose row j is
+ * column c0 + j (that band's bytes in column-major order). When `src` lives in kernels.allocate() memory the
+ * WASM kernel reads it there, strided, into the scratch (bands of up to 1 MiB; larger ones and ordinary arrays
+ * go through the TS twin, also strided). Elements of 1, 2, 4 or 8 bytes.
+ */
+export function transposeColumns<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
+  checkLength("src", src.length, rows * cols);
+  if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {
+    throw new RangeError(`tensorfile: transposeColumns: columns ${c0}..${c0 + w} are not inside 0..${cols}`);
+  }
+  const out = dst ?? sameType(src, rows * w);
+  checkLength("dst", out.length, rows * w);
+  const size = elementSize(src);
+  const kind = transposeKind(size);
+  if (rows * w === 0) return out;
+  const home = instanceOf(src.buffer);
+  const bytes = rows * w * size;
+  if (home && useWasm(rows * w) && bytes <= SCRATCH_BYTES) {
+    kind.call(home.exports, src.byteOffset + c0 * size, SCRATCH_OFFSET, rows, w, cols, rows);
+    bytesOf(out).set(new Uint8Array(home.memory.buffer, SCRATCH_OFFSET, bytes));
+    return out;
+  }
+  transposeJs(bytesOf(src), bytesOf(out), kind, rows, w, cols, rows, [{ srcOffset: c0, dstOffset: 0 }], false);
+  return out;
+}
+
 // ==== Statistics and histograms (issue 17) ====
 // stats(), mergeStats() and histogram() over any numeric typed array. Values go through in chunks of
 // STATS_CHUNK elements, on both backends alike, so a tensor of any size needs no second copy and the results

@@ -40,6 +40,12 @@ export interface PatchOptions extends ReplaceOptions {}
 export interface PatchToOptions extends PatchOptions {
   /** Close/end a stream sink when done (default true), as writeSafetensorsTo does. */
   end?: boolean | undefined;
+  /**
+   * The sink is done with each chunk when its call (or the promise it returns) completes: it writes it out or
+   * copies it. patchTo may then hand out the same memory again (less garbage, lower peak memory). Only for
+   * function sinks that await their writes; default false.
+   */
+  reuseChunks?: boolean | undefined;
 }
 
 export interface PatchSummary {
@@ -126,7 +132,8 @@ export async function patchTo(source: ByteSource, weights: Weights, sink: ByteSi
   const { plan, format, size } = planned;
   let byteLength: number;
   try {
-    byteLength = await runPlan(input, size, plan, (chunk) => writer.write(chunk), format);
+    const reuse = options.reuseChunks === true && typeof sink === "function";
+    byteLength = await runPlan(input, size, plan, (chunk) => writer.write(chunk), format, reuse);
     await writer.finish();
   } catch (error) {
     await writer.abort(error);

@@ -119,6 +119,10 @@ describe("the round-trip law: export tensors(), patch them back, same bytes", ()
     expect(same(viaReader.bytes, c.bytes)).toBe(true);
     const viaSource = await patchFrom(fromBytes(c.bytes), choppySource(exported, 11));
     expect(same(viaSource.bytes, c.bytes)).toBe(true);
+    // streamed into a sink that copies each chunk, with patchTo reusing chunk memory (as the CLI does)
+    const copies: Uint8Array[] = [];
+    await patchTo(fromBytes(c.bytes), fromBytes(exported), (chunk) => void copies.push(chunk.slice()), { reuseChunks: true });
+    expect(same(Buffer.concat(copies), c.bytes)).toBe(true);
 
     // the same through a lazy, choppy source and lazy weights, streamed
     const chunks: Uint8Array[] = [];
@@ -456,6 +460,17 @@ describe("patchTo streams", () => {
       if (format === "tsm") expect(loaded).toEqual([]);
       else expect(loaded).toEqual([]); // column-major: read into one reused buffer, not loaded
     }
+  });
+
+  it("reuseChunks really hands out the same memory again (a sink keeping references sees it change)", async () => {
+    const bytes = exampleFiles().find((e) => e.format === "bw2l")!.bytes;
+    const exported = writeSafetensors(readAny(bytes).tensors());
+    const kept: Uint8Array[] = [];
+    await patchTo(fromBytes(bytes), fromBytes(exported), (chunk) => void kept.push(chunk), { reuseChunks: true });
+    expect(new Set(kept.map((c) => c.buffer)).size).toBeLessThan(kept.length);
+    const copies: Uint8Array[] = [];
+    await patchTo(fromBytes(bytes), fromBytes(exported), (chunk) => void copies.push(chunk));
+    expect(same(Buffer.concat(copies), bytes)).toBe(true); // without the option every chunk stays valid
   });
 
   it("a file that is not a model is refused", async () => {

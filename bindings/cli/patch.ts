@@ -229,7 +229,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             return await patchTo(modelSource, weights.tensors, async (chunk) => {
               for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
               progress.advance(chunk.length);
-            }, { partial: options.partial ?? false });
+            }, { partial: options.partial ?? false, reuseChunks: true }); // each chunk is written before the next
           } finally {
             progress.finish();
             await handle.close();

@@ -142,6 +142,8 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
         name,
         read: async (offset, length) => readSync(offset, length),
         readSync,
+        // ByteSource.readInto (issue 15: patch and diff read into reused or WebAssembly memory)
+        readInto: async (target, offset) => readInto(target, offset),
         close: async () => access.close(),
       };
     },

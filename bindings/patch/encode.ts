@@ -190,6 +190,22 @@ function* rowMajorChunks(values: Sliceable, from: string, form: StoredForm, swap
   }
 }
 
+/** One buffer handed out again and again: the chunk made in it last is finished with when the next is asked for. */
+export interface ChunkReuse {
+  take(bytes: number): Uint8Array;
+}
+
+/** A ChunkReuse over one growing buffer (8-byte aligned, so any typed array can view it). */
+export function chunkReuse(): ChunkReuse {
+  let buffer: Uint8Array | undefined;
+  return {
+    take(bytes) {
+      if (!buffer || buffer.length < bytes) buffer = new Uint8Array(Math.max(bytes, 1 << 20));
+      return buffer.subarray(0, bytes);
+    },
+  };
+}
+
 /** Bytes of one column band: with its transpose it fits the kernels' 1 MiB scratch (no extra memory). */
 const BAND_BYTES = 512 << 10;
 
@@ -215,14 +231,28 @@ function gather(src: Words, band: Words, rows: number, cols: number, c0: number,
 }
 
 /**
- * A 2-D [rows, cols] row-major matrix stored column-major: bands of whole columns, gathered into one reused
- * buffer and transposed one at a time (each band is a run of the stored bytes).
+ * A 2-D [rows, cols] row-major matrix stored column-major: bands of whole columns transposed one at a time
+ * (each band is a run of the stored bytes): read in place by the kernel when the values are in WebAssembly
+ * memory, else gathered into one reused buffer first.
  */
-function* columnBands(values: Sliceable, rows: number, cols: number, from: string, form: StoredForm, swap: boolean): Generator<Uint8Array> {
+function* columnBands(values: Sliceable, rows: number, cols: number, from: string, form: StoredForm, swap: boolean, reuse?: ChunkReuse): Generator<Uint8Array> {
   const size = values.BYTES_PER_ELEMENT;
   const width = Math.max(1, Math.min(cols, Math.floor(BAND_BYTES / size / Math.max(1, rows))));
+  const ctor = values.constructor as { new (length: number): Sliceable; new (buffer: ArrayBufferLike, byteOffset: number, length: number): Sliceable };
+  if (kernels.isWasmResident(values)) {
+    // in WebAssembly memory: the kernel reads each band in place, strided (no gather)
+    for (let c0 = 0; c0 < cols; c0 += width) {
+      const w = Math.min(width, cols - c0);
+      let dst: Sliceable | undefined;
+      if (reuse) {
+        const bytes = reuse.take(rows * w * size);
+        dst = new ctor(bytes.buffer, bytes.byteOffset, rows * w);
+      }
+      yield finish(kernels.transposeColumns(values, rows, cols, c0, w, dst) as TypedArray, from, form, swap);
+    }
+    return;
+  }
   const { words, perElement } = wordsOf(values);
-  const ctor = values.constructor as new (length: number) => Sliceable;
   const band = new ctor(rows * width);
   const bandWords = wordsOf(band).words;
   for (let c0 = 0; c0 < cols; c0 += width) {
@@ -234,12 +264,12 @@ function* columnBands(values: Sliceable, rows: number, cols: number, from: strin
   }
 }
 
-function* layoutChunks(values: Sliceable, shape: readonly number[], from: string, form: StoredForm, swap: boolean): Generator<Uint8Array> {
+function* layoutChunks(values: Sliceable, shape: readonly number[], from: string, form: StoredForm, swap: boolean, reuse?: ChunkReuse): Generator<Uint8Array> {
   const dims = shape.filter((d) => d !== 1);
   if (form.layout === "row-major" || dims.length <= 1 || values.length === 0) {
     yield* rowMajorChunks(values, from, form, swap);
   } else if (dims.length === 2) {
-    yield* columnBands(values, dims[0]!, dims[1]!, from, form, swap);
+    yield* columnBands(values, dims[0]!, dims[1]!, from, form, swap, reuse);
   } else {
     yield* rowMajorChunks(kernels.rowToColumnMajor(values, dims) as Sliceable, from, { ...form, layout: "row-major" }, swap);
   }
@@ -248,19 +278,20 @@ function* layoutChunks(values: Sliceable, shape: readonly number[], from: string
 /**
  * The stored bytes of a replacement, in order, as a sequence of chunks (fresh arrays, or views of the
  * replacement's own data when nothing needs converting: never written to). `values` comes from
- * replacementData(); `from` is the replacement's dtype.
+ * replacementData(); `from` is the replacement's dtype. With `reuse`, transposed bands go into its one buffer
+ * (the caller is done with each chunk before it asks for the next).
  */
-export function* encodeChunks(values: TypedArray, from: string, form: StoredForm): Generator<Uint8Array> {
+export function* encodeChunks(values: TypedArray, from: string, form: StoredForm, reuse?: ChunkReuse): Generator<Uint8Array> {
   const swap = form.byteOrder === "be" && swapWidth(form.dtype) > 1;
   const batch = form.batch ?? 1;
   const v = values as Sliceable;
   if (batch > 1 && form.layout === "column-major") {
     const per = v.length / batch;
     const dims = form.shape.slice(1);
-    for (let s = 0; s < batch; s++) yield* layoutChunks(v.subarray(s * per, (s + 1) * per) as Sliceable, dims, from, form, swap);
+    for (let s = 0; s < batch; s++) yield* layoutChunks(v.subarray(s * per, (s + 1) * per) as Sliceable, dims, from, form, swap, reuse);
     return;
   }
-  yield* layoutChunks(v, form.shape, from, form, swap);
+  yield* layoutChunks(v, form.shape, from, form, swap, reuse);
 }
 
 /** encodeChunks gathered into one new array of bytes. */

@@ -40,8 +40,8 @@ export interface Incoming {
   raw?: {
     info: TensorInfo;
     chunks(): AsyncIterable<Uint8Array>;
-    /** Reads all the stored bytes into `target` (sources with readInto only: no new memory). */
-    readInto?: ((target: Uint8Array) => Promise<void>) | undefined;
+    /** Reads stored bytes [at, at + target.length) of the tensor into `target` (sources with readInto only). */
+    readInto?: ((target: Uint8Array, at?: number) => Promise<void>) | undefined;
   } | undefined;
 }
 
@@ -63,9 +63,10 @@ function rawAccess(source: ByteSource, info: TensorInfo): Incoming["raw"] {
         yield await readExactly(source, info.byteOffset + at, Math.min(RAW_CHUNK, info.byteLength - at), info.format ?? "tensorfile", info.name);
       }
     },
-    readInto: readInto && (async (target: Uint8Array) => {
-      const got = await readInto(target.subarray(0, info.byteLength), info.byteOffset);
-      if (got !== info.byteLength) throw new TruncatedError(info.format ?? "tensorfile", info.byteOffset + got, info.name, info.byteLength - got, 0);
+    readInto: readInto && (async (target: Uint8Array, at = 0) => {
+      const want = Math.min(target.length, info.byteLength - at);
+      const got = await readInto(target.subarray(0, want), info.byteOffset + at);
+      if (got !== want) throw new TruncatedError(info.format ?? "tensorfile", info.byteOffset + at + got, info.name, want - got, 0);
     }),
   };
 }

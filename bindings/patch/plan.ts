@@ -6,16 +6,21 @@
  * ASCII/gzip data replace larger ranges.
  */
 import { type ByteSource, readExactly } from "../io/source.js";
+import * as kernels from "../kernels.js";
 import { type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, viewAs } from "../tensor.js";
-import { type StoredForm, checkReplacement, encodeChunks, replacementData } from "./encode.js";
+import { TruncatedError } from "../errors.js";
+import { type ChunkReuse, type StoredForm, checkReplacement, chunkReuse, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
 
 export interface PatchEdit {
   /** The source range this edit replaces. */
   offset: number;
   length: number;
-  /** The new bytes for it, in order. Chunks are never written to afterwards (a sink may keep them). */
-  produce(): AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+  /**
+   * The new bytes for it, in order. Chunks are never written to afterwards (a sink may keep them), unless
+   * `reuse` is given: then the sink is done with each chunk once it has been handed over, and memory is reused.
+   */
+  produce(reuse?: ChunkReuse): AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
   /** Exactly `length` new bytes (checked while running). */
   sameSize: boolean;
 }
@@ -63,9 +68,12 @@ function storedAlike(from: TensorInfo, to: TensorInfo): boolean {
   return from.dtype === to.dtype && rowMajor(from) && rowMajor(to) && littleEndian(from) && littleEndian(to) && from.byteLength === to.byteLength;
 }
 
-/** One buffer a plan reads weights' stored bytes into, reused from tensor to tensor (grown when needed). */
+/**
+ * One buffer a plan reads weights' stored bytes into, reused from tensor to tensor (grown when needed). It lives
+ * in WebAssembly memory of its own (kernels.allocate), where the transpose kernel reads it in place.
+ */
 export interface RawBuffer {
-  buffer?: ArrayBuffer | undefined;
+  bytes?: Uint8Array | undefined;
 }
 
 function rowMajorLittleEndian(i: TensorInfo): boolean {
@@ -83,10 +91,18 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
     offset: info.byteOffset,
     length: info.byteLength,
     sameSize: true,
-    async *produce() {
+    async *produce(reuse?: ChunkReuse) {
       const raw = incoming.raw;
       if (raw && storedAlike(raw.info, info)) {
         // the weights store these bytes already: copy them through, never holding the tensor whole
+        if (reuse && raw.readInto) {
+          for (let at = 0; at < info.byteLength; at += RAW_PIECE) {
+            const piece = reuse.take(Math.min(RAW_PIECE, info.byteLength - at));
+            await raw.readInto(piece, at);
+            yield transform ? transform(piece, info.byteOffset + at) : piece;
+          }
+          return;
+        }
         let at = info.byteOffset;
         for await (const chunk of raw.chunks()) {
           yield transform ? transform(chunk, at) : chunk;
@@ -98,11 +114,15 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
       let dtype: string;
       if (raw?.readInto && rowMajorLittleEndian(raw.info)) {
         const length = raw.info.byteLength;
-        if (!shared.buffer || shared.buffer.byteLength < length) {
-          shared.buffer = undefined; // let the smaller one go first
-          shared.buffer = new ArrayBuffer(Math.max(length, 8));
+        if (!shared.bytes || shared.bytes.byteLength < length) {
+          shared.bytes = undefined; // let the smaller one go first
+          try {
+            shared.bytes = kernels.allocate(Uint8Array, Math.max(length, 8));
+          } catch {
+            shared.bytes = new Uint8Array(length); // beyond a 4 GiB WebAssembly memory: an ordinary buffer
+          }
         }
-        const bytes = new Uint8Array(shared.buffer, 0, length);
+        const bytes = shared.bytes.subarray(0, length);
         await raw.readInto(bytes);
         data = viewAs(raw.info.dtype, bytes);
         dtype = raw.info.dtype;
@@ -112,9 +132,9 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
         dtype = value.dtype;
       }
       let at = info.byteOffset;
-      for (const chunk of encodeChunks(data, dtype, storedForm(info))) {
-        // a view of the reused buffer must not reach a sink, which may keep it
-        const owned = chunk.buffer === shared.buffer ? chunk.slice() : chunk;
+      for (const chunk of encodeChunks(data, dtype, storedForm(info), reuse)) {
+        // a view of the reused buffer must not reach a sink that may keep it
+        const owned = !reuse && chunk.buffer === shared.bytes?.buffer ? chunk.slice() : chunk;
         yield transform ? transform(owned, at) : owned;
         at += chunk.length;
       }
@@ -170,17 +190,30 @@ export function rangePlan(
 
 /** Bytes copied per read of unchanged ranges. */
 const COPY_CHUNK = 8 << 20;
+/** Bytes per read when copying a tensor the weights store as the model does, into reused memory. */
+const RAW_PIECE = 4 << 20;
 
-/** Copies source bytes [from, to) to the sink in chunks. */
-async function copyRange(source: ByteSource, from: number, to: number, sink: Sink, format: string): Promise<void> {
+/** Copies source bytes [from, to) to the sink in chunks (into one reused buffer when allowed and possible). */
+async function copyRange(source: ByteSource, from: number, to: number, sink: Sink, format: string, reuse?: ChunkReuse): Promise<void> {
   for (let at = from; at < to; at += COPY_CHUNK) {
     const n = Math.min(COPY_CHUNK, to - at);
-    await sink(await readExactly(source, at, n, format));
+    if (reuse && source.readInto) {
+      const piece = reuse.take(n);
+      const got = await source.readInto(piece, at);
+      if (got !== n) throw new TruncatedError(format, at + got, undefined, n - got, 0);
+      await sink(piece);
+    } else {
+      await sink(await readExactly(source, at, n, format));
+    }
   }
 }
 
-/** Runs a plan: unchanged ranges copied from the source, edits produced in place of theirs. Returns bytes written. */
-export async function runPlan(source: ByteSource, size: number, plan: PatchPlan, sink: Sink, format: string): Promise<number> {
+/**
+ * Runs a plan: unchanged ranges copied from the source, edits produced in place of theirs. Returns bytes
+ * written. With `reuseChunks` the sink must be done with each chunk when its call (or promise) completes.
+ */
+export async function runPlan(source: ByteSource, size: number, plan: PatchPlan, sink: Sink, format: string, reuseChunks = false): Promise<number> {
+  const reuse = reuseChunks ? chunkReuse() : undefined;
   let pos = 0;
   let written = 0;
   const emit = async (chunk: Uint8Array) => {
@@ -189,9 +222,9 @@ export async function runPlan(source: ByteSource, size: number, plan: PatchPlan,
     await sink(chunk);
   };
   for (const edit of plan.edits) {
-    await copyRange(source, pos, edit.offset, emit, format);
+    await copyRange(source, pos, edit.offset, emit, format, reuse);
     let produced = 0;
-    for await (const chunk of edit.produce()) {
+    for await (const chunk of edit.produce(reuse)) {
       produced += chunk.length;
       await emit(chunk);
     }
@@ -200,6 +233,6 @@ export async function runPlan(source: ByteSource, size: number, plan: PatchPlan,
     }
     pos = edit.offset + edit.length;
   }
-  await copyRange(source, pos, size, emit, format);
+  await copyRange(source, pos, size, emit, format, reuse);
   return written;
 }
