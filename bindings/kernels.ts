@@ -231,7 +231,9 @@ function runTransposes(
   // a small result shares the shared instance's scratch with the bands (bands in the first half)
   const small = !dstHome && dst.byteLength <= SCRATCH_BYTES / 2;
   const bandBytes = small ? SCRATCH_BYTES / 2 : SCRATCH_BYTES;
-  if (slabBytes <= bandBytes && rows * slabBytes <= src.byteLength) {
+  // widening: a band of halves in the first third, widened into the other two thirds, transposed as f32 from there
+  const narrowCap = widen ? Math.floor(bandBytes / 3 / 16) * 16 : bandBytes;
+  if (slabBytes <= narrowCap && rows * slabBytes <= src.byteLength) {
     const target = dstHome ?? (small ? wasm : workInstance(dst.byteLength));
     if (!target) {
       transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
@@ -239,10 +241,16 @@ function runTransposes(
     }
     const out = dstHome ? dst.byteOffset : small ? SCRATCH_OFFSET + bandBytes : DATA_OFFSET;
     const heap = new Uint8Array(target.memory.buffer);
-    const band = Math.max(1, Math.floor(bandBytes / slabBytes));
+    const band = Math.max(1, Math.floor(narrowCap / slabBytes));
+    const wideAt = SCRATCH_OFFSET + narrowCap;
     for (let a = 0; a < rows; a += band) {
       const n = Math.min(band, rows - a);
       heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
+      if (widen) {
+        target.exports.f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
+        for (const b of blocks) target.exports.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
+        continue;
+      }
       for (const b of blocks) {
         kind.call(target.exports, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
       }
