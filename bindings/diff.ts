@@ -14,6 +14,7 @@
  */
 import type { LazyTensors } from "./export/stream.js";
 import * as kernels from "./kernels.js";
+import * as js from "./kernels-js.js";
 import type { DiffStatsResult } from "./kernels.js";
 import { TruncatedError } from "./errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
@@ -280,36 +281,6 @@ function asNumbers(tensor: NamedTensor): ArrayLike<number> {
   return data as ArrayLike<number>;
 }
 
-/** The kernel's rules in a plain f64 loop, for dtypes float32 cannot hold exactly. */
-function statsFloat64(a: ArrayLike<number>, b: ArrayLike<number>, atol: number, rtol: number): DiffStatsResult {
-  let maxAbs = 0;
-  let maxRel = 0;
-  let differing = 0;
-  let dot = 0;
-  let normA2 = 0;
-  let normB2 = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    const ay = Math.abs(y);
-    if (!(x === y || (x !== x && y !== y))) {
-      let d = Math.abs(x - y);
-      if (d !== d) d = Infinity;
-      if (!(d < Infinity && d <= atol + rtol * ay)) differing++;
-      let rel = d / ay;
-      if (rel !== rel) rel = Infinity;
-      if (d > maxAbs) maxAbs = d;
-      if (rel > maxRel) maxRel = rel;
-    }
-    if (Math.abs(x) < Infinity && ay < Infinity) {
-      dot += x * y;
-      normA2 += x * x;
-      normB2 += y * y;
-    }
-  }
-  return { maxAbs, maxRel, differing, dot, normA2, normB2 };
-}
-
 /** Element-wise raw-byte comparison for dtypes without magnitudes. */
 function differingRaw(a: NamedTensor, b: NamedTensor, count: number): number {
   const x = new Uint8Array(a.data.buffer, a.data.byteOffset, a.data.byteLength);
@@ -352,7 +323,7 @@ function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rto
   let stats: DiffStatsResult | undefined;
   if (FLOAT32_EXACT.has(a.dtype) && FLOAT32_EXACT.has(b.dtype)) stats = statsFloat32(a, b, count, atol, rtol);
   else if ((FLOAT32_EXACT.has(a.dtype) || FLOAT64_PATH.has(a.dtype)) && (FLOAT32_EXACT.has(b.dtype) || FLOAT64_PATH.has(b.dtype))) {
-    stats = statsFloat64(asNumbers(a), asNumbers(b), atol, rtol);
+    stats = js.diffStats(asNumbers(a), asNumbers(b), atol, rtol); // the TS twin, in f64
   }
   if (stats) return fromStats(base, count, stats);
   // raw bytes: only meaningful for one dtype on both sides

@@ -226,7 +226,11 @@ export interface DiffStatsResult {
   normB2: number;
 }
 
-export function diffStats(a: Float32Array, b: Float32Array, atol: number, rtol: number): DiffStatsResult {
+/**
+ * Also serves float64 data (diffTensors' f64 path for dtypes float32 cannot hold exactly): the loop only reads
+ * a[i] and b[i] and computes in f64 either way.
+ */
+export function diffStats(a: ArrayLike<number>, b: ArrayLike<number>, atol: number, rtol: number): DiffStatsResult {
   const n = a.length;
   const dot = [0, 0, 0, 0];
   const normA = [0, 0, 0, 0];
