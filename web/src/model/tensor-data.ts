@@ -127,10 +127,19 @@ export async function forEachChunk(
   }
   const size = dtypeBytes(info.dtype);
   const step = Math.max(size, chunkBytes - (chunkBytes % size));
+  // the next chunk is read while this one is computed (file reads run off the thread): two chunks in memory at most
+  const readChunk = (done: number) => {
+    const read = readFully(from.source, info.byteOffset + done, Math.min(step, info.byteLength - done));
+    read.catch(() => {}); // awaited in its turn, which reports the error; a cancelled loop leaves it unawaited
+    return read;
+  };
+  let next: Promise<Uint8Array> | undefined = readChunk(0);
   for (let done = 0; done < info.byteLength; done += step) {
-    if (progress.isCancelled?.()) throw new CancelledError();
     const length = Math.min(step, info.byteLength - done);
-    let bytes = await readFully(from.source, info.byteOffset + done, length);
+    const pending: Promise<Uint8Array> = next!;
+    next = done + step < info.byteLength ? readChunk(done + step) : undefined;
+    if (progress.isCancelled?.()) throw new CancelledError();
+    let bytes = await pending;
     if (info.byteOrder === "be" && size > 1) {
       bytes = copyOf(bytes);
       kernels.byteSwap(bytes, size as 2 | 4 | 8);
