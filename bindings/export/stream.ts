@@ -2,7 +2,9 @@
  * Streaming forms of the safetensors and npy writers: the file goes into a sink piece by piece (the header, then
  * each tensor's bytes as they are), so a large file never exists whole in memory. With a lazy file as the
  * source, tensors are loaded one at a time, in the order the safetensors layout puts them, while the previous one
- * is being written: at most two tensors are in memory.
+ * is being written: at most two tensors are in memory. With the file's source too (openFile()), a large tensor is
+ * never whole in memory either: a plainly stored one streams 16 MiB at a time, a column-major one (to be
+ * transposed) in bands of at most 16 MiB of output rows read straight from the file (io/banded.ts).
  *
  * A sink is one of:
  * - a function `(chunk) => void | Promise<void>` (awaited before the next chunk);
@@ -15,6 +17,7 @@
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { decodeTensor, decodedDType, dtypeBytes, elementCount } from "../tensor.js";
 import { type ByteSource, readExactly } from "../io/source.js";
+import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from "../io/banded.js";
 import { checkTensor } from "./check.js";
 import { npyHeader } from "./npy.js";
 import { planSafetensors } from "./safetensors.js";
@@ -33,7 +36,8 @@ export type ByteSink = ((chunk: Uint8Array) => void | Promise<void>) | WritableS
 
 /**
  * What a streaming writer loads tensors from: readFromAny()'s result, or anything with the same two methods. With
- * its `source` too (openFile() gives it), tensors stored plainly are streamed in chunks instead of whole.
+ * its `source` too (openFile() gives it), large tensors stored plainly are streamed in chunks instead of whole,
+ * and large column-major ones in bands of rows (when the source has readInto: local files, bytes).
  */
 export interface LazyTensors {
   tensorInfos(): TensorInfo[];
@@ -62,11 +66,29 @@ function streamsInChunks(info: TensorInfo): boolean {
 }
 
 /**
+ * True when the tensor streams from `source` in pieces of bounded size: a plainly stored tensor 16 MiB at a time,
+ * a column-major one (that must be transposed) in bands of output rows (io/banded.ts) when the source can read
+ * into a buffer (local files, bytes). Small tensors are loaded whole (one piece is as good).
+ */
+function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: DecodeOptions | undefined): source is ByteSource {
+  if (source === undefined) return false;
+  if (streamsInChunks(info)) return true;
+  const plan = canReadBands(source) ? planBands(info, decode) : undefined;
+  return plan !== undefined && plannedBytes(plan) > BAND_TUNING.bandBytes;
+}
+
+/** The pieces of a tensor for which streamsFrom() is true. */
+function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  if (streamsInChunks(info)) return tensorChunks(source, info, decode);
+  return bandedChunks(source, planBands(info, decode)!, decode);
+}
+
+/**
  * The decoded bytes of one tensor of a lazy file, in pieces: a plainly stored tensor read and decoded 16 MiB at a
- * time when the file has its source, any other loaded whole (one piece).
+ * time, a column-major one in bands of rows, when the file has its source; any other loaded whole (one piece).
  */
 export async function* decodeInChunks(file: LazyTensors, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
-  if (file.source !== undefined && streamsInChunks(info)) yield* tensorChunks(file.source, info, decode);
+  if (streamsFrom(file.source, info, decode)) yield* streamedPieces(file.source, info, decode);
   else yield dataBytes(await file.loadTensor(info, decode));
 }
 
@@ -199,7 +221,10 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
     await writer.write(plan.header);
     written += plan.header.length;
     // the next tensor loads while the sink takes the previous one
-    const chunked = (k: number) => lazy?.source !== undefined && streamsInChunks(infos![plan.layout[k]!.index]!);
+    const chunked = (k: number): boolean => {
+      const slot = plan.layout[k];
+      return slot !== undefined && infos !== undefined && streamsFrom(lazy?.source, infos[slot.index]!, options.decode);
+    };
     const load = (k: number): Promise<NamedTensor> | undefined => {
       const slot = plan.layout[k];
       if (!slot || chunked(k)) return undefined;
@@ -209,9 +234,9 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
     for (let k = 0; k < plan.layout.length; k++) {
       const slot = plan.layout[k]!;
       if (chunked(k)) {
-        // a large plainly stored tensor: read, decode and write 16 MiB at a time
+        // a large tensor: read, decode and write 16 MiB (a chunk or a band of rows) at a time
         let bytes = 0;
-        for await (const piece of tensorChunks(lazy!.source!, infos![slot.index]!, options.decode)) {
+        for await (const piece of streamedPieces(lazy!.source!, infos![slot.index]!, options.decode)) {
           await writer.write(piece);
           bytes += piece.length;
         }
@@ -264,7 +289,7 @@ function isLazyRef(value: unknown): value is LazyTensorRef {
  * then streams in chunks when the file has its `source` (openFile()), so memory stays flat whatever its size.
  */
 export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor | LazyTensorRef, options: Pick<StreamWriteOptions, "end"> = {}): Promise<number> {
-  if (isLazyRef(tensor) && tensor.file.source !== undefined && streamsInChunks(tensor.info)) {
+  if (isLazyRef(tensor) && streamsFrom(tensor.file.source, tensor.info, tensor.decode)) {
     const { info, decode } = tensor;
     const header = npyHeader(decodedDType(info, decode), info.shape);
     const writer = sinkWriter(sink, options.end ?? true, "writeNpyTo");
@@ -272,7 +297,7 @@ export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor | LazyTenso
     try {
       await writer.write(header);
       written += header.length;
-      for await (const piece of tensorChunks(tensor.file.source!, info, decode)) {
+      for await (const piece of streamedPieces(tensor.file.source!, info, decode)) {
         await writer.write(piece);
         written += piece.length;
       }
