@@ -10,21 +10,21 @@
  * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
 import { createWriteStream } from "node:fs";
-import { open, readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
 import { isFormatError } from "../errors.js";
 import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
-import { decodeInChunks, writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
+import { type LazyTensors, decodeInChunks, writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
 import { FORMATS } from "../any.js";
 import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types.js";
 import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
-import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
+import { type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
@@ -428,19 +428,12 @@ export function pickTensor(infos: TensorInfo[], name: string | undefined): Tenso
   throw new UsageError(`the file holds ${infos.length} tensors: name one with --tensor (${infos.slice(0, 10).map((i) => i.name).join(", ")}${infos.length > 10 ? ", …" : ""})`);
 }
 
-function npyBytes(dtype: DType, shape: number[], data: ArrayBufferView): Uint8Array[] {
-  return [npyHeader(dtype, shape), new Uint8Array(data.buffer, data.byteOffset, data.byteLength)];
-}
-
-async function writeNpyFile(path: string, dtype: DType, shape: number[], data: ArrayBufferView): Promise<void> {
-  const [header, body] = npyBytes(dtype, shape, data) as [Uint8Array, Uint8Array];
-  const handle = await open(path, "w");
-  try {
-    await handle.write(header, 0, header.length, 0);
-    await handle.write(body, 0, body.length, header.length);
-  } finally {
-    await handle.close();
-  }
+/**
+ * An opened file as the streaming writers take it: its tensors loaded by its format, and its source, so that large
+ * tensors stream in chunks (plainly stored) or bands of rows (column-major) instead of whole.
+ */
+function lazyTensors(opened: Awaited<ReturnType<typeof openLazy>>, infos: TensorInfo[]): LazyTensors {
+  return { tensorInfos: () => infos, loadTensor: (i, d) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
 }
 
 /** Writes to standard output, resolving when the chunk is handed over (EPIPE ends the process quietly: cli.ts). */
@@ -479,8 +472,8 @@ async function writeTensorOutput(io: CliIO, opened: Awaited<ReturnType<typeof op
   let infos = opened.module.tensorInfos(opened.file);
   if (ext === ".safetensors" && infos.length === 0 && tensor === undefined) throw noTensorsError(input, opened.module.blobs(opened.file).map((b) => b.name));
   if (ext === ".npy") {
-    const loaded = await opened.module.loadTensor(opened.source, pickTensor(infos, tensor), decode);
-    await writeNpyFile(path, loaded.dtype, loaded.shape, loaded.data);
+    // large tensors stream in chunks or bands of rows (flat memory), as extract writes them
+    await writeNpyTo(createWriteStream(path), { file: lazyTensors(opened, infos), info: pickTensor(infos, tensor), decode });
     return;
   }
   if (tensor !== undefined) infos = [pickTensor(infos, tensor)];
@@ -536,8 +529,10 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
         else await writeAtomically(output, (temp) => writeFile(temp, text));
       } else {
         if (ext === ".npy" && toStdout) {
-          const tensor = await opened.module.loadTensor(opened.source, pickTensor(opened.module.tensorInfos(opened.file), options.tensor), decode);
-          for (const chunk of npyBytes(tensor.dtype, tensor.shape, tensor.data)) await writeStdout(io, chunk);
+          const infos = opened.module.tensorInfos(opened.file);
+          const info = pickTensor(infos, options.tensor);
+          await writeStdout(io, npyHeader(decodedDType(info, decode), info.shape));
+          for await (const piece of decodeInChunks(lazyTensors(opened, infos), info, decode)) await writeStdout(io, piece);
         } else {
           await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor));
         }
@@ -601,7 +596,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
       const progress = new Progress(io.stderr, "extract", total);
       try {
         // plainly stored tensors stream in chunks (flat memory), the others load one at a time
-        const lazyFile = { tensorInfos: () => infos, loadTensor: (i: TensorInfo, d?: DecodeOptions) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
+        const lazyFile = lazyTensors(opened, infos);
         for (const info of infos) {
           const relative = safeRelativePath(info.name, ".npy");
           files.push([info.name, relative]);
