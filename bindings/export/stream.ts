@@ -315,15 +315,24 @@ export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor | LazyTenso
 
 /**
  * Sends pieces to a sink in order (what each format's writeTo does with its writer's segments); resolves to the
- * byte count. The pieces are views of the file's own payloads, not copies.
+ * byte count. The pieces are views of the file's own payloads, not copies, or iterables of chunks made as the sink
+ * takes them (a payload transposed band by band).
  */
-export async function writePiecesTo(sink: ByteSink, pieces: readonly Uint8Array[], options: Pick<StreamWriteOptions, "end"> & { caller: string }): Promise<number> {
+export async function writePiecesTo(sink: ByteSink, pieces: readonly (Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>)[],
+  options: Pick<StreamWriteOptions, "end"> & { caller: string }): Promise<number> {
   const writer = sinkWriter(sink, options.end ?? true, options.caller);
   let written = 0;
   try {
     for (const piece of pieces) {
-      await writer.write(piece);
-      written += piece.length;
+      if (piece instanceof Uint8Array) {
+        await writer.write(piece);
+        written += piece.length;
+        continue;
+      }
+      for await (const chunk of piece) {
+        await writer.write(chunk);
+        written += chunk.length;
+      }
     }
     await writer.finish();
   } catch (error) {

@@ -16,7 +16,7 @@
  * run); closer runs (short columns, or elements strided within a row) are read through a window of `windowBytes`
  * and picked out of it, so a band costs at most a few reads per window. A band read through windows is a pass over
  * the whole tensor, so tensors with short columns get fewer, larger bands: at most `maxPasses` passes, each band
- * about 1/maxPasses of the tensor (a 1 GiB Fortran-order [256, 1M] float32 .npy, loaded busy 2-core machine:
+ * about 1/maxPasses of the tensor (a 1 GiB Fortran-order [256, 1M] float32 .npy on a loaded 2-core machine:
  * 8 passes, 4.7-5.5 s and 0.7 GiB peak RSS, against 2.5-4 s and 3.1 GiB for the whole-tensor decode).
  *
  * primitiv tensors with a batch (an info with `batch` > 1, logical shape [batch, …dims]) are `batch` column-major

@@ -1,10 +1,16 @@
 /**
  * create(): a model in the exporter's section order (flags, config, arch, tokens, layers, transitions, other
  * arrays, spm) from plain values. Param data is given row-major for its `dims` (the uniform view's order) and
- * stored column-major, as ArrayFire and the wav2letter loader expect.
+ * stored column-major, as ArrayFire and the wav2letter loader expect: the transpose is made when the file is
+ * written (band by band, into the output or the sink) or when the array's `data` is first read, so the caller's
+ * array is kept (not copied) until then.
  */
+import { bandedChunksOfBytes, planBands } from "../../io/banded.js";
 import * as kernels from "../../kernels.js";
-import { type Bw2lArray, type Bw2lArrayData, type Bw2lDType, type Bw2lFile, type Bw2lSection, type Bw2lVersion, DTYPES, isBw2lDType } from "./model.js";
+import { bytesOf } from "../../tensor.js";
+import {
+  type Bw2lArray, type Bw2lArrayData, type Bw2lDType, type Bw2lFile, type Bw2lSection, type Bw2lVersion, DTYPES, deferredColumnMajor, isBw2lDType,
+} from "./model.js";
 import { compareBytewise } from "./quantize.js";
 
 export type KeyvalInput = Record<string, string> | Map<string, string> | readonly (readonly [string, string])[];
@@ -81,11 +87,41 @@ export function buildArray(input: ParamInput, version: Bw2lVersion, field: strin
     if (dims.some((d) => !Number.isSafeInteger(d) || d < 0) || count !== data.length) {
       throw new RangeError(`bw2l: ${field}.dims [${dims.join(", ")}] do not hold the ${data.length} elements of its data`);
     }
-    if (dims.filter((d) => d > 1).length > 1) data = kernels.rowToColumnMajor(data, dims);
+    if (dims.filter((d) => d > 1).length > 1) {
+      const later = columnMajorLater(dtype, data, dims, version === 2 ? dims : undefined);
+      if (later) return later;
+      data = kernels.rowToColumnMajor(data, dims);
+    }
   }
   const array: Bw2lArray = { dtype, data };
   if (version === 2) array.dims = dims ?? [data.length];
   return array;
+}
+
+/**
+ * An array whose column-major payload is made from the row-major `data` only when needed: write() and writeTo()
+ * take it band by band (io/banded.ts: bands of at most 16 MiB, through the transpose kernels), straight into the
+ * output or the sink; reading `data` makes it whole, once, the same way. So building and writing a large model
+ * needs no transposed copy of a param next to its data (nor the kernels' work memory for a whole one).
+ * Undefined when the transpose cannot be banded (over 8 axes longer than 1: rowToColumnMajor says why).
+ */
+function columnMajorLater(dtype: Bw2lDType, data: Bw2lArrayData, dims: number[], arrayDims: number[] | undefined): Bw2lArray | undefined {
+  const byteLength = data.byteLength;
+  // the stored order is row-major for the reversed dims: the row-major data is that tensor in column-major order
+  const plan = planBands({ name: "param", dtype: DTYPES[dtype].standard, shape: dims.slice().reverse(), byteOffset: 0, byteLength, byteOrder: "le", layout: "column-major" });
+  if (!plan) return undefined;
+  const bands = () => bandedChunksOfBytes(bytesOf(data), plan);
+  const materialize = (): Bw2lArrayData => {
+    const out = new DTYPES[dtype].ctor(byteLength / DTYPES[dtype].bytes);
+    const target = bytesOf(out);
+    let at = 0;
+    for (const band of bands()) {
+      target.set(band, at);
+      at += band.length;
+    }
+    return out;
+  };
+  return deferredColumnMajor(dtype, arrayDims, { rowMajor: data, dims, bands }, materialize);
 }
 
 function entriesOf(input: KeyvalInput): { key: string; value: string }[] {

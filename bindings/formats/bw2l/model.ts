@@ -177,8 +177,54 @@ export function peekPayload(array: Bw2lArray): { stored: Uint8Array } | { data: 
   return stored ? { stored } : { data: array.data };
 }
 
+/**
+ * An array create() built from row-major data of two or more axes longer than 1, whose stored (column-major)
+ * payload is made only when needed: write() and writeTo() emit it band by band (bw2l/transpose.ts), straight into
+ * the output or the sink, so no whole transposed copy is ever made; reading `data` makes it whole, once.
+ */
+export interface RowMajorPayload {
+  /** The caller's data, row-major for `dims` (not copied: it is read when the file is written). */
+  rowMajor: Bw2lArrayData;
+  dims: number[];
+  /** The stored payload's bytes, in order, in bands of bounded size (fresh arrays). */
+  bands(): Iterable<Uint8Array>;
+}
+
+const rowMajorPayloads = new WeakMap<Bw2lArray, RowMajorPayload>();
+
+/** An array whose `data` (column-major) is made from `payload` on first access by `materialize`. */
+export function deferredColumnMajor(dtype: Bw2lDType, dims: number[] | undefined, payload: RowMajorPayload, materialize: () => Bw2lArrayData): Bw2lArray {
+  const array = { dtype } as Bw2lArray;
+  const settle = (value: Bw2lArrayData | ByteRange): void => {
+    rowMajorPayloads.delete(array);
+    Object.defineProperty(array, "data", { value, writable: true, enumerable: true, configurable: true });
+  };
+  Object.defineProperty(array, "data", {
+    enumerable: true,
+    configurable: true,
+    get(): Bw2lArrayData {
+      const data = materialize();
+      settle(data);
+      return data;
+    },
+    set(value: Bw2lArrayData | ByteRange) {
+      settle(value);
+    },
+  });
+  if (dims) array.dims = dims;
+  rowMajorPayloads.set(array, payload);
+  return array;
+}
+
+/** The row-major source of an array whose column-major `data` has not been made yet (see deferredColumnMajor). */
+export function peekRowMajor(array: Bw2lArray): RowMajorPayload | undefined {
+  return rowMajorPayloads.get(array);
+}
+
 /** Byte length of an array's payload. */
 export function arrayByteLength(array: Bw2lArray): number {
+  const rowMajor = rowMajorPayloads.get(array);
+  if (rowMajor) return rowMajor.rowMajor.byteLength;
   return pendingPayloads.get(array)?.byteLength ?? array.data.byteLength;
 }
 

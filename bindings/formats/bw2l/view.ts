@@ -5,7 +5,7 @@ import { type DecodeOptions, type NamedTensor, type Quantization, type TensorInf
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
   type Bw2lArray, type Bw2lFile, type Bw2lKeyvalSection, type Bw2lLayer, type Bw2lSection, DTYPES,
-  arrayByteLength, arrayLength, isArraySection, isByteRange, peekPayload, isKeyvalSection, isLayersSection, isRawSection, isUtf8Section,
+  arrayByteLength, arrayLength, isArraySection, isByteRange, peekPayload, peekRowMajor, isKeyvalSection, isLayersSection, isRawSection, isUtf8Section,
 } from "./model.js";
 import { hasEscapedBytes } from "./text.js";
 import { sectionDataSizes } from "./writer.js";
@@ -143,6 +143,14 @@ export function decodableInfo(info: TensorInfo): TensorInfo {
 export function tensors(file: Bw2lFile, options: DecodeOptions = {}): NamedTensor[] {
   assertEager(file, FORMAT);
   return tensorEntries(file).map((e) => {
+    // an array create() keeps row-major until written: its tensor is a copy of that data (no transpose and back)
+    const rowMajor = e.layout === "column-major" ? peekRowMajor(e.array) : undefined;
+    if (rowMajor) {
+      const info = { ...infoOf(e, 0), layout: "row-major" as const };
+      const tensor = decodeTensor(bytesOf(rowMajor.rowMajor), decodableInfo(info), { ...options, copy: true }, FORMAT);
+      tensor.shape = e.shape.slice();
+      return tensor;
+    }
     // decoded once from the stored bytes (an unaligned payload is not copied first)
     const payload = peekPayload(e.array);
     if ("data" in payload && !ArrayBuffer.isView(payload.data)) {

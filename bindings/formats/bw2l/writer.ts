@@ -3,11 +3,11 @@
  * Mistakes in a file object (a short string over 255 bytes, a payload that was never loaded, data of the wrong
  * typed array) are reported with a TypeError or RangeError naming the field; nothing is written silently wrong.
  */
-import { ByteWriter } from "../../io/byte-writer.js";
+import { ByteWriter, PASS_THROUGH_BYTES } from "../../io/byte-writer.js";
 import { bytesOf } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,
-  DTYPES, isArraySection, isBw2lDType, isByteRange, peekPayload, isKeyvalSection, isLayersSection, isUtf8Section,
+  DTYPES, isArraySection, isBw2lDType, isByteRange, peekPayload, peekRowMajor, isKeyvalSection, isLayersSection, isUtf8Section,
 } from "./model.js";
 import { encodeText } from "./text.js";
 
@@ -55,6 +55,8 @@ function payloadBytes(data: unknown, field: string): Uint8Array {
 function arrayPayloadLength(array: Bw2lArray, field: string, allowRanges: boolean): number {
   if (!isBw2lDType(array.dtype)) throw new TypeError(`bw2l: ${field}.dtype ${JSON.stringify(array.dtype)} is not one of ${Object.keys(DTYPES).join(", ")}`);
   const facts = DTYPES[array.dtype];
+  const rowMajor = peekRowMajor(array);
+  if (rowMajor) return rowMajor.rowMajor.byteLength; // create() checked its type
   const payload = peekPayload(array);
   if ("stored" in payload) return payload.stored.byteLength; // read() left it as stored: the right type by construction
   if (allowRanges && isByteRange(array.data)) return array.data.byteLength;
@@ -90,6 +92,11 @@ function checkLayerQuantization(layer: Bw2lLayer, version: Bw2lVersion, field: s
 /** Sizes every part of a file (checking it can be written) with each string encoded once. */
 class Plan {
   readonly strings = new StringTable();
+  /**
+   * writeTo: payloads create() left row-major, by the placeholder written in their place (a view of their row-major
+   * bytes, of the payload's length), with the bands of their stored form that go to the sink instead.
+   */
+  readonly banded = new Map<Uint8Array, () => Iterable<Uint8Array>>();
   /** `allowRanges`: measure a readFrom() result (payload ranges count by their length). */
   constructor(readonly version: Bw2lVersion, readonly allowRanges = false) {}
 
@@ -137,10 +144,11 @@ class Plan {
   }
 }
 
-function writeArray(w: ByteWriter, plan: Plan, array: Bw2lArray): void {
+function writeArray(w: ByteWriter, plan: Plan, array: Bw2lArray, passThrough: boolean): void {
   const dtype = plan.strings.bytes(array.dtype);
-  const peeked = peekPayload(array);
-  const payload = "stored" in peeked ? peeked.stored : bytesOf(array.data as Bw2lArrayData);
+  const rowMajor = peekRowMajor(array);
+  const peeked = rowMajor ? undefined : peekPayload(array);
+  const payload = !peeked ? bytesOf(rowMajor!.rowMajor) : "stored" in peeked ? peeked.stored : bytesOf(array.data as Bw2lArrayData);
   w.u8(dtype.length).bytes(dtype);
   w.u64(payload.length / DTYPES[array.dtype].bytes);
   if (plan.version === 2) {
@@ -148,10 +156,19 @@ function writeArray(w: ByteWriter, plan: Plan, array: Bw2lArray): void {
     w.u8(dims.length);
     for (const d of dims) w.u64(d);
   }
-  w.bytes(payload);
+  if (!rowMajor) {
+    w.bytes(payload);
+  } else if (passThrough && payload.length >= PASS_THROUGH_BYTES) {
+    // writeTo: a placeholder of the payload's length, replaced by the bands in writePieces
+    plan.banded.set(payload, rowMajor.bands);
+    w.bytes(payload);
+  } else {
+    // write(): the column-major payload band by band, straight into the output
+    for (const band of rowMajor.bands()) w.bytes(band);
+  }
 }
 
-function writeSectionData(w: ByteWriter, plan: Plan, section: Bw2lSection): void {
+function writeSectionData(w: ByteWriter, plan: Plan, section: Bw2lSection, passThrough: boolean): void {
   const { strings } = plan;
   if (isUtf8Section(section)) {
     w.bytes(strings.bytes(section.text));
@@ -162,7 +179,7 @@ function writeSectionData(w: ByteWriter, plan: Plan, section: Bw2lSection): void
       w.u8(key.length).bytes(key).u64(value.length).bytes(value);
     }
   } else if (isArraySection(section)) {
-    writeArray(w, plan, section.array);
+    writeArray(w, plan, section.array, passThrough);
   } else if (isLayersSection(section)) {
     w.u64(section.layers.length);
     for (const layer of section.layers) {
@@ -170,7 +187,7 @@ function writeSectionData(w: ByteWriter, plan: Plan, section: Bw2lSection): void
       w.u64(arch.length).bytes(arch);
       if (plan.version === 1) w.f32(layer.scale ?? 1).i64(BigInt(layer.offset ?? 0n));
       w.u64(layer.params.length);
-      for (const p of layer.params) writeArray(w, plan, p);
+      for (const p of layer.params) writeArray(w, plan, p, passThrough);
     }
   } else {
     w.bytes(section.data as Uint8Array);
@@ -185,15 +202,19 @@ export function sectionDataSizes(file: Bw2lFile): number[] {
 
 /** The bytes of `file`, exactly as a reference writer lays them out. */
 export function writeFile(file: Bw2lFile): Uint8Array {
-  return encodeFile(file, false).finish();
+  return encodeFile(file, false).writer.finish();
 }
 
-/** The same bytes as pieces, payloads passed through uncopied (for writeTo). */
-export function writePieces(file: Bw2lFile): Uint8Array[] {
-  return encodeFile(file, true).segments();
+/**
+ * The same bytes as pieces, payloads passed through uncopied (for writeTo); a payload create() left row-major is
+ * an iterable of its column-major bands, made as the sink takes them.
+ */
+export function writePieces(file: Bw2lFile): (Uint8Array | Iterable<Uint8Array>)[] {
+  const { writer, plan } = encodeFile(file, true);
+  return writer.segments().map((piece) => plan.banded.get(piece)?.() ?? piece);
 }
 
-function encodeFile(file: Bw2lFile, passThrough: boolean): ByteWriter {
+function encodeFile(file: Bw2lFile, passThrough: boolean): { writer: ByteWriter; plan: Plan } {
   const version = file.version;
   if (version !== 1 && version !== 2) throw new RangeError(`bw2l: version must be 1 or 2, not ${String(version)}`);
   const plan = new Plan(version);
@@ -216,9 +237,9 @@ function encodeFile(file: Bw2lFile, passThrough: boolean): ByteWriter {
     w.u8(type.length).bytes(type);
     w.u64(desc.length).bytes(desc);
     w.u64(dataSizes[i]!);
-    writeSectionData(w, plan, section);
+    writeSectionData(w, plan, section, passThrough);
   });
   if (trailing) w.bytes(trailing);
   if (w.length !== total) throw new Error(`bw2l: internal error: wrote ${w.length} bytes, planned ${total}`);
-  return w;
+  return { writer: w, plan };
 }
