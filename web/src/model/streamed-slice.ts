@@ -12,7 +12,7 @@
  */
 import { type TensorInfo, dtypeBytes, kernels } from "../../../bindings/index.js";
 import type { Reduced, SliceSpec } from "./heatmap.js";
-import { CHUNK_BYTES, CancelledError, type ReadProgress, type TensorSource, elementsOf } from "./tensor-data.js";
+import { CHUNK_BYTES, CancelledError, type ReadProgress, type TensorSource, elementsOf, readFully } from "./tensor-data.js";
 
 /** Strides of the stored layout, in elements. */
 export function storedStrides(info: Pick<TensorInfo, "shape" | "layout">): number[] {
@@ -84,18 +84,6 @@ function numbersOfBytes(info: TensorInfo, bytes: Uint8Array): Numbers {
   return out;
 }
 
-async function readFully(from: TensorSource, offset: number, length: number): Promise<Uint8Array> {
-  const out = new Uint8Array(length);
-  let done = 0;
-  while (done < length) {
-    const got = await from.source.read(offset + done, length - done);
-    if (got.length === 0) throw new RangeError(`the file ends at ${offset + done}, inside a tensor that needs ${length} bytes from ${offset}`);
-    out.set(got.subarray(0, length - done), done);
-    done += got.length;
-  }
-  return out;
-}
-
 /**
  * A run of `count` slice cells from (row, col), along the row (dr 0, dc 1) or down the column (dr 1, dc 0):
  * cell k is values[at + k * step]. Runs come in storage order.
@@ -117,7 +105,7 @@ async function forEachRun(from: TensorSource, info: TensorInfo, g: Geometry, vis
   const size = dtypeBytes(info.dtype);
   const chunkElements = Math.max(1, Math.floor((progress.chunkBytes ?? CHUNK_BYTES) / size));
   const read = (first: number) => {
-    const promise = readFully(from, info.byteOffset + first * size, Math.min(chunkElements, g.end - first) * size);
+    const promise = readFully(from.source, info.byteOffset + first * size, Math.min(chunkElements, g.end - first) * size);
     promise.catch(() => {}); // awaited in its turn; a cancelled loop leaves it unawaited
     return promise;
   };
@@ -228,11 +216,11 @@ export async function streamedRegion(
       // far-apart cells (a column of a row-major matrix): one read each
       for (let c = c0; c < c1; c++) {
         const at = g.base + row * g.rowStride + c * g.colStride;
-        out[r * cols + (c - col0)] = numbersOfBytes(info, await readFully(from, info.byteOffset + at * size, size))[0]!;
+        out[r * cols + (c - col0)] = numbersOfBytes(info, await readFully(from.source, info.byteOffset + at * size, size))[0]!;
       }
       continue;
     }
-    const values = numbersOfBytes(info, await readFully(from, info.byteOffset + first * size, span * size));
+    const values = numbersOfBytes(info, await readFully(from.source, info.byteOffset + first * size, span * size));
     for (let c = c0; c < c1; c++) out[r * cols + (c - col0)] = values[(c - c0) * g.colStride]!;
   }
   return out;

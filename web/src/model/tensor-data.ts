@@ -150,7 +150,8 @@ export async function forEachChunk(
   }
 }
 
-async function readFully(source: ByteSource, offset: number, length: number): Promise<Uint8Array> {
+/** Exactly [offset, offset + length) of a source, asking again after short reads. */
+export async function readFully(source: ByteSource, offset: number, length: number): Promise<Uint8Array> {
   const first = await source.read(offset, length);
   if (first.length === length) return first;
   const out = new Uint8Array(length);
