@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { readAny } from "../bindings/any.js";
-import { runCli } from "../bindings/cli/run.js";
+import { cli } from "./helpers/cli.js";
 import { exampleFiles } from "../bindings/examples.js";
 import { fixturePath, haveFixtures, listFixtures } from "./helpers/fixtures.js";
 
@@ -19,16 +19,6 @@ const root = resolve(import.meta.dirname, "..");
 const CLI = join(root, "dist/cli.js");
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-batch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 function built(...argv: string[]) {
   const r = spawnSync(process.execPath, [CLI, ...argv], { encoding: "utf8" });

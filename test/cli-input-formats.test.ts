@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { deflateSync, zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { readAny } from "../bindings/any.js";
-import { runCli } from "../bindings/cli/run.js";
+import { cli } from "./helpers/cli.js";
 import { writeNpy } from "../bindings/export/npy.js";
 import { writeSafetensors } from "../bindings/export/safetensors.js";
 import type { NamedTensor } from "../bindings/tensor.js";
@@ -14,16 +14,6 @@ import { parseNpy, parseSafetensors } from "./helpers/parsers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-cli-inputs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 const bf16: NamedTensor = { name: "model.w", dtype: "bfloat16", shape: [2, 2], data: Uint16Array.of(0x3f80, 0xc000, 0x3f00, 0x4040) };
 const e4m3: NamedTensor = { name: "model.q", dtype: "float8_e4m3", shape: [3], data: Uint8Array.of(0x38, 0x7e, 0x81) };

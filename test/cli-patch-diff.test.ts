@@ -7,12 +7,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, describe, expect, it } from "vitest";
 import { readAny } from "../bindings/any.js";
-import { runCli } from "../bindings/cli/run.js";
+import { BUILT_CLI, cli } from "./helpers/cli.js";
 import { exampleFiles } from "../bindings/examples.js";
 import { writeNpy } from "../bindings/export/npy.js";
 import { writeSafetensors } from "../bindings/export/safetensors.js";
@@ -24,16 +23,6 @@ const dir = mkdtempSync(join(tmpdir(), "tensorfile-patch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 let counter = 0;
 const fresh = (name: string) => join(dir, `${counter++}-${name}`);
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 function sameFile(a: string, b: string): boolean {
   return readFileSync(a).equals(readFileSync(b));
@@ -230,7 +219,7 @@ describe("refusals: nothing is written", () => {
 });
 
 describe("the built bin", () => {
-  const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+  const CLI = BUILT_CLI;
   it("exit codes of a real process (needs npm run build)", () => {
     if (!existsSync(CLI)) return;
     const model = EXAMPLES.find((e) => e.format === "primitiv")!.path;

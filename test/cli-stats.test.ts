@@ -10,11 +10,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatModule, readAny } from "../bindings/any.js";
-import { runCli } from "../bindings/cli/run.js";
+import { BUILT_CLI, cli } from "./helpers/cli.js";
 import { exampleFiles } from "../bindings/examples.js";
 import * as bw2l from "../bindings/formats/bw2l.js";
 import { writeNpy } from "../bindings/export/npy.js";
@@ -24,19 +23,9 @@ import type { NamedTensor, TensorInfo } from "../bindings/tensor.js";
 import { f32Sequence } from "./helpers/bw2l-builders.js";
 import { FIXTURES, haveFixtures, listFixtures } from "./helpers/fixtures.js";
 
-const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+const CLI = BUILT_CLI;
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-stats-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 const REAL_DTYPES = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool",
   "bfloat16", "float8_e4m3", "float8_e5m2"]);

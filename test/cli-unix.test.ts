@@ -8,16 +8,15 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as lib from "../bindings/index.js";
 import { exampleFiles } from "../bindings/examples.js";
-import { runCli } from "../bindings/cli/run.js";
+import { BUILT_CLI, cli } from "./helpers/cli.js";
 import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
 import { parseNpy, parseSafetensors } from "./helpers/parsers.js";
 
-const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "../dist/cli.js");
+const CLI = BUILT_CLI;
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-unix-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -27,16 +26,6 @@ function example(format: string): string {
   const path = join(dir, `in-${Math.random().toString(36).slice(2)}-${e.name}`);
   writeFileSync(path, e.bytes);
   return path;
-}
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
 }
 
 function run(args: string[], input?: Uint8Array) {

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { extname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { formatModule, readAny } from "../bindings/any.js";
-import { runCli } from "../bindings/cli/run.js";
+import { cli } from "./helpers/cli.js";
 import type { FormatId, FormatModule } from "../bindings/formats/types.js";
 import type { NamedTensor } from "../bindings/tensor.js";
 import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
@@ -12,16 +12,6 @@ import { exampleFiles } from "../bindings/examples.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-cli-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 function bytesOf(t: NamedTensor): Buffer {
   return Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);

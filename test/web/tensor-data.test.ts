@@ -71,6 +71,17 @@ describe("histograms", () => {
         const { lo, hi } = histogramRange(s);
         const chunked = await tensorHistogram(from, info, 16, lo, hi, { chunkBytes: 16 });
         expect(Array.from(chunked.counts)).toEqual(Array.from(h.counts));
+        // streamed with the statistics known (the table's): one pass, the same statistics and bars
+        const reads: number[] = [];
+        const counting: TensorSource = { ...from, source: { ...from.source, read: (offset, length) => (reads.push(length), from.source.read(offset, length)) } };
+        const known = await statsAndHistogram(counting, info, 16, { chunkBytes: 16 }, s);
+        expect(Array.from(known.histogram.counts)).toEqual(Array.from(h.counts));
+        if (rawReadable(info) && info.byteLength > 16) {
+          expect(known.stats).toBe(s);
+          expect(reads.reduce((a, b) => a + b, 0)).toBe(info.byteLength);
+        } else {
+          expect(known.stats).toEqual(s);
+        }
         // the oracle's own binning; a value within rounding of a bin edge may land on either side of it
         const want = new Array<number>(16).fill(0);
         let nearEdges = 0;

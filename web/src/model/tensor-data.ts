@@ -150,7 +150,8 @@ export async function forEachChunk(
   }
 }
 
-async function readFully(source: ByteSource, offset: number, length: number): Promise<Uint8Array> {
+/** Exactly [offset, offset + length) of a source, asking again after short reads. */
+export async function readFully(source: ByteSource, offset: number, length: number): Promise<Uint8Array> {
   const first = await source.read(offset, length);
   if (first.length === length) return first;
   const out = new Uint8Array(length);
@@ -203,8 +204,17 @@ export async function tensorHistogram(from: TensorSource, info: TensorInfo, bins
   return total ?? histogram(new Float32Array(0), bins, lo, hi);
 }
 
-/** Statistics and histogram together: one read for tensors decoded whole, two passes for streamed ones. */
-export async function statsAndHistogram(from: TensorSource, info: TensorInfo, bins: number, progress: ReadProgress = {}): Promise<{ stats: TensorStats; histogram: Histogram }> {
+/**
+ * Statistics and histogram together: one read for tensors decoded whole, two passes for streamed ones, one
+ * when the statistics are `known` already (the table computed them): the histogram's range comes from them.
+ */
+export async function statsAndHistogram(
+  from: TensorSource, info: TensorInfo, bins: number, progress: ReadProgress = {}, known?: TensorStats | undefined,
+): Promise<{ stats: TensorStats; histogram: Histogram }> {
+  if (known && rawReadable(info) && info.byteLength > (progress.chunkBytes ?? CHUNK_BYTES)) {
+    const { lo, hi } = histogramRange(known);
+    return { stats: known, histogram: await tensorHistogram(from, info, bins, lo, hi, progress) };
+  }
   if (!rawReadable(info) || info.byteLength <= (progress.chunkBytes ?? CHUNK_BYTES)) {
     const tensor = await loadValues(from, info);
     const { data, options } = tensorElements(tensor, info);

@@ -135,7 +135,7 @@ export class TensorView {
     const name = this.name!;
     try {
       const detail = await this.app.task(`statistics of ${name}`, (task) =>
-        this.app.worker.request({ kind: "detail", slot: "a", name, bins: this.bins }, { onProgress: (d, t) => task.update(d, t) }), true);
+        this.app.worker.request({ kind: "detail", slot: "a", name, bins: this.bins, stats: this.app.rowByName(name)?.stats }, { onProgress: (d, t) => task.update(d, t) }), true);
       if (generation !== this.generation) return;
       this.detail = detail;
       this.app.rememberStats(name, detail.stats);

@@ -12,7 +12,7 @@ export type OpenInput = { blob: Blob; name: string } | { url: string; name: stri
 export type Request =
   | { kind: "open"; slot: Slot; input: OpenInput }
   | { kind: "stats"; slot: Slot; names: string[] }
-  | { kind: "detail"; slot: Slot; name: string; bins: number }
+  | { kind: "detail"; slot: Slot; name: string; bins: number; stats?: TensorStats | undefined }
   | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean }
   | { kind: "region"; slot: Slot; name: string; spec: SliceSpec; row0: number; col0: number; rows: number; cols: number }
   | { kind: "diff"; atol: number; rtol: number }

@@ -9,11 +9,16 @@ import { type AnyLazyFile, type ByteSource, type TensorInfo, fromBlob, fromUrl, 
 import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
 import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
 import { layoutGraph } from "../model/layout.js";
+import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
-import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
+import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
 import type { Envelope, OpenInput, ReplyBody, Request, Slot } from "./protocol.js";
 
-/** A tensor larger than this (stored bytes or elements) gets no heatmap: its values would not fit comfortably in a worker. */
+/**
+ * A tensor larger than this (stored bytes or elements) is not decoded whole for heatmaps: its values would not fit
+ * comfortably in a worker. Plainly stored ones are then sliced straight from the file (streamed-slice.ts); the
+ * others (format-coded bytes) get no heatmap.
+ */
 export const HEATMAP_MAX_BYTES = 512 * 1024 * 1024;
 export const HEATMAP_MAX_ELEMENTS = 128 * 1024 * 1024;
 
@@ -48,13 +53,25 @@ function info(file: Opened, name: string): TensorInfo {
   return found;
 }
 
+/** True when a tensor is too large to decode whole for heatmaps. */
+function overCap(tensorInfo: TensorInfo): boolean {
+  const elements = tensorInfo.shape.reduce((a, b) => a * b, 1);
+  return tensorInfo.byteLength > HEATMAP_MAX_BYTES || elements > HEATMAP_MAX_ELEMENTS;
+}
+
+/** Heatmaps of this tensor are read from the file slice by slice instead of from its decoded values. */
+function streamed(slot: Slot, name: string): { file: Opened; info: TensorInfo } | undefined {
+  const file = opened(slot);
+  const tensorInfo = info(file, name);
+  return hasStatistics(tensorInfo.dtype) && overCap(tensorInfo) && rawReadable(tensorInfo) ? { file, info: tensorInfo } : undefined;
+}
+
 async function values(slot: Slot, name: string): Promise<{ values: Float64Array | Float32Array; info: TensorInfo }> {
   const file = opened(slot);
   const tensorInfo = info(file, name);
   if (cached && cached.slot === slot && cached.name === name) return { values: cached.values, info: tensorInfo };
   if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(`${noStatisticsReason(tensorInfo.dtype)}: no heatmap`);
-  const elements = tensorInfo.shape.reduce((a, b) => a * b, 1);
-  if (tensorInfo.byteLength > HEATMAP_MAX_BYTES || elements > HEATMAP_MAX_ELEMENTS) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB or ${HEATMAP_MAX_ELEMENTS / 2 ** 20}M elements: no heatmap (statistics and the histogram work at any size)`);
+  if (overCap(tensorInfo)) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB or ${HEATMAP_MAX_ELEMENTS / 2 ** 20}M elements and its format codes its bytes: no heatmap (statistics and the histogram work at any size)`);
   cached = undefined;
   const tensor = await loadValues(file.from, tensorInfo);
   const numbers = numbersOf(tensor, tensorInfo);
@@ -102,9 +119,17 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(noStatisticsReason(tensorInfo.dtype));
       return statsAndHistogram(file.from, tensorInfo, request.bins, {
         onProgress: (done) => reply({ kind: "progress", done, total: tensorInfo.byteLength, label: tensorInfo.name }),
-      });
+      }, request.stats);
     }
     case "slice": {
+      const big = streamed(request.slot, request.name);
+      if (big) {
+        const spec = clampSlice(big.info.shape, request.spec);
+        return streamedSlice(big.file.from, big.info, spec, request.maxRows, request.maxCols, {
+          normalize: request.normalize,
+          onProgress: (done) => reply({ kind: "progress", done, total: big.info.byteLength, label: big.info.name }),
+        });
+      }
       const { values: numbers, info: tensorInfo } = await values(request.slot, request.name);
       const spec = clampSlice(tensorInfo.shape, request.spec);
       let matrix = extractSlice(numbers, tensorInfo.shape, spec);
@@ -113,6 +138,12 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols };
     }
     case "region": {
+      const big = streamed(request.slot, request.name);
+      if (big) {
+        const spec = clampSlice(big.info.shape, request.spec);
+        const data = await streamedRegion(big.file.from, big.info, spec, request.row0, request.col0, request.rows, request.cols);
+        return { row0: request.row0, col0: request.col0, rows: request.rows, cols: request.cols, data };
+      }
       const { values: numbers, info: tensorInfo } = await values(request.slot, request.name);
       const spec = clampSlice(tensorInfo.shape, request.spec);
       const matrix = extractSlice(numbers, tensorInfo.shape, spec);
