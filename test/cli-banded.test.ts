@@ -10,9 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import * as lib from "../bindings/index.js";
-import { runCli } from "../bindings/cli/run.js";
 import { BAND_TUNING } from "../bindings/io/banded.js";
 import type { NamedTensor } from "../bindings/tensor.js";
+import { cli } from "./helpers/cli.js";
 import { parseNpy, parseSafetensors } from "./helpers/parsers.js";
 import { npyFile } from "./helpers/input-formats.js";
 import { randomNormal } from "./helpers/rng.js";
@@ -21,16 +21,6 @@ const dir = mkdtempSync(join(tmpdir(), "tensorfile-cli-banded-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const saved = { ...BAND_TUNING };
 afterEach(() => Object.assign(BAND_TUNING, saved));
-
-async function cli(...argv: string[]) {
-  let stdout = "";
-  let stderr = "";
-  const code = await runCli(argv, {
-    stdout: { isTTY: false, write: (t: string) => (stdout += t) },
-    stderr: { isTTY: false, write: (t: string) => (stderr += t) },
-  });
-  return { code, stdout, stderr };
-}
 
 const bytesOf = (t: NamedTensor) => new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 const SAFETENSORS_DTYPE: Record<string, string> = { float32: "F32", float16: "F16", float64: "F64", int16: "I16" };
