@@ -18,7 +18,7 @@ import { type FileAccess, openFileAccess } from "./io/file-access.js";
 import { asSource } from "./io/input.js";
 import { type ByteSource, fromBlob, fromBytes } from "./io/source.js";
 import { getBackend, wasmAvailable } from "./kernels.js";
-import type { NamedTensor, TensorInfo } from "./tensor.js";
+import { type NamedTensor, isPlainlyStored } from "./tensor.js";
 
 export interface LoadOptions {
   /** "float32": every real-valued tensor as a Float32Array, exactly as tensors() and loadTensor() do it. */
@@ -53,17 +53,6 @@ function checkOptions(options: unknown, fn: string): LoadOptions {
   return dtype === undefined ? {} : { dtype };
 }
 
-/**
- * True when a format's own loadTensor must decode this info: stored forms only that format knows (a .csta's
- * obfuscation, primitiv's batch-last samples, SPRAAK compressed/ASCII/G.711 data, npz deflated members).
- */
-function needsFormatLoader(info: TensorInfo): boolean {
-  const extra = info as TensorInfo & { obfuscated?: unknown; batch?: number; wholeFile?: unknown; g711?: unknown; member?: { method?: string } };
-  // an npz member stored deflated: byteOffset is where its compressed bytes start (npz's loadTensor inflates them)
-  return extra.obfuscated !== undefined || (extra.batch ?? 1) > 1 || extra.wholeFile !== undefined || extra.g711 !== undefined ||
-    extra.member?.method === "deflated";
-}
-
 /** Reads every tensor of an opened file: through the arena when `direct` reads are possible, else via loadTensor. */
 async function loadAll(opened: AnyLazyFile, direct: FileAccess | undefined, options: LoadOptions): Promise<LoadedFile> {
   const infos = opened.tensorInfos();
@@ -72,7 +61,7 @@ async function loadAll(opened: AnyLazyFile, direct: FileAccess | undefined, opti
   const planned: number[] = [];
   if (direct && getBackend() !== "js" && wasmAvailable()) {
     infos.forEach((info, i) => {
-      const plan = needsFormatLoader(info) ? undefined : planArena(info, options.dtype === "float32");
+      const plan = isPlainlyStored(info) ? planArena(info, options.dtype === "float32") : undefined;
       if (plan) {
         plans.push(plan);
         planned.push(i);

@@ -191,7 +191,37 @@ export function swapWidth(dtype: DType): 1 | 2 | 4 | 8 {
 export function elementCount(shape: readonly number[]): number {
   let n = 1;
   for (const d of shape) n *= d;
-  return n;
+  // a zero dim after dims whose product overflowed to Infinity: 0 elements, not Infinity * 0 = NaN
+  return Number.isNaN(n) && shape.includes(0) ? 0 : n;
+}
+
+/** TensorInfo fields of plainly stored tensors; any other field set means only the tensor's format decodes its bytes. */
+const PLAIN_STORAGE_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization", "batch"]);
+
+/**
+ * True when a tensor's stored bytes are its elements one after another and nothing else: byteLength is the
+ * element count × the element size (of at least one byte), and no field says only its format can decode them (a
+ * .csta's obfuscation, SPRAAK gzip/ASCII/G.711 data, a deflated npz member, primitiv's batch-last samples unless
+ * `batches`). Such bytes may still need a byte swap, widening, dequantization or, column-major, a transpose: the
+ * one test behind loadFile's arena, the streamed writers' chunks and bands, and the inspector's streamed reads.
+ */
+export function isPlainlyStored(info: TensorInfo, options: { batches?: boolean | undefined } = {}): boolean {
+  for (const [key, value] of Object.entries(info)) {
+    if (value === undefined || PLAIN_STORAGE_KEYS.has(key)) continue;
+    // an npz member stored uncompressed: byteOffset is its array's absolute offset in the file
+    if (key === "member" && (value as { method?: unknown }).method === "stored") continue;
+    return false;
+  }
+  const batch = (info as TensorInfo & { batch?: unknown }).batch ?? 1;
+  if (typeof batch !== "number" || !Number.isSafeInteger(batch) || batch < 1 || (batch > 1 && !options.batches)) return false;
+  const size = dtypeBytes(info.dtype);
+  return size > 0 && info.byteLength === elementCount(info.shape) * size;
+}
+
+/** Bytes that `shape` elements of `dtype` take: 0 for 0-byte elements (TenniS void) whatever the shape. */
+export function storedByteLength(shape: readonly number[], dtype: DType): number {
+  const size = dtypeBytes(dtype);
+  return size === 0 ? 0 : elementCount(shape) * size;
 }
 
 /** A typed array of `dtype` (raw Uint8Array for format-specific types) of `length` elements. */
@@ -292,10 +322,12 @@ export function decodedDType(info: TensorInfo, options: DecodeOptions = {}): DTy
 export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
   const count = elementCount(info.shape);
   const size = dtypeBytes(info.dtype);
-  if (bytes.byteLength !== count * size) {
+  // 0-byte elements (TenniS void) need no bytes whatever the shape (Infinity * 0 would be NaN)
+  const needed = storedByteLength(info.shape, info.dtype);
+  if (bytes.byteLength !== needed) {
     throw new CorruptDataError(
       format,
-      `tensor "${info.name}" has ${bytes.byteLength} bytes; its ${info.dtype} shape [${info.shape.join(", ")}] needs ${count * size}`,
+      `tensor "${info.name}" has ${bytes.byteLength} bytes; its ${info.dtype} shape [${info.shape.join(", ")}] needs ${needed}`,
       info.byteOffset,
       info.name,
     );

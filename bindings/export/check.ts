@@ -4,7 +4,7 @@
  * or a RangeError (right kind, impossible value), naming the tensor.
  */
 import type { DType, NamedTensor } from "../tensor.js";
-import { allocateArray, dtypeBytes, isStandardDType } from "../tensor.js";
+import { allocateArray, isStandardDType, storedByteLength } from "../tensor.js";
 
 const KNOWN_DTYPES = new Set<string>([
   "float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool",
@@ -39,8 +39,7 @@ export function checkTensor(tensor: NamedTensor, what: string): void {
   if (!sameKind) {
     throw new TypeError(`tensorfile: ${what} ("${tensor.name}") is labelled ${dtype}, whose data is a ${want.name}${isStandardDType(dtype) || want.name !== "Uint8Array" ? "" : " of raw bytes"}, but its data is a ${got.name}`);
   }
-  const count = tensor.shape.reduce((a: number, b: number) => a * b, 1);
-  const need = count * dtypeBytes(dtype);
+  const need = storedByteLength(tensor.shape, dtype);
   if ((data as ArrayBufferView).byteLength !== need) {
     throw new RangeError(`tensorfile: ${what} ("${tensor.name}") has ${(data as ArrayBufferView).byteLength} bytes of data; its ${dtype} shape [${tensor.shape.join(", ")}] needs ${need}`);
   }

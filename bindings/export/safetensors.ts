@@ -11,7 +11,7 @@
  * size, and their real dtype is kept in __metadata__ under "tensorfile.dtype.<name>".
  */
 import type { DType, NamedTensor } from "../tensor.js";
-import { dtypeBytes, elementCount } from "../tensor.js";
+import { dtypeBytes, storedByteLength } from "../tensor.js";
 import { checkEntry, checkTensor } from "./check.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
@@ -55,7 +55,7 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
   let offset = 0;
   const offsets = new Map<number, [number, number]>();
   for (const { e, index } of order) {
-    const bytes = elementCount(e.shape) * dtypeBytes(e.dtype);
+    const bytes = storedByteLength(e.shape, e.dtype);
     layout.push({ name: e.name, begin: offset, end: offset + bytes, index });
     offsets.set(index, [offset, offset + bytes]);
     offset += bytes;

@@ -15,7 +15,7 @@
  * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
  */
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
-import { decodeTensor, decodedDType, dtypeBytes, elementCount } from "../tensor.js";
+import { decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
 import { type ByteSource, readExactly } from "../io/source.js";
 import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from "../io/banded.js";
 import { checkTensor } from "./check.js";
@@ -51,18 +51,13 @@ const OVERLAP_BYTES = 16 * 1024 * 1024;
 /** Elements per chunk when a plainly stored tensor streams in pieces (16 MiB of float32). */
 export const STREAM_CHUNK_ELEMENTS = 4 * 1024 * 1024;
 
-/** TensorInfo fields every format's plain tensors have; any other field means the format must decode it. */
-const PLAIN_INFO_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization"]);
-
 /**
  * True when the tensor's stored bytes decode piece by piece on their own: no format-specific stored form (a
  * .csta's obfuscation, primitiv batches, SPRAAK gzip/ASCII/G.711, npz members), no reordering of axes.
  */
 function streamsInChunks(info: TensorInfo): boolean {
-  for (const [key, value] of Object.entries(info)) if (value !== undefined && !PLAIN_INFO_KEYS.has(key)) return false;
-  if (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1) return false;
-  const count = elementCount(info.shape);
-  return count > STREAM_CHUNK_ELEMENTS && info.byteLength === count * dtypeBytes(info.dtype);
+  if (!isPlainlyStored(info) || (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1)) return false;
+  return elementCount(info.shape) > STREAM_CHUNK_ELEMENTS;
 }
 
 /**

@@ -27,7 +27,7 @@
  * of the tensor.
  */
 import { TruncatedError } from "../errors.js";
-import { type DecodeOptions, type TensorInfo, decodeTensor, decodedDType, dtypeBytes, elementCount } from "../tensor.js";
+import { type DecodeOptions, type TensorInfo, decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
 import type { ByteSource } from "./source.js";
 
 /** Band and read sizes (not part of the public API; tests set tiny values to exercise many bands). */
@@ -42,8 +42,6 @@ export const BAND_TUNING = {
   maxPasses: 8,
 };
 
-/** TensorInfo fields a banded tensor may have (any other means a stored form only its format can decode). */
-const BANDABLE_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization", "batch"]);
 /** Most axes longer than 1 the transpose kernels reorder (beyond, the format's own loader explains the refusal). */
 const MAX_TRANSPOSE_AXES = 8;
 
@@ -65,15 +63,13 @@ export interface BandPlan {
  * axis longer than 1, without a batch), has a stored form only its format decodes, or cannot be reordered here.
  */
 export function planBands(info: TensorInfo, decode?: DecodeOptions): BandPlan | undefined {
-  for (const [key, value] of Object.entries(info)) if (value !== undefined && !BANDABLE_KEYS.has(key)) return undefined;
-  if (info.layout !== "column-major") return undefined;
-  const batch = (info as TensorInfo & { batch?: unknown }).batch ?? 1;
-  if (typeof batch !== "number" || !Number.isSafeInteger(batch) || batch < 1) return undefined;
+  if (info.layout !== "column-major" || !isPlainlyStored(info, { batches: true })) return undefined;
+  const batch = (info as TensorInfo & { batch?: number }).batch ?? 1;
   if (batch > 1 && info.shape[0] !== batch) return undefined;
   const storedSize = dtypeBytes(info.dtype);
-  if (![1, 2, 4].includes(storedSize) && (storedSize === 0 || storedSize % 8 !== 0)) return undefined;
+  if (![1, 2, 4].includes(storedSize) && storedSize % 8 !== 0) return undefined;
   const count = elementCount(info.shape);
-  if (!Number.isSafeInteger(count) || count === 0 || info.byteLength !== count * storedSize) return undefined;
+  if (!Number.isSafeInteger(count) || count === 0) return undefined;
   const dims = (batch > 1 ? info.shape.slice(1) : info.shape).filter((d) => d !== 1);
   if (dims.length > MAX_TRANSPOSE_AXES) return undefined;
   if (dims.length < 2) {

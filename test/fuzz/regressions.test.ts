@@ -4,10 +4,12 @@
  * Uint8Array (through the format's target and through readAny), once in every input form users pass (Buffer,
  * Buffer at an odd offset, Uint8Array view at an odd offset), which must all give the same result.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { decodeInChunks } from "../../bindings/export/stream.js";
 import * as lib from "../../bindings/index.js";
 import { checkAnyLaws, checkFormatLaws, checkInputForms } from "../../fuzz/laws.mjs";
 
@@ -36,6 +38,39 @@ describe("fuzz/regressions", () => {
 
     it("gives the same result as a Buffer, at odd offsets, and is never modified", async () => {
       expect(await checkInputForms(check, bytes(), target)).toMatch(/\S/);
+    });
+
+    // what the CLI's convert/extract/verify and the streaming writers do with a file on disk: each tensor in
+    // pieces (chunks or bands), which must end (a void tensor of 10^18 elements once looped over its chunks)
+    // and give the eager bytes
+    it("decodes tensor by tensor from a file, in pieces, to the eager bytes", async () => {
+      let eager: lib.NamedTensor[];
+      try {
+        eager = lib.readAny(bytes()).tensors();
+      } catch (error) {
+        expect(error).toBeInstanceOf(lib.FormatError);
+        return;
+      }
+      const dir = mkdtempSync(join(tmpdir(), "tensorfile-regression-"));
+      try {
+        writeFileSync(join(dir, name), bytes());
+        const opened = await lib.openFile(join(dir, name));
+        try {
+          const infos = opened.tensorInfos();
+          expect(infos.map((i) => i.name)).toEqual(eager.map((t) => t.name));
+          for (const [k, info] of infos.entries()) {
+            const pieces: Uint8Array[] = [];
+            for await (const piece of decodeInChunks(opened, info, {})) pieces.push(piece.slice());
+            const got = Buffer.concat(pieces);
+            const want = eager[k]!.data;
+            expect(got.equals(Buffer.from(want.buffer, want.byteOffset, want.byteLength)), info.name).toBe(true);
+          }
+        } finally {
+          await opened.close();
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -6,6 +6,7 @@
  * batch-last layouts need no transpose here. Runs in the worker; pure enough for vitest.
  */
 import { type ByteSource, type DType, type NamedTensor, type TensorInfo, dtypeBytes, kernels } from "../../../bindings/index.js";
+import { isPlainlyStored } from "../../../bindings/tensor.js";
 import { type Histogram, type StatsData, type StatsOptions, type TensorStats, histogram, mergeStats, stats } from "../compute.js";
 
 /** What the worker needs of an opened file. */
@@ -20,9 +21,6 @@ export const CHUNK_BYTES = 16 * 1024 * 1024;
 const NUMERIC = new Set<string>(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
 /** bfloat16 and float8 (safetensors): read widened to float32 by the library's kernels. */
 const NARROW_FLOATS = new Set<string>(["bfloat16", "float8_e4m3", "float8_e5m2"]);
-
-/** The keys a TensorInfo has when its bytes are plain elements; any other key means its format decodes it. */
-const PLAIN_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization", "batch"]);
 
 /** True for dtypes the statistics cover (numbers; not complex, char or opaque types). */
 export function hasStatistics(dtype: string): boolean {
@@ -41,15 +39,7 @@ export function noStatisticsReason(dtype: string): string {
 
 /** True when the stored bytes of `info` are its elements as they are (possibly big-endian or in another order). */
 export function rawReadable(info: TensorInfo): boolean {
-  if (!NUMERIC.has(info.dtype) || info.decodesToFloat32) return false;
-  for (const key of Object.keys(info)) {
-    if (!PLAIN_KEYS.has(key) && (info as unknown as Record<string, unknown>)[key] !== undefined) return false;
-  }
-  const batch = (info as { batch?: number }).batch;
-  if (batch !== undefined && batch !== 1) return false;
-  let count = 1;
-  for (const d of info.shape) count *= d;
-  return info.byteLength === count * dtypeBytes(info.dtype);
+  return NUMERIC.has(info.dtype) && isPlainlyStored(info);
 }
 
 /** A real copy at offset 0 (slice() of a Node Buffer would be a view of the caller's bytes). */
