@@ -1,0 +1,85 @@
+/**
+ * The kernel families (one WebAssembly module each; scripts/wasm-families.mjs lists them with their static-data
+ * slots) and the exports each module has. Each family is a plain object referring to its embedded bytes, so a
+ * bundler drops a family, bytes included, when no code it keeps uses that family's kernels. Pointer-style
+ * signatures: addresses are byte offsets in the memory the instance runs on, counts are in elements.
+ */
+import type { FamilyCommonExports, KernelFamily } from "./instance.js";
+import { WASM_BASE64 as BSWAP } from "./bswap.wasm.js";
+import { WASM_BASE64 as DIFF } from "./diff.wasm.js";
+import { WASM_BASE64 as HALF } from "./half.wasm.js";
+import { WASM_BASE64 as MINIFLOAT } from "./minifloat.wasm.js";
+import { WASM_BASE64 as QUANT } from "./quant.wasm.js";
+import { WASM_BASE64 as STATS } from "./stats.wasm.js";
+import { WASM_BASE64 as TRANSPOSE } from "./transpose.wasm.js";
+
+type Elementwise = (src: number, dst: number, count: number) => void;
+type Transpose = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
+
+/** In-place byte swaps, and memory.copy (swaps out of place). */
+export interface BswapExports extends FamilyCommonExports {
+  byteSwap16(ptr: number, count: number): void;
+  byteSwap32(ptr: number, count: number): void;
+  byteSwap64(ptr: number, count: number): void;
+  copy(src: number, dst: number, bytes: number): void;
+}
+export const bswapFamily: KernelFamily<BswapExports> = { name: "bswap", base64: BSWAP };
+
+/** IEEE binary16 <-> float32. */
+export interface HalfExports extends FamilyCommonExports {
+  f16ToF32: Elementwise;
+  f32ToF16: Elementwise;
+}
+export const halfFamily: KernelFamily<HalfExports> = { name: "half", base64: HALF };
+
+/** int8 (de)quantization: value = (q - offset) * scale. */
+export interface QuantExports extends FamilyCommonExports {
+  dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
+  quantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
+}
+export const quantFamily: KernelFamily<QuantExports> = { name: "quant", base64: QUANT };
+
+/** Strided 2-D transposes, the fused fp16 -> f32 one, and f16ToF32 (which the fused one contains anyway). */
+export interface TransposeExports extends FamilyCommonExports {
+  transpose8: Transpose;
+  transpose16: Transpose;
+  transpose32: Transpose;
+  transpose64: Transpose;
+  transposeF16ToF32: Transpose;
+  f16ToF32: Elementwise;
+}
+export const transposeFamily: KernelFamily<TransposeExports> = { name: "transpose", base64: TRANSPOSE };
+
+/** bfloat16 and float8 to float32. */
+export interface MinifloatExports extends FamilyCommonExports {
+  bf16ToF32: Elementwise;
+  f8e4m3ToF32: Elementwise;
+  f8e5m2ToF32: Elementwise;
+}
+export const minifloatFamily: KernelFamily<MinifloatExports> = { name: "minifloat", base64: MINIFLOAT };
+
+/** Statistics and histograms of float32/float64 values, and integer widenings. */
+export interface StatsExports extends FamilyCommonExports {
+  statsF32(src: number, count: number, out: number): void;
+  statsF64(src: number, count: number, out: number): void;
+  histogramF32(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
+  histogramF64(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
+  widenI8ToF32: Elementwise;
+  widenU8ToF32: Elementwise;
+  widenI16ToF32: Elementwise;
+  widenU16ToF32: Elementwise;
+  widenI32ToF64: Elementwise;
+  widenU32ToF64: Elementwise;
+}
+export const statsFamily: KernelFamily<StatsExports> = { name: "stats", base64: STATS };
+
+/** Element-wise comparison statistics of two float32 arrays. */
+export interface DiffExports extends FamilyCommonExports {
+  diffStats(a: number, b: number, count: number, atol: number, rtol: number, out: number): void;
+}
+export const diffFamily: KernelFamily<DiffExports> = { name: "diff", base64: DIFF };
+
+/** Every family (tests and tools that want them all; bundles that use this keep every module). */
+export const ALL_FAMILIES: readonly KernelFamily<unknown>[] = [
+  bswapFamily, halfFamily, quantFamily, transposeFamily, minifloatFamily, statsFamily, diffFamily,
+];
