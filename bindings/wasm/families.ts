@@ -5,13 +5,13 @@
  * signatures: addresses are byte offsets in the memory the instance runs on, counts are in elements.
  */
 import type { FamilyCommonExports, KernelFamily } from "./instance.js";
-import { WASM_BASE64 as BSWAP } from "./bswap.wasm.js";
-import { WASM_BASE64 as DIFF } from "./diff.wasm.js";
-import { WASM_BASE64 as HALF } from "./half.wasm.js";
-import { WASM_BASE64 as MINIFLOAT } from "./minifloat.wasm.js";
-import { WASM_BASE64 as QUANT } from "./quant.wasm.js";
-import { WASM_BASE64 as STATS } from "./stats.wasm.js";
-import { WASM_BASE64 as TRANSPOSE } from "./transpose.wasm.js";
+import { WASM_HEX as BSWAP } from "./bswap.wasm.js";
+import { WASM_HEX as DIFF } from "./diff.wasm.js";
+import { WASM_HEX as HALF } from "./half.wasm.js";
+import { WASM_HEX as MINIFLOAT } from "./minifloat.wasm.js";
+import { WASM_HEX as QUANT } from "./quant.wasm.js";
+import { WASM_HEX as STATS } from "./stats.wasm.js";
+import { WASM_HEX as TRANSPOSE } from "./transpose.wasm.js";
 
 type Elementwise = (src: number, dst: number, count: number) => void;
 type Transpose = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
@@ -23,21 +23,21 @@ export interface BswapExports extends FamilyCommonExports {
   byteSwap64(ptr: number, count: number): void;
   copy(src: number, dst: number, bytes: number): void;
 }
-export const bswapFamily: KernelFamily<BswapExports> = { name: "bswap", base64: BSWAP };
+export const bswapFamily: KernelFamily<BswapExports> = { name: "bswap", hex: BSWAP };
 
 /** IEEE binary16 <-> float32. */
 export interface HalfExports extends FamilyCommonExports {
   f16ToF32: Elementwise;
   f32ToF16: Elementwise;
 }
-export const halfFamily: KernelFamily<HalfExports> = { name: "half", base64: HALF };
+export const halfFamily: KernelFamily<HalfExports> = { name: "half", hex: HALF };
 
 /** int8 (de)quantization: value = (q - offset) * scale. */
 export interface QuantExports extends FamilyCommonExports {
   dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
   quantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
 }
-export const quantFamily: KernelFamily<QuantExports> = { name: "quant", base64: QUANT };
+export const quantFamily: KernelFamily<QuantExports> = { name: "quant", hex: QUANT };
 
 /** Strided 2-D transposes, the fused fp16 -> f32 one, and f16ToF32 (which the fused one contains anyway). */
 export interface TransposeExports extends FamilyCommonExports {
@@ -48,7 +48,7 @@ export interface TransposeExports extends FamilyCommonExports {
   transposeF16ToF32: Transpose;
   f16ToF32: Elementwise;
 }
-export const transposeFamily: KernelFamily<TransposeExports> = { name: "transpose", base64: TRANSPOSE };
+export const transposeFamily: KernelFamily<TransposeExports> = { name: "transpose", hex: TRANSPOSE };
 
 /** bfloat16 and float8 to float32. */
 export interface MinifloatExports extends FamilyCommonExports {
@@ -56,7 +56,7 @@ export interface MinifloatExports extends FamilyCommonExports {
   f8e4m3ToF32: Elementwise;
   f8e5m2ToF32: Elementwise;
 }
-export const minifloatFamily: KernelFamily<MinifloatExports> = { name: "minifloat", base64: MINIFLOAT };
+export const minifloatFamily: KernelFamily<MinifloatExports> = { name: "minifloat", hex: MINIFLOAT };
 
 /** Statistics and histograms of float32/float64 values, and integer widenings. */
 export interface StatsExports extends FamilyCommonExports {
@@ -71,13 +71,13 @@ export interface StatsExports extends FamilyCommonExports {
   widenI32ToF64: Elementwise;
   widenU32ToF64: Elementwise;
 }
-export const statsFamily: KernelFamily<StatsExports> = { name: "stats", base64: STATS };
+export const statsFamily: KernelFamily<StatsExports> = { name: "stats", hex: STATS };
 
 /** Element-wise comparison statistics of two float32 arrays. */
 export interface DiffExports extends FamilyCommonExports {
   diffStats(a: number, b: number, count: number, atol: number, rtol: number, out: number): void;
 }
-export const diffFamily: KernelFamily<DiffExports> = { name: "diff", base64: DIFF };
+export const diffFamily: KernelFamily<DiffExports> = { name: "diff", hex: DIFF };
 
 /** Every family (tests and tools that want them all; bundles that use this keep every module). */
 export const ALL_FAMILIES: readonly KernelFamily<unknown>[] = [

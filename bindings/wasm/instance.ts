@@ -23,8 +23,8 @@
 /** One kernel family: an embedded module and the type of its exports (E). Compiled on first use. */
 export interface KernelFamily<E> {
   readonly name: string;
-  /** The module's bytes, base64 (bindings/wasm/<name>.wasm.ts). */
-  readonly base64: string;
+  /** The module's bytes, in lowercase hex (bindings/wasm/<name>.wasm.ts). */
+  readonly hex: string;
   /** The compiled module: undefined before the first use, null where it cannot be compiled. */
   module?: WebAssembly.Module | null | undefined;
   /** Phantom: the exports' type. */
@@ -53,18 +53,18 @@ export const DATA_OFFSET = SCRATCH_OFFSET + SCRATCH_BYTES;
 /** wasm32 memories stop at 4 GiB. */
 export const MAX_MEMORY_BYTES = 65536 * PAGE_BYTES;
 
-function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
-  // native decoders where the runtime has one (a JS loop over kilobytes runs interpreted on the first call)
-  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array<ArrayBuffer> }).fromBase64;
+export function decodeHex(text: string): Uint8Array<ArrayBuffer> {
+  // native decoders where the runtime has one (Node's Buffer, Uint8Array.fromHex in Deno and current browsers)
+  const native = (Uint8Array as unknown as { fromHex?: (s: string) => Uint8Array<ArrayBuffer> }).fromHex;
   if (native) return native(text);
   const nodeBuffer = (globalThis as { Buffer?: { from(s: string, encoding: string): Uint8Array } }).Buffer;
   if (nodeBuffer) {
-    const decoded = nodeBuffer.from(text, "base64");
+    const decoded = nodeBuffer.from(text, "hex");
     return new Uint8Array(decoded.buffer, decoded.byteOffset, decoded.byteLength).slice();
   }
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  const bytes = new Uint8Array(text.length >> 1);
+  const digit = (c: number) => (c < 58 ? c - 48 : c - 87); // 0-9, a-f
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (digit(text.charCodeAt(2 * i)) << 4) | digit(text.charCodeAt(2 * i + 1));
   return bytes;
 }
 
@@ -100,7 +100,7 @@ export const compiledFamilies: string[] = [];
 export function familyModule(family: KernelFamily<unknown>): WebAssembly.Module | null {
   if (family.module === undefined) {
     try {
-      family.module = simdAvailable() ? new WebAssembly.Module(decodeBase64(family.base64)) : null;
+      family.module = simdAvailable() ? new WebAssembly.Module(decodeHex(family.hex)) : null;
       if (family.module) compiledFamilies.push(family.name);
     } catch {
       family.module = null;

@@ -13,8 +13,8 @@ interface Family { name: string; memoryBase: number }
 const families = FAMILIES as Family[];
 
 async function embedded(name: string): Promise<{ bytes: Uint8Array<ArrayBuffer>; sha256: string }> {
-  const module = (await import(`../../bindings/wasm/${name}.wasm.ts`)) as { WASM_BASE64: string; WASM_SHA256: string };
-  return { bytes: new Uint8Array(Buffer.from(module.WASM_BASE64, "base64")), sha256: module.WASM_SHA256 };
+  const module = (await import(`../../bindings/wasm/${name}.wasm.ts`)) as { WASM_HEX: string; WASM_SHA256: string };
+  return { bytes: new Uint8Array(Buffer.from(module.WASM_HEX, "hex")), sha256: module.WASM_SHA256 };
 }
 
 describe("embedded WASM families", () => {
