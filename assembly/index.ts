@@ -8,7 +8,8 @@
 export { f16ToF32, f32ToF16 } from "./half";
 export { dequantizeI8, quantizeI8 } from "./quant";
 export { byteSwap16, byteSwap32, byteSwap64 } from "./bswap";
-export { transpose8, transpose16, transpose32, transpose64, transposeF16ToF32 } from "./transpose";
+export { transpose8, transpose16, transpose32, transpose64 } from "./transpose";
+export { transposeF16ToF32 } from "./transpose-f16";
 export { bf16ToF32, f8e4m3ToF32, f8e5m2ToF32 } from "./minifloat";
 
 // statistics and histograms (issue 17)

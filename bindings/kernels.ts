@@ -20,8 +20,8 @@ import {
   allocateDedicated, familyModule, kernelsIn, memoryOf, releaseWorkMemory, sharedMemory, workMemory,
 } from "./wasm/instance.js";
 import {
-  type StatsExports, type TransposeExports, bswapFamily, diffFamily, halfFamily, minifloatFamily, quantFamily,
-  statsFamily, transposeFamily,
+  type StatsExports, type TransposeExports, type TransposeF16Exports, bswapFamily, diffFamily, halfFamily, minifloatFamily,
+  quantFamily, statsFamily, transposeFamily, transposeF16Family,
 } from "./wasm/families.js";
 
 export type Backend = "wasm" | "js" | "auto";
@@ -183,18 +183,26 @@ export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): 
   return data;
 }
 
-type TransposeCall = (k: TransposeExports, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
+type TransposeCall<E> = (k: E, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
-/** Element sizes in and out: a plain transpose (n -> n bytes) or the fused fp16 -> f32 widening one (2 -> 4). */
-interface TransposeKind {
+/**
+ * Element sizes in and out and the kernel: a plain transpose (n -> n bytes; the transpose family) or the fused
+ * fp16 -> f32 widening one (2 -> 4; a family of its own, which only transposeF16ToF32, columnToRowMajorF16ToF32
+ * and columnToRowMajorBytes with widenF16 reach: the readers' reorderColumnMajorBytes does not).
+ */
+interface TransposeKind<E> {
   srcBytes: number;
   dstBytes: number;
-  call: TransposeCall;
+  family: KernelFamily<E>;
+  call: TransposeCall<E>;
 }
 
-function transposeKind(elementBytes: number, widen = false): TransposeKind {
-  if (widen) return { srcBytes: 2, dstBytes: 4, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds) };
-  const plain = (call: TransposeCall): TransposeKind => ({ srcBytes: elementBytes, dstBytes: elementBytes, call });
+const FUSED_F16_KIND: TransposeKind<TransposeF16Exports> = {
+  srcBytes: 2, dstBytes: 4, family: transposeF16Family, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds),
+};
+
+function transposeKind(elementBytes: number): TransposeKind<TransposeExports> {
+  const plain = (call: TransposeCall<TransposeExports>): TransposeKind<TransposeExports> => ({ srcBytes: elementBytes, dstBytes: elementBytes, family: transposeFamily, call });
   switch (elementBytes) {
     case 1: return plain((k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds));
     case 2: return plain((k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds));
@@ -219,12 +227,13 @@ interface TransposeBlock {
  *   dedicated memory, or the reusable work memory holding only the result, copied out once at the end);
  * - slabs larger than the scratch: both arrays go through the work memory.
  */
-function runTransposes(
-  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+function runTransposes<E>(
+  src: Uint8Array, dst: Uint8Array, kind: TransposeKind<E>, rows: number, cols: number,
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen = false,
 ): void {
   const count = src.byteLength / kind.srcBytes;
-  const wasm = useWasm(count, transposeFamily);
+  // widening bands run f16ToF32 (half family) then transpose32 (transpose family) instead of the fused kernel
+  const wasm = useWasm(count, kind.family) && (!widen || (familyModule(halfFamily) && familyModule(transposeFamily))) ? sharedMemory() : null;
   if (!wasm) {
     transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
@@ -232,7 +241,7 @@ function runTransposes(
   const srcHome = memoryOf(src.buffer);
   const dstHome = memoryOf(dst.buffer);
   if (srcHome && srcHome === dstHome) {
-    const k = kernelsIn(srcHome, transposeFamily);
+    const k = kernelsIn(srcHome, kind.family);
     for (const b of blocks) {
       kind.call(k, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
         rows, cols, srcStride, dstStride);
@@ -253,17 +262,18 @@ function runTransposes(
     }
     const out = dstHome ? dst.byteOffset : small ? SCRATCH_OFFSET + bandBytes : DATA_OFFSET;
     const heap = new Uint8Array(target.memory.buffer);
-    const k = kernelsIn(target, transposeFamily);
     const band = Math.max(1, Math.floor(narrowCap / slabBytes));
     const wideAt = SCRATCH_OFFSET + narrowCap;
     for (let a = 0; a < rows; a += band) {
       const n = Math.min(band, rows - a);
       heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
       if (widen) {
-        k.f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
+        kernelsIn(target, halfFamily).f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
+        const k = kernelsIn(target, transposeFamily);
         for (const b of blocks) k.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
         continue;
       }
+      const k = kernelsIn(target, kind.family);
       for (const b of blocks) {
         kind.call(k, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
       }
@@ -281,7 +291,7 @@ function runTransposes(
   const heap = new Uint8Array(home.memory.buffer);
   heap.set(src, base);
   const out = base + src.byteLength;
-  const k = kernelsIn(home, transposeFamily);
+  const k = kernelsIn(home, kind.family);
   for (const b of blocks) {
     kind.call(k, base + b.srcOffset * kind.srcBytes, out + b.dstOffset * kind.dstBytes, rows, cols, srcStride, dstStride);
   }
@@ -289,7 +299,7 @@ function runTransposes(
 }
 
 function transposeJs(
-  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+  src: Uint8Array, dst: Uint8Array, kind: { srcBytes: number; dstBytes: number }, rows: number, cols: number,
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen: boolean,
 ): void {
   // TS twins need aligned element views: copy unaligned bytes first
@@ -344,7 +354,7 @@ export function transpose<T extends ArrayBufferView & { length: number }>(src: T
 export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
-  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), transposeKind(2, true), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
+  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
   return dst;
 }
 
@@ -367,7 +377,7 @@ export function columnToRowMajor<T extends ArrayBufferView & { length: number }>
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
   checkLength("dst", out.length, count);
-  columnToRowMajorBytes(bytesOf(src), bytesOf(out), shape, elementSize(src));
+  reorderColumnMajorBytes(bytesOf(src), bytesOf(out), shape, elementSize(src));
   return out;
 }
 
@@ -381,17 +391,41 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
  * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
  */
 export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
-  if (widenF16 && elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
-  if (src.byteLength * (widenF16 ? 2 : 1) !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  if (!widenF16) {
+    reorderColumnMajorBytes(src, dst, shape, elementBytes);
+    return;
+  }
+  if (elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
+  if (src.byteLength * 2 !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  const plan = columnMajorPlan(shape);
+  if (!plan || src.byteLength === 0) {
+    const into = new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4);
+    f16ToF32(new Uint16Array(src.byteOffset % 2 === 0 ? src.buffer : copyBytes(src).buffer, src.byteOffset % 2 === 0 ? src.byteOffset : 0, src.byteLength / 2), into);
+    return;
+  }
+  runTransposes(src, dst, FUSED_F16_KIND, plan.last, plan.first, plan.srcStride, plan.dstStride, plan.blocks, true);
+}
+
+/**
+ * columnToRowMajorBytes without widening: what the readers call, so that a bundle of them keeps the plain
+ * transpose kernels only (not the fused fp16 -> f32 one).
+ */
+export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
+  if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  const plan = columnMajorPlan(shape);
+  if (!plan || src.byteLength === 0) {
+    dst.set(src);
+    return;
+  }
+  runTransposes(src, dst, transposeKind(elementBytes), plan.last, plan.first, plan.srcStride, plan.dstStride, plan.blocks);
+}
+
+/** The strided 2-D transposes that take column-major `shape` to row-major order; null when nothing moves. */
+function columnMajorPlan(shape: readonly number[]): { last: number; first: number; srcStride: number; dstStride: number; blocks: TransposeBlock[] } | null {
   // axes of extent 1 do not move anything
   const dims = shape.filter((d) => d !== 1);
   if (dims.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
-  if (dims.length <= 1 || src.byteLength === 0) {
-    if (!widenF16) dst.set(src);
-    else if (src.byteOffset % 2 === 0) f16ToF32(new Uint16Array(src.buffer, src.byteOffset, src.byteLength / 2), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
-    else f16ToF32(new Uint16Array(copyBytes(src).buffer), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
-    return;
-  }
+  if (dims.length <= 1) return null;
   // Stored order is row-major [dk … d1 d0]; we want [d0 … dk]. For every index of the middle axes d1…d(k-1)
   // this is one transpose of a dk x d0 block (source rows strided by d0…d(k-1), destination rows by d1…dk).
   const k = dims.length - 1;
@@ -422,7 +456,7 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
       index[m] = 0;
     }
   }
-  runTransposes(src, dst, transposeKind(elementBytes, widenF16), last, first, srcStride, dstStride, blocks, widenF16);
+  return { last, first, srcStride, dstStride, blocks };
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number };

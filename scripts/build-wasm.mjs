@@ -68,7 +68,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const built = await buildFamilies(option("--out", join(root, "build")), option("--target", "release"));
     for (const [index, family] of FAMILIES.entries()) {
       const { bytes, staticEnd } = built[family.name];
-      console.log(`build-wasm: ${family.name.padEnd(10)} ${String(bytes.length).padStart(6)} bytes, static data [${family.memoryBase}, ${staticEnd}) of [${family.memoryBase}, ${slotEnd(index)})`);
+      console.log(`build-wasm: ${family.name.padEnd(12)} ${String(bytes.length).padStart(6)} bytes, static data [${family.memoryBase}, ${staticEnd}) of [${family.memoryBase}, ${slotEnd(index)})`);
     }
   } catch (error) {
     console.error(`build-wasm: ${error.message}`);

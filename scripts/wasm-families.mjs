@@ -26,8 +26,9 @@ export const FAMILIES = [
   { name: "minifloat", memoryBase: 4096 },
   { name: "stats", memoryBase: 5120 },
   { name: "diff", memoryBase: 8192 },
-  // its two tiles take 12 KiB
-  { name: "transpose", memoryBase: 16384 },
+  { name: "transpose", memoryBase: 9216 },
+  // the f16 constants and two tiles of 12 KiB
+  { name: "transposeF16", memoryBase: 16384 },
 ];
 
 /** The slot of family `index`: [memoryBase, end). */

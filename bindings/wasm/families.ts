@@ -12,6 +12,7 @@ import { WASM_HEX as MINIFLOAT } from "./minifloat.wasm.js";
 import { WASM_HEX as QUANT } from "./quant.wasm.js";
 import { WASM_HEX as STATS } from "./stats.wasm.js";
 import { WASM_HEX as TRANSPOSE } from "./transpose.wasm.js";
+import { WASM_HEX as TRANSPOSE_F16 } from "./transposeF16.wasm.js";
 
 type Elementwise = (src: number, dst: number, count: number) => void;
 type Transpose = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
@@ -39,16 +40,20 @@ export interface QuantExports extends FamilyCommonExports {
 }
 export const quantFamily: KernelFamily<QuantExports> = { name: "quant", hex: QUANT };
 
-/** Strided 2-D transposes, the fused fp16 -> f32 one, and f16ToF32 (which the fused one contains anyway). */
+/** Strided 2-D transposes. */
 export interface TransposeExports extends FamilyCommonExports {
   transpose8: Transpose;
   transpose16: Transpose;
   transpose32: Transpose;
   transpose64: Transpose;
-  transposeF16ToF32: Transpose;
-  f16ToF32: Elementwise;
 }
 export const transposeFamily: KernelFamily<TransposeExports> = { name: "transpose", hex: TRANSPOSE };
+
+/** The fused column-major fp16 -> row-major f32 transpose (public kernels.transposeF16ToF32 only). */
+export interface TransposeF16Exports extends FamilyCommonExports {
+  transposeF16ToF32: Transpose;
+}
+export const transposeF16Family: KernelFamily<TransposeF16Exports> = { name: "transposeF16", hex: TRANSPOSE_F16 };
 
 /** bfloat16 and float8 to float32. */
 export interface MinifloatExports extends FamilyCommonExports {
@@ -81,5 +86,5 @@ export const diffFamily: KernelFamily<DiffExports> = { name: "diff", hex: DIFF }
 
 /** Every family (tests and tools that want them all; bundles that use this keep every module). */
 export const ALL_FAMILIES: readonly KernelFamily<unknown>[] = [
-  bswapFamily, halfFamily, quantFamily, transposeFamily, minifloatFamily, statsFamily, diffFamily,
+  bswapFamily, halfFamily, quantFamily, transposeFamily, transposeF16Family, minifloatFamily, statsFamily, diffFamily,
 ];
