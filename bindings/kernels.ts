@@ -20,8 +20,8 @@ import {
   allocateDedicated, familyModule, kernelsIn, memoryOf, releaseWorkMemory, sharedMemory, workMemory,
 } from "./wasm/instance.js";
 import {
-  type StatsExports, type TransposeExports, type TransposeF16Exports, bswapFamily, diffFamily, halfFamily, minifloatFamily,
-  quantFamily, statsFamily, transposeFamily, transposeF16Family,
+  type StatsExports, type TransposeExports, type TransposeF16Exports, convertFamily, diffFamily, statsFamily,
+  transposeFamily, transposeF16Family,
 } from "./wasm/families.js";
 
 export type Backend = "wasm" | "js" | "auto";
@@ -121,8 +121,8 @@ function wordsOf(data: Float32Array): Uint32Array {
 /** IEEE binary16 (raw bits) to float32, exact for every half. */
 export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, halfFamily)) {
-    elementwise(halfFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
   } else {
     js.f16ToF32(src, wordsOf(dst));
   }
@@ -132,8 +132,8 @@ export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(
 /** float32 to IEEE binary16 bits: round to nearest even, overflow to ±Inf, NaN stays NaN. */
 export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(src.length)): Uint16Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, halfFamily)) {
-    elementwise(halfFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
   } else {
     js.f32ToF16(wordsOf(src), dst);
   }
@@ -143,8 +143,8 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(s
 /** value = (q - offset) * scale, in float32. */
 export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, quantFamily)) {
-    elementwise(quantFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
   } else {
     js.dequantizeI8(src, dst, scale, offset);
   }
@@ -154,8 +154,8 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
 /** q = clamp(roundHalfEven(x / scale + offset), -128, 127), in float32; NaN becomes 0. */
 export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(src.length)): Int8Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, quantFamily)) {
-    elementwise(quantFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
   } else {
     js.quantizeI8(src, dst, scale, offset);
   }
@@ -170,8 +170,8 @@ export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): 
     throw new RangeError(`tensorfile: byteSwap of ${bytes.byteLength} bytes: not a multiple of ${width}`);
   }
   const count = bytes.byteLength / width;
-  if (useWasm(count, bswapFamily)) {
-    elementwise(bswapFamily, bytes, width, bytes, width, count, (k, s, d, n) => {
+  if (useWasm(count, convertFamily)) {
+    elementwise(convertFamily, bytes, width, bytes, width, count, (k, s, d, n) => {
       if (s !== d) k.copy(s, d, n * width);
       if (width === 2) k.byteSwap16(d, n);
       else if (width === 4) k.byteSwap32(d, n);
@@ -232,15 +232,16 @@ function runTransposes<E>(
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen = false,
 ): void {
   const count = src.byteLength / kind.srcBytes;
-  // widening bands run f16ToF32 (half family) then transpose32 (transpose family) instead of the fused kernel
-  const wasm = useWasm(count, kind.family) && (!widen || (familyModule(halfFamily) && familyModule(transposeFamily))) ? sharedMemory() : null;
+  // widening bands run f16ToF32 (convert family) then transpose32 (transpose family); only the in-place and
+  // whole-array paths run the fused kernel (kind.family), whose module is compiled only when one of those runs
+  const wasm = useWasm(count, transposeFamily) && (!widen || familyModule(convertFamily)) ? sharedMemory() : null;
   if (!wasm) {
     transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
   }
   const srcHome = memoryOf(src.buffer);
   const dstHome = memoryOf(dst.buffer);
-  if (srcHome && srcHome === dstHome) {
+  if (srcHome && srcHome === dstHome && familyModule(kind.family)) {
     const k = kernelsIn(srcHome, kind.family);
     for (const b of blocks) {
       kind.call(k, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
@@ -268,7 +269,7 @@ function runTransposes<E>(
       const n = Math.min(band, rows - a);
       heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
       if (widen) {
-        kernelsIn(target, halfFamily).f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
+        kernelsIn(target, convertFamily).f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
         const k = kernelsIn(target, transposeFamily);
         for (const b of blocks) k.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
         continue;
@@ -282,7 +283,7 @@ function runTransposes<E>(
     return;
   }
   const total = src.byteLength + dst.byteLength;
-  const home = total <= SCRATCH_BYTES ? wasm : workMemory(total);
+  const home = !familyModule(kind.family) ? null : total <= SCRATCH_BYTES ? wasm : workMemory(total);
   if (!home) {
     transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
@@ -490,8 +491,8 @@ export function releaseMemory(): void {
 /** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
 export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, minifloatFamily)) {
-    elementwise(minifloatFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
   } else {
     js.bf16ToF32(src, wordsOf(dst));
   }
@@ -504,8 +505,8 @@ export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array
  */
 export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, minifloatFamily)) {
-    elementwise(minifloatFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
   } else {
     js.f8e4m3ToF32(src, wordsOf(dst));
   }
@@ -518,8 +519,8 @@ export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
  */
 export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length, minifloatFamily)) {
-    elementwise(minifloatFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
   } else {
     js.f8e5m2ToF32(src, wordsOf(dst));
   }
@@ -719,8 +720,8 @@ interface ValuePlan {
   /** Which kernel reduces the widened values; null: TS only (64-bit integers). */
   wide: "f32" | "f64" | null;
   /**
-   * WASM widening from raw to wide (none for float32/float64), by a kernel of `widenFamily` (stats, or the half,
-   * minifloat or quant family instantiated on the same memory).
+   * WASM widening from raw to wide (none for float32/float64), by a kernel of `widenFamily` (stats, or the convert
+   * family instantiated on the same memory).
    */
   widen: ((home: KernelMemory, src: number, dst: number, n: number) => void) | null;
   widenFamily?: KernelFamily<unknown> | undefined;
@@ -779,16 +780,16 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
   switch (dtype) {
     case "float32": return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
     case "float64": return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
-    case "float16": return narrowFloat(data as Uint16Array, 2, halfFamily, (k, s, d, n) => k.f16ToF32(s, d, n), js.f16ToF32);
-    case "bfloat16": return narrowFloat(data as Uint16Array, 2, minifloatFamily, (k, s, d, n) => k.bf16ToF32(s, d, n), js.bf16ToF32);
-    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, minifloatFamily, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), js.f8e4m3ToF32);
-    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, minifloatFamily, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), js.f8e5m2ToF32);
+    case "float16": return narrowFloat(data as Uint16Array, 2, convertFamily, (k, s, d, n) => k.f16ToF32(s, d, n), js.f16ToF32);
+    case "bfloat16": return narrowFloat(data as Uint16Array, 2, convertFamily, (k, s, d, n) => k.bf16ToF32(s, d, n), js.bf16ToF32);
+    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, convertFamily, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), js.f8e4m3ToF32);
+    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, convertFamily, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), js.f8e5m2ToF32);
     case "int8": {
       const q = data as Int8Array;
       if (quantized) {
         return {
-          elementBytes: 1, wide: "f32", widenFamily: quantFamily,
-          widen: (home, s, d, n) => kernelsIn(home, quantFamily).dequantizeI8(s, d, n, scale, offset),
+          elementBytes: 1, wide: "f32", widenFamily: convertFamily,
+          widen: (home, s, d, n) => kernelsIn(home, convertFamily).dequantizeI8(s, d, n, scale, offset),
           toF64: (start, n, dst) => {
             f32Chunk ??= new Float32Array(STATS_CHUNK);
             const values = f32Chunk.subarray(0, n);

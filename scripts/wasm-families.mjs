@@ -20,11 +20,9 @@ export const STATIC_LIMIT = 65536;
 
 /** @type {{ name: string, memoryBase: number, optimizeLevel?: number, shrinkLevel?: number }[]} */
 export const FAMILIES = [
-  { name: "half", memoryBase: 1024 },
-  { name: "quant", memoryBase: 2048 },
-  { name: "bswap", memoryBase: 3072 },
-  { name: "minifloat", memoryBase: 4096 },
-  { name: "stats", memoryBase: 5120 },
+  // byte swaps, fp16, int8 quantization, bfloat16/float8: always reached together (see assembly/families/convert.ts)
+  { name: "convert", memoryBase: 1024 },
+  { name: "stats", memoryBase: 4096 },
   { name: "diff", memoryBase: 8192 },
   { name: "transpose", memoryBase: 9216 },
   // the f16 constants and two tiles of 12 KiB

@@ -20,7 +20,7 @@ import {
   type KernelFamily, type KernelMemory, DATA_OFFSET, MAX_MEMORY_BYTES, SCRATCH_BYTES, SCRATCH_OFFSET, allocateDedicated,
   familyModule, kernelsIn,
 } from "../wasm/instance.js";
-import { type BswapExports, type TransposeExports, bswapFamily, halfFamily, quantFamily, transposeFamily } from "../wasm/families.js";
+import { type ConvertExports, type TransposeExports, convertFamily, transposeFamily } from "../wasm/families.js";
 import type { FileAccess } from "./file-access.js";
 
 /** How one tensor goes from its stored bytes to its result, when the arena can do it. */
@@ -114,10 +114,8 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
   const families = new Set<KernelFamily<unknown>>();
   for (const { plans: planned } of groups) {
     for (const { plan } of planned) {
-      if (plan.swap) families.add(bswapFamily);
+      if (plan.swap || plan.convert !== "none") families.add(convertFamily);
       if (plan.columnDims) families.add(transposeFamily);
-      if (plan.convert === "widen") families.add(halfFamily);
-      if (plan.convert === "dequantize") families.add(quantFamily);
     }
   }
   for (const family of families) if (!familyModule(family)) return null;
@@ -138,7 +136,7 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
   return results;
 }
 
-function swapCall(k: BswapExports, width: 2 | 4 | 8): (ptr: number, count: number) => void {
+function swapCall(k: ConvertExports, width: 2 | 4 | 8): (ptr: number, count: number) => void {
   return width === 2 ? (p, n) => k.byteSwap16(p, n) : width === 4 ? (p, n) => k.byteSwap32(p, n) : (p, n) => k.byteSwap64(p, n);
 }
 
@@ -158,7 +156,7 @@ function decodeOne(file: FileAccess, arena: KernelMemory, plan: ArenaPlan, addre
   const heap = (at: number, length: number) => new Uint8Array(arena.memory.buffer, at, length);
   const read = (at: number, length: number, position: number) => file.readExactlyInto(heap(at, length), position, format, info.name);
   const outSize = plan.outBytes / count;
-  const swap = plan.swap ? swapCall(kernelsIn(arena, bswapFamily), plan.swap) : undefined;
+  const swap = plan.swap ? swapCall(kernelsIn(arena, convertFamily), plan.swap) : undefined;
 
   if (!plan.columnDims) {
     if (plan.convert === "none") {
@@ -181,8 +179,8 @@ function decodeOne(file: FileAccess, arena: KernelMemory, plan: ArenaPlan, addre
       const n = Math.min(chunk, count - start);
       read(SCRATCH_OFFSET, n * storedSize, info.byteOffset + start * storedSize);
       swap?.(SCRATCH_OFFSET, n);
-      if (plan.convert === "widen") kernelsIn(arena, halfFamily).f16ToF32(SCRATCH_OFFSET, address + start * outSize, n);
-      else kernelsIn(arena, quantFamily).dequantizeI8(SCRATCH_OFFSET, address + start * outSize, n, q!.scale, q!.offset);
+      if (plan.convert === "widen") kernelsIn(arena, convertFamily).f16ToF32(SCRATCH_OFFSET, address + start * outSize, n);
+      else kernelsIn(arena, convertFamily).dequantizeI8(SCRATCH_OFFSET, address + start * outSize, n, q!.scale, q!.offset);
     }
     return;
   }
@@ -236,5 +234,5 @@ function decodeOne(file: FileAccess, arena: KernelMemory, plan: ArenaPlan, addre
       transpose(SCRATCH_OFFSET + block.src * storedSize, into + (block.dst + a) * intoSize, n, first, slab, dstStride);
     }
   }
-  if (widen) kernelsIn(arena, halfFamily).f16ToF32(staging, address, count);
+  if (widen) kernelsIn(arena, convertFamily).f16ToF32(staging, address, count);
 }

@@ -5,11 +5,8 @@
  * signatures: addresses are byte offsets in the memory the instance runs on, counts are in elements.
  */
 import type { FamilyCommonExports, KernelFamily } from "./instance.js";
-import { WASM_HEX as BSWAP } from "./bswap.wasm.js";
+import { WASM_HEX as CONVERT } from "./convert.wasm.js";
 import { WASM_HEX as DIFF } from "./diff.wasm.js";
-import { WASM_HEX as HALF } from "./half.wasm.js";
-import { WASM_HEX as MINIFLOAT } from "./minifloat.wasm.js";
-import { WASM_HEX as QUANT } from "./quant.wasm.js";
 import { WASM_HEX as STATS } from "./stats.wasm.js";
 import { WASM_HEX as TRANSPOSE } from "./transpose.wasm.js";
 import { WASM_HEX as TRANSPOSE_F16 } from "./transposeF16.wasm.js";
@@ -17,28 +14,25 @@ import { WASM_HEX as TRANSPOSE_F16 } from "./transposeF16.wasm.js";
 type Elementwise = (src: number, dst: number, count: number) => void;
 type Transpose = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
-/** In-place byte swaps, and memory.copy (swaps out of place). */
-export interface BswapExports extends FamilyCommonExports {
+/**
+ * The element-wise conversions, one module (every bundle reaching one reaches all): in-place byte swaps and
+ * memory.copy (swaps out of place), IEEE binary16 <-> float32, int8 (de)quantization (value = (q - offset) *
+ * scale), bfloat16 and float8 to float32.
+ */
+export interface ConvertExports extends FamilyCommonExports {
   byteSwap16(ptr: number, count: number): void;
   byteSwap32(ptr: number, count: number): void;
   byteSwap64(ptr: number, count: number): void;
   copy(src: number, dst: number, bytes: number): void;
-}
-export const bswapFamily: KernelFamily<BswapExports> = { name: "bswap", hex: BSWAP };
-
-/** IEEE binary16 <-> float32. */
-export interface HalfExports extends FamilyCommonExports {
   f16ToF32: Elementwise;
   f32ToF16: Elementwise;
-}
-export const halfFamily: KernelFamily<HalfExports> = { name: "half", hex: HALF };
-
-/** int8 (de)quantization: value = (q - offset) * scale. */
-export interface QuantExports extends FamilyCommonExports {
   dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
   quantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
+  bf16ToF32: Elementwise;
+  f8e4m3ToF32: Elementwise;
+  f8e5m2ToF32: Elementwise;
 }
-export const quantFamily: KernelFamily<QuantExports> = { name: "quant", hex: QUANT };
+export const convertFamily: KernelFamily<ConvertExports> = { name: "convert", hex: CONVERT };
 
 /** Strided 2-D transposes. */
 export interface TransposeExports extends FamilyCommonExports {
@@ -54,14 +48,6 @@ export interface TransposeF16Exports extends FamilyCommonExports {
   transposeF16ToF32: Transpose;
 }
 export const transposeF16Family: KernelFamily<TransposeF16Exports> = { name: "transposeF16", hex: TRANSPOSE_F16 };
-
-/** bfloat16 and float8 to float32. */
-export interface MinifloatExports extends FamilyCommonExports {
-  bf16ToF32: Elementwise;
-  f8e4m3ToF32: Elementwise;
-  f8e5m2ToF32: Elementwise;
-}
-export const minifloatFamily: KernelFamily<MinifloatExports> = { name: "minifloat", hex: MINIFLOAT };
 
 /** Statistics and histograms of float32/float64 values, and integer widenings. */
 export interface StatsExports extends FamilyCommonExports {
@@ -86,5 +72,5 @@ export const diffFamily: KernelFamily<DiffExports> = { name: "diff", hex: DIFF }
 
 /** Every family (tests and tools that want them all; bundles that use this keep every module). */
 export const ALL_FAMILIES: readonly KernelFamily<unknown>[] = [
-  bswapFamily, halfFamily, quantFamily, transposeFamily, transposeF16Family, minifloatFamily, statsFamily, diffFamily,
+  convertFamily, transposeFamily, transposeF16Family, statsFamily, diffFamily,
 ];

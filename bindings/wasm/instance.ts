@@ -10,7 +10,7 @@
  * - dedicated memories from `kernels.allocate()` (and loadFile's arenas): scratch first, then the array itself.
  *   Kernels whose source and destination live in one of these run on them in place, with no copy in or out.
  * Every family used on a memory is instantiated on that memory (once, on first use there), so kernels of
- * different families work on the same arrays (stats widens float16 with the half family's kernel, in place).
+ * different families work on the same arrays (stats widens float16 with the convert family's kernel, in place).
  *
  * Memory layout of every memory (byte offsets):
  *   0 .. SCRATCH_OFFSET       the families' static data (constants, tiles): each module in a slot of its own

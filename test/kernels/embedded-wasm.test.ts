@@ -53,12 +53,9 @@ describe("embedded WASM families", () => {
 
   it("export the kernels the wrappers call", async () => {
     const expected: Record<string, string[]> = {
-      bswap: ["byteSwap16", "byteSwap32", "byteSwap64", "copy"],
-      half: ["f16ToF32", "f32ToF16"],
-      quant: ["dequantizeI8", "quantizeI8"],
+      convert: ["byteSwap16", "byteSwap32", "byteSwap64", "copy", "f16ToF32", "f32ToF16", "dequantizeI8", "quantizeI8", "bf16ToF32", "f8e4m3ToF32", "f8e5m2ToF32"],
       transpose: ["transpose8", "transpose16", "transpose32", "transpose64"],
       transposeF16: ["transposeF16ToF32"],
-      minifloat: ["bf16ToF32", "f8e4m3ToF32", "f8e5m2ToF32"],
       stats: ["statsF32", "statsF64", "histogramF32", "histogramF64", "widenI8ToF32", "widenU8ToF32", "widenI16ToF32", "widenU16ToF32", "widenI32ToF64", "widenU32ToF64"],
       diff: ["diffStats"],
     };

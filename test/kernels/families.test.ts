@@ -62,21 +62,35 @@ describe("WASM kernel families", () => {
   it("using one family compiles that family only", () => {
     const { kernels, instance } = env;
     kernels.setBackend("wasm");
-    const halves = randomWords(1, 1500);
-    kernels.f16ToF32(new Uint16Array(halves.buffer));
-    expect(instance.compiledFamilies).toEqual(["half"]);
+    kernels.f16ToF32(new Uint16Array(3000));
+    expect(instance.compiledFamilies).toEqual(["convert"]);
     kernels.byteSwap(new Uint8Array(4000), 4);
-    expect(instance.compiledFamilies).toEqual(["half", "bswap"]);
-    kernels.transpose(new Float32Array(1200), 30, 40);
-    expect(instance.compiledFamilies).toEqual(["half", "bswap", "transpose"]);
-    // stats of float16 values: the stats family, widening with the half family (compiled already)
-    kernels.stats(new Uint16Array(2000), { dtype: "float16" });
-    expect(instance.compiledFamilies).toEqual(["half", "bswap", "transpose", "stats"]);
-    kernels.stats(new Int8Array(2000), { scale: 0.5 });
-    expect(instance.compiledFamilies).toEqual(["half", "bswap", "transpose", "stats", "quant"]);
+    kernels.dequantizeI8(new Int8Array(3000), 0.5, 0);
     kernels.bf16ToF32(new Uint16Array(2000));
+    expect(instance.compiledFamilies).toEqual(["convert"]);
+    kernels.transpose(new Float32Array(1200), 30, 40);
+    expect(instance.compiledFamilies).toEqual(["convert", "transpose"]);
+    // stats of float16 values: the stats family, widening with the convert family (compiled already)
+    kernels.stats(new Uint16Array(2000), { dtype: "float16" });
+    expect(instance.compiledFamilies).toEqual(["convert", "transpose", "stats"]);
     kernels.diffStats(new Float32Array(2000), new Float32Array(2000));
-    expect(instance.compiledFamilies).toEqual(["half", "bswap", "transpose", "stats", "quant", "minifloat", "diff"]);
+    expect(instance.compiledFamilies).toEqual(["convert", "transpose", "stats", "diff"]);
+    // the fused kernel: source and result in one allocate()d memory
+    const region = kernels.allocate(Uint8Array, 1200 * 6);
+    kernels.transposeF16ToF32(new Uint16Array(region.buffer, region.byteOffset, 1200), 30, 40, new Float32Array(region.buffer, region.byteOffset + 2400, 1200));
+    expect(instance.compiledFamilies).toEqual(["convert", "transpose", "stats", "diff", "transposeF16"]);
+  });
+
+  it("statistics alone compile the stats family only; a widening transpose of a small array compiles no fused kernel", async () => {
+    let { kernels, instance } = env;
+    kernels.setBackend("wasm");
+    kernels.stats(new Float32Array(5000));
+    kernels.histogram(new Float64Array(5000), 10, 0, 1);
+    expect(instance.compiledFamilies).toEqual(["stats"]);
+    ({ kernels, instance } = await fresh());
+    kernels.setBackend("wasm");
+    kernels.transposeF16ToF32(new Uint16Array(1200), 30, 40);
+    expect(instance.compiledFamilies).toEqual(["transpose", "convert"]);
   });
 
   it("below WASM_MIN_ELEMENTS the auto backend compiles nothing", () => {
@@ -128,14 +142,14 @@ describe("WASM kernel families", () => {
     expect(JSON.stringify(wasm.rounds[1])).toBe(JSON.stringify(js.rounds[1]));
     expect(JSON.stringify(js.rounds[1])).toBe(JSON.stringify(js.rounds[0]));
     const home = instance.memoryOf(wasm.region.buffer)!;
-    expect([...home.instances.keys()].map((f) => f.name).sort()).toEqual(["bswap", "diff", "half", "minifloat", "quant", "stats", "transposeF16"]);
+    expect([...home.instances.keys()].map((f) => f.name).sort()).toEqual(["convert", "diff", "stats", "transposeF16"]);
     // arrays in different memories: each memory gets the families that run there
     kernels.setBackend("wasm");
     const halves = kernels.allocate(Uint16Array, n);
     const wide = kernels.allocate(Float32Array, n);
     expect(instance.memoryOf(halves.buffer)!.instances.size).toBe(0);
     kernels.f16ToF32(halves, wide); // the destination's memory gets the half family; the source's gets nothing
-    expect([...instance.memoryOf(wide.buffer)!.instances.keys()].map((f) => f.name)).toEqual(["half"]);
+    expect([...instance.memoryOf(wide.buffer)!.instances.keys()].map((f) => f.name)).toEqual(["convert"]);
     expect(instance.memoryOf(halves.buffer)!.instances.size).toBe(0);
   });
 
@@ -163,7 +177,7 @@ describe("WASM kernel families", () => {
 
   it("decodes the embedded hex without Buffer or Uint8Array.fromHex (older browsers) as Node does", () => {
     const { instance, families } = env;
-    const hex = families.halfFamily.hex;
+    const hex = families.convertFamily.hex;
     const expected = new Uint8Array(Buffer.from(hex, "hex"));
     expect(instance.decodeHex(hex)).toEqual(expected);
     vi.stubGlobal("Buffer", undefined);
