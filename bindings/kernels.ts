@@ -50,8 +50,7 @@ export function wasmAvailable(): boolean {
 function useWasm(count: number, family: KernelFamily<unknown>): KernelMemory | null {
   if (backend === "js") return null;
   if (backend === "auto" && count < WASM_MIN_ELEMENTS) return null;
-  const shared = sharedMemory();
-  return shared && familyModule(family) ? shared : null;
+  return familyModule(family) ? sharedMemory() : null;
 }
 
 /** The bytes of a typed array (a view, no copy). */

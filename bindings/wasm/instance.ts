@@ -81,7 +81,10 @@ const SIMD_PROBE = [
 
 let available: boolean | undefined;
 
-/** True where WebAssembly SIMD modules compile (checked once, with a tiny probe module). */
+/**
+ * True where WebAssembly SIMD modules compile: known once a family's module compiled (they all use SIMD), else
+ * checked once with a tiny probe module.
+ */
 export function simdAvailable(): boolean {
   if (available === undefined) {
     try {
@@ -99,11 +102,16 @@ export const compiledFamilies: string[] = [];
 /** The family's compiled module, or null where it cannot be compiled. Compiled once, on first use. */
 export function familyModule(family: KernelFamily<unknown>): WebAssembly.Module | null {
   if (family.module === undefined) {
-    try {
-      family.module = simdAvailable() ? new WebAssembly.Module(decodeHex(family.hex)) : null;
-      if (family.module) compiledFamilies.push(family.name);
-    } catch {
-      family.module = null;
+    family.module = null;
+    // no probe first: a module that compiles proves SIMD runs here (the probe costs as much as a small family)
+    if (available !== false && typeof WebAssembly === "object") {
+      try {
+        family.module = new WebAssembly.Module(decodeHex(family.hex));
+        available = true;
+        compiledFamilies.push(family.name);
+      } catch {
+        // no SIMD, or a CSP without wasm-unsafe-eval: the TS twins take over
+      }
     }
   }
   return family.module;
