@@ -30,7 +30,7 @@ export async function bundle(source, name) {
 }
 
 // Each entry with its size budget (KB gzip), set just above what it measured when the kernels were split into one
-// WebAssembly module per family (2026-11-24): a guard against regressions, not a target. Over budget: exit 1.
+// WebAssembly module per family (2026-11-23): a guard against regressions, not a target. Over budget: exit 1.
 // Note: esbuild keeps every export of a namespace re-export it reaches (`spraak.read` keeps all of `spraak`,
 // `kernels.f16ToF32` all of `kernels`, hence every kernel family); within those, each format keeps only the kernel
 // families (bindings/wasm/families.ts) its code can reach.
