@@ -39,10 +39,10 @@ const entries = {
   "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 74.5],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 33.5],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
-  "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 99],
-  "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 99],
-  "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 99],
-  "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 99],
+  "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 26],
+  "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 25],
+  "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 24.5],
+  "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
 };
 let failed = false;
 for (const [name, [source, budget]] of Object.entries(entries)) {
