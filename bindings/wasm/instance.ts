@@ -27,6 +27,8 @@ export interface KernelFamily<E> {
   readonly hex: string;
   /** The compiled module: undefined before the first use, null where it cannot be compiled. */
   module?: WebAssembly.Module | null | undefined;
+  /** Index of its instances in KernelMemory.exports, given when it is compiled. */
+  id?: number | undefined;
   /** Phantom: the exports' type. */
   readonly exportsType?: E | undefined;
 }
@@ -42,8 +44,8 @@ export interface KernelMemory {
   readonly memory: WebAssembly.Memory;
   /** Bytes of memory (fixed: these memories never grow). */
   readonly byteLength: number;
-  /** Family -> its instance's exports on this memory. */
-  readonly instances: Map<KernelFamily<unknown>, unknown>;
+  /** The exports of each family's instance on this memory, by family id (an array: this is on every call's path). */
+  readonly exports: unknown[];
 }
 
 const PAGE_BYTES = 65536;
@@ -96,8 +98,13 @@ export function simdAvailable(): boolean {
   return available;
 }
 
-/** Names of the families compiled so far, in order (for tests: using one family compiles no other). */
+/** Names of the families compiled so far, in order of their ids (for tests: using one family compiles no other). */
 export const compiledFamilies: string[] = [];
+
+/** Names of the families instantiated on `home` (for tests). */
+export function familiesOn(home: KernelMemory): string[] {
+  return compiledFamilies.filter((_, id) => home.exports[id] !== undefined);
+}
 
 /** The family's compiled module, or null where it cannot be compiled. Compiled once, on first use. */
 export function familyModule(family: KernelFamily<unknown>): WebAssembly.Module | null {
@@ -108,7 +115,7 @@ export function familyModule(family: KernelFamily<unknown>): WebAssembly.Module 
       try {
         family.module = new WebAssembly.Module(decodeHex(family.hex));
         available = true;
-        compiledFamilies.push(family.name);
+        family.id = compiledFamilies.push(family.name) - 1;
       } catch {
         // no SIMD, or a CSP without wasm-unsafe-eval: the TS twins take over
       }
@@ -122,7 +129,7 @@ export function familyModule(family: KernelFamily<unknown>): WebAssembly.Module 
  * compiled: callers check familyModule() (useWasm in kernels.ts does) before relying on it.
  */
 export function kernelsIn<E>(home: KernelMemory, family: KernelFamily<E>): E {
-  let exports = home.instances.get(family) as E | undefined;
+  let exports = (family.id === undefined ? undefined : home.exports[family.id]) as E | undefined;
   if (exports === undefined) {
     const module = familyModule(family);
     if (!module) throw new Error(`tensorfile: the WebAssembly ${family.name} kernels are unavailable`);
@@ -132,14 +139,14 @@ export function kernelsIn<E>(home: KernelMemory, family: KernelFamily<E>): E {
     if ((exports as FamilyCommonExports).staticEnd() > SCRATCH_OFFSET) {
       throw new Error(`tensorfile: the ${family.name} kernels' static data overlaps the scratch area`);
     }
-    home.instances.set(family, exports);
+    home.exports[family.id!] = exports;
   }
   return exports;
 }
 
 function kernelMemory(pages: number): KernelMemory {
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-  return { memory, byteLength: memory.buffer.byteLength, instances: new Map() };
+  return { memory, byteLength: memory.buffer.byteLength, exports: [] };
 }
 
 let shared: KernelMemory | null | undefined;
