@@ -19,7 +19,7 @@ export async function bundle(source, name) {
     stdin: { contents: source, resolveDir: root, sourcefile: `${name}.mjs` },
     bundle: true, platform: "browser", format: "esm", minify: true, write: false, logLevel: "silent",
     // what the exports map gives bundlers ("default"): the per-file modules, tree-shaken
-    alias: { tensorfile: join(root, "dist/index.modules.js") },
+    alias: { tensorfile: join(root, "dist/index.modules.js"), "tensorfile/kernels": join(root, "dist/kernels.js") },
   });
   const problems = [...result.errors, ...result.warnings];
   if (problems.length > 0) throw new Error(`${name}: esbuild reported ${problems.map((p) => p.text).join("; ")}`);
@@ -33,7 +33,7 @@ export async function bundle(source, name) {
 // WebAssembly module per family (2026-11-23): a guard against regressions, not a target. Over budget: exit 1.
 // Note: esbuild keeps every export of a namespace re-export it reaches (`spraak.read` keeps all of `spraak`,
 // `kernels.f16ToF32` all of `kernels`, hence every kernel family); within those, each format keeps only the kernel
-// families (bindings/wasm/families.ts) its code can reach.
+// families (bindings/wasm/families.ts) its code can reach. Named imports from "tensorfile/kernels" keep only theirs.
 const entries = {
   "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 96],
   "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 74.5],
@@ -42,6 +42,9 @@ const entries = {
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 26],
   "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 25],
   "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 24.5],
+  // the subpath: single kernels keep only their families (f16ToF32: the convert module)
+  "kernels subpath: f16ToF32": [`import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, 4.5],
+  "kernels subpath: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
 };
 let failed = false;
@@ -50,7 +53,7 @@ for (const [name, [source, budget]] of Object.entries(entries)) {
     const text = await bundle(source, name);
     const kb = gzipSync(text).length / 1024;
     const over = kb > budget;
-    console.log(`bundle: ${name.padEnd(24)} ${kb.toFixed(1).padStart(6)} KB gzip (budget ${budget}), no errors or warnings${over ? ": OVER BUDGET" : ""}`);
+    console.log(`bundle: ${name.padEnd(26)} ${kb.toFixed(1).padStart(6)} KB gzip (budget ${budget}), no errors or warnings${over ? ": OVER BUDGET" : ""}`);
     if (over) failed = true;
   } catch (error) {
     console.error(`bundle: ${error.message}`);
