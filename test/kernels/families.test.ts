@@ -175,6 +175,33 @@ describe("WASM kernel families", () => {
     expect(Math.max(...ends)).toBeLessThanOrEqual(instance.SCRATCH_OFFSET);
   });
 
+  it("where modules do not compile (no SIMD, a CSP without wasm-unsafe-eval) or WebAssembly is missing, the TS twins run", async () => {
+    const RealWebAssembly = WebAssembly;
+    const halves = new Uint16Array(randomWords(11, 1000).buffer);
+    const expected = (() => {
+      env.kernels.setBackend("js");
+      return { wide: bits(env.kernels.f16ToF32(halves)).slice(), stats: env.kernels.stats(halves, { dtype: "float16" }) };
+    })();
+    const refusing = {
+      Memory: RealWebAssembly.Memory, Instance: RealWebAssembly.Instance, CompileError: RealWebAssembly.CompileError,
+      Module: function Module() { throw new RealWebAssembly.CompileError("SIMD unsupported"); },
+    };
+    for (const stub of [refusing, undefined]) {
+      vi.stubGlobal("WebAssembly", stub);
+      try {
+        const { kernels, instance } = await fresh();
+        expect(bits(kernels.f16ToF32(halves))).toEqual(expected.wide);
+        expect(kernels.stats(halves, { dtype: "float16" })).toEqual(expected.stats);
+        expect(kernels.wasmAvailable()).toBe(false);
+        expect(() => kernels.setBackend("wasm")).toThrow(/unavailable/);
+        expect(kernels.isWasmResident(kernels.allocate(Float32Array, 100))).toBe(false);
+        expect(instance.compiledFamilies).toEqual([]);
+      } finally {
+        vi.unstubAllGlobals();
+      }
+    }
+  });
+
   it("decodes the embedded hex without Buffer or Uint8Array.fromHex (older browsers) as Node does", () => {
     const { instance, families } = env;
     const hex = families.convertFamily.hex;
