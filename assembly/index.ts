@@ -1,9 +1,15 @@
-// The tensorfile kernels. Pointer-style: every argument is a byte address in linear memory (imported, so
-// each caller-owned WebAssembly.Memory can get its own instance) or a count in elements. No allocation.
+// The tensorfile kernels: the list of every kernel. Pointer-style: every argument is a byte address in linear
+// memory (imported, so each caller-owned WebAssembly.Memory can get its own instance) or a count in elements. No
+// allocation.
+//
+// This file is not built as one module: the kernels ship as one small module per family (assembly/families/*.ts,
+// scripts/wasm-families.mjs), so that bundles keep only the families they use. `npm run build` fails when a kernel
+// exported here is exported by no family: add a new kernel here AND to its family's file in assembly/families/.
 export { f16ToF32, f32ToF16 } from "./half";
 export { dequantizeI8, quantizeI8 } from "./quant";
 export { byteSwap16, byteSwap32, byteSwap64 } from "./bswap";
-export { transpose8, transpose16, transpose32, transpose64, transposeF16ToF32 } from "./transpose";
+export { transpose8, transpose16, transpose32, transpose64 } from "./transpose";
+export { transposeF16ToF32 } from "./transpose-f16";
 export { bf16ToF32, f8e4m3ToF32, f8e5m2ToF32 } from "./minifloat";
 
 // statistics and histograms (issue 17)

@@ -12,10 +12,17 @@
  */
 import { copyBytes } from "./io/input.js";
 import * as js from "./kernels-js.js";
+// The WASM kernels come in families, one module each (wasm/families.ts), compiled on the first use of one of their
+// kernels: every wrapper names the family it runs, and nothing here refers to all of them, so a bundle keeps only
+// the modules of the wrappers it keeps.
 import {
-  type KernelExports, type KernelInstance, DATA_OFFSET, SCRATCH_BYTES, SCRATCH_OFFSET,
-  allocateDedicated, instanceOf, releaseWorkMemory, sharedInstance, workInstance,
+  type KernelFamily, type KernelMemory, DATA_OFFSET, SCRATCH_BYTES, SCRATCH_OFFSET,
+  allocateDedicated, familyModule, kernelsIn, memoryOf, releaseWorkMemory, sharedMemory, workMemory,
 } from "./wasm/instance.js";
+import {
+  type StatsExports, type TransposeExports, type TransposeF16Exports, convertFamily, diffFamily, statsFamily,
+  transposeFamily, transposeF16Family,
+} from "./wasm/families.js";
 
 export type Backend = "wasm" | "js" | "auto";
 
@@ -26,7 +33,7 @@ export const WASM_MIN_ELEMENTS = 256;
 /** Forces a backend ("wasm" throws where WebAssembly is unavailable); "auto" is the default. */
 export function setBackend(value: Backend): void {
   if (value !== "wasm" && value !== "js" && value !== "auto") throw new TypeError(`unknown backend ${String(value)}`);
-  if (value === "wasm" && !sharedInstance()) throw new Error("tensorfile: WebAssembly kernels are unavailable here");
+  if (value === "wasm" && !sharedMemory()) throw new Error("tensorfile: WebAssembly kernels are unavailable here");
   backend = value;
 }
 
@@ -36,13 +43,14 @@ export function getBackend(): Backend {
 
 /** True where the WASM SIMD kernels can run. */
 export function wasmAvailable(): boolean {
-  return sharedInstance() !== null;
+  return sharedMemory() !== null;
 }
 
-function useWasm(count: number): KernelInstance | null {
+/** The shared memory when `family`'s kernels should run on WASM for `count` elements, else null (TS twin). */
+function useWasm(count: number, family: KernelFamily<unknown>): KernelMemory | null {
   if (backend === "js") return null;
   if (backend === "auto" && count < WASM_MIN_ELEMENTS) return null;
-  return sharedInstance();
+  return familyModule(family) ? sharedMemory() : null;
 }
 
 /** The bytes of a typed array (a view, no copy). */
@@ -54,40 +62,42 @@ function checkLength(what: string, actual: number, expected: number): void {
   if (actual !== expected) throw new RangeError(`tensorfile: ${what} has ${actual} elements, expected ${expected}`);
 }
 
-type ElementwiseCall = (k: KernelExports, src: number, dst: number, count: number) => void;
+type ElementwiseCall<E> = (k: E, src: number, dst: number, count: number) => void;
 
 /**
- * Runs an element-wise kernel over `count` elements from `src` (srcSize bytes each) to `dst` (dstSize bytes
- * each). src and dst may be the same bytes (in-place kernels pass dst === src).
+ * Runs an element-wise kernel of `family` over `count` elements from `src` (srcSize bytes each) to `dst` (dstSize
+ * bytes each). src and dst may be the same bytes (in-place kernels pass dst === src).
  */
-function elementwise(src: Uint8Array, srcSize: number, dst: Uint8Array, dstSize: number, count: number, call: ElementwiseCall): void {
+function elementwise<E>(family: KernelFamily<E>, src: Uint8Array, srcSize: number, dst: Uint8Array, dstSize: number, count: number, call: ElementwiseCall<E>): void {
   if (count === 0) return;
-  const srcHome = instanceOf(src.buffer);
-  const dstHome = instanceOf(dst.buffer);
+  const srcHome = memoryOf(src.buffer);
+  const dstHome = memoryOf(dst.buffer);
   if (dstHome && srcHome === dstHome) {
-    call(dstHome.exports, src.byteOffset, dst.byteOffset, count);
+    call(kernelsIn(dstHome, family), src.byteOffset, dst.byteOffset, count);
     return;
   }
   if (dstHome) {
     // stream the source through the destination memory's scratch; results land in place
     const chunk = Math.floor(SCRATCH_BYTES / srcSize / 64) * 64;
     const heap = new Uint8Array(dstHome.memory.buffer);
+    const k = kernelsIn(dstHome, family);
     for (let start = 0; start < count; start += chunk) {
       const n = Math.min(chunk, count - start);
       heap.set(src.subarray(start * srcSize, (start + n) * srcSize), SCRATCH_OFFSET);
-      call(dstHome.exports, SCRATCH_OFFSET, dst.byteOffset + start * dstSize, n);
+      call(k, SCRATCH_OFFSET, dst.byteOffset + start * dstSize, n);
     }
     return;
   }
-  const home = srcHome ?? sharedInstance()!;
+  const home = srcHome ?? sharedMemory()!;
   const heap = new Uint8Array(home.memory.buffer);
+  const k = kernelsIn(home, family);
   const inPlace = src.buffer === dst.buffer && src.byteOffset === dst.byteOffset && srcSize === dstSize;
   if (srcHome) {
     // the source is in WASM memory already: compute into the scratch, copy out
     const chunk = Math.floor(SCRATCH_BYTES / dstSize / 64) * 64;
     for (let start = 0; start < count; start += chunk) {
       const n = Math.min(chunk, count - start);
-      call(home.exports, src.byteOffset + start * srcSize, SCRATCH_OFFSET, n);
+      call(k, src.byteOffset + start * srcSize, SCRATCH_OFFSET, n);
       dst.set(heap.subarray(SCRATCH_OFFSET, SCRATCH_OFFSET + n * dstSize), start * dstSize);
     }
     return;
@@ -97,7 +107,7 @@ function elementwise(src: Uint8Array, srcSize: number, dst: Uint8Array, dstSize:
   for (let start = 0; start < count; start += chunk) {
     const n = Math.min(chunk, count - start);
     heap.set(src.subarray(start * srcSize, (start + n) * srcSize), SCRATCH_OFFSET);
-    call(home.exports, SCRATCH_OFFSET, out, n);
+    call(k, SCRATCH_OFFSET, out, n);
     dst.set(heap.subarray(out, out + n * dstSize), start * dstSize);
   }
 }
@@ -110,8 +120,8 @@ function wordsOf(data: Float32Array): Uint32Array {
 /** IEEE binary16 (raw bits) to float32, exact for every half. */
 export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
   } else {
     js.f16ToF32(src, wordsOf(dst));
   }
@@ -121,8 +131,8 @@ export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(
 /** float32 to IEEE binary16 bits: round to nearest even, overflow to ±Inf, NaN stays NaN. */
 export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(src.length)): Uint16Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
   } else {
     js.f32ToF16(wordsOf(src), dst);
   }
@@ -132,8 +142,8 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(s
 /** value = (q - offset) * scale, in float32. */
 export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
   } else {
     js.dequantizeI8(src, dst, scale, offset);
   }
@@ -143,8 +153,8 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
 /** q = clamp(roundHalfEven(x / scale + offset), -128, 127), in float32; NaN becomes 0. */
 export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(src.length)): Int8Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
   } else {
     js.quantizeI8(src, dst, scale, offset);
   }
@@ -159,8 +169,8 @@ export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): 
     throw new RangeError(`tensorfile: byteSwap of ${bytes.byteLength} bytes: not a multiple of ${width}`);
   }
   const count = bytes.byteLength / width;
-  if (useWasm(count)) {
-    elementwise(bytes, width, bytes, width, count, (k, s, d, n) => {
+  if (useWasm(count, convertFamily)) {
+    elementwise(convertFamily, bytes, width, bytes, width, count, (k, s, d, n) => {
       if (s !== d) k.copy(s, d, n * width);
       if (width === 2) k.byteSwap16(d, n);
       else if (width === 4) k.byteSwap32(d, n);
@@ -172,18 +182,26 @@ export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): 
   return data;
 }
 
-type TransposeCall = (k: KernelExports, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
+type TransposeCall<E> = (k: E, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
-/** Element sizes in and out: a plain transpose (n -> n bytes) or the fused fp16 -> f32 widening one (2 -> 4). */
-interface TransposeKind {
+/**
+ * Element sizes in and out and the kernel: a plain transpose (n -> n bytes; the transpose family) or the fused
+ * fp16 -> f32 widening one (2 -> 4; a family of its own, which only transposeF16ToF32, columnToRowMajorF16ToF32
+ * and columnToRowMajorBytes with widenF16 reach: the readers' reorderColumnMajorBytes does not).
+ */
+interface TransposeKind<E> {
   srcBytes: number;
   dstBytes: number;
-  call: TransposeCall;
+  family: KernelFamily<E>;
+  call: TransposeCall<E>;
 }
 
-function transposeKind(elementBytes: number, widen = false): TransposeKind {
-  if (widen) return { srcBytes: 2, dstBytes: 4, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds) };
-  const plain = (call: TransposeCall): TransposeKind => ({ srcBytes: elementBytes, dstBytes: elementBytes, call });
+const FUSED_F16_KIND: TransposeKind<TransposeF16Exports> = {
+  srcBytes: 2, dstBytes: 4, family: transposeF16Family, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds),
+};
+
+function transposeKind(elementBytes: number): TransposeKind<TransposeExports> {
+  const plain = (call: TransposeCall<TransposeExports>): TransposeKind<TransposeExports> => ({ srcBytes: elementBytes, dstBytes: elementBytes, family: transposeFamily, call });
   switch (elementBytes) {
     case 1: return plain((k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds));
     case 2: return plain((k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds));
@@ -208,21 +226,24 @@ interface TransposeBlock {
  *   dedicated memory, or the reusable work memory holding only the result, copied out once at the end);
  * - slabs larger than the scratch: both arrays go through the work memory.
  */
-function runTransposes(
-  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+function runTransposes<E>(
+  src: Uint8Array, dst: Uint8Array, kind: TransposeKind<E>, rows: number, cols: number,
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen = false,
 ): void {
   const count = src.byteLength / kind.srcBytes;
-  const wasm = useWasm(count);
+  // widening bands run f16ToF32 (convert family) then transpose32 (transpose family); only the in-place and
+  // whole-array paths run the fused kernel (kind.family), whose module is compiled only when one of those runs
+  const wasm = useWasm(count, transposeFamily) && (!widen || familyModule(convertFamily)) ? sharedMemory() : null;
   if (!wasm) {
     transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
   }
-  const srcHome = instanceOf(src.buffer);
-  const dstHome = instanceOf(dst.buffer);
-  if (srcHome && srcHome === dstHome) {
+  const srcHome = memoryOf(src.buffer);
+  const dstHome = memoryOf(dst.buffer);
+  if (srcHome && srcHome === dstHome && familyModule(kind.family)) {
+    const k = kernelsIn(srcHome, kind.family);
     for (const b of blocks) {
-      kind.call(srcHome.exports, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
+      kind.call(k, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
         rows, cols, srcStride, dstStride);
     }
     return;
@@ -234,7 +255,7 @@ function runTransposes(
   // widening: a band of halves in the first third, widened into the other two thirds, transposed as f32 from there
   const narrowCap = widen ? Math.floor(bandBytes / 3 / 16) * 16 : bandBytes;
   if (slabBytes <= narrowCap && rows * slabBytes <= src.byteLength) {
-    const target = dstHome ?? (small ? wasm : workInstance(dst.byteLength));
+    const target = dstHome ?? (small ? wasm : workMemory(dst.byteLength));
     if (!target) {
       transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
       return;
@@ -247,19 +268,21 @@ function runTransposes(
       const n = Math.min(band, rows - a);
       heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
       if (widen) {
-        target.exports.f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
-        for (const b of blocks) target.exports.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
+        kernelsIn(target, convertFamily).f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
+        const k = kernelsIn(target, transposeFamily);
+        for (const b of blocks) k.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
         continue;
       }
+      const k = kernelsIn(target, kind.family);
       for (const b of blocks) {
-        kind.call(target.exports, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
+        kind.call(k, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
       }
     }
     if (!dstHome) dst.set(heap.subarray(out, out + dst.byteLength));
     return;
   }
   const total = src.byteLength + dst.byteLength;
-  const home = total <= SCRATCH_BYTES ? wasm : workInstance(total);
+  const home = !familyModule(kind.family) ? null : total <= SCRATCH_BYTES ? wasm : workMemory(total);
   if (!home) {
     transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
     return;
@@ -268,14 +291,15 @@ function runTransposes(
   const heap = new Uint8Array(home.memory.buffer);
   heap.set(src, base);
   const out = base + src.byteLength;
+  const k = kernelsIn(home, kind.family);
   for (const b of blocks) {
-    kind.call(home.exports, base + b.srcOffset * kind.srcBytes, out + b.dstOffset * kind.dstBytes, rows, cols, srcStride, dstStride);
+    kind.call(k, base + b.srcOffset * kind.srcBytes, out + b.dstOffset * kind.dstBytes, rows, cols, srcStride, dstStride);
   }
   dst.set(heap.subarray(out, out + dst.byteLength));
 }
 
 function transposeJs(
-  src: Uint8Array, dst: Uint8Array, kind: TransposeKind, rows: number, cols: number,
+  src: Uint8Array, dst: Uint8Array, kind: { srcBytes: number; dstBytes: number }, rows: number, cols: number,
   srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen: boolean,
 ): void {
   // TS twins need aligned element views: copy unaligned bytes first
@@ -330,7 +354,7 @@ export function transpose<T extends ArrayBufferView & { length: number }>(src: T
 export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
-  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), transposeKind(2, true), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
+  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
   return dst;
 }
 
@@ -353,7 +377,7 @@ export function columnToRowMajor<T extends ArrayBufferView & { length: number }>
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
   checkLength("dst", out.length, count);
-  columnToRowMajorBytes(bytesOf(src), bytesOf(out), shape, elementSize(src));
+  reorderColumnMajorBytes(bytesOf(src), bytesOf(out), shape, elementSize(src));
   return out;
 }
 
@@ -367,17 +391,41 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
  * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
  */
 export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
-  if (widenF16 && elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
-  if (src.byteLength * (widenF16 ? 2 : 1) !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  if (!widenF16) {
+    reorderColumnMajorBytes(src, dst, shape, elementBytes);
+    return;
+  }
+  if (elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
+  if (src.byteLength * 2 !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  const plan = columnMajorPlan(shape);
+  if (!plan || src.byteLength === 0) {
+    const into = new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4);
+    f16ToF32(new Uint16Array(src.byteOffset % 2 === 0 ? src.buffer : copyBytes(src).buffer, src.byteOffset % 2 === 0 ? src.byteOffset : 0, src.byteLength / 2), into);
+    return;
+  }
+  runTransposes(src, dst, FUSED_F16_KIND, plan.last, plan.first, plan.srcStride, plan.dstStride, plan.blocks, true);
+}
+
+/**
+ * columnToRowMajorBytes without widening: what the readers call, so that a bundle of them keeps the plain
+ * transpose kernels only (not the fused fp16 -> f32 one).
+ */
+export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
+  if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  const plan = columnMajorPlan(shape);
+  if (!plan || src.byteLength === 0) {
+    dst.set(src);
+    return;
+  }
+  runTransposes(src, dst, transposeKind(elementBytes), plan.last, plan.first, plan.srcStride, plan.dstStride, plan.blocks);
+}
+
+/** The strided 2-D transposes that take column-major `shape` to row-major order; null when nothing moves. */
+function columnMajorPlan(shape: readonly number[]): { last: number; first: number; srcStride: number; dstStride: number; blocks: TransposeBlock[] } | null {
   // axes of extent 1 do not move anything
   const dims = shape.filter((d) => d !== 1);
   if (dims.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
-  if (dims.length <= 1 || src.byteLength === 0) {
-    if (!widenF16) dst.set(src);
-    else if (src.byteOffset % 2 === 0) f16ToF32(new Uint16Array(src.buffer, src.byteOffset, src.byteLength / 2), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
-    else f16ToF32(new Uint16Array(copyBytes(src).buffer), new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4));
-    return;
-  }
+  if (dims.length <= 1) return null;
   // Stored order is row-major [dk … d1 d0]; we want [d0 … dk]. For every index of the middle axes d1…d(k-1)
   // this is one transpose of a dk x d0 block (source rows strided by d0…d(k-1), destination rows by d1…dk).
   const k = dims.length - 1;
@@ -408,7 +456,7 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
       index[m] = 0;
     }
   }
-  runTransposes(src, dst, transposeKind(elementBytes, widenF16), last, first, srcStride, dstStride, blocks, widenF16);
+  return { last, first, srcStride, dstStride, blocks };
 }
 
 type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number };
@@ -427,7 +475,7 @@ export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
 
 /** True when `data` lives in memory from `allocate()`. */
 export function isWasmResident(data: ArrayBufferView): boolean {
-  return instanceOf(data.buffer) !== undefined;
+  return memoryOf(data.buffer) !== undefined;
 }
 
 /** Drops the reusable work memory kept for large transposes. */
@@ -439,21 +487,11 @@ export function releaseMemory(): void {
 // Narrow floats to float32 (safetensors BF16, F8_E4M3, F8_E5M2): WASM SIMD in assembly/minifloat.ts, TS twins
 // in kernels-js.ts. Exact for every input; both backends give the same bits.
 
-interface MinifloatExports {
-  bf16ToF32(src: number, dst: number, count: number): void;
-  f8e4m3ToF32(src: number, dst: number, count: number): void;
-  f8e5m2ToF32(src: number, dst: number, count: number): void;
-}
-
-function minifloat(k: KernelExports): MinifloatExports {
-  return k as unknown as MinifloatExports;
-}
-
 /** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
 export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).bf16ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
   } else {
     js.bf16ToF32(src, wordsOf(dst));
   }
@@ -466,8 +504,8 @@ export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array
  */
 export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e4m3ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
   } else {
     js.f8e4m3ToF32(src, wordsOf(dst));
   }
@@ -480,8 +518,8 @@ export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
  */
 export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
   checkLength("dst", dst.length, src.length);
-  if (useWasm(src.length)) {
-    elementwise(src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => minifloat(k).f8e5m2ToF32(s, d, n));
+  if (useWasm(src.length, convertFamily)) {
+    elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
   } else {
     js.f8e5m2ToF32(src, wordsOf(dst));
   }
@@ -493,10 +531,6 @@ export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
 // their results are bit-identical.
 
 export type { DiffStatsResult } from "./kernels-js.js";
-
-interface DiffKernelExports {
-  diffStats(a: number, b: number, count: number, atol: number, rtol: number, out: number): void;
-}
 
 /** Elements per diffStats call: both inputs (256 KiB each) plus the results fit the 1 MiB scratch. */
 export const DIFF_CHUNK = 65536;
@@ -533,7 +567,7 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
     throw new RangeError(`tensorfile: diffStats atol and rtol are numbers >= 0, not ${String(atol)} and ${String(rtol)}`);
   }
   const n = a.length;
-  const wasm = useWasm(n);
+  const wasm = useWasm(n, diffFamily);
   let total = emptyDiffStats();
   if (!wasm) {
     for (let start = 0; start < n; start += DIFF_CHUNK) {
@@ -542,10 +576,10 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
     }
     return total;
   }
-  const aHome = instanceOf(a.buffer);
-  const inPlace = aHome !== undefined && aHome === instanceOf(b.buffer);
+  const aHome = memoryOf(a.buffer);
+  const inPlace = aHome !== undefined && aHome === memoryOf(b.buffer);
   const home = inPlace ? aHome : wasm;
-  const k = home.exports as unknown as DiffKernelExports;
+  const k = kernelsIn(home, diffFamily);
   const out = SCRATCH_OFFSET;
   const aAt = SCRATCH_OFFSET + DIFF_RESULT_BYTES;
   const bAt = aAt + DIFF_CHUNK * 4;
@@ -584,10 +618,10 @@ export function transposeColumns<T extends ArrayBufferView & { length: number }>
   const size = elementSize(src);
   const kind = transposeKind(size);
   if (rows * w === 0) return out;
-  const home = instanceOf(src.buffer);
+  const home = memoryOf(src.buffer);
   const bytes = rows * w * size;
-  if (home && useWasm(rows * w) && bytes <= SCRATCH_BYTES) {
-    kind.call(home.exports, src.byteOffset + c0 * size, SCRATCH_OFFSET, rows, w, cols, rows);
+  if (home && useWasm(rows * w, transposeFamily) && bytes <= SCRATCH_BYTES) {
+    kind.call(kernelsIn(home, transposeFamily), src.byteOffset + c0 * size, SCRATCH_OFFSET, rows, w, cols, rows);
     bytesOf(out).set(new Uint8Array(home.memory.buffer, SCRATCH_OFFSET, bytes));
     return out;
   }
@@ -669,24 +703,6 @@ export type StatsData =
   | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
   | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
 
-interface StatsExports {
-  statsF32(src: number, count: number, out: number): void;
-  statsF64(src: number, count: number, out: number): void;
-  histogramF32(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
-  histogramF64(src: number, count: number, lo: number, hi: number, h: number, loH: number, scale: number, bins: number, counts: number, out: number): void;
-  widenI8ToF32(src: number, dst: number, count: number): void;
-  widenU8ToF32(src: number, dst: number, count: number): void;
-  widenI16ToF32(src: number, dst: number, count: number): void;
-  widenU16ToF32(src: number, dst: number, count: number): void;
-  widenI32ToF64(src: number, dst: number, count: number): void;
-  widenU32ToF64(src: number, dst: number, count: number): void;
-  f16ToF32(src: number, dst: number, count: number): void;
-  bf16ToF32(src: number, dst: number, count: number): void;
-  f8e4m3ToF32(src: number, dst: number, count: number): void;
-  f8e5m2ToF32(src: number, dst: number, count: number): void;
-  dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
-}
-
 /** Elements per chunk, on both backends (the results depend on it, bit for bit). */
 export const STATS_CHUNK = 65536;
 const STATS_RAW = SCRATCH_OFFSET;
@@ -702,8 +718,12 @@ interface ValuePlan {
   elementBytes: number;
   /** Which kernel reduces the widened values; null: TS only (64-bit integers). */
   wide: "f32" | "f64" | null;
-  /** WASM widening from raw to wide (none for float32/float64). */
-  widen: ((k: StatsExports, src: number, dst: number, n: number) => void) | null;
+  /**
+   * WASM widening from raw to wide (none for float32/float64), by a kernel of `widenFamily` (stats, or the convert
+   * family instantiated on the same memory).
+   */
+  widen: ((home: KernelMemory, src: number, dst: number, n: number) => void) | null;
+  widenFamily?: KernelFamily<unknown> | undefined;
   /** TS: values [start, start + n) as float64 into dst. */
   toF64(start: number, n: number, dst: Float64Array): void;
 }
@@ -724,10 +744,10 @@ let floatBitsChunk: Uint32Array | undefined;
 let f32Chunk: Float32Array | undefined;
 
 /** float16, bfloat16 and float8 values: widened to float32 exactly (WASM kernel, or TS twin into float32 bits). */
-function narrowFloat<T extends Uint16Array | Uint8Array>(data: T, elementBytes: number,
-  widen: (k: StatsExports, src: number, dst: number, n: number) => void, twin: (src: T, bits: Uint32Array) => void): ValuePlan {
+function narrowFloat<T extends Uint16Array | Uint8Array, E>(data: T, elementBytes: number, widenFamily: KernelFamily<E>,
+  widen: (k: E, src: number, dst: number, n: number) => void, twin: (src: T, bits: Uint32Array) => void): ValuePlan {
   return {
-    elementBytes, wide: "f32", widen,
+    elementBytes, wide: "f32", widenFamily, widen: (home, s, d, n) => widen(kernelsIn(home, widenFamily), s, d, n),
     toF64: (start, n, dst) => {
       floatBitsChunk ??= new Uint32Array(STATS_CHUNK);
       const bits = floatBitsChunk.subarray(0, n);
@@ -759,15 +779,16 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
   switch (dtype) {
     case "float32": return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
     case "float64": return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
-    case "float16": return narrowFloat(data as Uint16Array, 2, (k, s, d, n) => k.f16ToF32(s, d, n), js.f16ToF32);
-    case "bfloat16": return narrowFloat(data as Uint16Array, 2, (k, s, d, n) => k.bf16ToF32(s, d, n), js.bf16ToF32);
-    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), js.f8e4m3ToF32);
-    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), js.f8e5m2ToF32);
+    case "float16": return narrowFloat(data as Uint16Array, 2, convertFamily, (k, s, d, n) => k.f16ToF32(s, d, n), js.f16ToF32);
+    case "bfloat16": return narrowFloat(data as Uint16Array, 2, convertFamily, (k, s, d, n) => k.bf16ToF32(s, d, n), js.bf16ToF32);
+    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, convertFamily, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), js.f8e4m3ToF32);
+    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, convertFamily, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), js.f8e5m2ToF32);
     case "int8": {
       const q = data as Int8Array;
       if (quantized) {
         return {
-          elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset),
+          elementBytes: 1, wide: "f32", widenFamily: convertFamily,
+          widen: (home, s, d, n) => kernelsIn(home, convertFamily).dequantizeI8(s, d, n, scale, offset),
           toF64: (start, n, dst) => {
             f32Chunk ??= new Float32Array(STATS_CHUNK);
             const values = f32Chunk.subarray(0, n);
@@ -776,13 +797,13 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
           },
         };
       }
-      return { elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.widenI8ToF32(s, d, n), toF64: copyTo(q) };
+      return { elementBytes: 1, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI8ToF32(s, d, n), toF64: copyTo(q) };
     }
-    case "uint8": case "bool": return { elementBytes: 1, wide: "f32", widen: (k, s, d, n) => k.widenU8ToF32(s, d, n), toF64: copyTo(data as Uint8Array) };
-    case "int16": return { elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.widenI16ToF32(s, d, n), toF64: copyTo(data as Int16Array) };
-    case "uint16": return { elementBytes: 2, wide: "f32", widen: (k, s, d, n) => k.widenU16ToF32(s, d, n), toF64: copyTo(data as Uint16Array) };
-    case "int32": return { elementBytes: 4, wide: "f64", widen: (k, s, d, n) => k.widenI32ToF64(s, d, n), toF64: copyTo(data as Int32Array) };
-    case "uint32": return { elementBytes: 4, wide: "f64", widen: (k, s, d, n) => k.widenU32ToF64(s, d, n), toF64: copyTo(data as Uint32Array) };
+    case "uint8": case "bool": return { elementBytes: 1, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU8ToF32(s, d, n), toF64: copyTo(data as Uint8Array) };
+    case "int16": return { elementBytes: 2, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI16ToF32(s, d, n), toF64: copyTo(data as Int16Array) };
+    case "uint16": return { elementBytes: 2, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU16ToF32(s, d, n), toF64: copyTo(data as Uint16Array) };
+    case "int32": return { elementBytes: 4, wide: "f64", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI32ToF64(s, d, n), toF64: copyTo(data as Int32Array) };
+    case "uint32": return { elementBytes: 4, wide: "f64", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU32ToF64(s, d, n), toF64: copyTo(data as Uint32Array) };
     default: {
       // 64-bit integers: TS only, as float64 (exact up to 2^53)
       const big = data as BigInt64Array | BigUint64Array;
@@ -802,11 +823,12 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
  */
 function forEachChunk(
   data: StatsData, plan: ValuePlan,
-  onWasm: (k: StatsExports, heap: KernelInstance, values: number, n: number) => void,
+  onWasm: (k: StatsExports, home: KernelMemory, values: number, n: number) => void,
   onJs: (values: Float64Array, n: number) => void,
 ): void {
   const count = data.length;
-  const wasm = plan.wide === null ? null : useWasm(count);
+  let wasm = plan.wide === null ? null : useWasm(count, statsFamily);
+  if (wasm && plan.widenFamily && !familyModule(plan.widenFamily)) wasm = null;
   if (!wasm) {
     const values = new Float64Array(Math.min(STATS_CHUNK, count));
     for (let start = 0; start < count; start += STATS_CHUNK) {
@@ -816,9 +838,9 @@ function forEachChunk(
     }
     return;
   }
-  const resident = instanceOf(data.buffer);
+  const resident = memoryOf(data.buffer);
   const home = resident ?? wasm;
-  const k = home.exports as unknown as StatsExports;
+  const k = kernelsIn(home, statsFamily);
   const bytes = bytesOf(data);
   const size = plan.elementBytes;
   for (let start = 0; start < count; start += STATS_CHUNK) {
@@ -831,7 +853,7 @@ function forEachChunk(
       at = STATS_RAW;
     }
     if (plan.widen) {
-      plan.widen(k, at, STATS_WIDE, n);
+      plan.widen(home, at, STATS_WIDE, n);
       at = STATS_WIDE;
     }
     onWasm(k, home, at, n);
@@ -1067,7 +1089,7 @@ export function histogram(data: StatsData, bins: number, lo: number, hi: number,
     forEachChunk(data, { ...plan, wide: null }, () => undefined, onJs);
     return result;
   }
-  let home: KernelInstance | undefined;
+  let home: KernelMemory | undefined;
   forEachChunk(data, plan, (k, instance, at, n) => {
     if (!home) {
       home = instance;

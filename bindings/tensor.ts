@@ -253,14 +253,14 @@ export const bytesOf = kernels.bytesOf;
  */
 export function columnToRowMajorElements(src: Uint8Array, dst: Uint8Array, shape: readonly number[], size: number): void {
   if (size === 1 || size === 2 || size === 4 || size === 8 || src.byteLength === 0) {
-    kernels.columnToRowMajorBytes(src, dst, shape, Math.max(1, size));
+    kernels.reorderColumnMajorBytes(src, dst, shape, Math.max(1, size));
     return;
   }
   if (size % 8 !== 0) throw new RangeError(`tensorfile: column-major ${size}-byte elements cannot be reordered (1, 2, 4 or multiples of 8)`);
   const lanes = size / 8;
   const count = src.byteLength / size;
   const planes = new BigUint64Array(count * lanes);
-  kernels.columnToRowMajorBytes(src, bytesOf(planes), [lanes, ...shape], 8);
+  kernels.reorderColumnMajorBytes(src, bytesOf(planes), [lanes, ...shape], 8);
   const target = dst.byteOffset % 8 === 0 ? new BigUint64Array(dst.buffer, dst.byteOffset, count * lanes) : new BigUint64Array(count * lanes);
   kernels.transpose(planes, lanes, count, target);
   if (target.buffer !== dst.buffer) dst.set(bytesOf(target));
@@ -373,7 +373,7 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
     // result (measured faster than transposing float32, or the fused transposeF16ToF32, in bench/kernels.bench.mjs)
     const halves = swap ? kernels.byteSwap(copyBytes(bytes), 2) : bytes;
     const reordered = new Uint16Array(count);
-    kernels.columnToRowMajorBytes(halves, bytesOf(reordered), info.shape, 2);
+    kernels.reorderColumnMajorBytes(halves, bytesOf(reordered), info.shape, 2);
     kernels.f16ToF32(reordered, target as Float32Array);
   } else {
     // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result

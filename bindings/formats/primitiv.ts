@@ -684,7 +684,7 @@ function decodeStored(bytes: Uint8Array, info: TensorInfo, options: DecodeOption
   const sampleBytes = bytes.byteLength / batch;
   for (let b = 0; b < batch; b++) {
     const from = b * sampleBytes;
-    kernels.columnToRowMajorBytes(bytes.subarray(from, from + sampleBytes), outBytes.subarray(from, from + sampleBytes), dims, 4);
+    kernels.reorderColumnMajorBytes(bytes.subarray(from, from + sampleBytes), outBytes.subarray(from, from + sampleBytes), dims, 4);
   }
   return { name: info.name, dtype: "float32", shape: info.shape.slice(), data: out };
 }
@@ -756,7 +756,7 @@ export function makeTensor(dims: readonly number[], values: ArrayLike<number>, b
   const reversed = shape.dims.slice().reverse();
   for (let b = 0; b < shape.batch; b++) {
     const from = b * sampleBytes;
-    kernels.columnToRowMajorBytes(sourceBytes.subarray(from, from + sampleBytes), data.subarray(from, from + sampleBytes), reversed, 4);
+    kernels.reorderColumnMajorBytes(sourceBytes.subarray(from, from + sampleBytes), data.subarray(from, from + sampleBytes), reversed, 4);
   }
   return { shape, data };
 }

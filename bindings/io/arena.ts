@@ -17,8 +17,10 @@
  */
 import { type DType, type NamedTensor, type TensorInfo, type TypedArray, allocateArray, decodedDType, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
 import {
-  type KernelExports, type KernelInstance, DATA_OFFSET, MAX_MEMORY_BYTES, SCRATCH_BYTES, SCRATCH_OFFSET, allocateDedicated,
+  type KernelFamily, type KernelMemory, DATA_OFFSET, MAX_MEMORY_BYTES, SCRATCH_BYTES, SCRATCH_OFFSET, allocateDedicated,
+  familyModule, kernelsIn,
 } from "../wasm/instance.js";
+import { type ConvertExports, type TransposeExports, convertFamily, transposeFamily } from "../wasm/families.js";
 import type { FileAccess } from "./file-access.js";
 
 /** How one tensor goes from its stored bytes to its result, when the arena can do it. */
@@ -108,6 +110,15 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
     current.plans.push({ plan, index, offset: current.bytes });
     current.bytes += size;
   });
+  // the kernel families the plans need (instantiated on each arena when first used there)
+  const families = new Set<KernelFamily<unknown>>();
+  for (const { plans: planned } of groups) {
+    for (const { plan } of planned) {
+      if (plan.swap || plan.convert !== "none") families.add(convertFamily);
+      if (plan.columnDims) families.add(transposeFamily);
+    }
+  }
+  for (const family of families) if (!familyModule(family)) return null;
   for (const group of groups) {
     // after the tensors: staging for the largest column-major fp16 tensor widened to f32 (its halves, reordered)
     const staging = Math.max(0, ...group.plans.filter((p) => p.plan.convert === "widen" && p.plan.columnDims).map((p) => align64(p.plan.info.byteLength)));
@@ -125,13 +136,13 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
   return results;
 }
 
-function swapCall(k: KernelExports, width: 2 | 4 | 8): (ptr: number, count: number) => void {
+function swapCall(k: ConvertExports, width: 2 | 4 | 8): (ptr: number, count: number) => void {
   return width === 2 ? (p, n) => k.byteSwap16(p, n) : width === 4 ? (p, n) => k.byteSwap32(p, n) : (p, n) => k.byteSwap64(p, n);
 }
 
 type TransposeCall = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
 
-function transposeCall(k: KernelExports, plan: ArenaPlan): TransposeCall {
+function transposeCall(k: TransposeExports, plan: ArenaPlan): TransposeCall {
   switch (plan.storedSize) { // fp16 being widened is transposed as 2-byte elements into the staging area
     case 1: return (s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds);
     case 2: return (s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds);
@@ -140,13 +151,12 @@ function transposeCall(k: KernelExports, plan: ArenaPlan): TransposeCall {
   }
 }
 
-function decodeOne(file: FileAccess, arena: KernelInstance, plan: ArenaPlan, address: number, staging: number, format: string): void {
+function decodeOne(file: FileAccess, arena: KernelMemory, plan: ArenaPlan, address: number, staging: number, format: string): void {
   const { info, storedSize, count } = plan;
-  const k = arena.exports;
   const heap = (at: number, length: number) => new Uint8Array(arena.memory.buffer, at, length);
   const read = (at: number, length: number, position: number) => file.readExactlyInto(heap(at, length), position, format, info.name);
   const outSize = plan.outBytes / count;
-  const swap = plan.swap ? swapCall(k, plan.swap) : undefined;
+  const swap = plan.swap ? swapCall(kernelsIn(arena, convertFamily), plan.swap) : undefined;
 
   if (!plan.columnDims) {
     if (plan.convert === "none") {
@@ -169,8 +179,8 @@ function decodeOne(file: FileAccess, arena: KernelInstance, plan: ArenaPlan, add
       const n = Math.min(chunk, count - start);
       read(SCRATCH_OFFSET, n * storedSize, info.byteOffset + start * storedSize);
       swap?.(SCRATCH_OFFSET, n);
-      if (plan.convert === "widen") k.f16ToF32(SCRATCH_OFFSET, address + start * outSize, n);
-      else k.dequantizeI8(SCRATCH_OFFSET, address + start * outSize, n, q!.scale, q!.offset);
+      if (plan.convert === "widen") kernelsIn(arena, convertFamily).f16ToF32(SCRATCH_OFFSET, address + start * outSize, n);
+      else kernelsIn(arena, convertFamily).dequantizeI8(SCRATCH_OFFSET, address + start * outSize, n, q!.scale, q!.offset);
     }
     return;
   }
@@ -214,7 +224,7 @@ function decodeOne(file: FileAccess, arena: KernelInstance, plan: ArenaPlan, add
   const widen = plan.convert === "widen";
   const into = widen ? staging : address;
   const intoSize = widen ? storedSize : outSize;
-  const transpose = transposeCall(k, plan);
+  const transpose = transposeCall(kernelsIn(arena, transposeFamily), plan);
   const band = Math.max(1, Math.floor(SCRATCH_BYTES / slabBytes));
   for (let a = 0; a < last; a += band) {
     const n = Math.min(band, last - a);
@@ -224,5 +234,5 @@ function decodeOne(file: FileAccess, arena: KernelInstance, plan: ArenaPlan, add
       transpose(SCRATCH_OFFSET + block.src * storedSize, into + (block.dst + a) * intoSize, n, first, slab, dstStride);
     }
   }
-  if (widen) k.f16ToF32(staging, address, count);
+  if (widen) kernelsIn(arena, convertFamily).f16ToF32(staging, address, count);
 }

@@ -1,35 +1,67 @@
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { KERNELS_WASM_BASE64, KERNELS_WASM_SHA256 } from "../../bindings/wasm/kernels.wasm.js";
+// @ts-expect-error: plain .mjs build scripts
+import { buildFamilies } from "../../scripts/build-wasm.mjs";
+// @ts-expect-error: plain .mjs build scripts
+import { FAMILIES, slotEnd } from "../../scripts/wasm-families.mjs";
+import { ALL_FAMILIES } from "../../bindings/wasm/families.js";
 
-const root = resolve(import.meta.dirname, "../..");
+interface Family { name: string; memoryBase: number }
+const families = FAMILIES as Family[];
 
-describe("embedded WASM", () => {
-  it("matches a fresh build of assembly/ (run `npm run build` after changing the kernels)", () => {
+async function embedded(name: string): Promise<{ bytes: Uint8Array<ArrayBuffer>; sha256: string }> {
+  const module = (await import(`../../bindings/wasm/${name}.wasm.ts`)) as { WASM_HEX: string; WASM_SHA256: string };
+  return { bytes: new Uint8Array(Buffer.from(module.WASM_HEX, "hex")), sha256: module.WASM_SHA256 };
+}
+
+describe("embedded WASM families", () => {
+  it("every family of scripts/wasm-families.mjs is a KernelFamily of bindings/wasm/families.ts, and back", () => {
+    expect(ALL_FAMILIES.map((f) => f.name).sort()).toEqual(families.map((f) => f.name).sort());
+  });
+
+  it("match a fresh build of assembly/ (run `npm run build` after changing the kernels)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tensorfile-asc-"));
     try {
-      const out = join(dir, "kernels.wasm");
-      execFileSync(process.execPath, [join(root, "node_modules/assemblyscript/bin/asc.js"), "assembly/index.ts",
-        "--target", "release", "--outFile", out, "--textFile", join(dir, "kernels.wat")], { cwd: root, stdio: "pipe" });
-      const fresh = readFileSync(out);
-      const embedded = Buffer.from(KERNELS_WASM_BASE64, "base64");
-      expect(createHash("sha256").update(embedded).digest("hex")).toBe(KERNELS_WASM_SHA256);
-      expect(embedded.equals(fresh), "bindings/wasm/kernels.wasm.ts is stale: run npm run build").toBe(true);
+      const built = (await buildFamilies(dir)) as Record<string, { bytes: Buffer }>;
+      for (const { name } of families) {
+        const { bytes, sha256 } = await embedded(name);
+        expect(createHash("sha256").update(bytes).digest("hex")).toBe(sha256);
+        expect(Buffer.from(bytes).equals(built[name]!.bytes), `bindings/wasm/${name}.wasm.ts is stale: run npm run build`).toBe(true);
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  it("compile with SIMD, import nothing but their memory, and keep their static data in their own slots", async () => {
+    for (const [index, { name, memoryBase }] of families.entries()) {
+      const module = new WebAssembly.Module((await embedded(name)).bytes);
+      expect(WebAssembly.Module.imports(module)).toEqual([{ module: "env", name: "memory", kind: "memory" }]);
+      const memory = new WebAssembly.Memory({ initial: 1 });
+      const exports = new WebAssembly.Instance(module, { env: { memory } }).exports as { staticEnd(): number };
+      expect(exports.staticEnd(), name).toBeGreaterThanOrEqual(memoryBase);
+      expect(exports.staticEnd(), name).toBeLessThanOrEqual(slotEnd(index) as number);
+      // nothing written below its slot or after it (a module's data segments stay in its slot)
+      const heap = new Uint8Array(memory.buffer);
+      expect(heap.subarray(0, memoryBase).every((b) => b === 0), name).toBe(true);
+      expect(heap.subarray(exports.staticEnd()).every((b) => b === 0), name).toBe(true);
+    }
   });
 
-  it("compiles with SIMD and imports nothing but its memory", () => {
-    const module = new WebAssembly.Module(Buffer.from(KERNELS_WASM_BASE64, "base64"));
-    expect(WebAssembly.Module.imports(module)).toEqual([{ module: "env", name: "memory", kind: "memory" }]);
-    const names = WebAssembly.Module.exports(module).map((e) => e.name);
-    for (const k of ["f16ToF32", "f32ToF16", "dequantizeI8", "quantizeI8", "byteSwap16", "byteSwap32", "byteSwap64", "transpose32"]) {
-      expect(names).toContain(k);
+  it("export the kernels the wrappers call", async () => {
+    const expected: Record<string, string[]> = {
+      convert: ["byteSwap16", "byteSwap32", "byteSwap64", "copy", "f16ToF32", "f32ToF16", "dequantizeI8", "quantizeI8", "bf16ToF32", "f8e4m3ToF32", "f8e5m2ToF32"],
+      transpose: ["transpose8", "transpose16", "transpose32", "transpose64"],
+      transposeF16: ["transposeF16ToF32"],
+      stats: ["statsF32", "statsF64", "histogramF32", "histogramF64", "widenI8ToF32", "widenU8ToF32", "widenI16ToF32", "widenU16ToF32", "widenI32ToF64", "widenU32ToF64"],
+      diff: ["diffStats"],
+    };
+    for (const { name } of families) {
+      const names = WebAssembly.Module.exports(new WebAssembly.Module((await embedded(name)).bytes)).map((e) => e.name);
+      expect(names.sort(), name).toEqual([...expected[name]!, "staticEnd"].sort());
     }
   });
 });

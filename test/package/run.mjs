@@ -1,7 +1,7 @@
 // The package as users install it: `npm pack`, install the tarball into a fresh temporary project, then an ESM
-// import, a CommonJS require, `npx tensorfile --help`, a strict TypeScript example (test/package/usage.ts;
-// skipLibCheck false; module resolution node16, nodenext and bundler) and an esbuild browser bundle of the
-// installed package run in headless Chromium. Usage: npm run test:package (after npm run build). Exits 1 on failure.
+// import, a CommonJS require, the tensorfile/kernels subpath, `npx tensorfile --help`, a strict TypeScript example
+// (test/package/usage.ts; skipLibCheck false; module resolution node16, nodenext and bundler) and an esbuild browser
+// bundle of the installed package run in headless Chromium. Usage: npm run test:package (after npm run build). Exits 1 on failure.
 import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,6 +47,16 @@ try {
     'import * as tf from "tensorfile"; const b = tf.bw2l.write(tf.bw2l.create({ layers: [] })); if (tf.detectFormat(b) !== "bw2l") throw new Error("detect"); console.log(Object.keys(tf).length)']).trim() + " exports");
   await step("CommonJS require", () => run("node", ["-e",
     'const tf = require("tensorfile"); const h = tf.kernels.f16ToF32(new Uint16Array([0x3c00])); if (h[0] !== 1) throw new Error("f16"); console.log(typeof tf.readAny)']).trim());
+  await step("tensorfile/kernels: the main entry's kernels in Node; a bundle of one kernel holds one WASM module", async () => {
+    run("node", ["--input-type=module", "-e",
+      'import { f16ToF32, setBackend } from "tensorfile/kernels"; import { kernels } from "tensorfile"; setBackend("js"); if (kernels.getBackend() !== "js" || f16ToF32 !== kernels.f16ToF32) throw new Error("two module states")']);
+    const result = await build({ stdin: { contents: `import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, resolveDir: work },
+      bundle: true, platform: "browser", format: "esm", minify: true, write: false, metafile: true, logLevel: "silent", absWorkingDir: work });
+    const kept = Object.entries(Object.values(result.metafile.outputs)[0].inputs).filter(([, input]) => input.bytesInOutput > 0);
+    const modules = kept.map(([path]) => path).filter((path) => path.endsWith(".wasm.js")).map((path) => path.split("/").pop());
+    if (modules.join() !== "convert.wasm.js") throw new Error(`WASM modules bundled: ${modules.join(", ")}`);
+    return `${(result.outputFiles[0].contents.length / 1024).toFixed(1)} KB minified`;
+  });
   await step("npx tensorfile --help", () => {
     const out = run("npx", ["--no-install", "tensorfile", "--help"]);
     if (!out.includes("tensorfile inspect")) throw new Error(out);
