@@ -30,16 +30,17 @@ export async function bundle(source, name) {
 }
 
 // Each entry with its size budget (KB gzip), set just above what it measured when the kernels were split into one
-// WebAssembly module per family (2026-11-23): a guard against regressions, not a target. Over budget: exit 1.
+// WebAssembly module per family (2026-11-23; everything, readFromAny and bw2l raised by the banded transposes of
+// bw2l.create and the streaming writers): a guard against regressions, not a target. Over budget: exit 1.
 // Note: esbuild keeps every export of a namespace re-export it reaches (`spraak.read` keeps all of `spraak`,
 // `kernels.f16ToF32` all of `kernels`, hence every kernel family); within those, each format keeps only the kernel
 // families (bindings/wasm/families.ts) its code can reach. Named imports from "tensorfile/kernels" keep only theirs.
 const entries = {
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 96],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 74.5],
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 98],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 76],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 33.5],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
-  "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 26],
+  "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 27.5],
   "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 25],
   "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 24.5],
   // the subpath: single kernels keep only their families (f16ToF32: the convert module)
