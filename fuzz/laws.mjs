@@ -174,10 +174,36 @@ export async function checkFormatLaws(lib, format, input, options = {}) {
     const loaded = [];
     for (const info of lazyInfos) loaded.push(await call(`loadTensor(${info.name})`, () => module.loadTensor(source, info)));
     sameTensors(format, "lazy values", eager, loaded);
+    await checkStreamedExport(lib, format, source, module, lazyInfos, eager, declared, size, context);
   }
 
   if (!sameBytes(input, original)) throw new LawError(format, "input never modified", "the input bytes changed");
   return `accepted ${inspected.length}:${digestBytes(Buffer.from(inspected))} ${tensorDigest(eager).join(";")}`;
+}
+
+/**
+ * The streamed export (what convert/extract/verify and writeSafetensorsTo do with a file: each tensor in pieces,
+ * chunks or bands read from the source) ends and gives the bytes writeSafetensors gives for the eager tensors, or
+ * the same usage error. (A void tensor of 10^18 elements once made it loop over empty chunks.)
+ */
+async function checkStreamedExport(lib, format, source, module, infos, eager, declared, size, context) {
+  const outcome = async (fn) => {
+    try {
+      return { bytes: await fn() };
+    } catch (error) {
+      if (!(error instanceof TypeError || error instanceof RangeError)) throw error;
+      return { error: `${error.name}: ${error.message}` };
+    }
+  };
+  const wanted = await outcome(() => lib.writeSafetensors(eager));
+  const lazy = { tensorInfos: () => infos, loadTensor: (info, options) => module.loadTensor(source, info, options), source };
+  const got = await measured(format, "writeSafetensorsTo(lazy)", size, () => outcome(async () => {
+    const pieces = [];
+    await lib.writeSafetensorsTo((chunk) => void pieces.push(copyOf(chunk)), lazy);
+    return Buffer.concat(pieces);
+  }), { ...context, declaredBytes: 3 * declared });
+  if ((wanted.error ?? "") !== (got.error ?? "")) throw new LawError(format, "streamed export", `writeSafetensors: ${wanted.error ?? "ok"}; writeSafetensorsTo(lazy file): ${got.error ?? "ok"}`);
+  if (wanted.bytes && !sameBytes(got.bytes, wanted.bytes)) throw new LawError(format, "streamed export", `writeSafetensorsTo(lazy file) wrote ${got.bytes.byteLength} bytes that differ from writeSafetensors' ${wanted.bytes.byteLength}`);
 }
 
 /** write(read(x)) succeeds, reads back to the same tensors and inspect(), and writes again to the same bytes. */
