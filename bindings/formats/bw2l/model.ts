@@ -144,26 +144,37 @@ export function isByteRange(value: unknown): value is ByteRange {
  */
 const pendingPayloads = new WeakMap<Bw2lArray, Uint8Array>();
 
-/** An array whose `data` is an aligned copy of `stored` (unaligned bytes of the input), made on first access. */
-export function deferredArray(dtype: Bw2lDType, stored: Uint8Array): Bw2lArray {
-  const array = { dtype } as Bw2lArray;
+/**
+ * Gives `array` a `data` made by `make` on first read (then kept as a plain property); `forget` runs once `data`
+ * is settled, by that first read or by an assignment.
+ */
+function deferData(array: Bw2lArray, make: () => Bw2lArrayData, forget: () => void): void {
   const settle = (value: Bw2lArrayData | ByteRange): void => {
-    pendingPayloads.delete(array);
+    forget();
     Object.defineProperty(array, "data", { value, writable: true, enumerable: true, configurable: true });
   };
   Object.defineProperty(array, "data", {
     enumerable: true,
     configurable: true,
     get(): Bw2lArrayData {
-      const copy = new DTYPES[dtype].ctor(stored.byteLength / DTYPES[dtype].bytes);
-      new Uint8Array(copy.buffer).set(stored);
-      settle(copy);
-      return copy;
+      const data = make();
+      settle(data);
+      return data;
     },
     set(value: Bw2lArrayData | ByteRange) {
       settle(value);
     },
   });
+}
+
+/** An array whose `data` is an aligned copy of `stored` (unaligned bytes of the input), made on first access. */
+export function deferredArray(dtype: Bw2lDType, stored: Uint8Array): Bw2lArray {
+  const array = { dtype } as Bw2lArray;
+  deferData(array, () => {
+    const copy = new DTYPES[dtype].ctor(stored.byteLength / DTYPES[dtype].bytes);
+    new Uint8Array(copy.buffer).set(stored);
+    return copy;
+  }, () => pendingPayloads.delete(array));
   pendingPayloads.set(array, stored);
   return array;
 }
@@ -195,22 +206,7 @@ const rowMajorPayloads = new WeakMap<Bw2lArray, RowMajorPayload>();
 /** An array whose `data` (column-major) is made from `payload` on first access by `materialize`. */
 export function deferredColumnMajor(dtype: Bw2lDType, dims: number[] | undefined, payload: RowMajorPayload, materialize: () => Bw2lArrayData): Bw2lArray {
   const array = { dtype } as Bw2lArray;
-  const settle = (value: Bw2lArrayData | ByteRange): void => {
-    rowMajorPayloads.delete(array);
-    Object.defineProperty(array, "data", { value, writable: true, enumerable: true, configurable: true });
-  };
-  Object.defineProperty(array, "data", {
-    enumerable: true,
-    configurable: true,
-    get(): Bw2lArrayData {
-      const data = materialize();
-      settle(data);
-      return data;
-    },
-    set(value: Bw2lArrayData | ByteRange) {
-      settle(value);
-    },
-  });
+  deferData(array, materialize, () => rowMajorPayloads.delete(array));
   if (dims) array.dims = dims;
   rowMajorPayloads.set(array, payload);
   return array;
