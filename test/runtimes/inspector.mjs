@@ -366,6 +366,13 @@ async function runOrigin(where, url, { screenshotsToo }) {
   await page.mouse.click(box.x + box.width * 0.4, box.y + box.height * 0.5);
   await page.waitForSelector("#region-values td.hot", { timeout: 10_000 }).catch(() => undefined);
   check((await page.locator("#region-values td").count()) === 64, `${where}: a click shows the 8 × 8 exact values around the cell`);
+  {
+    // Download .npy: written by the page's streaming exporter, equal to the library's in-memory writer in Node
+    const [npyDownload] = await Promise.all([page.waitForEvent("download", { timeout: 30_000 }), page.click("#export-npy")]);
+    const got = readFileSync(await npyDownload.path());
+    const want = tf.writeNpy(tf.readAny(track.bytes).tensors().find((t) => t.name === track.names[0]));
+    check(npyDownload.suggestedFilename() === `${track.names[0]}.npy` && Buffer.from(want).equals(got), `${where}: the tensor's .npy download equals writeNpy of tensors() (${got.length} bytes)`);
+  }
   if (screenshotsToo) await shoot(page, "tensor-speech.png");
   await page.keyboard.press("Escape");
   check((await page.evaluate(() => document.querySelector('[data-view="tensors"]').getAttribute("aria-selected"))) === "true", `${where}: Escape goes back to the table`);

@@ -2,17 +2,22 @@
  * Exports as streams of byte parts, so the page builds a download Blob tensor by tensor (Chromium keeps Blob
  * parts in its blob store, spilling to disk) and never holds a whole converted file in JS memory:
  * - the whole file as .safetensors (writeSafetensorsTo: header first, then each tensor),
- * - one tensor as .npy (npyHeader + the data),
- * - every blobs() entry (april networks as .onnx, bw2l data sections…) as its bytes.
+ * - one tensor as .npy (writeNpyTo: header, then the data; a large plainly stored tensor in 16 MiB chunks),
+ * - every blobs() entry (april networks as .onnx, bw2l data sections…) as its bytes, 16 MiB at a time.
+ * Given the file's source (withSource), the library streams large plain tensors in chunks instead of loading them.
  */
 import {
-  type ByteSource, type EmbeddedBlob, type LazyTensors, type NamedTensor, type TensorInfo, npyHeader, planSafetensors, writeSafetensorsTo,
+  type ByteSource, type EmbeddedBlob, type LazyTensors, type TensorInfo, planSafetensors, writeNpyTo, writeSafetensorsTo,
 } from "../../../bindings/index.js";
 
 export type Loader = LazyTensors;
 
-function bytesOfTensor(tensor: NamedTensor): Uint8Array {
-  return new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+/** Blob parts and reads of embedded files: 16 MiB at a time. */
+export const EXPORT_CHUNK_BYTES = 16 * 1024 * 1024;
+
+/** A lazy file with its source, so the streaming writers read large plain tensors in chunks from it. */
+export function withSource(file: Pick<LazyTensors, "tensorInfos" | "loadTensor">, source: ByteSource): LazyTensors {
+  return { tensorInfos: () => file.tensorInfos(), loadTensor: (info, options) => file.loadTensor(info, options), source };
 }
 
 /**
@@ -32,9 +37,9 @@ export function safetensorsSize(infos: readonly TensorInfo[], source: string): n
   return planSafetensors(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), { "tensorfile.source": source }).size;
 }
 
-/** The parts of a .npy file for one decoded tensor. */
-export function npyParts(tensor: NamedTensor): Uint8Array[] {
-  return [npyHeader(tensor.dtype, tensor.shape), bytesOfTensor(tensor)];
+/** Writes one tensor of `file` as .npy into `sink` (streamed from the file's source when large and plainly stored). */
+export function exportNpy(file: Loader, info: TensorInfo, sink: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
+  return writeNpyTo(sink, { file, info });
 }
 
 /** A download file name for a tensor: path separators and odd characters made safe, ".npy" added. */
@@ -50,19 +55,22 @@ export function replaceExtension(fileName: string, extension: string): string {
   return `${dot > 0 ? base.slice(0, dot) : base || "file"}${extension}`;
 }
 
-/** A blobs() entry's bytes: in memory already, or a byte range of the source. */
-export async function blobBytes(blob: EmbeddedBlob, source: ByteSource): Promise<Uint8Array> {
-  if (blob.bytes instanceof Uint8Array) return blob.bytes;
+/** Writes a blobs() entry into `sink`: its bytes in memory, or its byte range of the source 16 MiB at a time. */
+export async function copyBlobTo(blob: EmbeddedBlob, source: Pick<ByteSource, "read">, sink: (chunk: Uint8Array) => void | Promise<void>, chunkBytes = EXPORT_CHUNK_BYTES): Promise<number> {
+  if (blob.bytes instanceof Uint8Array) {
+    await sink(blob.bytes);
+    return blob.bytes.length;
+  }
   const { byteOffset, byteLength } = blob.bytes;
-  const out = new Uint8Array(byteLength);
   let done = 0;
   while (done < byteLength) {
-    const part = await source.read(byteOffset + done, byteLength - done);
+    const part = await source.read(byteOffset + done, Math.min(chunkBytes, byteLength - done));
     if (part.length === 0) throw new RangeError(`the file ends inside ${blob.name}`);
-    out.set(part.subarray(0, byteLength - done), done);
-    done += part.length;
+    const piece = part.subarray(0, byteLength - done);
+    await sink(piece);
+    done += piece.length;
   }
-  return out;
+  return done;
 }
 
 /** The size of a blobs() entry. */

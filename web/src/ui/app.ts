@@ -15,7 +15,7 @@ import { type TensorRow, rowsFromInfos } from "../model/table.js";
 import { CancelledError } from "../model/tensor-data.js";
 import { WorkerClient } from "../worker/client.js";
 import type { OpenInput } from "../worker/protocol.js";
-import { h, inTextField } from "./dom.js";
+import { download, h, inTextField } from "./dom.js";
 import { ProgressStrip, type Task } from "./progress.js";
 import { DiffView } from "./diff-view.js";
 import { ExportView } from "./export-view.js";
@@ -407,6 +407,31 @@ export class App {
   task<T>(label: string, run: (task: Task) => Promise<T>, bytes = false): Promise<T> {
     const task = this.progress.begin(label, () => this.worker.cancel(), bytes);
     return run(task).finally(() => task.end());
+  }
+
+  /**
+   * Saves a download written piece by piece by `write` (a streaming exporter): each piece goes into the browser's
+   * blob store at once, so JS holds one piece at a time, never the file; progress against `total` bytes, cancel.
+   */
+  async saveStreamed(label: string, name: string, total: number, write: (sink: (chunk: Uint8Array) => void) => Promise<unknown>): Promise<void> {
+    let cancelled = false;
+    const task = this.progress.begin(label, () => {
+      cancelled = true;
+    }, true);
+    let blob = new Blob([]);
+    try {
+      await write((chunk) => {
+        if (cancelled) throw new Error("cancelled");
+        blob = new Blob([blob, chunk as BlobPart]);
+        task.update(blob.size, total);
+      });
+      download(blob, name);
+      this.setStatus(`saved ${name} (${formatBytes(blob.size)})`);
+    } catch (error) {
+      this.setStatus(cancelled ? `${label}: cancelled` : `${label} failed: ${(error as Error).message}`, !cancelled);
+    } finally {
+      task.end();
+    }
   }
 
   // ---- theme and keys ----

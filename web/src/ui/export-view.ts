@@ -4,10 +4,10 @@
  * data sections, SeetaFace6 container entries).
  */
 import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
-import { blobBytes, blobSize, exportSafetensors, npyParts, replaceExtension, safetensorsSize, tensorFileName } from "../model/export.js";
+import { blobSize, copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsSize, tensorFileName, withSource } from "../model/export.js";
 import { formatBytes } from "../model/format.js";
 import type { App } from "./app.js";
-import { clear, download, h } from "./dom.js";
+import { clear, h } from "./dom.js";
 
 export class ExportView {
   private blobs: EmbeddedBlob[] | undefined;
@@ -84,24 +84,11 @@ export class ExportView {
     if (!file || this.exporting) return;
     this.exporting = true;
     this.show();
-    let cancelled = false;
-    const task = this.app.progress.begin("writing .safetensors", () => {
-      cancelled = true;
-    }, true);
     try {
-      let blob = new Blob([]);
-      await exportSafetensors(file.lazy, file.lazy.format, (chunk) => {
-        if (cancelled) throw new Error("cancelled");
-        // each chunk goes into the browser's blob store now; JS keeps only the current tensor
-        blob = new Blob([blob, chunk as BlobPart]);
-      }, (written, total, name) => task.update(written, total, `writing .safetensors: ${name}`));
-      const name = replaceExtension(file.name, ".safetensors");
-      download(blob, name);
-      this.app.setStatus(`saved ${name} (${formatBytes(blob.size)})`);
-    } catch (error) {
-      this.app.setStatus(cancelled ? "export cancelled" : `.safetensors export failed: ${(error as Error).message}`, !cancelled);
+      const total = safetensorsSize(file.lazy.tensorInfos(), file.lazy.format) ?? 0;
+      await this.app.saveStreamed("writing .safetensors", replaceExtension(file.name, ".safetensors"), total,
+        (sink) => exportSafetensors(withSource(file.lazy, file.source), file.lazy.format, sink));
     } finally {
-      task.end();
       this.exporting = false;
       if (this.app.view === "export") this.show();
     }
@@ -109,26 +96,16 @@ export class ExportView {
 
   private async exportNpy(name: string): Promise<void> {
     const file = this.app.current;
-    if (!file) return;
-    try {
-      const tensor = await this.app.task(`reading ${name}`, () => file.lazy.loadTensor(name));
-      download(npyParts(tensor) as BlobPart[], tensorFileName(name));
-      this.app.setStatus(`saved ${tensorFileName(name)}`);
-    } catch (error) {
-      this.app.setStatus(`.npy export failed: ${(error as Error).message}`, true);
-    }
+    const info = file?.lazy.tensorInfos().find((i) => i.name === name);
+    if (!file || !info) return;
+    await this.app.saveStreamed(`writing ${tensorFileName(name)}`, tensorFileName(name), info.byteLength,
+      (sink) => exportNpy(withSource(file.lazy, file.source), info, sink));
   }
 
   private async exportBlob(blob: EmbeddedBlob): Promise<void> {
     const source = this.blobSource;
     if (!source) return;
-    try {
-      const bytes = await blobBytes(blob, source as Parameters<typeof blobBytes>[1]);
-      const name = blob.name.replace(/^.*\//, "");
-      download([bytes as BlobPart], name);
-      this.app.setStatus(`saved ${name}`);
-    } catch (error) {
-      this.app.setStatus(`export of ${blob.name} failed: ${(error as Error).message}`, true);
-    }
+    const name = blob.name.replace(/^.*\//, "");
+    await this.app.saveStreamed(`saving ${name}`, name, blobSize(blob), (sink) => copyBlobTo(blob, source, sink));
   }
 }

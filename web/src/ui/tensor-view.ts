@@ -11,11 +11,11 @@ import {
   cellAt, clampSlice, defaultSlice, fullIndex, matrixRow, regionWindow, suggestedMap, valueRange,
 } from "../model/heatmap.js";
 import { barAt, niceTicks } from "../model/histogram.js";
-import { tensorFileName, npyParts } from "../model/export.js";
+import { exportNpy, tensorFileName, withSource } from "../model/export.js";
 import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tensor-data.js";
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
 import type { App } from "./app.js";
-import { checkbox, clear, download, h, select } from "./dom.js";
+import { checkbox, clear, h, select } from "./dom.js";
 import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
 
 const HISTOGRAM_WIDTH = 410;
@@ -448,12 +448,7 @@ export class TensorView {
     const info = this.info;
     const file = this.app.current;
     if (!info || !file) return;
-    try {
-      const tensor = await this.app.task(`reading ${info.name}`, () => file.lazy.loadTensor(info));
-      download(npyParts(tensor) as BlobPart[], tensorFileName(info.name));
-      this.app.setStatus(`saved ${tensorFileName(info.name)}`);
-    } catch (error) {
-      this.app.setStatus(`.npy export failed: ${(error as Error).message}`, true);
-    }
+    await this.app.saveStreamed(`writing ${tensorFileName(info.name)}`, tensorFileName(info.name), info.byteLength,
+      (sink) => exportNpy(withSource(file.lazy, file.source), info, sink));
   }
 }
