@@ -286,22 +286,8 @@ function isLazyRef(value: unknown): value is LazyTensorRef {
 export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor | LazyTensorRef, options: Pick<StreamWriteOptions, "end"> = {}): Promise<number> {
   if (isLazyRef(tensor) && streamsFrom(tensor.file.source, tensor.info, tensor.decode)) {
     const { info, decode } = tensor;
-    const header = npyHeader(decodedDType(info, decode), info.shape);
-    const writer = sinkWriter(sink, options.end ?? true, "writeNpyTo");
-    let written = 0;
-    try {
-      await writer.write(header);
-      written += header.length;
-      for await (const piece of streamedPieces(tensor.file.source!, info, decode)) {
-        await writer.write(piece);
-        written += piece.length;
-      }
-      await writer.finish();
-    } catch (error) {
-      await writer.abort(error);
-      throw error;
-    }
-    return written;
+    const pieces = [npyHeader(decodedDType(info, decode), info.shape), streamedPieces(tensor.file.source, info, decode)];
+    return writePiecesTo(sink, pieces, { end: options.end, caller: "writeNpyTo" });
   }
   const loaded = isLazyRef(tensor) ? await tensor.file.loadTensor(tensor.info, tensor.decode) : tensor;
   checkTensor(loaded, "writeNpyTo() tensor");
