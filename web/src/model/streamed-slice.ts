@@ -10,9 +10,9 @@
  * The results equal `reduce(normalizeColumns?(extractSlice(values)))` of the decoded tensor (cell means summed in
  * storage order, which for row-major rows is the same order; otherwise equal up to rounding).
  */
-import { type TensorInfo, dtypeBytes, kernels } from "../../../bindings/index.js";
+import { type TensorInfo, dtypeBytes } from "../../../bindings/index.js";
 import type { Reduced, SliceSpec } from "./heatmap.js";
-import { CHUNK_BYTES, CancelledError, type ReadProgress, type TensorSource, elementsOf, readFully } from "./tensor-data.js";
+import { CHUNK_BYTES, CancelledError, type ReadProgress, type TensorSource, elementNumbers, readFully, storedElements } from "./tensor-data.js";
 
 /** Strides of the stored layout, in elements. */
 export function storedStrides(info: Pick<TensorInfo, "shape" | "layout">): number[] {
@@ -61,27 +61,7 @@ type Numbers = Float64Array | Float32Array;
 
 /** Stored elements as numbers (byte-swapped, widened, dequantized as the tensor says); float32/float64 as views. */
 function numbersOfBytes(info: TensorInfo, bytes: Uint8Array): Numbers {
-  const size = dtypeBytes(info.dtype);
-  if (info.byteOrder === "be" && size > 1) {
-    const swapped = new Uint8Array(bytes.byteLength);
-    swapped.set(bytes);
-    kernels.byteSwap(swapped, size as 2 | 4 | 8);
-    bytes = swapped;
-  }
-  const { data, options } = elementsOf(info.dtype, bytes, info.quantization);
-  if (data instanceof Float32Array || data instanceof Float64Array) return data;
-  if (options.dtype === "float16") return kernels.f16ToF32(data as Uint16Array);
-  const out = new Float64Array(data.length);
-  if (data instanceof BigInt64Array || data instanceof BigUint64Array) {
-    for (let i = 0; i < data.length; i++) out[i] = Number(data[i]!);
-  } else if (options.scale !== undefined || options.offset !== undefined) {
-    const scale = options.scale ?? 1;
-    const offset = options.offset ?? 0;
-    for (let i = 0; i < data.length; i++) out[i] = (data[i]! - offset) * scale;
-  } else {
-    out.set(data as ArrayLike<number>);
-  }
-  return out;
+  return elementNumbers(storedElements(info, bytes));
 }
 
 /**

@@ -84,6 +84,16 @@ export function tensorElements(tensor: NamedTensor, info: TensorInfo): { data: S
   return elementsOf(tensor.dtype, bytes, tensor.dtype === "int8" ? info.quantization : undefined);
 }
 
+/** Stored bytes of `info` (the whole tensor or a chunk of it) as elements: big-endian ones byte-swapped in a copy. */
+export function storedElements(info: TensorInfo, bytes: Uint8Array): { data: StatsData; options: StatsOptions } {
+  const size = dtypeBytes(info.dtype);
+  if (info.byteOrder === "be" && size > 1) {
+    bytes = copyOf(bytes);
+    kernels.byteSwap(bytes, size as 2 | 4 | 8);
+  }
+  return elementsOf(info.dtype, bytes, info.quantization);
+}
+
 export interface ReadProgress {
   /** Called with bytes done so far of this tensor. */
   onProgress?: ((bytesDone: number) => void) | undefined;
@@ -129,12 +139,7 @@ export async function forEachChunk(
     const pending: Promise<Uint8Array> = next!;
     next = done + step < info.byteLength ? readChunk(done + step) : undefined;
     if (progress.isCancelled?.()) throw new CancelledError();
-    let bytes = await pending;
-    if (info.byteOrder === "be" && size > 1) {
-      bytes = copyOf(bytes);
-      kernels.byteSwap(bytes, size as 2 | 4 | 8);
-    }
-    const { data, options } = elementsOf(info.dtype, bytes, info.quantization);
+    const { data, options } = storedElements(info, await pending);
     visit(data, options);
     progress.onProgress?.(done + length);
   }
@@ -230,13 +235,17 @@ export const EXACT_NUMBERS_MAX_ELEMENTS = 16 * 1024 * 1024;
 export function numbersOf(tensor: NamedTensor, info?: TensorInfo): Float64Array | Float32Array {
   if (tensor.dtype === "float32") return tensor.data;
   if (tensor.dtype === "float64") return tensor.data;
-  const { data, options } = tensorElements(tensor, info ?? (tensor as unknown as TensorInfo));
+  return elementNumbers(tensorElements(tensor, info ?? (tensor as unknown as TensorInfo)));
+}
+
+/**
+ * Elements as numbers: float32/float64 as they are, float16 widened to float32, int8 dequantized, integers
+ * exactly as float64 up to EXACT_NUMBERS_MAX_ELEMENTS and as float32 above.
+ */
+export function elementNumbers({ data, options }: { data: StatsData; options: StatsOptions }): Float64Array | Float32Array {
+  if (data instanceof Float32Array || data instanceof Float64Array) return data;
+  if (options.dtype === "float16") return kernels.f16ToF32(data as Uint16Array);
   const out = data.length <= EXACT_NUMBERS_MAX_ELEMENTS ? new Float64Array(data.length) : new Float32Array(data.length);
-  if (options.dtype === "float16") {
-    const wide = kernels.f16ToF32(data as Uint16Array);
-    out.set(wide);
-    return out;
-  }
   const scale = options.scale ?? 1;
   const offset = options.offset ?? 0;
   const quantized = options.scale !== undefined || options.offset !== undefined;
@@ -245,7 +254,7 @@ export function numbersOf(tensor: NamedTensor, info?: TensorInfo): Float64Array 
   } else if (quantized) {
     for (let i = 0; i < data.length; i++) out[i] = (data[i]! - offset) * scale;
   } else {
-    out.set(data as Exclude<StatsData, BigInt64Array | BigUint64Array>);
+    out.set(data);
   }
   return out;
 }
