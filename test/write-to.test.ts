@@ -6,6 +6,7 @@ import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import * as lib from "../bindings/index.js";
 import { exampleFiles } from "../bindings/examples.js";
+import { concat } from "./helpers/bytes.js";
 import { haveFixtures, listFixtures, readFixture } from "./helpers/fixtures.js";
 
 type Writer = { read(b: Uint8Array): unknown; write(f: unknown): Uint8Array; writeTo(f: unknown, sink: lib.ByteSink, o?: { end?: boolean }): Promise<number> };
@@ -28,16 +29,6 @@ const cases = [
   }
 });
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
 describe("writeTo gives write()'s bytes", () => {
   it.each(cases.map((c) => [c.label, c] as const))("%s", async (_label, c) => {
     const module = MODULES[c.format]!;
@@ -45,7 +36,7 @@ describe("writeTo gives write()'s bytes", () => {
     const want = module.write(file);
     const chunks: Uint8Array[] = [];
     expect(await module.writeTo(file, (chunk) => { chunks.push(chunk.slice()); })).toBe(want.length);
-    expect(concat(chunks)).toEqual(want);
+    expect(concat(...chunks)).toEqual(want);
     const nodeChunks: Buffer[] = [];
     const node = new Writable({ write: (chunk: Buffer, _e, callback) => { nodeChunks.push(chunk); callback(); } });
     await module.writeTo(file, node);
@@ -72,7 +63,7 @@ describe("large payloads are passed through, not copied", () => {
     const file = build();
     const chunks: Uint8Array[] = [];
     await module.writeTo(file, (chunk) => { chunks.push(chunk); });
-    expect(concat(chunks)).toEqual(module.write(file));
+    expect(concat(...chunks)).toEqual(module.write(file));
     const payload = payloadOf(file) as ArrayBufferView;
     // one of the pieces is the payload's own memory: the same ArrayBuffer, not a copy
     expect(chunks.some((c) => c.buffer === payload.buffer && c.byteLength === payload.byteLength)).toBe(true);

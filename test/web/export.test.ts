@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { type EmbeddedBlob, type NamedTensor, formatModule, fromBytes, isFormatError, readAny, readFromAny } from "../../bindings/index.js";
 import { copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsSize, tensorFileName, withSource } from "../../web/src/model/export.js";
+import { concat } from "../helpers/bytes.js";
 import { parseNpy, parseSafetensors } from "../helpers/parsers.js";
 import { readableFiles } from "./corpus.js";
 
@@ -11,16 +12,6 @@ const DTYPES: Record<string, string> = { float16: "F16", float32: "F32", float64
 
 function bytesOf(t: NamedTensor): Uint8Array {
   return new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 describe("streamed .safetensors export", () => {
@@ -39,7 +30,7 @@ describe("streamed .safetensors export", () => {
       expect(parts.length).toBe(infos.length + 1);
       expect(progress.length).toBe(infos.length);
       expect(progress.at(-1)).toBe(written);
-      const file = join(parts);
+      const file = concat(...parts);
       expect(file.length).toBe(safetensorsSize(infos, lazy.format));
       const parsed = parseSafetensors(file);
       expect(parsed.header.__metadata__).toMatchObject({ format: "pt", "tensorfile.source": lazy.format });
@@ -66,7 +57,7 @@ describe(".npy export and names", () => {
         const t = want[k]!;
         const parts: Uint8Array[] = [];
         const written = await exportNpy(withSource(lazy, source), info, (part) => void parts.push(part.slice()));
-        const file = join(parts);
+        const file = concat(...parts);
         expect(file.length, `${label} ${info.name}`).toBe(written);
         const parsed = parseNpy(file);
         expect(parsed.shape).toEqual(t.shape);
@@ -95,7 +86,7 @@ describe(".npy export and names", () => {
         const parts: Uint8Array[] = [];
         const n = await copyBlobTo(blob, source, (part) => void parts.push(part.slice()), 7);
         expect(n, `${label} ${blob.name}`).toBe(want.length);
-        expect(Buffer.from(join(parts)).equals(Buffer.from(want)), `${label} ${blob.name}`).toBe(true);
+        expect(Buffer.from(concat(...parts)).equals(Buffer.from(want)), `${label} ${blob.name}`).toBe(true);
       }
     }
     expect(ranges).toBeGreaterThan(0);
