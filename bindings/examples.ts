@@ -7,7 +7,6 @@ import * as bw2l from "./formats/bw2l.js";
 import * as primitiv from "./formats/primitiv.js";
 import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
-import type { TsmField, TsmNode, TsmParam } from "./formats/tsm.js";
 import type { FormatId } from "./formats/types.js";
 import * as kernels from "./kernels.js";
 
@@ -25,18 +24,6 @@ export interface ExampleFile {
 /** n values of a smooth, sign-changing ramp (deterministic stand-ins for weights). */
 function ramp(n: number, scale = 0.01): Float32Array {
   return Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.37) * scale * (1 + (i % 7)));
-}
-
-function text8(value: string): TsmField {
-  const data = new TextEncoder().encode(value);
-  return { dtype: "char8", shape: [data.length], data };
-}
-
-function tsmNode(op: string, name: string, inputs: number[], extra: TsmParam[] = []): TsmNode {
-  return {
-    params: [{ key: "#op", fields: [text8(op)] }, { key: "#name", fields: [text8(name)] }, ...extra],
-    inputs,
-  };
 }
 
 function bw2lExample(): ExampleFile {

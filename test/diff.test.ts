@@ -11,7 +11,7 @@ import { writeSafetensors } from "../bindings/export/safetensors.js";
 import * as kernels from "../bindings/kernels.js";
 import { fromBytes } from "../bindings/io/source.js";
 import type { NamedTensor, TensorInfo } from "../bindings/tensor.js";
-import { BACKENDS, withBackend } from "./helpers/backends.js";
+import { BACKENDS } from "./helpers/backends.js";
 import { fixturePath, haveFixtures, listFixtures, readFixture } from "./helpers/fixtures.js";
 import { randomNormal } from "./helpers/rng.js";
 

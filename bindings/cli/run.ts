@@ -24,7 +24,7 @@ import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
-import { type DecodeOptions, type NamedTensor, type TensorInfo, decodedDType } from "../tensor.js";
+import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";

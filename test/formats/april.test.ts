@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { type FormatError, isFormatError } from "../../bindings/errors.js";
 import * as april from "../../bindings/formats/april.js";
 import {
   EXPORTER_PARAMS, FIXTURE_TOKENS, buildApril, paramAt, sampleNetworks, withI32, withU64,

@@ -1,7 +1,6 @@
 /** bw2l on files made here: builder round trips for both versions and every dtype, and crafted edge cases. */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { type FormatErrorCode, isFormatError } from "../../bindings/errors.js";
 import * as bw2l from "../../bindings/formats/bw2l.js";
 import { bytesOf } from "../../bindings/tensor.js";
 import {

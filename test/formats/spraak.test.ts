@@ -9,7 +9,7 @@ import { FormatError, isFormatError } from "../../bindings/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 import { FIXTURES, haveFixtures, readFixture } from "../helpers/fixtures.js";
 import {
-  DOCKER_CORPUS, DOC_CD_UNITS, DOC_CI_UNITS, DOC_CORPUS, DOC_LEXICON, DOC_SEG, GRAMMAR_HEADER, GRAMMAR_VALUES,
+  DOCKER_CORPUS, DOC_CD_UNITS, DOC_CI_UNITS, DOC_CORPUS, DOC_LEXICON, DOC_SEG, GRAMMAR_VALUES,
   bytes, concatBytes, docMvgauss, grammarFile, keyHeaderFile, text,
 } from "../helpers/spraak-builders.js";
 import { caughtFormatError, sameBytes } from "../helpers/bytes.js";

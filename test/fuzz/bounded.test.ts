@@ -13,7 +13,7 @@ import { buildApril, paramAt, withI32, withU64 } from "../helpers/april-builders
 import { longStr, rawArray, rawFile, rawKeyval, rawLayers, u64 } from "../helpers/bw2l-builders.js";
 import { concat } from "../helpers/bytes.js";
 import { bytes as mpBytes, mp } from "../helpers/primitiv-builders.js";
-import { constNode, field, module, node, param, text } from "../helpers/tsm-builders.js";
+import { constNode, field, module, node, param } from "../helpers/tsm-builders.js";
 
 /** The project runs no timing thresholds in tests: the 1 s per call law is the fuzzers' (fuzz/harness.mjs). */
 const UNTIMED = { callLimitMs: Number.POSITIVE_INFINITY };

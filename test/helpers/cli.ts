@@ -1,6 +1,5 @@
 // Running the CLI from tests: in-process through runCli (fast; stdout/stderr captured as text, never a TTY) or
 // as the built `dist/cli.js` in a child process (exit codes, signals, pipes and stdin as a user sees them).
-import { spawnSync } from "node:child_process";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "../../bindings/cli/run.js";

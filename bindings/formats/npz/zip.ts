@@ -20,7 +20,6 @@ import type { ByteReader } from "../../io/byte-reader.js";
 
 export const LOCAL_SIGNATURE = 0x04034b50;
 const CENTRAL_SIGNATURE = 0x02014b50;
-const END_SIGNATURE = 0x06054b50;
 const ZIP64_END_SIGNATURE = 0x06064b50;
 const ZIP64_LOCATOR_SIGNATURE = 0x07064b50;
 const END_BYTES = 22;
