@@ -4,7 +4,7 @@
  * through `decodeTensor`, which runs the kernels (byte swap, fp16 widening, dequantization, transpose).
  */
 import { copyBytes } from "./io/input.js";
-import { CorruptDataError } from "./errors.js";
+import { CorruptDataError, UnsupportedError } from "./errors.js";
 import * as kernels from "./kernels.js";
 
 /** Element types every format maps onto. float16 data is a Uint16Array of raw halves. */
@@ -320,6 +320,44 @@ export function decodedDType(info: TensorInfo, options: DecodeOptions = {}): DTy
  * already aligned comes back as a view sharing memory with `bytes` unless `options.copy`.
  */
 export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
+  return decodeWith(bytes, info, options, format, decodeColumnMajor);
+}
+
+/**
+ * decodeTensor for the formats whose tensors are always row-major (SPRAAK, TenniS, april, safetensors): the same
+ * result, without the transpose kernels (a bundle importing only such a format leaves them out). A column-major
+ * info is an UnsupportedError.
+ */
+export function decodeRowMajorTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
+  return decodeWith(bytes, info, options, format, undefined);
+}
+
+/** Column-major stored bytes into a row-major `target`, with the byte swap, fp16 widening or dequantization. */
+type ColumnMajorDecoder = (bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean) => void;
+
+/** decodeTensor's column-major branch: the only code of decoding that needs the transpose kernels. */
+function decodeColumnMajor(bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean): void {
+  const count = target.length;
+  if (!widen && !dequantize) {
+    // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
+    // place (a transpose moves whole elements, so the order of the two does not matter); elements of any size
+    columnToRowMajorElements(bytes, bytesOf(target), info.shape, dtypeBytes(info.dtype));
+    if (swap) kernels.byteSwap(bytesOf(target), swapWidth(info.dtype) as 2 | 4 | 8);
+  } else if (widen) {
+    // column-major fp16: reorder the halves (half the bytes of the result), then widen them sequentially into the
+    // result (measured faster than transposing float32, or the fused transposeF16ToF32, in bench/kernels.bench.mjs)
+    const halves = swap ? kernels.byteSwap(copyBytes(bytes), 2) : bytes;
+    const reordered = new Uint16Array(count);
+    kernels.reorderColumnMajorBytes(halves, bytesOf(reordered), info.shape, 2);
+    kernels.f16ToF32(reordered, target as Float32Array);
+  } else {
+    // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result
+    const reordered = kernels.columnToRowMajor(viewAs(info.dtype, bytes) as Int8Array, info.shape);
+    kernels.dequantizeI8(reordered, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
+  }
+}
+
+function decodeWith(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions, format: string, columnMajorDecoder: ColumnMajorDecoder | undefined): NamedTensor {
   const count = elementCount(info.shape);
   const size = dtypeBytes(info.dtype);
   // 0-byte elements (TenniS void) need no bytes whatever the shape (Infinity * 0 would be NaN)
@@ -339,6 +377,9 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   const dtype: DType = converts ? "float32" : info.dtype;
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
+  if (columnMajor && !columnMajorDecoder) {
+    throw new UnsupportedError(format, `tensor "${info.name}" is stored column-major; only decodeTensor reorders it`, info.byteOffset, info.name);
+  }
   const out = options.out;
   if (out) {
     const want = allocateArray(dtype, 0).constructor;
@@ -355,31 +396,14 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
   }
   if (cast || (widen && info.dtype !== "float16")) {
     // float32 casts and bfloat16/float8 widening: reorder and swap as stored first, then convert into the result
-    const stored = decodeTensor(bytes, info, {}, format).data;
+    const stored = decodeWith(bytes, info, {}, format, columnMajorDecoder).data;
     const into = out as Float32Array | undefined;
     return result(cast ? toFloat32(stored, into) : widenToFloat32(stored, info.dtype, into));
   }
   // from here `widen` is float16 only
   const target = out ?? allocateArray(dtype, count);
-  if (!columnMajor) {
-    decodeRows(bytes, info, target, swap, widen, dequantize);
-  } else if (!widen && !dequantize) {
-    // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
-    // place (a transpose moves whole elements, so the order of the two does not matter); elements of any size
-    columnToRowMajorElements(bytes, bytesOf(target), info.shape, size);
-    if (swap) kernels.byteSwap(bytesOf(target), swapWidth(info.dtype) as 2 | 4 | 8);
-  } else if (widen) {
-    // column-major fp16: reorder the halves (half the bytes of the result), then widen them sequentially into the
-    // result (measured faster than transposing float32, or the fused transposeF16ToF32, in bench/kernels.bench.mjs)
-    const halves = swap ? kernels.byteSwap(copyBytes(bytes), 2) : bytes;
-    const reordered = new Uint16Array(count);
-    kernels.reorderColumnMajorBytes(halves, bytesOf(reordered), info.shape, 2);
-    kernels.f16ToF32(reordered, target as Float32Array);
-  } else {
-    // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result
-    const reordered = kernels.columnToRowMajor(viewAs(info.dtype, bytes) as Int8Array, info.shape);
-    kernels.dequantizeI8(reordered, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
-  }
+  if (!columnMajor || !columnMajorDecoder) decodeRows(bytes, info, target, swap, widen, dequantize);
+  else columnMajorDecoder(bytes, info, target, swap, widen, dequantize);
   return result(target);
 }
 

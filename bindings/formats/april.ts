@@ -575,7 +575,7 @@ export function tensorInfos(_file: AprilFile): TensorInfo[] {
 }
 
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
-  return lazy.loadTensor(source, info, { ...options, format: id });
+  return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
 }
 
 function paramsJson(params: AprilParams): Record<string, number> {

@@ -96,5 +96,5 @@ export function write(file: SafetensorsFile): Uint8Array {
 
 /** Reads and decodes one tensor of a readFrom() result. */
 export function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {
-  return lazy.loadTensor(source, info, { ...options, format: id });
+  return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
 }

@@ -25,7 +25,7 @@ import * as lazy from "../io/lazy.js";
 import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
 import * as kernels from "../kernels.js";
 import {
-  type DecodeOptions, type NamedTensor, type TensorInfo, type TypedArray, asFloat32Tensor, bytesOf, decodeTensor,
+  type DecodeOptions, type NamedTensor, type TensorInfo, type TypedArray, asFloat32Tensor, bytesOf, decodeRowMajorTensor,
 } from "../tensor.js";
 import { decodeG711, encodeG711, formatF32, formatF64, gunzip, gzip, INTEGER_TOKEN, isGzip, parseFloatToken } from "./spraak/codecs.js";
 import { type HeaderKind, type HeaderLine, type SeparatorStyle, renderLine, scanHeader, separatorStyle } from "./spraak/header.js";
@@ -545,7 +545,7 @@ function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8
     if (data.trailing && loaded(data.trailing, "the trailing data").length > 0) {
       writeError("bytes after the last whole row (DIM1 -1) cannot be written as ASCII", "data.trailing");
     }
-    const values = decodeTensor(loaded(data.bytes, "the data"), matrixInfo(data.type, data.rows, data.cols, 0, data.byteOrder), {}, id).data;
+    const values = decodeRowMajorTensor(loaded(data.bytes, "the data"), matrixInfo(data.type, data.rows, data.cols, 0, data.byteOrder), {}, id).data;
     return encodeText(formatAscii(values, data.type, data.rows, data.cols), "latin1", id, "data");
   }
   const order = meta.format === "BIN10" ? "be" : "le";
@@ -628,7 +628,7 @@ export function tensors(file: SpraakFile, options: DecodeOptions = {}): NamedTen
   if (data.layout !== "MATRIX") return [];
   const info = matrixInfo(data.type, data.rows, data.cols, file.dataOffset, data.encoding === "binary" ? data.byteOrder : "le");
   let tensor: NamedTensor;
-  if (data.encoding === "binary") tensor = decodeTensor(loaded(data.bytes, "the data"), info, storedOptions(info.g711, options), id);
+  if (data.encoding === "binary") tensor = decodeRowMajorTensor(loaded(data.bytes, "the data"), info, storedOptions(info.g711, options), id);
   else tensor = { name: "data", dtype: info.dtype, shape: [data.rows, data.cols], data: options.copy ? data.values.slice() : data.values } as NamedTensor;
   return [widenG711(tensor, info.g711, options)];
 }
@@ -660,7 +660,7 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
     if (!tensor) throw new CorruptDataError(id, "the file has no MATRIX data", 0, info.name);
     return tensor;
   }
-  const tensor = await lazy.loadTensor(source, info, { ...storedOptions(spraakInfo.g711, options), format: id });
+  const tensor = await lazy.loadRowMajorTensor(source, info, { ...storedOptions(spraakInfo.g711, options), format: id });
   return widenG711(tensor, spraakInfo.g711, options);
 }
 

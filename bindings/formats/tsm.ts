@@ -23,7 +23,7 @@ import type { ByteBacking } from "../io/byte-reader.js";
 import { ByteWriter } from "../io/byte-writer.js";
 import * as lazy from "../io/lazy.js";
 import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
-import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeTensor, elementCount } from "../tensor.js";
+import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeRowMajorTensor, elementCount } from "../tensor.js";
 import {
   type CstaContainer, DecodedCstaBacking, type StaValue, decodeCsta, defaultContainer, isCstaHead, obfuscatedEnd,
   readCstaContainer, staLookup, staToPlain, writeCstaBytes, xorObfuscation,
@@ -217,7 +217,7 @@ export function tensors(file: TsmFile, options?: DecodeOptions): NamedTensor[] {
       name: entry.name, dtype: field.dtype, shape: field.shape, byteOffset: field.byteOffset ?? 0,
       byteLength: field.data.byteLength, byteOrder: "le", layout: "row-major",
     };
-    return decodeTensor(bytesOf(field.data), info, options, id);
+    return decodeRowMajorTensor(bytesOf(field.data), info, options, id);
   });
 }
 
@@ -228,11 +228,11 @@ export function tensorInfos(file: TsmFile): TsmTensorInfo[] {
 
 /** Reads one tensor from the source a readFrom()/read() result came from (undoing .csta obfuscation). */
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
-  if ((info as TsmTensorInfo).obfuscated !== "csta") return lazy.loadTensor(source, info, { ...options, format: id });
+  if ((info as TsmTensorInfo).obfuscated !== "csta") return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
   const { size } = await sourceSize(source);
   const bytes = copyBytes(await readExactly(source, info.byteOffset, info.byteLength, id, info.name));
   xorObfuscation(bytes, info.byteOffset, obfuscatedEnd(size));
-  return decodeTensor(bytes, info, { ...options, copy: false }, id);
+  return decodeRowMajorTensor(bytes, info, { ...options, copy: false }, id);
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  * reads its headers and not its tensors. `loadTensor` then reads and decodes one tensor.
  */
 import { LimitError, TruncatedError, UnsupportedError } from "../errors.js";
-import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } from "../tensor.js";
+import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, decodeTensor } from "../tensor.js";
 import { type ByteBacking, NeedBytes } from "./byte-reader.js";
 import { bytesOrUndefined } from "./input.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "./source.js";
@@ -118,6 +118,13 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
   const format = options.format ?? "tensorfile";
   const bytes = await readExactly(source, info.byteOffset, info.byteLength, format, info.name);
   return decodeTensor(bytes, info, { ...options, copy: false }, format);
+}
+
+/** loadTensor for the formats whose tensors are always row-major (decodeRowMajorTensor: no transpose kernels). */
+export async function loadRowMajorTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions & { format?: string } = {}): Promise<NamedTensor> {
+  const format = options.format ?? "tensorfile";
+  const bytes = await readExactly(source, info.byteOffset, info.byteLength, format, info.name);
+  return decodeRowMajorTensor(bytes, info, { ...options, copy: false }, format);
 }
 
 /** Marks what readFrom() returned, so that tensors() can say at the call that it needs loadTensor(). */

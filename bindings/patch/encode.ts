@@ -296,10 +296,27 @@ export function* encodeChunks(values: TypedArray, from: string, form: StoredForm
 
 /** encodeChunks gathered into one new array of bytes. */
 export function encodeBytes(values: TypedArray, from: string, form: StoredForm): Uint8Array {
+  return gathered(encodeChunks(values, from, form), form);
+}
+
+/**
+ * encodeBytes for the formats whose tensors are always row-major (SPRAAK, TenniS): the same bytes without the
+ * transpose kernels, so that a bundle importing only such a format leaves them out. A column-major form is an
+ * internal error.
+ */
+export function encodeRowMajorBytes(values: TypedArray, from: string, form: StoredForm): Uint8Array {
+  if (form.layout !== "row-major" && form.shape.filter((d) => d !== 1).length > 1) {
+    throw new Error(`tensorfile: internal error: "${form.name}" is column-major; encode it with encodeBytes`);
+  }
+  return gathered(rowMajorChunks(values as Sliceable, from, form, form.byteOrder === "be" && swapWidth(form.dtype) > 1), form);
+}
+
+/** Chunks of one tensor's stored bytes gathered into one new array (of exactly the stored size). */
+function gathered(chunks: Iterable<Uint8Array>, form: StoredForm): Uint8Array {
   const size = elementCount(form.shape) * dtypeBytes(form.dtype);
   const out = new Uint8Array(size);
   let at = 0;
-  for (const chunk of encodeChunks(values, from, form)) {
+  for (const chunk of chunks) {
     out.set(chunk, at);
     at += chunk.length;
   }

@@ -1,6 +1,6 @@
 /** The uniform view of a safetensors file (tensors, tensorInfos) and inspect / verify / blobs. */
 import { assertEager } from "../../io/lazy.js";
-import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor, dtypeBytes } from "../../tensor.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, dtypeBytes } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import { DTYPES, type SafetensorsFile, type SafetensorsTensor, isLoaded } from "./model.js";
 
@@ -63,7 +63,7 @@ export function tensors(file: SafetensorsFile, options: DecodeOptions = {}): Nam
   const start = dataStart(file);
   return file.tensors.map((t) => {
     if (!isLoaded(t.data)) throw new TypeError(`safetensors: tensor ${t.name} is not loaded (a readFrom() result); use loadTensor`);
-    return decodeTensor(t.data, infoOf(file, t, start), options, FORMAT);
+    return decodeRowMajorTensor(t.data, infoOf(file, t, start), options, FORMAT);
   });
 }
 

@@ -10,7 +10,7 @@
 import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";
 import { type TensorInfo, type TypedArray, bytesOf, viewAs } from "../../tensor.js";
-import { encodeBytes, replacementData, sameBytes } from "../../patch/encode.js";
+import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchPlan, asTensor, checkIncoming, rangePlan } from "../../patch/plan.js";
 import { read, write, type SpraakFile, type SpraakReadOptions, type SpraakTensorInfo } from "../spraak.js";
@@ -35,12 +35,12 @@ export function replaceTensors(file: SpraakFile, tensors: TensorsInput, options:
   const shape = [data.rows, data.cols];
   if (data.encoding === "binary") {
     const form = { name: "data", dtype, shape, layout: "row-major", byteOrder: data.byteOrder } as const;
-    const bytes = encodeBytes(replacementData(form, replacement), replacement.dtype, form);
+    const bytes = encodeRowMajorBytes(replacementData(form, replacement), replacement.dtype, form);
     if (data.bytes instanceof Uint8Array && sameBytes(bytes, data.bytes)) return file;
     return { ...file, data: { ...data, bytes } };
   }
   const form = { name: "data", dtype, shape, layout: "row-major", byteOrder: "le" } as const;
-  const bytes = encodeBytes(replacementData(form, replacement), replacement.dtype, form);
+  const bytes = encodeRowMajorBytes(replacementData(form, replacement), replacement.dtype, form);
   if (sameBytes(bytes, bytesOf(data.values))) return file;
   return { ...file, data: { ...data, values: viewAs(dtype, bytes) as TypedArray } };
 }

@@ -10,7 +10,7 @@
 import { copyBytes } from "../../io/input.js";
 import type { ByteSource } from "../../io/source.js";
 import { type TensorInfo, bytesOf, viewAs } from "../../tensor.js";
-import { encodeBytes, replacementData, sameBytes } from "../../patch/encode.js";
+import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchPlan, asTensor, rangePlan } from "../../patch/plan.js";
 import type { TsmFile } from "../tsm.js";
@@ -64,7 +64,7 @@ export function replaceTensors(file: TsmFile, tensors: TensorsInput, options: Re
     if (value === undefined) continue;
     const tensor = asTensor(c.name, value);
     const form = { name: c.name, dtype: c.value.dtype, shape: c.value.shape, layout: "row-major", byteOrder: "le" } as const;
-    const bytes = encodeBytes(replacementData(form, tensor), tensor.dtype, form);
+    const bytes = encodeRowMajorBytes(replacementData(form, tensor), tensor.dtype, form);
     if (isLoaded(c.value.data) && sameBytes(bytes, bytesOf(c.value.data))) continue;
     const field: TsmField = { ...c.value, data: viewAs(c.value.dtype, bytes) };
     const node = nodes[c.node]!;
