@@ -34,10 +34,29 @@ export interface FormatModules {
 /** Each format id's file object, as read() returns it. */
 export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules[K]["read"]> };
 
-/** A module over its format's own file type, as the dispatchers here use it. */
-type ModuleOf<K extends FormatId> = FormatModule<FormatFiles[K], unknown, unknown>;
+/** The reading functions over a format's own file type, as the dispatchers here use them. */
+type ReaderOf<K extends FormatId> = Pick<FormatModule<FormatFiles[K], unknown, unknown>, "id" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
 
 export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, safetensors, npy, npz] as unknown as FormatModule<never, never, never>[];
+
+/** What detection and the readAny/readFromAny/loadTensor dispatchers use of a format: its reading functions. */
+type FormatReader = Pick<FormatModule<never, never, never>, "id" | "detect" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
+
+/**
+ * FORMATS' reading functions, in the same order, taken member by member: a bundler then keeps only these (and
+ * what they reach) for detectFormat/readAny/readFromAny, not the writers, builders and patch code of every format
+ * (esbuild keeps a whole module namespace once it is used as a value, as FORMATS does).
+ */
+export const READERS = [
+  { id: bw2l.id, detect: bw2l.detect, read: bw2l.read, readFrom: bw2l.readFrom, tensors: bw2l.tensors, tensorInfos: bw2l.tensorInfos, loadTensor: bw2l.loadTensor },
+  { id: april.id, detect: april.detect, read: april.read, readFrom: april.readFrom, tensors: april.tensors, tensorInfos: april.tensorInfos, loadTensor: april.loadTensor },
+  { id: tsm.id, detect: tsm.detect, read: tsm.read, readFrom: tsm.readFrom, tensors: tsm.tensors, tensorInfos: tsm.tensorInfos, loadTensor: tsm.loadTensor },
+  { id: primitiv.id, detect: primitiv.detect, read: primitiv.read, readFrom: primitiv.readFrom, tensors: primitiv.tensors, tensorInfos: primitiv.tensorInfos, loadTensor: primitiv.loadTensor },
+  { id: spraak.id, detect: spraak.detect, read: spraak.read, readFrom: spraak.readFrom, tensors: spraak.tensors, tensorInfos: spraak.tensorInfos, loadTensor: spraak.loadTensor },
+  { id: safetensors.id, detect: safetensors.detect, read: safetensors.read, readFrom: safetensors.readFrom, tensors: safetensors.tensors, tensorInfos: safetensors.tensorInfos, loadTensor: safetensors.loadTensor },
+  { id: npy.id, detect: npy.detect, read: npy.read, readFrom: npy.readFrom, tensors: npy.tensors, tensorInfos: npy.tensorInfos, loadTensor: npy.loadTensor },
+  { id: npz.id, detect: npz.detect, read: npz.read, readFrom: npz.readFrom, tensors: npz.tensors, tensorInfos: npz.tensorInfos, loadTensor: npz.loadTensor },
+] as unknown as readonly FormatReader[];
 
 /** How many leading bytes detectFormat needs at most. */
 export const DETECT_BYTES = 64;
@@ -48,8 +67,9 @@ export function formatModule<K extends FormatId>(id: K): FormatModules[K] {
   return found as unknown as FormatModules[K];
 }
 
-function moduleOf<K extends FormatId>(id: K): ModuleOf<K> {
-  return formatModule(id) as unknown as ModuleOf<K>;
+/** The reading functions of format `id` (one of READERS: detection found it). */
+function readerOf<K extends FormatId>(id: K): ReaderOf<K> {
+  return READERS.find((f) => f.id === id) as unknown as ReaderOf<K>;
 }
 
 /**
@@ -58,7 +78,7 @@ function moduleOf<K extends FormatId>(id: K): ModuleOf<K> {
  */
 export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefined {
   const head = asBytes(value, "detectFormat", "head");
-  for (const format of FORMATS) {
+  for (const format of READERS) {
     try {
       if (format.detect(head)) return format.id;
     } catch {
@@ -70,7 +90,7 @@ export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefi
 
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
 export function unknownFormatError(head: Uint8Array): FormatError {
-  const tried = FORMATS.map((f) => f.id).join(", ");
+  const tried = READERS.map((f) => f.id).join(", ");
   const shown = Array.from(head.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join(" ");
   return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: the first bytes [${shown}] match none of ${tried}`, 0);
 }
@@ -85,7 +105,7 @@ export function readAny(input: Uint8Array | ArrayBuffer): AnyFile {
   const bytes = asBytes(input, "readAny");
   const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
   if (!id) throw unknownFormatError(bytes);
-  const module = moduleOf(id);
+  const module = readerOf(id);
   const file = module.read(bytes);
   return { format: id, file, tensors: (options?: DecodeOptions) => module.tensors(file, options) } as AnyFile;
 }
@@ -139,7 +159,7 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options?: Decod
   if (info === null || typeof info !== "object" || typeof info.byteOffset !== "number") {
     return Promise.reject(new TypeError(`tensorfile: loadTensor(source, info) takes a TensorInfo from tensorInfos(); to load by name use the loadTensor of a readFromAny() result`));
   }
-  const format = FORMATS.find((f) => f.id === info.format);
+  const format = READERS.find((f) => f.id === info.format);
   return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
 }
 
@@ -150,7 +170,7 @@ export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
   const head = await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head");
   const id = detectFormat(head);
   if (!id) throw unknownFormatError(head);
-  const module = moduleOf(id);
+  const module = readerOf(id);
   const file = await module.readFrom(source);
   return {
     format: id,
