@@ -1,5 +1,5 @@
 // The package as users install it: `npm pack`, install the tarball into a fresh temporary project, then an ESM
-// import, a CommonJS require, the tensorfile/kernels subpath, `npx tensorfile --help`, a strict TypeScript example
+// import, a CommonJS require, the tensorfile/kernels and tensorfile/<format> subpaths, `npx tensorfile --help`, a strict TypeScript example
 // (test/package/usage.ts; skipLibCheck false; module resolution node16, nodenext and bundler) and an esbuild browser
 // bundle of the installed package run in headless Chromium. Usage: npm run test:package (after npm run build). Exits 1 on failure.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -57,6 +57,22 @@ try {
     if (modules.join() !== "convert.wasm.js") throw new Error(`WASM modules bundled: ${modules.join(", ")}`);
     return `${(result.outputFiles[0].contents.length / 1024).toFixed(1)} KB minified`;
   });
+  await step("tensorfile/<format> subpaths: the main entry's namespaces in Node; a bundle of spraak.read has no transposes", async () => {
+    const ids = JSON.parse(run("node", ["--input-type=module", "-e", `import * as tf from "tensorfile";
+const ids = tf.FORMATS.map((f) => f.id);
+for (const id of ids) {
+  const sub = await import("tensorfile/" + id);
+  const names = Object.keys(sub);
+  if (names.length === 0 || names.some((n) => sub[n] !== tf[id][n]) || names.length !== Object.keys(tf[id]).length) throw new Error(id + ": not the main entry's namespace");
+}
+try { (await import("tensorfile/spraak")).read(new Uint8Array(3)); } catch (e) { if (!(e instanceof tf.FormatError)) throw new Error("two FormatError classes"); }
+console.log(JSON.stringify(ids));`]));
+    const result = await build({ stdin: { contents: `import * as spraak from "tensorfile/spraak"; globalThis.x = spraak.read;`, resolveDir: work },
+      bundle: true, platform: "browser", format: "esm", minify: true, write: false, metafile: true, logLevel: "silent", absWorkingDir: work });
+    const kept = Object.entries(Object.values(result.metafile.outputs)[0].inputs).filter(([, input]) => input.bytesInOutput > 0).map(([path]) => path);
+    if (kept.some((path) => path.endsWith("transpose.wasm.js") || path.endsWith("/writer.js"))) throw new Error(`spraak.read bundled: ${kept.join(", ")}`);
+    return `${ids.length} subpaths; spraak.read ${(result.outputFiles[0].contents.length / 1024).toFixed(1)} KB minified`;
+  });
   await step("npx tensorfile --help", () => {
     const out = run("npx", ["--no-install", "tensorfile", "--help"]);
     if (!out.includes("tensorfile inspect")) throw new Error(out);
@@ -65,10 +81,13 @@ try {
 
   const tsc = join(root, "node_modules/typescript/bin/tsc");
   copyFileSync(join(root, "test/package/usage.ts"), join(work, "usage.ts"));
+  copyFileSync(join(root, "test/package/usage-subpaths.ts"), join(work, "usage-subpaths.ts"));
   for (const [module, resolution] of [["node16", "node16"], ["nodenext", "nodenext"], ["esnext", "bundler"], ["commonjs", "node10"]]) {
-    await step(`strict TypeScript (module ${module}, moduleResolution ${resolution}, skipLibCheck false)`, () => {
+    // node10 reads no "exports", so it has no subpaths (tensorfile/kernels, tensorfile/spraak, …)
+    const files = resolution === "node10" ? ["usage.ts"] : ["usage.ts", "usage-subpaths.ts"];
+    await step(`strict TypeScript (module ${module}, moduleResolution ${resolution}, skipLibCheck false): ${files.join(", ")}`, () => {
       const config = { compilerOptions: { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
-        module, moduleResolution: resolution, target: "es2022", lib: ["es2022", "dom"], types: [], noEmit: true }, files: ["usage.ts"] };
+        module, moduleResolution: resolution, target: "es2022", lib: ["es2022", "dom"], types: [], noEmit: true }, files };
       writeFileSync(join(work, "tsconfig.json"), JSON.stringify(config));
       // node16/nodenext/bundler: an ESM project; commonjs/node10: a CommonJS one (types through "types")
       writeFileSync(join(work, "package.json"), JSON.stringify({ name: "fresh-project", version: "1.0.0", private: true, ...(module === "commonjs" ? {} : { type: "module" }) }));
