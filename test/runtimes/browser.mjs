@@ -21,13 +21,20 @@ if (!existsSync(executablePath)) {
 const page = `<!doctype html><meta charset="utf-8"><title>tensorfile browser test</title>
 <script type="importmap">{ "imports": {
   "@assemblyscript/loader": "/node_modules/@assemblyscript/loader/index.js",
-  "fflate": "/node_modules/fflate/esm/browser.js"
+  "fflate": "/node_modules/fflate/esm/browser.js",
+  "tensorfile/spraak": "/dist/formats/spraak.node.js",
+  "tensorfile/kernels": "/dist/kernels.node.js"
 } }</script>
 <script type="module">
 import * as tf from "/dist/index.js";
+import * as spraak from "tensorfile/spraak";
+import { f16ToF32 } from "tensorfile/kernels";
 import { smoke } from "/test/runtimes/smoke.mjs";
 try {
   const checks = await smoke(tf);
+  // the subpaths as the README maps them without a bundler: re-exports of the same index.js
+  if (spraak.read !== tf.spraak.read || f16ToF32 !== tf.kernels.f16ToF32) throw new Error("the mapped subpaths are not the main entry's");
+  checks.push("mapped subpaths");
   // fromBlob: a Blob read back in ranges
   const bytes = new Uint8Array(200000).map((_, i) => (i * 7) & 255);
   const source = tf.fromBlob(new Blob([bytes]));
