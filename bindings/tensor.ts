@@ -359,7 +359,6 @@ function decodeColumnMajor(bytes: Uint8Array, info: TensorInfo, target: TypedArr
 
 function decodeWith(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions, format: string, columnMajorDecoder: ColumnMajorDecoder | undefined): NamedTensor {
   const count = elementCount(info.shape);
-  const size = dtypeBytes(info.dtype);
   // 0-byte elements (TenniS void) need no bytes whatever the shape (Infinity * 0 would be NaN)
   const needed = storedByteLength(info.shape, info.dtype);
   if (bytes.byteLength !== needed) {
