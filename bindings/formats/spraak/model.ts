@@ -3,7 +3,7 @@
  */
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import type { ByteRange } from "../../io/byte-reader.js";
-import type { DType, TypedArray } from "../../tensor.js";
+import type { DType, TensorInfo, TypedArray } from "../../tensor.js";
 import type { HeaderLine } from "./header.js";
 import { INTEGER_TOKEN } from "./codecs.js";
 import { KEY_HEADER_RULES, PROVISIONAL } from "./provisional.js";
@@ -297,4 +297,40 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
     defaults,
   };
   return { meta, warnings };
+}
+
+/** The format id (also `spraak.id`). */
+export const id = "spraak" as const;
+
+export interface SpraakReadOptions {
+  /**
+   * External header: keys for header-less data (then the file is read as data only), or keys that fill in
+   * what the file's own header lacks (the file's keys win).
+   */
+  header?: Record<string, string> | undefined;
+  /**
+   * What a file without magic holds: "key" = a key header without its `.key` line, "none" = header-less data
+   * (the default when `header` is given). Without either, a file without magic is BAD_MAGIC.
+   */
+  headerFormat?: "key" | "none" | undefined;
+  /**
+   * Text encoding of the header and LIST/ASCII data, "latin1" or "utf-8" (both byte-exact). Default: UTF-8
+   * when the text is valid UTF-8, else Latin-1 (`meta.encoding` says which was used).
+   */
+  encoding?: TextEncoding | undefined;
+  /** LIMIT for a header without its end line (default 16 MiB). */
+  maxHeaderBytes?: number | undefined;
+  /** LIMIT for gzip data (whole-file wrapper or COMPRESS gzip), default 1 GiB. */
+  maxInflatedBytes?: number | undefined;
+}
+
+/** A TensorInfo with what SPRAAK adds: G.711 codes, and data that is not stored as-is at byteOffset. */
+export interface SpraakTensorInfo extends TensorInfo {
+  /** ALAW/ULAW: the bytes are G.711 codes; loadTensor/tensors decode them to float32 with { dtype: "float32" }. */
+  g711?: "ALAW" | "ULAW" | undefined;
+  /**
+   * The data is gzip-compressed or ASCII text: byteOffset is where it starts in the decoded stream, and
+   * loadTensor reads and parses the whole file (with these read options).
+   */
+  wholeFile?: SpraakReadOptions | undefined;
 }
