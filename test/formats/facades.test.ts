@@ -1,0 +1,27 @@
+// Format modules are facades over their folders (reader, writer, view, builder, …): their runtime exports are the
+// public namespaces, so a name lost in a move fails here.
+import { describe, expect, it } from "vitest";
+import * as primitiv from "../../bindings/formats/primitiv.js";
+import * as spraak from "../../bindings/formats/spraak.js";
+
+describe("format facades", () => {
+  it("spraak exports the public namespace, name for name", () => {
+    expect(Object.keys(spraak).sort()).toEqual([
+      "KEY_HEADER_RULES", "PROVISIONAL", "asBeginEnd", "asStartLength", "blobs", "channels", "convert", "corpusEntries",
+      "corpusEntry", "decodeG711", "detect", "encodeG711", "entryTimes", "extensions", "id", "inspect", "list",
+      "listFields", "loadTensor", "mapKeyHeader", "matrix", "read", "readFrom", "replaceTensors", "tensorInfos",
+      "tensors", "toKeyHeader", "verify", "write", "writeTo",
+    ]);
+    expect(spraak.id).toBe("spraak");
+  });
+
+  it("primitiv exports the public namespace, name for name", () => {
+    expect(Object.keys(primitiv).sort()).toEqual([
+      "DATA_TYPE_CODES", "MAX_DIMS", "VERSION", "asFile", "blobs", "compareKeyPaths", "decodeKey", "detect", "extensions",
+      "id", "inspect", "loadTensor", "logicalShape", "makeModel", "makeOptimizer", "makeParameter", "makeShape",
+      "makeTensor", "namedTensors", "read", "readFrom", "replaceTensors", "tensorInfos", "tensorValues", "tensors",
+      "verify", "write", "writeTo",
+    ]);
+    expect(primitiv.id).toBe("primitiv");
+  });
+});
