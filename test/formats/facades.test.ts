@@ -1,6 +1,7 @@
 // Format modules are facades over their folders (reader, writer, view, builder, …): their runtime exports are the
 // public namespaces, so a name lost in a move fails here.
 import { describe, expect, it } from "vitest";
+import * as april from "../../bindings/formats/april.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 
@@ -23,5 +24,14 @@ describe("format facades", () => {
       "verify", "write", "writeTo",
     ]);
     expect(primitiv.id).toBe("primitiv");
+  });
+
+  it("april exports the public namespace, name for name", () => {
+    expect(Object.keys(april).sort()).toEqual([
+      "MODEL_TYPE_LSTM_TRANSDUCER_STATELESS", "NETWORK_NAMES", "REFERENCE_PARAMS", "blobs", "create", "detect",
+      "encodeHeaderAndParams", "extensions", "id", "inspect", "loadNetworks", "loadTensor", "read", "readFrom",
+      "replaceTensors", "tensorInfos", "tensors", "verify", "write", "writeTo",
+    ]);
+    expect(april.id).toBe("april");
   });
 });
