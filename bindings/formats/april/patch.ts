@@ -12,11 +12,10 @@ import { type NamedTensor, type TensorInfo, bytesOf, elementCount } from "../../
 import { sameBytes } from "../../patch/encode.js";
 import { type Incoming, type PatchValue, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchPlan, rangePlan } from "../../patch/plan.js";
-import { type AprilFile, type NetworkName, encodeHeaderAndParams } from "../april.js";
+import { type AprilFile, type NetworkName, NETWORK_NAMES } from "./model.js";
+import { encodeHeaderAndParams } from "./writer.js";
 
 const FORMAT = "april";
-/** NETWORK_NAMES (not read at load time: april.ts and this module import each other). */
-const NAMES: readonly NetworkName[] = ["encoder", "decoder", "joiner"];
 
 /** Checks a network replacement's kind before it is loaded: raw bytes or a 1-D uint8/int8 tensor. */
 function checkNetwork(name: string, given: { dtype: string; shape: readonly number[] }): void {
@@ -36,9 +35,9 @@ function networkBytesOf(name: string, value: PatchValue): Uint8Array {
 /** Network names given, in file order, after the unknown-name check. */
 function given(names: Iterable<string>, options: ReplaceOptions): { replaced: NetworkName[]; unknown: string[] } {
   const list = [...names];
-  const unknown = list.filter((n) => !(NAMES as readonly string[]).includes(n));
-  checkUnknown(unknown, NAMES, FORMAT, options);
-  return { replaced: NAMES.filter((n) => list.includes(n)), unknown };
+  const unknown = list.filter((n) => !(NETWORK_NAMES as readonly string[]).includes(n));
+  checkUnknown(unknown, NETWORK_NAMES, FORMAT, options);
+  return { replaced: NETWORK_NAMES.filter((n) => list.includes(n)), unknown };
 }
 
 /**
@@ -74,15 +73,15 @@ export async function planPatch(
   const { replaced, unknown } = given(incoming.keys(), options);
   if (replaced.length === 0) return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown };
   for (const name of replaced) checkNetwork(name, incoming.get(name)!);
-  const sizes = NAMES.map((name) => {
+  const sizes = NETWORK_NAMES.map((name) => {
     const g = incoming.get(name);
     if (g) return g.dtype === "bytes" ? g.shape[0]! : elementCount(g.shape);
-    return file.layout.networks[NAMES.indexOf(name)]!.size;
+    return file.layout.networks[NETWORK_NAMES.indexOf(name)]!.size;
   });
   const { header, params, layout } = encodeHeaderAndParams(file, sizes);
   async function* produce(): AsyncGenerator<Uint8Array> {
     yield header;
-    for (const [i, name] of NAMES.entries()) {
+    for (const [i, name] of NETWORK_NAMES.entries()) {
       const g = incoming.get(name);
       if (g) {
         const bytes = networkBytesOf(name, await g.load());
@@ -100,7 +99,7 @@ export async function planPatch(
   return {
     edits: [{ offset: 0, length: size, sameSize: false, produce }],
     replaced,
-    kept: NAMES.filter((n) => !incoming.has(n)),
+    kept: NETWORK_NAMES.filter((n) => !incoming.has(n)),
     unknown,
     requantized: [],
     outputSize: layout.fileSize,

@@ -9,7 +9,8 @@ import { type TensorInfo, bytesOf } from "../../tensor.js";
 import { encodeBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchPlan, asTensor, rangePlan, storedForm } from "../../patch/plan.js";
-import { type PrimitivFile, type PrimitivParameter, type PrimitivTensor, namedTensors, tensorInfos } from "../primitiv.js";
+import type { PrimitivFile, PrimitivParameter, PrimitivTensor } from "./model.js";
+import { namedTensors, tensorInfos } from "./view.js";
 
 const FORMAT = "primitiv";
 

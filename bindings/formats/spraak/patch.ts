@@ -13,8 +13,9 @@ import { type TensorInfo, type TypedArray, bytesOf, viewAs } from "../../tensor.
 import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchPlan, asTensor, checkIncoming, rangePlan } from "../../patch/plan.js";
-import { read, write, type SpraakFile, type SpraakReadOptions, type SpraakTensorInfo } from "../spraak.js";
-import { TYPE_INFO } from "./model.js";
+import { type SpraakFile, type SpraakReadOptions, type SpraakTensorInfo, TYPE_INFO } from "./model.js";
+import { read } from "./reader.js";
+import { write } from "./writer.js";
 
 const FORMAT = "spraak";
 
