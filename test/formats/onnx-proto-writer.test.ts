@@ -33,7 +33,7 @@ describe("ProtoWriter, checked by an independent protobuf decoder (onnx-proto)",
     const init = model.graph!.initializer[0]!;
     expect(init.dims.map(Number)).toEqual([2, 5000]);
     expect(init.name).toBe("w");
-    expect(Array.from(init.rawData)).toEqual(Array.from(raw));
+    expect(Array.from(init.rawData ?? [])).toEqual(Array.from(raw));
     expect(w.pieces().reduce((n, p) => n + p.length, 0)).toBe(bytes.length);
   });
 
