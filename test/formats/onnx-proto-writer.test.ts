@@ -25,12 +25,14 @@ describe("ProtoWriter, checked by an independent protobuf decoder (onnx-proto)",
     const model = onnx.ModelProto.decode(bytes);
     expect(Number(model.irVersion)).toBe(8);
     expect(model.producerName).toBe("tensorfile ✓");
-    expect(Number(model.opsetImport[0]!.version)).toBe(17);
-    const node = model.graph!.node[0]!;
+    expect(Number(model.opsetImport?.[0]?.version)).toBe(17);
+    const node = model.graph?.node?.[0];
+    if (!node?.attribute) throw new Error("no node");
     expect(node.opType).toBe("Relu");
     expect(node.attribute[0]!.f).toBe(0.5);
     expect(Number(node.attribute[1]!.i)).toBe(-3);
-    const init = model.graph!.initializer[0]!;
+    const init = model.graph?.initializer?.[0];
+    if (!init?.dims) throw new Error("no initializer");
     expect(init.dims.map(Number)).toEqual([2, 5000]);
     expect(init.name).toBe("w");
     expect(Array.from(init.rawData ?? [])).toEqual(Array.from(raw));
