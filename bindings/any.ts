@@ -21,13 +21,21 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
 /** Each format id's module (typed per id: `formatModule("tsm").graph` exists). */
 export interface FormatModules {
+  /** Binary wav2letter models. */
   bw2l: typeof bw2l;
+  /** april-asr models. */
   april: typeof april;
+  /** TenniS modules and SeetaFace6 containers. */
   tsm: typeof tsm;
+  /** primitiv File Format v0.1. */
   primitiv: typeof primitiv;
+  /** SPRAAK data files. */
   spraak: typeof spraak;
+  /** Hugging Face safetensors (input format). */
   safetensors: typeof safetensors;
+  /** NumPy .npy (input format). */
   npy: typeof npy;
+  /** NumPy .npz (input format). */
   npz: typeof npz;
 }
 
@@ -37,6 +45,7 @@ export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules
 /** The reading functions over a format's own file type, as the dispatchers here use them. */
 type ReaderOf<K extends FormatId> = Pick<FormatModule<FormatFiles[K], unknown, unknown>, "id" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
 
+/** Every format module, in the order detection tries them. */
 export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, safetensors, npy, npz] as unknown as FormatModule<never, never, never>[];
 
 /** What detection and the readAny/readFromAny/loadTensor dispatchers use of a format: its reading functions. */
@@ -61,6 +70,7 @@ export const READERS = [
 /** How many leading bytes detectFormat needs at most. */
 export const DETECT_BYTES = 64;
 
+/** The format module of `id` (a `TypeError` for an unknown id). */
 export function formatModule<K extends FormatId>(id: K): FormatModules[K] {
   const found = FORMATS.find((f) => f.id === id);
   if (!found) throw new TypeError(`tensorfile: unknown format ${String(id)} (the formats are ${FORMATS.map((f) => f.id).join(", ")})`);
@@ -97,7 +107,14 @@ export function unknownFormatError(head: Uint8Array): FormatError {
 
 /** What readAny returns: a union discriminated by `format` (`if (a.format === "tsm") a.file.nodes`). */
 export type AnyFile = {
-  [K in FormatId]: { format: K; file: FormatFiles[K]; tensors(options?: DecodeOptions): NamedTensor[] };
+  [K in FormatId]: {
+    /** The format's id: narrows `file`. */
+    format: K;
+    /** The format's file object, as its `read()` returns it. */
+    file: FormatFiles[K];
+    /** The file's tensors, row-major (`{ dtype: "float32" }`: every real-valued tensor as float32). */
+    tensors(options?: DecodeOptions): NamedTensor[];
+  };
 }[FormatId];
 
 /** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
@@ -112,7 +129,12 @@ export function readAny(input: Uint8Array | ArrayBuffer): AnyFile {
 
 /** What readFromAny returns: a union discriminated by `format`, like AnyFile, with lazy tensors. */
 export type AnyLazyFile = {
-  [K in FormatId]: LazyFileMembers & { format: K; file: FormatFiles[K] };
+  [K in FormatId]: LazyFileMembers & {
+    /** The format's id: narrows `file`. */
+    format: K;
+    /** The format's file object, as its `readFrom()` returns it (tensor payloads as byte ranges). */
+    file: FormatFiles[K];
+  };
 }[FormatId];
 
 interface LazyFileMembers {

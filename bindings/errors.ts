@@ -14,6 +14,7 @@ export type FormatErrorCode =
   | "LIMIT"
   | "UNSUPPORTED";
 
+/** Every {@link FormatErrorCode}, in the order the docs list them. */
 export const FORMAT_ERROR_CODES: readonly FormatErrorCode[] = [
   "TRUNCATED",
   "BAD_MAGIC",
@@ -29,15 +30,25 @@ function formatMessage(format: string, detail: string, offset: number | undefine
   return `${format}: ${detail}${at}${path}`;
 }
 
+/**
+ * The base class of every error a reader throws for bad input bytes: what went wrong (`code`), in which format, at
+ * which absolute byte offset and in which field. Subclasses add the details of their code.
+ */
 export class FormatError extends Error {
+  /** The class's name, as `Error.prototype.name` (`"TruncatedError"` for a subclass). */
   override name = "FormatError";
+  /** What went wrong: one of {@link FORMAT_ERROR_CODES}. */
   readonly code: FormatErrorCode;
+  /** The format being read (`"bw2l"`, `"tsm"`, …), the prefix of the message. */
   readonly format: string;
+  /** The absolute byte offset in the file where the problem is, when there is one. */
   readonly offset: number | undefined;
+  /** The path of the field being read (`node[3].inputs.count`), when known. */
   readonly field: string | undefined;
   /** The message without the format prefix, offset and field. */
   readonly detail: string;
 
+  /** Builds the error and its message (`<format>: <detail> at offset <n> (0x<hex>) [<field>]`). */
   constructor(
     code: FormatErrorCode,
     format: string,
@@ -62,7 +73,9 @@ export class TruncatedError extends FormatError {
     format: string,
     offset: number,
     field: string | undefined,
+    /** Bytes the field or payload needs. */
     readonly needed: number,
+    /** Bytes that are there. */
     readonly available: number,
   ) {
     super("TRUNCATED", format, `truncated: need ${needed} bytes, ${available} available`, offset, field);
@@ -82,20 +95,25 @@ export class BadMagicError extends FormatError {
     format: string,
     offset: number | undefined,
     field: string | undefined,
+    /** The signature the format requires. */
     readonly expected: string | number | Uint8Array,
+    /** What the file holds there. */
     readonly actual: string | number | Uint8Array,
   ) {
     super("BAD_MAGIC", format, `bad magic: expected ${show(expected)}, got ${show(actual)}`, offset, field);
   }
 }
 
+/** A version of the format that this library does not read. */
 export class UnsupportedVersionError extends FormatError {
   override name = "UnsupportedVersionError";
   constructor(
     format: string,
     offset: number | undefined,
     field: string | undefined,
+    /** The version the file declares. */
     readonly version: number | string,
+    /** The versions this library reads. */
     readonly supported: readonly (number | string)[],
   ) {
     super(
@@ -124,7 +142,9 @@ export class LimitError extends FormatError {
     detail: string,
     offset?: number,
     field?: string,
+    /** The declared value, when there is one. */
     readonly value?: number | bigint,
+    /** The largest value allowed, when there is one. */
     readonly max?: number | bigint,
   ) {
     super("LIMIT", format, detail, offset, field);
@@ -139,6 +159,10 @@ export class UnsupportedError extends FormatError {
   }
 }
 
+/**
+ * True for a {@link FormatError} of this or another copy of the package (checked by `code` and `format`, so it
+ * works across realms and duplicate installs).
+ */
 export function isFormatError(value: unknown): value is FormatError {
   return value instanceof FormatError || (value instanceof Error && typeof (value as FormatError).code === "string" &&
     FORMAT_ERROR_CODES.includes((value as FormatError).code) && typeof (value as FormatError).format === "string");

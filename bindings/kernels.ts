@@ -24,6 +24,10 @@ import {
   transposeFamily, transposeF16Family,
 } from "./wasm/families.js";
 
+/**
+ * Which twin of the kernels runs: `"wasm"` (WebAssembly SIMD), `"js"` (the TypeScript twins) or `"auto"` (WASM from
+ * 256 elements where available).
+ */
 export type Backend = "wasm" | "js" | "auto";
 
 let backend: Backend = "auto";
@@ -37,6 +41,7 @@ export function setBackend(value: Backend): void {
   backend = value;
 }
 
+/** The backend {@link setBackend} chose (`"auto"` unless changed). */
 export function getBackend(): Backend {
   return backend;
 }
@@ -338,7 +343,7 @@ function sameType<T extends ArrayBufferView>(src: T, length: number): T {
 }
 
 /** The rows x cols row-major matrix `src` transposed (cols x rows). Elements of 1, 2, 4 or 8 bytes. */
-export function transpose<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, dst?: T): T {
+export function transpose<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, rows: number, cols: number, dst?: T): T {
   checkLength("src", src.length, rows * cols);
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
@@ -372,7 +377,7 @@ export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly numbe
  * Column-major (Fortran / ArrayFire) data of logical shape `shape` to row-major (C) order, any rank up to 8:
  * element [i0][i1]… is read from i0 + d0 * (i1 + d1 * …) and written to ((i0 * d1 + i1) * d2 + …).
  */
-export function columnToRowMajor<T extends ArrayBufferView & { length: number }>(src: T, shape: readonly number[], dst?: T): T {
+export function columnToRowMajor<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, shape: readonly number[], dst?: T): T {
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
@@ -382,7 +387,7 @@ export function columnToRowMajor<T extends ArrayBufferView & { length: number }>
 }
 
 /** rowToColumnMajor is the inverse of columnToRowMajor: the same permutation with the shape reversed. */
-export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>(src: T, shape: readonly number[], dst?: T): T {
+export function rowToColumnMajor<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, shape: readonly number[], dst?: T): T {
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
@@ -608,7 +613,7 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
  * WASM kernel reads it there, strided, into the scratch (bands of up to 1 MiB; larger ones and ordinary arrays
  * go through the TS twin, also strided). Elements of 1, 2, 4 or 8 bytes.
  */
-export function transposeColumns<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
+export function transposeColumns<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
   checkLength("src", src.length, rows * cols);
   if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {
     throw new RangeError(`tensorfile: transposeColumns: columns ${c0}..${c0 + w} are not inside 0..${cols}`);
@@ -662,8 +667,11 @@ export interface TensorStats {
    * and sumSquares may be ±Inf when the true value is beyond the largest float64.
    */
   std: number;
+  /** Elements that are NaN. */
   nan: number;
+  /** Elements that are +Infinity. */
   posInf: number;
+  /** Elements that are -Infinity. */
   negInf: number;
   /** Elements equal to 0 (+0 and -0). */
   zeros: number;
@@ -687,18 +695,25 @@ export interface StatsOptions {
 
 /** A histogram over [lo, hi]: `counts[i]` holds values in [lo + i * w, lo + (i + 1) * w), the last bin also hi. */
 export interface Histogram {
+  /** Elements per bin, `bins` of them, over [lo, hi] (the last bin includes hi). */
   counts: Float64Array;
   /** Finite values below lo / above hi. */
   below: number;
+  /** Finite values above hi. */
   above: number;
+  /** NaN values (not in any bin). */
   nan: number;
+  /** +Infinity values (not in any bin). */
   posInf: number;
+  /** -Infinity values (not in any bin). */
   negInf: number;
   /** The range used: as given, except that lo === hi is widened to a unit-wide (or relatively tiny) range. */
   lo: number;
+  /** The upper end of the range used. */
   hi: number;
 }
 
+/** The arrays {@link stats} and {@link histogram} take (narrow floats as their raw bits, with the `dtype` option). */
 export type StatsData =
   | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
   | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;

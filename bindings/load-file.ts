@@ -20,6 +20,7 @@ import { type ByteSource, fromBlob, fromBytes } from "./io/source.js";
 import { getBackend, wasmAvailable } from "./kernels.js";
 import { type NamedTensor, isPlainlyStored } from "./tensor.js";
 
+/** Options of {@link loadFile}, {@link loadBlob} and {@link loadSource}. */
 export interface LoadOptions {
   /** "float32": every real-valued tensor as a Float32Array, exactly as tensors() and loadTensor() do it. */
   dtype?: "float32" | undefined;
@@ -27,7 +28,14 @@ export interface LoadOptions {
 
 /** What loadFile returns: the format, the file's header-level object (tensor payloads as byte ranges) and the tensors. */
 export type LoadedFile = {
-  [K in FormatId]: { format: K; file: FormatFiles[K]; tensors: NamedTensor[] };
+  [K in FormatId]: {
+    /** The format's id: narrows `file`. */
+    format: K;
+    /** The format's file object, as its `readFrom()` returns it (tensor payloads as byte ranges). */
+    file: FormatFiles[K];
+    /** Every tensor of the file, row-major, in the file's order. */
+    tensors: NamedTensor[];
+  };
 }[FormatId];
 
 /** What openFile returns: a readFromAny() result over the file, plus close(). */

@@ -32,8 +32,10 @@ export type FormatSpecificDType =
  */
 export type NarrowFloatDType = "bfloat16" | "float8_e4m3" | "float8_e5m2";
 
+/** Every element type a tensor can have: the standard ones and the format-specific ones. */
 export type DType = StandardDType | FormatSpecificDType;
 
+/** The typed arrays tensor data comes in (which dtype gets which: {@link NamedTensor}). */
 export type TypedArray =
   | Float32Array | Float64Array
   | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
@@ -60,7 +62,9 @@ export interface DTypeArrays {
 
 /** One tensor of one dtype: `data` is that dtype's typed array. */
 export interface TensorOf<D extends DType> {
+  /** The tensor's name in its file (the contract's names: `layers.0.0`, a `<const>` node's `#name`, …). */
   name: string;
+  /** The element type; narrows `data`. */
   dtype: D;
   /** Logical shape: element [i][j] of the source framework is element [i][j] here. A scalar is []. */
   shape: number[];
@@ -76,12 +80,15 @@ export type NamedTensor = { [D in DType]: TensorOf<D> }[DType];
 
 /** Affine int8 quantization: value = (q - offset) * scale. */
 export interface Quantization {
+  /** Multiplier of a stored int8 step. */
   scale: number;
+  /** The stored int8 value that means 0. */
   offset: number;
 }
 
 /** Where a tensor's bytes are and how they are stored; nothing is decoded. */
 export interface TensorInfo {
+  /** The tensor's name, as in {@link NamedTensor}. */
   name: string;
   /** The stored element type (float16 stays float16: widening is a decode option). */
   dtype: DType;
@@ -89,10 +96,13 @@ export interface TensorInfo {
   shape: number[];
   /** Absolute offset of the first byte in the file. */
   byteOffset: number;
+  /** Bytes the stored tensor occupies from `byteOffset`. */
   byteLength: number;
+  /** Byte order of the stored elements (`"be"`: SPRAAK BIN10, big-endian `.npy`); decoding swaps to little-endian. */
   byteOrder: "le" | "be";
   /** "column-major": element [i0][i1]… is stored at i0 + d0 * (i1 + d1 * …) (Fortran / ArrayFire order). */
   layout: "row-major" | "column-major";
+  /** Set for int8 stored with a scale and offset (bw2l version 1): `dtype: "float32"` dequantizes. */
   quantization?: Quantization | undefined;
   /**
    * The format whose `loadTensor` decodes this info (every format's tensorInfos sets it). Some stored forms need
@@ -106,6 +116,7 @@ export interface TensorInfo {
   decodesToFloat32?: boolean | undefined;
 }
 
+/** How a tensor is decoded: as stored, or with every real-valued dtype as float32. */
 export interface DecodeOptions {
   /**
    * "float32": every real-valued tensor comes back as a Float32Array of its values: float16, bfloat16 and float8

@@ -6,6 +6,7 @@ import type { ByteRange } from "../io/byte-reader.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 
+/** The id of every format tensorfile reads: the five model formats and the input formats. */
 export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | InputFormatId;
 
 /** The formats tensorfile reads but never writes as a re-encode target (other than convert's .safetensors/.npy). */
@@ -13,28 +14,43 @@ export type InputFormatId = "safetensors" | "npy" | "npz";
 
 /** One row of the tensor table `inspect` prints. */
 export interface InspectTensor {
+  /** The tensor's name. */
   name: string;
+  /** Its dtype as the format names it (`bfloat16`, TenniS `char8`, …). */
   dtype: string;
+  /** Its logical shape. */
   shape: number[];
+  /** Bytes it occupies in the file. */
   byteLength: number;
 }
 
 /** What `tensorfile inspect --json` prints: these keys, plus what the format holds beyond tensors. */
 export interface InspectResult {
+  /** The format's id. */
   format: FormatId;
+  /** The format's version as the file declares it, or null for formats without one. */
   version: number | string | null;
+  /** The format's metadata (names, flags, headers), as plain JSON values. */
   meta: Record<string, unknown>;
+  /** One row per tensor, in the file's order. */
   tensors: InspectTensor[];
   [extra: string]: unknown;
 }
 
 /** An embedded file (an april network, a bw2l `data` section): extracted as `name` under the output folder. */
 export interface EmbeddedBlob {
+  /** The path to extract it to, relative to the output folder (`encoder.onnx`, `csta/backbone.bin`). */
   name: string;
+  /** Its bytes, or where they are in the file (from a `readFrom()` result). */
   bytes: Uint8Array | ByteRange;
 }
 
+/**
+ * What every format module exports, so that {@link readAny}, the CLI and the tests treat the formats alike: `F` is
+ * the file object, `R` the read options, `W` the write options.
+ */
 export interface FormatModule<F = unknown, R = unknown, W = unknown> {
+  /** The format's id. */
   readonly id: FormatId;
   /** File extensions, lower case with the dot. */
   readonly extensions: readonly string[];
@@ -42,9 +58,14 @@ export interface FormatModule<F = unknown, R = unknown, W = unknown> {
   readonly inputOnly?: boolean | undefined;
   /** True when the first bytes are this format's; never throws. */
   detect(head: Uint8Array): boolean;
+  /**
+   * Reads a whole file from its bytes (never written to) into the format's file object; throws only `FormatError`
+   * for bad bytes.
+   */
   read(bytes: Uint8Array, options?: R): F;
   /** The same object as read(), with payloads left as byte ranges. */
   readFrom(source: ByteSource, options?: R): Promise<F>;
+  /** Writes the file object back to bytes: `write(read(x))` is `x`, byte for byte. */
   write(file: F, options?: W): Uint8Array;
   /** The uniform view (contract names and logical shapes). Needs a file from read(), not readFrom(). */
   tensors(file: F, options?: DecodeOptions): NamedTensor[];
@@ -52,6 +73,7 @@ export interface FormatModule<F = unknown, R = unknown, W = unknown> {
   tensorInfos(file: F): TensorInfo[];
   /** Reads one tensor from the source of a readFrom() result. */
   loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+  /** What `tensorfile inspect` shows: format, version, metadata, tensors and the format's own details. */
   inspect(file: F): InspectResult;
   /** Warnings: what a reference runtime would refuse or what looks wrong but is readable. */
   verify(file: F): string[];
