@@ -20,7 +20,9 @@ import { TruncatedError } from "./errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
 import { type DType, type NamedTensor, type TensorInfo, dtypeBytes, elementCount, viewAs } from "./tensor.js";
 
+/** How one tensor present in both files compares. */
 export interface TensorDiff {
+  /** The tensor's name. */
   name: string;
   /**
    * "equal": same dtype and shape, every element within the tolerances; "different": same dtype and shape,
@@ -28,9 +30,13 @@ export interface TensorDiff {
    * "shape": the shapes differ (no values compared).
    */
   status: "equal" | "different" | "dtype" | "shape";
+  /** Its dtype in A. */
   dtypeA: string;
+  /** Its dtype in B. */
   dtypeB: string;
+  /** Its shape in A. */
   shapeA: number[];
+  /** Its shape in B. */
   shapeB: number[];
   /** Elements compared (0 when the shapes differ). */
   elements: number;
@@ -44,6 +50,7 @@ export interface TensorDiff {
   cosine: number | null;
 }
 
+/** What {@link diffTensors} returns. */
 export interface DiffResult {
   /** No tensor only in one side, and every common tensor "equal". */
   equal: boolean;
@@ -55,6 +62,7 @@ export interface DiffResult {
   tensors: TensorDiff[];
 }
 
+/** What {@link DiffOptions.onProgress} is told after each tensor. */
 export interface DiffProgress {
   /** Common tensors compared so far (this one included). */
   done: number;
@@ -66,6 +74,7 @@ export interface DiffProgress {
   bytes: number;
 }
 
+/** Options of {@link diffTensors}. */
 export interface DiffOptions {
   /** Absolute tolerance (default 0). */
   atol?: number | undefined;
@@ -76,7 +85,10 @@ export interface DiffOptions {
 }
 
 /** What diffTensors compares: a lazy file (readFromAny()), a file read whole (readAny(): `tensors()`), or tensors. */
-export type DiffInput = LazyTensors | { tensors(): NamedTensor[] } | readonly NamedTensor[];
+export type DiffInput = LazyTensors | {
+  /** The file's tensors. */
+  tensors(): NamedTensor[];
+} | readonly NamedTensor[];
 
 interface Side {
   entries: { name: string; dtype: string; shape: number[] }[];

@@ -218,11 +218,17 @@ export function f8e5m2ToF32(src: Uint8Array, dst: Uint32Array): void {
 
 /** What diffStats gives for one run: see assembly/diff.ts. */
 export interface DiffStatsResult {
+  /** Largest |a - b| over the pairs (NaN opposite NaN counts as equal, opposite a number as Infinity). */
   maxAbs: number;
+  /** Largest |a - b| / |b| (Infinity where b is 0 and a is not). */
   maxRel: number;
+  /** Pairs outside |a - b| <= atol + rtol * |b|. */
   differing: number;
+  /** Sum of a * b over the pairs where both are finite (for the cosine). */
   dot: number;
+  /** Sum of a * a over those pairs. */
   normA2: number;
+  /** Sum of b * b over those pairs. */
   normB2: number;
 }
 

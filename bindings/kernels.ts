@@ -343,7 +343,10 @@ function sameType<T extends ArrayBufferView>(src: T, length: number): T {
 }
 
 /** The rows x cols row-major matrix `src` transposed (cols x rows). Elements of 1, 2, 4 or 8 bytes. */
-export function transpose<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, rows: number, cols: number, dst?: T): T {
+export function transpose<T extends ArrayBufferView & {
+  /** The element count. */
+  length: number;
+}>(src: T, rows: number, cols: number, dst?: T): T {
   checkLength("src", src.length, rows * cols);
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
@@ -377,7 +380,10 @@ export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly numbe
  * Column-major (Fortran / ArrayFire) data of logical shape `shape` to row-major (C) order, any rank up to 8:
  * element [i0][i1]… is read from i0 + d0 * (i1 + d1 * …) and written to ((i0 * d1 + i1) * d2 + …).
  */
-export function columnToRowMajor<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, shape: readonly number[], dst?: T): T {
+export function columnToRowMajor<T extends ArrayBufferView & {
+  /** The element count. */
+  length: number;
+}>(src: T, shape: readonly number[], dst?: T): T {
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
@@ -387,7 +393,10 @@ export function columnToRowMajor<T extends ArrayBufferView & { /** The element c
 }
 
 /** rowToColumnMajor is the inverse of columnToRowMajor: the same permutation with the shape reversed. */
-export function rowToColumnMajor<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, shape: readonly number[], dst?: T): T {
+export function rowToColumnMajor<T extends ArrayBufferView & {
+  /** The element count. */
+  length: number;
+}>(src: T, shape: readonly number[], dst?: T): T {
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
@@ -613,7 +622,10 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
  * WASM kernel reads it there, strided, into the scratch (bands of up to 1 MiB; larger ones and ordinary arrays
  * go through the TS twin, also strided). Elements of 1, 2, 4 or 8 bytes.
  */
-export function transposeColumns<T extends ArrayBufferView & { /** The element count. */ length: number }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
+export function transposeColumns<T extends ArrayBufferView & {
+  /** The element count. */
+  length: number;
+}>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
   checkLength("src", src.length, rows * cols);
   if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {
     throw new RangeError(`tensorfile: transposeColumns: columns ${c0}..${c0 + w} are not inside 0..${cols}`);

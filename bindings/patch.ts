@@ -35,8 +35,10 @@ import type { TensorInfo } from "./tensor.js";
 export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
 export type { ByteSink } from "./export/stream.js";
 
+/** Options of {@link patch} and {@link patchFrom}. */
 export interface PatchOptions extends ReplaceOptions {}
 
+/** Options of {@link patchTo}. */
 export interface PatchToOptions extends PatchOptions {
   /** Close/end a stream sink when done (default true), as writeSafetensorsTo does. */
   end?: boolean | undefined;
@@ -48,7 +50,9 @@ export interface PatchToOptions extends PatchOptions {
   reuseChunks?: boolean | undefined;
 }
 
+/** What a patch did, tensor by tensor. */
 export interface PatchSummary {
+  /** The format of the patched file. */
   format: FormatId;
   /** Names replaced, in file order. */
   replaced: string[];
@@ -60,11 +64,13 @@ export interface PatchSummary {
   requantized: string[];
 }
 
+/** What {@link patch} and {@link patchFrom} return: the summary and the patched file. */
 export interface PatchResult extends PatchSummary {
   /** The patched file. */
   bytes: Uint8Array;
 }
 
+/** What {@link patchTo} returns: the summary and how many bytes went to the sink. */
 export interface PatchToResult extends PatchSummary {
   /** Bytes handed to the sink. */
   byteLength: number;

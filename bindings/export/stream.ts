@@ -24,14 +24,22 @@ import { planSafetensors } from "./safetensors.js";
 
 /** A Node Writable, as far as these writers use it (so the types need no @types/node). */
 export interface NodeWritableLike {
+  /** Writes a chunk; false asks the writer to wait for "drain". */
   write(chunk: Uint8Array, callback?: (error?: Error | null) => void): boolean;
+  /** Ends the stream. */
   end(callback?: () => void): unknown;
+  /** Listens once for drain, error, finish or close. */
   once(event: "drain" | "error" | "finish" | "close", listener: (...args: unknown[]) => void): unknown;
+  /** Removes a listener added with `once`. */
   removeListener(event: "drain" | "error" | "finish" | "close", listener: (...args: unknown[]) => void): unknown;
   /** Called when writing fails and `end` is true (the stream is not left open). */
   destroy?(error?: Error): unknown;
 }
 
+/**
+ * Where the streaming writers send their bytes: a function (awaited when it returns a promise), a web
+ * `WritableStream` or a Node `Writable` (backpressure honoured).
+ */
 export type ByteSink = ((chunk: Uint8Array) => void | Promise<void>) | WritableStream<Uint8Array> | NodeWritableLike;
 
 /**
@@ -40,8 +48,11 @@ export type ByteSink = ((chunk: Uint8Array) => void | Promise<void>) | WritableS
  * and large column-major ones in bands of rows (when the source has readInto: local files, bytes).
  */
 export interface LazyTensors {
+  /** Where each tensor is (no bytes read). */
   tensorInfos(): TensorInfo[];
+  /** Reads and decodes one tensor. */
   loadTensor(info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+  /** The file's source, when known: large tensors are then streamed in chunks or bands instead of loaded whole. */
   source?: ByteSource | undefined;
 }
 
@@ -101,6 +112,7 @@ async function* tensorChunks(source: ByteSource, info: TensorInfo, decode: Decod
   }
 }
 
+/** Options of {@link writeSafetensorsTo} and {@link writeNpyTo}. */
 export interface StreamWriteOptions {
   /** Extra `__metadata__` entries (safetensors only; "format": "pt" is always there). */
   metadata?: Record<string, string> | undefined;
@@ -269,8 +281,11 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
 
 /** One tensor of a lazy file, for writeNpyTo: loaded (or streamed in chunks) only when written. */
 export interface LazyTensorRef {
+  /** The lazily read file the tensor is in. */
   file: LazyTensors;
+  /** Which tensor of it. */
   info: TensorInfo;
+  /** How to decode it (`{ dtype: "float32" }`). */
   decode?: DecodeOptions | undefined;
 }
 

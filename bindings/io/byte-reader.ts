@@ -30,7 +30,9 @@ export interface ByteBacking {
 
 /** A byte range of the file whose bytes were not read (lazy mode) or are not needed yet. */
 export interface ByteRange {
+  /** Absolute offset of the first byte in the file. */
   byteOffset: number;
+  /** Length in bytes. */
   byteLength: number;
 }
 
@@ -52,8 +54,15 @@ export function decodeLatin1(bytes: Uint8Array): string {
   return text;
 }
 
+/**
+ * Checked reads of fixed-width fields from a file's bytes (or a window of a larger backing): every read checks that
+ * its bytes are there first and throws a {@link TruncatedError} naming the field otherwise. The readers of every
+ * format are written over it.
+ */
 export class ByteReader {
+  /** The format being read: the prefix of every error message. */
   readonly format: string;
+  /** Byte order of the multi-byte reads (default true). */
   littleEndian: boolean;
   /** Absolute offset of the next byte to read. */
   pos: number;
@@ -122,34 +131,42 @@ export class ByteReader {
     return index;
   }
 
+  /** Reads an unsigned 8-bit integer; `field` names it in errors. */
   u8(field?: string): number {
     const at = this.take(1, field); // take() may swap the window (and this.view)
     return this.view.getUint8(at);
   }
+  /** Reads a signed 8-bit integer. */
   i8(field?: string): number {
     const at = this.take(1, field); // take() may swap the window (and this.view)
     return this.view.getInt8(at);
   }
+  /** Reads an unsigned 16-bit integer. */
   u16(field?: string): number {
     const at = this.take(2, field); // take() may swap the window (and this.view)
     return this.view.getUint16(at, this.littleEndian);
   }
+  /** Reads a signed 16-bit integer. */
   i16(field?: string): number {
     const at = this.take(2, field); // take() may swap the window (and this.view)
     return this.view.getInt16(at, this.littleEndian);
   }
+  /** Reads an unsigned 32-bit integer. */
   u32(field?: string): number {
     const at = this.take(4, field); // take() may swap the window (and this.view)
     return this.view.getUint32(at, this.littleEndian);
   }
+  /** Reads a signed 32-bit integer. */
   i32(field?: string): number {
     const at = this.take(4, field); // take() may swap the window (and this.view)
     return this.view.getInt32(at, this.littleEndian);
   }
+  /** Reads an unsigned 64-bit integer as a bigint. */
   u64(field?: string): bigint {
     const at = this.take(8, field); // take() may swap the window (and this.view)
     return this.view.getBigUint64(at, this.littleEndian);
   }
+  /** Reads a signed 64-bit integer as a bigint. */
   i64(field?: string): bigint {
     const at = this.take(8, field); // take() may swap the window (and this.view)
     return this.view.getBigInt64(at, this.littleEndian);
@@ -172,10 +189,12 @@ export class ByteReader {
     }
     return Number(v);
   }
+  /** Reads a 32-bit IEEE float. */
   f32(field?: string): number {
     const at = this.take(4, field); // take() may swap the window (and this.view)
     return this.view.getFloat32(at, this.littleEndian);
   }
+  /** Reads a 64-bit IEEE float. */
   f64(field?: string): number {
     const at = this.take(8, field); // take() may swap the window (and this.view)
     return this.view.getFloat64(at, this.littleEndian);
@@ -213,6 +232,7 @@ export class ByteReader {
     return this.bytes.subarray(index, index + m);
   }
 
+  /** Moves `n` bytes forward without reading them (they must be there). */
   skip(n: number, field?: string): void {
     this.need(n, field);
     this.pos += n;

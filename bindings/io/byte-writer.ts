@@ -23,7 +23,12 @@ export interface ByteWriterOptions {
   passThrough?: boolean | undefined;
 }
 
+/**
+ * A growable buffer of fixed-width fields, the writers' counterpart of {@link ByteReader}; large payloads can be
+ * kept by reference instead of copied (see `segments()`).
+ */
 export class ByteWriter {
+  /** Byte order of the multi-byte writes (default true). */
   littleEndian: boolean;
   private buffer: Uint8Array;
   private view: DataView;
@@ -60,51 +65,61 @@ export class ByteWriter {
     return at;
   }
 
+  /** Appends an unsigned 8-bit integer. */
   u8(v: number): this {
     const at = this.ensure(1); // ensure() may replace the buffer (and this.view)
     this.view.setUint8(at, v);
     return this;
   }
+  /** Appends a signed 8-bit integer. */
   i8(v: number): this {
     const at = this.ensure(1); // ensure() may replace the buffer (and this.view)
     this.view.setInt8(at, v);
     return this;
   }
+  /** Appends an unsigned 16-bit integer. */
   u16(v: number): this {
     const at = this.ensure(2); // ensure() may replace the buffer (and this.view)
     this.view.setUint16(at, v, this.littleEndian);
     return this;
   }
+  /** Appends a signed 16-bit integer. */
   i16(v: number): this {
     const at = this.ensure(2); // ensure() may replace the buffer (and this.view)
     this.view.setInt16(at, v, this.littleEndian);
     return this;
   }
+  /** Appends an unsigned 32-bit integer. */
   u32(v: number): this {
     const at = this.ensure(4); // ensure() may replace the buffer (and this.view)
     this.view.setUint32(at, v, this.littleEndian);
     return this;
   }
+  /** Appends a signed 32-bit integer. */
   i32(v: number): this {
     const at = this.ensure(4); // ensure() may replace the buffer (and this.view)
     this.view.setInt32(at, v, this.littleEndian);
     return this;
   }
+  /** Appends an unsigned 64-bit integer (a number up to 2^53 or a bigint). */
   u64(v: number | bigint): this {
     const at = this.ensure(8); // ensure() may replace the buffer (and this.view)
     this.view.setBigUint64(at, BigInt(v), this.littleEndian);
     return this;
   }
+  /** Appends a signed 64-bit integer (a number or a bigint). */
   i64(v: number | bigint): this {
     const at = this.ensure(8); // ensure() may replace the buffer (and this.view)
     this.view.setBigInt64(at, BigInt(v), this.littleEndian);
     return this;
   }
+  /** Appends a 32-bit IEEE float. */
   f32(v: number): this {
     const at = this.ensure(4); // ensure() may replace the buffer (and this.view)
     this.view.setFloat32(at, v, this.littleEndian);
     return this;
   }
+  /** Appends a 64-bit IEEE float. */
   f64(v: number): this {
     const at = this.ensure(8); // ensure() may replace the buffer (and this.view)
     this.view.setFloat64(at, v, this.littleEndian);
@@ -145,10 +160,12 @@ export class ByteWriter {
     return { offset };
   }
 
+  /** Writes an unsigned 32-bit integer into bytes reserved with `reserve(4)`. */
   patchU32(mark: Mark, v: number): void {
     this.view.setUint32(mark.offset, v, this.littleEndian);
   }
 
+  /** Writes an unsigned 64-bit integer into bytes reserved with `reserve(8)`. */
   patchU64(mark: Mark, v: number | bigint): void {
     this.view.setBigUint64(mark.offset, BigInt(v), this.littleEndian);
   }

@@ -10,6 +10,11 @@
 import { TruncatedError } from "../errors.js";
 import { asBytes, bytesOrUndefined } from "./input.js";
 
+/**
+ * Random access to a file that is not (or need not be) in memory: what `readFrom`, {@link readFromAny} and
+ * `loadTensor` read through. Made by {@link fromBytes}, {@link fromBlob}, {@link fromFile} and {@link fromUrl}, or
+ * by hand.
+ */
 export interface ByteSource {
   /** Total size in bytes, when known (fromUrl learns it from its first response). */
   size?: number | undefined;
@@ -33,12 +38,14 @@ export interface ByteSource {
 
 /** A source failed for a reason other than the file's content: a network error, an HTTP status, I/O. */
 export class SourceError extends Error {
+  /** The class's name. */
   override name = "SourceError";
   constructor(message: string, options?: { cause?: unknown }) {
     super(`tensorfile: ${message}`, options);
   }
 }
 
+/** A source over bytes already in memory (nothing is copied). */
 export function fromBytes(input: Uint8Array | ArrayBuffer, name?: string): ByteSource {
   const bytes = asBytes(input, "fromBytes");
   return {
@@ -53,6 +60,7 @@ export function fromBytes(input: Uint8Array | ArrayBuffer, name?: string): ByteS
   };
 }
 
+/** A source over a browser `File` or `Blob` (or Node's `fs.openAsBlob(path)`): each read is one `Blob.slice()`. */
 export function fromBlob(blob: Blob, name?: string): ByteSource {
   return {
     size: blob.size,
@@ -77,7 +85,12 @@ interface FileHandleLike {
  * A file on disk (Node, Deno). Reads ranges through one file handle; call `close()` when done. The size is
  * read once: a file that shrinks afterwards gives TRUNCATED errors, one that changes size a SourceError.
  */
-export async function fromFile(path: string): Promise<ByteSource & { size: number; close(): Promise<void> }> {
+export async function fromFile(path: string): Promise<ByteSource & {
+  /** The file's size in bytes, read when it was opened. */
+  size: number;
+  /** Closes the file handle; reads fail afterwards. */
+  close(): Promise<void>;
+}> {
   if (typeof path !== "string" && !(path as unknown instanceof URL)) {
     throw new TypeError(`tensorfile: fromFile() takes a path (a string), not ${path === null ? "null" : typeof path}; for bytes in memory use fromBytes(), for a browser File fromBlob()`);
   }
@@ -140,9 +153,11 @@ export async function fromFile(path: string): Promise<ByteSource & { size: numbe
   };
 }
 
+/** Options of {@link fromUrl}. */
 export interface UrlSourceOptions {
   /** The fetch to use (default globalThis.fetch). */
   fetch?: typeof globalThis.fetch | undefined;
+  /** Extra request headers (an `Authorization` header, say). */
   headers?: Record<string, string> | undefined;
 }
 

@@ -16,11 +16,16 @@ import type { NamedTensor, TensorInfo } from "../tensor.js";
 
 export type { LazyTensors } from "../export/stream.js";
 
+/**
+ * A replacement: a tensor (its `name` is ignored where a Map or record key names it), or raw bytes for what is
+ * stored as bytes (an april network's ONNX).
+ */
 export type PatchValue = NamedTensor | Uint8Array;
 
 /** Replacements by name: an array of NamedTensors, a Map or a plain object. */
 export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>>;
 
+/** Options of every format's `replaceTensors` (and of {@link patch}). */
 export interface ReplaceOptions {
   /** Ignore names the file does not hold instead of throwing a RangeError (default false). */
   partial?: boolean | undefined;
@@ -46,7 +51,10 @@ export interface Incoming {
 }
 
 /** Lazy weights with their file: their safetensors/npy tensors can be streamed as stored. */
-export type LazyTensorsWithSource = LazyTensors & { source?: ByteSource | undefined };
+export type LazyTensorsWithSource = LazyTensors & {
+  /** The source the tensors are read from: weights stored as the model stores them are then copied through. */
+  source?: ByteSource | undefined;
+};
 
 /** Formats whose TensorInfo describes bytes that decodeTensor alone turns into the tensor. */
 const RAW_READABLE = new Set(["safetensors", "npy"]);
