@@ -27,8 +27,10 @@
 import { bytesOrUndefined } from "../io/input.js";
 import { MAGIC } from "./april/model.js";
 
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".april"];
 
+/** True when `head` starts with the `APRILMDL` magic. */
 export function detect(value: Uint8Array): boolean {
   const head = bytesOrUndefined(value);
   if (!head || head.length < MAGIC.length) return false;

@@ -26,7 +26,9 @@ import { decodableInfo } from "./bw2l/view.js";
 import { writeFile, writePieces } from "./bw2l/writer.js";
 import { type ByteSink, writePiecesTo } from "../export/stream.js";
 
+/** The format's id. */
 export const id = "bw2l" as const;
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".b2l", ".bw2l"];
 
 export type {
@@ -40,6 +42,7 @@ export type { QuantizeMode } from "./bw2l/quantize.js";
 export { chooseI8Params } from "./bw2l/quantize.js";
 export { archLines, blobs, config, flags, inspect, keyvalMap, tensorInfos, tensors, tokens, verify } from "./bw2l/view.js";
 
+/** Options of {@link read}. */
 export interface ReadOptions {
   /**
    * read() only: widen every fp16 array to fp32 and turn every int8 param of a v1 layer into fp32 with its layer's
@@ -50,6 +53,7 @@ export interface ReadOptions {
   copy?: boolean | undefined;
 }
 
+/** Options of {@link write} and {@link writeTo}. */
 export interface WriteOptions {
   /** Store float32 layer params as fp16, or as int8 with per-layer scale/offset (version 1 only). */
   quantize?: QuantizeMode | undefined;

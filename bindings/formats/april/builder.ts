@@ -23,7 +23,10 @@ import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
  * (REFERENCE_PARAMS, name "Untitled", description "No description", language "en-us", blank = the id of
  * "<blk>", or 0 when there is none). `write(create(...))` gives the bytes.
  */
-export function create(options: AprilCreateOptions): AprilFile & { networks: AprilNetworks<Uint8Array> } {
+export function create(options: AprilCreateOptions): AprilFile & {
+  /** The three networks' bytes, loaded. */
+  networks: AprilNetworks<Uint8Array>;
+} {
   const tokens = options.tokens.map((t) => (options.keepSpaceMarker ? t : t.replaceAll("\u2581", " ")));
   const blank = options.tokens.indexOf("<blk>");
   const params: AprilParams = {

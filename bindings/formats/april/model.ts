@@ -13,6 +13,7 @@ import { type ByteRange } from "../../io/byte-reader.js";
 
 
 
+/** The format's id. */
 export const id = "april" as const;
 export const MAGIC = "APRILMDL";
 export const PARAMS_MAGIC = Uint8Array.of(0x50, 0x41, 0x52, 0x41, 0x4d, 0x53, 0, 0); // "PARAMS\0\0"
@@ -21,22 +22,32 @@ export const LANGUAGE_BYTES = 8;
 export const SUPPORTED_VERSIONS = [1] as const;
 /** The only model type libapril defines (LSTM_TRANSDUCER_STATELESS). */
 export const MODEL_TYPE_LSTM_TRANSDUCER_STATELESS = 1;
+/** The three ONNX networks of an april model, in file order. */
 export const NETWORK_NAMES = ["encoder", "decoder", "joiner"] as const;
+/** One of {@link NETWORK_NAMES}. */
 export type NetworkName = (typeof NETWORK_NAMES)[number];
 /** libapril's MAX_NETWORKS: it refuses larger counts even before checking the model type. */
 export const LIBAPRIL_MAX_NETWORKS = 8;
 
 /** The thirteen i32 fields of the params block, in file order (token_count is `tokenCount`). */
 export interface AprilParams {
+  /** batch_size. */
   batchSize: number;
+  /** segment_size: frames per segment the encoder sees. */
   segmentSize: number;
+  /** segment_step: frames between segments. */
   segmentStep: number;
+  /** mel_features: mel bands per frame. */
   melFeatures: number;
+  /** samplerate in Hz. */
   sampleRate: number;
+  /** frame_shift_ms. */
   frameShiftMs: number;
+  /** frame_length_ms. */
   frameLengthMs: number;
   /** Used as a boolean (non-zero) by libapril; kept as the stored i32. */
   roundPow2: number;
+  /** mel_low: the lowest mel frequency in Hz. */
   melLow: number;
   /** 0 means samplerate / 2. */
   melHigh: number;
@@ -44,6 +55,7 @@ export interface AprilParams {
   snipEdges: number;
   /** Must equal tokens.length. */
   tokenCount: number;
+  /** blank_token_id: the index of the blank token. */
   blankTokenId: number;
 }
 
@@ -80,15 +92,19 @@ export const REFERENCE_PARAMS: Readonly<Omit<AprilParams, "tokenCount" | "blankT
 
 /** An {offset, size} entry of the header (absolute offset). */
 export interface AprilEntry {
+  /** Absolute offset in the file. */
   offset: number;
+  /** Size in bytes. */
   size: number;
 }
 
 /** Where things are in the file that was read (or, for create(), where write() will put them). */
 export interface AprilLayout {
+  /** The size of the whole file. */
   fileSize: number;
   /** Absolute offset just past the network table (the header as parsed). */
   headerEnd: number;
+  /** Where the params block is. */
   params: AprilEntry;
   /** Bytes of the params block actually used by its fields and tokens (<= params.size). */
   paramsUsed: number;
@@ -100,31 +116,45 @@ export interface AprilLayout {
 export interface AprilRawText {
   /** All 8 bytes of the language tag, padding included. */
   language: Uint8Array;
+  /** The stored bytes of the name. */
   name: Uint8Array;
+  /** The stored bytes of the description. */
   description: Uint8Array;
+  /** The stored bytes of each token. */
   tokens: Uint8Array[];
 }
 
+/** The encoder, decoder and joiner ONNX networks (bytes, or byte ranges after `readFrom()`). */
 export interface AprilNetworks<N = Uint8Array | ByteRange> {
+  /** The encoder network. */
   encoder: N;
+  /** The decoder network. */
   decoder: N;
+  /** The joiner network. */
   joiner: N;
 }
 
+/** A whole `.april` file, as {@link read} gives it and {@link write} takes it. */
 export interface AprilFile {
+  /** The format version (1). */
   version: number;
   /** header_size as stored (write() stores the real size of the header it writes). */
   headerSize: number;
   /** The language tag up to its first NUL. */
   language: string;
+  /** The model's name. */
   name: string;
+  /** The model's description. */
   description: string;
+  /** The model type (1: LSTM transducer, stateless). */
   modelType: number;
+  /** The thirteen fields of the params block. */
   params: AprilParams;
   /** Decoded tokens (invalid UTF-8 becomes U+FFFD; the exact bytes are in raw.tokens). */
   tokens: string[];
   /** ONNX bytes: zero-copy views of the input after read(), ByteRanges after readFrom(). */
   networks: AprilNetworks;
+  /** Where header, networks and params are in the file. */
   layout: AprilLayout;
   /**
    * The stored bytes of language, name, description and tokens. write() uses raw bytes whenever they still
@@ -136,7 +166,9 @@ export interface AprilFile {
 /** read() and readFrom() take no options today. */
 export type AprilReadOptions = Record<string, never>;
 
+/** What {@link create} packages into a model. */
 export interface AprilCreateOptions {
+  /** The three ONNX networks' bytes. */
   networks: AprilNetworks<Uint8Array>;
   /** Sentencepiece pieces in id order; "▁" becomes a space unless `keepSpaceMarker`. */
   tokens: readonly string[];

@@ -206,7 +206,10 @@ export async function readFrom(source: ByteSource, _options?: AprilReadOptions):
 }
 
 /** Fetches the networks of a readFrom() result: the same file with its networks as bytes. */
-export async function loadNetworks(source: ByteSource, file: AprilFile): Promise<AprilFile & { networks: AprilNetworks<Uint8Array> }> {
+export async function loadNetworks(source: ByteSource, file: AprilFile): Promise<AprilFile & {
+  /** The three networks' bytes, loaded. */
+  networks: AprilNetworks<Uint8Array>;
+}> {
   const load = async (name: NetworkName): Promise<Uint8Array> => {
     const n = file.networks[name];
     return isRange(n) ? readExactly(source, n.byteOffset, n.byteLength, id, name) : n;

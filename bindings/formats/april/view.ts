@@ -24,10 +24,12 @@ export function tensors(file: AprilFile, _options?: DecodeOptions): NamedTensor[
   return [];
 }
 
+/** None: an april model's networks are ONNX blobs (see {@link blobs}). */
 export function tensorInfos(_file: AprilFile): TensorInfo[] {
   return [];
 }
 
+/** Reads one tensor of a lazily read file (an april file has none; here for the common interface). */
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
   return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
 }
@@ -38,6 +40,7 @@ function paramsJson(params: AprilParams): Record<string, number> {
   return out;
 }
 
+/** What `tensorfile inspect` shows: version, language, name, params, tokens and the networks' sizes. */
 export function inspect(file: AprilFile): InspectResult {
   return {
     format: id,

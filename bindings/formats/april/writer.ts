@@ -121,7 +121,14 @@ export async function writeTo(file: AprilFile, sink: ByteSink, options: { end?: 
  * What write() stores around the networks, for networks of these sizes (encoder, decoder, joiner): the header
  * through the network table, the params block, and where everything goes. Lets a patch stream the networks.
  */
-export function encodeHeaderAndParams(file: AprilFile, networkSizes: readonly number[]): { header: Uint8Array; params: Uint8Array; layout: AprilLayout } {
+export function encodeHeaderAndParams(file: AprilFile, networkSizes: readonly number[]): {
+  /** The header through the network table. */
+  header: Uint8Array;
+  /** The params block. */
+  params: Uint8Array;
+  /** Where everything goes. */
+  layout: AprilLayout;
+} {
   const encoded = encodeFields(file);
   const layout = referenceLayout(encoded, networkSizes);
   const w = new ByteWriter(layout.headerEnd);

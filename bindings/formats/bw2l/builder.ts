@@ -13,8 +13,10 @@ import {
 } from "./model.js";
 import { compareBytewise } from "./quantize.js";
 
+/** Key/value entries for {@link create}: a record, a Map or [key, value] pairs. */
 export type KeyvalInput = Record<string, string> | Map<string, string> | readonly (readonly [string, string])[];
 
+/** One parameter array for {@link create}. */
 export interface ParamInput {
   /** Default: from the typed array (Float32Array: fp32, Uint16Array: fp16 halves, BigInt64Array: i64, …). */
   dtype?: Bw2lDType | undefined;
@@ -24,29 +26,37 @@ export interface ParamInput {
    * still stored column-major). Default: [length].
    */
   dims?: readonly number[] | undefined;
+  /** The values, row-major for `dims` (a typed array of the dtype, or plain numbers or bigints). */
   data: Bw2lArrayData | readonly number[] | readonly bigint[];
 }
 
+/** One layer for {@link create}. */
 export interface LayerInput {
   /** The arch line, e.g. "L 4 6". */
   arch: string;
+  /** The layer's params (none for a layer without weights, such as "R"). */
   params?: readonly ParamInput[] | undefined;
   /** v1 only (default 1 and 0). */
   scale?: number | undefined;
+  /** v1 only: the int8 value that means 0 (default 0). */
   offset?: bigint | number | undefined;
 }
 
+/** What {@link create} builds a model from. */
 export interface ModelInput {
   /** Default 2. */
   version?: Bw2lVersion | undefined;
+  /** The file's short-string name (default ""). */
   name?: string | undefined;
   /** keyval sections, written in bytewise key order like the exporter's std::map. */
   flags?: KeyvalInput | undefined;
+  /** The `config` keyval section, written like `flags`. */
   config?: KeyvalInput | undefined;
   /** The arch text, or its lines (each gets a "\n"). Default: the layers' arch lines. */
   arch?: string | readonly string[] | undefined;
   /** The tokens text, or one token per line (each gets a "\n"). */
   tokens?: string | readonly string[] | undefined;
+  /** The layers of the `layers` section, in order. */
   layers?: readonly LayerInput[] | undefined;
   /** The ASG transitions matrix (an `array` section named "transitions"). */
   transitions?: ParamInput | undefined;

@@ -2,6 +2,7 @@
 import type { ByteRange } from "../../io/byte-reader.js";
 import type { StandardDType } from "../../tensor.js";
 
+/** The file format version: 1 (talonvoice/wav2letter) or 2 (libw2l: arrays carry their dims). */
 export type Bw2lVersion = 1 | 2;
 
 /** The element types a BW2L array may declare. */
@@ -36,6 +37,7 @@ export function isBw2lDType(value: string): value is Bw2lDType {
 
 /** One array: an `array` section's content or one parameter of a layer. */
 export interface Bw2lArray {
+  /** The stored element type, as the file names it. */
   dtype: Bw2lDType;
   /**
    * v2 only: the stored dims (ArrayFire order, usually 4-D with trailing 1s; may be empty). v1 arrays have none.
@@ -51,6 +53,7 @@ export interface Bw2lArray {
   byteOffset?: number | undefined;
 }
 
+/** One layer of a `layers` section: its arch line and its params. */
 export interface Bw2lLayer {
   /** The layer's arch line, e.g. `C 8 4 3 1 -1 1` (without the newline). */
   arch: string;
@@ -58,15 +61,20 @@ export interface Bw2lLayer {
   scale?: number | undefined;
   /** v1 only: i64. */
   offset?: bigint | undefined;
+  /** The layer's parameter arrays, in file order. */
   params: Bw2lArray[];
 }
 
+/** One key/value entry of a `keyval` section, in file order. */
 export interface Bw2lEntry {
+  /** The key (may be empty or repeated: kept as stored). */
   key: string;
+  /** The value. */
   value: string;
 }
 
 interface SectionBase {
+  /** The section's name (`flags`, `config`, `arch`, `tokens`, `layers`, …). */
   name: string;
   /** The section description (the exporter writes ""). */
   desc: string;
@@ -76,53 +84,74 @@ interface SectionBase {
   dataOffset?: number | undefined;
 }
 
+/** A `utf8` section: text (arch lines, tokens). */
 export interface Bw2lUtf8Section extends SectionBase {
+  /** The section type. */
   type: "utf8";
+  /** The text (invalid UTF-8 kept as lone surrogates U+DC80–U+DCFF, written back as the same bytes). */
   text: string;
 }
 
+/** A `keyval` section: key/value entries (flags, config). */
 export interface Bw2lKeyvalSection extends SectionBase {
+  /** The section type. */
   type: "keyval";
   /** Every entry in file order: duplicates and the empty key are kept. */
   entries: Bw2lEntry[];
 }
 
+/** An `array` section: one array (transitions). */
 export interface Bw2lArraySection extends SectionBase {
+  /** The section type. */
   type: "array";
+  /** The array. */
   array: Bw2lArray;
 }
 
+/** A `layers` section: the network's layers and their params. */
 export interface Bw2lLayersSection extends SectionBase {
+  /** The section type. */
   type: "layers";
+  /** The layers, in file order. */
   layers: Bw2lLayer[];
 }
 
 /** A `data` section, or a section of a type this library does not know (kept as raw bytes, written back unchanged). */
 export interface Bw2lRawSection extends SectionBase {
+  /** The section type as stored (`data`, or a type this library does not know). */
   type: string;
+  /** The section's bytes, kept and written back unchanged (a byte range from `readFrom()`). */
   data: Uint8Array | ByteRange;
 }
 
+/** Any section of a BW2L file (discriminated by `type`). */
 export type Bw2lSection = Bw2lUtf8Section | Bw2lKeyvalSection | Bw2lArraySection | Bw2lLayersSection | Bw2lRawSection;
 
+/** A whole BW2L file, as {@link read} gives it and {@link write} takes it. */
 export interface Bw2lFile {
+  /** The format version. */
   version: Bw2lVersion;
   /** The file's short-string name (the exporter leaves it ""). */
   name: string;
+  /** The sections in file order (repeated names and unknown types kept). */
   sections: Bw2lSection[];
   /** Bytes after the last section (the reference ignores them; kept so the file round-trips). Absent when none. */
   trailing?: Uint8Array | ByteRange | undefined;
 }
 
+/** True for a `utf8` section. */
 export function isUtf8Section(s: Bw2lSection): s is Bw2lUtf8Section {
   return s.type === "utf8" && "text" in s;
 }
+/** True for a `keyval` section. */
 export function isKeyvalSection(s: Bw2lSection): s is Bw2lKeyvalSection {
   return s.type === "keyval" && "entries" in s;
 }
+/** True for an `array` section. */
 export function isArraySection(s: Bw2lSection): s is Bw2lArraySection {
   return s.type === "array" && "array" in s;
 }
+/** True for a `layers` section. */
 export function isLayersSection(s: Bw2lSection): s is Bw2lLayersSection {
   return s.type === "layers" && "layers" in s;
 }

@@ -18,6 +18,10 @@ import {
   isArraySection, isByteRange, isKeyvalSection, isLayersSection,
 } from "./model.js";
 
+/**
+ * How {@link write} may re-encode float32 layer params: as float16 halves, or as int8 with a per-layer scale and
+ * offset (version 1 only).
+ */
 export type QuantizeMode = "fp16" | "i8";
 
 const utf8 = new TextEncoder();
@@ -32,7 +36,12 @@ export function compareBytewise(a: string, b: string): number {
 }
 
 /** The scale and offset `i8` quantization picks for values in [min, max] (see the module comment). */
-export function chooseI8Params(min: number, max: number): { scale: number; offset: number } {
+export function chooseI8Params(min: number, max: number): {
+  /** The float32 step of one int8 unit. */
+  scale: number;
+  /** The int8 value that means 0. */
+  offset: number;
+} {
   const lo = Math.min(0, min);
   const hi = Math.max(0, max);
   if (!(hi > lo)) return { scale: 1, offset: 0 };
