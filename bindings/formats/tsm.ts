@@ -44,16 +44,20 @@ export { create } from "./tsm/builder.js";
 export type { TsmCreateInput, TsmNodeInput, TsmFieldInput } from "./tsm/builder.js";
 export { CSTA_KEY, STA_CODE, staToPlain, staLookup } from "./tsm/csta.js";
 
+/** The format's id. */
 export const id = "tsm" as const;
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".tsm", ".csta"];
 
 /** A TenniS module; `container` is set when it came out of (and will be written back into) a .csta file. */
 export interface TsmFile extends TsmModule {
+  /** The SeetaFace6 container the module came in (a `.csta`); written back around it. */
   container?: CstaContainer | undefined;
 }
 
 /** A TensorInfo of a tensor inside a .csta file: its bytes are obfuscated and loadTensor undoes that. */
 export interface TsmTensorInfo extends TensorInfo {
+  /** Set when the tensor's bytes are inside a `.csta`'s obfuscated region. */
   obfuscated?: "csta" | undefined;
 }
 
@@ -141,6 +145,7 @@ export function write(file: TsmFile, _options?: unknown): Uint8Array {
   return file.container ? writeCstaBytes(file.container, bytes) : bytes;
 }
 
+/** Options of {@link writeCsta}. */
 export interface WriteCstaOptions {
   /** The tree to put the module in (default: file.container, else { backbone: { tsm } } with PKCS#7 padding). */
   container?: CstaContainer | undefined;

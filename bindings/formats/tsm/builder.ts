@@ -8,11 +8,20 @@ import { MODULE_CODE, type TsmField, type TsmModule, type TsmNode, type TsmParam
 import { tsmDTypeCode } from "./dtypes.js";
 
 /** A field as given: `{ dtype, shape, data }` (a NamedTensor or a TsmField) or a string (stored as char8). */
-export type TsmFieldInput = { dtype: DType; shape: readonly number[]; data: TypedArray } | string;
+export type TsmFieldInput = {
+  /** The element type. */
+  dtype: DType;
+  /** The shape (`[]` for a scalar). */
+  shape: readonly number[];
+  /** The values, row-major. */
+  data: TypedArray;
+} | string;
 
+/** One node for {@link create}. */
 export interface TsmNodeInput {
   /** `<param>` (an input), `<const>`, or an operator name such as `inner_prod`. */
   op: string;
+  /** Its `#name` (how other nodes and the module's inputs and outputs refer to it). */
   name: string;
   /** Input nodes, by name or index. */
   inputs?: readonly (string | number)[] | undefined;
@@ -22,10 +31,13 @@ export interface TsmNodeInput {
   value?: TsmFieldInput | undefined;
 }
 
+/** What {@link create} builds a module from. */
 export interface TsmCreateInput {
+  /** The nodes, in the order they are stored. */
   nodes: readonly TsmNodeInput[];
   /** Module inputs (node names or indices), in the order the runtime feeds them. */
   inputs: readonly (string | number)[];
+  /** Module outputs (node names or indices). */
   outputs: readonly (string | number)[];
 }
 

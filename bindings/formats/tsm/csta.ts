@@ -35,22 +35,73 @@ const STA_TYPES = ["nil", "int", "float", "string", "binary", "list", "dict", "b
 
 /** One STA item, exactly as stored (so that it writes back byte for byte). */
 export type StaValue =
-  | { type: "nil"; /** the byte after the type */ pad: number }
-  | { type: "int"; value: number }
-  | { type: "float"; value: number; /** the stored bits of a NaN (whose payload a number may not keep) */ bits?: number }
-  | { type: "string"; value: string; /** exact bytes when not valid UTF-8 */ raw?: Uint8Array }
-  | { type: "binary"; /** the module's slot holds the module's range; it is written from `nodes` */ bytes: Uint8Array | ByteRange }
-  | { type: "list"; items: StaValue[] }
-  | { type: "dict"; entries: StaEntry[] }
-  | { type: "bool"; /** the stored byte (0 or 1 in practice) */ value: number };
+  | {
+    /** The item's type. */
+    type: "nil";
+    /** the byte after the type */
+    pad: number;
+  }
+  | {
+    /** The item's type. */
+    type: "int";
+    /** The stored i32. */
+    value: number;
+  }
+  | {
+    /** The item's type. */
+    type: "float";
+    /** The stored float32. */
+    value: number;
+    /** the stored bits of a NaN (whose payload a number may not keep) */
+    bits?: number;
+  }
+  | {
+    /** The item's type. */
+    type: "string";
+    /** The text. */
+    value: string;
+    /** exact bytes when not valid UTF-8 */
+    raw?: Uint8Array;
+  }
+  | {
+    /** The item's type. */
+    type: "binary";
+    /** the module's slot holds the module's range; it is written from `nodes` */
+    bytes: Uint8Array | ByteRange;
+  }
+  | {
+    /** The item's type. */
+    type: "list";
+    /** The list's items, in order. */
+    items: StaValue[];
+  }
+  | {
+    /** The item's type. */
+    type: "dict";
+    /** The dict's entries, in file order. */
+    entries: StaEntry[];
+  }
+  | {
+    /** The item's type. */
+    type: "bool";
+    /** the stored byte (0 or 1 in practice) */
+    value: number;
+  };
 
+/** One entry of an STA dict, in file order. */
 export interface StaEntry {
+  /** The key. */
   key: string;
   /** exact key bytes when not valid UTF-8 */
   rawKey?: Uint8Array | undefined;
+  /** The value. */
   value: StaValue;
 }
 
+/**
+ * A SeetaFace6 `.csta` container around a TenniS module: the de-obfuscated STA tree, kept exactly so it writes back
+ * byte for byte.
+ */
 export interface CstaContainer {
   /** u32 at the start of the decoded payload: 0x19910929. */
   staCode: number;

@@ -14,16 +14,23 @@ import { type TsmField, type TsmModule, type TsmNode, isLoaded } from "./module.
  * and raw bytes.
  */
 export interface TsmOpaqueValue {
+  /** The element type. */
   dtype: DType;
+  /** The shape. */
   shape: number[];
+  /** The stored bytes. */
   bytes: Uint8Array;
 }
 
 /** A field readFrom left unread. */
 export interface TsmUnloadedValue {
+  /** The element type. */
   dtype: DType;
+  /** The shape. */
   shape: number[];
+  /** Absolute offset of its bytes in the file. */
   byteOffset: number;
+  /** Their length. */
   byteLength: number;
 }
 
@@ -34,12 +41,17 @@ export interface TsmUnloadedValue {
  */
 export type TsmAttrValue = string | number | bigint | boolean | TsmAttrValue[] | TsmOpaqueValue | TsmUnloadedValue;
 
+/** A node of a resolved TenniS graph. */
 export interface TsmGraphNode {
+  /** Its index in the module's node list. */
   index: number;
+  /** Its `#name`. */
   name: string;
+  /** Its `#op` (`<param>`, `<const>`, or an operator such as `inner_prod`). */
   op: string;
   /** Every param except `#op`, `#name` and a `<const>`'s `value`, decoded, in file order. */
   attrs: Record<string, TsmAttrValue>;
+  /** The nodes it reads, in order. */
   inputs: TsmGraphNode[];
   /** Nodes that use this one as an input. */
   consumers: TsmGraphNode[];
@@ -51,11 +63,15 @@ export interface TsmGraphNode {
   value?: TsmField[] | undefined;
 }
 
+/** A TenniS module resolved into a graph by {@link graph}. */
 export interface TsmGraph {
+  /** Every node, in module order. */
   nodes: TsmGraphNode[];
   /** Nodes by `#name` (the first node of a name when names repeat). */
   byName: Map<string, TsmGraphNode>;
+  /** The module's input nodes, in the order the runtime feeds them. */
   inputs: TsmGraphNode[];
+  /** The module's output nodes. */
   outputs: TsmGraphNode[];
   /** How many nodes use each op. */
   ops: Record<string, number>;

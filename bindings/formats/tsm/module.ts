@@ -32,6 +32,7 @@ const MIN_NODE_BYTES = 8; // param count + input count
 const MIN_PARAM_BYTES = 8; // key length + field count
 const MIN_FIELD_BYTES = 5; // dtype + ndims
 
+/** The 128-byte module header. */
 export interface TsmHeader {
   /** u32 at offset 0; written as 0 by both reference writers and ignored by their readers. */
   fake: number;
@@ -43,6 +44,7 @@ export interface TsmHeader {
 
 /** One field of a packed tensor: a dtype, a shape and the raw payload. */
 export interface TsmField {
+  /** The element type. */
   dtype: DType;
   /** The stored shape: [] for a 0-d scalar (Python writer), [1] for a C++ scalar. */
   shape: number[];
@@ -56,7 +58,9 @@ export interface TsmField {
   byteOffset?: number | undefined;
 }
 
+/** One attribute of a node: a key and its packed value (0 or more fields). */
 export interface TsmParam {
+  /** The attribute's key (`#op`, `#name`, `value`, …). */
   key: string;
   /** The key's exact bytes, only when they are not valid UTF-8 (so that `key` cannot give them back). */
   keyBytes?: Uint8Array | undefined;
@@ -64,6 +68,7 @@ export interface TsmParam {
   fields: TsmField[];
 }
 
+/** One node of a TenniS module: its attributes and inputs. */
 export interface TsmNode {
   /** The bubble's params in file order (`#op`, `#name`, `#shape`, attributes, a `<const>`'s `value`). */
   params: TsmParam[];
@@ -71,12 +76,15 @@ export interface TsmNode {
   inputs: number[];
 }
 
+/** A TenniS module as stored: header, inputs, outputs and nodes in file order. */
 export interface TsmModule {
+  /** The header. */
   header: TsmHeader;
   /** Node indices of the module inputs (in the order the runtime feeds them). */
   inputs: number[];
   /** Node indices of the module outputs. */
   outputs: number[];
+  /** Every node, in file order. */
   nodes: TsmNode[];
   /** Bytes after the graph (no reference writer produces them; both readers ignore them). */
   trailing?: Uint8Array | ByteRange | undefined;
