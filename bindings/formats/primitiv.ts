@@ -26,6 +26,7 @@
  */
 import { bytesOrUndefined } from "../io/input.js";
 
+/** The file extensions this format is written with (primitiv files have none of their own). */
 export const extensions: readonly string[] = [".param", ".model", ".optimizer", ".tensor", ".shape"];
 
 /** The 15-byte header `ce 00000000 ce 00000001 ce <data type>`. Never throws. */

@@ -21,6 +21,7 @@ export const id = "primitiv" as const;
 // ---------------------------------------------------------------------------------------------------------
 // object model
 
+/** The five kinds of object a primitiv file holds. */
 export type PrimitivDataType = "shape" | "tensor" | "parameter" | "model" | "optimizer";
 
 /** The data_type word of each kind (primitiv/core/file_format.h). */
@@ -33,18 +34,27 @@ export const DATA_TYPE_CODES: Readonly<Record<PrimitivDataType, number>> = {
 };
 
 /** The one version primitiv reads and writes. */
-export const VERSION = { major: 0, minor: 1 } as const;
+export const VERSION = {
+  /** The major version. */
+  major: 0,
+  /** The minor version. */
+  minor: 1,
+} as const;
 
 /** primitiv's Shape::MAX_DEPTH. */
 export const MAX_DIMS = 8;
 
+/** A primitiv Shape: dims and batch size. */
 export interface PrimitivShape {
   /** As stored (primitiv's writer strips trailing 1s; a scalar is []). */
   dims: number[];
+  /** The batch size (samples). */
   batch: number;
 }
 
+/** A primitiv Tensor: its shape and its stored bytes. */
 export interface PrimitivTensor {
+  /** The tensor's shape. */
   shape: PrimitivShape;
   /**
    * The stored bytes: float32 little-endian, column-major per sample, samples in order (batch last).
@@ -53,23 +63,29 @@ export interface PrimitivTensor {
   data: Uint8Array | ByteRange;
 }
 
+/** A primitiv Parameter: its value and its optimizer statistics. */
 export interface PrimitivParameter {
+  /** The parameter's value. */
   value: PrimitivTensor;
   /** Optimizer statistics in file order (primitiv writes unordered_map order). */
   stats: Map<string, PrimitivTensor>;
 }
 
+/** One parameter of a Model, with its key path. */
 export interface PrimitivModelEntry {
   /** The key path (a parameter `w` of a sub-model `sub` is ["sub", "w"]). */
   path: string[];
+  /** The parameter. */
   parameter: PrimitivParameter;
 }
 
+/** A primitiv Model: its parameters by key path. */
 export interface PrimitivModel {
   /** In file order (primitiv writes them sorted by key path, see makeModel). */
   parameters: PrimitivModelEntry[];
 }
 
+/** A primitiv Optimizer: its uint and float configs. */
 export interface PrimitivOptimizer {
   /** In file order. */
   uintConfigs: Map<string, number>;
@@ -77,13 +93,40 @@ export interface PrimitivOptimizer {
   floatConfigs: Map<string, number>;
 }
 
+/** A whole primitiv file, as {@link read} gives it and {@link write} takes it (discriminated by `dataType`). */
 export type PrimitivFile =
-  | { dataType: "shape"; shape: PrimitivShape }
-  | { dataType: "tensor"; tensor: PrimitivTensor }
-  | { dataType: "parameter"; parameter: PrimitivParameter }
-  | { dataType: "model"; model: PrimitivModel }
-  | { dataType: "optimizer"; optimizer: PrimitivOptimizer };
+  | {
+    /** Which kind of object the file holds. */
+    dataType: "shape";
+    /** The Shape. */
+    shape: PrimitivShape;
+  }
+  | {
+    /** Which kind of object the file holds. */
+    dataType: "tensor";
+    /** The Tensor. */
+    tensor: PrimitivTensor;
+  }
+  | {
+    /** Which kind of object the file holds. */
+    dataType: "parameter";
+    /** The Parameter. */
+    parameter: PrimitivParameter;
+  }
+  | {
+    /** Which kind of object the file holds. */
+    dataType: "model";
+    /** The Model. */
+    model: PrimitivModel;
+  }
+  | {
+    /** Which kind of object the file holds. */
+    dataType: "optimizer";
+    /** The Optimizer. */
+    optimizer: PrimitivOptimizer;
+  };
 
+/** Options of {@link read} and {@link readFrom}. */
 export interface PrimitivReadOptions {
   /** The data type the caller expects (as primitiv's loaders do); BAD_MAGIC when the file holds another. */
   expect?: PrimitivDataType | undefined;
@@ -91,6 +134,7 @@ export interface PrimitivReadOptions {
 
 /** A TensorInfo that also says how many samples the data holds (they are stored one after another). */
 export interface PrimitivTensorInfo extends TensorInfo {
+  /** The batch size: samples stored one after another. */
   batch: number;
 }
 

@@ -31,7 +31,12 @@ export function logicalShape(shape: PrimitivShape): number[] {
 }
 
 /** Every tensor with its contract name, in file order. */
-export function namedTensors(input: PrimitivFileLike): { name: string; tensor: PrimitivTensor }[] {
+export function namedTensors(input: PrimitivFileLike): {
+  /** The tensor's name, as {@link tensors} names it. */
+  name: string;
+  /** The tensor as stored. */
+  tensor: PrimitivTensor;
+}[] {
   const file = asFile(input, "primitiv.namedTensors");
   const out: { name: string; tensor: PrimitivTensor }[] = [];
   const parameter = (p: PrimitivParameter, base: string, statsPrefix: string) => {
