@@ -20,7 +20,9 @@ import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { type NpyArray, MAGIC, encodeHeader, parseNpy, writeNpyArray } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, decodeArray, headerMeta, inspectRow } from "./npy/view.js";
 
+/** The format's id. */
 export const id = "npy" as const;
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".npy"];
 /** An input format: read, converted, inspected, never written as a re-encode target. */
 export const inputOnly = true;
@@ -34,6 +36,7 @@ export interface NpyFile extends NpyArray {
   name: string;
 }
 
+/** Options of {@link read} and {@link readFrom}. */
 export interface ReadOptions {
   /** The tensor's name (a .npy file stores none). Default "array". */
   name?: string | undefined;
@@ -41,6 +44,7 @@ export interface ReadOptions {
   copy?: boolean | undefined;
 }
 
+/** The name of a `.npy`'s one tensor unless {@link ReadOptions.name} says otherwise. */
 export const DEFAULT_NAME = "array";
 
 /** True when `head` starts with the .npy magic. Never throws. */
@@ -107,6 +111,7 @@ export function verify(file: NpyFile): string[] {
   return arrayWarnings(file, headerBytes(file), "");
 }
 
+/** None: a `.npy` is one tensor. */
 export function blobs(_file: NpyFile): EmbeddedBlob[] {
   return [];
 }

@@ -24,7 +24,9 @@ import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
 
+/** The format's id. */
 export const id = "npz" as const;
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".npz"];
 /** An input format: read, converted, inspected, never written as a re-encode target. */
 export const inputOnly = true;
@@ -35,9 +37,11 @@ export { crc32 } from "./npz/zip.js";
 
 /** An npz tensor's info: where its member is, beyond what TensorInfo says (deflated members need it). */
 export interface NpzTensorInfo extends TensorInfo {
+  /** Which member the tensor is in, and how it is stored. */
   member: NpzMemberRef;
 }
 
+/** Options of {@link read}. */
 export interface ReadOptions {
   /** read() only: copy stored members' bytes instead of returning views of the input. Default false. */
   copy?: boolean | undefined;
@@ -164,6 +168,7 @@ export function verify(file: NpzFile): string[] {
   return warnings;
 }
 
+/** None: every member of an `.npz` is a tensor. */
 export function blobs(_file: NpzFile): EmbeddedBlob[] {
   return [];
 }

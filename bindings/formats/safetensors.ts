@@ -20,7 +20,9 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { type SafetensorsFile, isLoaded } from "./safetensors/model.js";
 import { MAX_HEADER_BYTES, parseFile } from "./safetensors/reader.js";
 
+/** The format's id. */
 export const id = "safetensors" as const;
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".safetensors"];
 /** An input format: read, converted, inspected, never written as a re-encode target. */
 export const inputOnly = true;
@@ -29,6 +31,7 @@ export type { SafetensorsDType, SafetensorsFile, SafetensorsTensor } from "./saf
 export { blobs, inspect, logicalType, tensorInfos, tensors, verify } from "./safetensors/view.js";
 export { MAX_HEADER_BYTES } from "./safetensors/reader.js";
 
+/** Options of {@link read}. */
 export interface ReadOptions {
   /** read() only: copy tensor bytes instead of returning views of the input. Default false. */
   copy?: boolean | undefined;

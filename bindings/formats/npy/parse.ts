@@ -19,15 +19,20 @@ export const MAX_HEADER_BYTES = 1 << 20;
 /** The column-major to row-major kernel reorders at most this many axes longer than 1. */
 export const MAX_FORTRAN_AXES = 8;
 
+/** The `.npy` format versions read. */
 export type NpyVersion = "1.0" | "2.0" | "3.0";
 
+/** One `.npy` array: its header's fields and its data. */
 export interface NpyArray {
+  /** The format version. */
   version: NpyVersion;
   /** The header text exactly as stored, from "{" through the padding and the final "\n". */
   header: string;
   /** The dtype string as stored, e.g. "<f4", ">i8", "|b1". */
   descr: string;
+  /** `fortran_order`: true when the data is column-major. */
   fortranOrder: boolean;
+  /** The array's shape. */
   shape: number[];
   /** The data (read: a view of the input or a copy) or, after readFrom(), its absolute range. */
   data: Uint8Array | ByteRange;

@@ -10,16 +10,21 @@ export const MAX_DEFLATE_RATIO = 1032;
 /** Members inflate in slices of this many compressed bytes, so a bomb is caught as output grows. */
 const SLICE = 64 * 1024;
 
+/** One member of the archive: a `.npy`, stored or deflated. */
 export interface NpzMember {
   /** The member's name as stored, e.g. "weight.npy". */
   name: string;
   /** The tensor name: the member name without ".npy". */
   tensor: string;
+  /** How the member is stored. */
   method: "stored" | "deflated";
+  /** The CRC-32 of the `.npy` the directory declares. */
   crc32: number;
+  /** Bytes of the member's data in the file. */
   compressedSize: number;
   /** The .npy's size (uncompressed). */
   size: number;
+  /** Absolute offset of the member's local header. */
   localHeaderOffset: number;
   /** Absolute offset of the member's data in the file (compressed for deflated members). */
   dataOffset: number;
@@ -34,10 +39,13 @@ export interface NpzMember {
 
 /** Where a member's tensor is, in what TensorInfo alone does not say (npz's loadTensor needs it). */
 export interface NpzMemberRef {
+  /** How the member is stored. */
   method: "stored" | "deflated";
   /** Absolute offset and length of the member's data in the file. */
   dataOffset: number;
+  /** Bytes of the member's data in the file. */
   compressedSize: number;
+  /** The `.npy`'s size (uncompressed). */
   size: number;
   /** Offset of the tensor data inside the (inflated) .npy. */
   arrayOffset: number;

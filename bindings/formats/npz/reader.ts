@@ -5,6 +5,7 @@ import { MAX_HEADER_BYTES, parseNpy } from "../npy/parse.js";
 import { type NpzMember, checkCrc, inflateMember, inflatePrefix, npyHeaderBytes, parseInflated, tensorName } from "./members.js";
 import { type ZipEntry, checkOverlaps, readDirectory, readLocalHeader } from "./zip.js";
 
+/** A whole `.npz`, as {@link read} gives it. */
 export interface NpzFile {
   /** The members in central directory order. */
   members: NpzMember[];

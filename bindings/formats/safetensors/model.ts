@@ -22,7 +22,9 @@ export function isSafetensorsDType(name: string): name is SafetensorsDType {
   return Object.prototype.hasOwnProperty.call(DTYPES, name);
 }
 
+/** One tensor entry of the header, with its bytes. */
 export interface SafetensorsTensor {
+  /** The tensor's name (the header key). */
   name: string;
   /** The dtype as stored. */
   dtype: SafetensorsDType;
@@ -36,6 +38,7 @@ export interface SafetensorsTensor {
   otherKeys?: string[] | undefined;
 }
 
+/** A whole safetensors file, as {@link read} gives it. */
 export interface SafetensorsFile {
   /** The JSON header exactly as stored, padding included (write() puts it back byte for byte). */
   header: string;

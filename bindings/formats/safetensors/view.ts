@@ -20,7 +20,12 @@ const RESTORABLE = new Set<string>([
 export const DTYPE_METADATA_PREFIX = "tensorfile.dtype.";
 
 /** The dtype and logical shape of a stored tensor (with the tensorfile.dtype.<name> convention applied). */
-export function logicalType(file: SafetensorsFile, tensor: SafetensorsTensor): { dtype: DType; shape: number[] } {
+export function logicalType(file: SafetensorsFile, tensor: SafetensorsTensor): {
+  /** The tensor's dtype (a type safetensors has no name for, stored as U8, comes back as itself). */
+  dtype: DType;
+  /** Its logical shape (without the extra axis such a type is stored with). */
+  shape: number[];
+} {
   const declared = file.metadata?.[`${DTYPE_METADATA_PREFIX}${tensor.name}`];
   if (declared !== undefined && restorable(tensor, declared)) {
     return { dtype: declared as DType, shape: tensor.shape.slice(0, -1) };
