@@ -13,6 +13,7 @@ import { renderHeader, write } from "./writer.js";
 
 // ------------------------------------------------------------------------------------------------ builders
 
+/** Options of every SPRAAK builder: the header, compression and text encoding. */
 export interface BuildOptions {
   /** Extra header keys, in order (FORMAT/TYPE/LAYOUT/DIM1/DIM2/COMPRESS set by the builder win). */
   header?: Record<string, string> | undefined;
@@ -24,6 +25,7 @@ export interface BuildOptions {
   gzip?: boolean | undefined;
   /** "spr" (default), "key" (keys written with their key-header names) or "none" (data only). */
   kind?: SpraakHeaderKind | undefined;
+  /** Text encoding of the header and LIST entries (default latin-1). */
   encoding?: TextEncoding | undefined;
   /**
    * `.spr` binary matrices: pad the header with a whitespace line so the data starts at a multiple of this
@@ -32,6 +34,7 @@ export interface BuildOptions {
   align?: number | undefined;
 }
 
+/** Options of {@link matrix}. */
 export interface MatrixOptions extends BuildOptions {
   /** Columns (DIM2) of a flat array; default: the rows' length for number[][], else 1. */
   cols?: number | undefined;

@@ -19,9 +19,13 @@ export interface CorpusEntry {
   file: string;
   /** `file` with "-" replaced by the previous entry's file (corpusEntries()). */
   resolvedFile: string;
+  /** The second field: the transcription. */
   transcription: string;
+  /** The third field: start frame (DISCRETE) or begin time (CONTINUOUS), as written. */
   f1: string;
+  /** The fourth field: length in frames or end time, as written ("-1": till the end). */
   f2: string;
+  /** Any further fields. */
   extra: string[];
 }
 
@@ -48,19 +52,38 @@ export function corpusEntries(file: SpraakFile): CorpusEntry[] {
 }
 
 /** F1 F2 read as start frame and length in frames (TIMEBASE DISCRETE, the default); -1 = till the end. */
-export function asStartLength(entry: CorpusEntry, fshift: number = PROVISIONAL.defaultFshift): { startFrame: number; frames: number | null; begin: number; end: number | null } {
+export function asStartLength(entry: CorpusEntry, fshift: number = PROVISIONAL.defaultFshift): {
+  /** F1: the first frame. */
+  startFrame: number;
+  /** F2: the number of frames (null: till the end of the file). */
+  frames: number | null;
+  /** Begin, in seconds (startFrame x fshift). */
+  begin: number;
+  /** End, in seconds (null: till the end of the file). */
+  end: number | null;
+} {
   const startFrame = Number(entry.f1);
   const frames = entry.f2 === "-1" ? null : Number(entry.f2);
   return { startFrame, frames, begin: startFrame * fshift, end: frames === null ? null : (startFrame + frames) * fshift };
 }
 
 /** F1 F2 read as begin and end time in seconds (TIMEBASE CONTINUOUS); -1 = till the end. */
-export function asBeginEnd(entry: CorpusEntry): { begin: number; end: number | null } {
+export function asBeginEnd(entry: CorpusEntry): {
+  /** Begin, in seconds. */
+  begin: number;
+  /** End, in seconds (null: till the end of the file). */
+  end: number | null;
+} {
   return { begin: Number(entry.f1), end: entry.f2 === "-1" ? null : Number(entry.f2) };
 }
 
 /** Begin and end in seconds by the file's TIMEBASE (DISCRETE: start/length frames x FSHIFT). */
-export function entryTimes(file: SpraakFile, entry: CorpusEntry): { begin: number; end: number | null } {
+export function entryTimes(file: SpraakFile, entry: CorpusEntry): {
+  /** Begin, in seconds. */
+  begin: number;
+  /** End, in seconds (null: till the end of the file). */
+  end: number | null;
+} {
   if (file.meta.timebase === "CONTINUOUS") return asBeginEnd(entry);
   const { begin, end } = asStartLength(entry, file.meta.fshift ?? PROVISIONAL.defaultFshift);
   return { begin, end };

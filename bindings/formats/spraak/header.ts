@@ -22,6 +22,7 @@ export type HeaderKind = "spr" | "key";
 
 /** One header line. Empty and whitespace-only (padding) lines have key "". */
 export interface HeaderLine {
+  /** The key as written. */
   key: string;
   /** The value: trimmed, unquoted, continuation lines spliced. */
   value: string;

@@ -9,8 +9,11 @@ import { INTEGER_TOKEN } from "./codecs.js";
 import { KEY_HEADER_RULES, PROVISIONAL } from "./provisional.js";
 import type { TextEncoding } from "./text.js";
 
+/** A matrix's element TYPE (ALAW and ULAW: G.711 codes, one byte a sample). */
 export type SpraakType = "I8" | "U8" | "I16" | "U16" | "I32" | "U32" | "I64" | "U64" | "F32" | "F64" | "ALAW" | "ULAW";
+/** FORMAT: binary little-endian (BIN01), binary big-endian (BIN10) or text (ASCII). */
 export type SpraakFormat = "BIN01" | "BIN10" | "ASCII";
+/** LAYOUT: a matrix of numbers, a list of text entries, or opaque bytes. */
 export type SpraakLayout = "MATRIX" | "LIST" | "CUSTOM";
 /** "spr": `.spr` header; "key": old key header; "none": header-less data described by an external header. */
 export type SpraakHeaderKind = "spr" | "key" | "none";
@@ -36,12 +39,19 @@ export function isMatrixType(type: string): type is SpraakType {
 
 /** A binary MATRIX: the stored bytes, in the file's byte order (a view of the input; a range after readFrom). */
 export interface SpraakBinaryMatrix {
+  /** The data's LAYOUT. */
   layout: "MATRIX";
+  /** Binary data (FORMAT BIN01 or BIN10). */
   encoding: "binary";
+  /** The element TYPE. */
   type: SpraakType;
+  /** Rows (DIM1, resolved when declared -1). */
   rows: number;
+  /** Columns (DIM2). */
   cols: number;
+  /** Byte order: BIN01 little-endian, BIN10 big-endian. */
   byteOrder: "le" | "be";
+  /** The rows' bytes as stored (a byte range from `readFrom()`). */
   bytes: Uint8Array | ByteRange;
   /** DIM1 -1 only: bytes after the last whole row (kept so nothing is lost; verify() warns). */
   trailing: Uint8Array | ByteRange | null;
@@ -49,17 +59,25 @@ export interface SpraakBinaryMatrix {
 
 /** An ASCII MATRIX: the values, parsed (row-major). */
 export interface SpraakAsciiMatrix {
+  /** The data's LAYOUT. */
   layout: "MATRIX";
+  /** Text data (FORMAT ASCII). */
   encoding: "ascii";
+  /** The element TYPE. */
   type: SpraakType;
+  /** Rows (DIM1). */
   rows: number;
+  /** Columns (DIM2). */
   cols: number;
+  /** The parsed values, row-major, in the TYPE's typed array. */
   values: TypedArray;
 }
 
 /** A LIST: one entry a line, verbatim (fields are not split; see corpusEntry()). */
 export interface SpraakList {
+  /** The data's LAYOUT. */
   layout: "LIST";
+  /** The entries, one a line, verbatim. */
   entries: string[];
   /** Whether the last entry ends with a line break. */
   finalNewline: boolean;
@@ -67,15 +85,20 @@ export interface SpraakList {
 
 /** LAYOUT CUSTOM or TYPE CUSTOM: an opaque byte stream. */
 export interface SpraakCustom {
+  /** The data's LAYOUT. */
   layout: "CUSTOM";
+  /** The data's bytes, kept as they are. */
   bytes: Uint8Array | ByteRange;
 }
 
+/** The data part of a SPRAAK file (discriminated by `layout`). */
 export type SpraakData = SpraakBinaryMatrix | SpraakAsciiMatrix | SpraakList | SpraakCustom;
 
 /** Typed header values, with SPRAAK's defaults filled in (`defaults` names the keys that were absent). */
 export interface SpraakMeta {
+  /** FORMAT. */
   format: SpraakFormat;
+  /** LAYOUT. */
   layout: SpraakLayout;
   /** TYPE: a base type, STRING (lists) or CUSTOM; aliases (INT) already resolved. */
   type: string;
@@ -83,15 +106,21 @@ export interface SpraakMeta {
   data: string | null;
   /** As declared; -1 = "till the end of the file". */
   dim1: number;
+  /** DIM2: columns. */
   dim2: number;
+  /** NCHAN: interleaved channels (default 1). */
   nchan: number;
+  /** CHANLEN, when given. */
   chanlen: number | null;
   /** Hz (default 8000). */
   sampleFreq: number | null;
   /** Seconds (default FLENGTH, else 0.01). */
   fshift: number | null;
+  /** FLENGTH: frame length in seconds, when given. */
   flength: number | null;
+  /** FOFFSET: the first frame's offset in seconds, when given. */
   foffset: number | null;
+  /** TIMEBASE: DISCRETE (frames, the default) or CONTINUOUS (seconds). */
   timebase: string;
   /** COMPRESS on the data part (null: none). */
   compress: "gzip" | null;
@@ -101,6 +130,7 @@ export interface SpraakMeta {
 
 /** What write() needs; read() returns a SpraakFile, which has these and the derived views. */
 export interface SpraakFileParts {
+  /** Which kind of header the file has. */
   kind: SpraakHeaderKind;
   /** The magic line as written (".spr", ".key"; a trailing CR is kept), null when absent. */
   magicLine: string | null;
@@ -119,6 +149,7 @@ export interface SpraakFileParts {
   gzip: boolean;
   /** Text encoding of header and LIST data. */
   encoding: TextEncoding;
+  /** The data part. */
   data: SpraakData;
 }
 
@@ -141,7 +172,12 @@ export function hasKey(record: Record<string, string>, key: string): boolean {
 }
 
 /** Key header keys to SPRAAK keys (unknown keys pass through). */
-export function mapKeyHeader(header: Record<string, string>): { keys: Record<string, string>; from: Record<string, string> } {
+export function mapKeyHeader(header: Record<string, string>): {
+  /** The SPRAAK keys and their values. */
+  keys: Record<string, string>;
+  /** For each SPRAAK key, the key-header key it came from. */
+  from: Record<string, string>;
+} {
   const keys: Record<string, string> = {};
   const from: Record<string, string> = {};
   const hasNseg = hasKey(header, "NSEG");
@@ -302,6 +338,7 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
 /** The format id (also `spraak.id`). */
 export const id = "spraak" as const;
 
+/** Options of {@link read} and {@link readFrom}. */
 export interface SpraakReadOptions {
   /**
    * External header: keys for header-less data (then the file is read as data only), or keys that fill in

@@ -12,6 +12,7 @@ export interface KeyHeaderRule {
   readonly to: string;
   /** Value translations (upper-cased lookup); values not listed pass through unchanged. */
   readonly values?: Readonly<Record<string, string>> | undefined;
+  /** How sure the mapping is; `verify` warns about every low-confidence rule a file used. */
   readonly confidence: "high" | "medium" | "low";
 }
 
@@ -51,10 +52,13 @@ export const PROVISIONAL = {
   typeAliases: { INT: "I32" } as Readonly<Record<string, string>>,
   /** DIM1 when absent: -1 ("till the end of file"); DIM2 when absent: 1 (a vector per row). */
   defaultDim1: -1,
+  /** DIM2 when absent: 1. */
   defaultDim2: 1,
   /** Documented defaults: FSHIFT 0.01 s (spr_copy -l, falling back to FLENGTH first), SAMPLEFREQ 8000 Hz. */
   defaultFshift: 0.01,
+  /** SAMPLEFREQ when absent, in Hz. */
   defaultSampleFreq: 8000,
+  /** TIMEBASE when absent: F1 F2 of corpus entries are frames. */
   defaultTimebase: "DISCRETE",
   /** COMPRESS values we decode (the docs name gzip as the example; no other codec name is public). */
   compressCodecs: ["gzip"],

@@ -5,6 +5,7 @@
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { decodeLatin1 } from "../../io/byte-reader.js";
 
+/** The text encoding of a header and LIST data: latin-1 (byte-exact, the default) or UTF-8. */
 export type TextEncoding = "latin1" | "utf-8";
 
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

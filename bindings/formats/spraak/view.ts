@@ -87,6 +87,7 @@ function widenG711(tensor: NamedTensor, law: "ALAW" | "ULAW" | undefined, option
   return { name: tensor.name, shape: tensor.shape, dtype: "float32", data: out ?? samples };
 }
 
+/** Reads and decodes the data tensor of a lazily read file (ASCII, LIST and gzip data are read whole). */
 export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {
   const spraakInfo = info as SpraakTensorInfo;
   if (spraakInfo.wholeFile) {
@@ -102,6 +103,7 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
 
 // ------------------------------------------------------------------------------------------------ inspect / verify / blobs
 
+/** What `tensorfile inspect` shows: the header keys, the typed meta and the data's shape. */
 export function inspect(file: SpraakFile): InspectResult {
   const tensorRows = tensorInfos(file).map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape.slice(), byteLength: t.byteLength }));
   const result: InspectResult = {
@@ -181,7 +183,12 @@ export function blobs(file: SpraakFile): EmbeddedBlob[] {
 // ------------------------------------------------------------------------------------------------ samples
 
 /** NCHAN interleaved sample data split into one array per channel (G.711 decoded with { dtype: "float32" }). */
-export function channels(file: SpraakFile, options: DecodeOptions = {}): { sampleFreq: number | null; channels: TypedArray[] } {
+export function channels(file: SpraakFile, options: DecodeOptions = {}): {
+  /** SAMPLEFREQ in Hz, when the header gives it. */
+  sampleFreq: number | null;
+  /** One array per channel, in channel order. */
+  channels: TypedArray[];
+} {
   const tensor = tensors(file, options)[0];
   if (!tensor) throw new UnsupportedError(id, "channels() needs MATRIX data", file.dataOffset, "data");
   const nchan = file.meta.nchan;
