@@ -1,6 +1,6 @@
 // Kernel benchmarks (benny): the public kernel API (WASM SIMD) side by side with the baselines in one run, for
 // large (16M elements) and small (1K) inputs. Every case checks its result before it is timed.
-// Writes bench/results/kernels-*.json and bench/results/kernels-table.md (the README table), prints ratios.
+// Writes bench/results/kernels-*.json and bench/results/kernels-table.md (the table in docs/benchmarks.md), prints ratios.
 // Run: npm run bench  (or: npm run build && node bench/kernels.bench.mjs [--quick])
 import { add, complete, configure, cycle, save, suite } from "benny";
 import { getFloat16 } from "@petamoriken/float16";

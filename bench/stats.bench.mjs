@@ -3,7 +3,7 @@
 // Times are each case's fastest sample. "% of memcpy speed" is time(memcpy of the input bytes) / time(case):
 // how fast the tensor is reduced compared with copying it once (the WASM path copies every chunk into its
 // scratch area, so 100% is the ceiling there).
-// Writes bench/results/stats-*.json and bench/results/stats-table.md (the README table), prints the table.
+// Writes bench/results/stats-*.json and bench/results/stats-table.md (the table in docs/benchmarks.md), prints the table.
 // Run: npm run build && node bench/stats.bench.mjs [--quick]
 import { add, complete, configure, cycle, save, suite } from "benny";
 import { mkdirSync, writeFileSync } from "node:fs";

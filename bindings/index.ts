@@ -1,7 +1,7 @@
 /**
  * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv and SPRAAK files; read
  * safetensors, npy and npz.
- * Public surface: the README ("API tour" and the format sections).
+ * Public surface: docs/guide.md and the format pages docs/formats/<format>.md.
  */
 export * as bw2l from "./formats/bw2l.js";
 export * as april from "./formats/april.js";

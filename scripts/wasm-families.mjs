@@ -13,7 +13,7 @@
 // (the list of all kernels) must belong to some family: the build fails otherwise.
 //
 // optimizeLevel / shrinkLevel: per family where measured better than the defaults of asconfig.json's release
-// target (see the bench notes in the README).
+// target (see docs/benchmarks.md).
 
 /** End of the static slots: the scratch area starts here (bindings/wasm/instance.ts SCRATCH_OFFSET). */
 export const STATIC_LIMIT = 65536;

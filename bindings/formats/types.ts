@@ -1,5 +1,5 @@
 /**
- * What every format module exports (see the README), so that readAny, the CLI and the
+ * What every format module exports (see docs/guide.md), so that readAny, the CLI and the
  * tests can treat the five formats alike.
  */
 import type { ByteRange } from "../io/byte-reader.js";

@@ -1,5 +1,5 @@
 /**
- * SPRAAK choices the public documentation leaves open (documented in the README, "SPRAAK").
+ * SPRAAK choices the public documentation leaves open (documented in docs/formats/spraak.md).
  * Everything provisional lives here, in one place, so that a future look at the SPRAAK source (or a real key
  * file) changes data, not code. Each entry says where the guess comes from.
  */
