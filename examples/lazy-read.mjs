@@ -1,11 +1,12 @@
 import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeModel } from "./make-model.mjs";
-const path = makeModel();
+const dir = dirname(makeModel());
+process.chdir(dir);
 // #region lazy-read
 import { readFromAny, fromFile } from "tensorfile";
 
-const source = await fromFile(path);                  // or fromUrl(url) (HTTP Range requests), fromBlob(file)
+const source = await fromFile("model.b2l");                  // or fromUrl(url) (HTTP Range requests), fromBlob(file)
 try {
   const opened = await readFromAny(source);           // reads the headers only
   const infos = opened.tensorInfos();                 // name, dtype, shape, byteOffset, byteLength, …
@@ -16,4 +17,4 @@ try {
   await source.close();                               // a file source holds a file handle: close it
 }
 // #endregion lazy-read
-rmSync(dirname(path), { recursive: true });
+rmSync(dir, { recursive: true });

@@ -1,11 +1,13 @@
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeModel } from "./make-model.mjs";
-const path = makeModel();
+const dir = dirname(makeModel());
+process.chdir(dir);
 // #region read-bytes
 import { bw2l, detectFormat, readAny } from "tensorfile";
+import { readFileSync } from "node:fs";
 
-const bytes = readFileSync(path);                 // a Node Buffer is a Uint8Array; fetch()'s arrayBuffer() works too
+const bytes = readFileSync("model.b2l");                 // a Node Buffer is a Uint8Array; fetch()'s arrayBuffer() works too
 console.log(detectFormat(bytes));                 // "bw2l"
 const model = bw2l.read(bytes);                   // the whole file as a plain typed object
 for (const t of bw2l.tensors(model)) {            // the uniform view: { name, dtype, shape, data }, row-major
@@ -19,4 +21,4 @@ for (const t of opened.tensors({ dtype: "float32" })) {
   if (t.dtype === "float32") console.log(t.name, t.data.length);  // data: Float32Array here
 }
 // #endregion read-bytes
-rmSync(dirname(path), { recursive: true });
+rmSync(dir, { recursive: true });
