@@ -6,7 +6,7 @@ process.chdir(dir);
 // #region lazy-read
 import { readFromAny, fromFile } from "tensorfile";
 
-const source = await fromFile("model.b2l");                  // or fromUrl(url) (HTTP Range requests), fromBlob(file)
+const source = await fromFile("model.b2l");         // or fromUrl(url) (HTTP Range requests), fromBlob(file)
 try {
   const opened = await readFromAny(source);           // reads the headers only
   const infos = opened.tensorInfos();                 // name, dtype, shape, byteOffset, byteLength, …

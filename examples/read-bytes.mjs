@@ -7,7 +7,7 @@ process.chdir(dir);
 import { bw2l, detectFormat, readAny } from "tensorfile";
 import { readFileSync } from "node:fs";
 
-const bytes = readFileSync("model.b2l");                 // a Node Buffer is a Uint8Array; fetch()'s arrayBuffer() works too
+const bytes = readFileSync("model.b2l");          // a Node Buffer is a Uint8Array; fetch()'s arrayBuffer() works too
 console.log(detectFormat(bytes));                 // "bw2l"
 const model = bw2l.read(bytes);                   // the whole file as a plain typed object
 for (const t of bw2l.tensors(model)) {            // the uniform view: { name, dtype, shape, data }, row-major

@@ -11,6 +11,7 @@
 import { parseDependencyTree, parseCircular } from "dpdm";
 import { fileURLToPath } from "node:url";
 import path from "node:path";
+import { existsSync } from "node:fs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const roots = ["bindings/**/*.ts", "web/src/**/*.ts"];
@@ -18,7 +19,7 @@ const roots = ["bindings/**/*.ts", "web/src/**/*.ts"];
 const tree = await parseDependencyTree(roots, {
   cwd: root,
   context: root,
-  tsconfig: path.join(root, "tsconfig.json"),
+  tsconfig: existsSync(path.join(root, "tsconfig.json")) ? path.join(root, "tsconfig.json") : undefined,
   transform: false, // keep `import type` edges
   skipDynamicImports: false,
   include: /\.ts$/,
