@@ -236,7 +236,7 @@ function runShell(command, cwd, binDir) {
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", `${command} 2>&1`], {
       cwd,
-      env: { ...process.env, PATH: `${binDir}${path.delimiter}${process.env.PATH}`, NO_COLOR: "1", FORCE_COLOR: "0", NODE_OPTIONS: "" },
+      env: { ...process.env, PATH: `${binDir}${path.delimiter}${process.env.PATH}`, NO_COLOR: "1", FORCE_COLOR: "0", NODE_OPTIONS: "", LC_ALL: "C" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
