@@ -190,6 +190,14 @@ function checkExtension(model: string, output: string, format: FormatId, ctx: Pa
   throw ctx.usageError(`OUT ${output} ends in "${outExt || "(nothing)"}": a patched ${format} model is written as ${allowed.join(" or ")}`);
 }
 
+/** A patch that replaced nothing (every WEIGHTS name unknown, with --partial, or no WEIGHTS at all) is a failure: OUT is not written. */
+function nothingReplaced<T extends { replaced: readonly string[]; unknown: readonly string[] }>(result: T, ctx: PatchCliContext): T {
+  if (result.replaced.length > 0) return result;
+  throw ctx.inputError(result.unknown.length > 0
+    ? `no name of WEIGHTS is in MODEL, so nothing would be replaced (WEIGHTS holds ${listText(result.unknown)}): OUT not written`
+    : "WEIGHTS holds no tensors, so nothing would be replaced: OUT not written");
+}
+
 /** Runs `tensorfile patch`; returns the exit status. */
 export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
   if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
@@ -221,7 +229,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             const file = tsm.read(patched.bytes);
             const bytes = outExt === ".tsm" ? tsm.write({ ...file, container: undefined }) : tsm.writeCsta(file);
             await writeFile(temp, bytes);
-            return { ...patched, byteLength: bytes.length };
+            return nothingReplaced({ ...patched, byteLength: bytes.length }, ctx);
           }
           const progress = new Progress(ctx.stderr, "patch", modelSource.size ?? 0);
           const handle = await open(temp, "w");
@@ -229,12 +237,12 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             return await patchTo(modelSource, weights.tensors, async (chunk) => {
               for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
               progress.advance(chunk.length);
-            }, { partial: options.partial ?? false, reuseChunks: true }); // each chunk is written before the next
+            }, { partial: options.partial ?? false, reuseChunks: true }).then((patched) => nothingReplaced(patched, ctx)); // each chunk is written before the next
           } finally {
             progress.finish();
             await handle.close();
           }
-        });
+        }, { force: options.force ?? false });
       } catch (error) {
         // the checks of the patch (names, dtypes, shapes) are about the input: exit 1
         if (error instanceof TypeError || error instanceof RangeError) throw ctx.inputError((error.message).replace(/^tensorfile: /, ""));

@@ -10,7 +10,7 @@
  * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
 import { createWriteStream } from "node:fs";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
@@ -26,7 +26,7 @@ import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
-import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
+import { OutputError, OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
 import { type ViewCommandOptions, viewCommand } from "./view.js";
@@ -349,7 +349,7 @@ export function errorLine(error: unknown): string {
 }
 
 export function isInputError(error: unknown): boolean {
-  return isFormatError(error) || error instanceof InputError || error instanceof SourceError ||
+  return isFormatError(error) || error instanceof InputError || error instanceof SourceError || error instanceof OutputError ||
     /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
 }
 
@@ -436,12 +436,19 @@ function lazyTensors(opened: Awaited<ReturnType<typeof openLazy>>, infos: Tensor
   return { tensorInfos: () => infos, loadTensor: (i, d) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
 }
 
-/** Writes to standard output, resolving when the chunk is handed over (EPIPE ends the process quietly: cli.ts). */
+/** Standard output was closed by its reader while data was streamed to it (exit 141, as for SIGPIPE). */
+export class StdoutClosed extends Error {}
+
+/** Writes to standard output, resolving when the chunk is handed over; rejects with StdoutClosed on EPIPE (cli.ts). */
 function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
-  return new Promise((resolve) => {
-    const stream = io.stdout as ProgressStream & { write(chunk: Uint8Array | string, callback?: () => void): unknown };
-    if (stream.write.length >= 2) stream.write(bytes, () => resolve());
-    else {
+  return new Promise((resolve, reject) => {
+    const stream = io.stdout as ProgressStream & { write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown };
+    if (stream.write.length >= 2) {
+      stream.write(bytes, (error) => {
+        if ((error as NodeJS.ErrnoException | null | undefined)?.code === "EPIPE") reject(new StdoutClosed("standard output closed"));
+        else resolve();
+      });
+    } else {
       stream.write(typeof bytes === "string" ? bytes : new TextDecoder("latin1").decode(bytes));
       resolve();
     }
@@ -526,7 +533,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
       if (ext === ".json") {
         const text = `${jsonText(opened.module.inspect(opened.file))}\n`;
         if (toStdout) await writeStdout(io, text);
-        else await writeAtomically(output, (temp) => writeFile(temp, text));
+        else await writeAtomically(output, (temp) => writeFile(temp, text), { force: options.force ?? false });
       } else {
         if (ext === ".npy" && toStdout) {
           const infos = opened.module.tensorInfos(opened.file);
@@ -534,7 +541,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
           await writeStdout(io, npyHeader(decodedDType(info, decode), info.shape));
           for await (const piece of decodeInChunks(lazyTensors(opened, infos), info, decode)) await writeStdout(io, piece);
         } else {
-          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor));
+          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor), { force: options.force ?? false });
         }
       }
       if (!toStdout) print(io.stderr, `wrote ${output}`);
@@ -560,13 +567,13 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
     if (ext === ".tsm" && tsmFile.container) file = { ...tsmFile, container: undefined };
     if (ext === ".csta" && !tsmFile.container) {
       const out = (await import("../formats/tsm.js")).writeCsta(file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0]);
-      await writeAtomically(output, (temp) => writeFile(temp, out));
+      await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
       print(io.stderr, `wrote ${output} (SeetaFace6 .csta container, ${out.length} bytes)`);
       return 0;
     }
   }
   const out = module.write(file, writeOptions);
-  await writeAtomically(output, (temp) => writeFile(temp, out));
+  await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
   print(io.stderr, `wrote ${output} (${module.id}, ${out.length} bytes)`);
   return 0;
 }
@@ -601,7 +608,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
           const relative = safeRelativePath(info.name, ".npy");
           files.push([info.name, relative]);
           const path = join(root, relative);
-          await mkdirFor(path);
+          await mkdirInside(root, relative);
           await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
           progress.advance(info.byteLength, info.name);
         }
@@ -609,7 +616,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
           const relative = safeRelativePath(blob.name);
           files.push([blob.name, relative]);
           const path = join(root, relative);
-          await mkdirFor(path);
+          await mkdirInside(root, relative);
           // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
           const written = blob.bytes instanceof Uint8Array
             ? (await writeFile(path, blob.bytes), blob.bytes.length)
@@ -621,7 +628,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
       }
       const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
       await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
-    }, { folder: true });
+    }, { folder: true, force: options.force ?? false });
   } finally {
     await opened.source.close?.();
   }
@@ -637,9 +644,19 @@ async function* rangeChunks(source: ByteSource, range: ByteRange, format: string
   }
 }
 
-async function mkdirFor(path: string): Promise<void> {
-  const { mkdir } = await import("node:fs/promises");
-  await mkdir(dirname(path), { recursive: true });
+/**
+ * The folders of `relative` inside `root`, one level at a time: never `root` itself (not recursive), so that an
+ * extract interrupted by a signal cannot re-create its temporary folder after the handler removed it.
+ */
+async function mkdirInside(root: string, relative: string): Promise<void> {
+  const parts = relative.split(sep).slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      await mkdir(join(root, ...parts.slice(0, i)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
 }
 
 async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boolean; json?: boolean }): Promise<number> {
@@ -746,6 +763,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
     }
   } catch (error) {
+    if (error instanceof StdoutClosed) return 141;
     if (error instanceof UsageError || error instanceof OutputRefused) {
       print(io.stderr, `tensorfile: ${error.message}${error instanceof UsageError ? ` (see "tensorfile ${name} --help")` : ""}`);
       return 2;
