@@ -55,7 +55,57 @@ function useWasm(count: number, family: KernelFamily<unknown>): KernelMemory | n
 
 /** The bytes of a typed array (a view, no copy). */
 export function bytesOf(data: ArrayBufferView): Uint8Array {
+  checkView("bytesOf", "data", data);
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+// Argument checks: like the readers, the public kernels refuse what they are not made for (a TypeError for the
+// wrong kind of value, a RangeError for an impossible one) instead of returning garbage. Typed arrays are told
+// apart by their tag, so that arrays from another realm (a worker, vm) and Node Buffers (Uint8Arrays) pass.
+
+type ArrayKind = "Uint8Array" | "Int8Array" | "Uint16Array" | "Float32Array";
+
+const tagOf = (value: unknown): string | undefined => (ArrayBuffer.isView(value) ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] : undefined);
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an Array";
+  return tagOf(value) ?? (typeof value === "object" ? "an object" : `a ${typeof value}`);
+}
+
+/** `value` must be a typed array of `kind` (a Node Buffer is a Uint8Array). */
+function checkArray(fn: string, what: string, value: unknown, kind: ArrayKind): void {
+  if (tagOf(value) !== kind) throw new TypeError(`tensorfile: ${fn}() takes a ${kind} as ${what}, not ${describe(value)}`);
+}
+
+/** `value` must be a typed array (any element type) or a DataView. */
+function checkView(fn: string, what: string, value: unknown): void {
+  if (!ArrayBuffer.isView(value)) throw new TypeError(`tensorfile: ${fn}() takes a typed array as ${what}, not ${describe(value)}`);
+}
+
+/** A typed array of the same element type as `src`, when given. */
+function checkSameKind(fn: string, src: unknown, dst: unknown): void {
+  if (dst !== undefined && tagOf(dst) !== tagOf(src)) throw new TypeError(`tensorfile: ${fn}() takes dst of the same type as src (${tagOf(src)}), not ${describe(dst)}`);
+}
+
+/** A number (any: a file's NaN scale gives NaN values, as the formula says; readers must not throw here). */
+function checkNumber(fn: string, what: string, value: unknown): void {
+  if (typeof value !== "number") throw new TypeError(`tensorfile: ${fn}() takes a number as ${what}, not ${describe(value)}`);
+}
+
+function checkCount(fn: string, what: string, value: unknown): void {
+  if (typeof value !== "number") throw new TypeError(`tensorfile: ${fn}() takes a whole number as ${what}, not ${describe(value)}`);
+  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`tensorfile: ${fn}() takes a whole number >= 0 as ${what}, not ${value}`);
+}
+
+function checkShape(fn: string, shape: unknown): void {
+  if (!Array.isArray(shape)) throw new TypeError(`tensorfile: ${fn}() takes a shape array of dims, not ${describe(shape)}`);
+  for (const d of shape) checkCount(fn, "a dim of the shape", d);
+}
+
+/** The length of a default dst, before src is checked (0 for what is not an array: the check names it). */
+function lengthOf(src: unknown): number {
+  return ArrayBuffer.isView(src) ? ((src as unknown as { length?: number }).length ?? 0) : 0;
 }
 
 function checkLength(what: string, actual: number, expected: number): void {
@@ -118,7 +168,9 @@ function wordsOf(data: Float32Array): Uint32Array {
 }
 
 /** IEEE binary16 (raw bits) to float32, exact for every half. */
-export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArray("f16ToF32", "src", src, "Uint16Array");
+  checkArray("f16ToF32", "dst", dst, "Float32Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
@@ -129,7 +181,9 @@ export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(
 }
 
 /** float32 to IEEE binary16 bits: round to nearest even, overflow to ±Inf, NaN stays NaN. */
-export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(src.length)): Uint16Array {
+export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(lengthOf(src))): Uint16Array {
+  checkArray("f32ToF16", "src", src, "Float32Array");
+  checkArray("f32ToF16", "dst", dst, "Uint16Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
@@ -140,7 +194,11 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(s
 }
 
 /** value = (q - offset) * scale, in float32. */
-export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArray("dequantizeI8", "src", src, "Int8Array");
+  checkNumber("dequantizeI8", "scale", scale);
+  checkNumber("dequantizeI8", "offset", offset);
+  checkArray("dequantizeI8", "dst", dst, "Float32Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
@@ -151,7 +209,11 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
 }
 
 /** q = clamp(roundHalfEven(x / scale + offset), -128, 127), in float32; NaN becomes 0. */
-export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(src.length)): Int8Array {
+export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(lengthOf(src))): Int8Array {
+  checkArray("quantizeI8", "src", src, "Float32Array");
+  checkNumber("quantizeI8", "scale", scale);
+  checkNumber("quantizeI8", "offset", offset);
+  checkArray("quantizeI8", "dst", dst, "Int8Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
@@ -163,6 +225,7 @@ export function quantizeI8(src: Float32Array, scale: number, offset: number, dst
 
 /** Reverses the byte order of every `width`-byte element, in place. Returns `data`. */
 export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): T {
+  checkView("byteSwap", "data", data);
   if (width !== 2 && width !== 4 && width !== 8) throw new RangeError(`tensorfile: byteSwap width must be 2, 4 or 8, not ${String(width)}`);
   const bytes = bytesOf(data);
   if (bytes.byteLength % width !== 0) {
@@ -339,6 +402,10 @@ function sameType<T extends ArrayBufferView>(src: T, length: number): T {
 
 /** The rows x cols row-major matrix `src` transposed (cols x rows). Elements of 1, 2, 4 or 8 bytes. */
 export function transpose<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, dst?: T): T {
+  checkView("transpose", "src", src);
+  checkCount("transpose", "rows", rows);
+  checkCount("transpose", "cols", cols);
+  checkSameKind("transpose", src, dst);
   checkLength("src", src.length, rows * cols);
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
@@ -352,6 +419,10 @@ export function transpose<T extends ArrayBufferView & { length: number }>(src: T
  * as f16ToF32): column-major fp16 weights to row-major float32.
  */
 export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
+  checkArray("transposeF16ToF32", "src", src, "Uint16Array");
+  checkCount("transposeF16ToF32", "rows", rows);
+  checkCount("transposeF16ToF32", "cols", cols);
+  checkArray("transposeF16ToF32", "dst", dst, "Float32Array");
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
   if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
@@ -360,6 +431,9 @@ export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, 
 
 /** columnToRowMajor of IEEE halves, widened to float32 in the same pass (see transposeF16ToF32). */
 export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly number[], dst?: Float32Array): Float32Array {
+  checkArray("columnToRowMajorF16ToF32", "src", src, "Uint16Array");
+  checkShape("columnToRowMajorF16ToF32", shape);
+  if (dst !== undefined) checkArray("columnToRowMajorF16ToF32", "dst", dst, "Float32Array");
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? new Float32Array(count);
@@ -373,6 +447,9 @@ export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly numbe
  * element [i0][i1]… is read from i0 + d0 * (i1 + d1 * …) and written to ((i0 * d1 + i1) * d2 + …).
  */
 export function columnToRowMajor<T extends ArrayBufferView & { length: number }>(src: T, shape: readonly number[], dst?: T): T {
+  checkView("columnToRowMajor", "src", src);
+  checkShape("columnToRowMajor", shape);
+  checkSameKind("columnToRowMajor", src, dst);
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
@@ -383,6 +460,7 @@ export function columnToRowMajor<T extends ArrayBufferView & { length: number }>
 
 /** rowToColumnMajor is the inverse of columnToRowMajor: the same permutation with the shape reversed. */
 export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>(src: T, shape: readonly number[], dst?: T): T {
+  checkShape("rowToColumnMajor", shape);
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
@@ -391,6 +469,10 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
  * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
  */
 export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
+  checkArray("columnToRowMajorBytes", "src", src, "Uint8Array");
+  checkArray("columnToRowMajorBytes", "dst", dst, "Uint8Array");
+  checkShape("columnToRowMajorBytes", shape);
+  if (elementBytes !== 1 && elementBytes !== 2 && elementBytes !== 4 && elementBytes !== 8) throw new RangeError(`tensorfile: columnToRowMajorBytes() takes elementBytes 1, 2, 4 or 8, not ${String(elementBytes)}`);
   if (!widenF16) {
     reorderColumnMajorBytes(src, dst, shape, elementBytes);
     return;
@@ -411,6 +493,9 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
  * transpose kernels only (not the fused fp16 -> f32 one).
  */
 export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
+  checkArray("reorderColumnMajorBytes", "src", src, "Uint8Array");
+  checkArray("reorderColumnMajorBytes", "dst", dst, "Uint8Array");
+  checkShape("reorderColumnMajorBytes", shape);
   if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   const plan = columnMajorPlan(shape);
   if (!plan || src.byteLength === 0) {
@@ -467,6 +552,8 @@ type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: numb
  * buffers you convert repeatedly. Falls back to an ordinary array where WebAssembly is unavailable.
  */
 export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
+  if (typeof ctor !== "function" || typeof (ctor as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT !== "number") throw new TypeError(`tensorfile: allocate() takes a typed array constructor (Float32Array, …), not ${describe(ctor)}`);
+  checkCount("allocate", "length", length);
   const bytes = length * ctor.BYTES_PER_ELEMENT;
   const home = backend === "js" ? null : allocateDedicated(bytes);
   if (!home) return new ctor(length);
@@ -475,6 +562,7 @@ export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
 
 /** True when `data` lives in memory from `allocate()`. */
 export function isWasmResident(data: ArrayBufferView): boolean {
+  checkView("isWasmResident", "data", data);
   return memoryOf(data.buffer) !== undefined;
 }
 
@@ -488,7 +576,9 @@ export function releaseMemory(): void {
 // in kernels-js.ts. Exact for every input; both backends give the same bits.
 
 /** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
-export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArray("bf16ToF32", "src", src, "Uint16Array");
+  checkArray("bf16ToF32", "dst", dst, "Float32Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
@@ -502,7 +592,9 @@ export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array
  * float8 e4m3fn (raw bytes; OCP FP8 E4M3: bias 7, no infinities, 0x7f and 0xff are NaN) to float32, exact.
  * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
  */
-export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArray("f8e4m3ToF32", "src", src, "Uint8Array");
+  checkArray("f8e4m3ToF32", "dst", dst, "Float32Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
@@ -516,7 +608,9 @@ export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
  * float8 e5m2 (raw bytes; OCP FP8 E5M2: bias 15, IEEE-like with infinities and NaNs: the top byte of a
  * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
  */
-export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArray("f8e5m2ToF32", "src", src, "Uint8Array");
+  checkArray("f8e5m2ToF32", "dst", dst, "Float32Array");
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
@@ -609,6 +703,10 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
  * go through the TS twin, also strided). Elements of 1, 2, 4 or 8 bytes.
  */
 export function transposeColumns<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
+  checkView("transposeColumns", "src", src);
+  checkCount("transposeColumns", "rows", rows);
+  checkCount("transposeColumns", "cols", cols);
+  checkSameKind("transposeColumns", src, dst);
   checkLength("src", src.length, rows * cols);
   if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {
     throw new RangeError(`tensorfile: transposeColumns: columns ${c0}..${c0 + w} are not inside 0..${cols}`);

@@ -21,7 +21,7 @@ import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
 import { loadFile } from "../load-file.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
-import { OutputRefused, placeFile, reserveTemporary } from "./output.js";
+import { OutputError, OutputRefused, fsReason, placeFile, reserveTemporary } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, convertTensorsTo, errorLine, isInputError, noTensorsError, pickTensor } from "./run.js";
 
@@ -176,7 +176,10 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const ext = options.to === "npy" ? ".npy" : ".safetensors";
   const outputs = inputs.map((input) => join(options.outDir, `${basename(input, extname(input))}${ext}`));
   await checkOutputs(inputs, outputs, options.force);
-  await mkdir(options.outDir, { recursive: true });
+  await mkdir(options.outDir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    const reason = error.code === "EEXIST" || error.code === "ENOTDIR" ? "it (or a folder above it) is a file, not a folder" : fsReason(error);
+    throw new OutputError(`cannot create the folder ${options.outDir}: ${reason}`);
+  });
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
 
   const sizes = await Promise.all(inputs.map((p) => stat(p).then((s) => s.size, () => 0)));

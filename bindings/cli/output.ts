@@ -154,10 +154,17 @@ const REASONS: Record<string, string> = {
   EFBIG: "the file is too large for the file system",
 };
 
+/** How the reasons read for a file being read (the others are about an output). */
+const INPUT_REASONS: Record<string, string> = {
+  ENOENT: "no such file",
+  EISDIR: "it is a folder, not a file",
+  ENOTDIR: "a part of its path is not a folder",
+};
+
 /** The reason of a file-system error, in words (the code in brackets for searching). */
-export function fsReason(error: unknown): string {
+export function fsReason(error: unknown, role: "input" | "output" = "output"): string {
   const code = String((error as NodeJS.ErrnoException)?.code ?? "");
-  const words = REASONS[code];
+  const words = (role === "input" ? INPUT_REASONS[code] : undefined) ?? REASONS[code];
   if (words) return `${words} (${code})`;
   return ((error as Error)?.message ?? String(error)).replace(/^[A-Z]+: /, "");
 }
@@ -285,6 +292,8 @@ export async function writeAtomically<T>(path: string, write: (tempPath: string)
   try {
     await mkdir(dirname(target), { recursive: true });
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOTDIR") throw new OutputError(`cannot write ${path}: ${dirname(path)} (or a folder above it) is a file, not a folder`);
     throw new OutputError(`cannot create the folder ${dirname(path)} for ${path}: ${fsReason(error)}`);
   }
   const temp = createTemporaryFolder(target, path);

@@ -26,7 +26,7 @@ import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
-import { OutputError, OutputRefused, checkOutput, writeAtomically } from "./output.js";
+import { OutputError, OutputRefused, checkOutput, fsReason, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
 import { type ViewCommandOptions, viewCommand } from "./view.js";
@@ -48,7 +48,7 @@ const USAGE = `Usage:
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
-  tensorfile stats FILE [--tensor NAME] [--json]
+  tensorfile stats FILE… [--tensor NAME] [--json]
   tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
@@ -109,16 +109,17 @@ reference runtime would refuse (for example an .april file whose params do not f
   diff: DIFF_HELP,
 };
 
-HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
+HELP.stats = `tensorfile stats FILE… [--tensor NAME] [--json]
 
 Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
 max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
 of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
-skipped.
+skipped. With several FILEs, one section per file and a summary; exit 1 if any failed.
   --tensor NAME  only this tensor
   --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
                  "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
-                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)
+                 (several FILEs: a JSON array of { "file", … } objects)`;
 
 HELP.view = `tensorfile view [FILE…] [--port N] [--open]
 
@@ -177,9 +178,12 @@ export async function openSource(path: string): Promise<ByteSource> {
   if (isUrl(path)) return fromUrl(path);
   let isFile: boolean;
   try {
-    isFile = (await stat(path)).isFile();
+    const s = await stat(path);
+    if (s.isDirectory()) throw new InputError(`${path} is a folder, not a file`);
+    isFile = s.isFile();
   } catch (cause) {
-    throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
+    if (cause instanceof InputError) throw cause;
+    throw new SourceError(`cannot open ${path}: ${fsReason(cause, "input")}`, { cause });
   }
   // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
   if (isFile) return (await openFileAccess(path, "tensorfile")).source();
@@ -188,7 +192,7 @@ export async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
     if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(), path);
-    throw new SourceError(`cannot read ${path}: ${(cause as Error).message}`, { cause });
+    throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
   }
 }
 
@@ -340,6 +344,11 @@ function plural(n: number, word: string): string {
 
 /** The one-line message of an error from reading FILE, with a hint where the cause is likely. */
 export function errorLine(error: unknown): string {
+  const errno = error as NodeJS.ErrnoException;
+  // a raw file-system error (EISDIR: illegal operation…): in words, with the path it is about
+  if (!isFormatError(error) && /^E[A-Z]+$/.test(String(errno?.code ?? "")) && String(errno.message).startsWith(`${errno.code}:`)) {
+    return `${typeof errno.path === "string" ? `${errno.path}: ` : ""}${fsReason(error, "input")}`;
+  }
   const message = (error as Error)?.message ?? String(error);
   let line = message.startsWith("tensorfile: ") ? message.slice("tensorfile: ".length) : message;
   if (isFormatError(error) && error.format === "spraak" && /\d+ bytes? short/.test(message)) {
@@ -561,6 +570,9 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
     ? formatModule("bw2l").read(bytes, { dequantize: true })
     : module.read(bytes);
   let writeOptions: unknown;
+  if (module.id === "bw2l" && options.quantize === "i8" && (file as { version: number }).version !== 1) {
+    throw new UsageError(`--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${(file as { version: number }).version}: use --quantize fp16`);
+  }
   if (module.id === "bw2l" && options.quantize) writeOptions = { quantize: options.quantize };
   if (module.id === "tsm") {
     const tsmFile = file as { container?: unknown };
@@ -693,6 +705,41 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   return failed > 0 ? 1 : 0;
 }
 
+/**
+ * `stats FILE…`: one section per file (as inspect prints them); a file that fails is reported and counted, the
+ * others still done; exit 1 if any failed. With --json and several FILEs: a JSON array of { "file", … } objects.
+ */
+async function statsFiles(io: CliIO, paths: string[], options: StatsCommandOptions): Promise<number> {
+  if (paths.length === 0) throw new UsageError("stats takes one or more FILEs");
+  if (paths.length === 1) return statsCommand(io, paths, options);
+  const results: unknown[] = [];
+  let failed = 0;
+  let sections = 0;
+  for (const path of paths) {
+    let json = "";
+    let started = false;
+    // a blank line between sections, written with a section's first line (a file that fails prints none)
+    const section = (text: string) => {
+      if (!started && sections++ > 0) io.stdout.write("\n");
+      started = true;
+      return io.stdout.write(text);
+    };
+    const fileIo: CliIO = { stdout: { isTTY: false, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
+    try {
+      await statsCommand(fileIo, [path], options);
+      if (options.json) results.push({ file: path, ...(JSON.parse(json) as object) });
+    } catch (error) {
+      if (!isInputError(error)) throw error;
+      failed++;
+      print(io.stderr, `tensorfile: ${path}: ${errorLine(error)}`);
+      if (options.json) results.push({ file: path, error: errorJson(error) });
+    }
+  }
+  if (options.json) print(io.stdout, jsonText(results));
+  print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
+  return failed > 0 ? 1 : 0;
+}
+
 type CommandName = keyof typeof OPTIONS;
 
 /** Runs the CLI; returns the exit status. */
@@ -730,7 +777,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const hint = close && levenshteinClose(unknown.replace(/^-+/, "--"), close) ? `: did you mean ${close}?` : "";
       print(io.stderr, `tensorfile: ${name} does not take ${unknown}${hint} (it takes ${known.join(", ") || "no options"}; see "tensorfile ${name} --help")`);
     } else {
-      print(io.stderr, `tensorfile: ${message.replace(/\s+/g, " ")} (see "tensorfile ${name} --help")`);
+      print(io.stderr, `tensorfile: ${optionProblem(message, rest)} (see "tensorfile ${name} --help")`);
     }
     return 2;
   }
@@ -738,7 +785,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stdout, HELP[name]!);
     return 0;
   }
-  const inputs = name === "inspect" || name === "verify" || name === "view" ? positionals : positionals.slice(0, 1);
+  const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
     return 2;
@@ -754,7 +801,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       case "verify":
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
       case "stats":
-        return await statsCommand(io, positionals, values as StatsCommandOptions);
+        return await statsFiles(io, positionals, values as StatsCommandOptions);
       case "view":
         return await viewCommand(io, positionals, values as ViewCommandOptions);
       case "patch":
@@ -775,6 +822,20 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stderr, `tensorfile: internal error: ${(error as Error)?.message ?? String(error)}`);
     return 1;
   }
+}
+
+/** A parseArgs complaint about an option's value, in our words (the raw text only for a case not foreseen). */
+function optionProblem(message: string, args: readonly string[]): string {
+  const option = /Option '(?:-\w, )?(-{1,2}[^' ]+)/.exec(message)?.[1];
+  if (option === undefined) return `cannot read the options: ${message.replace(/\s+/g, " ")}`;
+  if (/does not take an argument/.test(message)) return `${option} takes no value (write just ${option})`;
+  if (/ambiguous/.test(message)) {
+    const at = args.findIndex((a) => a === option || /^-\w$/.test(a));
+    const next = at >= 0 ? args[at + 1] : undefined;
+    return `${option} needs a value${next !== undefined ? `, and "${next}" after it looks like an option: write ${option}=${next} for a value that starts with "-"` : ""}`;
+  }
+  if (/argument missing/.test(message)) return `${option} needs a value (${option} VALUE)`;
+  return `${option}: ${message.replace(/^Option '[^']*'\s*/, "").replace(/\s+/g, " ")}`;
 }
 
 /** Small enough an edit to suggest (at most a third of the word, and at most 3). */

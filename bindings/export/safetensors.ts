@@ -12,7 +12,7 @@
  */
 import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes, storedByteLength } from "../tensor.js";
-import { checkEntry, checkTensor } from "./check.js";
+import { checkEntry, checkMetadata, checkTensor } from "./check.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
   float16: "F16", float32: "F32", float64: "F64",
@@ -82,6 +82,7 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
 export function writeSafetensors(tensors: readonly NamedTensor[], metadata?: Record<string, string>): Uint8Array {
   if (!Array.isArray(tensors as unknown)) throw new TypeError("tensorfile: writeSafetensors() takes an array of NamedTensors ({ name, dtype, shape, data })");
   tensors.forEach((t, i) => checkTensor(t, `tensor ${i}`));
+  checkMetadata(metadata, "writeSafetensors");
   const plan = planSafetensors(tensors, metadata);
   const out = new Uint8Array(plan.size);
   out.set(plan.header);

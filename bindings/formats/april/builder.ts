@@ -16,6 +16,7 @@ import {
   REFERENCE_PARAMS,
 } from "./model.js";
 import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
+import { checkWriterInput } from "../../export/check.js";
 
 
 /**
@@ -24,6 +25,7 @@ import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
  * "<blk>", or 0 when there is none). `write(create(...))` gives the bytes.
  */
 export function create(options: AprilCreateOptions): AprilFile & { networks: AprilNetworks<Uint8Array> } {
+  checkWriterInput(options, "april.create", "the model's options ({ tokens, networks, … })", { arrays: ["tokens"], objects: ["networks"] });
   const tokens = options.tokens.map((t) => (options.keepSpaceMarker ? t : t.replaceAll("\u2581", " ")));
   const blank = options.tokens.indexOf("<blk>");
   const params: AprilParams = {
