@@ -30,8 +30,9 @@ hold, or holds a tensor of another shape or of a dtype MODEL cannot store.
   --tensor NAME  the name of the one tensor in WEIGHTS (a .npy holds one tensor and no name)
   --force        overwrite an existing OUT
 OUT must end in MODEL's extension (.tsm <-> .csta also: the module is unwrapped or wrapped as convert does).
-Outputs are written to a temporary file beside OUT and renamed into place when complete; writing over MODEL or
-WEIGHTS is refused; missing parent folders are created.`;
+Outputs are written in a hidden temporary folder beside OUT and put in place when complete; without --force an
+OUT that appears meanwhile is left alone; writing over MODEL or WEIGHTS is refused; missing parent folders are
+created. A patch that replaces nothing (no name of WEIGHTS is in MODEL) writes nothing and exits 1.`;
 
 export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" } } as const;
 

@@ -58,8 +58,10 @@ Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, sp
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 
-const OUTPUT_RULES = `Outputs are written to a temporary file beside OUT and renamed into place when complete; an existing OUT
-(or a non-empty DIR) needs --force; writing over the input is refused; missing parent folders are created.`;
+const OUTPUT_RULES = `Outputs are written in a hidden temporary folder beside OUT and put in place when complete (Ctrl-C leaves
+nothing behind); an existing OUT (or a non-empty DIR) needs --force, and without it an OUT that appears while
+writing is left alone (exit 1); writing over the input, or replacing a DIR that holds the input or the current
+folder, is refused (exit 2); missing parent folders are created.`;
 
 const HELP: Record<string, string> = {
   inspect: `tensorfile inspect FILE… [--json] [--full]
