@@ -60,6 +60,11 @@ describe("file problems in words", () => {
     const png = await cli("inspect", file("image.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])));
     expect(png.code).toBe(1);
     expect(png.stderr).toMatch(/the first bytes \[89 50 4e 47 0d 0a 1a 0a 00 00 00 0d\]/);
+    // the readers' bad-magic messages show it too (a raw U+0089 would vanish on a terminal)
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+    expect(() => lib.bw2l.read(bytes)).toThrow('bw2l: bad magic: expected "BW2L", got "\\x89PNG"');
+    expect(() => lib.april.read(bytes)).toThrow('got "\\x89PNG\\r\\n\\x1a\\n"');
+    expect(() => lib.spraak.read(bytes)).toThrow('got "\\x89PNG\\r"');
   });
 
   it("a folder as FILE, or as OUT: no raw EISDIR", async () => {
