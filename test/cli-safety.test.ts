@@ -238,6 +238,12 @@ describe.skipIf(!HAVE_CLI)("a closed stdout does not hide a failure", () => {
     expect((await withClosedStdout(["inspect", good, bad, good])).code).toBe(1);
   });
 
+  it("data streamed to a closed stdout stops with the SIGPIPE status 141, quietly", async () => {
+    const r = await withClosedStdout(["convert", good, "-", "--to", "npy"]);
+    expect(r.code).toBe(141);
+    expect(r.stderr).toBe("");
+  });
+
   it("through a shell with pipefail: verify BAD GOOD | head -1 fails", () => {
     const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${BUILT_CLI}" verify "${bad}" "${good}" "${good}" | head -1 >/dev/null`], { encoding: "utf8" });
     expect(r.status).toBe(1);
