@@ -142,7 +142,7 @@ const REASONS: Record<string, string> = {
   EROFS: "the file system is read-only",
   EISDIR: "it is a folder",
   ENOTDIR: "a part of its path is not a folder",
-  ENOENT: "its folder disappeared",
+  ENOENT: "its folder is gone or cannot hold new files",
   ENAMETOOLONG: "the name is too long",
   EEXIST: "it appeared meanwhile",
   ENOTEMPTY: "a non-empty folder appeared there meanwhile",
