@@ -171,7 +171,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 }
 
 describe.skipIf(!HAVE_CLI)("a signal at any moment leaves no hidden temporary", () => {
-  it("convert, extract and patch, SIGINT and SIGTERM at moments spread over a whole run", async () => {
+  it("convert, extract, patch and convert --out-dir, SIGINT and SIGTERM at moments spread over a whole run", async () => {
     const folder = fresh("signals");
     const input = join(folder, "big.b2l");
     writeFileSync(input, bigModel(32));
@@ -181,6 +181,7 @@ describe.skipIf(!HAVE_CLI)("a signal at any moment leaves no hidden temporary", 
       ["convert", ["convert", input, join(folder, "out", "big.safetensors")]],
       ["extract", ["extract", input, join(folder, "out", "x")]],
       ["patch", ["patch", input, weights, join(folder, "out", "patched.b2l")]],
+      ["convert --out-dir", ["convert", "--out-dir", join(folder, "out", "many"), "--to", "safetensors", input, weights]],
     ];
     const outFolder = join(folder, "out");
     for (const [name, args] of commands) {
