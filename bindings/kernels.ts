@@ -55,7 +55,7 @@ function useWasm(count: number, family: KernelFamily<unknown>): KernelMemory | n
 
 /** The bytes of a typed array (a view, no copy). */
 export function bytesOf(data: ArrayBufferView): Uint8Array {
-  checkView("bytesOf", "data", data);
+  checkArgs("bytesOf", "data:view", data);
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
@@ -63,44 +63,36 @@ export function bytesOf(data: ArrayBufferView): Uint8Array {
 // wrong kind of value, a RangeError for an impossible one) instead of returning garbage. Typed arrays are told
 // apart by their tag, so that arrays from another realm (a worker, vm) and Node Buffers (Uint8Arrays) pass.
 
-type ArrayKind = "Uint8Array" | "Int8Array" | "Uint16Array" | "Float32Array";
-
-const tagOf = (value: unknown): string | undefined => (ArrayBuffer.isView(value) ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] : undefined);
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an Array";
-  return tagOf(value) ?? (typeof value === "object" ? "an object" : `a ${typeof value}`);
+function tagOf(value: unknown): string | undefined {
+  return ArrayBuffer.isView(value) ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] : undefined;
 }
 
-/** `value` must be a typed array of `kind` (a Node Buffer is a Uint8Array). */
-function checkArray(fn: string, what: string, value: unknown, kind: ArrayKind): void {
-  if (tagOf(value) !== kind) throw new TypeError(`tensorfile: ${fn}() takes a ${kind} as ${what}, not ${describe(value)}`);
-}
-
-/** `value` must be a typed array (any element type) or a DataView. */
-function checkView(fn: string, what: string, value: unknown): void {
-  if (!ArrayBuffer.isView(value)) throw new TypeError(`tensorfile: ${fn}() takes a typed array as ${what}, not ${describe(value)}`);
-}
-
-/** A typed array of the same element type as `src`, when given. */
-function checkSameKind(fn: string, src: unknown, dst: unknown): void {
-  if (dst !== undefined && tagOf(dst) !== tagOf(src)) throw new TypeError(`tensorfile: ${fn}() takes dst of the same type as src (${tagOf(src)}), not ${describe(dst)}`);
-}
-
-/** A number (any: a file's NaN scale gives NaN values, as the formula says; readers must not throw here). */
-function checkNumber(fn: string, what: string, value: unknown): void {
-  if (typeof value !== "number") throw new TypeError(`tensorfile: ${fn}() takes a number as ${what}, not ${describe(value)}`);
-}
-
-function checkCount(fn: string, what: string, value: unknown): void {
-  if (typeof value !== "number") throw new TypeError(`tensorfile: ${fn}() takes a whole number as ${what}, not ${describe(value)}`);
-  if (!Number.isSafeInteger(value) || value < 0) throw new RangeError(`tensorfile: ${fn}() takes a whole number >= 0 as ${what}, not ${value}`);
-}
-
-function checkShape(fn: string, shape: unknown): void {
-  if (!Array.isArray(shape)) throw new TypeError(`tensorfile: ${fn}() takes a shape array of dims, not ${describe(shape)}`);
-  for (const d of shape) checkCount(fn, "a dim of the shape", d);
+/**
+ * Checks the arguments of kernel `fn` against `spec`, one "name:kind" per value: kind is a typed array's name
+ * (Uint16Array…), "view" (any typed array), "same" (the type of the first value), "number" (any number: a
+ * file's NaN scale gives NaN values, as the formula says), "count" (a whole number >= 0) or "shape" (an array
+ * of counts); a trailing "?" lets the value be undefined.
+ */
+function checkArgs(fn: string, spec: string, ...values: unknown[]): void {
+  spec.split(" ").forEach((entry, i) => {
+    const [what, kindSpec] = entry.split(":") as [string, string];
+    const kind = kindSpec.replace("?", "");
+    const value = values[i];
+    if (value === undefined && kindSpec.endsWith("?")) return;
+    const tag = tagOf(value);
+    const want = kind === "same" ? tagOf(values[0]) : kind;
+    let ok: boolean;
+    if (kind === "number" || kind === "count") ok = typeof value === "number";
+    else if (kind === "shape") ok = Array.isArray(value);
+    else ok = kind === "view" ? tag !== undefined : tag === want;
+    if (!ok) {
+      const got = value === null ? "null" : Array.isArray(value) ? "an Array" : tag ?? (typeof value === "object" ? "an object" : `a ${typeof value}`);
+      throw new TypeError(`tensorfile: ${fn}() takes ${kind === "view" ? "a typed array" : kind === "shape" ? "a shape array" : `a ${want}`} as ${what}, not ${got}`);
+    }
+    for (const n of kind === "count" ? [value] : kind === "shape" ? (value as unknown[]) : []) {
+      if (!Number.isSafeInteger(n) || (n as number) < 0) throw new RangeError(`tensorfile: ${fn}() takes whole numbers >= 0 as ${what}, not ${String(n)}`);
+    }
+  });
 }
 
 /** The length of a default dst, before src is checked (0 for what is not an array: the check names it). */
@@ -169,8 +161,7 @@ function wordsOf(data: Float32Array): Uint32Array {
 
 /** IEEE binary16 (raw bits) to float32, exact for every half. */
 export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
-  checkArray("f16ToF32", "src", src, "Uint16Array");
-  checkArray("f16ToF32", "dst", dst, "Float32Array");
+  checkArgs("f16ToF32", "src:Uint16Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
@@ -182,8 +173,7 @@ export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(
 
 /** float32 to IEEE binary16 bits: round to nearest even, overflow to ±Inf, NaN stays NaN. */
 export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(lengthOf(src))): Uint16Array {
-  checkArray("f32ToF16", "src", src, "Float32Array");
-  checkArray("f32ToF16", "dst", dst, "Uint16Array");
+  checkArgs("f32ToF16", "src:Float32Array dst:Uint16Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
@@ -195,10 +185,7 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(l
 
 /** value = (q - offset) * scale, in float32. */
 export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
-  checkArray("dequantizeI8", "src", src, "Int8Array");
-  checkNumber("dequantizeI8", "scale", scale);
-  checkNumber("dequantizeI8", "offset", offset);
-  checkArray("dequantizeI8", "dst", dst, "Float32Array");
+  checkArgs("dequantizeI8", "src:Int8Array scale:number offset:number dst:Float32Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
@@ -210,10 +197,7 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
 
 /** q = clamp(roundHalfEven(x / scale + offset), -128, 127), in float32; NaN becomes 0. */
 export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(lengthOf(src))): Int8Array {
-  checkArray("quantizeI8", "src", src, "Float32Array");
-  checkNumber("quantizeI8", "scale", scale);
-  checkNumber("quantizeI8", "offset", offset);
-  checkArray("quantizeI8", "dst", dst, "Int8Array");
+  checkArgs("quantizeI8", "src:Float32Array scale:number offset:number dst:Int8Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
@@ -225,7 +209,7 @@ export function quantizeI8(src: Float32Array, scale: number, offset: number, dst
 
 /** Reverses the byte order of every `width`-byte element, in place. Returns `data`. */
 export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): T {
-  checkView("byteSwap", "data", data);
+  checkArgs("byteSwap", "data:view", data);
   if (width !== 2 && width !== 4 && width !== 8) throw new RangeError(`tensorfile: byteSwap width must be 2, 4 or 8, not ${String(width)}`);
   const bytes = bytesOf(data);
   if (bytes.byteLength % width !== 0) {
@@ -402,10 +386,7 @@ function sameType<T extends ArrayBufferView>(src: T, length: number): T {
 
 /** The rows x cols row-major matrix `src` transposed (cols x rows). Elements of 1, 2, 4 or 8 bytes. */
 export function transpose<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, dst?: T): T {
-  checkView("transpose", "src", src);
-  checkCount("transpose", "rows", rows);
-  checkCount("transpose", "cols", cols);
-  checkSameKind("transpose", src, dst);
+  checkArgs("transpose", "src:view rows:count cols:count dst:same?", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
@@ -419,10 +400,7 @@ export function transpose<T extends ArrayBufferView & { length: number }>(src: T
  * as f16ToF32): column-major fp16 weights to row-major float32.
  */
 export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
-  checkArray("transposeF16ToF32", "src", src, "Uint16Array");
-  checkCount("transposeF16ToF32", "rows", rows);
-  checkCount("transposeF16ToF32", "cols", cols);
-  checkArray("transposeF16ToF32", "dst", dst, "Float32Array");
+  checkArgs("transposeF16ToF32", "src:Uint16Array rows:count cols:count dst:Float32Array", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
   if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
@@ -431,9 +409,7 @@ export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, 
 
 /** columnToRowMajor of IEEE halves, widened to float32 in the same pass (see transposeF16ToF32). */
 export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly number[], dst?: Float32Array): Float32Array {
-  checkArray("columnToRowMajorF16ToF32", "src", src, "Uint16Array");
-  checkShape("columnToRowMajorF16ToF32", shape);
-  if (dst !== undefined) checkArray("columnToRowMajorF16ToF32", "dst", dst, "Float32Array");
+  checkArgs("columnToRowMajorF16ToF32", "src:Uint16Array shape:shape dst:Float32Array?", src, shape, dst);
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? new Float32Array(count);
@@ -447,9 +423,7 @@ export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly numbe
  * element [i0][i1]… is read from i0 + d0 * (i1 + d1 * …) and written to ((i0 * d1 + i1) * d2 + …).
  */
 export function columnToRowMajor<T extends ArrayBufferView & { length: number }>(src: T, shape: readonly number[], dst?: T): T {
-  checkView("columnToRowMajor", "src", src);
-  checkShape("columnToRowMajor", shape);
-  checkSameKind("columnToRowMajor", src, dst);
+  checkArgs("columnToRowMajor", "src:view shape:shape dst:same?", src, shape, dst);
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
@@ -460,7 +434,7 @@ export function columnToRowMajor<T extends ArrayBufferView & { length: number }>
 
 /** rowToColumnMajor is the inverse of columnToRowMajor: the same permutation with the shape reversed. */
 export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>(src: T, shape: readonly number[], dst?: T): T {
-  checkShape("rowToColumnMajor", shape);
+  checkArgs("rowToColumnMajor", "shape:shape", shape);
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
@@ -469,9 +443,7 @@ export function rowToColumnMajor<T extends ArrayBufferView & { length: number }>
  * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
  */
 export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
-  checkArray("columnToRowMajorBytes", "src", src, "Uint8Array");
-  checkArray("columnToRowMajorBytes", "dst", dst, "Uint8Array");
-  checkShape("columnToRowMajorBytes", shape);
+  checkArgs("columnToRowMajorBytes", "src:Uint8Array dst:Uint8Array shape:shape", src, dst, shape);
   if (elementBytes !== 1 && elementBytes !== 2 && elementBytes !== 4 && elementBytes !== 8) throw new RangeError(`tensorfile: columnToRowMajorBytes() takes elementBytes 1, 2, 4 or 8, not ${String(elementBytes)}`);
   if (!widenF16) {
     reorderColumnMajorBytes(src, dst, shape, elementBytes);
@@ -493,9 +465,7 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
  * transpose kernels only (not the fused fp16 -> f32 one).
  */
 export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
-  checkArray("reorderColumnMajorBytes", "src", src, "Uint8Array");
-  checkArray("reorderColumnMajorBytes", "dst", dst, "Uint8Array");
-  checkShape("reorderColumnMajorBytes", shape);
+  checkArgs("reorderColumnMajorBytes", "src:Uint8Array dst:Uint8Array shape:shape", src, dst, shape);
   if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   const plan = columnMajorPlan(shape);
   if (!plan || src.byteLength === 0) {
@@ -552,8 +522,8 @@ type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: numb
  * buffers you convert repeatedly. Falls back to an ordinary array where WebAssembly is unavailable.
  */
 export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
-  if (typeof ctor !== "function" || typeof (ctor as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT !== "number") throw new TypeError(`tensorfile: allocate() takes a typed array constructor (Float32Array, …), not ${describe(ctor)}`);
-  checkCount("allocate", "length", length);
+  if (typeof ctor !== "function" || typeof (ctor as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT !== "number") throw new TypeError("tensorfile: allocate() takes a typed array constructor (Float32Array, …)");
+  checkArgs("allocate", "length:count", length);
   const bytes = length * ctor.BYTES_PER_ELEMENT;
   const home = backend === "js" ? null : allocateDedicated(bytes);
   if (!home) return new ctor(length);
@@ -562,7 +532,7 @@ export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
 
 /** True when `data` lives in memory from `allocate()`. */
 export function isWasmResident(data: ArrayBufferView): boolean {
-  checkView("isWasmResident", "data", data);
+  checkArgs("isWasmResident", "data:view", data);
   return memoryOf(data.buffer) !== undefined;
 }
 
@@ -577,8 +547,7 @@ export function releaseMemory(): void {
 
 /** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
 export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
-  checkArray("bf16ToF32", "src", src, "Uint16Array");
-  checkArray("bf16ToF32", "dst", dst, "Float32Array");
+  checkArgs("bf16ToF32", "src:Uint16Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
@@ -593,8 +562,7 @@ export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array
  * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
  */
 export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
-  checkArray("f8e4m3ToF32", "src", src, "Uint8Array");
-  checkArray("f8e4m3ToF32", "dst", dst, "Float32Array");
+  checkArgs("f8e4m3ToF32", "src:Uint8Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
@@ -609,8 +577,7 @@ export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
  * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
  */
 export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
-  checkArray("f8e5m2ToF32", "src", src, "Uint8Array");
-  checkArray("f8e5m2ToF32", "dst", dst, "Float32Array");
+  checkArgs("f8e5m2ToF32", "src:Uint8Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
@@ -703,10 +670,7 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
  * go through the TS twin, also strided). Elements of 1, 2, 4 or 8 bytes.
  */
 export function transposeColumns<T extends ArrayBufferView & { length: number }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
-  checkView("transposeColumns", "src", src);
-  checkCount("transposeColumns", "rows", rows);
-  checkCount("transposeColumns", "cols", cols);
-  checkSameKind("transposeColumns", src, dst);
+  checkArgs("transposeColumns", "src:view rows:count cols:count dst:same?", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {
     throw new RangeError(`tensorfile: transposeColumns: columns ${c0}..${c0 + w} are not inside 0..${cols}`);

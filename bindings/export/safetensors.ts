@@ -12,7 +12,8 @@
  */
 import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes, storedByteLength } from "../tensor.js";
-import { checkEntry, checkMetadata, checkTensor } from "./check.js";
+import { checkMetadata } from "../io/arguments.js";
+import { checkEntry, checkTensor } from "./check.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
   float16: "F16", float32: "F32", float64: "F64",

@@ -25,7 +25,7 @@ import { parseFile } from "./bw2l/reader.js";
 import { decodableInfo } from "./bw2l/view.js";
 import { writeFile, writePieces } from "./bw2l/writer.js";
 import { type ByteSink, writePiecesTo } from "../export/stream.js";
-import { checkWriterInput } from "../export/check.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 export const id = "bw2l" as const;
 export const extensions: readonly string[] = [".b2l", ".bw2l"];

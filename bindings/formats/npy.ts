@@ -19,7 +19,7 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { type NpyArray, MAGIC, encodeHeader, parseNpy, writeNpyArray } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, decodeArray, headerMeta, inspectRow } from "./npy/view.js";
-import { checkWriterInput } from "../export/check.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 export const id = "npy" as const;
 export const extensions: readonly string[] = [".npy"];

@@ -23,7 +23,7 @@ import { arrayInfo, arrayWarnings, headerMeta, inspectRow } from "./npy/view.js"
 import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from "./npz/members.js";
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
-import { checkWriterInput } from "../export/check.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 export const id = "npz" as const;
 export const extensions: readonly string[] = [".npz"];

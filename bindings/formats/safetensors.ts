@@ -19,7 +19,7 @@ import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { type SafetensorsFile, isLoaded } from "./safetensors/model.js";
 import { MAX_HEADER_BYTES, parseFile } from "./safetensors/reader.js";
-import { checkWriterInput } from "../export/check.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 export const id = "safetensors" as const;
 export const extensions: readonly string[] = [".safetensors"];

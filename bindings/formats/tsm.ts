@@ -33,7 +33,7 @@ import {
   MODULE_CODE, type TsmField, type TsmModule, type TsmNode, isLoaded, moduleByteLength, readModule, writeModule,
 } from "./tsm/module.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "./types.js";
-import { checkWriterInput } from "../export/check.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 export type { TsmField, TsmHeader, TsmModule, TsmNode, TsmParam } from "./tsm/module.js";
 export type { CstaContainer, StaEntry, StaValue } from "./tsm/csta.js";

@@ -16,7 +16,7 @@ import {
   REFERENCE_PARAMS,
 } from "./model.js";
 import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
-import { checkWriterInput } from "../../export/check.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 
 /**

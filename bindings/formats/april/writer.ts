@@ -15,7 +15,7 @@ import {
   MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES, PARAM_FIELDS, PARAMS_MAGIC, PRELUDE_BYTES,
 } from "./model.js";
 import { paramsViolation } from "./reader.js";
-import { checkWriterInput } from "../../export/check.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 // ----------------------------------------------------------------------------------------------- write
 

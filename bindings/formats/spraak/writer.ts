@@ -13,7 +13,7 @@ import { type SpraakFileParts, type SpraakMeta, type SpraakType, TYPE_INFO, desc
 import { MAGIC_SPR, effectiveKeys, packedOrigins, textOrigins } from "./reader.js";
 import { encodeText } from "./text.js";
 import { loaded, matrixInfo } from "./view.js";
-import { checkWriterInput } from "../../export/check.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 // ------------------------------------------------------------------------------------------------ write
 
