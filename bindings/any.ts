@@ -101,7 +101,9 @@ export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefi
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
 export function unknownFormatError(head: Uint8Array): FormatError {
   const tried = READERS.map((f) => f.id).join(", ");
-  const shown = Array.from(head.subarray(0, 16), (b) => b.toString(16).padStart(2, "0")).join(" ");
+  if (head.length === 0) return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: empty file (0 bytes; the formats tried: ${tried})`);
+  // every byte as two hex digits (0x89 of "\x89PNG" included), at most 16
+  const shown = Array.from(head.subarray(0, 16), (b) => (b & 0xff).toString(16).padStart(2, "0")).join(" ");
   return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: the first bytes [${shown}] match none of ${tried}`, 0);
 }
 

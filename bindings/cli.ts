@@ -3,16 +3,36 @@
 import { isMainThread } from "node:worker_threads";
 import { runCli } from "./cli/run.js";
 
-// Output into a closed pipe (`tensorfile inspect F | head -1`) ends quietly with exit 0, as Unix tools do.
-for (const stream of [process.stdout, process.stderr]) {
+/**
+ * A standard stream whose reader may go away (`tensorfile verify BAD GOOD | head -1`): after EPIPE, writes are
+ * dropped quietly (their callbacks get the EPIPE error, so that a command streaming data to stdout can stop), and
+ * the command still ends with the exit status it would have had: a closed pipe never turns a failure into a success.
+ */
+function guarded(stream: NodeJS.WriteStream) {
+  let closed = false;
   stream.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
-    throw error;
+    if (error.code === "EPIPE") closed = true;
+    else throw error;
   });
+  return {
+    get isTTY() {
+      return !closed && stream.isTTY;
+    },
+    get columns() {
+      return stream.columns;
+    },
+    write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean {
+      if (closed) {
+        callback?.(Object.assign(new Error("standard output closed"), { code: "EPIPE" }));
+        return true;
+      }
+      return stream.write(chunk, callback);
+    },
+  };
 }
 
 // in a worker thread of `convert --out-dir` (cli/batch.ts runs this same file as its workers) there is no command line
-if (isMainThread) runCli(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr }).then(
+if (isMainThread) runCli(process.argv.slice(2), { stdout: guarded(process.stdout), stderr: guarded(process.stderr) }).then(
   (code) => {
     process.exitCode = code;
   },

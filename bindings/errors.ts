@@ -82,9 +82,19 @@ export class TruncatedError extends FormatError {
   }
 }
 
+const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "\\": "\\\\" };
+
+/**
+ * Latin-1 text in quotes with every control character visible: C0 and C1 controls (0x89 of "\x89PNG" included,
+ * which a terminal would swallow) as \xNN, and \n \r \t \" \\.
+ */
+function quoted(text: string): string {
+  return `"${text.replace(/[\u0000-\u001f\u007f-\u009f"\\]/g, (c) => ESCAPES[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}"`;
+}
+
 function show(value: string | number | Uint8Array): string {
   if (typeof value === "number") return `0x${value.toString(16)}`;
-  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "string") return quoted(value);
   return `[${Array.from(value, (b) => b.toString(16).padStart(2, "0")).join(" ")}]`;
 }
 

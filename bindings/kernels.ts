@@ -60,7 +60,49 @@ function useWasm(count: number, family: KernelFamily<unknown>): KernelMemory | n
 
 /** The bytes of a typed array (a view, no copy). */
 export function bytesOf(data: ArrayBufferView): Uint8Array {
+  checkArgs("bytesOf", "data:view", data);
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+}
+
+// Argument checks: like the readers, the public kernels refuse what they are not made for (a TypeError for the
+// wrong kind of value, a RangeError for an impossible one) instead of returning garbage. Typed arrays are told
+// apart by their tag, so that arrays from another realm (a worker, vm) and Node Buffers (Uint8Arrays) pass.
+
+function tagOf(value: unknown): string | undefined {
+  return ArrayBuffer.isView(value) ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] : undefined;
+}
+
+/**
+ * Checks the arguments of kernel `fn` against `spec`, one "name:kind" per value: kind is a typed array's name
+ * (Uint16Array…), "view" (any typed array), "same" (the type of the first value), "number" (any number: a
+ * file's NaN scale gives NaN values, as the formula says), "count" (a whole number >= 0) or "shape" (an array
+ * of counts); a trailing "?" lets the value be undefined.
+ */
+function checkArgs(fn: string, spec: string, ...values: unknown[]): void {
+  spec.split(" ").forEach((entry, i) => {
+    const [what, kindSpec] = entry.split(":") as [string, string];
+    const kind = kindSpec.replace("?", "");
+    const value = values[i];
+    if (value === undefined && kindSpec.endsWith("?")) return;
+    const tag = tagOf(value);
+    const want = kind === "same" ? tagOf(values[0]) : kind;
+    let ok: boolean;
+    if (kind === "number" || kind === "count") ok = typeof value === "number";
+    else if (kind === "shape") ok = Array.isArray(value);
+    else ok = kind === "view" ? tag !== undefined : tag === want;
+    if (!ok) {
+      const got = value === null ? "null" : Array.isArray(value) ? "an Array" : tag ?? (typeof value === "object" ? "an object" : `a ${typeof value}`);
+      throw new TypeError(`tensorfile: ${fn}() takes ${kind === "view" ? "a typed array" : kind === "shape" ? "a shape array" : `a ${want}`} as ${what}, not ${got}`);
+    }
+    for (const n of kind === "count" ? [value] : kind === "shape" ? (value as unknown[]) : []) {
+      if (!Number.isSafeInteger(n) || (n as number) < 0) throw new RangeError(`tensorfile: ${fn}() takes whole numbers >= 0 as ${what}, not ${String(n)}`);
+    }
+  });
+}
+
+/** The length of a default dst, before src is checked (0 for what is not an array: the check names it). */
+function lengthOf(src: unknown): number {
+  return ArrayBuffer.isView(src) ? ((src as unknown as { length?: number }).length ?? 0) : 0;
 }
 
 function checkLength(what: string, actual: number, expected: number): void {
@@ -123,7 +165,8 @@ function wordsOf(data: Float32Array): Uint32Array {
 }
 
 /** IEEE binary16 (raw bits) to float32, exact for every half. */
-export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArgs("f16ToF32", "src:Uint16Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
@@ -134,7 +177,8 @@ export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(
 }
 
 /** float32 to IEEE binary16 bits: round to nearest even, overflow to ±Inf, NaN stays NaN. */
-export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(src.length)): Uint16Array {
+export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(lengthOf(src))): Uint16Array {
+  checkArgs("f32ToF16", "src:Float32Array dst:Uint16Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
@@ -145,7 +189,8 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(s
 }
 
 /** value = (q - offset) * scale, in float32. */
-export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArgs("dequantizeI8", "src:Int8Array scale:number offset:number dst:Float32Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
@@ -156,7 +201,8 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
 }
 
 /** q = clamp(roundHalfEven(x / scale + offset), -128, 127), in float32; NaN becomes 0. */
-export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(src.length)): Int8Array {
+export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(lengthOf(src))): Int8Array {
+  checkArgs("quantizeI8", "src:Float32Array scale:number offset:number dst:Int8Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
@@ -168,6 +214,7 @@ export function quantizeI8(src: Float32Array, scale: number, offset: number, dst
 
 /** Reverses the byte order of every `width`-byte element, in place. Returns `data`. */
 export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): T {
+  checkArgs("byteSwap", "data:view", data);
   if (width !== 2 && width !== 4 && width !== 8) throw new RangeError(`tensorfile: byteSwap width must be 2, 4 or 8, not ${String(width)}`);
   const bytes = bytesOf(data);
   if (bytes.byteLength % width !== 0) {
@@ -347,6 +394,7 @@ export function transpose<T extends ArrayBufferView & {
   /** The element count. */
   length: number;
 }>(src: T, rows: number, cols: number, dst?: T): T {
+  checkArgs("transpose", "src:view rows:count cols:count dst:same?", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
@@ -360,6 +408,7 @@ export function transpose<T extends ArrayBufferView & {
  * as f16ToF32): column-major fp16 weights to row-major float32.
  */
 export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
+  checkArgs("transposeF16ToF32", "src:Uint16Array rows:count cols:count dst:Float32Array", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
   if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
@@ -368,6 +417,7 @@ export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, 
 
 /** columnToRowMajor of IEEE halves, widened to float32 in the same pass (see transposeF16ToF32). */
 export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly number[], dst?: Float32Array): Float32Array {
+  checkArgs("columnToRowMajorF16ToF32", "src:Uint16Array shape:shape dst:Float32Array?", src, shape, dst);
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? new Float32Array(count);
@@ -384,6 +434,7 @@ export function columnToRowMajor<T extends ArrayBufferView & {
   /** The element count. */
   length: number;
 }>(src: T, shape: readonly number[], dst?: T): T {
+  checkArgs("columnToRowMajor", "src:view shape:shape dst:same?", src, shape, dst);
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
@@ -397,6 +448,7 @@ export function rowToColumnMajor<T extends ArrayBufferView & {
   /** The element count. */
   length: number;
 }>(src: T, shape: readonly number[], dst?: T): T {
+  checkArgs("rowToColumnMajor", "shape:shape", shape);
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
 
@@ -405,6 +457,8 @@ export function rowToColumnMajor<T extends ArrayBufferView & {
  * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
  */
 export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
+  checkArgs("columnToRowMajorBytes", "src:Uint8Array dst:Uint8Array shape:shape", src, dst, shape);
+  if (elementBytes !== 1 && elementBytes !== 2 && elementBytes !== 4 && elementBytes !== 8) throw new RangeError(`tensorfile: columnToRowMajorBytes() takes elementBytes 1, 2, 4 or 8, not ${String(elementBytes)}`);
   if (!widenF16) {
     reorderColumnMajorBytes(src, dst, shape, elementBytes);
     return;
@@ -425,6 +479,7 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
  * transpose kernels only (not the fused fp16 -> f32 one).
  */
 export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
+  checkArgs("reorderColumnMajorBytes", "src:Uint8Array dst:Uint8Array shape:shape", src, dst, shape);
   if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   const plan = columnMajorPlan(shape);
   if (!plan || src.byteLength === 0) {
@@ -481,6 +536,8 @@ type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: numb
  * buffers you convert repeatedly. Falls back to an ordinary array where WebAssembly is unavailable.
  */
 export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
+  if (typeof ctor !== "function" || typeof (ctor as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT !== "number") throw new TypeError("tensorfile: allocate() takes a typed array constructor (Float32Array, …)");
+  checkArgs("allocate", "length:count", length);
   const bytes = length * ctor.BYTES_PER_ELEMENT;
   const home = backend === "js" ? null : allocateDedicated(bytes);
   if (!home) return new ctor(length);
@@ -489,6 +546,7 @@ export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
 
 /** True when `data` lives in memory from `allocate()`. */
 export function isWasmResident(data: ArrayBufferView): boolean {
+  checkArgs("isWasmResident", "data:view", data);
   return memoryOf(data.buffer) !== undefined;
 }
 
@@ -502,7 +560,8 @@ export function releaseMemory(): void {
 // in kernels-js.ts. Exact for every input; both backends give the same bits.
 
 /** bfloat16 (raw bits) to float32: the bits become the top half of the float32 (exact; NaN payloads kept). */
-export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArgs("bf16ToF32", "src:Uint16Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
@@ -516,7 +575,8 @@ export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array
  * float8 e4m3fn (raw bytes; OCP FP8 E4M3: bias 7, no infinities, 0x7f and 0xff are NaN) to float32, exact.
  * NaN becomes a quiet NaN with its sign (0x7fc00000 / 0xffc00000).
  */
-export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArgs("f8e4m3ToF32", "src:Uint8Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
@@ -530,7 +590,8 @@ export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
  * float8 e5m2 (raw bytes; OCP FP8 E5M2: bias 15, IEEE-like with infinities and NaNs: the top byte of a
  * binary16) to float32, exact; NaN stays NaN, quieted, with its payload kept.
  */
-export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(src.length)): Float32Array {
+export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+  checkArgs("f8e5m2ToF32", "src:Uint8Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
     elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
@@ -626,6 +687,7 @@ export function transposeColumns<T extends ArrayBufferView & {
   /** The element count. */
   length: number;
 }>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
+  checkArgs("transposeColumns", "src:view rows:count cols:count dst:same?", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {
     throw new RangeError(`tensorfile: transposeColumns: columns ${c0}..${c0 + w} are not inside 0..${cols}`);

@@ -331,6 +331,8 @@ export function decodedDType(info: TensorInfo, options: DecodeOptions = {}): DTy
  * already aligned comes back as a view sharing memory with `bytes` unless `options.copy`.
  */
 export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
+  if (!ArrayBuffer.isView(bytes) || (bytes as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] !== "Uint8Array") throw new TypeError(`tensorfile: decodeTensor() takes the tensor's bytes as a Uint8Array, not ${bytes === null ? "null" : typeof bytes === "object" ? "another object" : typeof bytes}`);
+  if (info === null || typeof info !== "object" || !Array.isArray(info.shape) || typeof info.dtype !== "string") throw new TypeError("tensorfile: decodeTensor() takes a TensorInfo ({ name, dtype, shape, … }, from tensorInfos())");
   return decodeWith(bytes, info, options, format, decodeColumnMajor);
 }
 

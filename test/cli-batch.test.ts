@@ -14,6 +14,8 @@ import { readAny } from "../bindings/any.js";
 import { cli } from "./helpers/cli.js";
 import { exampleFiles } from "../bindings/examples.js";
 import { fixturePath, haveFixtures, listFixtures } from "./helpers/fixtures.js";
+import * as spraak from "../bindings/formats/spraak.js";
+import { randomValues } from "./helpers/spraak-builders.js";
 
 const root = resolve(import.meta.dirname, "..");
 const CLI = join(root, "dist/cli.js");
@@ -31,6 +33,12 @@ const inputs = join(dir, "inputs");
 mkdirSync(inputs);
 const unique = (prefix: string, name: string) => `${prefix}_${name.replace(/\./g, "_")}${extname(name)}`;
 for (const e of exampleFiles()) writeFileSync(join(inputs, unique("example", e.name)), e.bytes);
+// generated one-tensor SPRAAK tracks of several types: a fresh clone without ../shared still has more inputs than
+// one worker's batch of 8 (so that 2 threads run)
+for (const [i, type] of (["F32", "F64", "I16", "I32", "U8", "I8", "U16", "U32", "F32", "F64"] as const).entries()) {
+  const track = spraak.matrix(randomValues(type, 6 * 5, 100 + i), { cols: 5, type, format: i % 2 ? "BIN10" : "BIN01", data: "TRACK" });
+  writeFileSync(join(inputs, unique("generated", `track${i}_${type}.trk`)), spraak.write(track));
+}
 if (haveFixtures()) {
   for (const folder of ["bw2l", "tennis", "primitiv", "spraak", "april"]) {
     for (const f of listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f))) copyFileSync(fixturePath(folder, f), join(inputs, unique(folder, f)));

@@ -251,7 +251,10 @@ describe("stats on the generated examples and built files", () => {
 
   it("usage errors are exit 2", async () => {
     expect((await cli("stats")).code).toBe(2);
-    expect((await cli("stats", "a", "b")).code).toBe(2);
+    // several FILEs are allowed (issue 23): two missing ones are two failures, exit 1
+    const two = await cli("stats", join(dir, "nope-a.b2l"), join(dir, "nope-b.b2l"));
+    expect(two.code).toBe(1);
+    expect(two.stderr).toMatch(/nope-a\.b2l: cannot open[\s\S]*nope-b\.b2l: cannot open/);
     const unknown = await cli("stats", "a", "--tensr", "x");
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/did you mean --tensor/);

@@ -92,6 +92,12 @@ for (const e of exampleFiles()) {
   writeFileSync(path, e.bytes);
   cases.push({ label: `example ${e.name}`, path });
 }
+// truncated copies of the examples: files that do not read, with or without ../shared
+for (const e of exampleFiles()) {
+  const path = join(dir, `cut_${e.name}`);
+  writeFileSync(path, e.bytes.subarray(0, Math.min(40, e.bytes.length >> 1)));
+  cases.push({ label: `truncated example ${e.name}`, path });
+}
 for (const g of generated()) {
   const path = join(dir, g.name);
   writeFileSync(path, g.bytes);

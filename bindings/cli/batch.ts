@@ -11,7 +11,7 @@
  * tensor by tensor as `convert` streams them. A file that fails is reported with its name and counted; the
  * others are still written; the exit status is then 1. A progress bar on a terminal, a summary at the end.
  */
-import { closeSync, openSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { mkdir, stat } from "node:fs/promises";
 import { availableParallelism, cpus } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
@@ -21,7 +21,7 @@ import { npyHeader } from "../export/npy.js";
 import { planSafetensors } from "../export/safetensors.js";
 import { loadFile } from "../load-file.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
-import { OutputRefused, reserveTemporary } from "./output.js";
+import { OutputError, OutputRefused, fsReason, placeFile, reserveTemporary } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, convertTensorsTo, errorLine, isInputError, noTensorsError, pickTensor } from "./run.js";
 
@@ -41,6 +41,8 @@ interface Job {
   output: string;
   ext: ".safetensors" | ".npy";
   decode: DecodeOptions;
+  /** replace an existing output (otherwise one that appeared meanwhile is left alone: the job fails) */
+  force: boolean;
 }
 
 type JobResult = { id: number; ok: true; bytes: number } | { id: number; ok: false; message: string; input: boolean };
@@ -99,7 +101,7 @@ async function runJob(job: Job): Promise<JobResult> {
       await convertTensorsTo({ stdout: quiet, stderr: quiet }, job.input, job.temp, job.ext, job.decode);
       bytes = statSync(job.temp).size;
     }
-    renameSync(job.temp, job.output);
+    placeFile(job.temp, job.output, job.force);
     return { id: job.id, ok: true, bytes };
   } catch (error) {
     rmSync(job.temp, { force: true });
@@ -174,7 +176,10 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const ext = options.to === "npy" ? ".npy" : ".safetensors";
   const outputs = inputs.map((input) => join(options.outDir, `${basename(input, extname(input))}${ext}`));
   await checkOutputs(inputs, outputs, options.force);
-  await mkdir(options.outDir, { recursive: true });
+  await mkdir(options.outDir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
+    const reason = error.code === "EEXIST" || error.code === "ENOTDIR" ? "it (or a folder above it) is a file, not a folder" : fsReason(error);
+    throw new OutputError(`cannot create the folder ${options.outDir}: ${reason}`);
+  });
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
 
   const sizes = await Promise.all(inputs.map((p) => stat(p).then((s) => s.size, () => 0)));
@@ -187,7 +192,7 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const makeJob = (id: number): Job => {
     const { temp, release } = reserveTemporary(outputs[id]!);
     reserved.set(id, release);
-    return { id, input: inputs[id]!, temp, output: outputs[id]!, ext, decode };
+    return { id, input: inputs[id]!, temp, output: outputs[id]!, ext, decode, force: options.force };
   };
   const finish = (result: JobResult): void => {
     reserved.get(result.id)?.();

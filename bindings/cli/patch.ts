@@ -30,8 +30,9 @@ hold, or holds a tensor of another shape or of a dtype MODEL cannot store.
   --tensor NAME  the name of the one tensor in WEIGHTS (a .npy holds one tensor and no name)
   --force        overwrite an existing OUT
 OUT must end in MODEL's extension (.tsm <-> .csta also: the module is unwrapped or wrapped as convert does).
-Outputs are written to a temporary file beside OUT and renamed into place when complete; writing over MODEL or
-WEIGHTS is refused; missing parent folders are created.`;
+Outputs are written in a hidden temporary folder beside OUT and put in place when complete; without --force an
+OUT that appears meanwhile is left alone; writing over MODEL or WEIGHTS is refused; missing parent folders are
+created. A patch that replaces nothing (no name of WEIGHTS is in MODEL) writes nothing and exits 1.`;
 
 export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" } } as const;
 
@@ -190,6 +191,14 @@ function checkExtension(model: string, output: string, format: FormatId, ctx: Pa
   throw ctx.usageError(`OUT ${output} ends in "${outExt || "(nothing)"}": a patched ${format} model is written as ${allowed.join(" or ")}`);
 }
 
+/** A patch that replaced nothing (every WEIGHTS name unknown, with --partial, or no WEIGHTS at all) is a failure: OUT is not written. */
+function nothingReplaced<T extends { replaced: readonly string[]; unknown: readonly string[] }>(result: T, ctx: PatchCliContext): T {
+  if (result.replaced.length > 0) return result;
+  throw ctx.inputError(result.unknown.length > 0
+    ? `no name of WEIGHTS is in MODEL, so nothing would be replaced (WEIGHTS holds ${listText(result.unknown)}): OUT not written`
+    : "WEIGHTS holds no tensors, so nothing would be replaced: OUT not written");
+}
+
 /** Runs `tensorfile patch`; returns the exit status. */
 export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
   if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
@@ -221,7 +230,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             const file = tsm.read(patched.bytes);
             const bytes = outExt === ".tsm" ? tsm.write({ ...file, container: undefined }) : tsm.writeCsta(file);
             await writeFile(temp, bytes);
-            return { ...patched, byteLength: bytes.length };
+            return nothingReplaced({ ...patched, byteLength: bytes.length }, ctx);
           }
           const progress = new Progress(ctx.stderr, "patch", modelSource.size ?? 0);
           const handle = await open(temp, "w");
@@ -229,12 +238,12 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             return await patchTo(modelSource, weights.tensors, async (chunk) => {
               for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
               progress.advance(chunk.length);
-            }, { partial: options.partial ?? false, reuseChunks: true }); // each chunk is written before the next
+            }, { partial: options.partial ?? false, reuseChunks: true }).then((patched) => nothingReplaced(patched, ctx)); // each chunk is written before the next
           } finally {
             progress.finish();
             await handle.close();
           }
-        });
+        }, { force: options.force ?? false });
       } catch (error) {
         // the checks of the patch (names, dtypes, shapes) are about the input: exit 1
         if (error instanceof TypeError || error instanceof RangeError) throw ctx.inputError((error.message).replace(/^tensorfile: /, ""));

@@ -10,7 +10,7 @@
  * .safetensors/.npy/.json and extract open the file lazily (headers only) and stream tensor by tensor.
  */
 import { createWriteStream } from "node:fs";
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { dirname, extname, join, sep } from "node:path";
 import { parseArgs } from "node:util";
 import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
@@ -26,7 +26,7 @@ import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
-import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
+import { OutputError, OutputRefused, checkOutput, fsReason, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
 import { type ViewCommandOptions, viewCommand } from "./view.js";
@@ -48,7 +48,7 @@ const USAGE = `Usage:
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
   tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
-  tensorfile stats FILE [--tensor NAME] [--json]
+  tensorfile stats FILE… [--tensor NAME] [--json]
   tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
@@ -58,8 +58,10 @@ Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, sp
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 
-const OUTPUT_RULES = `Outputs are written to a temporary file beside OUT and renamed into place when complete; an existing OUT
-(or a non-empty DIR) needs --force; writing over the input is refused; missing parent folders are created.`;
+const OUTPUT_RULES = `Outputs are written in a hidden temporary folder beside OUT and put in place when complete (Ctrl-C leaves
+nothing behind); an existing OUT (or a non-empty DIR) needs --force, and without it an OUT that appears while
+writing is left alone (exit 1); writing over the input, or replacing a DIR that holds the input or the current
+folder, is refused (exit 2); missing parent folders are created.`;
 
 const HELP: Record<string, string> = {
   inspect: `tensorfile inspect FILE… [--json] [--full]
@@ -109,16 +111,17 @@ reference runtime would refuse (for example an .april file whose params do not f
   diff: DIFF_HELP,
 };
 
-HELP.stats = `tensorfile stats FILE [--tensor NAME] [--json]
+HELP.stats = `tensorfile stats FILE… [--tensor NAME] [--json]
 
 Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
 max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
 of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
-skipped.
+skipped. With several FILEs, one section per file and a summary; exit 1 if any failed.
   --tensor NAME  only this tensor
   --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
                  "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
-                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)`;
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)
+                 (several FILEs: a JSON array of { "file", … } objects)`;
 
 HELP.view = `tensorfile view [FILE…] [--port N] [--open]
 
@@ -177,9 +180,12 @@ export async function openSource(path: string): Promise<ByteSource> {
   if (isUrl(path)) return fromUrl(path);
   let isFile: boolean;
   try {
-    isFile = (await stat(path)).isFile();
+    const s = await stat(path);
+    if (s.isDirectory()) throw new InputError(`${path} is a folder, not a file`);
+    isFile = s.isFile();
   } catch (cause) {
-    throw new SourceError(`cannot open ${path}: ${(cause as Error).message}`, { cause });
+    if (cause instanceof InputError) throw cause;
+    throw new SourceError(`cannot open ${path}: ${fsReason(cause, "input")}`, { cause });
   }
   // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
   if (isFile) return (await openFileAccess(path, "tensorfile")).source();
@@ -188,7 +194,7 @@ export async function openSource(path: string): Promise<ByteSource> {
   } catch (cause) {
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
     if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(), path);
-    throw new SourceError(`cannot read ${path}: ${(cause as Error).message}`, { cause });
+    throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
   }
 }
 
@@ -340,6 +346,11 @@ function plural(n: number, word: string): string {
 
 /** The one-line message of an error from reading FILE, with a hint where the cause is likely. */
 export function errorLine(error: unknown): string {
+  const errno = error as NodeJS.ErrnoException;
+  // a raw file-system error (EISDIR: illegal operation…): in words, with the path it is about
+  if (!isFormatError(error) && /^E[A-Z]+$/.test(String(errno?.code ?? "")) && String(errno.message).startsWith(`${errno.code}:`)) {
+    return `${typeof errno.path === "string" ? `${errno.path}: ` : ""}${fsReason(error, "input")}`;
+  }
   const message = (error as Error)?.message ?? String(error);
   let line = message.startsWith("tensorfile: ") ? message.slice("tensorfile: ".length) : message;
   if (isFormatError(error) && error.format === "spraak" && /\d+ bytes? short/.test(message)) {
@@ -349,7 +360,7 @@ export function errorLine(error: unknown): string {
 }
 
 export function isInputError(error: unknown): boolean {
-  return isFormatError(error) || error instanceof InputError || error instanceof SourceError ||
+  return isFormatError(error) || error instanceof InputError || error instanceof SourceError || error instanceof OutputError ||
     /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
 }
 
@@ -436,12 +447,19 @@ function lazyTensors(opened: Awaited<ReturnType<typeof openLazy>>, infos: Tensor
   return { tensorInfos: () => infos, loadTensor: (i, d) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
 }
 
-/** Writes to standard output, resolving when the chunk is handed over (EPIPE ends the process quietly: cli.ts). */
+/** Standard output was closed by its reader while data was streamed to it (exit 141, as for SIGPIPE). */
+export class StdoutClosed extends Error {}
+
+/** Writes to standard output, resolving when the chunk is handed over; rejects with StdoutClosed on EPIPE (cli.ts). */
 function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
-  return new Promise((resolve) => {
-    const stream = io.stdout as ProgressStream & { write(chunk: Uint8Array | string, callback?: () => void): unknown };
-    if (stream.write.length >= 2) stream.write(bytes, () => resolve());
-    else {
+  return new Promise((resolve, reject) => {
+    const stream = io.stdout as ProgressStream & { write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown };
+    if (stream.write.length >= 2) {
+      stream.write(bytes, (error) => {
+        if ((error as NodeJS.ErrnoException | null | undefined)?.code === "EPIPE") reject(new StdoutClosed("standard output closed"));
+        else resolve();
+      });
+    } else {
       stream.write(typeof bytes === "string" ? bytes : new TextDecoder("latin1").decode(bytes));
       resolve();
     }
@@ -526,7 +544,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
       if (ext === ".json") {
         const text = `${jsonText(opened.module.inspect(opened.file))}\n`;
         if (toStdout) await writeStdout(io, text);
-        else await writeAtomically(output, (temp) => writeFile(temp, text));
+        else await writeAtomically(output, (temp) => writeFile(temp, text), { force: options.force ?? false });
       } else {
         if (ext === ".npy" && toStdout) {
           const infos = opened.module.tensorInfos(opened.file);
@@ -534,7 +552,7 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
           await writeStdout(io, npyHeader(decodedDType(info, decode), info.shape));
           for await (const piece of decodeInChunks(lazyTensors(opened, infos), info, decode)) await writeStdout(io, piece);
         } else {
-          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor));
+          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor), { force: options.force ?? false });
         }
       }
       if (!toStdout) print(io.stderr, `wrote ${output}`);
@@ -554,19 +572,22 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
     ? formatModule("bw2l").read(bytes, { dequantize: true })
     : module.read(bytes);
   let writeOptions: unknown;
+  if (module.id === "bw2l" && options.quantize === "i8" && (file as { version: number }).version !== 1) {
+    throw new UsageError(`--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${(file as { version: number }).version}: use --quantize fp16`);
+  }
   if (module.id === "bw2l" && options.quantize) writeOptions = { quantize: options.quantize };
   if (module.id === "tsm") {
     const tsmFile = file as { container?: unknown };
     if (ext === ".tsm" && tsmFile.container) file = { ...tsmFile, container: undefined };
     if (ext === ".csta" && !tsmFile.container) {
       const out = (await import("../formats/tsm.js")).writeCsta(file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0]);
-      await writeAtomically(output, (temp) => writeFile(temp, out));
+      await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
       print(io.stderr, `wrote ${output} (SeetaFace6 .csta container, ${out.length} bytes)`);
       return 0;
     }
   }
   const out = module.write(file, writeOptions);
-  await writeAtomically(output, (temp) => writeFile(temp, out));
+  await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
   print(io.stderr, `wrote ${output} (${module.id}, ${out.length} bytes)`);
   return 0;
 }
@@ -601,7 +622,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
           const relative = safeRelativePath(info.name, ".npy");
           files.push([info.name, relative]);
           const path = join(root, relative);
-          await mkdirFor(path);
+          await mkdirInside(root, relative);
           await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
           progress.advance(info.byteLength, info.name);
         }
@@ -609,7 +630,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
           const relative = safeRelativePath(blob.name);
           files.push([blob.name, relative]);
           const path = join(root, relative);
-          await mkdirFor(path);
+          await mkdirInside(root, relative);
           // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
           const written = blob.bytes instanceof Uint8Array
             ? (await writeFile(path, blob.bytes), blob.bytes.length)
@@ -621,7 +642,7 @@ async function extractCommand(io: CliIO, args: string[], options: { dtype?: stri
       }
       const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
       await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
-    }, { folder: true });
+    }, { folder: true, force: options.force ?? false });
   } finally {
     await opened.source.close?.();
   }
@@ -637,9 +658,19 @@ async function* rangeChunks(source: ByteSource, range: ByteRange, format: string
   }
 }
 
-async function mkdirFor(path: string): Promise<void> {
-  const { mkdir } = await import("node:fs/promises");
-  await mkdir(dirname(path), { recursive: true });
+/**
+ * The folders of `relative` inside `root`, one level at a time: never `root` itself (not recursive), so that an
+ * extract interrupted by a signal cannot re-create its temporary folder after the handler removed it.
+ */
+async function mkdirInside(root: string, relative: string): Promise<void> {
+  const parts = relative.split(sep).slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      await mkdir(join(root, ...parts.slice(0, i)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
 }
 
 async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boolean; json?: boolean }): Promise<number> {
@@ -673,6 +704,41 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   if (many) {
     print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} ok${warned > 0 ? `, ${warned} with warnings` : ""}${failed > 0 ? `, ${failed} failed` : ""}`);
   }
+  return failed > 0 ? 1 : 0;
+}
+
+/**
+ * `stats FILE…`: one section per file (as inspect prints them); a file that fails is reported and counted, the
+ * others still done; exit 1 if any failed. With --json and several FILEs: a JSON array of { "file", … } objects.
+ */
+async function statsFiles(io: CliIO, paths: string[], options: StatsCommandOptions): Promise<number> {
+  if (paths.length === 0) throw new UsageError("stats takes one or more FILEs");
+  if (paths.length === 1) return statsCommand(io, paths, options);
+  const results: unknown[] = [];
+  let failed = 0;
+  let sections = 0;
+  for (const path of paths) {
+    let json = "";
+    let started = false;
+    // a blank line between sections, written with a section's first line (a file that fails prints none)
+    const section = (text: string) => {
+      if (!started && sections++ > 0) io.stdout.write("\n");
+      started = true;
+      return io.stdout.write(text);
+    };
+    const fileIo: CliIO = { stdout: { isTTY: false, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
+    try {
+      await statsCommand(fileIo, [path], options);
+      if (options.json) results.push({ file: path, ...(JSON.parse(json) as object) });
+    } catch (error) {
+      if (!isInputError(error)) throw error;
+      failed++;
+      print(io.stderr, `tensorfile: ${path}: ${errorLine(error)}`);
+      if (options.json) results.push({ file: path, error: errorJson(error) });
+    }
+  }
+  if (options.json) print(io.stdout, jsonText(results));
+  print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
   return failed > 0 ? 1 : 0;
 }
 
@@ -713,7 +779,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const hint = close && levenshteinClose(unknown.replace(/^-+/, "--"), close) ? `: did you mean ${close}?` : "";
       print(io.stderr, `tensorfile: ${name} does not take ${unknown}${hint} (it takes ${known.join(", ") || "no options"}; see "tensorfile ${name} --help")`);
     } else {
-      print(io.stderr, `tensorfile: ${message.replace(/\s+/g, " ")} (see "tensorfile ${name} --help")`);
+      print(io.stderr, `tensorfile: ${optionProblem(message, rest)} (see "tensorfile ${name} --help")`);
     }
     return 2;
   }
@@ -721,7 +787,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stdout, HELP[name]!);
     return 0;
   }
-  const inputs = name === "inspect" || name === "verify" || name === "view" ? positionals : positionals.slice(0, 1);
+  const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
     return 2;
@@ -737,7 +803,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       case "verify":
         return await verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean });
       case "stats":
-        return await statsCommand(io, positionals, values as StatsCommandOptions);
+        return await statsFiles(io, positionals, values as StatsCommandOptions);
       case "view":
         return await viewCommand(io, positionals, values as ViewCommandOptions);
       case "patch":
@@ -746,6 +812,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
     }
   } catch (error) {
+    if (error instanceof StdoutClosed) return 141;
     if (error instanceof UsageError || error instanceof OutputRefused) {
       print(io.stderr, `tensorfile: ${error.message}${error instanceof UsageError ? ` (see "tensorfile ${name} --help")` : ""}`);
       return 2;
@@ -757,6 +824,20 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stderr, `tensorfile: internal error: ${(error as Error)?.message ?? String(error)}`);
     return 1;
   }
+}
+
+/** A parseArgs complaint about an option's value, in our words (the raw text only for a case not foreseen). */
+function optionProblem(message: string, args: readonly string[]): string {
+  const option = /Option '(?:-\w, )?(-{1,2}[^' ]+)/.exec(message)?.[1];
+  if (option === undefined) return `cannot read the options: ${message.replace(/\s+/g, " ")}`;
+  if (/does not take an argument/.test(message)) return `${option} takes no value (write just ${option})`;
+  if (/ambiguous/.test(message)) {
+    const at = args.findIndex((a) => a === option || /^-\w$/.test(a));
+    const next = at >= 0 ? args[at + 1] : undefined;
+    return `${option} needs a value${next !== undefined ? `, and "${next}" after it looks like an option: write ${option}=${next} for a value that starts with "-"` : ""}`;
+  }
+  if (/argument missing/.test(message)) return `${option} needs a value (${option} VALUE)`;
+  return `${option}: ${message.replace(/^Option '[^']*'\s*/, "").replace(/\s+/g, " ")}`;
 }
 
 /** Small enough an edit to suggest (at most a third of the word, and at most 3). */

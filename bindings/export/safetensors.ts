@@ -12,6 +12,7 @@
  */
 import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes, storedByteLength } from "../tensor.js";
+import { checkMetadata } from "../io/arguments.js";
 import { checkEntry, checkTensor } from "./check.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
@@ -82,6 +83,7 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
 export function writeSafetensors(tensors: readonly NamedTensor[], metadata?: Record<string, string>): Uint8Array {
   if (!Array.isArray(tensors as unknown)) throw new TypeError("tensorfile: writeSafetensors() takes an array of NamedTensors ({ name, dtype, shape, data })");
   tensors.forEach((t, i) => checkTensor(t, `tensor ${i}`));
+  checkMetadata(metadata, "writeSafetensors");
   const plan = planSafetensors(tensors, metadata);
   const out = new Uint8Array(plan.size);
   out.set(plan.header);

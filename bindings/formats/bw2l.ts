@@ -25,6 +25,7 @@ import { parseFile } from "./bw2l/reader.js";
 import { decodableInfo } from "./bw2l/view.js";
 import { writeFile, writePieces } from "./bw2l/writer.js";
 import { type ByteSink, writePiecesTo } from "../export/stream.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 /** The format's id. */
 export const id = "bw2l" as const;
@@ -78,6 +79,7 @@ export async function readFrom(source: ByteSource, _options: ReadOptions = {}): 
 
 /** The bytes of `file` (byte-identical to the input for anything read()); `quantize` converts float32 params first. */
 export function write(file: Bw2lFile, options: WriteOptions = {}): Uint8Array {
+  checkWriterInput(file, "bw2l.write", "a bw2l file (from read() or create())", { arrays: ["sections"] });
   return writeFile(options.quantize ? quantizeFile(file, options.quantize) : file);
 }
 
@@ -86,6 +88,7 @@ export function write(file: Bw2lFile, options: WriteOptions = {}): Uint8Array {
  * they are, with no second copy of the file in memory. Resolves to the byte count.
  */
 export async function writeTo(file: Bw2lFile, sink: ByteSink, options: WriteOptions & { end?: boolean | undefined } = {}): Promise<number> {
+  checkWriterInput(file, "bw2l.writeTo", "a bw2l file (from read() or create())", { arrays: ["sections"] });
   return writePiecesTo(sink, writePieces(options.quantize ? quantizeFile(file, options.quantize) : file), { end: options.end, caller: "bw2l.writeTo" });
 }
 

@@ -19,6 +19,7 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { type NpyArray, MAGIC, encodeHeader, parseNpy, writeNpyArray } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, decodeArray, headerMeta, inspectRow } from "./npy/view.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 /** The format's id. */
 export const id = "npy" as const;
@@ -75,6 +76,7 @@ export async function readFrom(source: ByteSource, options: ReadOptions = {}): P
 
 /** The file's bytes again (byte-identical for anything read()). */
 export function write(file: NpyFile): Uint8Array {
+  checkWriterInput(file, "npy.write", "an npy file (from read(); writeNpy() writes a tensor)");
   return writeNpyArray(file);
 }
 

@@ -23,6 +23,7 @@ import { arrayInfo, arrayWarnings, headerMeta, inspectRow } from "./npy/view.js"
 import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from "./npz/members.js";
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 /** The format's id. */
 export const id = "npz" as const;
@@ -82,6 +83,7 @@ export async function readFrom(source: ByteSource, _options: ReadOptions = {}): 
 
 /** The bytes read() was given (npz is an input format: to write tensors use writeSafetensors or writeNpy). */
 export function write(file: NpzFile): Uint8Array {
+  checkWriterInput(file, "npz.write", "an npz file (from read())");
   if (!file.bytes) throw new TypeError("npz: write() gives back the bytes of a read() result; this file has none (readFrom() or built by hand)");
   return copyBytes(file.bytes);
 }

@@ -19,6 +19,7 @@ import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { type SafetensorsFile, isLoaded } from "./safetensors/model.js";
 import { MAX_HEADER_BYTES, parseFile } from "./safetensors/reader.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 /** The format's id. */
 export const id = "safetensors" as const;
@@ -76,6 +77,7 @@ export async function readFrom(source: ByteSource, _options: ReadOptions = {}): 
  * order (byte-identical for anything read()). Needs the tensors' bytes (a read() result).
  */
 export function write(file: SafetensorsFile): Uint8Array {
+  checkWriterInput(file, "safetensors.write", "a safetensors file (from read(); writeSafetensors() writes tensors)", { arrays: ["tensors"], strings: ["header"] });
   const header = new TextEncoder().encode(file.header);
   const ordered = file.tensors.slice().sort((a, b) => a.dataOffsets[0] - b.dataOffsets[0] || a.dataOffsets[1] - b.dataOffsets[1]);
   let size = 0;

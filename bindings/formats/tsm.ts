@@ -33,6 +33,7 @@ import {
   MODULE_CODE, type TsmField, type TsmModule, type TsmNode, isLoaded, moduleByteLength, readModule, writeModule,
 } from "./tsm/module.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "./types.js";
+import { checkWriterInput } from "../io/arguments.js";
 
 export type { TsmField, TsmHeader, TsmModule, TsmNode, TsmParam } from "./tsm/module.js";
 export type { CstaContainer, StaEntry, StaValue } from "./tsm/csta.js";
@@ -128,6 +129,7 @@ function moduleBytes(module: TsmModule): Uint8Array {
  * whole. Resolves to the byte count.
  */
 export async function writeTo(file: TsmFile, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+  checkWriterInput(file, "tsm.writeTo", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", { arrays: ["nodes", "inputs", "outputs"] });
   let pieces: Uint8Array[];
   if (file.container) {
     pieces = [write(file)];
@@ -141,6 +143,7 @@ export async function writeTo(file: TsmFile, sink: ByteSink, options: { end?: bo
 
 /** The file's bytes: a .tsm, or a .csta when `file.container` is set (as read() gives for a .csta). */
 export function write(file: TsmFile, _options?: unknown): Uint8Array {
+  checkWriterInput(file, "tsm.write", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", { arrays: ["nodes", "inputs", "outputs"] });
   const bytes = moduleBytes(file);
   return file.container ? writeCstaBytes(file.container, bytes) : bytes;
 }
@@ -153,6 +156,7 @@ export interface WriteCstaOptions {
 
 /** Packs the module into a SeetaFace6 .csta container. */
 export function writeCsta(file: TsmFile, options: WriteCstaOptions = {}): Uint8Array {
+  checkWriterInput(file, "tsm.writeCsta", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", { arrays: ["nodes", "inputs", "outputs"] });
   return writeCstaBytes(options.container ?? file.container ?? defaultContainer(), moduleBytes(file));
 }
 

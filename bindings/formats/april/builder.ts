@@ -16,6 +16,7 @@ import {
   REFERENCE_PARAMS,
 } from "./model.js";
 import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 
 /**
@@ -27,6 +28,7 @@ export function create(options: AprilCreateOptions): AprilFile & {
   /** The three networks' bytes, loaded. */
   networks: AprilNetworks<Uint8Array>;
 } {
+  checkWriterInput(options, "april.create", "the model's options ({ tokens, networks, … })", { arrays: ["tokens"], objects: ["networks"] });
   const tokens = options.tokens.map((t) => (options.keepSpaceMarker ? t : t.replaceAll("\u2581", " ")));
   const blank = options.tokens.indexOf("<blk>");
   const params: AprilParams = {

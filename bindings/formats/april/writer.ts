@@ -15,6 +15,7 @@ import {
   MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES, PARAM_FIELDS, PARAMS_MAGIC, PRELUDE_BYTES,
 } from "./model.js";
 import { paramsViolation } from "./reader.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 // ----------------------------------------------------------------------------------------------- write
 
@@ -98,6 +99,7 @@ export function networkBytes(file: Pick<AprilFile, "networks">): Uint8Array[] {
  * re-laid out, which is what libapril can load. Invalid content throws a CORRUPT FormatError naming the field.
  */
 export function write(file: AprilFile, _options?: unknown): Uint8Array {
+  checkWriterInput(file, "april.write", "an april file (from read() or create())", { arrays: ["tokens"], objects: ["params", "networks"] });
   const networks = networkBytes(file);
   const { header, params, layout } = encodeHeaderAndParams(file, networks.map((n) => n.length));
   const w = new ByteWriter(layout.fileSize);

@@ -12,6 +12,7 @@ import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lDType, type Bw2lFile, type Bw2lSection, type Bw2lVersion, DTYPES, deferredColumnMajor, isBw2lDType,
 } from "./model.js";
 import { compareBytewise } from "./quantize.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 /** Key/value entries for {@link create}: a record, a Map or [key, value] pairs. */
 export type KeyvalInput = Record<string, string> | Map<string, string> | readonly (readonly [string, string])[];
@@ -145,6 +146,7 @@ function linesText(input: string | readonly string[]): string {
 
 /** A BW2L file object (write it with `write`). */
 export function create(input: ModelInput): Bw2lFile {
+  checkWriterInput(input, "bw2l.create", "a model description ({ version, layers, … })");
   const version = input.version ?? 2;
   if (version !== 1 && version !== 2) throw new RangeError(`bw2l: version must be 1 or 2, not ${String(version)}`);
   const sections: Bw2lSection[] = [];

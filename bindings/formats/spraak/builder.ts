@@ -96,6 +96,8 @@ function assemble(keys: [string, string][], options: BuildOptions, data: SpraakD
 
 /** Builds a MATRIX file (features, samples, any DIM1 x DIM2 table) ready for write(). */
 export function matrix(values: TypedArray | readonly (readonly number[])[], options: MatrixOptions = {}): SpraakFile {
+  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) throw new TypeError(`tensorfile: spraak.matrix() takes a typed array or an array of rows, not ${values === null ? "null" : typeof values}`);
+  if (options === null || typeof options !== "object") throw new TypeError("tensorfile: spraak.matrix() takes options as an object");
   let flat: TypedArray;
   let cols: number;
   let type: SpraakType;

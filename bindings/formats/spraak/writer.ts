@@ -13,6 +13,7 @@ import { type SpraakFileParts, type SpraakMeta, type SpraakType, TYPE_INFO, desc
 import { MAGIC_SPR, effectiveKeys, packedOrigins, textOrigins } from "./reader.js";
 import { encodeText } from "./text.js";
 import { loaded, matrixInfo } from "./view.js";
+import { checkWriterInput } from "../../io/arguments.js";
 
 // ------------------------------------------------------------------------------------------------ write
 
@@ -22,6 +23,7 @@ function writeError(detail: string, field: string): never {
 
 /** The file's bytes. `write(read(x))` is byte-identical to x; edited headers keep their style. */
 export function write(file: SpraakFileParts): Uint8Array {
+  checkWriterInput(file, "spraak.write", "a SPRAAK file (from read(), matrix() or list())", { arrays: ["lines"], objects: ["header", "data"] });
   return concat(pieces(file));
 }
 
