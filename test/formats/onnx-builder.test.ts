@@ -64,7 +64,7 @@ describe("onnx builder (checked by onnx-proto's decoder and onnxruntime-web)", (
     expect([attr.g!.type, attr.g!.g!.name, attr.g!.g!.node![0]!.opType]).toEqual([A.GRAPH, "then", "Identity"]);
     expect([attr.fs!.type, attr.fs!.floats]).toEqual([A.FLOATS, [0.5, 1.5]]);
     expect([attr.is!.type, attr.is!.ints!.map(Number)]).toEqual([A.INTS, [1, -2, 300]]);
-    expect([attr.ss!.type, attr.ss!.strings!.map((s) => new TextDecoder().decode(s))]).toEqual([A.STRINGS, ["a", "bc"]]);
+    expect([attr.ss!.type, attr.ss!.strings!.map((s: Uint8Array) => new TextDecoder().decode(s))]).toEqual([A.STRINGS, ["a", "bc"]]);
     expect([attr.ts!.type, Array.from(attr.ts!.tensors![0]!.rawData!)]).toEqual([A.TENSORS, [9]]);
     expect([attr.gs!.type, attr.gs!.graphs!.length]).toEqual([A.GRAPHS, 2]);
     const w = g.initializer![0]!;
@@ -76,7 +76,7 @@ describe("onnx builder (checked by onnx-proto's decoder and onnxruntime-web)", (
     expect([g.initializer![2]!.dims ?? [], Array.from(g.initializer![2]!.rawData!)]).toEqual([[], [0xfb, 0xff, 0xff, 0xff]]);
     const dims = g.input![0]!.type!.tensorType!.shape!.dim!;
     expect(dims.map((d) => (d.dimParam ? d.dimParam : d.dimValue === undefined || d.dimValue === null ? null : Number(d.dimValue)))).toEqual(["batch", 3, null]);
-    expect(dims[2]!.value).toBeUndefined();
+    expect(dims[2]!.dimValue ?? null).toBeNull();
     expect(g.output![0]!.type!.tensorType!.shape).toBeFalsy();
     expect(g.valueInfo![0]!.type!.tensorType!.elemType).toBe(onnx.TensorProto.DataType.BOOL);
   });
