@@ -391,3 +391,6 @@ export function cstaMeta(file: TsmFile): Record<string, unknown> | undefined {
 }
 // issue 15: replace tensors by name (patch)
 export { replaceTensors } from "./tsm/patch.js";
+// issue 25: TenniS / SeetaFace6 modules out to ONNX
+export { toOnnx, toOnnxPieces, onnxSupport, describeBlockers, TsmOnnxUnsupportedError, SUPPORTED_OPS as ONNX_SUPPORTED_OPS } from "./tsm/to-onnx.js";
+export type { ToOnnxOptions, OnnxBlocker } from "./tsm/to-onnx.js";

@@ -1,0 +1,89 @@
+/**
+ * tsm.toOnnx proved against TenniS itself: each model of ../shared/fixtures/tennis/outputs is converted, run with
+ * onnxruntime-web on the stored inputs, and compared with the outputs TenniS's C++ runtime gave
+ * (max |diff| <= 1e-4 + 1e-3 * max |reference| per output). The exported weights, read back with onnx-proto,
+ * equal the module's <const> values byte for byte. Skips without ../shared.
+ */
+import { describe, expect, it } from "vitest";
+import onnxProto from "onnx-proto";
+import { readFileSync } from "node:fs";
+import * as npy from "../../bindings/formats/npy.js";
+import * as tsm from "../../bindings/formats/tsm.js";
+import { fixturePath, haveFixtures, readFixture } from "../helpers/fixtures.js";
+import { ort, runOnnx } from "../helpers/ort.js";
+
+const { onnx } = onnxProto;
+
+interface Manifest {
+  model: string;
+  inputs: { name: string; dtype: string; shape: number[]; file: string }[];
+  outputs: { name: string; dtype: string; shape: number[]; file: string }[];
+}
+
+const MODELS: { dir: string; file?: string; options?: tsm.ToOnnxOptions }[] = [
+  { dir: "small_cnn" },
+  { dir: "cpp_built" },
+  { dir: "darknet_tiny_yolo" },
+  { dir: "seetaface6_face_landmarker_pts5" },
+  { dir: "seetaface6_face_landmarker_pts5", file: "seetaface6_face_landmarker_pts5.csta" },
+  { dir: "seetaface6_mask_detector" },
+  { dir: "seetaface6_quality_lbn", options: { inputs: { _origin_data: { dtype: "uint8", shape: [1, 227, 227, 3] } } } },
+];
+
+function npyTensor(path: string): { data: Float32Array | Uint8Array; shape: number[]; dtype: string } {
+  const t = npy.tensors(npy.read(new Uint8Array(readFileSync(path))))[0]!;
+  return { data: t.data as Float32Array | Uint8Array, shape: t.shape, dtype: t.dtype };
+}
+
+/** The measured max |diff| per model output, printed once at the end for the report. */
+const measured: string[] = [];
+
+describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxruntime-web)", () => {
+  for (const { dir, file, options } of MODELS) {
+    it(`${file ?? dir}`, async () => {
+      const manifest = JSON.parse(readFileSync(fixturePath("tennis", "outputs", dir, "manifest.json"), "utf8")) as Manifest;
+      const module = tsm.read(readFixture("tennis", file ?? manifest.model));
+      const bytes = tsm.toOnnx(module, options);
+      const feeds: Record<string, ort.Tensor> = {};
+      for (const input of manifest.inputs) {
+        const t = npyTensor(fixturePath("tennis", "outputs", dir, input.file));
+        feeds[input.name] = new ort.Tensor(input.dtype === "uint8" ? "uint8" : "float32", t.data, t.shape);
+      }
+      const { outputs, messages } = await runOnnx(bytes, feeds);
+      expect(messages).toEqual([]);
+      for (const out of manifest.outputs) {
+        const ref = npyTensor(fixturePath("tennis", "outputs", dir, out.file));
+        const got = outputs[out.name];
+        expect(got, `output ${out.name}`).toBeDefined();
+        expect(Array.from(got!.dims)).toEqual(out.shape);
+        const actual = got!.data as Float32Array;
+        let maxRef = 0;
+        let maxDiff = 0;
+        for (let i = 0; i < ref.data.length; i++) {
+          maxRef = Math.max(maxRef, Math.abs(ref.data[i]!));
+          maxDiff = Math.max(maxDiff, Math.abs(ref.data[i]! - actual[i]!));
+        }
+        measured.push(`${file ?? dir} ${out.name}: max|diff| ${maxDiff.toExponential(2)} (bound ${(1e-4 + 1e-3 * maxRef).toExponential(2)})`);
+        expect(maxDiff, `${out.name}: max |diff| ${maxDiff}`).toBeLessThanOrEqual(1e-4 + 1e-3 * maxRef);
+      }
+      // weights: every initializer that comes from a <const> equals its value byte for byte
+      const model = onnx.ModelProto.decode(bytes);
+      const g = tsm.graph(module);
+      let compared = 0;
+      for (const init of model.graph!.initializer!) {
+        const node = g.byName.get(init.name!);
+        if (!node || node.op !== "<const>") continue;
+        const field = node.value![0]!;
+        const stored = field.data as ArrayBufferView;
+        expect(Array.from(init.dims!.map(Number)), init.name!).toEqual(field.shape);
+        expect(Buffer.from(init.rawData!).equals(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)), init.name!).toBe(true);
+        compared++;
+      }
+      expect(compared).toBeGreaterThan(0);
+    }, 60_000);
+  }
+
+  it("prints the measured differences", () => {
+    console.log(measured.join("\n"));
+  });
+});
