@@ -5,8 +5,9 @@
  *  pooling2d / pooling2d_v2   output = ceil((H + pt + pb - k) / s) + 1 (ceil mode); windows start at o*s - pt and
  *                             are clipped to the image; MAX takes the max of what is inside; AVG with padding_type
  *                             BLACK (0) divides by the number of pixels inside, WHITE (3) by kh*kw. Written as an
- *                             explicit Pad (-inf or 0; bottom/right padding + s - 1 for the ceil) and an unpadded
- *                             pool; BLACK AVG = pooled sum / pooled count of ones, so no count_include_pad subtlety.
+ *                             explicit Pad (-inf; bottom/right padding + s - 1 for the ceil) and an unpadded MaxPool;
+ *                             AVG = window sums (a ones-kernel Conv, zero padding) / kh*kw (WHITE) or / the same
+ *                             sums over a map of ones (BLACK), so no count_include_pad subtlety.
  *  _onnx_pooling2d_padding    (auto_pad NOTSET or VALID) feeding pooling2d_v2: the dynamic bottom/right padding it
  *                             computes turns the ceil formula into floor((H + pt + pb - k) / s) + 1 with the same
  *                             window starts, so pooling2d_v2 pools in floor mode with the static padding.
@@ -167,23 +168,35 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
   const right = spec.ceil ? pr + sw - 1 : pr;
   const padded = pt + bottom + pl + right > 0;
   const poolAttrs = { kernel_shape: [kh, kw], strides: [sh, sw] };
-  const pads = ctx.int64([0, 0, pt, pl, 0, 0, bottom, right]);
   inNCHW(ctx, format, read(x), (src, last) => {
     if (spec.type === 0) {
-      const input = padded ? ctx.add("Pad", [src, pads, scalarOf(ctx, x.dtype, -Infinity)], { mode: "constant" }) : src;
+      const input = padded ? ctx.add("Pad", [src, ctx.int64([0, 0, pt, pl, 0, 0, bottom, right]), scalarOf(ctx, x.dtype, -Infinity)], { mode: "constant" }) : src;
       return last("MaxPool", [input], poolAttrs);
     }
     if (!padded) return last("AveragePool", [src], poolAttrs);
-    const sum = ctx.add("AveragePool", [ctx.add("Pad", [src, pads], { mode: "constant" })], poolAttrs);
-    if (spec.paddingType === 3) return last("Identity", [sum]);
-    // BLACK: divide by the pixels inside the image: the same pooling over a map of ones
+    // Window sums as a convolution with a ones kernel over [N*C, 1, H, W]: Conv takes any zero padding (ORT's pools
+    // refuse pads >= kernel, and it fuses a zero Pad into the pool that follows).
+    const ones = ctx.tensor(onnxDType(x.dtype), [1, 1, kh, kw], onesOf(x.dtype, kh * kw), "ones");
+    const convAttrs = { kernel_shape: [kh, kw], strides: [sh, sw], pads: [pt, pl, bottom, right] };
+    const planes = ctx.add("Reshape", [src, ctx.int64([-1, 1, 0, 0])]);
+    const sums = ctx.add("Conv", [planes, ones], convAttrs);
+    const shape = ctx.add("Concat", [ctx.add("Slice", [ctx.add("Shape", [src]), ctx.int64([0]), ctx.int64([2])]), ctx.add("Slice", [ctx.add("Shape", [sums]), ctx.int64([2]), ctx.int64([4])])], { axis: 0 });
+    const sum = ctx.add("Reshape", [sums, shape]);
+    if (spec.paddingType === 3) return last("Div", [sum, scalarOf(ctx, x.dtype, kh * kw)]);
+    // BLACK: divide by the pixels inside the image, the same convolution over a map of ones
     const hw = ctx.add("Slice", [ctx.add("Shape", [src]), ctx.int64([2]), ctx.int64([4])]);
     const onesShape = ctx.add("Concat", [ctx.int64([1, 1]), hw], { axis: 0 });
-    const ones = ctx.add("ConstantOfShape", [onesShape], { value: { type: "tensor", value: { dtype: onnxDType(x.dtype), dims: [1], data: x.dtype === "float64" ? new Float64Array([1]) : new Float32Array([1]) } } });
-    const count = ctx.add("AveragePool", [ctx.add("Pad", [ones, pads], { mode: "constant" })], poolAttrs);
-    const safe = ctx.add("Max", [count, scalarOf(ctx, x.dtype, 0.5 / (kh * kw))]);
+    const map = ctx.add("ConstantOfShape", [onesShape], { value: { type: "tensor", value: { dtype: onnxDType(x.dtype), dims: [1], data: onesOf(x.dtype, 1) } } });
+    const count = ctx.add("Conv", [map, ones], convAttrs);
+    const safe = ctx.add("Max", [count, scalarOf(ctx, x.dtype, 0.5)]);
     return last("Div", [sum, safe]);
   });
+}
+
+function onesOf(dtype: DType, n: number): Float32Array | Float64Array {
+  if (dtype === "float64") return new Float64Array(n).fill(1);
+  if (dtype === "float32") return new Float32Array(n).fill(1);
+  throw new Unconvertible(`average pooling of ${dtype}`);
 }
 
 function poolFromAttrs(node: TsmGraphNode, format: "NCHW" | "NHWC", padding8: number[], ksize4: number[], stride4: number[], ceil: boolean): PoolSpec {
@@ -449,6 +462,8 @@ const resize2d: Translation = (ctx, node, inputs, read) => {
     if (isFloat) ctx.final("Resize", [xs, "", "", sizes], linear);
     else {
       // TenniS computes in double and truncates back to the integer type
+      // (ORT has no float64 Resize: computed in float32, so a value TenniS's double lands within ~1e-5 under an
+      // integer may come out 1 higher)
       const resized = ctx.add("Resize", [ctx.add("Cast", [xs], { to: 1 }), "", "", sizes], linear);
       ctx.final("Cast", [ctx.add("Floor", [resized])], { to: ONNX_CODE[onnxDType(x.dtype)]! });
     }
