@@ -38,7 +38,7 @@ async function runOp(
   const module = tsm.create({ nodes, inputs: inputs.map((i) => i.name), outputs: ["y"] });
   const bytes = tsm.toOnnx(module);
   const feeds: Record<string, ort.Tensor> = {};
-  for (const i of inputs) feeds[i.name] = new ort.Tensor(i.dtype ?? "float32", i.data as Float32Array, i.shape);
+  for (const i of inputs) feeds[i.name] = new ort.Tensor((i.dtype ?? "float32") as "float32", i.data as Float32Array, i.shape);
   const { outputs, messages } = await runOnnx(bytes, feeds);
   if (messages.length) console.log(messages);
   expect(messages).toEqual([]);
