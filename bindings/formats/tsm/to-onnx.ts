@@ -48,8 +48,9 @@ export class TsmOnnxUnsupportedError extends UnsupportedError {
 }
 
 export function describeBlockers(blockers: readonly OnnxBlocker[]): string {
+  const names = (nodes: readonly string[]) => nodes.map((n) => JSON.stringify(n)).join(", ");
   return blockers
-    .map((b) => `${b.op} (${b.nodes.map((n) => JSON.stringify(n)).join(", ")})${b.reasons.length ? `: ${[...new Set(b.reasons)].join("; ")}` : ""}`)
+    .map((b) => (b.reasons.length ? `${b.op}: ${[...new Set(b.reasons)].join("; ")}` : `${b.op} (op not supported; used by ${names(b.nodes)})`))
     .join("; ");
 }
 
