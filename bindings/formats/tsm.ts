@@ -33,6 +33,7 @@ import {
   MODULE_CODE, type TsmField, type TsmModule, type TsmNode, isLoaded, moduleByteLength, readModule, writeModule,
 } from "./tsm/module.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "./types.js";
+import type { TsmFile, TsmTensorInfo } from "./tsm/file.js";
 
 export type { TsmField, TsmHeader, TsmModule, TsmNode, TsmParam } from "./tsm/module.js";
 export type { CstaContainer, StaEntry, StaValue } from "./tsm/csta.js";
@@ -47,15 +48,7 @@ export { CSTA_KEY, STA_CODE, staToPlain, staLookup } from "./tsm/csta.js";
 export const id = "tsm" as const;
 export const extensions: readonly string[] = [".tsm", ".csta"];
 
-/** A TenniS module; `container` is set when it came out of (and will be written back into) a .csta file. */
-export interface TsmFile extends TsmModule {
-  container?: CstaContainer | undefined;
-}
-
-/** A TensorInfo of a tensor inside a .csta file: its bytes are obfuscated and loadTensor undoes that. */
-export interface TsmTensorInfo extends TensorInfo {
-  obfuscated?: "csta" | undefined;
-}
+export type { TsmFile, TsmTensorInfo } from "./tsm/file.js";
 
 function u32At(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
