@@ -86,6 +86,53 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
   });
 });
 
+describe("tensorfile convert: large unaligned weights (kept as views of the file) give the same ONNX", () => {
+  for (const ext of [".tsm", ".csta"]) {
+    it(`${ext}: byte-identical to tsm.toOnnx(tsm.read(file)), and onnxruntime-web computes with the weights`, async () => {
+      const dir = tempDir();
+      try {
+        const n = 160; // 160 x 160 float32 = 102400 bytes, over the 64 KiB raw-view threshold
+        const w = Float32Array.from({ length: n * n }, (_, i) => ((i * 7919) % 1000) / 1000 - 0.5);
+        let module: tsm.TsmFile | undefined;
+        for (const name of ["w", "ww", "www", "wwww"]) {
+          const candidate = tsm.create({
+            nodes: [
+              { op: "<param>", name: "x", params: { "#shape": i32([2], [1, n]) } },
+              { op: "<const>", name, value: { dtype: "float32", shape: [n, n], data: w } },
+              { op: "inner_prod", name: "y", inputs: ["x", name] },
+            ],
+            inputs: ["x"], outputs: ["y"],
+          });
+          const info = tsm.tensorInfos(tsm.read(tsm.write(candidate)))[0]!;
+          if (info.byteOffset % 4 !== 0) {
+            module = candidate;
+            break;
+          }
+        }
+        expect(module, "a layout with an unaligned payload").toBeDefined();
+        const input = join(dir, `m${ext}`);
+        const fileBytes = ext === ".tsm" ? tsm.write(module!) : tsm.writeCsta(module!);
+        writeFileSync(input, fileBytes);
+        const out = join(dir, "m.onnx");
+        const r = await cli("convert", input, out);
+        expect(r.code, r.stderr).toBe(0);
+        const written = new Uint8Array(readFileSync(out));
+        expect(Buffer.from(written).equals(Buffer.from(tsm.toOnnx(tsm.read(fileBytes))))).toBe(true);
+        const x = Float32Array.from({ length: n }, (_, i) => (i % 5) - 2);
+        const { outputs } = await runOnnx(written, { x: new ort.Tensor("float32", x, [1, n]) });
+        const y = outputs.y!.data as Float32Array;
+        for (const j of [0, 1, 77, n - 1]) {
+          let sum = 0;
+          for (let i = 0; i < n; i++) sum += x[i]! * w[i * n + j]!;
+          expect(Math.abs(y[j]! - sum)).toBeLessThan(1e-3);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
 describe.skipIf(!haveFixtures())("tensorfile convert / inspect on the TenniS fixtures", () => {
   it("converts the SeetaFace6 landmarker .csta; inspect says it converts (text and --json)", async () => {
     const dir = tempDir();

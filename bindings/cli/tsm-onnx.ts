@@ -6,7 +6,10 @@
 import { createWriteStream } from "node:fs";
 import { writePiecesTo } from "../export/stream.js";
 import * as tsm from "../formats/tsm.js";
-import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
+import type { ByteRange } from "../io/byte-reader.js";
+import { type ByteSource, fromBytes, readExactly, sourceSize } from "../io/source.js";
+import { viewAs } from "../tensor.js";
+import { obfuscatedEnd, xorObfuscation } from "../formats/tsm/csta.js";
 import { writeAtomically } from "./output.js";
 
 /** Parses --opset (undefined: the default, 17). */
@@ -17,6 +20,33 @@ export function parseOpset(text: string | undefined, usage: (message: string) =>
   return opset;
 }
 
+/** Payloads of at least this many bytes stay raw views of the file when unaligned (only their bytes are used). */
+const RAW_VIEW_BYTES = 64 * 1024;
+
+/**
+ * The module with every payload a view of `bytes`: tsm.read() copies a payload that is not aligned for its dtype,
+ * which for a model of unaligned float32 weights doubles the memory. Here large `value` payloads stay Uint8Array
+ * views (toOnnx reads initializers as bytes, and the constants it reads as numbers by their dtype). In a .csta the
+ * payloads are de-obfuscated in place, so `bytes` must be the caller's own copy (it is changed).
+ */
+async function viewsOf(bytes: Uint8Array): Promise<tsm.TsmFile> {
+  const file = await tsm.readFrom(fromBytes(bytes));
+  const end = obfuscatedEnd(bytes.length);
+  for (const node of file.nodes) {
+    for (const param of node.params) {
+      for (const field of param.fields) {
+        if (ArrayBuffer.isView(field.data)) continue;
+        const range = field.data as ByteRange;
+        const view = bytes.subarray(range.byteOffset, range.byteOffset + range.byteLength);
+        // a .csta payload: de-obfuscated in place (`bytes` is this conversion's own copy of the file)
+        if (file.container) xorObfuscation(view, range.byteOffset, end);
+        field.data = param.key === "value" && view.byteLength >= RAW_VIEW_BYTES ? view : viewAs(field.dtype, view);
+      }
+    }
+  }
+  return file;
+}
+
 async function wholeSource(source: ByteSource): Promise<Uint8Array> {
   const { size } = await sourceSize(source);
   return readExactly(source, 0, size, "tsm");
@@ -24,11 +54,12 @@ async function wholeSource(source: ByteSource): Promise<Uint8Array> {
 
 /**
  * Converts a tsm/csta to OUT.onnx when `bytes` is a TenniS module (returns the message to print), or returns
- * undefined for any other input (the caller goes on with its own rules for .onnx outputs).
+ * undefined for any other input (the caller goes on with its own rules for .onnx outputs). `bytes` must be the
+ * caller's own copy of the file: a .csta is de-obfuscated in place.
  */
 export async function convertTsmToOnnx(bytes: Uint8Array, output: string, opset: number | undefined): Promise<string | undefined> {
   if (!tsm.detect(bytes)) return undefined;
-  const module = tsm.read(bytes);
+  const module = await viewsOf(bytes);
   const pieces = tsm.toOnnxPieces(module, { opset });
   const total = pieces.reduce((n, p) => n + p.length, 0);
   await writeAtomically(output, (temp) => writePiecesTo(createWriteStream(temp), pieces, { caller: "convert" }));

@@ -2,7 +2,7 @@
  * What the TenniS -> ONNX translations share: the node/initializer collector (OnnxContext), what is known about
  * each value (Value), and the one error a translation throws when it cannot be exact (Unconvertible).
  */
-import type { DType } from "../../tensor.js";
+import { type DType, bytesOf, viewAs } from "../../tensor.js";
 import type { OnnxAttributeValue, OnnxDTypeName, OnnxNodeInput, OnnxTensorInput } from "../onnx/builder.js";
 import type { TsmGraphNode } from "./graph.js";
 import { type TsmField, isLoaded } from "./module.js";
@@ -114,7 +114,9 @@ export function numbers(value: unknown, what: string): number[] {
 
 function fieldNumbers(field: TsmField): number[] {
   if (!isLoaded(field.data)) throw new Unconvertible("a constant was not loaded (use read(), not readFrom())");
-  return Array.from(field.data as ArrayLike<number | bigint>, (v) => Number(v));
+  // typed by the field's dtype whatever array holds the bytes (a caller may hand in a raw Uint8Array view)
+  const typed = viewAs(field.dtype, bytesOf(field.data));
+  return Array.from(typed as ArrayLike<number | bigint>, (v) => Number(v));
 }
 
 /** The numbers of a <const> value (its single field). */
