@@ -35,6 +35,20 @@ function npyTensor(path: string): { data: Float32Array | Uint8Array; shape: numb
   return { data: t.data as Float32Array | Uint8Array, shape: t.shape, dtype: t.dtype };
 }
 
+/** Whether node `target` is needed for `from` (TenniS computes only what the outputs need). */
+function reaches(g: tsm.TsmGraph, from: number, target: number): boolean {
+  const seen = new Set<number>();
+  const stack = [from];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    if (i === target) return true;
+    if (seen.has(i)) continue;
+    seen.add(i);
+    for (const input of g.nodes[i]!.inputs) stack.push(input.index);
+  }
+  return false;
+}
+
 /** The measured max |diff| per model output, printed once at the end for the report. */
 const measured: string[] = [];
 
@@ -80,8 +94,56 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
         compared++;
       }
       expect(compared).toBeGreaterThan(0);
+      // names: graph inputs/outputs as in TenniS (dtype, declared shape); every translated TenniS node is an ONNX node
+      const onnxNodes = new Set(model.graph!.node!.map((n) => n.name));
+      for (const n of g.nodes) {
+        if (n.op === "<param>" || n.op === "<const>" || n.op === "_onnx_pooling2d_padding") continue;
+        if (!module.outputs.some((o) => reaches(g, o, n.index))) continue;
+        expect(onnxNodes.has(n.name), `ONNX node named ${n.name}`).toBe(true);
+      }
+      expect(model.graph!.output!.map((o) => o.name)).toEqual(manifest.outputs.map((o) => o.name));
+      for (const input of model.graph!.input!) {
+        const declared = g.byName.get(input.name!)!;
+        const dims = input.type!.tensorType!.shape?.dim?.map((d) => Number(d.dimValue));
+        expect(dims, input.name!).toEqual(options?.inputs?.[input.name!]?.shape ?? declared.shape);
+      }
     }, 60_000);
   }
+
+  it("tiny_add (TenniS refuses its 3-input add at run time): written as ONNX Sum, a + b + c", async () => {
+    const manifest = JSON.parse(readFileSync(fixturePath("tennis", "outputs", "tiny_add", "manifest.json"), "utf8")) as Manifest;
+    const module = tsm.read(readFixture("tennis", "tiny_add.tsm"));
+    const bytes = tsm.toOnnx(module, { inputs: { a: { shape: [3] }, b: { shape: [3] } } });
+    const m = onnx.ModelProto.decode(bytes);
+    expect(m.graph!.node!.map((n) => [n.name, n.opType])).toEqual([["d", "Sum"]]);
+    const feeds: Record<string, ort.Tensor> = {};
+    const values: Record<string, Float32Array> = {};
+    for (const input of manifest.inputs) {
+      values[input.name] = npyTensor(fixturePath("tennis", "outputs", "tiny_add", input.file)).data as Float32Array;
+      feeds[input.name] = new ort.Tensor("float32", values[input.name]!, input.shape);
+    }
+    const { outputs, messages } = await runOnnx(bytes, feeds);
+    expect(messages).toEqual([]);
+    const c = tsm.graph(module).byName.get("c")!.value![0]!.data as Float32Array;
+    const want = Array.from(c, (v, i) => Math.fround(Math.fround(values.a![i]! + values.b![i]!) + v));
+    const got = Array.from(outputs.d!.data as Float32Array);
+    got.forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThanOrEqual(1e-6));
+  });
+
+  it("the landmarker converts at opsets 13 and 21 too, with the same outputs", async () => {
+    const module = tsm.read(readFixture("tennis", "seetaface6_face_landmarker_pts5.tsm"));
+    const input = npyTensor(fixturePath("tennis", "outputs", "seetaface6_face_landmarker_pts5", "input_0.npy"));
+    const ref = npyTensor(fixturePath("tennis", "outputs", "seetaface6_face_landmarker_pts5", "output_0.npy"));
+    for (const opset of [13, 21]) {
+      const bytes = tsm.toOnnx(module, { opset });
+      expect(Number(onnx.ModelProto.decode(bytes).opsetImport![0]!.version)).toBe(opset);
+      const { outputs, messages } = await runOnnx(bytes, { _input: new ort.Tensor("float32", input.data, input.shape) });
+      expect(messages).toEqual([]);
+      const got = outputs["Common/EltwiseOP"]!.data as Float32Array;
+      ref.data.forEach((v, i) => expect(Math.abs(v - got[i]!)).toBeLessThanOrEqual(1e-4));
+    }
+    expect(() => tsm.toOnnx(module, { opset: 12 })).toThrow(RangeError);
+  });
 
   it("prints the measured differences", () => {
     console.log(measured.join("\n"));
