@@ -5,11 +5,13 @@
  * every interpolation mode the converter accepts, centre crops of odd sizes, zero borders.
  */
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import * as tsm from "../../bindings/formats/tsm.js";
 import type { TsmFieldInput, TsmNodeInput } from "../../bindings/formats/tsm.js";
 import type { DType, TypedArray } from "../../bindings/tensor.js";
 import { ort, runOnnx } from "../helpers/ort.js";
 import { randomNormal } from "../helpers/rng.js";
+import { fromBytes } from "../../bindings/io/source.js";
 
 const i32 = (shape: number[], values: number[]): TsmFieldInput => ({ dtype: "int32", shape, data: new Int32Array(values) });
 const f32 = (shape: number[], values: ArrayLike<number>): TsmFieldInput => ({ dtype: "float32", shape, data: Float32Array.from(values) });
@@ -506,3 +508,99 @@ describe("tsm.toOnnx refuses what it cannot express exactly (nothing is returned
     expect(tsm.ONNX_SUPPORTED_OPS.length).toBe(30);
   });
 });
+
+describe("tsm.toOnnx on hostile and odd modules", () => {
+  const header = { fake: 0, code: tsm.MODULE_CODE, reserved: new Uint8Array(120) };
+  const one = (op: string, name: string, params: Record<string, TsmFieldInput> = {}) => tsm.create({ nodes: [{ op, name, params }], inputs: [], outputs: [] }).nodes[0]!;
+
+  it("nodes sharing one name (TenniS allows it) get unique ONNX node and value names; the output keeps the name", async () => {
+    const module = { header, inputs: [0], outputs: [2], nodes: [
+      one("<param>", "n", { "#shape": i32([1], [2]) }), { ...one("relu", "n"), inputs: [0] }, { ...one("sigmoid", "n"), inputs: [1] },
+    ] };
+    const bytes = tsm.toOnnx(tsm.read(tsm.write(module)));
+    const { outputs, messages } = await runOnnx(bytes, { n: new ort.Tensor("float32", Float32Array.from([-1, 2]), [2]) });
+    expect(messages).toEqual([]);
+    const [name] = Object.keys(outputs);
+    expect(name).toMatch(/^n(:\d+)?$/);
+    expectClose(outputs[name!]!.data as Float32Array, [0.5, 1 / (1 + Math.exp(-2))]);
+  });
+
+  it("a graph output that is the input itself, or a <const>", async () => {
+    const passthrough = tsm.create({ nodes: [{ op: "<param>", name: "x", params: { "#shape": i32([1], [2]) } }], inputs: ["x"], outputs: ["x"] });
+    const a = await runOnnx(tsm.toOnnx(passthrough), { x: new ort.Tensor("float32", Float32Array.from([1, 2]), [2]) });
+    expect(Array.from(a.outputs.x!.data as Float32Array)).toEqual([1, 2]);
+    const constant = tsm.create({ nodes: [{ op: "<param>", name: "x" }, { op: "<const>", name: "c", value: f32([1], [3]) }], inputs: ["x"], outputs: ["c"] });
+    const b = await runOnnx(tsm.toOnnx(constant), {});
+    expect(Array.from(b.outputs.c!.data as Float32Array)).toEqual([3]);
+  });
+
+  it("a cycle is refused as an UnsupportedError (a FormatError), not a stack overflow", () => {
+    const module = { header, inputs: [], outputs: [0], nodes: [{ ...one("relu", "r1"), inputs: [1] }, { ...one("relu", "r2"), inputs: [0] }] };
+    expect(() => tsm.toOnnx(module)).toThrow(/cycle/);
+    expect(tsm.onnxSupport(module).convertible).toBe(false);
+  });
+
+  it("a deep chain (20,000 nodes) converts without recursion limits", () => {
+    const nodes: TsmNodeInput[] = [{ op: "<param>", name: "x", params: { "#shape": i32([1], [1]) } }];
+    for (let i = 0; i < 20_000; i++) nodes.push({ op: "relu", name: `r${i}`, inputs: [i === 0 ? "x" : `r${i - 1}`] });
+    const bytes = tsm.toOnnx(tsm.create({ nodes, inputs: ["x"], outputs: ["r19999"] }));
+    expect(bytes.length).toBeGreaterThan(20_000 * 8);
+  });
+
+  it("reads from a Node Buffer at an odd byte offset give the same ONNX", () => {
+    const module = tsm.create({ nodes: [
+      { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]) } },
+      { op: "<const>", name: "w", value: f32([3, 2], [1, 2, 3, 4, 5, 6]) },
+      { op: "inner_prod", name: "y", inputs: ["x", "w"] },
+    ], inputs: ["x"], outputs: ["y"] });
+    const bytes = tsm.write(module);
+    const odd = Buffer.alloc(bytes.length + 3);
+    odd.set(bytes, 3);
+    const fromOdd = tsm.toOnnx(tsm.read(odd.subarray(3)));
+    expect(Buffer.from(fromOdd).equals(Buffer.from(tsm.toOnnx(tsm.read(bytes))))).toBe(true);
+  });
+
+  it("a readFrom() result (weights not loaded) is refused with a reason naming read()", async () => {
+    const module = tsm.create({ nodes: [
+      { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]) } },
+      { op: "<const>", name: "w", value: f32([3, 2], [1, 2, 3, 4, 5, 6]) },
+      { op: "inner_prod", name: "y", inputs: ["x", "w"] },
+    ], inputs: ["x"], outputs: ["y"] });
+    const lazy = await tsm.readFrom(fromBytes(tsm.write(module)));
+    expect(() => tsm.toOnnx(lazy)).toThrow(/not loaded \(use read\(\), not readFrom\(\)\)/);
+  });
+});
+
+describe("pooling2d property: any kernel/stride/padding/type against the TenniS reference (fast-check)", () => {
+  it("matches refPool for random MAX/AVG BLACK/AVG WHITE poolings", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          h: fc.integer({ min: 1, max: 9 }), w: fc.integer({ min: 1, max: 9 }),
+          kh: fc.integer({ min: 1, max: 4 }), kw: fc.integer({ min: 1, max: 4 }),
+          sh: fc.integer({ min: 1, max: 4 }), sw: fc.integer({ min: 1, max: 4 }),
+          pads: fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })),
+          kind: fc.constantFrom("max" as const, "avg-black" as const, "avg-white" as const),
+          seed: fc.integer({ min: 1, max: 1000 }),
+        }),
+        async ({ h, w, kh, kw, sh, sw, pads, kind, seed }) => {
+          // TenniS needs the first window to start inside the image (and windows to exist)
+          fc.pre(h + pads[0] + pads[1] >= kh && w + pads[2] + pads[3] >= kw && pads[0] < kh && pads[2] < kw);
+          const shape = [1, 2, h, w];
+          const x = randomNormal(seed, 2 * h * w);
+          const ref = refPool(x, shape, kind, pads, [kh, kw], [sh, sw]);
+          // a window entirely in the bottom/right padding has no pixel: TenniS reads outside the image there
+          fc.pre((ref.dims[2]! - 1) * sh - pads[0] < h && (ref.dims[3]! - 1) * sw - pads[2] < w);
+          const got = await runOp("pooling2d", {
+            format: "NCHW", type: scalarI(kind === "max" ? 0 : 1), padding_type: scalarI(kind === "avg-white" ? 3 : 0),
+            padding: pad8([[0, 0], [0, 0], [pads[0], pads[1]], [pads[2], pads[3]]]), ksize: i32([4], [1, 1, kh, kw]), stride: i32([4], [1, 1, sh, sw]),
+          }, [{ name: "x", shape, data: x }]);
+          expect(got.dims).toEqual(ref.dims);
+          expectClose(got.data, ref.data);
+        },
+      ),
+      { numRuns: 40, seed: 25 },
+    );
+  }, 120_000);
+});
+

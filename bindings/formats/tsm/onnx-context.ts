@@ -52,6 +52,21 @@ export class OnnxContext {
   out = "";
   constructor(readonly opset: number) {}
 
+  private readonly nodeNames = new Set<string>();
+
+  /** A node name not used yet (ONNX runtimes refuse two nodes of one name): `name`, else `name:1`, `name:2`… */
+  private nodeName(name: string): string {
+    let unique = name;
+    for (let k = 1; this.nodeNames.has(unique); k++) unique = `${name}:${k}`;
+    this.nodeNames.add(unique);
+    return unique;
+  }
+
+  /** Forgets the nodes after `count` (a translation that failed half-way). */
+  truncate(count: number): void {
+    for (const node of this.nodes.splice(count)) this.nodeNames.delete(node.name!);
+  }
+
   reserve(name: string): string {
     let unique = name;
     for (let k = 1; this.used.has(unique); k++) unique = `${name}:${k}`;
@@ -71,13 +86,13 @@ export class OnnxContext {
   /** An intermediate node with `count` outputs. */
   addN(opType: string, inputs: readonly string[], count: number, attributes?: Record<string, OnnxAttributeValue>): string[] {
     const names = Array.from({ length: count }, () => this.fresh(opType));
-    this.nodes.push({ name: `${this.current.name}/${opType}_${this.counter++}`, opType, inputs, outputs: names, attributes });
+    this.nodes.push({ name: this.nodeName(`${this.current.name}/${opType}_${this.counter++}`), opType, inputs, outputs: names, attributes });
     return names;
   }
 
-  /** The node that produces the TenniS node's value: named after it, writing `this.out`. */
+  /** The node that produces the TenniS node's value: named after it (unique), writing `this.out`. */
   final(opType: string, inputs: readonly string[], attributes?: Record<string, OnnxAttributeValue>): string {
-    this.nodes.push({ name: this.current.name, opType, inputs, outputs: [this.out], attributes });
+    this.nodes.push({ name: this.nodeName(this.current.name), opType, inputs, outputs: [this.out], attributes });
     return this.out;
   }
 

@@ -196,7 +196,7 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
       values.set(node.index, made);
     } catch (e) {
       if (!(e instanceof Unconvertible)) throw e;
-      ctx.nodes.length = mark.nodes;
+      ctx.truncate(mark.nodes);
       ctx.initializers.length = mark.inits;
       block(node, e.message);
     }
