@@ -534,6 +534,12 @@ describe("tsm.toOnnx on hostile and odd modules", () => {
     expect(Array.from(b.outputs.c!.data as Float32Array)).toEqual([3]);
   });
 
+  it("a declared dim of -1 becomes an unnamed ONNX dim (any size runs)", async () => {
+    const module = tsm.create({ nodes: [{ op: "<param>", name: "x", params: { "#shape": i32([2], [-1, 2]) } }, { op: "relu", name: "y", inputs: ["x"] }], inputs: ["x"], outputs: ["y"] });
+    const { outputs } = await runOnnx(tsm.toOnnx(module), { x: new ort.Tensor("float32", Float32Array.from([-1, 1, 2, -2, 3, 3]), [3, 2]) });
+    expect(Array.from(outputs.y!.data as Float32Array)).toEqual([0, 1, 2, 0, 3, 3]);
+  });
+
   it("a cycle is refused as an UnsupportedError (a FormatError), not a stack overflow", () => {
     const module = { header, inputs: [], outputs: [0], nodes: [{ ...one("relu", "r1"), inputs: [1] }, { ...one("relu", "r2"), inputs: [0] }] };
     expect(() => tsm.toOnnx(module)).toThrow(/cycle/);
@@ -604,3 +610,50 @@ describe("pooling2d property: any kernel/stride/padding/type against the TenniS 
   }, 120_000);
 });
 
+
+describe("tsm.toOnnx never fails with anything but a refusal (fast-check over random graphs of the supported ops)", () => {
+  const OPS = tsm.ONNX_SUPPORTED_OPS.filter((op) => op !== "<param>" && op !== "<const>");
+  const fieldArb: fc.Arbitrary<TsmFieldInput> = fc.oneof(
+    fc.constantFrom("NCHW", "NHWC", "NOTSET", "SAME_UPPER", "", "x"),
+    fc.array(fc.integer({ min: -3, max: 5 }), { minLength: 0, maxLength: 8 }).map((v) => i32([v.length], v)),
+    fc.integer({ min: -3, max: 5 }).map((v) => scalarI(v)),
+    fc.double({ min: -2, max: 2, noNaN: true }).map((v) => scalarF(v)),
+    fc.array(fc.integer({ min: -2, max: 3 }), { minLength: 8, maxLength: 8 }).map((v) => i32([4, 2], v)),
+    fc.constant({ dtype: "void" as const, shape: [], data: new Uint8Array(0) }),
+  );
+  const KEYS = ["format", "padding", "stride", "ksize", "dilation", "dim", "type", "padding_type", "shape", "permute", "scale", "transpose", "epsilon", "origin", "origin_patch", "classes", "mask", "anchors", "thresh", "nms", "auto_pad", "shift", "padding_value"];
+  let converted = 0;
+  it("converts or throws an UnsupportedError (TsmOnnxUnsupportedError for op refusals), nothing else", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({
+          op: fc.constantFrom(...OPS),
+          inputs: fc.array(fc.nat(), { minLength: 0, maxLength: 4 }),
+          params: fc.dictionary(fc.constantFrom(...KEYS), fieldArb, { maxKeys: 5 }),
+        }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 6 }), { minLength: 0, maxLength: 4 }),
+        (ops, shape) => {
+          const nodes: TsmNodeInput[] = [
+            { op: "<param>", name: "x", params: shape.length ? { "#shape": i32([shape.length], shape) } : {} },
+            { op: "<const>", name: "k", value: i32([4], [1, 1, 2, 2]) },
+            { op: "<const>", name: "f", value: f32([3], [1, 2, 3]) },
+          ];
+          ops.forEach((o, i) => nodes.push({ op: o.op, name: `n${i}`, inputs: o.inputs.map((j) => j % (nodes.length)), params: o.params }));
+          const module = tsm.create({ nodes, inputs: ["x"], outputs: [nodes.length - 1] });
+          try {
+            const bytes = tsm.toOnnx(module);
+            expect(bytes.length).toBeGreaterThan(0);
+            converted++;
+          } catch (e) {
+            if (!(e instanceof tsm.TsmOnnxUnsupportedError) && !((e as { name?: string }).name === "UnsupportedError")) throw e;
+          }
+          expect(typeof tsm.onnxSupport(module).convertible).toBe("boolean");
+        },
+      ),
+      { numRuns: 400, seed: 2511 },
+    );
+    // the generator reaches both sides
+    expect(converted).toBeGreaterThan(10);
+    expect(converted).toBeLessThan(400);
+  });
+});

@@ -130,7 +130,8 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
     if (!reachableParams.has(n.index)) continue;
     const override = options.inputs?.[n.name];
     const dtype = override?.dtype ?? n.dtype ?? "float32";
-    const shape = override?.shape ?? n.shape;
+    // TenniS writes -1 for a dim it does not fix: ONNX says that with an unnamed dim
+    const shape = override?.shape ?? n.shape?.map((d) => (d >= 0 ? d : null));
     try {
       graphInputs.push({ name: valueName.get(n.index)!, dtype: onnxDType(dtype), ...(shape ? { shape } : {}) });
       values.set(n.index, { name: valueName.get(n.index)!, dtype, rank: shape?.length, shape, node: n });
