@@ -540,6 +540,23 @@ describe("tsm.toOnnx on hostile and odd modules", () => {
     expect(Array.from(outputs.y!.data as Float32Array)).toEqual([0, 1, 2, 0, 3, 3]);
   });
 
+  it("absurd settings are refused, not attempted (huge kernels, huge flatten dims, non-integer shapes, NaN)", () => {
+    const x = { op: "<param>", name: "x", params: { "#shape": i32([4], [1, 1, 4, 4]) } };
+    const cases: [TsmNodeInput, RegExp][] = [
+      [{ op: "pooling2d", name: "y", inputs: ["x"], params: { format: "NCHW", type: scalarI(1), padding: pad8([[0, 0], [0, 0], [1, 0], [0, 0]]), ksize: i32([4], [1, 1, 100000, 100000]), stride: i32([4], [1, 1, 1, 1]) } }, /kernel/],
+      [{ op: "flatten", name: "y", inputs: ["x"], params: { dim: scalarI(2 ** 30) } }, /dim is out of range/],
+      [{ op: "_reshape", name: "y", inputs: ["x"], params: { shape: f32([2], [1.5, Number.NaN]) } }, /out of range \(NaN\)/],
+      [{ op: "_reshape", name: "y", inputs: ["x"], params: { shape: { dtype: "int64", shape: [1], data: BigInt64Array.from([2n ** 60n]) } } }, /out of range/],
+    ];
+    for (const [node, reason] of cases) {
+      const module = tsm.create({ nodes: [x, node], inputs: ["x"], outputs: ["y"] });
+      expect(() => tsm.toOnnx(module), node.op).toThrow(reason);
+    }
+    // TenniS truncates a float setting to int32 (tensor::cast): so does the converter
+    const truncated = tsm.create({ nodes: [x, { op: "_reshape", name: "y", inputs: ["x"], params: { shape: f32([2], [1.9, -1]) } }], inputs: ["x"], outputs: ["y"] });
+    expect(tsm.onnxSupport(truncated).convertible).toBe(true);
+  });
+
   it("a cycle is refused as an UnsupportedError (a FormatError), not a stack overflow", () => {
     const module = { header, inputs: [], outputs: [0], nodes: [{ ...one("relu", "r1"), inputs: [1] }, { ...one("relu", "r2"), inputs: [0] }] };
     expect(() => tsm.toOnnx(module)).toThrow(/cycle/);

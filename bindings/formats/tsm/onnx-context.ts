@@ -104,6 +104,7 @@ export class OnnxContext {
   }
 
   int64(values: readonly number[], scalar = false): string {
+    for (const v of values) if (!Number.isSafeInteger(v)) throw new Unconvertible(`${v} is not an integer setting`);
     return this.tensor("int64", scalar ? [] : [values.length], values.map((v) => BigInt(v)));
   }
 

@@ -51,9 +51,17 @@ function intAttr(node: TsmGraphNode, key: string, fallback?: number): number {
     if (fallback === undefined) throw new Unconvertible(`missing attribute ${key}`);
     return fallback;
   }
-  const list = numbers(v, key);
+  const list = integers(numbers(v, key), key);
   if (list.length !== 1) throw new Unconvertible(`${key} is not a scalar`);
   return list[0]!;
+}
+
+/** Integer settings as TenniS reads them (tensor::cast to INT32 truncates); non-finite or huge values are refused. */
+function integers(list: number[], key: string): number[] {
+  return list.map((v) => {
+    if (!Number.isFinite(v) || Math.abs(v) > 2 ** 31) throw new Unconvertible(`${key} has a value out of range (${v})`);
+    return Math.trunc(v);
+  });
 }
 
 function intsAttr(node: TsmGraphNode, key: string, length?: number, fallback?: number[]): number[] {
@@ -62,7 +70,7 @@ function intsAttr(node: TsmGraphNode, key: string, length?: number, fallback?: n
     if (!fallback) throw new Unconvertible(`missing attribute ${key}`);
     return fallback;
   }
-  const list = numbers(v, key);
+  const list = integers(numbers(v, key), key);
   if (length !== undefined && list.length !== length) throw new Unconvertible(`${key} has ${list.length} values, not ${length}`);
   return list;
 }
@@ -91,8 +99,14 @@ function formatAttr(node: TsmGraphNode): "NCHW" | "NHWC" {
   return format;
 }
 
+/** Ranks beyond this are refused (no real model has them; the translations build per-axis lists). */
+const MAX_RANK = 64;
+/** Pooling kernels beyond this many taps are refused (the average pooling builds a ones kernel of that size). */
+const MAX_KERNEL_TAPS = 1 << 20;
+
 function needRank(v: Value, what: string): number {
   if (v.rank === undefined) throw new Unconvertible(`${what}: the rank of "${v.node.name}" is unknown (declare the input's shape)`);
+  if (v.rank > MAX_RANK) throw new Unconvertible(`${what}: rank ${v.rank} (at most ${MAX_RANK})`);
   return v.rank;
 }
 
@@ -162,6 +176,7 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
   const [sh, sw] = spec.stride as [number, number];
   if ([pt, pb, pl, pr].some((p) => p < 0)) throw new Unconvertible("negative pooling padding");
   if (kh < 1 || kw < 1 || sh < 1 || sw < 1) throw new Unconvertible("kernel and stride must be positive");
+  if (kh * kw > MAX_KERNEL_TAPS) throw new Unconvertible(`a ${kh} x ${kw} kernel (at most ${MAX_KERNEL_TAPS} taps)`);
   if (spec.type !== 0 && spec.type !== 1) throw new Unconvertible(`pooling type ${spec.type} (only MAX 0 and AVG 1)`);
   if (spec.paddingType !== 0 && spec.paddingType !== 3) throw new Unconvertible(`padding_type ${spec.paddingType} (only BLACK 0 and WHITE 3, as TenniS's CPU kernel)`);
   const bottom = spec.ceil ? pb + sh - 1 : pb;
@@ -230,10 +245,10 @@ const pooling2dV2: Translation = (ctx, node, inputs, read) => {
     padding8 = padding.poolPadding.padding;
     ceil = false;
   } else {
-    padding8 = constNumbers(padding, "pooling2d_v2 padding");
+    padding8 = integers(constNumbers(padding, "pooling2d_v2 padding"), "padding");
   }
   if (padding8.length !== 8) throw new Unconvertible("padding must be [4, 2]");
-  const spec = poolFromAttrs(node, format, padding8, constNumbers(ksize, "pooling2d_v2 ksize"), constNumbers(stride, "pooling2d_v2 stride"), ceil);
+  const spec = poolFromAttrs(node, format, padding8, integers(constNumbers(ksize, "pooling2d_v2 ksize"), "ksize"), integers(constNumbers(stride, "pooling2d_v2 stride"), "stride"), ceil);
   pool(ctx, x, read, format, spec);
   return { rank: 4 };
 };
@@ -365,7 +380,7 @@ const flatten: Translation = (ctx, node, inputs, read) => {
   const x = inputs[0]!;
   let dim = intAttr(node, "dim", 1);
   if (dim < 0) dim += needRank(x, "flatten with a negative dim");
-  if (dim < 0) throw new Unconvertible("dim is out of range");
+  if (dim < 0 || dim >= MAX_RANK) throw new Unconvertible("dim is out of range");
   const need = dim + 1;
   if (x.rank !== undefined && x.rank < need) {
     ctx.final("Reshape", [read(x), ctx.int64([...Array<number>(x.rank).fill(0), ...Array<number>(need - x.rank).fill(1)])]);
@@ -396,7 +411,7 @@ const concat: Translation = (ctx, node, inputs, read) => {
   ctx.final("Concat", inputs.map(read), { axis: intAttr(node, "dim") });
 };
 
-const BIG = 2 ** 62;
+const BIG = Number.MAX_SAFE_INTEGER;
 
 /** Pads (negative = crops) `x` with the int64 [r] tensors `top` and `bottom`. */
 function padBy(ctx: OnnxContext, x: string, top: string, bottom: string): string {
@@ -427,7 +442,7 @@ const limit: Translation = (ctx, node, inputs, read) => {
 const cropNd: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "crop_nd");
   const [x, sizeValue] = inputs as [Value, Value];
-  const size = constNumbers(sizeValue, "crop_nd size");
+  const size = integers(constNumbers(sizeValue, "crop_nd size"), "size");
   if (x.rank !== undefined && x.rank !== size.length) throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
   const shift = attr(node, "shift") === undefined ? undefined : intsAttr(node, "shift", size.length);
   const xs = read(x);
@@ -449,7 +464,7 @@ const cropNd: Translation = (ctx, node, inputs, read) => {
 const resize2d: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "_resize2d");
   const [x, sizeValue] = inputs as [Value, Value];
-  const size = constNumbers(sizeValue, "_resize2d size");
+  const size = integers(constNumbers(sizeValue, "_resize2d size"), "size");
   if (size.some((s) => s === 0)) throw new Unconvertible("a size of 0");
   if (x.rank !== undefined && x.rank !== size.length) throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
   const type = intAttr(node, "type", 0);
