@@ -130,6 +130,18 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
     got.forEach((v, i) => expect(Math.abs(v - want[i]!)).toBeLessThanOrEqual(1e-6));
   });
 
+  it("quality_lbn without options (input declared float32) on the same pixel values gives TenniS's outputs too", async () => {
+    const module = tsm.read(readFixture("tennis", "seetaface6_quality_lbn.tsm"));
+    const bytes = tsm.toOnnx(module);
+    const input = npyTensor(fixturePath("tennis", "outputs", "seetaface6_quality_lbn", "input_0.npy"));
+    const { outputs } = await runOnnx(bytes, { _origin_data: new ort.Tensor("float32", Float32Array.from(input.data), input.shape) });
+    for (const [k, name] of ["fc8_light", "fc8_blur", "fc8_noise"].entries()) {
+      const ref = npyTensor(fixturePath("tennis", "outputs", "seetaface6_quality_lbn", `output_${k}.npy`));
+      expect(Math.abs((outputs[name]!.data as Float32Array)[0]! - ref.data[0]!)).toBeLessThanOrEqual(1e-4 + 1e-3 * Math.abs(ref.data[0]!));
+    }
+    expect(() => tsm.toOnnx(module, { inputs: { origin_data: { dtype: "uint8" } } })).toThrow(/not a module input.*"_origin_data"/);
+  });
+
   it("the landmarker converts at opsets 13 and 21 too, with the same outputs", async () => {
     const module = tsm.read(readFixture("tennis", "seetaface6_face_landmarker_pts5.tsm"));
     const input = npyTensor(fixturePath("tennis", "outputs", "seetaface6_face_landmarker_pts5", "input_0.npy"));

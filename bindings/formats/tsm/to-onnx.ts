@@ -124,6 +124,11 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
   for (const n of graph.inputs) if (!valueName.has(n.index)) valueName.set(n.index, ctx.reserve(n.name));
   for (const n of graph.outputs) if (!valueName.has(n.index)) valueName.set(n.index, ctx.reserve(n.name));
 
+  for (const name of Object.keys(options.inputs ?? {})) {
+    if (!graph.inputs.some((n) => n.name === name)) {
+      throw new RangeError(`tsm.toOnnx: options.inputs names "${name}", which is not a module input (inputs: ${graph.inputs.map((n) => JSON.stringify(n.name)).join(", ")})`);
+    }
+  }
   const graphInputs: OnnxValueInfoInput[] = [];
   const reachableParams = new Set(order.filter((n) => n.op === "<param>").map((n) => n.index));
   for (const n of graph.inputs) {
