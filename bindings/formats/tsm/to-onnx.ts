@@ -20,7 +20,7 @@ import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-contex
 import { TRANSLATIONS } from "./onnx-ops.js";
 
 export interface ToOnnxOptions {
-  /** The ONNX opset (default 17; 13 to 21 are accepted: every op used exists unchanged in that range). */
+  /** The ONNX opset (default 17; 13 to 21 are accepted: every op and attribute used means the same in that range). */
   opset?: number | undefined;
   /**
    * Dtype and shape of graph inputs the module does not declare (or to override them), by TenniS input name.
