@@ -160,7 +160,7 @@ describe("tsm.toOnnx op translations (onnxruntime-web vs TypeScript references)"
   it("conv2d: NHWC input, padding given in NHWC order", async () => {
     const wt = randomNormal(3, 2 * 3 * 3 * 3);
     const got = await runOp("conv2d", {
-      format: "NHWC", padding: pad8([[0, 0], [1, 1], [2, 0], [0, 0]]), stride: i32([4], [1, 1, 2, 1]),
+      format: "NHWC", padding: pad8([[0, 0], [1, 1], [2, 0], [0, 0]]), stride: i32([4], [1, 1, 2, 1]), dialations: i32([4], [1, 1, 1, 1]), // TenniS's misspelt alias
     }, [{ name: "x", shape: [2, 5, 7, 3], data: nchwToNhwc(x4, shape4) }], [{ name: "w", value: f32([2, 3, 3, 3], wt) }]);
     const ref = refConv(x4, shape4, wt, [2, 3, 3, 3], [1, 1, 2, 0], [1, 2], [1, 1]);
     expect(got.dims).toEqual([ref.dims[0], ref.dims[2], ref.dims[3], ref.dims[1]]);
@@ -475,7 +475,10 @@ describe("tsm.toOnnx refuses what it cannot express exactly (nothing is returned
 
   it("refuses supported ops with inexpressible attributes, naming the reason", () => {
     const cases: [TsmNodeInput, RegExp][] = [
-      [{ op: "conv2d", name: "y", inputs: ["x", "w"], params: { format: "NCHW", padding: pad8([[0, 0], [0, 0], [1, 1], [1, 1]]), stride: i32([4], [1, 1, 1, 1]), padding_value: scalarF(1) } }, /padding_value/],
+      [{ op: "conv2d", name: "y", inputs: ["x", "w"], params: { format: "NCHW", padding: pad8([[0, 0], [0, 0], [1, 1], [1, 1]]), stride: i32([4], [1, 1, 1, 1]), dilation: i32([4], [1, 1, 1, 1]), padding_value: scalarF(1) } }, /padding_value/],
+      [{ op: "conv2d", name: "y", inputs: ["x", "w"], params: { format: "NCHW", padding: pad8([[0, 0], [0, 0], [1, 1], [1, 1]]), stride: i32([4], [1, 1, 1, 1]) } }, /missing attribute dilation/],
+      [{ op: "softmax", name: "y", inputs: ["x"] }, /missing attribute dim/],
+      [{ op: "add_bias", name: "y", inputs: ["x", "w"] }, /neither dim nor format/],
       [{ op: "_resize2d", name: "y", inputs: ["x", "size"], params: { type: scalarI(1) } }, /CUBIC/],
       [{ op: "pooling2d", name: "y", inputs: ["x"], params: { format: "NCHW", type: scalarI(0), padding_type: scalarI(1), padding: pad8([[0, 0], [0, 0], [0, 0], [0, 0]]), ksize: i32([4], [1, 1, 2, 2]), stride: i32([4], [1, 1, 2, 2]) } }, /padding_type 1/],
       [{ op: "sample2d", name: "y", inputs: ["x"], params: { scale: scalarF(2), type: scalarI(0) } }, /sample type 0/],

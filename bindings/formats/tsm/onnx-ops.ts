@@ -94,7 +94,7 @@ function boolAttr(node: TsmGraphNode, key: string, fallback: boolean): boolean {
 }
 
 function formatAttr(node: TsmGraphNode): "NCHW" | "NHWC" {
-  const format = stringAttr(node, "format", "NCHW");
+  const format = stringAttr(node, "format");
   if (format !== "NCHW" && format !== "NHWC") throw new Unconvertible(`format ${format} is neither NCHW nor NHWC`);
   return format;
 }
@@ -217,7 +217,7 @@ function onesOf(dtype: DType, n: number): Float32Array | Float64Array {
 function poolFromAttrs(node: TsmGraphNode, format: "NCHW" | "NHWC", padding8: number[], ksize4: number[], stride4: number[], ceil: boolean): PoolSpec {
   const [h, w] = spatial(format);
   return {
-    type: intAttr(node, "type", 0),
+    type: intAttr(node, "type", node.op === "pooling2d" ? undefined : 0),
     paddingType: intAttr(node, "padding_type", 0),
     padding: [padding8[2 * h]!, padding8[2 * h + 1]!, padding8[2 * w]!, padding8[2 * w + 1]!],
     kernel: [ksize4[h]!, ksize4[w]!],
@@ -272,7 +272,7 @@ const conv2d: Translation = (ctx, node, inputs, read) => {
   const format = formatAttr(node);
   const padding = intsAttr(node, "padding", 8);
   const stride = intsAttr(node, "stride", 4);
-  const dilation = intsAttr(node, "dilation", 4, [1, 1, 1, 1]);
+  const dilation = intsAttr(node, attr(node, "dilation") === undefined && attr(node, "dialations") !== undefined ? "dialations" : "dilation", 4);
   if (attr(node, "padding_value") !== undefined && numbers(attr(node, "padding_value"), "padding_value")[0] !== 0) {
     throw new Unconvertible("padding_value other than 0");
   }
@@ -296,6 +296,7 @@ const innerProd: Translation = (ctx, node, inputs, read) => {
 
 function channelDim(node: TsmGraphNode): number {
   if (attr(node, "dim") !== undefined) return intAttr(node, "dim");
+  if (attr(node, "format") === undefined) throw new Unconvertible("neither dim nor format is set");
   return formatAttr(node) === "NHWC" ? 3 : 1;
 }
 
@@ -308,14 +309,14 @@ const addBias: Translation = (ctx, node, inputs, read) => {
 const prelu: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "prelu");
   const [x, slope] = inputs as [Value, Value];
-  ctx.final("PRelu", [read(x), channelVector(ctx, read(slope), intAttr(node, "dim", 1), needRank(x, "prelu"))]);
+  ctx.final("PRelu", [read(x), channelVector(ctx, read(slope), intAttr(node, "dim"), needRank(x, "prelu"))]);
 };
 
 const batchScale: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 3, "batch_scale");
   const [x, scale, bias] = inputs as [Value, Value, Value];
   const rank = needRank(x, "batch_scale");
-  const dim = intAttr(node, "dim", 1);
+  const dim = intAttr(node, "dim");
   const scaled = ctx.add("Mul", [read(x), channelVector(ctx, read(scale), dim, rank)]);
   ctx.final("Add", [scaled, channelVector(ctx, read(bias), dim, rank)]);
 };
@@ -325,7 +326,7 @@ const batchNorm: Translation = (ctx, node, inputs, read) => {
   const [x, mean, variance] = inputs as [Value, Value, Value];
   needFloat(x, "batch_norm");
   const rank = needRank(x, "batch_norm");
-  const dim = intAttr(node, "dim", 1);
+  const dim = intAttr(node, "dim");
   const epsilon = attr(node, "epsilon") === undefined ? 1e-5 : numbers(attr(node, "epsilon"), "epsilon")[0]!;
   const centred = ctx.add("Sub", [read(x), channelVector(ctx, read(mean), dim, rank)]);
   const std = ctx.add("Sqrt", [ctx.add("Add", [channelVector(ctx, read(variance), dim, rank), scalarOf(ctx, x.dtype, epsilon)])]);
@@ -361,7 +362,7 @@ function binary(op: string, nary?: string): Translation {
 
 const softmax: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 1, "softmax");
-  ctx.final("Softmax", [read(inputs[0]!)], { axis: intAttr(node, "dim", -1) });
+  ctx.final("Softmax", [read(inputs[0]!)], { axis: intAttr(node, "dim") });
 };
 
 const toFloat: Translation = (ctx, _node, inputs, read) => {
