@@ -278,6 +278,10 @@ describe("tsm.toOnnx op translations (onnxruntime-web vs TypeScript references)"
     const t = await runOp("_transpose", { permute: i32([3], [2, 0, 1]) }, [{ name: "x", shape: [2, 3, 4], data: iota(24) }]);
     expect(t.dims).toEqual([4, 2, 3]);
     expect(Array.from(t.data).slice(0, 6)).toEqual([0, 4, 8, 12, 16, 20]);
+    const lifted = await runOp("_transpose", { permute: i32([3], [2, 0, 1]) }, [{ name: "x", shape: [2, 3], data: iota(6) }]);
+    // TenniS reads [2, 3] as [1, 2, 3] for a 3-axis permute
+    expect(lifted.dims).toEqual([3, 1, 2]);
+    expect(Array.from(lifted.data)).toEqual([0, 3, 1, 4, 2, 5]);
     const c = await runOp("_copy", {}, [{ name: "x", shape: [3], data: iota(3) }]);
     expect(Array.from(c.data)).toEqual([0, 1, 2]);
     const f = await runOp("to_float", {}, [{ name: "x", dtype: "uint8", shape: [3], data: Uint8Array.from([0, 7, 255]) }]);
@@ -478,6 +482,8 @@ describe("tsm.toOnnx refuses what it cannot express exactly (nothing is returned
       [{ op: "conv2d", name: "y", inputs: ["x", "w"], params: { format: "NCHW", padding: pad8([[0, 0], [0, 0], [1, 1], [1, 1]]), stride: i32([4], [1, 1, 1, 1]), dilation: i32([4], [1, 1, 1, 1]), padding_value: scalarF(1) } }, /padding_value/],
       [{ op: "conv2d", name: "y", inputs: ["x", "w"], params: { format: "NCHW", padding: pad8([[0, 0], [0, 0], [1, 1], [1, 1]]), stride: i32([4], [1, 1, 1, 1]) } }, /missing attribute dilation/],
       [{ op: "softmax", name: "y", inputs: ["x"] }, /missing attribute dim/],
+      [{ op: "_transpose", name: "y", inputs: ["x"] }, /missing attribute permute/],
+      [{ op: "_transpose", name: "y", inputs: ["x"], params: { permute: i32([4], [0, 1, 1, 3]) } }, /not a permutation/],
       [{ op: "add_bias", name: "y", inputs: ["x", "w"] }, /neither dim nor format/],
       [{ op: "_resize2d", name: "y", inputs: ["x", "size"], params: { type: scalarI(1) } }, /CUBIC/],
       [{ op: "pooling2d", name: "y", inputs: ["x"], params: { format: "NCHW", type: scalarI(0), padding_type: scalarI(1), padding: pad8([[0, 0], [0, 0], [0, 0], [0, 0]]), ksize: i32([4], [1, 1, 2, 2]), stride: i32([4], [1, 1, 2, 2]) } }, /padding_type 1/],

@@ -401,9 +401,14 @@ const reshape: Translation = (ctx, node, inputs, read) => {
 const transpose: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 1, "_transpose");
   const x = inputs[0]!;
+  // (without permute TenniS builds an invalid one, [.., n-1, n-1]: refused as a missing attribute)
   const permute = intsAttr(node, "permute");
-  if (x.rank !== undefined && x.rank !== permute.length) throw new Unconvertible(`permute has ${permute.length} axes, the input has ${x.rank}`);
-  ctx.final("Transpose", [read(x)], { perm: permute });
+  if ([...permute].sort((a, b) => a - b).some((v, i) => v !== i)) throw new Unconvertible(`permute [${permute.join(", ")}] is not a permutation`);
+  if (x.rank !== undefined && x.rank > permute.length) throw new Unconvertible(`permute has ${permute.length} axes, the input has ${x.rank}`);
+  let input = read(x);
+  // TenniS puts leading 1s in front of a smaller input
+  if (x.rank !== undefined && x.rank < permute.length) input = ctx.add("Unsqueeze", [input, ctx.int64(Array.from({ length: permute.length - x.rank }, (_, i) => i))]);
+  ctx.final("Transpose", [input], { perm: permute });
   return { rank: permute.length };
 };
 
