@@ -70,12 +70,15 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
     }
   });
 
-  it("checks --opset (usage error, exit 2) and refuses it for other outputs", async () => {
+  it("checks --opset and --input (usage errors, exit 2) and refuses them for other outputs", async () => {
     const dir = tempDir();
     try {
       const input = writeModule(dir, [{ op: "<param>", name: "x" }, { op: "relu", name: "y", inputs: ["x"] }], ["y"]);
       expect((await cli("convert", input, join(dir, "a.onnx"), "--opset", "9")).code).toBe(2);
       expect((await cli("convert", input, join(dir, "a.onnx"), "--opset", "x17")).code).toBe(2);
+      expect((await cli("convert", input, join(dir, "a.onnx"), "--input", "x=complex64")).code).toBe(2);
+      expect((await cli("convert", input, join(dir, "a.onnx"), "--input", "x")).code).toBe(2);
+      expect((await cli("convert", input, join(dir, "a.tsm"), "--input", "x=uint8")).code).toBe(2);
       const other = await cli("convert", input, join(dir, "a.tsm"), "--opset", "17");
       expect(other.code).toBe(2);
       expect(other.stderr).toMatch(/--opset goes with an \.onnx OUT/);
@@ -147,6 +150,23 @@ describe.skipIf(!haveFixtures())("tensorfile convert / inspect on the TenniS fix
       expect(text.stdout).toMatch(/onnx\s+converts \(tensorfile convert FILE OUT\.onnx\)/);
       const json = await cli("inspect", "--json", fixturePath("tennis", "darknet_tiny_yolo.tsm"));
       expect(JSON.parse(json.stdout).meta.onnx).toEqual({ convertible: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("--input gives an undeclared input its dtype and shape (quality_lbn takes uint8 BGR pixels)", async () => {
+    const dir = tempDir();
+    try {
+      const out = join(dir, "q.onnx");
+      const r = await cli("convert", fixturePath("tennis", "seetaface6_quality_lbn.tsm"), out, "--input", "_origin_data=uint8:1x227x227x3");
+      expect(r.code, r.stderr).toBe(0);
+      const expected = tsm.toOnnx(tsm.read(readFixture("tennis", "seetaface6_quality_lbn.tsm")), { inputs: { _origin_data: { dtype: "uint8", shape: [1, 227, 227, 3] } } });
+      expect(Buffer.from(readFileSync(out)).equals(Buffer.from(expected))).toBe(true);
+      const typo = await cli("convert", fixturePath("tennis", "seetaface6_quality_lbn.tsm"), join(dir, "t.onnx"), "--input", "origin=uint8");
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toMatch(/--input names "origin", which is not a module input \(inputs: "_origin_data"\)/);
+      expect(existsSync(join(dir, "t.onnx"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
