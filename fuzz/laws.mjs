@@ -156,6 +156,14 @@ export async function checkFormatLaws(lib, format, input, options = {}) {
   if (module.verify) await call("verify", () => module.verify(file));
   const inspected = module.inspect ? stableJson(await call("inspect", () => module.inspect(file)), { withoutLayout: true }) : "";
   if (module.blobs) await call("blobs", () => module.blobs(file));
+  // tsm -> ONNX (issue 25): converts or refuses with a FormatError, never anything else
+  if (format === "tsm" && typeof module.onnxSupport === "function") {
+    try {
+      await call("onnxSupport", () => module.onnxSupport(file));
+    } catch (error) {
+      if (!isFormatError(lib, error)) throw new LawError(format, "onnx conversion", `onnxSupport threw ${error?.name}: ${error?.message}`);
+    }
+  }
 
   // the fixpoint (input-only formats such as safetensors, npy and npz have no write)
   if (typeof module.write === "function") await checkFixpoint(format, module, file, eager, inspected, declared, size, context);

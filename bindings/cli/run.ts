@@ -26,6 +26,7 @@ import { openFileAccess } from "../io/file-access.js";
 import { openFile } from "../load-file.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
+import { InputNameError, convertTsmToOnnx, onnxVerdictText, parseInputs, parseOpset, tsmOnnxVerdict } from "./tsm-onnx.js";
 import { OutputError, OutputRefused, checkOutput, fsReason, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
@@ -46,6 +47,7 @@ const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
+  tensorfile convert MODEL.tsm|MODEL.csta OUT.onnx [--opset N] [--input NAME=DTYPE[:SHAPE]] [--force]
   tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]
   tensorfile stats FILE… [--tensor NAME] [--json]
@@ -81,6 +83,11 @@ OUT's extension picks the target:
   an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
                 not for the input formats safetensors, npy and npz)
   -             standard output, with --to json or --to npy
+  .onnx         a TenniS module (.tsm) or SeetaFace6 .csta as a standard ONNX model (refused, exit 1 and nothing
+                written, when an op cannot be translated exactly: the message lists the ops and node names)
+  --opset N     the ONNX opset for an .onnx OUT (13 to 21, default 17)
+  --input NAME=DTYPE[:SHAPE][,…]  for an .onnx OUT: the dtype (and shape, e.g. 1x227x227x3) of module inputs
+                that do not declare them (float32 otherwise)
   --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
                     with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
@@ -135,7 +142,7 @@ listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "nam
 const OPTIONS = {
   inspect: { json: { type: "boolean" }, full: { type: "boolean" } },
   verify: { strict: { type: "boolean" }, json: { type: "boolean" } },
-  convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" } },
+  convert: { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" }, opset: { type: "string" }, input: { type: "string" } },
   extract: { dtype: { type: "string" }, force: { type: "boolean" } },
   stats: { tensor: { type: "string" }, json: { type: "boolean" } },
   view: { port: { type: "string" }, open: { type: "boolean" } },
@@ -305,6 +312,7 @@ function metaText(format: string, key: string, value: unknown, full: boolean): s
     const bytes = value.match(/../g) ?? [];
     return `${bytes.join(" ")} (then zeros)`;
   }
+  if (format === "tsm" && key === "onnx") return onnxVerdictText(value);
   return valueText(value, full);
 }
 
@@ -374,6 +382,7 @@ async function inspectCommand(io: CliIO, paths: string[], options: { json?: bool
       const opened = await openLazy(path);
       try {
         const info = opened.module.inspect(opened.file);
+        if (opened.format === "tsm") info.meta.onnx = await tsmOnnxVerdict(opened.source);
         if (options.json) {
           if (many) results.push({ file: path, ...info });
           else print(io.stdout, jsonText(info));
@@ -513,7 +522,7 @@ export async function convertTensorsTo(io: CliIO, input: string, path: string, e
   }
 }
 
-interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string }
+interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string; opset?: string; input?: string }
 
 async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
   if (options["out-dir"] !== undefined) {
@@ -532,6 +541,17 @@ async function convertCommand(io: CliIO, args: string[], options: ConvertOptions
   if (ext === ".json" && (options.dtype !== undefined || options.tensor !== undefined)) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does nothing for a .json output (it describes the file, not tensor values)`);
   if (TENSOR_OUTPUTS.includes(ext) && options.quantize !== undefined) throw new UsageError(`--quantize applies to a bw2l re-encode, not to ${ext} outputs (use --dtype float32 to widen)`);
   if (!toStdout) await checkOutput(output, [input], { force: options.force ?? false });
+  if ((options.opset !== undefined || options.input !== undefined) && ext !== ".onnx") throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with an .onnx OUT`);
+  if (ext === ".onnx" && !toStdout) {
+    // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below)
+    const usage = (m: string) => new UsageError(m);
+    const message = await convertTsmToOnnx(await readWhole(input), output, parseOpset(options.opset, usage), parseInputs(options.input?.split(","), usage))
+      .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
+    if (message !== undefined) {
+      print(io.stderr, message);
+      return 0;
+    }
+  }
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
 
   const opened = await openLazy(input);

@@ -34,6 +34,7 @@ import {
 } from "./tsm/module.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "./types.js";
 import { checkWriterInput } from "../io/arguments.js";
+import type { TsmFile, TsmTensorInfo } from "./tsm/file.js";
 
 export type { TsmField, TsmHeader, TsmModule, TsmNode, TsmParam } from "./tsm/module.js";
 export type { CstaContainer, StaEntry, StaValue } from "./tsm/csta.js";
@@ -50,17 +51,7 @@ export const id = "tsm" as const;
 /** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".tsm", ".csta"];
 
-/** A TenniS module; `container` is set when it came out of (and will be written back into) a .csta file. */
-export interface TsmFile extends TsmModule {
-  /** The SeetaFace6 container the module came in (a `.csta`); written back around it. */
-  container?: CstaContainer | undefined;
-}
-
-/** A TensorInfo of a tensor inside a .csta file: its bytes are obfuscated and loadTensor undoes that. */
-export interface TsmTensorInfo extends TensorInfo {
-  /** Set when the tensor's bytes are inside a `.csta`'s obfuscated region. */
-  obfuscated?: "csta" | undefined;
-}
+export type { TsmFile, TsmTensorInfo } from "./tsm/file.js";
 
 function u32At(bytes: Uint8Array, at: number): number {
   return (bytes[at]! | (bytes[at + 1]! << 8) | (bytes[at + 2]! << 16) | (bytes[at + 3]! << 24)) >>> 0;
@@ -400,3 +391,6 @@ export function cstaMeta(file: TsmFile): Record<string, unknown> | undefined {
 }
 // issue 15: replace tensors by name (patch)
 export { replaceTensors } from "./tsm/patch.js";
+// issue 25: TenniS / SeetaFace6 modules out to ONNX
+export { toOnnx, toOnnxPieces, onnxSupport, describeBlockers, TsmOnnxUnsupportedError, SUPPORTED_OPS as ONNX_SUPPORTED_OPS } from "./tsm/to-onnx.js";
+export type { ToOnnxOptions, OnnxBlocker } from "./tsm/to-onnx.js";

@@ -143,6 +143,24 @@ export class ProtoWriter {
     return this.tag(field, WIRE_FIXED32).float(value);
   }
 
+  /** field: packed repeated varints (int32/int64/uint64/enum lists); nothing for an empty list. */
+  packedVarintField(field: number, values: readonly (number | bigint)[]): this {
+    if (values.length === 0) return this;
+    let size = 0;
+    for (const v of values) size += varintSize(v);
+    this.tag(field, WIRE_LENGTH_DELIMITED).varint(size);
+    for (const v of values) this.varint(v);
+    return this;
+  }
+
+  /** field: packed repeated floats; nothing for an empty list. */
+  packedFloatField(field: number, values: readonly number[]): this {
+    if (values.length === 0) return this;
+    this.tag(field, WIRE_LENGTH_DELIMITED).varint(values.length * 4);
+    for (const v of values) this.float(v);
+    return this;
+  }
+
   /** field: a nested message, written by `body` into its own writer and framed with its length. */
   messageField(field: number, body: (w: ProtoWriter) => void): this {
     const inner = new ProtoWriter();
