@@ -9,21 +9,29 @@
 //    5 points as [x0, y0, ..., x4, y4] relative to the crop (0..1).
 // The face defaults to the fixed test picture of ../shared/fixtures/tennis/outputs/ (the one TenniS's own runtime
 // was given there), so the numbers can be compared with TenniS's.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as ort from "onnxruntime-web";
-import { npy, tsm } from "../dist/index.js";
+import { npy, tsm } from "tensorfile";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const fixtures = resolve(here, "../../shared/fixtures/tennis");
 const cstaPath = process.argv[2] ?? join(fixtures, "seetaface6_face_landmarker_pts5.csta");
 const facePath = process.argv[3] ?? join(fixtures, "outputs/seetaface6_face_landmarker_pts5/input_0.npy");
 
+if (!existsSync(cstaPath) || !existsSync(facePath)) {
+  console.log(`skipped: ${existsSync(cstaPath) ? facePath : cstaPath} is not there (pass a .csta or .tsm and a face .npy)`);
+  process.exit(0);
+}
+
 // 1. convert once
-const module = tsm.read(new Uint8Array(readFileSync(cstaPath)));
-const onnxBytes = tsm.toOnnx(module);
+// #region convert
+const module = tsm.read(new Uint8Array(readFileSync(cstaPath))); // a .csta or a .tsm
+console.log(tsm.onnxSupport(module).convertible);                 // true (else .blockers lists ops and nodes)
+const onnxBytes = tsm.toOnnx(module);                              // Uint8Array: an ONNX ModelProto, opset 17
+// #endregion convert
 const outDir = mkdtempSync(join(tmpdir(), "seetaface6-onnx-"));
 writeFileSync(join(outDir, "face_landmarker_pts5.onnx"), onnxBytes); // what a web page would fetch
 console.log(`converted ${cstaPath.split("/").pop()} -> face_landmarker_pts5.onnx (${onnxBytes.length} bytes, ${tsm.tensors(module).length} weight tensors)`);

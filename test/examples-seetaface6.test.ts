@@ -16,7 +16,7 @@ describe.skipIf(!haveFixtures() || !built)("examples/seetaface6-landmarker.mjs",
   it("prints the output shown in docs/seetaface6-onnx.md", () => {
     const out = execFileSync(process.execPath, [resolve(root, "examples/seetaface6-landmarker.mjs")], { encoding: "utf8", timeout: 60_000 });
     const doc = readFileSync(resolve(root, "docs/seetaface6-onnx.md"), "utf8");
-    const block = /<!-- example-output:seetaface6-landmarker -->\n```\n([\s\S]*?)```/.exec(doc);
+    const block = /<!-- output: examples\/seetaface6-landmarker.mjs -->\n```\w*\n([\s\S]*?)```/.exec(doc);
     expect(block, "the example-output block in the doc").not.toBeNull();
     expect(out).toBe(block![1]);
     // and the points are TenniS's own (manifest of outputs/seetaface6_face_landmarker_pts5)

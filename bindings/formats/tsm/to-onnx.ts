@@ -19,6 +19,7 @@ import { type TsmModule, isLoaded } from "./module.js";
 import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-context.js";
 import { TRANSLATIONS } from "./onnx-ops.js";
 
+/** Options of tsm.toOnnx(), toOnnxPieces() and onnxSupport(). */
 export interface ToOnnxOptions {
   /** The ONNX opset (default 17; 13 to 21 are accepted: every op and attribute used means the same in that range). */
   opset?: number | undefined;
@@ -26,12 +27,19 @@ export interface ToOnnxOptions {
    * Dtype and shape of graph inputs the module does not declare (or to override them), by TenniS input name.
    * Shapes: a number, a symbolic name or null per dim.
    */
-  inputs?: Record<string, { dtype?: DType | undefined; shape?: (number | string | null)[] | undefined }> | undefined;
+  inputs?: Record<string, {
+    /** The input's element type. */
+    dtype?: DType | undefined;
+    /** The input's dims: a number, a symbolic name or null (unknown) each. */
+    shape?: (number | string | null)[] | undefined;
+  }> | undefined;
   /** ModelProto.producer_name (default "tensorfile"). */
   producerName?: string | undefined;
 }
 
+/** One op that keeps a module from converting to ONNX, with the nodes that use it. */
 export interface OnnxBlocker {
+  /** The TenniS op name (e.g. `"shape_index_patch"`). */
   op: string;
   /** Names of the nodes with this op that cannot be converted. */
   nodes: string[];
@@ -42,11 +50,16 @@ export interface OnnxBlocker {
 /** The module cannot be converted exactly: `blockers` lists each op with the nodes using it. */
 export class TsmOnnxUnsupportedError extends UnsupportedError {
   override name = "TsmOnnxUnsupportedError";
-  constructor(readonly blockers: OnnxBlocker[]) {
+  /** @param blockers each op with the nodes using it */
+  constructor(
+    /** Each op that blocks the conversion, with the nodes using it. */
+    readonly blockers: OnnxBlocker[],
+  ) {
     super("tsm", `cannot convert to ONNX: ${describeBlockers(blockers)}`);
   }
 }
 
+/** The blockers in one line of words, as the CLI prints them. */
 export function describeBlockers(blockers: readonly OnnxBlocker[]): string {
   const names = (nodes: readonly string[]) => nodes.map((n) => JSON.stringify(n)).join(", ");
   return blockers
@@ -246,7 +259,12 @@ export function toOnnxPieces(module: TsmModule, options: ToOnnxOptions = {}): Ui
 }
 
 /** Whether toOnnx() would succeed, and if not which ops (and nodes) block it. Nothing is built beyond the check. */
-export function onnxSupport(module: TsmModule, options: ToOnnxOptions = {}): { convertible: boolean; blockers: OnnxBlocker[] } {
+export function onnxSupport(module: TsmModule, options: ToOnnxOptions = {}): {
+  /** True when toOnnx() would succeed. */
+  convertible: boolean;
+  /** The ops (and nodes) that block it; empty when convertible. */
+  blockers: OnnxBlocker[];
+} {
   try {
     translate(module, options);
     return { convertible: true, blockers: [] };
