@@ -6,7 +6,7 @@ import type { ByteRange } from "../io/byte-reader.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 
-export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | InputFormatId;
+export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | "onnx" | InputFormatId;
 
 /** The formats tensorfile reads but never writes as a re-encode target (other than convert's .safetensors/.npy). */
 export type InputFormatId = "safetensors" | "npy" | "npz";
