@@ -1,6 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import onnxProto from "onnx-proto";
 import fc from "fast-check";
@@ -10,21 +8,12 @@ import { isFormatError } from "../../bindings/errors.js";
 import { fromBytes } from "../../bindings/io/source.js";
 import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
-import { type GraphSpec, type TensorSpec, buildModel, le } from "../helpers/onnx-models.js";
+import { type GraphSpec, type TensorSpec, VAD_MODELS, buildModel, le } from "../helpers/onnx-models.js";
 
 const { onnx: proto } = onnxProto;
 type ProtoTensor = onnxProto.onnx.ITensorProto;
 type ProtoGraph = onnxProto.onnx.IGraphProto;
 
-const require = createRequire(import.meta.url);
-const VAD_DIR = (() => {
-  try {
-    return join(dirname(require.resolve("@ricky0123/vad-web/package.json")), "dist");
-  } catch {
-    return "";
-  }
-})();
-export const VAD_MODELS = ["silero_vad_legacy.onnx", "silero_vad_v5.onnx", "silero_vad_v6.onnx"].map((f) => join(VAD_DIR, f)).filter((p) => VAD_DIR !== "" && existsSync(p));
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));

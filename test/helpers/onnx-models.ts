@@ -4,7 +4,21 @@
  * for what exporters rarely write: typed fields of every data type (packed or not), external data, nested
  * subgraphs, unknown fields, Constant-only graphs.
  */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";
+
+const require = createRequire(import.meta.url);
+const VAD_DIR = (() => {
+  try {
+    return join(dirname(require.resolve("@ricky0123/vad-web/package.json")), "dist");
+  } catch {
+    return "";
+  }
+})();
+/** The real PyTorch-exported Silero VAD models that @ricky0123/vad-web ships (a devDependency), when installed. */
+export const VAD_MODELS = ["silero_vad_legacy.onnx", "silero_vad_v5.onnx", "silero_vad_v6.onnx"].map((f) => join(VAD_DIR, f)).filter((p) => VAD_DIR !== "" && existsSync(p));
 
 export interface TensorSpec {
   name: string;

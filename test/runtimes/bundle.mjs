@@ -77,6 +77,7 @@ const entries = {
   "subpath spraak: read": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak.read;`, 11.5],
   "subpath spraak: all": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak;`, 29],
   "subpath bw2l: read+tensors": [`import { read, tensors } from "tensorfile/bw2l"; globalThis.x = [read, tensors];`, 16],
+  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 16],
   "subpath kernels: f16ToF32": [`import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, 4.5],
   "subpath kernels: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
