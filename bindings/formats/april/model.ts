@@ -7,6 +7,7 @@
 
 
 import { type ByteRange } from "../../io/byte-reader.js";
+import type { OnnxModel } from "../onnx/model.js";
 
 
 
@@ -111,6 +112,9 @@ export interface AprilNetworks<N = Uint8Array | ByteRange> {
   joiner: N;
 }
 
+/** Each network's ONNX model (absent: the network is not a readable ONNX model, see AprilFile.onnxErrors). */
+export type AprilNetworkModels = Partial<Record<NetworkName, OnnxModel>>;
+
 export interface AprilFile {
   version: number;
   /** header_size as stored (write() stores the real size of the header it writes). */
@@ -131,6 +135,13 @@ export interface AprilFile {
    * decode to the current string (so edits win, and untouched invalid UTF-8 survives).
    */
   raw?: AprilRawText | undefined;
+  /**
+   * The networks read as ONNX models (graphs and weights; payloads are byte ranges of this file): the weights of
+   * tensors()/tensorInfos(), named `encoder/<name>`, `decoder/<name>`, `joiner/<name>`.
+   */
+  onnx?: AprilNetworkModels | undefined;
+  /** Why a network is not a readable ONNX model (its FormatError's message), by network. */
+  onnxErrors?: Partial<Record<NetworkName, string>> | undefined;
 }
 
 /** read() and readFrom() take no options today. */

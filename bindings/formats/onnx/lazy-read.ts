@@ -2,7 +2,7 @@
  * The lazy-read driver for ONNX (and the networks of an .april file): like io/lazy.ts's parseFrom, it runs the
  * synchronous parser over a backing that holds only the ranges fetched so far and restarts it when it needs more,
  * but with small reads after every jump (4 KiB instead of 64 KiB for sources with readSync, which never restart
- * the parser; 64 KiB for the others): a protobuf model is a run of small headers
+ * the parser; 16 KiB for the others): a protobuf model is a run of small headers
  * between payloads the parser skips, so a 1 GiB model with 1,000 initializers opens reading well under 1 MiB plus
  * a few KiB per initializer. Sequential reads still grow (to 8 MiB) for long runs of graph structure.
  */
@@ -14,7 +14,7 @@ import { type ByteSource, SourceError, readExactly, sourceSize } from "../../io/
 
 /** After a jump: sources that read synchronously (local files) take small reads; others restart the parse per read, so fewer, larger ones. */
 const JUMP_CHUNK_SYNC = 4 * 1024;
-const JUMP_CHUNK_ASYNC = 64 * 1024;
+const JUMP_CHUNK_ASYNC = 16 * 1024;
 const MAX_CHUNK = 8 * 1024 * 1024;
 const MAX_FETCHES = 1_000_000;
 

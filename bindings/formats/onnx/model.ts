@@ -62,8 +62,6 @@ export interface OnnxTensor {
    * (tags included). external/none: empty.
    */
   data: ByteRange;
-  /** Typed fields: stored element count when known (read(); readFrom() leaves varint-packed ones undefined). */
-  storedCount?: number | undefined;
   external?: OnnxExternalData | undefined;
   /** STRING tensors: the number of strings (shown by inspect, never a weight). */
   stringCount?: number | undefined;

@@ -276,7 +276,6 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
     if (storedCount !== undefined && storedCount !== expectedCount) {
       throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info.name} need ${expectedCount} ${storage} entries, the tensor has ${storedCount}`, first, `${path}.${storage}`);
     }
-    tensor.storedCount = storedCount;
   }
   return tensor;
 }
@@ -444,11 +443,12 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
 }
 
 /** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
-export function parseModel(r: ByteReader, options: { eager: boolean; start?: number; end?: number; maxGraphDepth?: number | undefined }): OnnxModel {
+export function parseModel(r: ByteReader, options: { eager: boolean; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string }): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
   const ctx: Context = { r, eager: options.eager, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
-  const c = new ProtoCursor(r, start, end, 0, "model");
+  const root = options.root ?? "model";
+  const c = new ProtoCursor(r, start, end, 0, root);
   const model: OnnxModel = {
     irVersion: 0, producerName: "", producerVersion: "", domain: "", modelVersion: 0, docString: "", opsetImports: [],
     metadataProps: [], graph: undefined, functionCount: 0, unknownFieldCount: 0, span: { byteOffset: start, byteLength: end - start },
@@ -456,19 +456,19 @@ export function parseModel(r: ByteReader, options: { eager: boolean; start?: num
   let sawGraph = false;
   for (let head = c.next(); head; head = c.next()) {
     switch (head.field) {
-      case 1: c.expect(head, WIRE_VARINT, "ir_version"); model.irVersion = c.int64("model.ir_version"); break;
-      case 2: model.producerName = str(c, head, "model.producer_name"); break;
-      case 3: model.producerVersion = str(c, head, "model.producer_version"); break;
-      case 4: model.domain = str(c, head, "model.domain"); break;
-      case 5: c.expect(head, WIRE_VARINT, "model_version"); model.modelVersion = c.int64("model.model_version"); break;
-      case 6: model.docString = str(c, head, "model.doc_string"); break;
+      case 1: c.expect(head, WIRE_VARINT, "ir_version"); model.irVersion = c.int64(`${root}.ir_version`); break;
+      case 2: model.producerName = str(c, head, `${root}.producer_name`); break;
+      case 3: model.producerVersion = str(c, head, `${root}.producer_version`); break;
+      case 4: model.domain = str(c, head, `${root}.domain`); break;
+      case 5: c.expect(head, WIRE_VARINT, "model_version"); model.modelVersion = c.int64(`${root}.model_version`); break;
+      case 6: model.docString = str(c, head, `${root}.doc_string`); break;
       case 7:
-        if (sawGraph) throw new CorruptDataError(r.format, "a second graph", head.tagAt, "model.graph");
+        if (sawGraph) throw new CorruptDataError(r.format, "a second graph", head.tagAt, `${root}.graph`);
         sawGraph = true;
-        model.graph = nested(ctx, c, head, "model.graph", (inner) => parseGraph(ctx, inner, 0));
+        model.graph = nested(ctx, c, head, `${root}.graph`, (inner) => parseGraph(ctx, inner, 0));
         break;
       case 8:
-        model.opsetImports.push(nested(ctx, c, head, `model.opset_import[${model.opsetImports.length}]`, (inner) => {
+        model.opsetImports.push(nested(ctx, c, head, `${root}.opset_import[${model.opsetImports.length}]`, (inner) => {
           const opset = { domain: "", version: 0 };
           for (let h = inner.next(); h; h = inner.next()) {
             if (h.field === 1) opset.domain = str(inner, h, `${inner.path}.domain`);
@@ -481,7 +481,7 @@ export function parseModel(r: ByteReader, options: { eager: boolean; start?: num
         }));
         break;
       case 14:
-        model.metadataProps.push(nested(ctx, c, head, `model.metadata_props[${model.metadataProps.length}]`, (inner) => {
+        model.metadataProps.push(nested(ctx, c, head, `${root}.metadata_props[${model.metadataProps.length}]`, (inner) => {
           const entry = { key: "", value: "" };
           for (let h = inner.next(); h; h = inner.next()) {
             if (h.field === 1) entry.key = str(inner, h, `${inner.path}.key`);
@@ -493,7 +493,7 @@ export function parseModel(r: ByteReader, options: { eager: boolean; start?: num
         break;
       case 25:
         c.expect(head, WIRE_LEN, "functions");
-        c.len("model.functions");
+        c.len(`${root}.functions`);
         model.functionCount++;
         break;
       default:
