@@ -11,6 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { writeSafetensors } from "../bindings/export/safetensors.js";
 import * as onnx from "../bindings/formats/onnx.js";
 import { cli } from "./helpers/cli.js";
+import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
 import { VAD_MODELS, buildModel, le } from "./helpers/onnx-models.js";
 
 const { onnx: proto } = onnxProto;
@@ -114,5 +115,30 @@ describe("tensorfile CLI on .onnx", () => {
     const diff = await cli("diff", path, other);
     expect(diff.stdout).toMatch(/bias/);
     expect(diff.stdout).toMatch(/1 different/);
+  });
+});
+
+describe("tensorfile CLI on .april weights", () => {
+  const fixtures = ["tiny_en-us.april", "tiny_pl.april"].map((n) => fixturePath("april", n)).filter((p) => haveFixtures() && existsSync(p));
+
+  it.skipIf(fixtures.length === 0)("convert to .safetensors, patch back: the same bytes; extract writes each weight beside the .onnx blobs", async () => {
+    for (const path of fixtures) {
+      const weights = fresh("april.safetensors");
+      expect((await cli("convert", path, weights)).code).toBe(0);
+      const names = Object.keys(JSON.parse(readFileSync(weights).subarray(8, 8 + readFileSync(weights).readUInt32LE(0)).toString()) as Record<string, unknown>).filter((k) => k !== "__metadata__");
+      expect(names.sort()).toEqual(["decoder/dec_w", "encoder/enc_bias", "joiner/joiner_w"].sort());
+      const out = fresh("out.april");
+      expect((await cli("patch", path, weights, out)).code).toBe(0);
+      expect(readFileSync(out).equals(readFileSync(path))).toBe(true);
+      const x = fresh("april-x");
+      expect((await cli("extract", path, x)).code).toBe(0);
+      for (const f of ["encoder.onnx", "decoder.onnx", "joiner.onnx", "encoder/enc_bias.npy", "joiner/joiner_w.npy"]) expect(existsSync(join(x, f)), f).toBe(true);
+      expect((await cli("stats", path)).stdout).toMatch(/encoder\/enc_bias/);
+    }
+  });
+
+  it.skipIf(fixtures.length < 2)("diff of two .april files compares their weights", async () => {
+    const diff = await cli("diff", fixtures[0]!, fixtures[1]!);
+    expect(diff.stdout).toMatch(/3 tensors in both/);
   });
 });

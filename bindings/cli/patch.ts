@@ -241,8 +241,10 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
         throw error;
       }
       const out = (text: string) => ctx.stdout.write(`${text}\n`);
-      out(`replaced ${count(result.replaced.length, format === "april" ? "network" : "tensor")}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
-      out(`kept     ${count(result.kept.length, format === "april" ? "network" : "tensor")} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
+      // april: whole networks, or weights of its networks (encoder/<name>…)
+      const unit = format === "april" && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor";
+      out(`replaced ${count(result.replaced.length, unit)}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
+      out(`kept     ${count(result.kept.length, unit)} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
       if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);
       if (result.unknown.length > 0) out(`skipped  ${count(result.unknown.length, "name")} ${format} model does not hold (--partial): ${listText(result.unknown)}`);
       ctx.stderr.write(`wrote ${output} (${format}, ${formatBytes(result.byteLength)})\n`);

@@ -197,3 +197,16 @@ export function addBiasModel(bias: Float32Array, storage: "raw" | "floats"): Uin
     },
   });
 }
+
+/** y = x + bias (int32, shape [n]), the bias in int32_data (varints: a patch changes its size). */
+export function addInt32BiasModel(bias: Int32Array): Uint8Array {
+  const n = bias.length;
+  return buildModel({
+    graph: {
+      nodes: [{ name: "add", opType: "Add", inputs: ["x", "bias"], outputs: ["y"] }],
+      initializers: [{ name: "bias", dataType: 6, dims: [n], int32s: Array.from(bias) }],
+      inputs: [{ name: "x", elemType: 6, shape: [n] }],
+      outputs: [{ name: "y", elemType: 6, shape: [n] }],
+    },
+  });
+}
