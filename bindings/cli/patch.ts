@@ -123,7 +123,12 @@ async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeig
   }
   if (tensors.length === 0 && networks.size === 0) throw ctx.inputError(`${dir} holds no .npy or .onnx files`);
   if (networks.size > 0 && tensors.length === 0) return { tensors: networks, label: dir, close: async () => {} };
-  if (networks.size > 0) throw ctx.inputError(`${dir} holds both .npy tensors and .onnx networks; patch one kind at a time`);
+  // an april extract folder holds both: the networks go along as 1-D uint8 tensors, and april's patch uses a
+  // network only where it differs from the model's (a changed network and its own .npy weights are refused there)
+  for (const [name, bytes] of networks) {
+    const info: TensorInfo = { name, dtype: "uint8", shape: [bytes.length], byteOffset: 0, byteLength: bytes.length, byteOrder: "le", layout: "row-major" };
+    tensors.push({ info, load: async () => ({ name, dtype: "uint8", shape: [bytes.length], data: bytes }) });
+  }
   return {
     label: dir,
     close: async () => {},

@@ -50,11 +50,11 @@ function given(file: AprilFile, names: Iterable<string>, options: ReplaceOptions
   checkUnknown(unknown, [...weightNames, ...NETWORK_NAMES], FORMAT, options);
   const replaced = NETWORK_NAMES.filter((n) => list.has(n));
   const weights = weightNames.filter((n) => list.has(n));
-  for (const network of replaced) {
-    const clash = weights.find((w) => w.startsWith(`${network}/`));
-    if (clash) throw new RangeError(`tensorfile: april: both the ${network} network and its weight "${clash}" are given; give one or the other`);
-  }
   return { replaced, weights, unknown };
+}
+
+function clashError(network: NetworkName, weight: string): RangeError {
+  return new RangeError(`tensorfile: april: a changed ${network} network and its weight "${weight}" are both given; give one or the other`);
 }
 
 /** The weights given for one network, without the network's prefix. */
@@ -76,6 +76,8 @@ export function replaceTensors(file: AprilFile, tensors: TensorsInput, options: 
     const bytes = networkBytesOf(name, values.get(name)!);
     const old = file.networks[name];
     if (old instanceof Uint8Array && sameBytes(old, bytes)) continue;
+    const clash = weightsOf(name, weights)[0];
+    if (clash) throw clashError(name, clash);
     networks[name] = bytes;
     changedNetworks[name] = bytes;
   }
@@ -130,10 +132,29 @@ async function* editedRange(source: ByteSource, start: number, end: number, edit
 export async function planPatch(
   file: AprilFile, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
 ): Promise<PatchPlan> {
-  const { replaced, weights, unknown } = given(file, incoming.keys(), options);
+  const given_ = given(file, incoming.keys(), options);
+  const { weights, unknown } = given_;
+  const replaced: NetworkName[] = [];
+  for (const network of given_.replaced) {
+    const clash = weightsOf(network, weights)[0];
+    if (clash === undefined) {
+      replaced.push(network);
+      continue;
+    }
+    // a network given with its own weights (an extract folder): used only if it differs from the model's
+    checkNetwork(network, incoming.get(network)!);
+    const bytes = networkBytesOf(network, await incoming.get(network)!.load());
+    const entry = file.layout.networks[NETWORK_NAMES.indexOf(network)]!;
+    if (bytes.length !== entry.size || !sameBytes(bytes, await readExactly(source, entry.offset, entry.size, FORMAT, network))) throw clashError(network, clash);
+  }
+  const networksGiven = new Set<string>(given_.replaced);
   const weightNames = infos.map((i) => i.name);
-  const kept = [...weightNames.filter((n) => !incoming.has(n)), ...NETWORK_NAMES.filter((n) => !incoming.has(n) && replaced.length > 0)];
-  if (replaced.length === 0 && weights.length === 0) return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown };
+  // whole networks only: the networks kept; weights: the weights kept (and the networks, if some were replaced)
+  const kept = [
+    ...(weights.length > 0 ? weightNames.filter((n) => !incoming.has(n) && !replaced.some((r) => n.startsWith(`${r}/`))) : []),
+    ...(replaced.length > 0 ? NETWORK_NAMES.filter((n) => !networksGiven.has(n)) : []),
+  ];
+  if (replaced.length === 0 && weights.length === 0) return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown, kept: weightNames };
   for (const name of replaced) checkNetwork(name, incoming.get(name)!);
   const plans: Partial<Record<NetworkName, ModelPlan>> = {};
   for (const network of NETWORK_NAMES) {
