@@ -5,7 +5,7 @@
  * lazy open fetches the networks' headers and never their payloads. A network that is not a readable ONNX model
  * (april files may hold anything there) has no weights; verify() names its error.
  */
-import { isFormatError } from "../../errors.js";
+import { type FormatError, isFormatError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
 import type { ByteSource } from "../../io/source.js";
 import type { DecodeOptions, NamedTensor } from "../../tensor.js";
@@ -24,6 +24,15 @@ interface Parsed {
 /** The error of a network whose first bytes are not ModelProto fields (an opaque blob, as april files may hold). */
 export const NOT_ONNX = "not an ONNX model (its first bytes are not ModelProto fields)";
 
+/**
+ * A network's FormatError as text with the offset inside the network (so it reads the same after write() moves
+ * the network: the layout may change, the network's bytes do not).
+ */
+function networkError(error: FormatError, networkOffset: number): string {
+  const at = error.offset === undefined ? "" : ` at offset ${error.offset - networkOffset} of the network`;
+  return `${error.detail}${at}${error.field ? ` [${error.field}]` : ""}`;
+}
+
 /** Parses each network's ONNX over `r` (absolute offsets), keeping a network's FormatError as its error. */
 function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean): Parsed {
   const models: AprilNetworkModels = {};
@@ -38,7 +47,7 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean)
       models[name] = parseModel(r, { eager, start: entry.offset, end: entry.offset + entry.size, root: name });
     } catch (error) {
       if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
-      errors[name] = error.message;
+      errors[name] = networkError(error, entry.offset);
     }
   });
   return { models, errors };
@@ -74,7 +83,7 @@ export function modelsOfNetworks(networks: Partial<Record<NetworkName, Uint8Arra
       models[name] = model;
     } catch (error) {
       if (!isFormatError(error)) throw error;
-      errors[name] = error.message;
+      errors[name] = networkError(error, 0);
     }
   }
   return { models, errors };

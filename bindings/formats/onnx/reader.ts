@@ -169,12 +169,10 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         if (typed.width > 0) {
           if (n % typed.width !== 0) throw new CorruptDataError(format, `packed ${typed.storage} of ${n} bytes (not a multiple of ${typed.width})`, span.lengthAt, field);
           if (storedCount !== undefined) storedCount += n / typed.width;
-        } else if (ctx.eager && storedCount !== undefined) {
-          const bytes = ctx.r.viewOf({ byteOffset: span.start, byteLength: n });
-          if (n > 0 && (bytes[n - 1]! & 0x80) !== 0) throw new CorruptDataError(format, "packed varint runs past the end of its field", span.end - 1, field);
-          storedCount += packedVarintCount(bytes);
-        } else {
-          storedCount = undefined;
+        } else if (storedCount !== undefined) {
+          // varints: counting them needs their bytes, lazily too (an accepted file's tensors() must decode), so
+          // a lazy open reads the payloads of varint-typed fields (int32_data, int64_data, uint64_data)
+          storedCount += packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
         }
       } else {
         c.skip(head, field);

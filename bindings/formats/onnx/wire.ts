@@ -238,9 +238,18 @@ export function* packedVarints(bytes: Uint8Array, base: number, format: string, 
   }
 }
 
-/** Number of varints in packed bytes (count of bytes without the continuation bit). */
-export function packedVarintCount(bytes: Uint8Array): number {
+/** Number of varints in packed bytes; CORRUPT (offset `base` + index) for one longer than 10 bytes or cut off. */
+export function packedVarintCount(bytes: Uint8Array, base: number, format: string, field: string): number {
   let n = 0;
-  for (let i = 0; i < bytes.length; i++) if ((bytes[i]! & 0x80) === 0) n++;
+  let run = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if ((bytes[i]! & 0x80) === 0) {
+      n++;
+      run = 0;
+    } else if (++run >= 10) {
+      throw new CorruptDataError(format, "varint longer than 10 bytes", base + i - 9, field);
+    }
+  }
+  if (run > 0) throw new CorruptDataError(format, "packed varint runs past the end of its field", base + bytes.length - run, field);
   return n;
 }
