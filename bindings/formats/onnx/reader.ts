@@ -62,7 +62,7 @@ function repeatedInt64(c: ProtoCursor, head: FieldHead, field: string, out: numb
   }
   const span = c.len(field);
   const resume = c.pos;
-  const inner = new ProtoCursor(c.r, span.start, span.end, c.depth + 1, field);
+  const inner = new ProtoCursor(c.r, span.start, span.end, c.depth + 1, field, c.top);
   while (!inner.done) out.push(inner.int64(field));
   c.r.pos = resume;
 }

@@ -161,7 +161,7 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
       if (head.wire === WIRE_LEN) {
         const span = c.len(`${field}.dims`);
         const resume = c.pos;
-        const inner = new ProtoCursor(r, span.start, span.end, 2, `${field}.dims`);
+        const inner = new ProtoCursor(r, span.start, span.end, 2, `${field}.dims`, c.top);
         while (!inner.done) dims.push(inner.int64(`${field}.dims`));
         r.pos = resume;
       } else dims.push(c.int64(`${field}.dims`));

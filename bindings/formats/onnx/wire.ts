@@ -52,14 +52,20 @@ export class ProtoCursor {
   readonly depth: number;
   /** The field path of this message, for errors (e.g. "graph.node[3].attribute[0]"). */
   readonly path: string;
+  /**
+   * The end of the outermost message (the model): running past it is TRUNCATED (the bytes stop early), running
+   * past an inner message's end is CORRUPT (a length that disagrees with its enclosing one).
+   */
+  readonly top: number;
 
-  constructor(r: ByteReader, start: number, end: number, depth: number, path: string) {
+  constructor(r: ByteReader, start: number, end: number, depth: number, path: string, top = end) {
     if (depth > MAX_MESSAGE_DEPTH) throw new LimitError(r.format, `messages nested deeper than ${MAX_MESSAGE_DEPTH}`, start, path, depth, MAX_MESSAGE_DEPTH);
     this.r = r;
     this.r.pos = start;
     this.end = end;
     this.depth = depth;
     this.path = path;
+    this.top = top;
   }
 
   get pos(): number {
@@ -81,7 +87,7 @@ export class ProtoCursor {
     let small = 0;
     for (let i = 0; i < 10; i++) {
       if (this.r.pos >= this.end) {
-        if (this.end < this.r.end) this.corrupt("varint runs past the end of its message", at, field);
+        if (this.end < this.top) this.corrupt("varint runs past the end of its message", at, field);
         throw new TruncatedError(this.r.format, this.r.pos, field, 1, 0);
       }
       const b = this.r.u8(field);
@@ -150,7 +156,7 @@ export class ProtoCursor {
     const length = this.uint(`${field}.length`);
     const start = this.r.pos;
     if (length > this.end - start) {
-      if (this.end < this.r.fileSize) this.corrupt(`length ${length} reaches past the end of the enclosing message (${this.end})`, lengthAt, field);
+      if (this.end < this.top) this.corrupt(`length ${length} reaches past the end of the enclosing message (${this.end - start} bytes left in it)`, lengthAt, field);
       throw new TruncatedError(this.r.format, start, field, length, this.end - start);
     }
     this.r.pos = start + length;
@@ -180,7 +186,7 @@ export class ProtoCursor {
   private fixed(n: number, field: string): void {
     const at = this.r.pos;
     if (n > this.end - at) {
-      if (this.end < this.r.fileSize) this.corrupt(`${n}-byte value runs past the end of its message`, at, field);
+      if (this.end < this.top) this.corrupt(`${n}-byte value runs past the end of its message`, at, field);
       throw new TruncatedError(this.r.format, at, field, n, this.end - at);
     }
   }
@@ -210,7 +216,7 @@ export class ProtoCursor {
   /** A cursor over a nested message's body (this cursor moves past it). */
   message(field: string): { cursor: () => ProtoCursor; span: LenSpan } {
     const span = this.len(field);
-    return { span, cursor: () => new ProtoCursor(this.r, span.start, span.end, this.depth + 1, field) };
+    return { span, cursor: () => new ProtoCursor(this.r, span.start, span.end, this.depth + 1, field, this.top) };
   }
 }
 
