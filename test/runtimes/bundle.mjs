@@ -66,8 +66,9 @@ async function bundleWithVite(source, name) {
 // keeps all of `spraak`, `kernels.f16ToF32` all of `kernels`, evanw/esbuild#1420); Vite (Rolldown) keeps only what
 // is used. The subpaths ("tensorfile/spraak", "tensorfile/kernels") are per-file modules both bundlers shake.
 const entries = {
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 98],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 46],
+  // the ONNX format (reader, writer, patcher) and april's weights through it added ~12 KB and ~7 KB (2026-11-25)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 111.5],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 54.5],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 29],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 27.5],

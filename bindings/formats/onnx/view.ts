@@ -178,6 +178,11 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
   }
   const count = elementCount(dims);
   const byteLength = rawByteLength(type, count);
+  const fixed = storage === "float_data" || storage === "double_data";
+  if (fixed && pieces.length === 1 && pieces[0]!.packed && pieces[0]!.end - pieces[0]!.start === byteLength) {
+    // one packed float/double field: its bytes are raw_data's already (a view, no copy)
+    return body.subarray(pieces[0]!.start - base, pieces[0]!.end - base);
+  }
   const out = new Uint8Array(byteLength);
   const view = new DataView(out.buffer);
   let at = 0;
