@@ -142,3 +142,23 @@ describe("tensorfile CLI on .april weights", () => {
     expect(diff.stdout).toMatch(/3 tensors in both/);
   });
 });
+
+describe("tensorfile CLI on broken .onnx files", () => {
+  it("truncated and corrupted models: exit 1 with the FormatError, never an internal error", async () => {
+    const good = typedModel();
+    const cases: [string, Uint8Array][] = [
+      ["truncated", good.subarray(0, good.length - 5)],
+      ["bad-length", (() => { const b = good.slice(); b[b.indexOf(0x3a) + 1] = 0x7f; return b; })()],
+      ["long-varint", Uint8Array.of(0x08, ...new Array(12).fill(0xff), 0x01, 0x12, 0x01, 0x61)],
+    ];
+    for (const [name, bytes] of cases) {
+      const path = fresh(`${name}.onnx`);
+      writeFileSync(path, bytes);
+      for (const argv of [["inspect", path], ["verify", path], ["convert", path, fresh("x.safetensors")], ["stats", path], ["patch", path, path, fresh("p.onnx")]]) {
+        const r = await cli(...argv);
+        expect(r.stderr, `${argv[0]} ${name}`).not.toMatch(/internal error/);
+        expect(r.code, `${argv[0]} ${name}: ${r.stderr}`).toBeGreaterThanOrEqual(1);
+      }
+    }
+  });
+});
