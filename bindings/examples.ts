@@ -99,7 +99,7 @@ function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean
             a.messageField(6, (sub) => {
               sub.messageField(1, (m) => node(m, "Mul", `${branch}_mul`, ["y1", "gain"], [`${branch}_y`]));
               sub.stringField(2, branch);
-              sub.messageField(5, (t) => tensor(t, { name: "gain", dataType: 1, dims: [cols], raw: leBytes(ramp(cols, branch === "then_branch" ? 2 : -2)) }));
+              sub.messageField(5, (t) => tensor(t, { name: "gain", dataType: 1, dims: [cols], raw: leBytes(branch === "then_branch" ? ramp(cols, 2) : ramp(cols, 2).map((v) => 0.5 - v)) }));
               sub.messageField(12, (v) => value(v, `${branch}_y`, [1, cols]));
             });
             a.uintField(20, 5);

@@ -6,6 +6,7 @@ import * as onnx from "../../bindings/formats/onnx.js";
 import { detectFormat, readAny, readFromAny } from "../../bindings/any.js";
 import { isFormatError } from "../../bindings/errors.js";
 import { fromBytes } from "../../bindings/io/source.js";
+import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
 import { type GraphSpec, type TensorSpec, VAD_MODELS, buildModel, le } from "../helpers/onnx-models.js";
@@ -74,6 +75,20 @@ describe("onnx: real exporter files (Silero VAD, PyTorch exports with If subgrap
       });
       expect(same(onnx.write(model), bytes)).toBe(true);
       expect(onnx.verify(model)).toEqual([]);
+    }
+  });
+
+  it.skipIf(!haveFixtures())("the april fixtures' hand-encoded networks (onnxruntime-web ran them) equal onnx-proto's decode", () => {
+    const names = listFixtures("april/onnx", ".onnx");
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const bytes = readFixture("april", "onnx", name);
+      const model = onnx.read(bytes);
+      const expected = oracleWeights(bytes);
+      const tensors = onnx.tensors(model);
+      expect(tensors.map((t) => [t.name, t.shape])).toEqual(expected.map((e) => [e.name, e.dims]));
+      tensors.forEach((t, i) => expect(same(bytesOfTensor(t), expected[i]!.data)).toBe(true));
+      expect(same(onnx.write(model), bytes)).toBe(true);
     }
   });
 
@@ -362,11 +377,15 @@ describe("onnx: every protobuf rule is a FormatError with offset and field", () 
     // a detected head must start with ir_version (tag 0x08), whatever its length
     fc.assert(fc.property(fc.uint8Array({ minLength: 0, maxLength: 64 }), (head) => {
       expect(!onnx.detect(head) || head[0] === 0x08).toBe(true);
-    }), { numRuns: 2000 });
+    }), { numRuns: 2000, seed: 2424 });
     let detected = 0;
     fc.assert(fc.property(fc.uint8Array({ minLength: 64, maxLength: 64 }), (head) => {
       if (onnx.detect(head)) detected++;
-    }), { numRuns: 5000 });
+    }), { numRuns: 5000, seed: 2425 });
+    // heads that start with ir_version: the check must still look at what follows
+    fc.assert(fc.property(fc.integer({ min: 1, max: 32 }), fc.uint8Array({ minLength: 62, maxLength: 62 }), (ir, rest) => {
+      if (onnx.detect(Uint8Array.of(0x08, ir, ...rest))) detected++;
+    }), { numRuns: 5000, seed: 2426 });
     expect(detected).toBe(0);
     // a TensorProto and a GraphProto on their own are protobuf, not a model
     const tensor = new ProtoWriter();
@@ -383,7 +402,7 @@ describe("onnx: every protobuf rule is a FormatError with offset and field", () 
       } catch (error) {
         expect(isFormatError(error)).toBe(true);
       }
-    }), { numRuns: 3000 });
+    }), { numRuns: 3000, seed: 2427 });
   });
 
   it("readAny reads .onnx bytes", () => {

@@ -516,9 +516,11 @@ const TENSOR_FIELDS: Schema = {
 const GRAPH_FIELDS: Schema = {
   1: { wire: WIRE_LEN, sub: NODE_FIELDS }, 2: TEXT, 5: { wire: WIRE_LEN, sub: TENSOR_FIELDS }, 10: TEXT, 11: LEN, 12: LEN, 13: LEN, 14: LEN, 15: LEN, 16: LEN,
 };
+const OPSET_FIELDS: Schema = { 1: TEXT, 2: { wire: WIRE_VARINT } };
+const ENTRY_FIELDS: Schema = { 1: TEXT, 2: TEXT };
 const MODEL_FIELDS: Schema = {
   1: { wire: WIRE_VARINT }, 2: TEXT, 3: TEXT, 4: TEXT, 5: { wire: WIRE_VARINT }, 6: TEXT, 7: { wire: WIRE_LEN, sub: GRAPH_FIELDS },
-  8: LEN, 14: LEN, 20: LEN, 25: LEN, 26: LEN,
+  8: { wire: WIRE_LEN, sub: OPSET_FIELDS }, 14: { wire: WIRE_LEN, sub: ENTRY_FIELDS }, 20: LEN, 25: LEN, 26: LEN,
 };
 /** Highest IR version detection accepts (ONNX 1.18 writes 11). */
 const MAX_IR_VERSION = 32;

@@ -61,7 +61,7 @@ export function weights(model: OnnxModel): OnnxWeight[] {
       const label = nodeLabel(node, i);
       if (node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx")) {
         const value = node.attributes.find((a) => a.name === "value" && a.t);
-        if (value?.t) add(prefix + (node.outputs[0] ?? (value.t.name || label)), value.t, "constant");
+        if (value?.t) add(prefix + (node.outputs[0] || value.t.name || label), value.t, "constant");
       }
       for (const a of node.attributes) {
         if (a.g) walk(a.g, `${prefix}${label}/${a.name}/`);
