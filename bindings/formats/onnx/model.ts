@@ -62,6 +62,11 @@ export interface OnnxTensor {
    * (tags included). external/none: empty.
    */
   data: ByteRange;
+  /**
+   * float_data/double_data stored as one packed field: its payload, which is exactly raw_data's layout
+   * (little-endian floats), so the weight is read, loaded and patched in place like raw_data.
+   */
+  packed?: ByteRange | undefined;
   external?: OnnxExternalData | undefined;
   /** STRING tensors: the number of strings (shown by inspect, never a weight). */
   stringCount?: number | undefined;

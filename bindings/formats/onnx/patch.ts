@@ -78,7 +78,8 @@ export async function planModel(model: OnnxModel, prefix: string, source: ByteSo
   for (const [w, info, given] of matched) {
     replaced.push(info.name);
     const t = w.tensor;
-    if (t.storage === "raw_data") {
+    if (t.storage === "raw_data" || t.packed) {
+      // raw_data, or one packed float_data/double_data field (raw_data's layout): in place, streamed
       edits.push(tensorEdit(info, given));
     } else if (t.storage !== "none") {
       const own = t.frames[t.frames.length - 1]!;

@@ -147,6 +147,8 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
   let storedCount: number | undefined = 0;
   let stringCount = 0;
   let rawAt = 0;
+  let typedFields = 0;
+  let packedSpan: LenSpan | undefined;
   const external: { key: string; value: string; at: number }[] = [];
   const dimsAt = c.pos;
   const setStorage = (next: OnnxStorage, at: number, field: string) => {
@@ -163,8 +165,10 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
       c.expectRepeated(head, typed.wire, field);
       setStorage(typed.storage, head.tagAt, typed.storage);
       if (first < 0) first = head.tagAt;
+      typedFields++;
       if (head.wire === WIRE_LEN) {
         const span = c.len(field);
+        packedSpan = span;
         const n = span.end - span.start;
         if (typed.width > 0) {
           if (n % typed.width !== 0) throw new CorruptDataError(format, `packed ${typed.storage} of ${n} bytes (not a multiple of ${typed.width})`, span.lengthAt, field);
@@ -273,6 +277,9 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
     const expectedCount = info.bits === 4 ? expectedBytes : info.name.startsWith("COMPLEX") ? 2 * count : count;
     if (storedCount !== undefined && storedCount !== expectedCount) {
       throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info.name} need ${expectedCount} ${storage} entries, the tensor has ${storedCount}`, first, `${path}.${storage}`);
+    }
+    if ((storage === "float_data" || storage === "double_data") && typedFields === 1 && packedSpan && packedSpan.end - packedSpan.start === expectedBytes) {
+      tensor.packed = { byteOffset: packedSpan.start, byteLength: expectedBytes };
     }
   }
   return tensor;

@@ -87,6 +87,7 @@ export function weightInfo(w: OnnxWeight, prefix = ""): OnnxTensorInfo {
     byteOrder: "le" as const, layout: "row-major" as const, format: id,
   };
   const bytes = rawByteLength(type, elementCount(t.dims));
+  if (t.packed) return { ...base, byteOffset: t.packed.byteOffset, byteLength: t.packed.byteLength };
   switch (t.storage) {
     case "raw_data":
       return { ...base, byteOffset: t.data.byteOffset, byteLength: t.data.byteLength };

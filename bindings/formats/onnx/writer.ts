@@ -125,8 +125,10 @@ export function replacementEdits(model: OnnxModel, bytes: Uint8Array): SpliceEdi
     const values = replacements.get(w.name);
     if (!values) continue;
     const t = w.tensor;
-    if (t.storage === "raw_data") {
-      edits.push({ offset: t.data.byteOffset, length: t.data.byteLength, bytes: values });
+    if (t.storage === "raw_data" || t.packed) {
+      // raw_data, or one packed float_data/double_data field (the same layout): overwritten in place
+      const range = t.packed ?? t.data;
+      edits.push({ offset: range.byteOffset, length: range.byteLength, bytes: values });
     } else if (t.storage === "external") {
       throw new UnsupportedError(id, `weight "${w.name}" is stored in the external file ${JSON.stringify(t.external!.location)}; write its values there`, undefined, w.name);
     } else if (t.storage !== "none") {
