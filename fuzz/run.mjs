@@ -2,7 +2,7 @@
 //
 //   npm run fuzz -- TARGET [--seconds N] [--forms all|plain] [--known alignment] [--max-len BYTES]
 //                   (TARGET: bw2l april tsm
-//                   primitiv spraak any safetensors npy npz; --forms plain and --known: see harness.mjs)
+//                   primitiv spraak onnx any safetensors npy npz; --forms plain and --known: see harness.mjs)
 //   npm run fuzz:all -- [--seconds N]                                           every target, one after another
 //   npm run fuzz -- TARGET --minimize FILE [--seconds N]                        minimize a finding into FILE.min
 //
@@ -22,9 +22,9 @@ import { prepareJazzer } from "./native/prepare.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
 const work = join(here, ".work");
-const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "any", "safetensors", "npy", "npz"];
+const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "any", "safetensors", "npy", "npz"];
 /** Folders of ../shared/fixtures that hold each format's files. */
-const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], primitiv: ["primitiv"], spraak: ["spraak"] };
+const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], primitiv: ["primitiv"], spraak: ["spraak"], onnx: ["april/onnx"] };
 const FIXTURES = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
 
 function parseArgs(argv) {

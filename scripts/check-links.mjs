@@ -12,7 +12,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const PENDING_PAGES = new Set(["docs/formats/onnx.md", "docs/inspector.md"]);
+const PENDING_PAGES = new Set(["docs/inspector.md"]);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const rel = (p) => path.relative(root, p).split(path.sep).join("/");

@@ -56,7 +56,7 @@ const USAGE = `Usage:
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
-Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
+Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 

@@ -2,6 +2,7 @@
 // public namespaces, so a name lost in a move fails here.
 import { describe, expect, it } from "vitest";
 import * as april from "../../bindings/formats/april.js";
+import * as onnx from "../../bindings/formats/onnx.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 
@@ -33,5 +34,14 @@ describe("format facades", () => {
       "replaceTensors", "tensorInfos", "tensors", "verify", "write", "writeTo",
     ]);
     expect(april.id).toBe("april");
+  });
+
+  it("onnx exports the public namespace, name for name", () => {
+    expect(Object.keys(onnx).sort()).toEqual([
+      "ATTRIBUTE_TYPES", "DATA_TYPES", "MAX_GRAPH_DEPTH", "blobs", "dataTypeName", "dataTypeOf", "detect", "extensions", "id",
+      "inspect", "loadTensor", "nodeLabel", "read", "readFrom", "replaceTensors", "tensorInfos", "tensors", "verify", "weights",
+      "write", "writeTo",
+    ]);
+    expect(onnx.id).toBe("onnx");
   });
 });

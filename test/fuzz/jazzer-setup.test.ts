@@ -24,7 +24,7 @@ describe("fuzz setup", () => {
 
   it("has a target module with a fuzz function for every format, readAny and the new input formats", () => {
     const targets = readdirSync(join(fuzzDir, "targets")).sort();
-    expect(targets).toEqual(["any", "april", "bw2l", "npy", "npz", "primitiv", "safetensors", "spraak", "tsm"].map((t) => `${t}.mjs`));
+    expect(targets).toEqual(["any", "april", "bw2l", "npy", "npz", "onnx", "primitiv", "safetensors", "spraak", "tsm"].map((t) => `${t}.mjs`));
     for (const target of targets) {
       expect(readFileSync(join(fuzzDir, "targets", target), "utf8")).toContain(`export const fuzz = target("${target.replace(".mjs", "")}")`);
       expect(existsSync(join(fuzzDir, "dictionaries", target.replace(".mjs", ".dict")))).toBe(true);

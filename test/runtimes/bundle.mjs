@@ -67,8 +67,9 @@ async function bundleWithVite(source, name) {
 // keeps all of `spraak`, `kernels.f16ToF32` all of `kernels`, evanw/esbuild#1420); Vite (Rolldown) keeps only what
 // is used. The subpaths ("tensorfile/spraak", "tensorfile/kernels") are per-file modules both bundlers shake.
 const entries = {
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 99.5],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 46],
+  // the ONNX format (reader, writer, patcher) and april's weights through it added ~12 KB and ~7 KB (2026-11-25)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 114],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 56],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 30],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],
@@ -78,6 +79,7 @@ const entries = {
   "subpath spraak: read": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak.read;`, 11.5],
   "subpath spraak: all": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak;`, 30],
   "subpath bw2l: read+tensors": [`import { read, tensors } from "tensorfile/bw2l"; globalThis.x = [read, tensors];`, 16],
+  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 16],
   "subpath kernels: f16ToF32": [`import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, 4.5],
   "subpath kernels: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
