@@ -53,7 +53,8 @@ const USAGE = `Usage:
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
-FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
+FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
+reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
@@ -151,6 +152,8 @@ function isUrl(path: string): boolean {
 }
 
 let stdinBytes: Promise<Uint8Array> | undefined;
+/** --timeout SECONDS as milliseconds, for URL inputs (undefined: fromUrl's default). */
+let urlIdleTimeoutMs: number | undefined;
 
 /** Standard input, read whole (once: "-" can be named once per command). */
 function readStdin(): Promise<Uint8Array> {
@@ -174,7 +177,7 @@ function readStdin(): Promise<Uint8Array> {
  */
 export async function openSource(path: string): Promise<ByteSource> {
   if (path === "-") return fromBytes(await readStdin(), "stdin");
-  if (isUrl(path)) return fromUrl(path);
+  if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;
   try {
     isFile = (await stat(path)).isFile();
@@ -677,6 +680,8 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
 }
 
 type CommandName = keyof typeof OPTIONS;
+/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
+const URL_OPTIONS = { timeout: { type: "string" } } as const;
 
 /** Runs the CLI; returns the exit status. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -700,7 +705,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   try {
     ({ values, positionals } = parseArgs({
       args: rest,
-      options: { ...OPTIONS[name], help: { type: "boolean", short: "h" } },
+      options: { ...OPTIONS[name], ...(name === "view" ? {} : URL_OPTIONS), help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
@@ -720,6 +725,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   if (values.help) {
     print(io.stdout, HELP[name]!);
     return 0;
+  }
+  urlIdleTimeoutMs = undefined;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (typeof values.timeout !== "string" || !/^\s*\d*\.?\d+\s*$/.test(values.timeout) || !(seconds > 0) || seconds > 2_000_000) {
+      print(io.stderr, `tensorfile: --timeout takes a number of seconds > 0 (for URL inputs), not ${JSON.stringify(values.timeout)} (see "tensorfile ${name} --help")`);
+      return 2;
+    }
+    urlIdleTimeoutMs = seconds * 1000;
+    delete values.timeout;
   }
   const inputs = name === "inspect" || name === "verify" || name === "view" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
