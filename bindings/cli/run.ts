@@ -312,7 +312,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   const metaKeys = Object.keys(info.meta ?? {});
   if (metaKeys.length > 0) {
     print(out, "meta");
-    const width = Math.min(28, Math.max(...metaKeys.map((k) => k.length)));
+    const width = Math.min(28, metaKeys.reduce((w, k) => Math.max(w, k.length), 0)); // (no spread: any count)
     for (const key of metaKeys) print(out, `  ${key.padEnd(width)}  ${metaText(info.format, key, info.meta[key], full)}`);
   }
   const total = info.tensors.reduce((a, t) => a + t.byteLength, 0);
@@ -320,7 +320,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   if (info.tensors.length > 0) {
     const rows = info.tensors.map((t) => [t.name, t.dtype, shapeText(t.shape), String(t.byteLength)]);
     const header = ["name", "dtype", "shape", "bytes"];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length)); // (no spread: 1M rows)
     const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
     print(out, line(header));
     for (const r of rows) print(out, line(r));

@@ -86,7 +86,7 @@ function printTable(io: CliIO, path: string, format: string, reports: TensorRepo
     return [r.name, r.dtype, shapeText(r.shape), numberText(s.min), numberText(s.max), numberText(s.mean), numberText(s.std),
       String(s.nan), inf, percentText(s.zeros, s.count)];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.filter((r) => r.length > 4 || i < 3).map((r) => r[i]?.length ?? 0)));
+  const widths = header.map((h, i) => rows.reduce((w, r) => (r.length > 4 || i < 3 ? Math.max(w, r[i]?.length ?? 0) : w), h.length)); // (no spread)
   const numeric = (i: number) => i >= 3;
   const line = (cells: string[]) => `  ${cells.map((c, i) => (cells.length === 4 && i === 3 ? c : numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
   print(io.stdout, line(header));
