@@ -209,6 +209,31 @@ describe("spraak: gzip", () => {
     }
   });
 
+  it("multi-member gzip (RFC 1952; gzip and Python read them concatenated): every member is read and checked", () => {
+    const data = plain.subarray(base.dataOffset);
+    const cut = [0, 17, 100, data.length];
+    const members = cut.slice(1).map((end, i) => new Uint8Array(zlibGzip(data.subarray(cut[i]!, end))));
+    const header = text(plain.subarray(0, base.dataOffset)).replace("#\n", "COMPRESS\tgzip\n#\n");
+    const compressed = spraak.read(concatBytes(bytes(header), ...members));
+    expect(sameBytes(rawBytes(spraak.tensors(compressed)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    // the whole-file wrapper too
+    const wrapped = spraak.read(concatBytes(new Uint8Array(zlibGzip(plain.subarray(0, 40))), new Uint8Array(zlibGzip(plain.subarray(40)))));
+    expect(sameBytes(rawBytes(spraak.tensors(wrapped)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    // a damaged later member is named
+    const damaged = concatBytes(bytes(header), ...members.map((m) => m.slice()));
+    damaged[damaged.length - 8]! ^= 1;
+    expect(caughtFormatError(() => spraak.read(damaged)).field).toBe("data.gzip.member2.crc32");
+  });
+
+  it("members that each fit but together pass maxInflatedBytes are LIMIT (not the first member alone)", () => {
+    const header = bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\nCOMPRESS\tgzip\n#\n");
+    const member = new Uint8Array(zlibGzip(new Uint8Array(300_000)));
+    const five = concatBytes(header, member, member, member, member, member);
+    expect(caughtFormatError(() => spraak.read(five, { maxInflatedBytes: 1_000_000 })).code).toBe("LIMIT");
+    const file = spraak.read(five, { maxInflatedBytes: 2_000_000 });
+    expect(spraak.tensors(file)[0]!.data.byteLength).toBe(1_500_000);
+  });
+
   it("a small gzip bomb stops at the deflate ratio bound, not in memory", () => {
     const bomb = new Uint8Array(zlibGzip(concatBytes(bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\n#\n"), new Uint8Array(20_000_000))));
     expect(caughtFormatError(() => spraak.read(bomb, { maxInflatedBytes: 1_000_000 })).code).toBe("LIMIT");
