@@ -224,26 +224,59 @@ export async function openLazy(path: string) {
  * verify and inspect give the same results on this header-level object as on read()'s. npz (whose verify checks
  * each member's CRC-32 over its stored bytes) and anything that is not a regular file are read whole.
  */
-async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number }> {
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number; read: number }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
-    const opened = await openFile(path);
+    const access = await openFileAccess(path, "tensorfile");
     try {
+      // the bytes actually read are counted: what verify says it checked (an april file's networks, for
+      // example, are not read: they are opaque blobs)
+      const source = countingSource(access.source());
+      const opened = { ...(await readFromAny(source)), source };
       if (opened.format !== "npz") {
         let bytes = 0;
         const infos = opened.tensorInfos();
         for (const info of infos) {
           for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
         }
-        return { module: formatModule(opened.format) as AnyModule, file: opened.file, tensors: { count: infos.length, bytes }, size: (await stat(path)).size };
+        return { module: formatModule(opened.format) as AnyModule, file: opened.file, tensors: { count: infos.length, bytes }, size: source.size, read: Math.min(source.size, source.bytesRead) };
       }
     } finally {
-      await opened.close();
+      access.close();
     }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
   const all = module.tensors(file);
-  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length };
+  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length, read: bytes.length };
+}
+
+/** `source`, counting the bytes its reads return (`bytesRead`). */
+function countingSource(source: ByteSource & { size: number }): ByteSource & { size: number; bytesRead: number } {
+  const counted = {
+    size: source.size,
+    name: source.name,
+    bytesRead: 0,
+    read: async (offset: number, length: number) => {
+      const bytes = await source.read(offset, length);
+      counted.bytesRead += bytes.length;
+      return bytes;
+    },
+    ...(source.readSync && {
+      readSync: (offset: number, length: number) => {
+        const bytes = source.readSync!(offset, length);
+        counted.bytesRead += bytes.length;
+        return bytes;
+      },
+    }),
+    ...(source.readInto && {
+      readInto: async (target: Uint8Array, offset: number) => {
+        const n = await source.readInto!(target, offset);
+        counted.bytesRead += n;
+        return n;
+      },
+    }),
+  };
+  return counted;
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -652,7 +685,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const { module, file, tensors: decoded, size } = await readAndDecode(path);
+      const { module, file, tensors: decoded, size, read } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = module.verify(file);
       const total = decoded.bytes;
@@ -663,7 +696,7 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`);
       for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
