@@ -27,6 +27,7 @@ import { verifyFrom as npzVerifyFrom } from "../formats/npz.js";
 import { openFile } from "../load-file.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
+import { summarizeWarnings } from "./warnings.js";
 import { OutputRefused, checkOutput, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
@@ -700,7 +701,9 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         continue;
       }
       print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`);
-      for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      const { shown, more } = summarizeWarnings(warnings);
+      for (const w of shown) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      for (const m of more) print(io.stdout, `${many ? `${path}: ` : ""}warning: … and ${m.count} more like: ${m.like} (--json lists every warning)`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
       if (!isInputError(error)) throw error;
