@@ -36,7 +36,20 @@ const MAX_DEFLATE_RATIO = 1032;
  * more than `maxBytes` in all (LIMIT) or more than deflate can expand to.
  */
 export function gunzip(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): Uint8Array {
-  const starts = memberStarts(bytes, base, format, field, maxBytes);
+  const { starts, total: inflated } = memberStarts(bytes, base, format, field, maxBytes);
+  if (inflated !== undefined) {
+    // the scan knows the size: one output array, each member inflated straight into its place
+    const out = new Uint8Array(inflated);
+    let at = 0;
+    for (let k = 0; k < starts.length; k++) {
+      const start = starts[k]!;
+      const end = starts[k + 1] ?? bytes.length;
+      const name = starts.length === 1 ? field : `${field}.member${k}`;
+      at += gunzipMember(bytes.subarray(start, end), base + start, format, name, maxBytes - at, { out, at }).length;
+    }
+    if (at !== inflated) throw new CorruptDataError(format, `gzip members inflate to ${at} bytes, not the ${inflated} of the first pass`, base, field);
+    return out;
+  }
   if (starts.length === 1) return gunzipMember(bytes, base, format, field, maxBytes);
   const parts: Uint8Array[] = [];
   let total = 0;
@@ -60,7 +73,7 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
  * Where each member of a gzip stream starts (a first pass that counts, and drops, what they inflate to: a bomb
  * stops at `maxBytes` with LIMIT). The members are then checked one by one, strictly, by gunzipMember.
  */
-function memberStarts(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): number[] {
+function memberStarts(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): { starts: number[]; total?: number } {
   const starts = [0];
   let total = 0;
   const scanner = new Gunzip((chunk) => {
@@ -81,16 +94,16 @@ function memberStarts(bytes: Uint8Array, base: number, format: string, field: st
   } catch (cause) {
     if (cause instanceof LimitError) throw cause;
     // not a clean stream of members: the strict per-member pass says what is wrong, and where
-    return starts;
+    return { starts };
   }
-  return starts.filter((s) => s < bytes.length);
+  return { starts: starts.filter((s) => s < bytes.length), total };
 }
 
 /**
  * Decompresses one gzip member that spans all of `bytes` (at absolute offset `base` in the file). Checks the
  * header, the CRC32 and ISIZE; never produces more than `maxBytes` (LIMIT) or more than deflate can expand to.
  */
-function gunzipMember(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): Uint8Array {
+function gunzipMember(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number, into?: { out: Uint8Array; at: number }): Uint8Array {
   const need = (n: number, at: number, what: string): void => {
     if (at + n > bytes.length) throw new TruncatedError(format, base + at, `${field}.${what}`, n, Math.max(0, bytes.length - at));
   };
@@ -134,7 +147,10 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
       }
       throw new CorruptDataError(format, `gzip data inflates past ${cap} bytes (impossible for ${trailer - at} compressed bytes)`, base + at, `${field}.deflate`);
     }
-    chunks.push(chunk);
+    if (into) {
+      if (into.at + total > into.out.length) throw new CorruptDataError(format, "gzip data inflates to more than its first pass found", base + at, `${field}.deflate`);
+      into.out.set(chunk, into.at + total - chunk.length);
+    } else chunks.push(chunk);
   });
   const SLICE = 64 * 1024;
   try {
@@ -149,8 +165,8 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
     if (code === 0) throw new TruncatedError(format, base + trailer, `${field}.deflate (the stream is cut short)`, 1, 0);
     throw new CorruptDataError(format, `gzip: ${(cause as Error).message}`, base + at, `${field}.deflate`, { cause });
   }
-  const out = chunks.length === 1 ? chunks[0]! : new Uint8Array(total);
-  if (chunks.length !== 1) {
+  const out = into ? into.out.subarray(into.at, into.at + total) : chunks.length === 1 ? chunks[0]! : new Uint8Array(total);
+  if (!into && chunks.length !== 1) {
     let o = 0;
     for (const c of chunks) {
       out.set(c, o);
