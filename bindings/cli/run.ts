@@ -355,12 +355,27 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   const total = info.tensors.reduce((a, t) => a + t.byteLength, 0);
   print(out, `tensors  ${info.tensors.length} (${formatBytes(total)})`);
   if (info.tensors.length > 0) {
-    const rows = info.tensors.map((t) => [t.name, t.dtype, shapeText(t.shape), String(t.byteLength)]);
+    // (no table of rows held: widths in a first pass, then the lines written in batches; a million tensors)
     const header = ["name", "dtype", "shape", "bytes"];
-    const widths = header.map((h, i) => rows.reduce((w, r) => Math.max(w, r[i]!.length), h.length)); // (no spread: 1M rows)
-    const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
-    print(out, line(header));
-    for (const r of rows) print(out, line(r));
+    const widths = header.map((h) => h.length);
+    for (const t of info.tensors) {
+      widths[0] = Math.max(widths[0]!, t.name.length);
+      widths[1] = Math.max(widths[1]!, t.dtype.length);
+      widths[2] = Math.max(widths[2]!, shapeText(t.shape).length);
+      widths[3] = Math.max(widths[3]!, String(t.byteLength).length);
+    }
+    const line = (name: string, dtype: string, shape: string, bytes: string) =>
+      `  ${name.padEnd(widths[0]!)}  ${dtype.padEnd(widths[1]!)}  ${shape.padEnd(widths[2]!)}  ${bytes.padStart(widths[3]!)}`.trimEnd();
+    print(out, line("name", "dtype", "shape", "bytes"));
+    let batch = "";
+    for (const t of info.tensors) {
+      batch += `${line(t.name, t.dtype, shapeText(t.shape), String(t.byteLength))}\n`;
+      if (batch.length >= 65536) {
+        out.write(batch);
+        batch = "";
+      }
+    }
+    if (batch !== "") out.write(batch);
   }
   for (const key of Object.keys(info)) {
     if (["format", "version", "meta", "tensors"].includes(key)) continue;

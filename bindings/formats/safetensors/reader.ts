@@ -160,7 +160,9 @@ export function parseFile(r: ByteReader, options: ParseOptions): SafetensorsFile
     } else {
       data = r.range(end - begin, "tensor data");
     }
-    return { ...tensor, data };
+    const full = tensor as SafetensorsTensor; // (completed in place: no second object per tensor)
+    full.data = data;
+    return full;
   });
   r.seek(dataStart + dataSize);
   const file: SafetensorsFile = { header, tensors };
