@@ -319,7 +319,15 @@ export function shapeText(shape: readonly number[]): string {
 }
 
 function valueText(value: unknown, full: boolean): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  const replacer = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+  if (!full && Array.isArray(value) && value.length > 16) {
+    // a long list (a million sections) shown shortened: only its first elements are turned into JSON
+    let start = "[";
+    for (let i = 0; i < value.length && start.length <= 200; i++) start += `${i > 0 ? "," : ""}${JSON.stringify(value[i], replacer) ?? "null"}`;
+    const oneLine = start.replace(/\s+/g, " ");
+    if (oneLine.length > 100) return `${oneLine.slice(0, 97)}... (--full shows all)`;
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value, replacer);
   const oneLine = (text ?? "undefined").replace(/\s+/g, " ");
   if (typeof value === "string" && value === "") return '""';
   return full || oneLine.length <= 100 ? oneLine : `${oneLine.slice(0, 97)}... (--full shows all)`;
