@@ -95,7 +95,7 @@ function isExpectedError(lib, error) {
 }
 
 /** Runs the laws for one fuzzed input; returns a one-line summary. */
-export async function checkUrlLaws(lib, data, { idleTimeoutMs = 2 } = {}) {
+export async function checkUrlLaws(lib, data, { idleTimeoutMs = 1 } = {}) {
   const s = script(data);
   const log = [];
   const source = lib.fromUrl("http://fuzz.invalid/model", { fetch: scriptedFetch(s, log), idleTimeoutMs });
