@@ -3,6 +3,7 @@
  * gzip (whole file and COMPRESS) including gzip made by another tool, and every prefix of our own files.
  */
 import { gzipSync as zlibGzip } from "node:zlib";
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../../bindings/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
@@ -164,6 +165,15 @@ describe("spraak: header-less data with an external header", () => {
   });
 });
 
+const HAVE_PYTHON = (() => {
+  try {
+    execFileSync("python3", ["-c", "import gzip"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 describe("spraak: gzip", () => {
   const base = spraak.matrix(randomValues("F32", 60, 3) as Float32Array, { cols: 6, data: "TRACK" });
   const plain = spraak.write(base);
@@ -223,6 +233,17 @@ describe("spraak: gzip", () => {
     const damaged = concatBytes(bytes(header), ...members.map((m) => m.slice()));
     damaged[damaged.length - 8]! ^= 1;
     expect(caughtFormatError(() => spraak.read(damaged)).field).toBe("data.gzip.member2.crc32");
+  });
+
+  it.skipIf(!HAVE_PYTHON)("multi-member gzip written by Python's gzip module reads as Python reads it", () => {
+    const script = "import gzip,sys\nparts=[bytes(range(256))*40, b'', bytes(7)*1000, b'tail']\nblob=b''.join(gzip.compress(p, mtime=0) for p in parts)\nsys.stdout.buffer.write(len(blob).to_bytes(4,'little')+blob+gzip.decompress(blob))";
+    const out = new Uint8Array(execFileSync("python3", ["-c", script]));
+    const length = new DataView(out.buffer, out.byteOffset).getUint32(0, true);
+    const stream = out.subarray(4, 4 + length);
+    const expected = out.subarray(4 + length);
+    const header = bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\nCOMPRESS\tgzip\n#\n");
+    const file = spraak.read(concatBytes(header, stream));
+    expect(sameBytes(rawBytes(spraak.tensors(file)[0]!.data), expected)).toBe(true);
   });
 
   it("members that each fit but together pass maxInflatedBytes are LIMIT (not the first member alone)", () => {
