@@ -5,8 +5,9 @@
 //
 //   every read(offset, length) resolves with a Uint8Array of at most `length` bytes, or rejects with a
 //   SourceError or a FormatError; the source never takes in more body bytes than the read needs (offset + length
-//   for a 200, length for a 206) plus SLACK_BYTES; `size`, once known, is a safe integer >= 0 that never
-//   changes; readFromAny over the source resolves or rejects with a FormatError or SourceError.
+//   for a 200, or its declared size when that is at most 16 MiB: it is kept whole; length for a 206) plus
+//   SLACK_BYTES; `size`, once known, is a safe integer >= 0 that never changes; readFromAny over the source
+//   resolves or rejects with a FormatError or SourceError.
 //
 // A broken law throws a LawError; any other exception escapes as it is: both are findings.
 import { LawError } from "./laws.mjs";
@@ -14,6 +15,8 @@ import { LawError } from "./laws.mjs";
 /** What a read may take in beyond what it needs: the stand-in's chunks are at most 4 KiB, so two chunks. */
 export const SLACK_BYTES = 8192;
 const CHUNK = 4096;
+/** fromUrl keeps a 200 answer whole when its Content-Length declares at most this (its prefix cache). */
+const WHOLE_BELOW_BYTES = 16 << 20;
 const STATUSES = [200, 206, 206, 206, 206, 416, 404, 204, 500, 206];
 
 /** A reader of the fuzzed bytes: numbers and short texts, zeros once they run out. */
@@ -58,7 +61,11 @@ function scriptedFetch(s, log) {
       const total = s.text();
       headers.set("content-range", status === 416 ? `bytes */${total}` : `bytes ${request.offset}-${request.last}/${total}`);
     }
-    if (flags & 8) headers.set("content-length", s.text());
+    if (flags & 8) {
+      headers.set("content-length", s.text());
+      const declared = /^\s*\d{1,16}\s*$/.test(headers.get("content-length") ?? "") ? Number(headers.get("content-length")) : 0;
+      request.declared = declared <= WHOLE_BELOW_BYTES ? declared : 0;
+    }
     const mode = s.byte() % 5;
     const length = s.byte() * 256 + s.byte();
     const payload = mode === 0 ? s.bytes(length) : new Uint8Array(0);
@@ -114,6 +121,7 @@ export async function checkUrlLaws(lib, data, { idleTimeoutMs = 1 } = {}) {
     const offset = s.byte() * 97;
     const length = 1 + s.byte() * 61;
     const before = log.length;
+    const sizeBefore = source.size;
     let result;
     try {
       result = await source.read(offset, length);
@@ -127,7 +135,10 @@ export async function checkUrlLaws(lib, data, { idleTimeoutMs = 1 } = {}) {
       throw new LawError("url", "a read gives at most the asked bytes", `read(${offset}, ${length}) gave ${result?.length}`);
     }
     for (const request of log.slice(before)) {
-      const needed = request.status === 200 ? offset + length : length;
+      // a 200 (Range ignored) is read up to the end of the asked range, or whole when it declares a small size
+      // (the size may be known from an earlier answer, or declared by this one)
+      const known = sizeBefore !== undefined && sizeBefore <= WHOLE_BELOW_BYTES ? sizeBefore : 0;
+      const needed = request.status === 200 ? Math.max(offset + length, request.declared ?? 0, known) : length;
       if (request.pulled > needed + SLACK_BYTES) {
         throw new LawError("url", "bounded reads", `read(${offset}, ${length}) took in ${request.pulled} body bytes of an HTTP ${request.status}`);
       }

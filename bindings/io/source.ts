@@ -159,7 +159,8 @@ export const MAX_BYTES_IN_ONE_ARRAY = 2 ** 32;
 export const DEFAULT_URL_IDLE_TIMEOUT_MS = 30_000;
 /**
  * A server that ignores Range answers 200 with the whole file: the first bytes of such a body, up to this many,
- * are kept so that the many small header reads near the start do not download them again.
+ * are kept so that the many small header reads near the start do not download them again (a file that declares
+ * no more than this is kept whole).
  */
 const URL_PREFIX_CACHE_BYTES = 16 << 20;
 
@@ -222,7 +223,9 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
         if (response.status === 200) {
           // no Range support: the body is the whole file; read it up to the end of the asked range, no further
           if (contentLength !== undefined) learnSize(contentLength, "Content-Length");
-          const end = Math.min(offset + length, source.size ?? Infinity);
+          // a file that declares at most URL_PREFIX_CACHE_BYTES is taken whole, once (its declared size bounds it)
+          const small = source.size !== undefined && source.size <= URL_PREFIX_CACHE_BYTES;
+          const end = small ? source.size! : Math.min(offset + length, source.size ?? Infinity);
           const keep = end <= URL_PREFIX_CACHE_BYTES;
           const { bytes, ended, seen: got } = await readBody(response, keep ? 0 : offset, keep ? end : end - offset, idleMs, abort, what);
           if (ended && got < end && source.size !== undefined) {
@@ -230,7 +233,7 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
           }
           if (ended) learnSize(got, "the end of its body");
           if (keep) prefix = { bytes, complete: ended };
-          return keep ? bytes.slice(Math.min(offset, bytes.length)) : bytes;
+          return keep ? bytes.slice(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)) : bytes;
         }
         if (response.status !== 206) throw new SourceError(`${href} answered HTTP ${response.status} to a Range request for ${what}`);
         const range = /^\s*bytes\s+(\S+)-(\S+)\/(\S+)\s*$/i.exec(response.headers.get("content-range") ?? "");

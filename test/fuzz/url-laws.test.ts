@@ -19,6 +19,8 @@ describe("fuzz target url: fromUrl's laws", () => {
       [12, 1, ...text("1000000000000000\n"), ...text("100\n"), 2, 0, 50, 10, 0, 1, 0, 2],
       [4, 5, ...text("10\n"), 0, 0, 0, 1, 50, 1],
       [0xc1, 0, 0, 0xc0, 1, 2, 3],
+      // a finding of the fuzzer (a law too strict: a 200 after a 416 told the size, read whole as it is small)
+      [...Buffer.from("MDAFMTA5OTk5ChCbL9ObLwAAAADTAP8A/yH/", "base64")],
     ];
     for (const script of scripts) expect(await checkUrlLaws(lib, Uint8Array.from(script))).toMatch(/requests/);
   });

@@ -27,6 +27,7 @@ let server: Server;
 let base = "";
 const open = new Set<ServerResponse>();
 const endless = { written: 0, closed: Promise.resolve() };
+let wholeRequests = 0;
 
 function rangeOf(req: IncomingMessage, size: number): [number, number] {
   const m = /bytes=(\d+)-(\d+)/.exec(req.headers.range ?? "");
@@ -66,6 +67,12 @@ beforeAll(async () => {
       endless.closed = new Promise((resolve) => res.on("close", resolve));
       res.writeHead(206, { "content-range": `bytes ${start}-${start + 99}/1000000000000` });
       pour(res, ENDLESS_CAP, endless);
+      return;
+    }
+    if (path === "/whole") {
+      // ignores Range, declares its (small) length: read once, kept
+      wholeRequests++;
+      res.writeHead(200, { "content-length": safetensors.length }).end(Buffer.from(safetensors));
       return;
     }
     if (path === "/silent") return; // never answers (closed by afterEach-like cleanup below)
@@ -149,6 +156,13 @@ describe("fromUrl: bounded reads from a misbehaving server", () => {
     // its size stays unknown (the body never ended): asking for it is an error, not an endless read
     expect(source.size).toBeUndefined();
     await expect(sourceSize(source)).rejects.toThrow(SourceError);
+  });
+
+  it("a server that ignores Range but declares a small size: the file is fetched once and kept", async () => {
+    const opened = await readFromAny(fromUrl(`${base}/whole`));
+    const tensor = await opened.loadTensor("w");
+    expect(Array.from(tensor.data as Float32Array)).toEqual([1, 2, 3, 4]);
+    expect(wholeRequests).toBe(1);
   });
 
   it("a 206 that sends far more than its range: only the range is taken in", async () => {
