@@ -205,6 +205,8 @@ export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
     format: id,
     file,
     tensorInfos: () => module.tensorInfos(file),
-    loadTensor: async (wanted: TensorInfo | string, options?: DecodeOptions) => module.loadTensor(source, pickInfo(module.tensorInfos(file), wanted), options),
+    // (the infos are listed only to find a name: loading by info must not rebuild them per tensor)
+    loadTensor: async (wanted: TensorInfo | string, options?: DecodeOptions) =>
+      module.loadTensor(source, typeof wanted === "string" ? pickInfo(module.tensorInfos(file), wanted) : pickInfo([], wanted), options),
   } as AnyLazyFile;
 }

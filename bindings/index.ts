@@ -30,7 +30,7 @@ export type { FormatId, InputFormatId, FormatModule, InspectResult, InspectTenso
 export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
-export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { DEFAULT_URL_IDLE_TIMEOUT_MS, fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
 export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
 export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";

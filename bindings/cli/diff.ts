@@ -117,7 +117,7 @@ function row(t: TensorDiff): string[] {
 function table(rows: string[][]): string[] {
   const header = ["name", "status", "dtype", "shape", "differing", "max abs", "max rel", "cosine"];
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0)); // (no spread: any count)
   const right = new Set([4, 5, 6, 7]);
   return all.map((r) => `  ${r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd());
 }

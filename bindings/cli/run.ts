@@ -23,10 +23,12 @@ import type { EmbeddedBlob, FormatModule, InspectResult } from "../formats/types
 import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
+import { verifyFrom as npzVerifyFrom } from "../formats/npz.js";
 import { openFile } from "../load-file.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
 import { InputNameError, convertTsmToOnnx, onnxVerdictText, parseInputs, parseOpset, tsmOnnxVerdict } from "./tsm-onnx.js";
+import { summarizeWarnings } from "./warnings.js";
 import { OutputError, OutputRefused, checkOutput, fsReason, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type StatsCommandOptions, statsCommand } from "./stats.js";
@@ -55,7 +57,8 @@ const USAGE = `Usage:
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
-FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
+FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
+reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
@@ -161,6 +164,8 @@ function isUrl(path: string): boolean {
 }
 
 let stdinBytes: Promise<Uint8Array> | undefined;
+/** --timeout SECONDS as milliseconds, for URL inputs (undefined: fromUrl's default). */
+let urlIdleTimeoutMs: number | undefined;
 
 /** Standard input, read whole (once: "-" can be named once per command). */
 function readStdin(): Promise<Uint8Array> {
@@ -184,7 +189,7 @@ function readStdin(): Promise<Uint8Array> {
  */
 export async function openSource(path: string): Promise<ByteSource> {
   if (path === "-") return fromBytes(await readStdin(), "stdin");
-  if (isUrl(path)) return fromUrl(path);
+  if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;
   try {
     const s = await stat(path);
@@ -230,30 +235,65 @@ export async function openLazy(path: string) {
 /**
  * Every tensor of FILE decoded once and let go (verify needs their count and size, not their values), with the
  * file's object and its module. A regular file is opened lazily: headers first, then each tensor read and decoded
- * on its own (a plainly stored one 16 MiB at a time), so memory stays flat whatever the file size; the checks of
- * verify and inspect give the same results on this header-level object as on read()'s. npz (whose verify checks
- * each member's CRC-32 over its stored bytes) and anything that is not a regular file are read whole.
+ * on its own (a plainly stored one 16 MiB at a time, a large deflated npz member as it inflates), so memory stays
+ * flat whatever the file size; the checks of verify and inspect give the same results on this header-level
+ * object as on read()'s (npz: its stored members' CRC-32s read in chunks). Anything that is not a regular file is
+ * read whole.
  */
-async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number }> {
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number; read: number; warnings?: string[] }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
-    const opened = await openFile(path);
+    const access = await openFileAccess(path, "tensorfile");
     try {
-      if (opened.format !== "npz") {
-        let bytes = 0;
-        const infos = opened.tensorInfos();
-        for (const info of infos) {
-          for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
-        }
-        return { module: formatModule(opened.format) as AnyModule, file: opened.file, tensors: { count: infos.length, bytes }, size: (await stat(path)).size };
+      // the bytes actually read are counted: what verify says it checked (an april file's networks, for
+      // example, are not read: they are opaque blobs)
+      const source = countingSource(access.source());
+      const opened = { ...(await readFromAny(source)), source };
+      let bytes = 0;
+      const infos = opened.tensorInfos();
+      for (const info of infos) {
+        for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
       }
+      // npz: the CRC-32s of stored members, read in chunks (deflated ones were checked as they inflated)
+      const warnings = opened.format === "npz" ? await npzVerifyFrom(source, opened.file) : undefined;
+      const module = formatModule(opened.format) as AnyModule;
+      return { module, file: opened.file, tensors: { count: infos.length, bytes }, size: source.size, read: Math.min(source.size, source.bytesRead), warnings };
     } finally {
-      await opened.close();
+      access.close();
     }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
   const all = module.tensors(file);
-  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length };
+  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length, read: bytes.length };
+}
+
+/** `source`, counting the bytes its reads return (`bytesRead`). */
+function countingSource(source: ByteSource & { size: number }): ByteSource & { size: number; bytesRead: number } {
+  const counted = {
+    size: source.size,
+    name: source.name,
+    bytesRead: 0,
+    read: async (offset: number, length: number) => {
+      const bytes = await source.read(offset, length);
+      counted.bytesRead += bytes.length;
+      return bytes;
+    },
+    ...(source.readSync && {
+      readSync: (offset: number, length: number) => {
+        const bytes = source.readSync!(offset, length);
+        counted.bytesRead += bytes.length;
+        return bytes;
+      },
+    }),
+    ...(source.readInto && {
+      readInto: async (target: Uint8Array, offset: number) => {
+        const n = await source.readInto!(target, offset);
+        counted.bytesRead += n;
+        return n;
+      },
+    }),
+  };
+  return counted;
 }
 
 /** Reads a whole file of any format; the module that read it comes along. */
@@ -292,7 +332,15 @@ export function shapeText(shape: readonly number[]): string {
 }
 
 function valueText(value: unknown, full: boolean): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  const replacer = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+  if (!full && Array.isArray(value) && value.length > 16) {
+    // a long list (a million sections) shown shortened: only its first elements are turned into JSON
+    let start = "[";
+    for (let i = 0; i < value.length && start.length <= 200; i++) start += `${i > 0 ? "," : ""}${JSON.stringify(value[i], replacer) ?? "null"}`;
+    const oneLine = start.replace(/\s+/g, " ");
+    if (oneLine.length > 100) return `${oneLine.slice(0, 97)}... (--full shows all)`;
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value, replacer);
   const oneLine = (text ?? "undefined").replace(/\s+/g, " ");
   if (typeof value === "string" && value === "") return '""';
   return full || oneLine.length <= 100 ? oneLine : `${oneLine.slice(0, 97)}... (--full shows all)`;
@@ -323,18 +371,33 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   const metaKeys = Object.keys(info.meta ?? {});
   if (metaKeys.length > 0) {
     print(out, "meta");
-    const width = Math.min(28, Math.max(...metaKeys.map((k) => k.length)));
+    const width = Math.min(28, metaKeys.reduce((w, k) => Math.max(w, k.length), 0)); // (no spread: any count)
     for (const key of metaKeys) print(out, `  ${key.padEnd(width)}  ${metaText(info.format, key, info.meta[key], full)}`);
   }
   const total = info.tensors.reduce((a, t) => a + t.byteLength, 0);
   print(out, `tensors  ${info.tensors.length} (${formatBytes(total)})`);
   if (info.tensors.length > 0) {
-    const rows = info.tensors.map((t) => [t.name, t.dtype, shapeText(t.shape), String(t.byteLength)]);
+    // (no table of rows held: widths in a first pass, then the lines written in batches; a million tensors)
     const header = ["name", "dtype", "shape", "bytes"];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
-    print(out, line(header));
-    for (const r of rows) print(out, line(r));
+    const widths = header.map((h) => h.length);
+    for (const t of info.tensors) {
+      widths[0] = Math.max(widths[0]!, t.name.length);
+      widths[1] = Math.max(widths[1]!, t.dtype.length);
+      widths[2] = Math.max(widths[2]!, shapeText(t.shape).length);
+      widths[3] = Math.max(widths[3]!, String(t.byteLength).length);
+    }
+    const line = (name: string, dtype: string, shape: string, bytes: string) =>
+      `  ${name.padEnd(widths[0]!)}  ${dtype.padEnd(widths[1]!)}  ${shape.padEnd(widths[2]!)}  ${bytes.padStart(widths[3]!)}`.trimEnd();
+    print(out, line("name", "dtype", "shape", "bytes"));
+    let batch = "";
+    for (const t of info.tensors) {
+      batch += `${line(t.name, t.dtype, shapeText(t.shape), String(t.byteLength))}\n`;
+      if (batch.length >= 65536) {
+        out.write(batch);
+        batch = "";
+      }
+    }
+    if (batch !== "") out.write(batch);
   }
   for (const key of Object.keys(info)) {
     if (["format", "version", "meta", "tensors"].includes(key)) continue;
@@ -700,9 +763,9 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
   let warned = 0;
   for (const path of paths) {
     try {
-      const { module, file, tensors: decoded, size } = await readAndDecode(path);
+      const { module, file, tensors: decoded, size, read, warnings: checked } = await readAndDecode(path);
       const info = module.inspect(file);
-      const warnings = module.verify(file);
+      const warnings = checked ?? module.verify(file);
       const total = decoded.bytes;
       if (warnings.length > 0) warned++;
       const ok = !(options.strict && warnings.length > 0);
@@ -711,8 +774,10 @@ async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boo
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
-      for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`);
+      const { shown, more } = summarizeWarnings(warnings);
+      for (const w of shown) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      for (const m of more) print(io.stdout, `${many ? `${path}: ` : ""}warning: … and ${m.count} more like: ${m.like} (--json lists every warning)`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
       if (!isInputError(error)) throw error;
@@ -763,6 +828,8 @@ async function statsFiles(io: CliIO, paths: string[], options: StatsCommandOptio
 }
 
 type CommandName = keyof typeof OPTIONS;
+/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
+const URL_OPTIONS = { timeout: { type: "string" } } as const;
 
 /** Runs the CLI; returns the exit status. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
@@ -786,7 +853,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   try {
     ({ values, positionals } = parseArgs({
       args: rest,
-      options: { ...OPTIONS[name], help: { type: "boolean", short: "h" } },
+      options: { ...OPTIONS[name], ...(name === "view" ? {} : URL_OPTIONS), help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
@@ -806,6 +873,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   if (values.help) {
     print(io.stdout, HELP[name]!);
     return 0;
+  }
+  urlIdleTimeoutMs = undefined;
+  if (values.timeout !== undefined) {
+    const seconds = Number(values.timeout);
+    if (typeof values.timeout !== "string" || !/^\s*\d*\.?\d+\s*$/.test(values.timeout) || !(seconds > 0) || seconds > 2_000_000) {
+      print(io.stderr, `tensorfile: --timeout takes a number of seconds > 0 (for URL inputs), not ${JSON.stringify(values.timeout)} (see "tensorfile ${name} --help")`);
+      return 2;
+    }
+    urlIdleTimeoutMs = seconds * 1000;
+    delete values.timeout;
   }
   const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
