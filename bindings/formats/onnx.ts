@@ -22,6 +22,7 @@ import { modelBytes } from "./onnx/view.js";
 import { type OnnxModelInput, create as encodeModel } from "./onnx/builder.js";
 
 export { id };
+/** The file extensions this format is written with. */
 export const extensions: readonly string[] = [".onnx"];
 
 export type {

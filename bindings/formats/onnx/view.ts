@@ -18,22 +18,34 @@ import { ProtoCursor, WIRE_LEN } from "./wire.js";
 /** The bytes of a read() result (readFrom() results have none). */
 export const modelBytes = new WeakMap<object, Uint8Array>();
 
+/** One weight: an initializer or a Constant node's `value` tensor, at any graph depth. */
 export interface OnnxWeight {
   /** The weight's name: its ONNX name, prefixed by `<node>/<attribute>/` per enclosing subgraph. */
   name: string;
+  /** Its TensorProto. */
   tensor: OnnxTensor;
+  /** `initializer` (GraphProto field 5) or `constant` (a Constant node's `value` attribute). */
   kind: "initializer" | "constant";
 }
 
 /** How a weight's TensorInfo says where its data is beyond a plain byte range. */
 export interface OnnxStorageInfo {
+  /** The TensorProto field holding the data (a typed field, or `external`). */
   storage: OnnxStorage;
+  /** TensorProto.DataType code (see {@link dataTypeName}). */
   dataType: number;
   /** external: the file beside the model. */
   location?: string | undefined;
 }
 
-export type OnnxTensorInfo = TensorInfo & { onnx?: OnnxStorageInfo | undefined };
+/**
+ * A weight's TensorInfo: byteOffset/byteLength are the raw_data (or packed float/double) payload in the model
+ * bytes; for typed fields they span the TensorProto body, for external data the range in the external file.
+ */
+export type OnnxTensorInfo = TensorInfo & {
+  /** Set when the data is not a plain little-endian byte range of the model (typed fields, external). */
+  onnx?: OnnxStorageInfo | undefined;
+};
 
 /** The label of a node in weight paths: its name, or `<op_type>#<index in its graph>` when it has none. */
 export function nodeLabel(node: { name: string; opType: string }, index: number): string {
@@ -100,6 +112,7 @@ export function weightInfo(w: OnnxWeight, prefix = ""): OnnxTensorInfo {
   }
 }
 
+/** The TensorInfo of every weight ({@link weights} order); nothing is decoded. */
 export function tensorInfos(model: OnnxModel): OnnxTensorInfo[] {
   return weights(model).map((w) => weightInfo(w));
 }
@@ -380,6 +393,11 @@ export function inspectExtras(model: OnnxModel, prefix = ""): Record<string, unk
   };
 }
 
+/**
+ * A summary: ir_version, the producer/opset/metadata fields, every weight, the main graph (inputs, outputs,
+ * counts of nodes, ops and subgraphs), storage kinds, STRING tensors, sparse initializers, external data, and
+ * the unknown-field and function counts.
+ */
 export function inspect(model: OnnxModel): InspectResult {
   return {
     format: id,
