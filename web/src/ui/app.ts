@@ -3,20 +3,18 @@
  * opened file's model (tensorInfos, inspect, verify through the format module), statistics from the worker, the
  * tabs and their views, the URL-hash state, the theme and the keyboard. Views draw; this object owns the state.
  */
-import {
-  type AnyLazyFile, type ByteSource, type FormatModule, type InspectResult, type TensorInfo,
-  formatModule, fromBlob, fromUrl, readFromAny,
-} from "../../../bindings/index.js";
+import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import type { TensorStats } from "../compute.js";
 import { formatBytes } from "../model/format.js";
 import { type PageState, type View, formatHash, parseHash } from "../model/state.js";
-import { type ErrorModel, type SummaryModel, errorModel, summaryModel } from "../model/summary.js";
+import { errorModel, summaryModel } from "../model/summary.js";
 import { type TensorRow, rowsFromInfos } from "../model/table.js";
 import { CancelledError } from "../model/tensor-data.js";
 import { WorkerClient } from "../worker/client.js";
 import type { OpenInput } from "../worker/protocol.js";
 import { download, h, inTextField } from "./dom.js";
 import { ProgressStrip, type Task } from "./progress.js";
+import { AUTO_STATS_BYTES, type AnyModule, type FailedFile, type InspectorContext, type OpenedFile, type ViewController } from "./context.js";
 import { DiffView } from "./diff-view.js";
 import { ExportView } from "./export-view.js";
 import { GraphView } from "./graph-view.js";
@@ -24,44 +22,9 @@ import { SummaryView } from "./summary-view.js";
 import { TableView } from "./table-view.js";
 import { TensorView } from "./tensor-view.js";
 
-/** Statistics are computed at once when all tensors together are at most this big; else on request. */
-export const AUTO_STATS_BYTES = 64 * 1024 * 1024;
-
-export type AnyModule = FormatModule<unknown, unknown, unknown>;
-
-export interface OpenedFile {
-  name: string;
-  size: number;
-  input: OpenInput;
-  /** The URL as the user gave it (for the hash), when opened from a URL. */
-  url?: string | undefined;
-  source: ByteSource;
-  lazy: AnyLazyFile;
-  module: AnyModule;
-  infos: TensorInfo[];
-  rows: TensorRow[];
-  inspected: InspectResult;
-  summary: SummaryModel;
-}
-
-export interface FailedFile {
-  name: string;
-  size: number;
-  url?: string | undefined;
-  source?: ByteSource | undefined;
-  error: ErrorModel;
-}
-
-export interface ViewController {
-  /** The view became visible (or its file changed while visible): draw it. */
-  show(): void;
-  /** The file changed; forget what was drawn. */
-  reset(): void;
-}
-
 const THEME_KEY = "tensorfile-inspector-theme";
 
-export class App {
+export class App implements InspectorContext {
   readonly worker: WorkerClient;
   readonly layoutWorker: WorkerClient;
   readonly progress: ProgressStrip;

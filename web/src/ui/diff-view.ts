@@ -8,7 +8,7 @@ import { diffRows, diffVerdict } from "../model/diff.js";
 import { formatCount } from "../model/format.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { OpenInput, PairResult } from "../worker/protocol.js";
-import type { App } from "./app.js";
+import type { InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 import { drawHistogram } from "./plots.js";
 
@@ -22,7 +22,7 @@ export class DiffView {
   private rtol = 0;
   private generation = 0;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.compare = undefined;

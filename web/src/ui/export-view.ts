@@ -6,7 +6,7 @@
 import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
 import { blobSize, copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsSize, tensorFileName, withSource } from "../model/export.js";
 import { formatBytes } from "../model/format.js";
-import type { App } from "./app.js";
+import type { InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 
 export class ExportView {
@@ -15,7 +15,7 @@ export class ExportView {
   private blobError: string | undefined;
   private exporting = false;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.blobs = undefined;

@@ -7,7 +7,7 @@ import { tsm } from "../../../bindings/index.js";
 import { type GraphModel, type GraphNode, type Positioned, graphModel, nodeAt } from "../model/graph.js";
 import { layoutInput } from "../model/layout.js";
 import { CancelledError } from "../model/tensor-data.js";
-import type { App } from "./app.js";
+import type { InspectorContext } from "./context.js";
 import { clear, h, prepareCanvas, themeColour } from "./dom.js";
 
 export class GraphView {
@@ -21,7 +21,7 @@ export class GraphView {
   private requested = false;
   private generation = 0;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.model = undefined;

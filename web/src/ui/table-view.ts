@@ -9,7 +9,7 @@ import {
   DEFAULT_TABLE_OPTIONS, type SortKey, type TableItem, type TableOptions, type TensorRow,
   moveSelection, tableItems, totals,
 } from "../model/table.js";
-import { AUTO_STATS_BYTES, type App } from "./app.js";
+import { AUTO_STATS_BYTES, type InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 
 const ROW_HEIGHT = 25;
@@ -42,7 +42,7 @@ export class TableView {
   private statsButton: HTMLButtonElement | undefined;
   private redrawQueued = false;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.options = { ...DEFAULT_TABLE_OPTIONS, filter: this.app.state.filter ?? "" };

@@ -14,7 +14,7 @@ import { barAt, niceTicks } from "../model/histogram.js";
 import { exportNpy, tensorFileName, withSource } from "../model/export.js";
 import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tensor-data.js";
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
-import type { App } from "./app.js";
+import type { InspectorContext } from "./context.js";
 import { checkbox, clear, h, select } from "./dom.js";
 import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
 
@@ -38,7 +38,7 @@ export class TensorView {
   private generation = 0;
   private sliceQueued = false;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.name = undefined;
