@@ -383,7 +383,7 @@ async function runOrigin(where, url, { screenshotsToo }) {
     await openFile(page, landmarker, "input");
     await page.click('[data-view="graph"]');
     await page.waitForFunction(() => /layout: dagre/.test(document.querySelector("#graph-legend")?.textContent ?? ""), null, { timeout: 30_000 });
-    check((await page.evaluate(() => document.querySelector("#graph")?.dataset.nodes)) === "90", `${where}: the landmarker graph has 90 nodes`);
+    check((await page.evaluate(() => document.querySelector("#graph")?.dataset.sourceNodes)) === "90", `${where}: the landmarker graph has 90 nodes`);
     check((await page.evaluate(() => document.querySelector("#graph-node-count")?.textContent)) === "90", `${where}: the module panel counts 90 nodes`);
     check((await drawnPixels(page, "#graph")) > 5000, `${where}: the graph canvas is drawn`);
     if (screenshotsToo) await shoot(page, "graph.png");
