@@ -6,8 +6,8 @@
  *     node without inputs moves down to just above its first consumer;
  *  2. edges spanning several ranks get a chain of dummy points, so they run between boxes, not through them;
  *  3. order within each rank: barycentre sweeps down and up;
- *  4. x: alternating passes pull each node to the mean of its neighbours above (then below), keeping the order
- *     and the gaps (the mean of a left-packed and a right-packed placement, both feasible);
+ *  4. x: alternating passes move each node to the mean of its neighbours above (then below), boxes with more
+ *     edges first and dummy points last, keeping the order and the gaps (Sugiyama's priority method);
  *  5. y: each rank as tall as its tallest box.
  */
 import type { Positioned } from "./graph.js";
@@ -155,28 +155,64 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
       x[v] = cursor;
     });
   }
-  const left = new Float64Array(total);
-  const right = new Float64Array(total);
+  // priority placement: boxes with more edges first, dummy points last; each moves to the mean of its
+  // neighbours as far as the nodes of higher priority (fixed already) and the order allow
+  const priority = (v: number) => (v < n ? 1000 + up[v]!.length + down[v]!.length : 0);
+  const fixed = new Uint8Array(total);
   const place = (layer: number[], neighbours: number[][]) => {
     if (layer.length === 0) return;
-    const desired = (v: number) => {
+    const byPriority = layer.map((v, k) => k).sort((a, b) => priority(layer[b]!) - priority(layer[a]!) || a - b);
+    for (const v of layer) fixed[v] = 0;
+    for (const k of byPriority) {
+      const v = layer[k]!;
       const list = neighbours[v]!;
-      if (list.length === 0) return x[v]!;
-      let sum = 0;
-      for (const u of list) sum += x[u]!;
-      return sum / list.length;
-    };
-    for (let k = 0; k < layer.length; k++) {
-      const v = layer[k]!;
-      const want = desired(v);
-      left[v] = k === 0 ? want : Math.max(want, left[layer[k - 1]!]! + gapAfter(layer[k - 1]!, v));
+      if (list.length > 0) {
+        // a box follows its neighbouring boxes, not the dummy points of long edges beside it (that would make a
+        // chain with skip connections drift sideways block after block)
+        let sum = 0;
+        let count = 0;
+        for (const u of list) if (u < n || v >= n) {
+          sum += x[u]!;
+          count++;
+        }
+        if (count === 0) for (const u of list) {
+          sum += x[u]!;
+          count++;
+        }
+        let target = sum / count;
+        // the room between the nearest fixed nodes on either side
+        let low = -Infinity;
+        let need = 0;
+        for (let j = k - 1; j >= 0; j--) {
+          need += gapAfter(layer[j]!, layer[j + 1]!);
+          if (fixed[layer[j]!]) {
+            low = x[layer[j]!]! + need;
+            break;
+          }
+        }
+        let high = Infinity;
+        need = 0;
+        for (let j = k + 1; j < layer.length; j++) {
+          need += gapAfter(layer[j - 1]!, layer[j]!);
+          if (fixed[layer[j]!]) {
+            high = x[layer[j]!]! - need;
+            break;
+          }
+        }
+        target = Math.min(Math.max(target, low), high);
+        x[v] = target;
+        // push the free nodes on either side out of the way
+        for (let j = k + 1; j < layer.length && !fixed[layer[j]!]; j++) {
+          const min = x[layer[j - 1]!]! + gapAfter(layer[j - 1]!, layer[j]!);
+          if (x[layer[j]!]! < min) x[layer[j]!] = min;
+        }
+        for (let j = k - 1; j >= 0 && !fixed[layer[j]!]; j--) {
+          const max = x[layer[j + 1]!]! - gapAfter(layer[j]!, layer[j + 1]!);
+          if (x[layer[j]!]! > max) x[layer[j]!] = max;
+        }
+      }
+      fixed[v] = 1;
     }
-    for (let k = layer.length - 1; k >= 0; k--) {
-      const v = layer[k]!;
-      const want = desired(v);
-      right[v] = k === layer.length - 1 ? want : Math.min(want, right[layer[k + 1]!]! - gapAfter(v, layer[k + 1]!));
-    }
-    for (const v of layer) x[v] = (left[v]! + right[v]!) / 2;
   };
   for (let s = 0; s < sweeps; s++) {
     for (let r = 1; r < ranks; r++) place(layers[r]!, up);

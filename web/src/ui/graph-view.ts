@@ -391,9 +391,25 @@ export class GraphView {
     const move = (event: PointerEvent) => {
       const layout = this.layout;
       if (!layout) return;
-      const { scale, offsetX, offsetY } = this.minimapTransform();
-      const gx = (event.offsetX - offsetX) / scale;
-      const gy = (event.offsetY - offsetY) / scale;
+      const { scaleX, scaleY, offsetX, offsetY } = this.minimapTransform();
+      let gx = (event.offsetX - offsetX) / scaleX;
+      let gy = (event.offsetY - offsetY) / scaleY;
+      // snap to the nearest box within 12 minimap pixels, so a click lands on the graph, not beside it (one
+      // minimap pixel can be thousands of layout pixels on a tall graph)
+      let best = 144;
+      let snapped: GraphNode | undefined;
+      for (const node of this.model?.nodes ?? []) {
+        const dx = (layout.x[node.id]! - gx) * scaleX;
+        const dy = (layout.y[node.id]! - gy) * scaleY;
+        if (dx * dx + dy * dy < best) {
+          best = dx * dx + dy * dy;
+          snapped = node;
+        }
+      }
+      if (snapped) {
+        gx = layout.x[snapped.id]!;
+        gy = layout.y[snapped.id]!;
+      }
       const { width, height } = this.size();
       this.view.x = width / 2 - gx * this.view.scale;
       this.view.y = height / 2 - gy * this.view.scale;
@@ -418,20 +434,20 @@ export class GraphView {
   private minimapSize(): { width: number; height: number } {
     const { width, height } = this.size();
     const layout = this.layout;
-    const maxW = Math.max(60, Math.min(160, width * 0.25));
-    const maxH = Math.max(80, Math.min(220, height * 0.4));
+    const maxW = Math.round(Math.max(60, Math.min(160, width * 0.25)));
+    const maxH = Math.round(Math.max(80, Math.min(220, height * 0.4)));
     if (!layout) return { width: maxW, height: maxH };
     const ratio = layout.width / Math.max(1, layout.height);
-    // very tall graphs: a narrow strip, but never thinner than 40 px
-    const w = Math.max(40, Math.min(maxW, maxH * ratio));
-    return { width: Math.round(w), height: Math.round(maxH) };
+    if (ratio >= maxW / maxH) return { width: maxW, height: Math.max(40, Math.round(maxW / ratio)) };
+    // tall graphs: a strip at least 60 px wide (then stretched across, so a click is precise in x too)
+    return { width: Math.max(60, Math.round(maxH * ratio)), height: maxH };
   }
 
-  private minimapTransform(): { scale: number; offsetX: number; offsetY: number } {
+  /** Layout units → minimap pixels (x and y scales differ for very tall or wide graphs). */
+  private minimapTransform(): { scaleX: number; scaleY: number; offsetX: number; offsetY: number } {
     const layout = this.layout!;
     const { width, height } = this.minimapSize();
-    const scale = Math.min((width - 4) / Math.max(1, layout.width), (height - 4) / Math.max(1, layout.height));
-    return { scale, offsetX: (width - layout.width * scale) / 2, offsetY: 2 };
+    return { scaleX: (width - 4) / Math.max(1, layout.width), scaleY: (height - 4) / Math.max(1, layout.height), offsetX: 2, offsetY: 2 };
   }
 
   // ---- selection and search ----
@@ -624,7 +640,7 @@ export class GraphView {
     const model = this.model;
     if (!minimap || !layout || !model) return;
     const { width, height } = this.minimapSize();
-    const { scale, offsetX, offsetY } = this.minimapTransform();
+    const { scaleX, scaleY, offsetX, offsetY } = this.minimapTransform();
     if (!this.minimapImage || this.minimapImage.width !== width || this.minimapImage.height !== height) {
       const image = document.createElement("canvas");
       image.width = width;
@@ -634,17 +650,17 @@ export class GraphView {
       c.fillRect(0, 0, width, height);
       for (const node of model.nodes) {
         c.fillStyle = opColour(node);
-        c.fillRect(offsetX + (layout.x[node.id]! - node.width / 2) * scale, offsetY + (layout.y[node.id]! - node.height / 2) * scale, Math.max(1, node.width * scale), Math.max(1, node.height * scale));
+        c.fillRect(offsetX + (layout.x[node.id]! - node.width / 2) * scaleX, offsetY + (layout.y[node.id]! - node.height / 2) * scaleY, Math.max(1, node.width * scaleX), Math.max(1, node.height * scaleY));
       }
       this.minimapImage = image;
     }
     const context = prepareCanvas(minimap, width, height);
     context.drawImage(this.minimapImage, 0, 0, width, height);
     const size = this.size();
-    const vx = offsetX + (-this.view.x / this.view.scale) * scale;
-    const vy = offsetY + (-this.view.y / this.view.scale) * scale;
-    const vw = (size.width / this.view.scale) * scale;
-    const vh = (size.height / this.view.scale) * scale;
+    const vx = offsetX + (-this.view.x / this.view.scale) * scaleX;
+    const vy = offsetY + (-this.view.y / this.view.scale) * scaleY;
+    const vw = (size.width / this.view.scale) * scaleX;
+    const vh = (size.height / this.view.scale) * scaleY;
     context.strokeStyle = this.colours["--accent"]!;
     context.lineWidth = 1.5;
     context.fillStyle = "rgba(91, 141, 239, 0.15)";
@@ -652,7 +668,7 @@ export class GraphView {
     context.strokeRect(vx, vy, Math.max(3, vw), Math.max(3, vh));
     if (this.selected !== undefined) {
       context.fillStyle = this.colours["--warn"]!;
-      context.fillRect(offsetX + layout.x[this.selected]! * scale - 2, offsetY + layout.y[this.selected]! * scale - 2, 4, 4);
+      context.fillRect(offsetX + layout.x[this.selected]! * scaleX - 2, offsetY + layout.y[this.selected]! * scaleY - 2, 4, 4);
     }
   }
 
