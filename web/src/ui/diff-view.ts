@@ -3,7 +3,7 @@
  * one, dtype and shape changes, max absolute and relative difference, differing elements within atol/rtol,
  * cosine similarity; click a row for the two histograms side by side over one range.
  */
-import { type DiffResult } from "../compute.js";
+import type { DiffResult, TensorStats } from "../compute.js";
 import { diffRows, diffVerdict } from "../model/diff.js";
 import { formatCount } from "../model/format.js";
 import { CancelledError } from "../model/tensor-data.js";
@@ -18,6 +18,8 @@ export class DiffView {
   private error: string | undefined;
   private selected: string | undefined;
   private pair: PairResult | undefined;
+  /** NaN and infinity counts in A and B of the tensors whose max |a−b| came out infinite. */
+  private nonFinite = new Map<string, { a?: TensorStats; b?: TensorStats }>();
   private atol = 0;
   private rtol = 0;
   private generation = 0;
@@ -94,7 +96,23 @@ export class DiffView {
       }));
       if (generation !== this.generation) return;
       this.result = result;
+      this.nonFinite = new Map();
       this.app.setStatus(diffVerdict(result));
+      // an infinite max |a−b| comes from a NaN or an infinity opposite something else: count them, to say which
+      const infinite = result.tensors.filter((t) => t.maxAbs === Infinity || t.maxRel === Infinity).map((t) => t.name);
+      if (infinite.length > 0) {
+        for (const slot of ["a", "b"] as const) {
+          await this.app.worker.request({ kind: "stats", slot, names: infinite }, {
+            onPartial: (partial) => {
+              if (!partial.stats) return;
+              const entry = this.nonFinite.get(partial.name) ?? {};
+              entry[slot] = partial.stats;
+              this.nonFinite.set(partial.name, entry);
+            },
+          });
+        }
+        if (generation !== this.generation) return;
+      }
     } catch (error) {
       if (generation !== this.generation) return;
       this.error = error instanceof CancelledError ? "comparison cancelled" : `comparison failed: ${(error as Error).message}`;
@@ -114,7 +132,7 @@ export class DiffView {
         h("td", {}, row.change),
         h("td", { class: "num" }, row.elements ? formatCount(row.elements) : ""),
         h("td", { class: "num" }, row.differing === null || row.status === "onlyA" || row.status === "onlyB" ? "" : formatCount(row.differing)),
-        h("td", { class: "num" }, row.maxAbs),
+        this.maxAbsCell(row.name, row.maxAbs),
         h("td", { class: "num" }, row.maxRel),
         h("td", { class: "num" }, row.cosine));
       if (row.status !== "onlyA" && row.status !== "onlyB" && row.status !== "shape") {
@@ -123,11 +141,24 @@ export class DiffView {
       table.append(tr);
     }
     const pairBox = h("div", { id: "diff-pair" });
+    const nanNotes = [...this.nonFinite].filter(([, c]) => c.a && c.b && c.a.nan !== c.b.nan).map(([name, c]) => `${name}: ${formatCount(c.a!.nan)} NaN in A, ${formatCount(c.b!.nan)} in B`);
     this.root.append(
       h("h3", { id: "diff-verdict", "data-equal": String(result.equal) }, diffVerdict(result)),
+      nanNotes.length > 0 ? h("p", { class: "warn-box", id: "diff-nan-note" }, `NaN opposite a number (its difference is NaN, shown as NaN, not as a number): ${nanNotes.join("; ")}`) : "",
       h("div", { class: "diff-layout" }, h("div", { class: "table-box" }, table), pairBox),
     );
     this.drawPair();
+  }
+
+  /** max |a−b|; NaN (and why) where a NaN in one file only made it infinite. */
+  private maxAbsCell(name: string, text: string): HTMLElement {
+    const counts = this.nonFinite.get(name);
+    if (counts?.a && counts.b && counts.a.nan !== counts.b.nan) {
+      const infinities = counts.a.posInf + counts.a.negInf + counts.b.posInf + counts.b.negInf;
+      return h("td", { class: "num bad", "data-nan-a": counts.a.nan, "data-nan-b": counts.b.nan, title: `A has ${counts.a.nan} NaN, B ${counts.b.nan}${infinities > 0 ? `; and ${infinities} infinities` : ""}` },
+        infinities > 0 ? `NaN / ${text}` : "NaN");
+    }
+    return h("td", { class: "num" }, text);
   }
 
   private async showPair(name: string): Promise<void> {

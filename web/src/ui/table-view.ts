@@ -101,13 +101,18 @@ export class TableView {
     this.body = h("div", { class: "grid-body", role: "rowgroup" });
     this.grid = h("div", { class: "grid", id: "tensor-table", role: "grid", tabindex: 0, "aria-label": "Tensors" }, head, this.body);
     this.grid.addEventListener("scroll", () => this.drawRows());
+    // a double-click by row index and time, not the browser's dblclick: rows are redrawn (statistics arriving,
+    // scrolling) between the two clicks, and Chromium fires no dblclick when the element under the pointer changed
+    let lastClick = { index: -1, time: 0 };
     this.grid.addEventListener("click", (event) => {
       const row = (event.target as HTMLElement).closest<HTMLElement>(".grid-row");
-      if (row) this.select(Number(row.dataset.index));
-    });
-    this.grid.addEventListener("dblclick", (event) => {
-      const row = (event.target as HTMLElement).closest<HTMLElement>(".grid-row");
-      if (row) this.app.openTensor(row.dataset.name!);
+      if (!row) return;
+      const index = Number(row.dataset.index);
+      const now = performance.now();
+      const double = lastClick.index === index && now - lastClick.time < 500;
+      lastClick = { index, time: double ? 0 : now };
+      if (double) this.app.openTensor(row.dataset.name!);
+      else this.select(index);
     });
     this.foot = h("div", { class: "table-foot", id: "table-foot" });
     this.root.append(
@@ -226,9 +231,11 @@ export class TableView {
     if (at < 0) return;
     const top = at * ROW_HEIGHT;
     const header = 28;
+    const before = this.grid.scrollTop;
     if (top < this.grid.scrollTop) this.grid.scrollTop = top;
     else if (top + ROW_HEIGHT + header > this.grid.scrollTop + this.grid.clientHeight) this.grid.scrollTop = top + ROW_HEIGHT + header - this.grid.clientHeight;
-    this.drawRows();
+    // redraw only when the visible rows changed (a redraw under the pointer would eat a double-click)
+    if (this.grid.scrollTop !== before) this.drawRows();
   }
 
   /** Keys while the table view is shown (outside text fields). */
