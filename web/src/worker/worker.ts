@@ -8,6 +8,7 @@
 import { type AnyLazyFile, type ByteSource, type TensorInfo, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
 import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
+import { cachingSource } from "../model/caching-source.js";
 import { layoutGraph } from "../model/layout.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
@@ -37,8 +38,9 @@ const files = new Map<Slot, Opened>();
 /** The last tensor decoded for heatmaps (slider moves reuse it). */
 let cached: { slot: Slot; name: string; values: Float64Array | Float32Array } | undefined;
 
+/** Files are read lazily; URL sources keep what they read, so a tensor's bytes cross the network once per view. */
 function openSource(input: OpenInput): ByteSource {
-  return "blob" in input ? fromBlob(input.blob, input.name) : fromUrl(input.url);
+  return "blob" in input ? fromBlob(input.blob, input.name) : cachingSource(fromUrl(input.url));
 }
 
 function opened(slot: Slot): Opened {
