@@ -3,9 +3,13 @@
 //  - a double-click on a table row opens that tensor (statistics arriving must not eat it);
 //  - the Export view is drawn once on its first visit (.tsm and .april examples);
 //  - a diff where A has a NaN that B has not shows NaN as the max |a−b| (not +Inf) and says so;
-//  - no view scrolls sideways; the heatmap is on screen; number cells in the table are not cut off.
+//  - no view scrolls sideways; the heatmap is on screen; number cells in the table are not cut off;
+//  - the tensor view has a histogram count axis, quantiles p1/p50/p99, abs-max and sparsity;
+//  - over HTTP (Range requests, served here like `tensorfile view` does), one view of a 24 MiB tensor reads its
+//    bytes at most once (table statistics, view statistics, histogram, heatmap), and a bin change reads none.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-rough-edges.mjs` after `npm run build`.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -55,6 +59,49 @@ const nanB = write("nan-b.safetensors", tf.writeSafetensors([
   { name: "same", dtype: "float32", shape: [2], data: Float32Array.from([1, 2]) },
 ]));
 
+// 24 MiB: more than the 16 MiB read chunk, so statistics and histogram are separate passes over the bytes
+const BIG_ELEMENTS = 6 * 1024 * 1024;
+const big = write("big.safetensors", tf.writeSafetensors([
+  { name: "small", dtype: "float32", shape: [4], data: Float32Array.from([1, 2, 3, 4]) },
+  { name: "big", dtype: "float32", shape: [2048, 3072], data: Float32Array.from({ length: BIG_ELEMENTS }, (_, i) => Math.sin(i / 1000)) },
+]));
+const bigBytes = BIG_ELEMENTS * 4;
+// a Range server: the page at /, the file at /files/big.safetensors; counts the file bytes it sends
+let served = 0;
+const server = createServer((request, response) => {
+  const url = new URL(request.url, "http://x");
+  if (url.pathname === "/") {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end(readFileSync(pagePath));
+    return;
+  }
+  if (url.pathname === "/files.json") {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end("[]");
+    return;
+  }
+  if (url.pathname === "/favicon.ico") {
+    response.writeHead(204);
+    response.end();
+    return;
+  }
+  if (url.pathname !== "/files/big.safetensors") {
+    response.writeHead(404);
+    response.end();
+    return;
+  }
+  const size = statSync(big).size;
+  const range = /bytes=(\d+)-(\d*)/.exec(request.headers.range ?? "");
+  const start = range ? Number(range[1]) : 0;
+  const end = range && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
+  const body = readFileSync(big).subarray(start, end + 1);
+  served += body.length;
+  response.writeHead(range ? 206 : 200, { "content-length": body.length, "accept-ranges": "bytes", ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), "content-type": "application/octet-stream" });
+  response.end(body);
+});
+await new Promise((done) => server.listen(0, "127.0.0.1", done));
+const base = `http://127.0.0.1:${server.address().port}/`;
+
 async function open(page, paths) {
   const before = await page.evaluate(() => Number(document.body.dataset.opens ?? 0));
   await page.setInputFiles("#open-file", paths);
@@ -95,6 +142,12 @@ try {
       const r = canvas?.getBoundingClientRect();
       return r ? { left: r.left, right: r.right, width: r.width } : undefined;
     });
+    const extras = await page.evaluate(() => ({
+      ticks: document.querySelector("#histogram")?.dataset.yTicks ?? "",
+      stats: [...document.querySelectorAll("#tensor-stats dd")].map((d) => d.dataset.stat),
+    }));
+    check(extras.ticks.split(",").length >= 2, at(`the histogram has a count axis (${extras.ticks})`));
+    check(["p1", "p50", "p99", "absMax", "sparsity"].every((k) => extras.stats.includes(k)), at(`the tensor view has quantiles, abs-max and sparsity (${extras.stats.join(" ")})`));
     check(heatmap && heatmap.left >= 0 && heatmap.right <= viewport.width && heatmap.width > 100, at(`the tensor view's plots are on screen (${JSON.stringify(heatmap)})`));
     // number cells are not cut (after statistics: min/max/mean/std with exponents)
     await page.click('[data-view="tensors"]');
@@ -123,11 +176,25 @@ try {
     check(diff.cell === "NaN", at(`the diff shows NaN as w's max |a−b| (got ${diff.cell})`));
     check(/NaN/.test(diff.note) && /w: 1 NaN in A, 0 in B/.test(diff.note), at(`the diff says where the NaN is (${diff.note})`));
     await noSidewaysScroll(page, at("diff view"));
+    // over HTTP: the bytes of one tensor view are read once; a bin change reads none
+    served = 0;
+    await page.goto(`${base}#url=${encodeURIComponent(`${base}files/big.safetensors`)}&v=tensor&t=big`);
+    await page.waitForFunction(() => document.querySelector("#tensor-stats") && document.querySelector("#histogram"), null, { timeout: 120_000 });
+    await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 120_000 }).catch(() => {});
+    await page.waitForFunction(() => document.querySelector("#heatmap, #view-tensor canvas:not(#histogram)"), null, { timeout: 60_000 }).catch(() => {});
+    await page.waitForTimeout(1500);
+    const firstView = served;
+    check(firstView >= bigBytes && firstView <= bigBytes + 1024 * 1024, at(`over HTTP one view of a ${bigBytes / 2 ** 20} MiB tensor reads it once (${(firstView / 2 ** 20).toFixed(1)} MiB served)`));
+    await page.selectOption('select[aria-label="Histogram bins"]', "256");
+    await page.waitForFunction(() => document.querySelector("#histogram") && !document.querySelector("#tensor-stats-pending"), null, { timeout: 60_000 });
+    await page.waitForTimeout(500);
+    check(served === firstView, at(`a bin change reads no bytes again (${((served - firstView) / 2 ** 20).toFixed(1)} MiB more)`));
     check(problems.length === 0, at(`no console errors or uncaught exceptions (${problems.join("; ")})`));
     await context.close();
   }
 } finally {
   await browser.close();
+  server.close();
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`inspector rough-edges test: ${passed} checks passed, ${failures.length} failed`);

@@ -10,7 +10,7 @@ import {
   type ColourMapName, type Orientation, type RangeMode, type SliceSpec,
   cellAt, clampSlice, defaultSlice, fullIndex, matrixRow, regionWindow, suggestedMap, valueRange,
 } from "../model/heatmap.js";
-import { barAt, niceTicks } from "../model/histogram.js";
+import { barAt, histogramQuantile, niceTicks } from "../model/histogram.js";
 import { exportNpy, tensorFileName, withSource } from "../model/export.js";
 import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tensor-data.js";
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
@@ -168,7 +168,14 @@ export class TensorView {
       ...item("+Inf", "posInf", s.posInf, formatCount(s.posInf)),
       ...item("−Inf", "negInf", s.negInf, formatCount(s.negInf)),
       ...item("count", "count", s.count, formatCount(s.count)),
-      ...item("sum", "sum", s.sum, formatValue(s.sum))));
+      ...item("sum", "sum", s.sum, formatValue(s.sum)),
+      ...item("abs-max", "absMax", Math.max(Math.abs(s.min), Math.abs(s.max)), formatValue(Math.max(Math.abs(s.min), Math.abs(s.max)))),
+      ...item("sparsity", "sparsity", s.count > 0 ? s.zeros / s.count : NaN, s.count > 0 ? `${((100 * s.zeros) / s.count).toPrecision(3)}%` : "–"),
+      ...(["p1", "p50", "p99"] as const).flatMap((label) => {
+        const value = histogramQuantile(this.detail!.histogram, Number(label.slice(1)) / 100);
+        return item(`${label} ≈`, label, value, formatValue(value));
+      })));
+    left.append(h("p", { class: "muted", style: "margin:2px 0" }, `quantiles ≈: read from the ${this.detail!.histogram.counts.length}-bin histogram, to ± one bin width (${formatValue((this.detail!.histogram.hi - this.detail!.histogram.lo) / this.detail!.histogram.counts.length)})`));
     const log = this.app.state.logCounts ?? false;
     const tools = h("div", { class: "plot-tools" },
       h("h3", { style: "margin:0" }, "histogram"),
