@@ -6,7 +6,9 @@
 //  - no view scrolls sideways; the heatmap is on screen; number cells in the table are not cut off;
 //  - the tensor view has a histogram count axis, quantiles p1/p50/p99, abs-max and sparsity;
 //  - over HTTP (Range requests, served here like `tensorfile view` does), one view of a 24 MiB tensor reads its
-//    bytes at most once (table statistics, view statistics, histogram, heatmap), and a bin change reads none.
+//    bytes at most once (table statistics, view statistics, histogram, heatmap), and a bin change reads none;
+//  - the URL hash keeps the colour range (cr=) and the diff's second file (b=); a one-tensor file (.npy) opens
+//    on its tensor.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-rough-edges.mjs` after `npm run build`.
 import { createServer } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -50,6 +52,7 @@ const wide = write("wide.safetensors", tf.writeSafetensors([
   { name: "encoder.layers.0.big", dtype: "int8", shape: [2048, 2048], data: Int8Array.from({ length: 2048 * 2048 }, (_, i) => ((i * 7919) % 255) - 127) },
   ...Array.from({ length: 30 }, (_, k) => ({ name: `encoder.layers.${k}.weight`, dtype: "float32", shape: [64, 33], data: Float32Array.from({ length: 64 * 33 }, (_, i) => Math.sin(i * (k + 1)) * 1e-7 - 123456.789 * (i % 3)) })),
 ]));
+const matrix = write("matrix.npy", tf.writeNpy({ name: "m", dtype: "float64", shape: [2, 3], data: Float64Array.from([1, 2, 3, 4, 5, -6]) }));
 const nanA = write("nan-a.safetensors", tf.writeSafetensors([
   { name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, NaN, 3, 4]) },
   { name: "same", dtype: "float32", shape: [2], data: Float32Array.from([1, 2]) },
@@ -85,16 +88,17 @@ const server = createServer((request, response) => {
     response.end();
     return;
   }
-  if (url.pathname !== "/files/big.safetensors") {
+  const servedFile = { "/files/big.safetensors": big, "/files/nan-a.safetensors": nanA, "/files/nan-b.safetensors": nanB }[url.pathname];
+  if (!servedFile) {
     response.writeHead(404);
     response.end();
     return;
   }
-  const size = statSync(big).size;
+  const size = statSync(servedFile).size;
   const range = /bytes=(\d+)-(\d*)/.exec(request.headers.range ?? "");
   const start = range ? Number(range[1]) : 0;
   const end = range && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
-  const body = readFileSync(big).subarray(start, end + 1);
+  const body = readFileSync(servedFile).subarray(start, end + 1);
   served += body.length;
   response.writeHead(range ? 206 : 200, { "content-length": body.length, "accept-ranges": "bytes", ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), "content-type": "application/octet-stream" });
   response.end(body);
@@ -189,6 +193,22 @@ try {
     await page.waitForFunction(() => document.querySelector("#histogram") && !document.querySelector("#tensor-stats-pending"), null, { timeout: 60_000 });
     await page.waitForTimeout(500);
     check(served === firstView, at(`a bin change reads no bytes again (${((served - firstView) / 2 ** 20).toFixed(1)} MiB more)`));
+    // the colour range is kept in the hash, both ways
+    await page.selectOption('select[aria-label="Colour range"]', "symmetric");
+    check(decodeURIComponent(await page.evaluate(() => location.hash)).includes("cr=symmetric"), at("the hash keeps the colour range"));
+    await page.goto("about:blank");
+    await page.goto(`${base}#url=${encodeURIComponent(`${base}files/big.safetensors`)}&v=tensor&t=big&cr=percentile`);
+    await page.waitForSelector('select[aria-label="Colour range"]', { timeout: 60_000 });
+    check((await page.$eval('select[aria-label="Colour range"]', (e) => e.value)) === "percentile", at("a link with cr=percentile opens with that colour range"));
+    // the diff's second file is kept in the hash and reopened from it
+    await page.goto("about:blank");
+    await page.goto(`${base}#url=files/nan-a.safetensors&v=diff&b=files/nan-b.safetensors`);
+    const reopened = await page.waitForSelector("#diff-table tr[data-name='w']", { timeout: 30_000 }).then(() => true, () => false);
+    check(reopened && (await page.evaluate(() => decodeURIComponent(location.hash))).includes("b=files/nan-b.safetensors"), at("a link with b=<second file> reopens the diff"));
+    // a one-tensor file opens on its tensor
+    await page.goto(pathToFileURL(pagePath).href);
+    await open(page, matrix);
+    check((await page.evaluate(() => document.querySelector('[data-view="tensor"]')?.getAttribute("aria-selected"))) === "true", at("a one-tensor .npy opens on its tensor view"));
     check(problems.length === 0, at(`no console errors or uncaught exceptions (${problems.join("; ")})`));
     await context.close();
   }

@@ -2,7 +2,7 @@
  * The page state kept in the URL hash, so a link reopens the same file, view and tensor:
  *   #url=<file URL>&b=<second file URL, for diff>&v=<view>&t=<tensor name>&hl=<histogram log 0|1>&cm=<colour map>
  *    &ax=<row axis>,<col axis>&ix=<index per axis>&sp=<speech mode 0|1>&nz=<per-feature normalisation 0|1>&q=<filter>
- *    &g=<graph index>&n=<selected graph node name>
+ *    &g=<graph index>&n=<selected graph node name>&cr=<colour range: minmax|percentile|symmetric>
  * Only keys with a value are written; unknown keys are ignored.
  */
 
@@ -25,6 +25,8 @@ export interface PageState {
   graph?: number | undefined;
   /** The selected graph node, by name. */
   node?: string | undefined;
+  /** The heatmap's colour range mode. */
+  colourRange?: "minmax" | "percentile" | "symmetric" | undefined;
 }
 
 function flag(value: string | null): boolean | undefined {
@@ -55,6 +57,7 @@ export function parseHash(hash: string): PageState {
     filter: params.get("q") ?? undefined,
     graph: integers(params.get("g"))?.[0],
     node: params.get("n") ?? undefined,
+    colourRange: ["minmax", "percentile", "symmetric"].includes(params.get("cr") ?? "") ? (params.get("cr") as PageState["colourRange"]) : undefined,
   };
 }
 
@@ -76,6 +79,7 @@ export function formatHash(state: PageState): string {
   put("q", state.filter);
   put("g", state.graph === undefined ? undefined : String(state.graph));
   put("n", state.node);
+  put("cr", state.colourRange);
   const text = params.toString().replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%2C/g, ",");
   return text === "" ? "" : `#${text}`;
 }

@@ -71,7 +71,14 @@ export class App implements InspectorContext {
   async start(): Promise<void> {
     const served = await this.servedFiles();
     if (this.state.url) {
+      const compare = this.state.compareUrl;
       await this.openUrl(this.state.url, { keepState: true });
+      if (compare && this.current) {
+        // #b=<URL>: the diff's second file
+        this.showView("diff");
+        const absolute = new URL(compare, location.href).href;
+        await (this.views.diff as DiffView).openCompare({ url: absolute, name: decodeURIComponent(new URL(absolute).pathname.split("/").pop() || absolute) }, compare);
+      }
     } else if (served.length > 0) {
       await this.openUrl(served[0]!.url);
     }
@@ -212,10 +219,15 @@ export class App implements InspectorContext {
     for (const v of Object.values(this.views)) v.reset();
     const list = byId("file-list") as HTMLSelectElement;
     if (!list.hidden && url) list.value = url;
+    const only = this.current?.infos.length === 1 ? this.current.infos[0]!.name : undefined;
     if (keepState) {
       this.state = { ...this.state, url };
+      // a link that names no view: a one-tensor file still opens on its tensor
+      if (!this.state.view && only !== undefined) this.state = { ...this.state, view: "tensor", tensor: only };
     } else {
-      this.state = { url, view: this.failed ? "summary" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
+      // a file of one tensor (a SPRAAK track, an .npy) opens on that tensor, not on a one-row table
+      this.state = only !== undefined ? { url, view: "tensor", tensor: only }
+        : { url, view: this.failed ? "summary" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
     }
     this.updateTabs();
     this.applyStateView();

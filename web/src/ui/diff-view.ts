@@ -61,7 +61,7 @@ export class DiffView {
         h("b", {}, "B:"),
         this.compare ? h("span", { class: "mono", id: "compare-name" }, `${this.compare.name} (${this.compare.format}, ${this.compare.tensors} tensors)`) : h("span", { class: "muted" }, "none yet"),
         h("label", { class: "button", for: "compare-file" }, "Choose B…"), picker,
-        h("form", { class: "url-form", onsubmit: (event: Event) => { event.preventDefault(); if (url.value.trim()) void this.openCompare({ url: new URL(url.value.trim(), location.href).href, name: url.value.trim().split("/").pop() || url.value }); } }, url, h("button", { type: "submit" }, "Open B")),
+        h("form", { class: "url-form", onsubmit: (event: Event) => { event.preventDefault(); if (url.value.trim()) void this.openCompare({ url: new URL(url.value.trim(), location.href).href, name: url.value.trim().split("/").pop() || url.value }, url.value.trim()); } }, url, h("button", { type: "submit" }, "Open B")),
       ),
       h("div", { class: "table-tools" }, h("label", {}, "atol ", atol), h("label", {}, "rtol ", rtol), run,
         h("span", { class: "muted" }, "an element differs when |a − b| > atol + rtol·|b|; NaN in the same place in both counts as equal")),
@@ -71,7 +71,8 @@ export class DiffView {
     else if (!this.compare) this.root.append(h("p", { class: "muted" }, "Choose a second file (or open two files at once) to compare their tensors by name."));
   }
 
-  async openCompare(input: OpenInput): Promise<void> {
+  /** Opens file B; `asGiven` is its URL as the user wrote it (kept in the hash as #b=). */
+  async openCompare(input: OpenInput, asGiven?: string): Promise<void> {
     this.result = undefined;
     this.pair = undefined;
     this.selected = undefined;
@@ -79,6 +80,8 @@ export class DiffView {
     try {
       const opened = await this.app.task(`opening ${input.name}`, () => this.app.worker.open("b", input));
       this.compare = { name: input.name, format: opened.format, tensors: opened.tensors };
+      // a URL-opened B goes into the hash (#b=…), so the link reopens the comparison; a local file cannot
+      this.app.setState({ compareUrl: "url" in input ? asGiven ?? input.url : undefined });
     } catch (error) {
       this.compare = undefined;
       this.error = `B could not be opened: ${(error as Error).message}`;

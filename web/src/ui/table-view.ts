@@ -76,8 +76,15 @@ export class TableView {
       }
     });
     const group = h("input", { type: "checkbox", id: "group-dtype", checked: this.options.groupByDtype });
+    const byLayer = h("input", { type: "checkbox", id: "group-layer", checked: this.options.groupByLayer ?? false });
     group.addEventListener("change", () => {
       this.options.groupByDtype = group.checked;
+      if (group.checked) byLayer.checked = this.options.groupByLayer = false;
+      this.refresh();
+    });
+    byLayer.addEventListener("change", () => {
+      this.options.groupByLayer = byLayer.checked;
+      if (byLayer.checked) group.checked = this.options.groupByDtype = false;
       this.refresh();
     });
     const tensorBytes = file.infos.reduce((a, i) => a + i.byteLength, 0);
@@ -116,7 +123,7 @@ export class TableView {
     });
     this.foot = h("div", { class: "table-foot", id: "table-foot" });
     this.root.append(
-      h("div", { class: "table-tools" }, this.filterInput, h("label", {}, group, " group by dtype"), this.statsButton,
+      h("div", { class: "table-tools" }, this.filterInput, h("label", {}, group, " group by dtype"), h("label", {}, byLayer, " group by layer"), this.statsButton,
         h("span", { class: "muted" }, "Enter or double-click opens a tensor")),
       this.grid,
       this.foot,
@@ -182,10 +189,11 @@ export class TableView {
   }
 
   private groupElement(item: Extract<TableItem, { kind: "group" }>): HTMLElement {
-    return h("div", { class: "group-row", "data-dtype": item.dtype },
-      h("span", {}, item.dtype),
+    const layer = item.layer !== undefined;
+    return h("div", { class: "group-row", "data-dtype": item.dtype, "data-layer": item.layer, "data-params": layer ? item.elements : undefined },
+      h("span", { class: layer ? "mono" : "" }, layer ? item.layer || "(no prefix)" : item.dtype),
       h("span", { class: "muted" }, `${item.count} tensor${item.count === 1 ? "" : "s"}`),
-      h("span", { class: "muted" }, `${formatCount(item.elements)} elements`),
+      h("span", { class: "muted" }, `${formatCount(item.elements)} ${layer ? "parameters" : "elements"}`),
       h("span", { class: "muted" }, formatBytes(item.bytes)));
   }
 

@@ -15,7 +15,7 @@ import { exportNpy, tensorFileName, withSource } from "../model/export.js";
 import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tensor-data.js";
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
 import type { InspectorContext } from "./context.js";
-import { checkbox, clear, h, select } from "./dom.js";
+import { checkbox, clear, download, h, select } from "./dom.js";
 import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
 
 const HISTOGRAM_WIDTH = 410;
@@ -299,8 +299,10 @@ export class TensorView {
       }, "Colour map")),
       h("label", {}, "range ", select([["minmax", "min – max"], ["percentile", "1st – 99th percentile"], ["symmetric", "± max |v|"]], this.currentRangeMode(), (v) => {
         this.rangeMode = v as RangeMode;
+        this.app.setState({ colourRange: this.rangeMode });
         this.drawHeatmapCanvas();
       }, "Colour range")),
+      h("button", { type: "button", id: "heatmap-png", title: "Save the heatmap as PNG (as drawn, with its axes)", onclick: () => this.exportHeatmapPng() }, "PNG"),
       speechCapable ? checkbox(" speech mode", this.orientation === "speech", (on) => {
         this.app.setState({ speech: on });
         this.buildRight(right);
@@ -322,7 +324,19 @@ export class TensorView {
   }
 
   private currentRangeMode(): RangeMode {
-    return this.rangeMode ?? (this.orientation === "speech" ? "percentile" : "minmax");
+    return this.rangeMode ?? this.app.state.colourRange ?? (this.orientation === "speech" ? "percentile" : "minmax");
+  }
+
+  private exportHeatmapPng(): void {
+    const canvas = this.root.querySelector<HTMLCanvasElement>("#heatmap");
+    const name = this.name;
+    if (!canvas || !name) return;
+    canvas.toBlob((blob) => {
+      if (!blob) return;
+      const file = `${name.replace(/[^\w.-]+/g, "_")}-heatmap.png`;
+      download(blob, file, "image/png");
+      this.app.setStatus(`saved ${file} (${canvas.width}×${canvas.height} px)`);
+    }, "image/png");
   }
 
   private drawHeatmapCanvas(): void {
