@@ -53,6 +53,7 @@ const wide = write("wide.safetensors", tf.writeSafetensors([
   ...Array.from({ length: 30 }, (_, k) => ({ name: `encoder.layers.${k}.weight`, dtype: "float32", shape: [64, 33], data: Float32Array.from({ length: 64 * 33 }, (_, i) => Math.sin(i * (k + 1)) * 1e-7 - 123456.789 * (i % 3)) })),
 ]));
 const matrix = write("matrix.npy", tf.writeNpy({ name: "m", dtype: "float64", shape: [2, 3], data: Float64Array.from([1, 2, 3, 4, 5, -6]) }));
+const line = write("line.npy", tf.writeNpy({ name: "x", dtype: "float32", shape: [100_000], data: Float32Array.from({ length: 100_000 }, (_, i) => (i === 54_321 ? NaN : Math.sin(i / 500))) }));
 const nanA = write("nan-a.safetensors", tf.writeSafetensors([
   { name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, NaN, 3, 4]) },
   { name: "same", dtype: "float32", shape: [2], data: Float32Array.from([1, 2]) },
@@ -171,6 +172,22 @@ try {
       check(draws === "1", at(`${name}: the Export view is drawn once on its first visit (drawn ${draws} times)`));
       await noSidewaysScroll(page, at(`${name} export view`));
     }
+
+    // a 1-D tensor: a line plot (min–max band per column), zoomable, NaN marked
+    await open(page, line);
+    await page.waitForFunction(() => document.querySelector("#line-plot")?.dataset.window, null, { timeout: 30_000 }).catch(() => {});
+    const plot = await page.evaluate(() => ({ ...document.querySelector("#line-plot")?.dataset, heatmap: !!document.querySelector("#heatmap"), right: document.querySelector("#line-plot")?.getBoundingClientRect().right }));
+    check(plot.window === "0,100000" && Number(plot.step) > 1 && !plot.heatmap, at(`a 1-D tensor is a line plot, not a heatmap (${JSON.stringify(plot)})`));
+    check(Number(plot.nonFiniteColumns) >= 1, at("the line plot marks the NaN"));
+    check(plot.right <= viewport.width, at("the line plot is on screen"));
+    await page.locator("#line-plot").scrollIntoViewIfNeeded();
+    const lineBox = await page.locator("#line-plot").boundingBox();
+    await page.mouse.move(lineBox.x + lineBox.width / 2, lineBox.y + lineBox.height / 2);
+    await page.mouse.wheel(0, -600);
+    await page.waitForTimeout(300);
+    const zoomedWindow = (await page.evaluate(() => document.querySelector("#line-plot")?.dataset.window ?? "")).split(",").map(Number);
+    check(zoomedWindow.length === 2 && zoomedWindow[1] - zoomedWindow[0] < 100_000 && zoomedWindow[0] > 0, at(`the wheel zooms the line plot about the pointer (${zoomedWindow})`));
+    await noSidewaysScroll(page, at("line plot"));
 
     // a NaN in one file: NaN, not +Inf, and a note
     await open(page, [nanA, nanB]);

@@ -16,6 +16,7 @@ import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tens
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
 import type { InspectorContext } from "./context.js";
 import { checkbox, clear, download, h, select } from "./dom.js";
+import { LinePlot } from "./line-plot.js";
 import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
 
 const HISTOGRAM_WIDTH = 410;
@@ -220,7 +221,7 @@ export class TensorView {
 
   private async requestSlice(): Promise<void> {
     const info = this.info;
-    if (!info || !this.spec) return;
+    if (!info || !this.spec || this.oneDimensional) return;
     const generation = this.generation;
     const { width, height } = this.heatmapBox();
     const plotWidth = Math.max(16, width - 126);
@@ -255,11 +256,23 @@ export class TensorView {
     });
   }
 
+  /** One axis longer than 1 (a bias, a 1-D feature): a line plot instead of a one-row heatmap. */
+  private get oneDimensional(): boolean {
+    const info = this.info;
+    return info !== undefined && this.orientation !== "speech" && info.shape.filter((d) => d > 1).length === 1;
+  }
+
   private buildRight(right: HTMLElement): void {
     clear(right);
     const info = this.info!;
     const spec = this.spec!;
     const n = info.shape.length;
+    if (this.oneDimensional) {
+      const total = info.shape.reduce((a, b) => a * b, 1);
+      const plot = new LinePlot(this.app, info.name, total, () => this.heatmapBox().width);
+      right.append(h("h3", {}, "line plot"), plot.element);
+      return;
+    }
     right.append(h("h3", {}, this.orientation === "speech" ? "features over time" : n <= 2 ? "heatmap" : "heatmap of a 2-D slice"));
     const axes = h("div", { class: "axis-controls", id: "axis-controls" });
     if (n >= 2) {

@@ -2,6 +2,7 @@
 import type { DiffResult, Histogram, TensorStats } from "../compute.js";
 import type { Reduced, SliceSpec } from "../model/heatmap.js";
 import type { LayoutInput } from "../model/layout.js";
+import type { LineEnvelope } from "../model/line-plot.js";
 import type { Positioned } from "../model/graph.js";
 import type { ErrorModel } from "../model/summary.js";
 
@@ -17,7 +18,8 @@ export type Request =
   | { kind: "region"; slot: Slot; name: string; spec: SliceSpec; row0: number; col0: number; rows: number; cols: number }
   | { kind: "diff"; atol: number; rtol: number }
   | { kind: "pair"; name: string; bins: number }
-  | { kind: "layout"; input: LayoutInput };
+  | { kind: "layout"; input: LayoutInput }
+  | { kind: "line"; slot: Slot; name: string; start: number; end: number; columns: number };
 
 export interface StatsPartial {
   name: string;
@@ -59,6 +61,7 @@ export interface Results {
   diff: DiffResult;
   pair: PairResult;
   layout: Positioned;
+  line: LineEnvelope;
 }
 
 export type Envelope = Request & { id: number };

@@ -10,6 +10,7 @@ import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
 import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
 import { cachingSource } from "../model/caching-source.js";
 import { layoutGraph } from "../model/layout.js";
+import { lineEnvelope } from "../model/line-plot.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
 import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
@@ -178,6 +179,10 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
     }
     case "layout":
       return layoutGraph(request.input);
+    case "line": {
+      const { values: numbers } = await values(request.slot, request.name);
+      return lineEnvelope(numbers, request.start, request.end, request.columns);
+    }
   }
 }
 
