@@ -10,6 +10,7 @@
 //  - the URL hash keeps the colour range (cr=) and the diff's second file (b=); a one-tensor file (.npy) opens
 //    on its tensor.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-rough-edges.mjs` after `npm run build`.
+import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -57,11 +58,15 @@ const line = write("line.npy", tf.writeNpy({ name: "x", dtype: "float32", shape:
 const nanA = write("nan-a.safetensors", tf.writeSafetensors([
   { name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, NaN, 3, 4]) },
   { name: "same", dtype: "float32", shape: [2], data: Float32Array.from([1, 2]) },
-]));
+  { name: "near", dtype: "float32", shape: [5], data: Float32Array.from([1, 2, 3, 4, 5]) },
+], { producer: "trainer 1" }));
 const nanB = write("nan-b.safetensors", tf.writeSafetensors([
   { name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, 2, 3, 4]) },
   { name: "same", dtype: "float32", shape: [2], data: Float32Array.from([1, 2]) },
-]));
+  { name: "near", dtype: "float32", shape: [5], data: Float32Array.from([1, 2.5, 3, 4, -5]) },
+], { producer: "trainer 2" }));
+// what `tensorfile diff --json` says about them (the page must show the same per-tensor numbers)
+const cliDiff = JSON.parse(spawnSync(process.execPath, [join(root, "dist/cli.js"), "diff", nanA, nanB, "--json"], { encoding: "utf8" }).stdout);
 
 // 24 MiB: more than the 16 MiB read chunk, so statistics and histogram are separate passes over the bytes
 const BIG_ELEMENTS = 6 * 1024 * 1024;
@@ -196,6 +201,15 @@ try {
     const diff = await page.evaluate(() => ({ cell: document.querySelector("#diff-table tr[data-name='w'] td:nth-child(6)")?.textContent, note: document.querySelector("#diff-nan-note")?.textContent ?? "" }));
     check(diff.cell === "NaN", at(`the diff shows NaN as w's max |a−b| (got ${diff.cell})`));
     check(/NaN/.test(diff.note) && /w: 1 NaN in A, 0 in B/.test(diff.note), at(`the diff says where the NaN is (${diff.note})`));
+    const pageNumbers = await page.evaluate(() => Object.fromEntries([...document.querySelectorAll("#diff-table tr[data-name]")].map((tr) => [tr.dataset.name, { differing: tr.dataset.differing, elements: tr.dataset.elements, maxAbs: tr.dataset.maxAbs, maxRel: tr.dataset.maxRel, cosine: tr.dataset.cosine, status: tr.dataset.status }])));
+    for (const t of cliDiff.tensors) {
+      const shown = pageNumbers[t.name];
+      const same = shown && shown.status === t.status && shown.differing === String(t.differing) && shown.elements === String(t.elements)
+        && Number(shown.maxAbs) === Number(t.maxAbs) && Number(shown.maxRel) === Number(t.maxRel) && (Number(shown.cosine) === Number(t.cosine) || (Number.isNaN(Number(shown.cosine)) && Number.isNaN(Number(t.cosine))));
+      check(same, at(`diff numbers of ${t.name} equal \`tensorfile diff --json\` (${JSON.stringify(shown)} vs ${JSON.stringify(t)})`));
+    }
+    const meta = await page.evaluate(() => [...document.querySelectorAll("#diff-meta tr[data-key]")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+    check(JSON.stringify(meta) === JSON.stringify([["meta.producer", "trainer 1", "trainer 2"]]), at(`the diff lists the metadata difference (${JSON.stringify(meta)})`));
     await noSidewaysScroll(page, at("diff view"));
     // over HTTP: the bytes of one tensor view are read once; a bin change reads none
     served = 0;

@@ -4,7 +4,8 @@
  * cosine similarity; click a row for the two histograms side by side over one range.
  */
 import type { DiffResult, TensorStats } from "../compute.js";
-import { diffRows, diffVerdict } from "../model/diff.js";
+import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
+import { type MetadataDifference, diffRows, diffVerdict, metadataDifferences } from "../model/diff.js";
 import { formatCount } from "../model/format.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { OpenInput, PairResult } from "../worker/protocol.js";
@@ -20,6 +21,7 @@ export class DiffView {
   private pair: PairResult | undefined;
   /** NaN and infinity counts in A and B of the tensors whose max |a−b| came out infinite. */
   private nonFinite = new Map<string, { a?: TensorStats; b?: TensorStats }>();
+  private metadata: { differences: MetadataDifference[]; compared: number } | undefined;
   private atol = 0;
   private rtol = 0;
   private generation = 0;
@@ -27,6 +29,7 @@ export class DiffView {
   constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
+    this.metadata = undefined;
     this.compare = undefined;
     this.result = undefined;
     this.error = undefined;
@@ -80,6 +83,15 @@ export class DiffView {
     try {
       const opened = await this.app.task(`opening ${input.name}`, () => this.app.worker.open("b", input));
       this.compare = { name: input.name, format: opened.format, tensors: opened.tensors };
+      // B's header in the page too (a few KB), for the metadata differences
+      this.metadata = undefined;
+      try {
+        const lazyB = await readFromAny("blob" in input ? fromBlob(input.blob, input.name) : fromUrl(input.url));
+        const current = this.app.current;
+        if (current) this.metadata = metadataDifferences(current.inspected, formatModule(lazyB.format).inspect(lazyB.file as never));
+      } catch (error) {
+        this.app.setStatus(`metadata of B: ${(error as Error).message}`, true);
+      }
       // a URL-opened B goes into the hash (#b=…), so the link reopens the comparison; a local file cannot
       this.app.setState({ compareUrl: "url" in input ? asGiven ?? input.url : undefined });
     } catch (error) {
@@ -129,7 +141,12 @@ export class DiffView {
     const table = h("table", { class: "diff-table", id: "diff-table" },
       h("tr", {}, ...["tensor", "status", "dtype / shape", "elements", "differing", "max |a−b|", "max rel", "cosine"].map((t) => h("th", {}, t))));
     for (const row of rows) {
-      const tr = h("tr", { "data-name": row.name, "data-status": row.status, "aria-selected": String(row.name === this.selected) },
+      const raw = row.raw;
+      const tr = h("tr", {
+        "data-name": row.name, "data-status": row.status, "aria-selected": String(row.name === this.selected),
+        "data-differing": raw?.differing ?? undefined, "data-elements": raw?.elements, "data-max-abs": raw ? String(raw.maxAbs) : undefined,
+        "data-max-rel": raw ? String(raw.maxRel) : undefined, "data-cosine": raw ? String(raw.cosine) : undefined,
+      },
         h("td", { class: "mono", title: row.name }, row.name),
         h("td", { class: `status-${row.status}` }, row.status === "onlyA" ? "only in A" : row.status === "onlyB" ? "only in B" : row.status),
         h("td", {}, row.change),
@@ -147,10 +164,25 @@ export class DiffView {
     const nanNotes = [...this.nonFinite].filter(([, c]) => c.a && c.b && c.a.nan !== c.b.nan).map(([name, c]) => `${name}: ${formatCount(c.a!.nan)} NaN in A, ${formatCount(c.b!.nan)} in B`);
     this.root.append(
       h("h3", { id: "diff-verdict", "data-equal": String(result.equal) }, diffVerdict(result)),
+      this.metadataBox(),
       nanNotes.length > 0 ? h("p", { class: "warn-box", id: "diff-nan-note" }, `NaN opposite a number (its difference is NaN, shown as NaN, not as a number): ${nanNotes.join("; ")}`) : "",
       h("div", { class: "diff-layout" }, h("div", { class: "table-box" }, table), pairBox),
     );
     this.drawPair();
+  }
+
+  private metadataBox(): HTMLElement | string {
+    const metadata = this.metadata;
+    if (!metadata) return "";
+    if (metadata.differences.length === 0) return h("p", { class: "muted", id: "diff-meta" }, `metadata: the same (${metadata.compared} fields: format, version, header keys)`);
+    return h("details", { open: true, id: "diff-meta" },
+      h("summary", {}, `metadata: ${metadata.differences.length} of ${metadata.compared} fields differ`),
+      h("table", { class: "diff-table" },
+        h("tr", {}, h("th", {}, "field"), h("th", {}, "A"), h("th", {}, "B")),
+        ...metadata.differences.map((d) => h("tr", { "data-key": d.key },
+          h("td", { class: "mono" }, d.key),
+          h("td", { class: "mono", title: d.a ?? "" }, d.a ?? "—"),
+          h("td", { class: "mono", title: d.b ?? "" }, d.b ?? "—")))));
   }
 
   /** max |a−b|; NaN (and why) where a NaN in one file only made it infinite. */
