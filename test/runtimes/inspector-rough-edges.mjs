@@ -210,6 +210,22 @@ try {
     }
     const meta = await page.evaluate(() => [...document.querySelectorAll("#diff-meta tr[data-key]")].map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
     check(JSON.stringify(meta) === JSON.stringify([["meta.producer", "trainer 1", "trainer 2"]]), at(`the diff lists the metadata difference (${JSON.stringify(meta)})`));
+    // a heatmap of the difference: near differs by −0.5 at [1] and +10 at [4]
+    await page.click("#diff-table tr[data-name='near']");
+    await page.waitForSelector("#diff-heatmap", { timeout: 30_000 }).catch(() => {});
+    const heat = await page.evaluate(() => {
+      const canvas = document.querySelector("#diff-heatmap");
+      if (!canvas) return undefined;
+      const pixels = [...canvas.getContext("2d").getImageData(0, 0, canvas.width, 1).data];
+      return { maxAbs: canvas.dataset.maxAbs, cols: canvas.dataset.cols, rows: canvas.dataset.rows, pixels, right: canvas.getBoundingClientRect().right };
+    });
+    check(heat && heat.maxAbs === "10" && heat.rows === "1" && heat.cols === "5", at(`the difference heatmap of near is drawn (${JSON.stringify(heat && { ...heat, pixels: undefined })})`));
+    if (heat) {
+      const px = (k) => heat.pixels.slice(k * 4, k * 4 + 3);
+      const [equal, minus, , , plus] = [0, 1, 2, 3, 4].map(px);
+      check(plus[0] > plus[2] && minus[2] >= minus[0] && Math.abs(equal[0] - equal[2]) <= 3, at(`a > b is red, a < b bluish, equal grey (${JSON.stringify([equal, minus, plus])})`));
+      check(heat.right <= viewport.width + 0.5, at("the difference heatmap is on screen"));
+    }
     await noSidewaysScroll(page, at("diff view"));
     // over HTTP: the bytes of one tensor view are read once; a bin change reads none
     served = 0;

@@ -79,3 +79,53 @@ export function metadataDifferences(a: { format: string; version: unknown; meta:
   }
   return { differences, compared: pairs.length };
 }
+
+export interface DifferenceMatrix {
+  rows: number;
+  cols: number;
+  /** a − b per cell: of each block of source elements, the difference with the largest magnitude (so one changed
+   * element is not averaged away); NaN where a and b disagree on NaN or infinity. */
+  data: Float64Array;
+  rowStep: number;
+  colStep: number;
+  /** Largest |a − b| over the finite differences (0 when none). */
+  maxAbs: number;
+}
+
+/**
+ * The difference of two tensors of one shape as a matrix (axis 0 down, the other axes flattened across; a 1-D
+ * tensor is one row), reduced to at most maxRows × maxCols blocks.
+ */
+export function differenceMatrix(a: ArrayLike<number>, b: ArrayLike<number>, shape: readonly number[], maxRows: number, maxCols: number): DifferenceMatrix {
+  const total = a.length;
+  if (b.length !== total) throw new RangeError(`the tensors have ${a.length} and ${b.length} elements`);
+  const rows = shape.length >= 2 ? shape[0]! : 1;
+  const cols = rows > 0 ? Math.round(total / rows) : 0;
+  const rowStep = Math.max(1, Math.ceil(rows / Math.max(1, maxRows)));
+  const colStep = Math.max(1, Math.ceil(cols / Math.max(1, maxCols)));
+  const outRows = Math.ceil(rows / rowStep);
+  const outCols = Math.ceil(cols / colStep);
+  const data = new Float64Array(outRows * outCols);
+  const bad = new Uint8Array(outRows * outCols);
+  let maxAbs = 0;
+  for (let r = 0; r < rows; r++) {
+    const outRow = Math.floor(r / rowStep) * outCols;
+    for (let c = 0; c < cols; c++) {
+      const x = a[r * cols + c]!;
+      const y = b[r * cols + c]!;
+      const k = outRow + Math.floor(c / colStep);
+      let d: number;
+      if (Number.isNaN(x) && Number.isNaN(y)) d = 0;
+      else if (x === y) d = 0;
+      else d = x - y;
+      if (!Number.isFinite(d)) {
+        bad[k] = 1;
+        continue;
+      }
+      if (Math.abs(d) > Math.abs(data[k]!)) data[k] = d;
+      if (Math.abs(d) > maxAbs) maxAbs = Math.abs(d);
+    }
+  }
+  for (let k = 0; k < data.length; k++) if (bad[k]) data[k] = NaN;
+  return { rows: outRows, cols: outCols, data, rowStep, colStep, maxAbs };
+}

@@ -5,8 +5,9 @@
  */
 import type { DiffResult, TensorStats } from "../compute.js";
 import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
-import { type MetadataDifference, diffRows, diffVerdict, metadataDifferences } from "../model/diff.js";
-import { formatCount } from "../model/format.js";
+import { type DifferenceMatrix, type MetadataDifference, diffRows, diffVerdict, metadataDifferences } from "../model/diff.js";
+import { formatCount, formatValue } from "../model/format.js";
+import { renderRGBA } from "../model/heatmap.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { OpenInput, PairResult } from "../worker/protocol.js";
 import type { InspectorContext } from "./context.js";
@@ -19,6 +20,8 @@ export class DiffView {
   private error: string | undefined;
   private selected: string | undefined;
   private pair: PairResult | undefined;
+  private difference: DifferenceMatrix | undefined;
+  private differenceError: string | undefined;
   /** NaN and infinity counts in A and B of the tensors whose max |a−b| came out infinite. */
   private nonFinite = new Map<string, { a?: TensorStats; b?: TensorStats }>();
   private metadata: { differences: MetadataDifference[]; compared: number } | undefined;
@@ -199,6 +202,8 @@ export class DiffView {
   private async showPair(name: string): Promise<void> {
     this.selected = name;
     this.pair = undefined;
+    this.difference = undefined;
+    this.differenceError = undefined;
     for (const tr of this.root.querySelectorAll<HTMLElement>("#diff-table tr[data-name]")) tr.setAttribute("aria-selected", String(tr.dataset.name === name));
     this.drawPair();
     const generation = this.generation;
@@ -208,6 +213,15 @@ export class DiffView {
       this.pair = pair;
     } catch (error) {
       if (!(error instanceof CancelledError)) this.app.setStatus(`histograms: ${(error as Error).message}`, true);
+    }
+    this.drawPair();
+    try {
+      const difference = await this.app.task(`difference of ${name}`, () => this.app.worker.request({ kind: "pairDiff", name, maxRows: 240, maxCols: 480 }));
+      if (generation !== this.generation || this.selected !== name) return;
+      this.difference = difference;
+    } catch (error) {
+      if (generation !== this.generation || this.selected !== name) return;
+      this.differenceError = error instanceof CancelledError ? "cancelled" : (error as Error).message;
     }
     this.drawPair();
   }
@@ -235,5 +249,23 @@ export class DiffView {
     drawHistogram(a, this.pair.a, "linear", width, 170);
     drawHistogram(b, this.pair.b, "linear", width, 170, "#d9822b");
     box.append(h("p", { class: "muted" }, `the same ${this.pair.a.counts.length} bins over [${this.pair.a.lo.toPrecision(4)}, ${this.pair.a.hi.toPrecision(4)}]`));
+    box.append(h("h3", {}, "difference a − b"));
+    const difference = this.difference;
+    if (!difference) {
+      box.append(h("p", { class: "muted" }, this.differenceError ? `no difference heatmap: ${this.differenceError}` : "reading…"));
+      return;
+    }
+    const canvas = h("canvas", { id: "diff-heatmap", "aria-label": "Heatmap of a − b", "data-max-abs": difference.maxAbs, "data-rows": difference.rows, "data-cols": difference.cols });
+    const bound = difference.maxAbs || 1;
+    const image = renderRGBA({ rows: difference.rows, cols: difference.cols, data: difference.data }, { map: "diverging", lo: -bound, hi: bound, orientation: "matrix" });
+    const scale = Math.max(1, Math.min(Math.floor((width * 2) / Math.max(1, image.width)), Math.floor(240 / Math.max(1, image.height)), 24));
+    canvas.width = image.width;
+    canvas.height = image.height;
+    canvas.style.width = `${Math.min(width * 2, image.width * scale)}px`;
+    canvas.style.height = `${image.height * scale * (Math.min(width * 2, image.width * scale) / (image.width * scale))}px`;
+    canvas.style.imageRendering = "pixelated";
+    canvas.getContext("2d")!.putImageData(new ImageData(image.pixels, image.width, image.height), 0, 0);
+    box.append(canvas, h("p", { class: "muted" },
+      `blue: a < b, red: a > b, grey: equal; colour range ±${formatValue(bound)}${difference.rowStep > 1 || difference.colStep > 1 ? `; each cell the largest of ${difference.rowStep}×${difference.colStep} elements` : ""}; magenta: NaN or ±Inf on one side`));
   }
 }

@@ -3,6 +3,7 @@ import type { DiffResult, Histogram, TensorStats } from "../compute.js";
 import type { Reduced, SliceSpec } from "../model/heatmap.js";
 import type { LayoutInput } from "../model/layout.js";
 import type { LineEnvelope } from "../model/line-plot.js";
+import type { DifferenceMatrix } from "../model/diff.js";
 import type { Positioned } from "../model/graph.js";
 import type { ErrorModel } from "../model/summary.js";
 
@@ -19,7 +20,8 @@ export type Request =
   | { kind: "diff"; atol: number; rtol: number }
   | { kind: "pair"; name: string; bins: number }
   | { kind: "layout"; input: LayoutInput }
-  | { kind: "line"; slot: Slot; name: string; start: number; end: number; columns: number };
+  | { kind: "line"; slot: Slot; name: string; start: number; end: number; columns: number }
+  | { kind: "pairDiff"; name: string; maxRows: number; maxCols: number };
 
 export interface StatsPartial {
   name: string;
@@ -62,6 +64,7 @@ export interface Results {
   pair: PairResult;
   layout: Positioned;
   line: LineEnvelope;
+  pairDiff: DifferenceMatrix;
 }
 
 export type Envelope = Request & { id: number };

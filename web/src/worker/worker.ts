@@ -11,6 +11,7 @@ import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/hea
 import { cachingSource } from "../model/caching-source.js";
 import { layoutGraph } from "../model/layout.js";
 import { lineEnvelope } from "../model/line-plot.js";
+import { differenceMatrix } from "../model/diff.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
 import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
@@ -179,6 +180,19 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
     }
     case "layout":
       return layoutGraph(request.input);
+    case "pairDiff": {
+      const a = opened("a");
+      const b = opened("b");
+      const infoA = info(a, request.name);
+      const infoB = info(b, request.name);
+      for (const i of [infoA, infoB]) {
+        if (!hasStatistics(i.dtype)) throw new RangeError(`${noStatisticsReason(i.dtype)}: no difference heatmap`);
+        if (overCap(i)) throw new RangeError("the tensor is too big to hold twice for a difference heatmap");
+      }
+      const valuesA = numbersOf(await loadValues(a.from, infoA), infoA);
+      const valuesB = numbersOf(await loadValues(b.from, infoB), infoB);
+      return differenceMatrix(valuesA, valuesB, infoA.shape, request.maxRows, request.maxCols);
+    }
     case "line": {
       const { values: numbers } = await values(request.slot, request.name);
       return lineEnvelope(numbers, request.start, request.end, request.columns);
