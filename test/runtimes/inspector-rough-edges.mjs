@@ -55,6 +55,7 @@ const wide = write("wide.safetensors", tf.writeSafetensors([
 ]));
 const matrix = write("matrix.npy", tf.writeNpy({ name: "m", dtype: "float64", shape: [2, 3], data: Float64Array.from([1, 2, 3, 4, 5, -6]) }));
 const line = write("line.npy", tf.writeNpy({ name: "x", dtype: "float32", shape: [100_000], data: Float32Array.from({ length: 100_000 }, (_, i) => (i === 54_321 ? NaN : Math.sin(i / 500))) }));
+const seg = write("demo.seg", new TextEncoder().encode(".spr\nDATA SEG\nDIM1 3\nDIM2 1\nTIMEBASE DISCRETE\nFSHIFT 0.01\n#\ndemo h# 0 10\n- s 10 25\n- ih 35 15\n"));
 const nanA = write("nan-a.safetensors", tf.writeSafetensors([
   { name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, NaN, 3, 4]) },
   { name: "same", dtype: "float32", shape: [2], data: Float32Array.from([1, 2]) },
@@ -152,6 +153,8 @@ try {
       const r = canvas?.getBoundingClientRect();
       return r ? { left: r.left, right: r.right, width: r.width } : undefined;
     });
+    await page.waitForSelector("#tensor-stats", { timeout: 60_000 }).catch(() => {});
+    await page.waitForFunction(() => document.querySelector("#histogram")?.dataset.yTicks, null, { timeout: 30_000 }).catch(() => {});
     const extras = await page.evaluate(() => ({
       ticks: document.querySelector("#histogram")?.dataset.yTicks ?? "",
       stats: [...document.querySelectorAll("#tensor-stats dd")].map((d) => d.dataset.stat),
@@ -176,6 +179,22 @@ try {
       const draws = await page.evaluate(() => document.querySelector("#view-export")?.dataset.draws);
       check(draws === "1", at(`${name}: the Export view is drawn once on its first visit (drawn ${draws} times)`));
       await noSidewaysScroll(page, at(`${name} export view`));
+    }
+
+    // a SPRAAK track with its .seg beside it: the segments as a tier under the speech heatmap
+    await open(page, [examples["demo.trk"], seg]);
+    await page.waitForSelector("#segments[data-count]", { timeout: 30_000 }).catch(() => {});
+    const tier = await page.evaluate(() => {
+      const canvas = document.querySelector("#segments");
+      const heat = document.querySelector("#heatmap")?.getBoundingClientRect();
+      const r = canvas?.getBoundingClientRect();
+      return canvas ? { ...canvas.dataset, below: r.top >= heat.bottom - 1, right: r.right } : undefined;
+    });
+    check(tier && tier.count === "3" && tier.labels === "h# s ih" && tier.below, at(`the .seg segments are drawn under the track (${JSON.stringify(tier)})`));
+    if (tier) {
+      const spans = tier.spans.split(" ").map((span) => span.split("-").map(Number));
+      check(spans.every(([a, b], k) => b > a && (k === 0 || a === spans[k - 1][1])), at(`the segments follow each other along time (${tier.spans})`));
+      check(tier.right <= viewport.width + 0.5, at("the segment tier is on screen"));
     }
 
     // a 1-D tensor: a line plot (min–max band per column), zoomable, NaN marked

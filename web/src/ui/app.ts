@@ -7,6 +7,7 @@ import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/
 import type { TensorStats } from "../compute.js";
 import { formatBytes } from "../model/format.js";
 import { type PageState, type View, formatHash, parseHash } from "../model/state.js";
+import { type Segmentation, segmentsFor } from "../model/segments.js";
 import { errorModel, summaryModel } from "../model/summary.js";
 import { type TensorRow, rowsFromInfos } from "../model/table.js";
 import { CancelledError } from "../model/tensor-data.js";
@@ -130,14 +131,43 @@ export class App implements InspectorContext {
     });
   }
 
-  /** The first file opens; a second one is compared with it in the Diff view. */
+  segments: Segmentation | undefined;
+
+  /**
+   * The first file opens; a second one is compared with it in the Diff view, except a SPRAAK `.seg` (either
+   * one), whose segments are drawn under the other file's track.
+   */
   async openFiles(files: File[]): Promise<void> {
+    const seg = files.length === 2 ? files.find((f) => /\.seg$/i.test(f.name)) : undefined;
+    if (seg) {
+      const track = files.find((f) => f !== seg)!;
+      await this.openInput({ blob: track, name: track.name }, undefined, track.size);
+      await this.openSegments(seg);
+      return;
+    }
     const [first, second] = files;
     if (!first) return;
     await this.openInput({ blob: first, name: first.name }, undefined, first.size);
     if (second && this.current) {
       this.showView("diff");
       await (this.views.diff as DiffView).openCompare({ blob: second, name: second.name });
+    }
+  }
+
+  private async openSegments(seg: File): Promise<void> {
+    const current = this.current;
+    if (!current) return;
+    try {
+      const lazy = await readFromAny(fromBlob(seg, seg.name));
+      const file = lazy.file as { keys?: Record<string, string>; data?: { entries?: string[] } };
+      if (lazy.format !== "spraak" || !file.keys || !Array.isArray(file.data?.entries)) throw new Error("not a SPRAAK LIST file");
+      const found = segmentsFor(file.keys, file.data.entries, current.name);
+      if (!found) throw new Error(`it has no segments of ${current.name}`);
+      this.segments = found;
+      this.setStatus(`${seg.name}: ${found.segments.length} segments of ${found.file} under the track`);
+      if (this.view !== "empty") this.showView(this.view);
+    } catch (error) {
+      this.setStatus(`${seg.name}: ${(error as Error).message}`, true);
     }
   }
 
@@ -188,6 +218,7 @@ export class App implements InspectorContext {
         summary: summaryModel(input.name, size, inspected, warnings, tensorBytes),
       };
       this.failed = undefined;
+      this.segments = undefined;
       this.worker.forget("b");
       this.worker.setInput("a", input);
       this.afterOpen(keepState);

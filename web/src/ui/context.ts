@@ -5,6 +5,7 @@
  */
 import type { AnyLazyFile, ByteSource, FormatModule, InspectResult, TensorInfo } from "../../../bindings/index.js";
 import type { TensorStats } from "../compute.js";
+import type { Segmentation } from "../model/segments.js";
 import type { PageState, View } from "../model/state.js";
 import type { ErrorModel, SummaryModel } from "../model/summary.js";
 import type { TensorRow } from "../model/table.js";
@@ -55,6 +56,8 @@ export interface InspectorContext {
   readonly state: PageState;
   readonly view: View | "empty";
   readonly statsRunning: boolean;
+  /** A SPRAAK .seg opened beside the track (segments drawn under its heatmap in speech mode). */
+  readonly segments: Segmentation | undefined;
   computeStats(): Promise<void>;
   rowByName(name: string | undefined): TensorRow | undefined;
   /** Records statistics computed elsewhere (the tensor view's detail request). */

@@ -15,7 +15,7 @@ import { exportNpy, tensorFileName, withSource } from "../model/export.js";
 import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tensor-data.js";
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
 import type { InspectorContext } from "./context.js";
-import { checkbox, clear, download, h, select } from "./dom.js";
+import { checkbox, clear, download, h, prepareCanvas, select, themeColour } from "./dom.js";
 import { LinePlot } from "./line-plot.js";
 import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
 
@@ -331,6 +331,7 @@ export class TensorView {
     canvas.addEventListener("mousemove", (event) => this.hover(event.offsetX, event.offsetY, readout));
     canvas.addEventListener("click", (event) => void this.clickCell(event.offsetX, event.offsetY));
     right.append(axes, tools, h("div", { class: "heatmap-box" }, canvas), readout);
+    if (this.orientation === "speech" && this.app.segments) right.append(h("canvas", { id: "segments", "aria-label": `Segments from the .seg file (${this.app.segments.file})` }));
     if (this.orientation === "speech") right.append(h("canvas", { id: "frame-plot", "aria-label": "One frame's features" }));
     right.append(h("div", { id: "region" }));
     this.drawHeatmapCanvas();
@@ -391,6 +392,7 @@ export class TensorView {
       readout.textContent = `${info.shape.length <= 1 ? "" : `slice ${slice.fullRows} × ${slice.fullCols}`}${reduced} · colours ${formatValue(from)} … ${formatValue(to)}; hover for values, click for the exact values around a cell`;
     }
     if (speech) this.drawFrame(this.frame ?? 0);
+    if (speech) this.drawSegments();
     this.drawRegion();
   }
 
@@ -422,6 +424,42 @@ export class TensorView {
     } else {
       readout.textContent = `${where} = ${formatValue(value)}`;
     }
+  }
+
+  /** The .seg tier under the speech heatmap: each segment a span over its frames, labelled when there is room. */
+  private drawSegments(): void {
+    const canvas = this.root.querySelector<HTMLCanvasElement>("#segments");
+    const drawing = this.heatmapDrawing;
+    const slice = this.slice;
+    const segmentation = this.app.segments;
+    if (!canvas || !drawing || !slice || !segmentation) return;
+    const { width } = this.heatmapBox();
+    const height = 26;
+    const context = prepareCanvas(canvas, width, height);
+    context.fillStyle = themeColour("--canvas");
+    context.fillRect(0, 0, width, height);
+    const x = (frame: number) => drawing.x + (frame / slice.rowStep / drawing.imageWidth) * drawing.width;
+    context.font = "11px system-ui, sans-serif";
+    context.textBaseline = "middle";
+    context.textAlign = "center";
+    let drawn = 0;
+    segmentation.segments.forEach((segment, k) => {
+      const x0 = x(segment.start);
+      const x1 = x(Math.min(slice.fullRows, segment.start + segment.frames));
+      if (x1 <= drawing.x || x0 >= drawing.x + drawing.width) return;
+      context.fillStyle = k % 2 === 0 ? themeColour("--bg3") : themeColour("--bg2");
+      context.fillRect(x0, 2, Math.max(1, x1 - x0), height - 4);
+      context.fillStyle = themeColour("--fg2");
+      context.fillRect(x0, 0, 1, height);
+      if (x1 - x0 > context.measureText(segment.label).width + 4) {
+        context.fillStyle = themeColour("--fg");
+        context.fillText(segment.label, (x0 + x1) / 2, height / 2, x1 - x0 - 2);
+      }
+      drawn++;
+    });
+    canvas.dataset.count = String(drawn);
+    canvas.dataset.labels = segmentation.segments.map((s) => s.label).join(" ");
+    canvas.dataset.spans = segmentation.segments.map((s) => `${Math.round(x(s.start))}-${Math.round(x(s.start + s.frames))}`).join(" ");
   }
 
   private drawFrame(reducedRow: number): void {
