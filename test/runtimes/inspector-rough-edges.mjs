@@ -161,6 +161,14 @@ try {
     }));
     check(extras.ticks.split(",").length >= 2, at(`the histogram has a count axis (${extras.ticks})`));
     check(["p1", "p50", "p99", "absMax", "sparsity"].every((k) => extras.stats.includes(k)), at(`the tensor view has quantiles, abs-max and sparsity (${extras.stats.join(" ")})`));
+    // heatmap zoom (a 64 × 33 matrix): the wheel narrows both axes about the pointer
+    await page.locator("#heatmap").scrollIntoViewIfNeeded();
+    const matrixBox = await page.locator("#heatmap").boundingBox();
+    await page.mouse.move(matrixBox.x + matrixBox.width / 2, matrixBox.y + matrixBox.height / 2);
+    await page.mouse.wheel(0, -500);
+    await page.waitForFunction(() => document.querySelector("#heatmap")?.dataset.window !== "0,64,0,33", null, { timeout: 10_000 }).catch(() => {});
+    const matrixWindow = (await page.evaluate(() => document.querySelector("#heatmap")?.dataset.window ?? "")).split(",").map(Number);
+    check(matrixWindow[1] - matrixWindow[0] < 64 && matrixWindow[3] - matrixWindow[2] < 33, at(`the wheel zooms the heatmap on both axes (${matrixWindow})`));
     check(heatmap && heatmap.left >= 0 && heatmap.right <= viewport.width && heatmap.width > 100, at(`the tensor view's plots are on screen (${JSON.stringify(heatmap)})`));
     // number cells are not cut (after statistics: min/max/mean/std with exponents)
     await page.click('[data-view="tensors"]');
@@ -195,6 +203,19 @@ try {
       const spans = tier.spans.split(" ").map((span) => span.split("-").map(Number));
       check(spans.every(([a, b], k) => b > a && (k === 0 || a === spans[k - 1][1])), at(`the segments follow each other along time (${tier.spans})`));
       check(tier.right <= viewport.width + 0.5, at("the segment tier is on screen"));
+      // time zoom: the wheel narrows the frames shown (features stay whole), the tier follows
+      await page.locator("#heatmap").scrollIntoViewIfNeeded();
+      const heatBox = await page.locator("#heatmap").boundingBox();
+      await page.mouse.move(heatBox.x + heatBox.width / 2, heatBox.y + heatBox.height / 2);
+      await page.mouse.wheel(0, -500);
+      await page.waitForFunction(() => document.querySelector("#heatmap")?.dataset.window !== "0,50,0,24", null, { timeout: 10_000 }).catch(() => {});
+      const zoomed = await page.evaluate(() => ({ window: document.querySelector("#heatmap")?.dataset.window, spans: document.querySelector("#segments")?.dataset.spans }));
+      const [r0, r1, c0, c1] = (zoomed.window ?? "").split(",").map(Number);
+      check(r1 - r0 < 50 && r1 - r0 >= 4 && c0 === 0 && c1 === 24, at(`speech mode: the wheel zooms time only (window ${zoomed.window})`));
+      check(zoomed.spans !== tier.spans, at(`the segment tier follows the time zoom (${zoomed.spans})`));
+      await page.click("#heatmap-unzoom");
+      await page.waitForFunction(() => document.querySelector("#heatmap")?.dataset.window === "0,50,0,24", null, { timeout: 10_000 }).catch(() => {});
+      check((await page.evaluate(() => document.querySelector("#heatmap")?.dataset.window)) === "0,50,0,24", at("'whole' shows the whole track again"));
     }
 
     // a 1-D tensor: a line plot (min–max band per column), zoomable, NaN marked

@@ -98,9 +98,9 @@ export interface HeatmapAxes {
 }
 
 /** Ticks for source indices 0 … size−1 shown `step` per image pixel (a reduced axis), at cell centres. */
-export function indexTicks(size: number, step: number, count: number, flip = false, imageSize = Math.ceil(size / step)): AxisTick[] {
-  return niceTicks(0, Math.max(0, size - 1), count, true).filter((v) => v <= size - 1).map((v) => {
-    const at = (v + 0.5) / step;
+export function indexTicks(size: number, step: number, count: number, flip = false, imageSize = Math.ceil(size / step), offset = 0): AxisTick[] {
+  return niceTicks(offset, Math.max(offset, offset + size - 1), count, true).filter((v) => v <= offset + size - 1 && v >= offset).map((v) => {
+    const at = (v - offset + 0.5) / step;
     return { at: flip ? imageSize - at : at, label: String(v) };
   });
 }

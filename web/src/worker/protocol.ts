@@ -15,7 +15,7 @@ export type Request =
   | { kind: "open"; slot: Slot; input: OpenInput }
   | { kind: "stats"; slot: Slot; names: string[] }
   | { kind: "detail"; slot: Slot; name: string; bins: number; stats?: TensorStats | undefined }
-  | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean }
+  | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean; window?: SliceWindow | undefined }
   | { kind: "region"; slot: Slot; name: string; spec: SliceSpec; row0: number; col0: number; rows: number; cols: number }
   | { kind: "diff"; atol: number; rtol: number }
   | { kind: "pair"; name: string; bins: number }
@@ -34,10 +34,24 @@ export interface DetailResult {
   histogram: Histogram;
 }
 
+/** A zoom window of a slice: rows [row0, row1) and columns [col0, col1) at full resolution. */
+export interface SliceWindow {
+  row0: number;
+  row1: number;
+  col0: number;
+  col1: number;
+}
+
 export interface SliceResult extends Reduced {
-  /** Rows and columns of the slice before reduction. */
+  /** Rows and columns of the slice (of its zoom window) before reduction. */
   fullRows: number;
   fullCols: number;
+  /** Where the zoom window starts in the slice (0 when not zoomed). */
+  rowOffset?: number | undefined;
+  colOffset?: number | undefined;
+  /** The whole slice's size (zooming is offered when the worker holds the tensor's values). */
+  sliceRows?: number | undefined;
+  sliceCols?: number | undefined;
 }
 
 export interface RegionResult {

@@ -15,7 +15,7 @@ import { differenceMatrix } from "../model/diff.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
 import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
-import type { Envelope, OpenInput, ReplyBody, Request, Slot } from "./protocol.js";
+import type { Envelope, OpenInput, ReplyBody, Request, SliceWindow, Slot } from "./protocol.js";
 
 /**
  * A tensor larger than this (stored bytes or elements) is not decoded whole for heatmaps: its values would not fit
@@ -83,6 +83,21 @@ async function values(slot: Slot, name: string): Promise<{ values: Float64Array 
   return { values: numbers, info: tensorInfo };
 }
 
+/** A zoom window clamped to the slice (at least one row and column). */
+function cropWindow(w: SliceWindow, rows: number, cols: number): SliceWindow {
+  const row0 = Math.max(0, Math.min(rows - 1, Math.floor(w.row0)));
+  const col0 = Math.max(0, Math.min(cols - 1, Math.floor(w.col0)));
+  return { row0, col0, row1: Math.max(row0 + 1, Math.min(rows, Math.ceil(w.row1))), col1: Math.max(col0 + 1, Math.min(cols, Math.ceil(w.col1))) };
+}
+
+function crop(matrix: { rows: number; cols: number; data: Float64Array }, w: SliceWindow): { rows: number; cols: number; data: Float64Array } {
+  const rows = w.row1 - w.row0;
+  const cols = w.col1 - w.col0;
+  const data = new Float64Array(rows * cols);
+  for (let r = 0; r < rows; r++) data.set(matrix.data.subarray((w.row0 + r) * matrix.cols + w.col0, (w.row0 + r) * matrix.cols + w.col1), r * cols);
+  return { rows, cols, data };
+}
+
 async function handle(request: Request, reply: (message: ReplyBody) => void): Promise<unknown> {
   switch (request.kind) {
     case "open": {
@@ -138,8 +153,12 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const spec = clampSlice(tensorInfo.shape, request.spec);
       let matrix = extractSlice(numbers, tensorInfo.shape, spec);
       if (request.normalize) matrix = normalizeColumns(matrix);
+      const sliceRows = matrix.rows;
+      const sliceCols = matrix.cols;
+      const window = request.window ? cropWindow(request.window, sliceRows, sliceCols) : undefined;
+      if (window) matrix = crop(matrix, window);
       const reduced = reduce(matrix, request.maxRows, request.maxCols);
-      return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols };
+      return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols, rowOffset: window?.row0 ?? 0, colOffset: window?.col0 ?? 0, sliceRows, sliceCols };
     }
     case "region": {
       const big = streamed(request.slot, request.name);
