@@ -1,6 +1,6 @@
 // Screenshots of the inspector for docs/inspector.md, into docs/img/ (small PNGs): the graph view of a generated
 // 3,000-node TenniS module (first view, a search hit with its node panel), the same at phone width, the tensor
-// view, the table grouped by layer, and a diff with a NaN. Headless Debian chromium through playwright-core.
+// view, the table grouped by layer, a diff with a NaN and a difference heatmap, a line plot, a track with .seg. Headless Debian chromium through playwright-core.
 // Usage: npm run build && node scripts/inspector-screenshots.mjs
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +27,10 @@ const model = write("model.safetensors", tf.writeSafetensors(Array.from({ length
 const nanA = write("a.safetensors", tf.writeSafetensors([{ name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, NaN, 3, 4]) }, { name: "v", dtype: "float32", shape: [3], data: Float32Array.from([1, 2, 3]) }]));
 const nanB = write("b.safetensors", tf.writeSafetensors([{ name: "w", dtype: "float32", shape: [4], data: Float32Array.from([1, 2, 3, 4]) }, { name: "v", dtype: "float32", shape: [3], data: Float32Array.from([1, 2, 3.5]) }]));
 
+const line = write("signal.npy", tf.writeNpy({ name: "x", dtype: "float32", shape: [200_000], data: Float32Array.from({ length: 200_000 }, (_, i) => Math.sin(i / 3000) + (i === 123_456 ? 4 : 0) + 0.1 * Math.sin(i / 7)) }));
+const { exampleFiles } = await import(pathToFileURL(join(root, "dist/examples.js")).href);
+const track = write("demo.trk", exampleFiles().find((e) => e.name === "demo.trk").bytes);
+const seg = write("demo.seg", new TextEncoder().encode(".spr\nDATA SEG\nDIM1 4\nDIM2 1\nTIMEBASE DISCRETE\nFSHIFT 0.01\n#\ndemo h# 0 8\n- s 8 14\n- ih 22 16\n- k 38 12\n"));
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu"] });
 const shoot = async (page, name) => {
   await page.screenshot({ path: join(out, name) });
@@ -65,10 +69,22 @@ try {
   await page.waitForTimeout(500);
   await shoot(page, "inspector-tensor.png");
   await page.close();
-  page = await openPage(1100, 420, [nanA, nanB]);
+  page = await openPage(1100, 560, [nanA, nanB]);
   await page.waitForSelector("#diff-table tr[data-name='w']", { timeout: 30_000 });
-  await page.waitForTimeout(500);
+  await page.click("#diff-table tr[data-name='v']");
+  await page.waitForSelector("#diff-heatmap", { timeout: 30_000 });
+  await page.waitForTimeout(300);
   await shoot(page, "inspector-diff-nan.png");
+  await page.close();
+  page = await openPage(1100, 560, line);
+  await page.waitForFunction(() => document.querySelector("#line-plot")?.dataset.window, null, { timeout: 30_000 });
+  await page.waitForTimeout(300);
+  await shoot(page, "inspector-line-plot.png");
+  await page.close();
+  page = await openPage(1100, 760, [track, seg]);
+  await page.waitForSelector("#segments[data-count]", { timeout: 30_000 });
+  await page.waitForTimeout(300);
+  await shoot(page, "inspector-speech-seg.png");
   await page.close();
 } finally {
   await browser.close();

@@ -250,7 +250,9 @@ export class App implements InspectorContext {
     for (const v of Object.values(this.views)) v.reset();
     const list = byId("file-list") as HTMLSelectElement;
     if (!list.hidden && url) list.value = url;
-    const only = this.current?.infos.length === 1 ? this.current.infos[0]!.name : undefined;
+    // a file of one tensor opens on it, unless it is big: the tensor view reads all of it at once, the table waits
+    // for "compute statistics"
+    const only = this.current?.infos.length === 1 && this.current.infos[0]!.byteLength <= AUTO_STATS_BYTES ? this.current.infos[0]!.name : undefined;
     if (keepState) {
       this.state = { ...this.state, url };
       // a link that names no view: a one-tensor file still opens on its tensor
