@@ -5,7 +5,7 @@
 // printed by test/runtimes/inspector-graph.mjs as data-layout-ms.
 // Usage: npm run build && node bench/graph-layout.bench.mjs [nodes…]
 import { build } from "esbuild";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -20,6 +20,7 @@ const dir = mkdtempSync(join(tmpdir(), "graph-bench-"));
 writeFileSync(join(dir, "entry.ts"), entry);
 await build({ entryPoints: [join(dir, "entry.ts")], bundle: true, platform: "node", format: "esm", outfile: join(dir, "bundle.mjs"), logLevel: "error" });
 const lib = await import(pathToFileURL(join(dir, "bundle.mjs")).href);
+rmSync(dir, { recursive: true, force: true });
 const { tsm } = await import(pathToFileURL(join(root, "dist/index.js")).href);
 const { resnetModule } = await import(pathToFileURL(join(root, "test/helpers/big-graph.mjs")).href);
 
