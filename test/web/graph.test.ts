@@ -122,6 +122,17 @@ describe("graph model (TenniS adapter)", () => {
     expect(model.nodes[1]!.height).toBeGreaterThan(model.nodes[3]!.height);
   });
 
+  it("a node's subgraphs (ONNX If/Loop bodies) keep their own graphs; graphTensors reaches into them", () => {
+    const body = buildGraph("then_branch", [
+      { ...spec(0, "MatMul", [], "then/matmul"), weights: [{ label: "B", name: "then/W", tensors: ["then/W"], dtype: "float32", shape: [4, 4] }] },
+    ], [], [0]);
+    const model = buildGraph("main", [spec(0, "<param>", [], "x"), { ...spec(1, "If", [0], "if0"), subgraphs: [{ name: "then_branch", graph: body }] }], [0], [1]);
+    expect(graphTensors(model)).toEqual(["then/W"]);
+    expect(model.nodes[1]!.subgraphs[0]!.graph.nodes[0]!.weights.map(weightText)).toEqual(["B ⟨4×4⟩"]);
+    expect(model.nodes[1]!.consumers).toEqual([]);
+    expect(model.nodes[0]!.consumers).toEqual([1]);
+  });
+
   it("buildGraph wants dense ids", () => {
     expect(() => buildGraph("bad", [spec(1, "op", [])], [], [])).toThrow(/ids/);
   });
