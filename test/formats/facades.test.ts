@@ -38,10 +38,24 @@ describe("format facades", () => {
 
   it("onnx exports the public namespace, name for name", () => {
     expect(Object.keys(onnx).sort()).toEqual([
-      "ATTRIBUTE_TYPES", "DATA_TYPES", "MAX_GRAPH_DEPTH", "blobs", "dataTypeName", "dataTypeOf", "detect", "extensions", "id",
+      "ATTRIBUTE_TYPES", "DATA_TYPES", "MAX_GRAPH_DEPTH", "ONNX_DTYPES", "blobs", "create", "createPieces", "dataTypeName",
+      "dataTypeOf", "detect", "extensions", "id",
       "inspect", "loadTensor", "nodeLabel", "read", "readFrom", "replaceTensors", "tensorInfos", "tensors", "verify", "weights",
       "write", "writeTo",
     ]);
     expect(onnx.id).toBe("onnx");
+    // create() gives a model object like the other builders: write() of it is the builder's bytes
+    const input = {
+      graph: {
+        name: "g", nodes: [{ opType: "Relu", inputs: ["x"], outputs: ["y"] }],
+        initializers: [{ name: "w", dtype: "float32" as const, dims: [2], data: new Float32Array([1.5, -2]) }],
+        inputs: [{ name: "x", dtype: "float32" as const, shape: [2] }], outputs: [{ name: "y", dtype: "float32" as const, shape: [2] }],
+      },
+    };
+    const model = onnx.create(input);
+    expect(model.graph?.nodes[0]?.opType).toBe("Relu");
+    expect(Array.from(onnx.tensors(model)[0]!.data as Float32Array)).toEqual([1.5, -2]);
+    const pieces = onnx.createPieces(input);
+    expect(Array.from(onnx.write(model))).toEqual(Array.from(new Uint8Array(pieces.flatMap((p) => Array.from(p)))));
   });
 });
