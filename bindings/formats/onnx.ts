@@ -51,7 +51,8 @@ export function create(input: OnnxModelInput): OnnxModel {
 /** True when the first bytes read as the start of an ONNX ModelProto (see reader.looksLikeModel); never throws. */
 export function detect(value: Uint8Array): boolean {
   const head = bytesOrUndefined(value);
-  return head !== undefined && looksLikeModel(head);
+  // only the first 64 bytes (detectFormat's DETECT_BYTES) decide, so a head and the whole file agree
+  return head !== undefined && looksLikeModel(head.subarray(0, 64));
 }
 
 /** The whole model; payloads stay byte ranges of `bytes` (which the result keeps for tensors() and write()). */
