@@ -618,7 +618,10 @@ export class GraphView {
         ? `${model.nodes.length} boxes (${model.sourceNodes} nodes, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : this.error ?? "laying out…"}`
         : this.error ? `no graph: ${this.error}` : "";
     }
-    if (!model || !layout) return;
+    if (!model || !layout) {
+      delete canvas.dataset.engine;
+      return;
+    }
     const visible = this.paint(context, { x: -this.view.x / this.view.scale, y: -this.view.y / this.view.scale, width: width / this.view.scale, height: height / this.view.scale }, this.view.scale);
     canvas.dataset.nodes = String(model.nodes.length);
     canvas.dataset.sourceNodes = String(model.sourceNodes);
