@@ -138,6 +138,27 @@ describe("ONNX graph adapter", () => {
     expect(onnxGraphDocument(lazy.file as onnx.OnnxModel).graphs[0]!.nodes.map((n) => n.name)).toEqual(["c", "unused", "k"]);
   });
 
+  it("folds a Constant read only inside a subgraph into the subgraph's consumer", () => {
+    const made = onnx.create({
+      graph: {
+        name: "outer", inputs: [{ name: "flag", dtype: "bool", shape: [] }], outputs: [{ name: "z", dtype: "float32", shape: [2] }],
+        nodes: [
+          { name: "k", opType: "Constant", inputs: [], outputs: ["kv"], attributes: { value: { type: "tensor", value: { dtype: "float32", dims: [2, 2], data: [1, 2, 3, 4] } } } },
+          {
+            name: "branchy", opType: "If", inputs: ["flag"], outputs: ["z"], attributes: {
+              then_branch: { type: "graph", value: { name: "t", inputs: [], outputs: [{ name: "t_out", dtype: "float32" }], nodes: [{ name: "use", opType: "ReduceSum", inputs: ["kv"], outputs: ["t_out"] }] } },
+              else_branch: { type: "graph", value: { name: "e", inputs: [], outputs: [{ name: "e_out", dtype: "float32" }], nodes: [{ name: "use2", opType: "ReduceMax", inputs: ["kv"], outputs: ["e_out"] }] } },
+            },
+          },
+        ],
+      },
+    });
+    const g = onnxGraphDocument(made).graphs[0]!;
+    expect(g.nodes.map((n) => n.name)).toEqual(["flag", "branchy", "z"]);
+    const then = byName(g, "branchy").subgraphs[0]!.graph;
+    expect(byName(then, "use").weights.map((w) => [weightText(w), w.tensors[0]])).toEqual([["data ⟨2×2⟩", "kv"]]);
+  });
+
   it("labels weight rows by the op's input names", () => {
     expect(["X", "W", "R", "B"].map((_, k) => onnxWeightLabel("LSTM", k, 3))).toEqual(["X", "W", "R", "B"]);
     expect(onnxWeightLabel("Gemm", 1, 2)).toBe("B");

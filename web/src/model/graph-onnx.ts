@@ -3,7 +3,8 @@
  * GraphModel. Initializers and `Constant` values (the onnx module's weights) become weight rows of their
  * consumer's box (`W ⟨32×16×3×3⟩`, `B ⟨32⟩`: the op's input name where the op is well known), linked to the
  * tensor the table lists under the onnx module's weight name (`<node>/<attr>/<name>` inside subgraphs; an april
- * network's weights get `encoder/` … in front). A Constant that is a graph output or feeds nothing keeps its box.
+ * network's weights get `encoder/` … in front). A Constant that is a graph output, or that nothing reads (in
+ * this graph or in its subgraphs), keeps its box.
  * Graph inputs (those that are not initializers) and graph outputs are boxes of their own, as in Netron. Node
  * attributes are one line each in the node panel; GRAPH / GRAPHS attributes (If branches, Loop and Scan bodies)
  * are subgraphs that open like graphs. A subgraph's reads of the outer graph's weights are drawn as weight rows
@@ -96,6 +97,18 @@ function valueTypeText(type: OnnxGraph["inputs"][number]["type"]): string {
   return type.shape ? `${elem} ⟨${type.shape.map((d) => d ?? "?").join("×")}⟩` : elem;
 }
 
+/** Every value name the graph's nodes read, those its subgraphs read (from its scope) included. */
+function valuesRead(graph: OnnxGraph, into = new Set<string>()): Set<string> {
+  for (const node of graph.nodes) {
+    for (const input of node.inputs) if (input !== "") into.add(input);
+    for (const a of node.attributes) {
+      if (a.g) valuesRead(a.g, into);
+      for (const sub of a.graphs ?? []) valuesRead(sub, into);
+    }
+  }
+  return into;
+}
+
 /** Where a value comes from: a box of the graph, or a weight (an initializer or a folded Constant). */
 type Source = { box: number } | { weight: OnnxTensor; name: string };
 
@@ -111,8 +124,7 @@ interface Scope {
 export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => string | undefined, name = graph.name || "graph", outer?: Scope): GraphModel {
   const initializerNames = new Set(graph.initializers.map((t) => t.name));
   const outputNames = new Set(graph.outputs.map((o) => o.name));
-  const consumed = new Set<string>();
-  for (const node of graph.nodes) for (const input of node.inputs) if (input !== "") consumed.add(input);
+  const consumed = valuesRead(graph);
   const scope: Scope = { weights: new Map(outer?.weights) };
   for (const t of graph.initializers) scope.weights.set(t.name, { weight: t, name: t.name });
   const constantValue = (node: OnnxGraph["nodes"][number]) =>
