@@ -228,6 +228,20 @@ async function onnxScenarios(viewport) {
       ({ page, problems } = await openGraphOf(context, silero, where));
       const shown = await readableFirstView(page, where);
       timings.push(`${where}: ${shown.sourceNodes} nodes → ${shown.nodes} boxes, layout ${shown.engine} in ${shown.layoutMs} ms`);
+      // the network itself is in the If's branches (one per sample rate): open one
+      await page.fill("#graph-search", '"If_0"');
+      await page.waitForTimeout(80);
+      await page.click("#graph-side button >> text=open then_branch");
+      await page.waitForFunction(() => document.querySelector("#graph")?.dataset.depth === "2" && document.querySelector("#graph")?.dataset.engine, null, { timeout: 30_000 });
+      await page.waitForTimeout(100);
+      const branch = await readableFirstView(page, `${where}, then_branch`);
+      check(Number(branch.sourceNodes) > 50, `${where}: the then_branch holds the network (${branch.sourceNodes} nodes)`);
+      await page.fill("#graph-search", '"Conv"');
+      await page.waitForTimeout(80);
+      const conv = await graphData(page);
+      check(Number(conv.visibleWeights) >= 1 && Number(conv.weightLabelPx) >= 11, `${where}: a Conv of the branch is shown with its weight row (${conv.visibleWeights} rows at ${conv.weightLabelPx} px)`);
+      const link = await page.evaluate(() => document.querySelector("#graph-weights [data-tensor]")?.dataset.tensor ?? "");
+      check(link.startsWith("If_0/then_branch/"), `${where}: the branch's Conv weight links to its tensor by its path name (${link})`);
       if (viewport.width > 1000) await page.screenshot({ path: join(work, "silero.png") });
       check(problems.length === 0, `${where}: no console errors (${problems.join("; ")})`);
       await page.close();

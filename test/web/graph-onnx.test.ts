@@ -159,6 +159,41 @@ describe("ONNX graph adapter", () => {
     expect(byName(then, "use").weights.map((w) => [weightText(w), w.tensors[0]])).toEqual([["data ⟨2×2⟩", "kv"]]);
   });
 
+  it("opens Loop bodies and GRAPHS attributes, with the onnx module's names for their weights", () => {
+    const body = (tag: string): onnx.OnnxGraphInput => ({
+      name: `${tag}_body`,
+      inputs: [{ name: "i", dtype: "int64", shape: [] }, { name: "cond_in", dtype: "bool", shape: [] }, { name: "acc", dtype: "float32", shape: [3] }],
+      outputs: [{ name: "cond_out", dtype: "bool", shape: [] }, { name: "acc_out", dtype: "float32", shape: [3] }],
+      initializers: [{ name: `${tag}_step`, dtype: "float32", dims: [3], data: [1, 2, 3] }],
+      nodes: [
+        { name: `${tag}_id`, opType: "Identity", inputs: ["cond_in"], outputs: ["cond_out"] },
+        { name: `${tag}_add`, opType: "Add", inputs: ["acc", `${tag}_step`], outputs: ["acc_out"] },
+      ],
+    });
+    const made = onnx.create({
+      graph: {
+        name: "loops", inputs: [{ name: "n", dtype: "int64", shape: [] }, { name: "c", dtype: "bool", shape: [] }, { name: "a", dtype: "float32", shape: [3] }],
+        outputs: [{ name: "r", dtype: "float32", shape: [3] }],
+        nodes: [
+          { name: "loop", opType: "Loop", inputs: ["n", "c", "a"], outputs: ["r"], attributes: { body: { type: "graph", value: body("l") } } },
+          { name: "multi", opType: "MyBranches", domain: "com.example", inputs: ["a"], outputs: ["m"], attributes: { branches: { type: "graphs", value: [body("g0"), body("g1")] } } },
+        ],
+      },
+    });
+    const g = onnxGraphDocument(made).graphs[0]!;
+    const loop = byName(g, "loop");
+    expect(loop.inputs).toEqual([0, 1, 2]);
+    expect(loop.subgraphs.map((s) => s.name)).toEqual(["body"]);
+    const inner = loop.subgraphs[0]!.graph;
+    expect(inner.nodes.filter((n) => n.kind === "input").map((n) => n.name)).toEqual(["i", "cond_in", "acc"]);
+    expect(byName(inner, "l_add").weights.map((w) => w.tensors[0])).toEqual(["loop/body/l_step"]);
+    const multi = byName(g, "multi");
+    expect(multi.attrs[0]).toEqual(["#domain", "com.example"]);
+    expect(multi.subgraphs.map((s) => s.name)).toEqual(["branches/0", "branches/1"]);
+    expect(byName(multi.subgraphs[1]!.graph, "g1_add").weights.map((w) => w.tensors[0])).toEqual(["multi/branches/1/g1_step"]);
+    expect([...new Set(graphTensors(g))].sort()).toEqual(onnx.tensorInfos(made).map((i) => i.name).sort());
+  });
+
   it("labels weight rows by the op's input names", () => {
     expect(["X", "W", "R", "B"].map((_, k) => onnxWeightLabel("LSTM", k, 3))).toEqual(["X", "W", "R", "B"]);
     expect(onnxWeightLabel("Gemm", 1, 2)).toBe("B");

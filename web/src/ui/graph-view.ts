@@ -244,12 +244,18 @@ export class GraphView {
     if (!button || !note || !state) return;
     button.dataset.state = state.state;
     button.disabled = state.state !== "convertible" && state.state !== "unchecked";
-    note.hidden = state.state === "convertible" || state.state === "unchecked";
-    if (state.state === "checking") note.textContent = "Export ONNX: checking whether the module converts…";
-    else if (state.state === "blocked") note.textContent = `Export ONNX is not possible: ${state.text}`;
+    // the note shows only when there is something to say (no line that comes and goes while checking)
+    const hidden = state.state !== "blocked" && state.state !== "failed";
+    const resized = note.hidden !== hidden;
+    note.hidden = hidden;
+    if (state.state === "blocked") note.textContent = `Export ONNX is not possible: ${state.text}`;
     else if (state.state === "failed") note.textContent = `Export ONNX: the module could not be read (${state.text})`;
     else note.textContent = "";
-    button.title = state.state === "blocked" ? `Cannot convert to ONNX: ${state.text}` : state.state === "unchecked" ? `Convert to ONNX (reads the whole ${formatBytes(this.app.current?.size ?? 0)} file first)` : "Convert the TenniS module to ONNX (tsm.toOnnx) and save it";
+    button.title = state.state === "blocked" ? `Cannot convert to ONNX: ${state.text}`
+      : state.state === "checking" ? "Checking whether the module converts to ONNX…"
+      : state.state === "unchecked" ? `Convert to ONNX (reads the whole ${formatBytes(this.app.current?.size ?? 0)} file first)`
+      : "Convert the TenniS module to ONNX (tsm.toOnnx) and save it";
+    if (resized) this.requestDraw();
   }
 
   private async exportOnnx(): Promise<void> {
