@@ -1,5 +1,7 @@
 /**
- * The graph view over the format-neutral GraphModel (model/graph.ts; TenniS / SeetaFace6 through graph-tsm.ts).
+ * The graph view over the format-neutral GraphModel (model/graph.ts; TenniS / SeetaFace6 through graph-tsm.ts,
+ * ONNX and april's three networks through graph-onnx.ts; a TenniS module also gets "Export ONNX": tsm.onnxSupport
+ * on the module read whole, then tsm.toOnnx through the page's download, or the blocking ops and nodes).
  * Weights are rows inside their consumer's box. Laid out in the layout worker (dagre for small graphs, our
  * layered layout for big ones), drawn on a canvas (only what is on screen), opening on the TOP of the graph at
  * zoom 1 (12 px labels), not a fit of the whole. A minimap moves around; wheel / pinch / +/− zoom smoothly about
