@@ -27,7 +27,7 @@ function branch(name: string, weight: string): onnx.OnnxGraphInput {
   };
 }
 
-export function sampleModelBytes(): Uint8Array {
+function sampleModelBytes(): Uint8Array {
   return onnx.write(onnx.create({
     graph: {
       name: "sample",
