@@ -1,8 +1,9 @@
 // Screenshots of the inspector for docs/inspector.md, into docs/img/ (small PNGs): the graph view of a generated
 // 3,000-node TenniS module (first view, a search hit with its node panel), the same at phone width, the tensor
 // view, the table grouped by layer, a diff with a NaN and a difference heatmap, a line plot, a track with .seg. Headless Debian chromium through playwright-core.
-// Usage: npm run build && node scripts/inspector-screenshots.mjs
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// Also the ONNX graph (silero_vad_v5.onnx from @ricky0123/vad-web, its If branch opened).
+// Usage: npm run build && node scripts/inspector-screenshots.mjs [onnx]   (onnx: only docs/img/inspector-graph-onnx.png)
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -13,6 +14,8 @@ const out = join(root, "docs/img");
 mkdirSync(out, { recursive: true });
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
 const { resnetModule } = await import(pathToFileURL(join(root, "test/helpers/big-graph.mjs")).href);
+const only = process.argv[2];
+const silero = join(root, "node_modules/@ricky0123/vad-web/dist/silero_vad_v5.onnx");
 const work = mkdtempSync(join(tmpdir(), "inspector-shots-"));
 const write = (name, bytes) => {
   const path = join(work, name);
@@ -44,48 +47,64 @@ async function openPage(width, height, paths, mobile = false) {
   return page;
 }
 try {
-  let page = await openPage(1100, 680, graph);
-  await page.click('[data-view="graph"]');
-  await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine, null, { timeout: 60_000 });
-  await page.waitForTimeout(300);
-  await shoot(page, "inspector-graph.png");
-  await page.fill("#graph-search", "block3/conv_b");
-  await page.waitForTimeout(300);
-  await shoot(page, "inspector-graph-search.png");
-  await page.close();
-  page = await openPage(390, 760, graph, true);
-  await page.click('[data-view="graph"]');
-  await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine, null, { timeout: 60_000 });
-  await page.waitForTimeout(300);
-  await shoot(page, "inspector-graph-phone.png");
-  await page.close();
-  page = await openPage(1100, 680, model);
-  await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 60_000 });
-  await page.check("#group-layer");
-  await page.waitForTimeout(200);
-  await shoot(page, "inspector-table-layers.png");
-  await page.dblclick('#tensor-table .grid-row[data-name="encoder.layers.0.attention.weight"] .name');
-  await page.waitForSelector("#tensor-stats", { timeout: 30_000 });
-  await page.waitForTimeout(500);
-  await shoot(page, "inspector-tensor.png");
-  await page.close();
-  page = await openPage(1100, 560, [nanA, nanB]);
-  await page.waitForSelector("#diff-table tr[data-name='w']", { timeout: 30_000 });
-  await page.click("#diff-table tr[data-name='v']");
-  await page.waitForSelector("#diff-heatmap", { timeout: 30_000 });
-  await page.waitForTimeout(300);
-  await shoot(page, "inspector-diff-nan.png");
-  await page.close();
-  page = await openPage(1100, 560, line);
-  await page.waitForFunction(() => document.querySelector("#line-plot")?.dataset.window, null, { timeout: 30_000 });
-  await page.waitForTimeout(300);
-  await shoot(page, "inspector-line-plot.png");
-  await page.close();
-  page = await openPage(1100, 760, [track, seg]);
-  await page.waitForSelector("#segments[data-count]", { timeout: 30_000 });
-  await page.waitForTimeout(300);
-  await shoot(page, "inspector-speech-seg.png");
-  await page.close();
+  // ONNX: silero_vad_v5.onnx (a real PyTorch export), its If's then_branch opened, a Conv found
+  if (existsSync(silero)) {
+    const page = await openPage(1100, 680, silero);
+    await page.click('[data-view="graph"]');
+    await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine, null, { timeout: 60_000 });
+    await page.fill("#graph-search", '"If_0"');
+    await page.click("#graph-side button >> text=open then_branch");
+    await page.waitForFunction(() => document.querySelector("#graph")?.dataset.depth === "2" && document.querySelector("#graph")?.dataset.engine, null, { timeout: 60_000 });
+    await page.fill("#graph-search", '"Conv"');
+    await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 60_000 }).catch(() => {});
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-graph-onnx.png");
+    await page.close();
+  }
+  if (only !== "onnx") {
+    let page = await openPage(1100, 680, graph);
+    await page.click('[data-view="graph"]');
+    await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine, null, { timeout: 60_000 });
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-graph.png");
+    await page.fill("#graph-search", "block3/conv_b");
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-graph-search.png");
+    await page.close();
+    page = await openPage(390, 760, graph, true);
+    await page.click('[data-view="graph"]');
+    await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine, null, { timeout: 60_000 });
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-graph-phone.png");
+    await page.close();
+    page = await openPage(1100, 680, model);
+    await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 60_000 });
+    await page.check("#group-layer");
+    await page.waitForTimeout(200);
+    await shoot(page, "inspector-table-layers.png");
+    await page.dblclick('#tensor-table .grid-row[data-name="encoder.layers.0.attention.weight"] .name');
+    await page.waitForSelector("#tensor-stats", { timeout: 30_000 });
+    await page.waitForTimeout(500);
+    await shoot(page, "inspector-tensor.png");
+    await page.close();
+    page = await openPage(1100, 560, [nanA, nanB]);
+    await page.waitForSelector("#diff-table tr[data-name='w']", { timeout: 30_000 });
+    await page.click("#diff-table tr[data-name='v']");
+    await page.waitForSelector("#diff-heatmap", { timeout: 30_000 });
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-diff-nan.png");
+    await page.close();
+    page = await openPage(1100, 560, line);
+    await page.waitForFunction(() => document.querySelector("#line-plot")?.dataset.window, null, { timeout: 30_000 });
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-line-plot.png");
+    await page.close();
+    page = await openPage(1100, 760, [track, seg]);
+    await page.waitForSelector("#segments[data-count]", { timeout: 30_000 });
+    await page.waitForTimeout(300);
+    await shoot(page, "inspector-speech-seg.png");
+    await page.close();
+  }
 } finally {
   await browser.close();
   rmSync(work, { recursive: true, force: true });

@@ -58,6 +58,8 @@ export interface GraphModel {
   ops: [string, number][];
   /** Nodes of the file's own graph before weights were folded into their consumers. */
   sourceNodes: number;
+  /** Why there is no graph to draw (an april network that is not readable ONNX); the view shows it instead. */
+  error?: string | undefined;
 }
 
 /** The graphs of one file (an april file: its three networks; a TenniS module: one). */

@@ -18,7 +18,7 @@ import { ProgressStrip, type Task } from "./progress.js";
 import { AUTO_STATS_BYTES, type AnyModule, type FailedFile, type InspectorContext, type OpenedFile, type ViewController } from "./context.js";
 import { DiffView } from "./diff-view.js";
 import { ExportView } from "./export-view.js";
-import { GraphView } from "./graph-view.js";
+import { GraphView, hasGraph } from "./graph-view.js";
 import { SummaryView } from "./summary-view.js";
 import { TableView } from "./table-view.js";
 import { TensorView } from "./tensor-view.js";
@@ -274,7 +274,7 @@ export class App implements InspectorContext {
     let view = this.state.view ?? (this.failed ? "summary" : "tensors");
     if (this.failed) view = "summary";
     if (view === "tensor" && !this.rowByName(this.state.tensor)) view = "tensors";
-    if (view === "graph" && this.current?.lazy.format !== "tsm") view = "tensors";
+    if (view === "graph" && !hasGraph(this.current?.lazy.format)) view = "tensors";
     this.showView(view);
   }
 
@@ -368,7 +368,7 @@ export class App implements InspectorContext {
   updateTabs(): void {
     const has = (view: View): boolean => {
       if (!this.current) return view === "summary" && this.failed !== undefined;
-      if (view === "graph") return this.current.lazy.format === "tsm";
+      if (view === "graph") return hasGraph(this.current.lazy.format);
       if (view === "tensor") return this.rowByName(this.state.tensor) !== undefined;
       return true;
     };

@@ -1,5 +1,7 @@
 /**
- * The graph view over the format-neutral GraphModel (model/graph.ts; TenniS / SeetaFace6 through graph-tsm.ts).
+ * The graph view over the format-neutral GraphModel (model/graph.ts; TenniS / SeetaFace6 through graph-tsm.ts,
+ * ONNX and april's three networks through graph-onnx.ts; a TenniS module also gets "Export ONNX": tsm.onnxSupport
+ * on the module read whole, then tsm.toOnnx through the page's download, or the blocking ops and nodes).
  * Weights are rows inside their consumer's box. Laid out in the layout worker (dagre for small graphs, our
  * layered layout for big ones), drawn on a canvas (only what is on screen), opening on the TOP of the graph at
  * zoom 1 (12 px labels), not a fit of the whole. A minimap moves around; wheel / pinch / +/− zoom smoothly about
@@ -7,9 +9,11 @@
  * shows the node's attributes, inputs, consumers and weights (each one click from its tensor view). Export as
  * SVG and PNG. A picker chooses among several graphs of a file; subgraphs open from the side panel.
  */
-import { tsm } from "../../../bindings/index.js";
+import { april, type onnx, tsm } from "../../../bindings/index.js";
 import { BOX, type GraphDocument, type GraphModel, type GraphNode, type Positioned, headerText, nodeAt, searchGraph, weightText } from "../model/graph.js";
+import { aprilGraphDocument, onnxGraphDocument } from "../model/graph-onnx.js";
 import { tsmGraphDocument } from "../model/graph-tsm.js";
+import { formatBytes } from "../model/format.js";
 import { layoutInput } from "../model/layout.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { InspectorContext } from "./context.js";
@@ -20,12 +24,25 @@ export function graphDocumentOf(context: InspectorContext): GraphDocument | unde
   const file = context.current;
   if (!file) return undefined;
   if (file.lazy.format === "tsm") return tsmGraphDocument(tsm.graph(file.lazy.file as Parameters<typeof tsm.graph>[0]));
+  if (file.lazy.format === "onnx") return onnxGraphDocument(file.lazy.file as onnx.OnnxModel);
+  if (file.lazy.format === "april") return aprilGraphDocument(file.lazy.file as april.AprilFile, april.NETWORK_NAMES);
   return undefined;
 }
 
+/** Formats whose files have a graph view: TenniS / SeetaFace6, ONNX, april (its three networks). */
 export function hasGraph(format: string | undefined): boolean {
-  return format === "tsm";
+  return format === "tsm" || format === "onnx" || format === "april";
 }
+
+/** What "Export ONNX" can do for the opened TenniS module. */
+type OnnxExportState =
+  | { state: "checking" }
+  | { state: "convertible"; module: tsm.TsmFile }
+  | { state: "blocked"; text: string }
+  | { state: "failed"; text: string };
+
+/** Above this size the module is read whole (for the ONNX check) only when the button is pressed. */
+const ONNX_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 const MIN_SCALE = 0.01;
 const MAX_SCALE = 4;
@@ -71,6 +88,10 @@ export class GraphView {
   private crumbs: HTMLElement | undefined;
   private generation = 0;
   private drawPending = false;
+  /** tsm files: whether the module converts to ONNX (undefined: not checked yet). */
+  private onnxExport: OnnxExportState | { state: "unchecked" } | undefined;
+  private onnxButton: HTMLButtonElement | undefined;
+  private onnxNote: HTMLElement | undefined;
   private colours: Record<string, string> = {};
 
   constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {
@@ -102,6 +123,9 @@ export class GraphView {
     this.hits = [];
     this.hitIndex = -1;
     this.generation++;
+    this.onnxExport = undefined;
+    this.onnxButton = undefined;
+    this.onnxNote = undefined;
     clear(this.root);
     this.canvas = undefined;
   }
@@ -121,7 +145,12 @@ export class GraphView {
       }
     }
     if (!this.canvas) this.build();
-    if (this.model && !this.layout) void this.requestLayout();
+    if (file.lazy.format === "tsm" && this.onnxExport === undefined) {
+      if (file.size <= ONNX_CHECK_MAX_BYTES) void this.checkOnnx();
+      else this.onnxExport = { state: "unchecked" };
+      this.drawOnnxButton();
+    }
+    if (this.model && !this.layout && !this.model.error) void this.requestLayout();
     this.requestDraw();
   }
 
@@ -149,7 +178,7 @@ export class GraphView {
       }
     });
     const graphs = this.document?.graphs ?? [];
-    this.picker = h("select", { id: "graph-picker", "aria-label": "Graph of the file" }, ...graphs.map((g, i) => h("option", { value: String(i) }, g.name)));
+    this.picker = h("select", { id: "graph-picker", "aria-label": "Graph of the file" }, ...graphs.map((g, i) => h("option", { value: String(i) }, g.error ? `${g.name} (not readable)` : g.name)));
     this.picker.hidden = graphs.length < 2;
     this.picker.value = String(Math.max(0, graphs.indexOf(this.stack[0]?.model as GraphModel)));
     this.picker.addEventListener("change", () => this.openGraph(Number(this.picker!.value)));
@@ -167,13 +196,84 @@ export class GraphView {
       h("button", { type: "button", title: "Fit the whole graph (0)", onclick: () => this.fit() }, "fit"),
       h("button", { type: "button", id: "graph-export-svg", title: "Save the graph as SVG", onclick: () => this.exportSvg() }, "SVG"),
       h("button", { type: "button", id: "graph-export-png", title: "Save the graph as PNG", onclick: () => void this.exportPng() }, "PNG"));
+    if (this.app.current?.lazy.format === "tsm") {
+      this.onnxButton = h("button", { type: "button", id: "graph-export-onnx", disabled: true, title: "Convert the TenniS module to ONNX (tsm.toOnnx) and save it", onclick: () => void this.exportOnnx() }, "Export ONNX");
+      this.onnxNote = h("div", { class: "graph-onnx-note muted", id: "graph-onnx-note", role: "status" });
+      tools.append(this.onnxButton);
+    }
     const box = h("div", { class: "graph-canvas-box" }, this.canvas, this.minimap);
-    this.root.append(h("div", { class: "graph-layout" }, h("div", { class: "graph-main" }, tools, this.legend, box), this.side));
+    this.root.append(h("div", { class: "graph-layout" }, h("div", { class: "graph-main" }, tools, this.onnxNote ?? null, this.legend, box), this.side));
     this.root.classList.add("graph-root");
     this.wirePointer(this.canvas);
     this.wireMinimap(this.minimap);
     this.drawCrumbs();
     this.drawSide();
+  }
+
+  // ---- TenniS → ONNX ----
+
+  /** The opened module read whole (toOnnx needs the weights' values, which a lazy open does not hold). */
+  private async eagerModule(): Promise<tsm.TsmFile> {
+    const file = this.app.current!;
+    const bytes = await file.source.read(0, file.size);
+    if (bytes.length !== file.size) throw new Error(`read ${bytes.length} of ${file.size} bytes`);
+    return tsm.read(bytes);
+  }
+
+  /** tsm.onnxSupport on the eagerly read module: enables the button, or disables it with the blocking ops. */
+  private async checkOnnx(): Promise<OnnxExportState> {
+    const file = this.app.current;
+    this.onnxExport = { state: "checking" };
+    this.drawOnnxButton();
+    let result: OnnxExportState;
+    try {
+      const module = await this.eagerModule();
+      const support = tsm.onnxSupport(module);
+      result = support.convertible ? { state: "convertible", module } : { state: "blocked", text: tsm.describeBlockers(support.blockers) };
+    } catch (error) {
+      result = { state: "failed", text: (error as Error).message };
+    }
+    if (file !== this.app.current) return result;
+    this.onnxExport = result;
+    this.drawOnnxButton();
+    return result;
+  }
+
+  private drawOnnxButton(): void {
+    const button = this.onnxButton;
+    const note = this.onnxNote;
+    const state = this.onnxExport;
+    if (!button || !note || !state) return;
+    button.dataset.state = state.state;
+    button.disabled = state.state !== "convertible" && state.state !== "unchecked";
+    // the note shows only when there is something to say (no line that comes and goes while checking)
+    const hidden = state.state !== "blocked" && state.state !== "failed";
+    const resized = note.hidden !== hidden;
+    note.hidden = hidden;
+    if (state.state === "blocked") note.textContent = `Export ONNX is not possible: ${state.text}`;
+    else if (state.state === "failed") note.textContent = `Export ONNX: the module could not be read (${state.text})`;
+    else note.textContent = "";
+    button.title = state.state === "blocked" ? `Cannot convert to ONNX: ${state.text}`
+      : state.state === "checking" ? "Checking whether the module converts to ONNX…"
+      : state.state === "unchecked" ? `Convert to ONNX (reads the whole ${formatBytes(this.app.current?.size ?? 0)} file first)`
+      : "Convert the TenniS module to ONNX (tsm.toOnnx) and save it";
+    if (resized) this.requestDraw();
+  }
+
+  private async exportOnnx(): Promise<void> {
+    let state = this.onnxExport;
+    if (!state || state.state === "unchecked") state = await this.checkOnnx();
+    if (state.state !== "convertible") return;
+    const module = state.module;
+    const name = (this.app.current?.name ?? "module").replace(/\.[^.]+$/, "") + ".onnx";
+    let bytes: Uint8Array;
+    try {
+      bytes = tsm.toOnnx(module);
+    } catch (error) {
+      this.app.setStatus(`Export ONNX failed: ${(error as Error).message}`, true);
+      return;
+    }
+    await this.app.saveStreamed("writing .onnx", name, bytes.length, async (sink) => sink(bytes));
   }
 
   // ---- graphs and subgraphs ----
@@ -201,7 +301,7 @@ export class GraphView {
     this.minimapImage = undefined;
     this.drawCrumbs();
     this.drawSide();
-    void this.requestLayout();
+    if (!this.model?.error) void this.requestLayout();
     this.requestDraw();
   }
 
@@ -508,12 +608,28 @@ export class GraphView {
     context.fillRect(0, 0, width, height);
     const model = this.model;
     const layout = this.layout;
+    canvas.dataset.graph = model?.name ?? "";
+    canvas.dataset.depth = String(this.stack.length);
+    canvas.dataset.error = model?.error ?? "";
+    if (model?.error) {
+      delete canvas.dataset.engine;
+      if (this.legend) this.legend.textContent = `no graph for ${model.name}: ${model.error}`;
+      context.fillStyle = this.colours["--fg2"]!;
+      context.font = "13px system-ui, sans-serif";
+      context.textBaseline = "top";
+      context.fillText(`${model.name} is not a readable ONNX network:`, 12, 12, width - 24);
+      context.fillText(model.error, 12, 32, width - 24);
+      return;
+    }
     if (this.legend) {
       this.legend.textContent = model
         ? `${model.nodes.length} boxes (${model.sourceNodes} nodes, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : this.error ?? "laying out…"}`
         : this.error ? `no graph: ${this.error}` : "";
     }
-    if (!model || !layout) return;
+    if (!model || !layout) {
+      delete canvas.dataset.engine;
+      return;
+    }
     const visible = this.paint(context, { x: -this.view.x / this.view.scale, y: -this.view.y / this.view.scale, width: width / this.view.scale, height: height / this.view.scale }, this.view.scale);
     canvas.dataset.nodes = String(model.nodes.length);
     canvas.dataset.sourceNodes = String(model.sourceNodes);
@@ -681,6 +797,10 @@ export class GraphView {
     clear(side);
     if (!model) {
       side.append(h("p", { class: "muted" }, this.error ? `no graph: ${this.error}` : ""));
+      return;
+    }
+    if (model.error) {
+      side.append(h("h3", {}, model.name), h("p", { id: "graph-error" }, `not a readable ONNX network: ${model.error}`));
       return;
     }
     const node = this.selected !== undefined ? model.nodes[this.selected] : undefined;
