@@ -1,6 +1,6 @@
-// Peak memory of the CLI on large generated files (issue 13, "Flat memory on any file"): for each file, the peak
-// RSS of `tensorfile convert F out.safetensors`, `extract F DIR` and `verify F` (GNU time's maximum resident set
-// size), next to the same process doing nothing (`node dist/cli.js --help`: Node's baseline), the file size and
+// Peak memory of the CLI on large generated files (issue 13, "Flat memory on any file"; issue 23: stats and diff):
+// for each file, the peak RSS of `tensorfile convert F out.safetensors`, `extract F DIR`, `verify F`, `stats F`
+// and `diff F COPY` (a copy of F) (GNU time's maximum resident set size), next to the same process doing nothing (`node dist/cli.js --help`: Node's baseline), the file size and
 // the largest tensor (or blob). Writes a Markdown table to bench/results/cli-memory.md.
 //
 //   node bench/cli-memory.mjs [--mib 1024] [--formats bw2l,april,tsm,primitiv,spraak,npy,npy-fortran,safetensors]
@@ -118,20 +118,28 @@ for (const format of formats) {
     convert: format === "april" ? undefined : peak(["convert", path, out, "--force"]),
     extract: peak(["extract", path, folder, "--force"]),
     verify: peak(["verify", path]),
+    stats: format === "april" ? undefined : peak(["stats", path]),
+    diff: undefined,
   };
+  if (format !== "april") {
+    const copy = join(dir, `copy-${path.split("/").at(-1)}`);
+    execFileSync("cp", [path, copy]);
+    results.diff = peak(["diff", path, copy]);
+    rmSync(copy, { force: true });
+  }
   rmSync(out, { force: true });
   rmSync(folder, { recursive: true, force: true });
   rmSync(path, { force: true });
   const show = (r) => (r === undefined ? "– (no tensors)" : `${Math.round(r.mib - baseline)} MiB${r.code === 0 ? "" : ` (exit ${r.code})`}`);
-  rows.push(`| ${LABELS[format] ?? format} | ${Math.round(size / 2 ** 20)} MiB | ${Math.round(largest / 2 ** 20)} MiB | ${show(results.convert)} | ${show(results.extract)} | ${show(results.verify)} |`);
+  rows.push(`| ${LABELS[format] ?? format} | ${Math.round(size / 2 ** 20)} MiB | ${Math.round(largest / 2 ** 20)} MiB | ${show(results.convert)} | ${show(results.extract)} | ${show(results.verify)} | ${show(results.stats)} | ${show(results.diff)} |`);
   console.log(rows.at(-1));
 }
 rmSync(dir, { recursive: true, force: true });
 const table = [
   `Peak RSS above Node's baseline (${Math.round(baseline)} MiB for \`tensorfile --help\`), ${new Date().toISOString().slice(0, 10)}, commit ${execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim()}:`,
   "",
-  "| file | size | largest tensor (blob) | convert → .safetensors | extract | verify |",
-  "|---|---:|---:|---:|---:|---:|",
+  "| file | size | largest tensor (blob) | convert → .safetensors | extract | verify | stats | diff (with a copy) |",
+  "|---|---:|---:|---:|---:|---:|---:|---:|",
   ...rows,
 ].join("\n");
 mkdirSync(join(root, "bench/results"), { recursive: true });

@@ -1,14 +1,16 @@
 /**
  * One entry point over the formats: detectFormat (sniffing), readAny (whole files), readFromAny (lazy).
- * The order of FORMATS is the order detection tries them in; every detector looks at magic bytes only. The five
- * model formats come first; the input formats safetensors, npy and npz after them (safetensors has no magic, so
- * its detector is a plausibility check that must never win over one of the five).
+ * The order of FORMATS is the order detection tries them in. The five model formats with magic bytes come first,
+ * then ONNX (no magic: its detector checks that the first bytes are ModelProto fields with their wire types and an
+ * ir_version), then the input formats safetensors, npy and npz (safetensors has no magic, so its detector is a
+ * plausibility check that must never win over a model format).
  */
 import { FormatError } from "./errors.js";
 import * as april from "./formats/april.js";
 import * as bw2l from "./formats/bw2l.js";
 import * as npy from "./formats/npy.js";
 import * as npz from "./formats/npz.js";
+import * as onnx from "./formats/onnx.js";
 import * as primitiv from "./formats/primitiv.js";
 import * as safetensors from "./formats/safetensors.js";
 import * as spraak from "./formats/spraak.js";
@@ -31,6 +33,8 @@ export interface FormatModules {
   primitiv: typeof primitiv;
   /** SPRAAK data files. */
   spraak: typeof spraak;
+  /** ONNX models. */
+  onnx: typeof onnx;
   /** Hugging Face safetensors (input format). */
   safetensors: typeof safetensors;
   /** NumPy .npy (input format). */
@@ -46,7 +50,7 @@ export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules
 type ReaderOf<K extends FormatId> = Pick<FormatModule<FormatFiles[K], unknown, unknown>, "id" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
 
 /** Every format module, in the order detection tries them. */
-export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, safetensors, npy, npz] as unknown as FormatModule<never, never, never>[];
+export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, onnx, safetensors, npy, npz] as unknown as FormatModule<never, never, never>[];
 
 /** What detection and the readAny/readFromAny/loadTensor dispatchers use of a format: its reading functions. */
 type FormatReader = Pick<FormatModule<never, never, never>, "id" | "detect" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
@@ -62,6 +66,7 @@ export const READERS = [
   { id: tsm.id, detect: tsm.detect, read: tsm.read, readFrom: tsm.readFrom, tensors: tsm.tensors, tensorInfos: tsm.tensorInfos, loadTensor: tsm.loadTensor },
   { id: primitiv.id, detect: primitiv.detect, read: primitiv.read, readFrom: primitiv.readFrom, tensors: primitiv.tensors, tensorInfos: primitiv.tensorInfos, loadTensor: primitiv.loadTensor },
   { id: spraak.id, detect: spraak.detect, read: spraak.read, readFrom: spraak.readFrom, tensors: spraak.tensors, tensorInfos: spraak.tensorInfos, loadTensor: spraak.loadTensor },
+  { id: onnx.id, detect: onnx.detect, read: onnx.read, readFrom: onnx.readFrom, tensors: onnx.tensors, tensorInfos: onnx.tensorInfos, loadTensor: onnx.loadTensor },
   { id: safetensors.id, detect: safetensors.detect, read: safetensors.read, readFrom: safetensors.readFrom, tensors: safetensors.tensors, tensorInfos: safetensors.tensorInfos, loadTensor: safetensors.loadTensor },
   { id: npy.id, detect: npy.detect, read: npy.read, readFrom: npy.readFrom, tensors: npy.tensors, tensorInfos: npy.tensorInfos, loadTensor: npy.loadTensor },
   { id: npz.id, detect: npz.detect, read: npz.read, readFrom: npz.readFrom, tensors: npz.tensors, tensorInfos: npz.tensorInfos, loadTensor: npz.loadTensor },
@@ -200,6 +205,8 @@ export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
     format: id,
     file,
     tensorInfos: () => module.tensorInfos(file),
-    loadTensor: async (wanted: TensorInfo | string, options?: DecodeOptions) => module.loadTensor(source, pickInfo(module.tensorInfos(file), wanted), options),
+    // (the infos are listed only to find a name: loading by info must not rebuild them per tensor)
+    loadTensor: async (wanted: TensorInfo | string, options?: DecodeOptions) =>
+      module.loadTensor(source, typeof wanted === "string" ? pickInfo(module.tensorInfos(file), wanted) : pickInfo([], wanted), options),
   } as AnyLazyFile;
 }

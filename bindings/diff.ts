@@ -12,13 +12,13 @@
  * Tolerance: an element is equal when |a - b| <= atol + rtol * |b| (numpy.isclose with B as the reference);
  * with the defaults (0, 0) only identical values are equal.
  */
-import type { LazyTensors } from "./export/stream.js";
+import { type LazyTensors, decodeInChunks } from "./export/stream.js";
 import * as kernels from "./kernels.js";
 import * as js from "./kernels-js.js";
 import type { DiffStatsResult } from "./kernels.js";
 import { TruncatedError } from "./errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
-import { type DType, type NamedTensor, type TensorInfo, dtypeBytes, elementCount, viewAs } from "./tensor.js";
+import { type DType, type NamedTensor, type TensorInfo, decodedDType, dtypeBytes, elementCount, viewAs } from "./tensor.js";
 
 /** How one tensor present in both files compares. */
 export interface TensorDiff {
@@ -99,6 +99,38 @@ interface Side {
   streams(index: number): boolean;
   /** Reads the stored bytes of elements [start, end) into `target` (sources with readInto only). */
   sliceInto?(index: number, start: number, end: number, target: Uint8Array): Promise<void>;
+  /**
+   * Tensor `index` decoded in pieces of bounded size (16 MiB, or bands of rows of a column-major tensor), for
+   * lazy files with a source; undefined where that is not possible.
+   */
+  pieces?(index: number): AsyncGenerator<Uint8Array> | undefined;
+}
+
+/** Tensors larger than this (stored bytes) are compared from decoded pieces rather than loaded whole. */
+const PIECES_ABOVE_BYTES = 16 * 1024 * 1024;
+
+/** Reads `n` elements at a time out of a tensor's decoded pieces (one piece buffered). */
+function elementReader(pieces: AsyncGenerator<Uint8Array>, name: string, dtype: DType): (n: number) => Promise<NamedTensor> {
+  const size = dtypeBytes(dtype);
+  let buffered: Uint8Array = new Uint8Array(0);
+  return async (n) => {
+    const want = n * size;
+    const out = new Uint8Array(want);
+    let filled = 0;
+    while (filled < want) {
+      if (buffered.length === 0) {
+        const step = await pieces.next();
+        if (step.done) throw new RangeError(`tensorfile: tensor "${name}" decoded to fewer bytes than its shape needs`);
+        buffered = step.value;
+        continue;
+      }
+      const take = Math.min(buffered.length, want - filled);
+      out.set(buffered.subarray(0, take), filled);
+      filled += take;
+      buffered = buffered.subarray(take);
+    }
+    return { name, dtype, shape: [n], data: viewAs(dtype, out) } as NamedTensor;
+  };
 }
 
 /** A lazy file with the source it reads from (what the CLI opens): its safetensors/npy tensors stream in slices. */
@@ -128,6 +160,13 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
       load: (k) => input.loadTensor(infos[k]!),
       streams: (k) => source !== undefined && typeof source.read === "function" && streamable(infos[k]!),
     };
+    if (source) {
+      side.pieces = (k) => {
+        const info = infos[k]!;
+        if (info.byteLength <= PIECES_ABOVE_BYTES || decodedDType(info) !== info.dtype || !FLOAT32_EXACT.has(info.dtype)) return undefined;
+        return decodeInChunks({ ...input, source }, info, {});
+      };
+    }
     if (source) {
       side.slice = async (k, start, end) => {
         const info = infos[k]!;
@@ -282,6 +321,11 @@ async function streamedStats(
   return total;
 }
 
+/** A tensor's data as bytes (a view). */
+function dataBytesOf(tensor: NamedTensor): Uint8Array {
+  return new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
+}
+
 function asNumbers(tensor: NamedTensor): ArrayLike<number> {
   const data = tensor.data as ArrayLike<number | bigint>;
   if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data as ArrayLike<bigint>, Number);
@@ -384,6 +428,27 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
       // both stored as plain row-major values: compared slice by slice, never loaded whole
       const count = elementCount(ea.shape);
       const stats = await streamedStats(sideA, i, sideB, j, count, atol, rtol, pairs);
+      bytes = count * (dtypeBytes(ea.dtype as DType) + dtypeBytes(eb.dtype as DType));
+      diff = fromStats({ name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() }, count, stats);
+    } else if (FLOAT32_EXACT.has(ea.dtype) && FLOAT32_EXACT.has(eb.dtype) && (sideA.pieces?.(i) !== undefined || sideB.pieces?.(j) !== undefined)) {
+      // large (column-major, compressed, big-endian, …) tensors: compared from their decoded pieces, slice by
+      // slice in the same grouping as in memory (the same bits), never loaded whole
+      const count = elementCount(ea.shape);
+      const piecesOf = async function* (side: Side, k: number): AsyncGenerator<Uint8Array> {
+        const pieces = side.pieces?.(k);
+        if (pieces) yield* pieces;
+        else yield new Uint8Array(dataBytesOf(await side.load(k)));
+      };
+      const readA = elementReader(piecesOf(sideA, i), ea.name, ea.dtype as DType);
+      const readB = elementReader(piecesOf(sideB, j), eb.name, eb.dtype as DType);
+      let stats = kernels.emptyDiffStats();
+      const buffers = {};
+      for (let start = 0; start < count; start += SLICE_ELEMENTS) {
+        const n = Math.min(SLICE_ELEMENTS, count - start);
+        const a = await readA(n);
+        const b = await readB(n);
+        stats = kernels.mergeDiffStats(stats, sliceStats(a, b, 0, n, atol, rtol, buffers));
+      }
       bytes = count * (dtypeBytes(ea.dtype as DType) + dtypeBytes(eb.dtype as DType));
       diff = fromStats({ name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() }, count, stats);
     } else {

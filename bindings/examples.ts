@@ -4,6 +4,7 @@
  */
 import * as april from "./formats/april.js";
 import * as bw2l from "./formats/bw2l.js";
+import { ProtoWriter } from "./formats/onnx/proto-writer.js";
 import * as primitiv from "./formats/primitiv.js";
 import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
@@ -45,21 +46,94 @@ function bw2lExample(): ExampleFile {
   };
 }
 
-function aprilExample(): ExampleFile {
-  const blob = (name: string, size: number) => {
-    const b = new Uint8Array(size);
-    b.set(new TextEncoder().encode(`fake ${name} ONNX bytes `));
-    return b;
+/** Little-endian bytes of a typed array. */
+function leBytes(array: Float32Array | Uint16Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+/**
+ * A small ONNX model, y = MatMul(x, weight) + bias, encoded field by field (protobuf wire format): the weight as
+ * raw_data, the bias in float_data, a scale Constant (float16 in int32_data, cast to float) and, with `subgraph`, an If node
+ * whose then-branch holds its own initializer (named `If_0/then_branch/gain`).
+ */
+function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean): Uint8Array {
+  const tensor = (w: ProtoWriter, t: { name: string; dataType: number; dims: number[]; raw?: Uint8Array; floats?: Float32Array; int32s?: Uint16Array }) => {
+    for (const d of t.dims) w.uintField(1, d);
+    w.uintField(2, t.dataType);
+    if (t.floats) w.bytesField(4, leBytes(t.floats));
+    if (t.int32s) w.messageField(5, (p) => t.int32s!.forEach((v) => p.varint(v)));
+    w.stringField(8, t.name);
+    if (t.raw) w.bytesField(9, t.raw);
   };
+  const value = (w: ProtoWriter, v: string, dims: number[]) => {
+    w.stringField(1, v);
+    w.messageField(2, (type) => type.messageField(1, (tt) => {
+      tt.uintField(1, 1);
+      tt.messageField(2, (shape) => dims.forEach((d) => shape.messageField(1, (dim) => dim.uintField(1, d))));
+    }));
+  };
+  const node = (w: ProtoWriter, op: string, nodeName: string, inputs: string[], outputs: string[], attrs?: (a: ProtoWriter) => void) => {
+    inputs.forEach((i) => w.stringField(1, i));
+    outputs.forEach((o) => w.stringField(2, o));
+    w.stringField(3, nodeName).stringField(4, op);
+    if (attrs) w.messageField(5, attrs);
+  };
+  const model = new ProtoWriter().uintField(1, 8).stringField(2, "tensorfile examples").stringField(3, "1");
+  model.messageField(7, (g) => {
+    g.messageField(1, (n) => node(n, "MatMul", "matmul", ["x", "weight"], ["xw"]));
+    g.messageField(1, (n) => node(n, "Add", "add", ["xw", "bias"], ["y0"]));
+    g.messageField(1, (n) => node(n, "Constant", "scale_const", [], ["scale"], (a) => {
+      a.stringField(1, "value").messageField(5, (t) => tensor(t, { name: "scale", dataType: 10, dims: [1], int32s: kernels.f32ToF16(Float32Array.of(0.5)) })).uintField(20, 4);
+    }));
+    g.messageField(1, (n) => node(n, "Cast", "cast_scale", ["scale"], ["scale32"], (a) => a.stringField(1, "to").uintField(3, 1).uintField(20, 2)));
+    g.messageField(1, (n) => node(n, "Mul", "mul", ["y0", "scale32"], [subgraph ? "y1" : "y"]));
+    if (subgraph) {
+      g.messageField(1, (n) => node(n, "Constant", "cond_const", [], ["cond"], (a) => {
+        a.stringField(1, "value").messageField(5, (t) => tensor(t, { name: "cond", dataType: 9, dims: [], raw: Uint8Array.of(1) })).uintField(20, 4);
+      }));
+      g.messageField(1, (n) => {
+        node(n, "If", "If_0", ["cond"], ["y"]);
+        for (const branch of ["then_branch", "else_branch"]) {
+          n.messageField(5, (a) => {
+            a.stringField(1, branch);
+            a.messageField(6, (sub) => {
+              sub.messageField(1, (m) => node(m, "Mul", `${branch}_mul`, ["y1", "gain"], [`${branch}_y`]));
+              sub.stringField(2, branch);
+              sub.messageField(5, (t) => tensor(t, { name: "gain", dataType: 1, dims: [cols], raw: leBytes(branch === "then_branch" ? ramp(cols, 2) : ramp(cols, 2).map((v) => 0.5 - v)) }));
+              sub.messageField(12, (v) => value(v, `${branch}_y`, [1, cols]));
+            });
+            a.uintField(20, 5);
+          });
+        }
+      });
+    }
+    g.stringField(2, name);
+    g.messageField(5, (t) => tensor(t, { name: "weight", dataType: 1, dims: [rows, cols], raw: leBytes(ramp(rows * cols, 1)) }));
+    g.messageField(5, (t) => tensor(t, { name: "bias", dataType: 1, dims: [cols], floats: ramp(cols, 0.1) }));
+    g.messageField(11, (v) => value(v, "x", [1, rows]));
+    g.messageField(12, (v) => value(v, "y", [1, cols]));
+  });
+  model.messageField(8, (op) => op.stringField(1, "").uintField(2, 13));
+  return model.finish();
+}
+
+function onnxExample(): ExampleFile {
+  return {
+    format: "onnx", name: "demo.onnx", bytes: onnxNetwork("demo", 8, 4, true), hasFloat16: true,
+    description: "an ONNX model: MatMul + Add + Mul and an If subgraph; raw_data, float_data and float16 (int32_data) weights",
+  };
+}
+
+function aprilExample(): ExampleFile {
   const file = april.create({
-    networks: { encoder: blob("encoder", 600), decoder: blob("decoder", 300), joiner: blob("joiner", 400) },
+    networks: { encoder: onnxNetwork("encoder", 16, 8, false), decoder: onnxNetwork("decoder", 8, 8, false), joiner: onnxNetwork("joiner", 8, 8, true) },
     tokens: ["<blk>", "<sos/eos>", "<unk>", "▁the", "▁a", "s", "▁of", "."],
     name: "Demo model",
     description: "Packaged by tensorfile's april.create()",
   });
   return {
     format: "april", name: "demo.april", bytes: april.write(file), hasFloat16: false,
-    description: "an april-asr model in the reference layout: header, three networks, params and 8 tokens",
+    description: "an april-asr model in the reference layout: header, three small ONNX networks, params and 8 tokens",
   };
 }
 
@@ -111,5 +185,5 @@ function spraakExample(): ExampleFile {
 
 /** One small file of every format. */
 export function exampleFiles(): ExampleFile[] {
-  return [bw2lExample(), aprilExample(), tsmExample(), primitivExample(), spraakExample()];
+  return [bw2lExample(), aprilExample(), tsmExample(), primitivExample(), spraakExample(), onnxExample()];
 }

@@ -1,5 +1,5 @@
 /**
- * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv and SPRAAK files; read
+ * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv, SPRAAK and ONNX files; read
  * safetensors, npy and npz.
  * Public surface: docs/guide.md and the format pages docs/formats/<format>.md.
  */
@@ -8,6 +8,7 @@ export * as april from "./formats/april.js";
 export * as tsm from "./formats/tsm.js";
 export * as primitiv from "./formats/primitiv.js";
 export * as spraak from "./formats/spraak.js";
+export * as onnx from "./formats/onnx.js";
 export * as safetensors from "./formats/safetensors.js";
 export * as npy from "./formats/npy.js";
 export * as npz from "./formats/npz.js";
@@ -29,7 +30,7 @@ export type { FormatId, InputFormatId, FormatModule, InspectResult, InspectTenso
 export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
-export { fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { DEFAULT_URL_IDLE_TIMEOUT_MS, fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
 export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
 export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";

@@ -12,6 +12,8 @@
  *                                                also get a fresh scale/offset, see formats/bw2l/patch.ts)
  *   april                                        networks change size: the model is written in the reference
  *                                                layout, unchanged networks streamed from the source
+ *   onnx                                         raw_data weights overwritten in place; typed-field weights
+ *                                                re-encoded with every enclosing length fixed (onnx/patch.ts)
  *   SPRAAK ASCII or gzip data                    the whole file is read, patched and written (its size changes)
  * Memory for patchTo: one replacement tensor (as the weights' loadTensor gives it) plus about 16 MiB of
  * chunks; a bw2l int8 layer given float values is held whole while it is re-quantized; SPRAAK ASCII/gzip
@@ -22,6 +24,7 @@ import { UnsupportedError } from "./errors.js";
 import type { FormatId } from "./formats/types.js";
 import * as aprilPatch from "./formats/april/patch.js";
 import * as bw2lPatch from "./formats/bw2l/patch.js";
+import * as onnxPatch from "./formats/onnx/patch.js";
 import * as primitivPatch from "./formats/primitiv/patch.js";
 import * as spraakPatch from "./formats/spraak/patch.js";
 import * as tsmPatch from "./formats/tsm/patch.js";
@@ -86,6 +89,7 @@ const PLANNERS: Partial<Record<string, Planner>> = {
   primitiv: primitivPatch.planPatch as Planner,
   spraak: spraakPatch.planPatch as Planner,
   april: aprilPatch.planPatch as Planner,
+  onnx: onnxPatch.planPatch as Planner,
 };
 
 function checkOptions(options: PatchOptions): void {

@@ -5,6 +5,7 @@
 // source that hands out aligned copies (for campaigns while a known alignment bug is fixed elsewhere).
 import * as lib from "../dist/index.js";
 import { checkAnyLaws, checkFormatLaws } from "./laws.mjs";
+import { checkUrlLaws } from "./url-laws.mjs";
 
 const FORMS = process.env.TENSORFILE_FUZZ_FORMS ?? "all";
 
@@ -25,8 +26,9 @@ export function formOf(data) {
 const IGNORE_ALIGNMENT = (process.env.TENSORFILE_FUZZ_KNOWN ?? "").split(",").includes("alignment");
 const ALIGNMENT_ERROR = /^start offset of \w+ should be a multiple of \d+$/;
 
-/** A Jazzer.js `fuzz` function for one format, or for readAny/detectFormat ("any"). */
+/** A Jazzer.js `fuzz` function for one format, for readAny/detectFormat ("any"), or for fromUrl ("url": url-laws.mjs). */
 export function target(format) {
+  if (format === "url") return (data) => checkUrlLaws(lib, formOf(data));
   if (format !== "any" && !lib[format]) throw new Error(`dist/ has no format ${format} (rebuild, or merge main)`);
   return async function fuzz(data) {
     const input = formOf(data);

@@ -27,7 +27,7 @@ export class LawError extends Error {
 
 /** The formats the laws know (the five plus the new input formats once their modules exist in `lib`). */
 export function lawFormats(lib) {
-  return ["bw2l", "april", "tsm", "primitiv", "spraak", "safetensors", "npy", "npz"].filter(
+  return ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "safetensors", "npy", "npz"].filter(
     (id) => lib[id] && typeof lib[id].read === "function",
   );
 }

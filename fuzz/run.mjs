@@ -2,7 +2,8 @@
 //
 //   npm run fuzz -- TARGET [--seconds N] [--forms all|plain] [--known alignment] [--max-len BYTES]
 //                   (TARGET: bw2l april tsm
-//                   primitiv spraak any safetensors npy npz; --forms plain and --known: see harness.mjs)
+//                   primitiv spraak onnx any safetensors npy npz url; --forms plain and --known: see harness.mjs;
+//                   url: fromUrl against a stand-in fetch scripted by the input, laws in url-laws.mjs)
 //   npm run fuzz:all -- [--seconds N]                                           every target, one after another
 //   npm run fuzz -- TARGET --minimize FILE [--seconds N]                        minimize a finding into FILE.min
 //
@@ -15,16 +16,16 @@
 import { spawn } from "node:child_process";
 import { appendFileSync, copyFileSync, createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, join as join_, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { prepareJazzer } from "./native/prepare.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
 const work = join(here, ".work");
-const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "any", "safetensors", "npy", "npz"];
+const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "any", "safetensors", "npy", "npz", "url"];
 /** Folders of ../shared/fixtures that hold each format's files. */
-const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], primitiv: ["primitiv"], spraak: ["spraak"] };
+const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], primitiv: ["primitiv"], spraak: ["spraak"], onnx: ["april/onnx"] };
 const FIXTURES = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
 
 function parseArgs(argv) {
@@ -71,6 +72,18 @@ async function seeds(target, lib) {
   const dir = join(work, "seeds", target);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
+  if (target === "url") {
+    // scripts for the stand-in fetch (url-laws.mjs): honest 206 answers, a 200 without Range, a stall, a 416
+    const enc = (text) => new TextEncoder().encode(text);
+    const join = (...parts) => Uint8Array.from(parts.flatMap((p) => [...(typeof p === "string" ? enc(p) : p)]));
+    writeFileSync(join_(dir, "seed-206"), join([4, 1], "300\n", [0, 0, 200], new Uint8Array(200).fill(7), [64, 0, 3, 0, 2]));
+    writeFileSync(join_(dir, "seed-200"), join([8, 0], "500\n", [0, 1, 244], new Uint8Array(500).fill(9), [255, 1, 0, 5, 9]));
+    writeFileSync(join_(dir, "seed-endless"), join([0, 0, 1, 0, 0, 100, 0, 3, 0, 1, 0]));
+    writeFileSync(join_(dir, "seed-stall"), join([12, 1], "1000000000000000\n", "100\n", [2, 0, 50, 10, 0, 1, 0, 2]));
+    writeFileSync(join_(dir, "seed-416"), join([4, 5], "10\n", [0, 0, 0, 1, 50, 1]));
+    for (const file of filesUnder(join_(here, "regressions", target))) copyFileSync(file, join_(dir, `regression-${basename(file)}`));
+    return dir;
+  }
   const { exampleFiles } = await import(pathToFileURL(join(root, "dist", "examples.js")).href);
   for (const example of exampleFiles()) {
     if (target === "any" || example.format === target) writeFileSync(join(dir, `example-${example.name}`), example.bytes);

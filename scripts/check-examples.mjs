@@ -19,7 +19,9 @@
 // 3. A console block under <!-- transcript: SETUP --> is a list of "$ command" lines (tensorfile is the built CLI,
 //    dist/cli.js) each followed by its output (standard output and error as they interleave, then "(exit N)" when
 //    N is not 0). The commands run with bash, in order, in a fresh folder that SETUP fills (transcriptSetups
-//    below: "model" or "demo"), and their real output must equal the block.
+//    below: "model", "demo" or "april"), and their real output must equal the block. The "april" setup needs
+//    python3 with numpy (PyPI is out of reach here, so it cannot be installed): without it those blocks are
+//    skipped with a note.
 // Other blocks (```sh, ```text, ``` with no marker) are not checked.
 //
 //   node scripts/check-examples.mjs [--no-run] [--update]
@@ -53,7 +55,7 @@ const examples = walk(path.join(root, "examples"), (f) => /\.(mjs|html)$/.test(f
 
 // ---- 2. the snippets in the markdown ----
 
-const checkedLanguages = new Set(["js", "mjs", "javascript", "ts", "typescript", "html"]);
+const checkedLanguages = new Set(["js", "mjs", "javascript", "ts", "typescript", "html", "python", "py"]);
 
 /** The lines of `name`'s region in `text`, without the region markers of nested regions, common indent removed. */
 function region(text, name) {
@@ -230,6 +232,14 @@ const transcriptSetups = {
       { name: "scale", dtype: "float8_e4m3", shape: [8], data: new Uint8Array(8).fill(0x38) },
     ], { source: "a fine-tune" }));
   },
+  /** The demo's april model as model.april and examples/april-edit.py as edit.py (needs python3 with numpy). */
+  async april(dir) {
+    const numpy = await new Promise((resolve) => spawn("python3", ["-c", "import numpy"], { stdio: "ignore" }).on("error", () => resolve(false)).on("exit", (code) => resolve(code === 0)));
+    if (!numpy) return "python3 with numpy is not on this machine";
+    const { exampleFiles } = await import(pathToFileURL(path.join(root, "dist/examples.js")).href);
+    writeFileSync(path.join(dir, "model.april"), exampleFiles().find((f) => f.name === "demo.april").bytes);
+    writeFileSync(path.join(dir, "edit.py"), readFileSync(path.join(root, "examples/april-edit.py")));
+  },
 };
 
 function runShell(command, cwd, binDir) {
@@ -264,7 +274,11 @@ async function checkTranscripts() {
       }
       const dir = mkdtempSync(path.join(tmpdir(), "tensorfile-transcript-"));
       try {
-        await setup(dir);
+        const skipped = await setup(dir);
+        if (typeof skipped === "string") {
+          console.log(`skip ${where}: ${skipped}`);
+          continue;
+        }
         const actual = [];
         for (const line of block.content.split("\n")) {
           if (!line.startsWith("$ ")) continue;

@@ -4,15 +4,9 @@
 // #anchor must name a heading of the page it points to (GitHub's slugs: lower case, punctuation dropped, spaces to
 // hyphens, "-1", "-2" for repeats) or an explicit <a id="…"> / <a name="…">. Links with a scheme (https:, mailto:)
 // are not fetched. Code blocks and `code spans` are skipped.
-//
-// PENDING_PAGES: pages other branches are writing while this check lands. A link to one of them passes while the
-// file does not exist (with a note); once it exists it is checked like any other. Remove a name when its page is
-// on main.
 import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-
-const PENDING_PAGES = new Set(["docs/formats/onnx.md", "docs/inspector.md"]);
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const rel = (p) => path.relative(root, p).split(path.sep).join("/");
@@ -78,7 +72,6 @@ function anchorsOf(file) {
 
 const files = [path.join(root, "README.md"), ...markdownFiles(path.join(root, "docs"))];
 const problems = [];
-const pendingNotes = new Set();
 let links = 0;
 
 for (const file of files) {
@@ -101,8 +94,7 @@ for (const file of files) {
         continue;
       }
       if (!existsSync(resolved)) {
-        if (PENDING_PAGES.has(name)) pendingNotes.add(name);
-        else problems.push(`${where}: ${target}: no such file or folder (${name})`);
+        problems.push(`${where}: ${target}: no such file or folder (${name})`);
         continue;
       }
       if (anchor === undefined || anchor === "") continue;
@@ -117,7 +109,6 @@ for (const file of files) {
   });
 }
 
-for (const name of pendingNotes) console.log(`note: ${name} does not exist yet (a pending page: links to it pass)`);
 for (const problem of problems) console.log(`FAIL ${problem}`);
 console.log(
   problems.length === 0

@@ -19,7 +19,7 @@ import { build } from "esbuild";
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 
 /**
- * `import { Inflate, gzipSync } from "fflate"` becomes a module whose exports load fflate on their first call
+ * `import { Inflate, Gunzip, gzipSync } from "fflate"` becomes a module whose exports load fflate on their first call
  * (esbuild wraps a require()d module in a lazy initializer).
  */
 const lazyFflate = {
@@ -32,6 +32,7 @@ const lazyFflate = {
       contents: `let real;
 const load = () => (real ??= require("fflate"));
 export function Inflate(callback) { return new (load().Inflate)(callback); }
+export function Gunzip(callback) { return new (load().Gunzip)(callback); }
 export function gzipSync(data, options) { return load().gzipSync(data, options); }`,
     }));
   },

@@ -95,8 +95,14 @@ describe("tensorfile patch: the round trip gives the same bytes", () => {
     const out = fresh("out.april");
     const r = await cli("patch", model, folder, out);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("replaced 3 networks: encoder, decoder, joiner");
+    // the folder holds each weight as .npy beside the unchanged .onnx networks: the weights are put back
+    expect(r.stdout).toContain("replaced 12 tensors: encoder/weight, encoder/bias");
     expect(sameFile(out, model)).toBe(true);
+    // a changed network beside its own .npy weights is refused
+    writeFileSync(join(folder, "decoder.onnx"), "a changed decoder");
+    const refused = await cli("patch", model, folder, fresh("refused.april"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/changed decoder network and its weight "decoder\/weight"/);
     const onnx = fresh("onnx");
     const { mkdirSync } = await import("node:fs");
     mkdirSync(onnx);

@@ -60,11 +60,11 @@ describe("check-links", () => {
     expect(out).toContain("2 broken of 3");
   });
 
-  it("lets a pending page be absent, and checks it once it exists", () => {
+  it("checks the anchor of a page that exists", () => {
     const files = { ...docs, "README.md": "[o](docs/formats/onnx.md#reading)\n" };
     const absent = run(tree(files, ["check-links.mjs"]), "check-links.mjs");
-    expect(absent.status).toBe(0);
-    expect(absent.out).toContain("docs/formats/onnx.md does not exist yet");
+    expect(absent.status).toBe(1);
+    expect(absent.out).toContain("docs/formats/onnx.md#reading: no such file or folder (docs/formats/onnx.md)");
     const present = run(tree({ ...files, "docs/formats/onnx.md": "# ONNX\n" }, ["check-links.mjs"]), "check-links.mjs");
     expect(present.status).toBe(1);
     expect(present.out).toContain("has no heading with the anchor #reading");

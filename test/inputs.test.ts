@@ -13,7 +13,7 @@ import { exampleFiles } from "../bindings/examples.js";
 import { BACKENDS, withBackend } from "./helpers/backends.js";
 import { haveFixtures, listFixtures, readFixture } from "./helpers/fixtures.js";
 
-const FORMAT_MODULES = { bw2l: lib.bw2l, april: lib.april, tsm: lib.tsm, primitiv: lib.primitiv, spraak: lib.spraak } as const;
+const FORMAT_MODULES = { bw2l: lib.bw2l, april: lib.april, tsm: lib.tsm, primitiv: lib.primitiv, spraak: lib.spraak, onnx: lib.onnx } as const;
 
 const examples = exampleFiles().map((e) => ({ label: `example ${e.name}`, bytes: e.bytes }));
 const fixtures = haveFixtures()

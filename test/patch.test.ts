@@ -14,6 +14,7 @@ import { exampleFiles } from "../bindings/examples.js";
 import { writeSafetensors } from "../bindings/export/safetensors.js";
 import * as april from "../bindings/formats/april.js";
 import * as bw2l from "../bindings/formats/bw2l.js";
+import * as onnx from "../bindings/formats/onnx.js";
 import * as primitiv from "../bindings/formats/primitiv.js";
 import * as spraak from "../bindings/formats/spraak.js";
 import * as tsm from "../bindings/formats/tsm.js";
@@ -145,7 +146,7 @@ describe("the round-trip law: export tensors(), patch them back, same bytes", ()
     const tensors = uniqueTensors(opened.tensors());
     if (tensors.length === 0) return;
     const back = readSafetensorsBack(writeSafetensors(tensors));
-    const module = ({ bw2l, tsm, primitiv, spraak, april } as Record<string, unknown>)[c.format] as {
+    const module = ({ bw2l, tsm, primitiv, spraak, april, onnx } as Record<string, unknown>)[c.format] as {
       replaceTensors(file: unknown, t: NamedTensor[]): unknown; write(file: unknown): Uint8Array;
     };
     const replaced = module.replaceTensors(opened.file, back);

@@ -17,16 +17,17 @@ export interface ParsedArgs {
 }
 
 /**
- * The arguments of command `name` (which takes `options`, and --help/-h); undefined when they cannot be read,
- * after the reason was printed on standard error (exit 2).
+ * The arguments of command `name` (which takes `options`, `unlisted` ones such as --timeout, and --help/-h);
+ * undefined when they cannot be read, after the reason was printed on standard error (exit 2). An unknown option's
+ * message lists `options` only.
  */
-export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, rest: string[]): ParsedArgs | undefined {
+export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, rest: string[], unlisted: OptionTable = {}): ParsedArgs | undefined {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
       args: rest,
-      options: { ...options, help: { type: "boolean", short: "h" } },
+      options: { ...options, ...unlisted, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
     }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
@@ -44,6 +45,21 @@ export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, 
     return undefined;
   }
   return { values, positionals };
+}
+
+/**
+ * --timeout SECONDS (the idle timeout of URL inputs) in milliseconds, taken out of `values`: undefined when not
+ * given, null when it is not a number of seconds > 0 (the reason printed on standard error: exit 2).
+ */
+export function takeTimeout(io: CliIO, name: string, values: ParsedArgs["values"]): number | undefined | null {
+  if (values.timeout === undefined) return undefined;
+  const seconds = Number(values.timeout);
+  if (typeof values.timeout !== "string" || !/^\s*\d*\.?\d+\s*$/.test(values.timeout) || !(seconds > 0) || seconds > 2_000_000) {
+    print(io.stderr, `tensorfile: --timeout takes a number of seconds > 0 (for URL inputs), not ${JSON.stringify(values.timeout)} (see "tensorfile ${name} --help")`);
+    return null;
+  }
+  delete values.timeout;
+  return seconds * 1000;
 }
 
 /** A parseArgs complaint about an option's value, in our words (the raw text only for a case not foreseen). */

@@ -12,17 +12,57 @@ import { Progress, type ProgressStream } from "./progress.js";
 
 export const DIFF_HELP = `tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
-Compares the tensors of A and B (any two readable files: the five formats, .safetensors, .npy, .npz) by name,
+Compares the tensors of A and B (any two readable files: the five formats, .onnx, .safetensors, .npy, .npz) by name,
 one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
 number of elements that differ, the largest absolute and relative difference and the cosine similarity.
 An element is equal when |a - b| <= atol + rtol * |b| (B is the reference); NaN opposite NaN counts as equal.
 Values are compared widened (float16, bfloat16 -> float32; float64 and 32/64-bit integers in float64).
+An .april file against an .onnx file compares one of its networks (the one the .onnx is named after: encoder,
+decoder or joiner; else the one with the most weights of the same name and shape) with it, by the ONNX names.
 Exit status 0 when everything is equal within the tolerances, 1 otherwise.
   --atol X   absolute tolerance (default 0)
   --rtol Y   relative tolerance (default 0)
   --json     print one JSON object: { "a", "b", "atol", "rtol", "equal", "onlyA", "onlyB", "tensors": [{ "name",
              "status", "dtypeA", "dtypeB", "shapeA", "shapeB", "elements", "differing", "maxAbs", "maxRel",
              "cosine" }] } (an infinite difference is the string "Infinity")`;
+
+/** A lazily opened file as diff uses it. */
+type DiffSide = Awaited<ReturnType<DiffCliContext["openLazy"]>>;
+
+const APRIL_NETWORKS = ["encoder", "decoder", "joiner"] as const;
+
+/**
+ * An .april file against one .onnx network: the april side keeps only that network's weights
+ * (`encoder/<name>` …) and the onnx side's names get the same prefix, so `diff model.april encoder.onnx` compares
+ * the encoder's weights by their ONNX names. The network is the one the .onnx file is named after
+ * (encoder.onnx, my-decoder.onnx …), else the one with the most weights of the same name and shape. Other pairs are returned as given.
+ */
+export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB: string): { a: DiffSide; b: DiffSide; note?: string } {
+  const aprilFirst = a.format === "april" && b.format === "onnx";
+  if (!aprilFirst && !(a.format === "onnx" && b.format === "april")) return { a, b };
+  const [aprilSide, onnxSide, onnxPath] = aprilFirst ? [a, b, pathB] : [b, a, pathA];
+  const onnxShapes = new Map(onnxSide.tensorInfos().map((i) => [i.name, i.shape.join("x")]));
+  const base = onnxPath.split(/[\\/]/).pop()!.toLowerCase();
+  const shared = (network: string) => aprilSide.tensorInfos()
+    .filter((i) => i.name.startsWith(`${network}/`) && onnxShapes.get(i.name.slice(network.length + 1)) === i.shape.join("x")).length;
+  const network = APRIL_NETWORKS.find((n) => base.includes(n)) ?? [...APRIL_NETWORKS].sort((x, y) => shared(y) - shared(x))[0]!;
+  const prefix = `${network}/`;
+  const aprilInfos = aprilSide.tensorInfos().filter((i) => i.name.startsWith(prefix));
+  const originals = new Map<TensorInfo, TensorInfo>();
+  const onnxInfos = onnxSide.tensorInfos().map((info) => {
+    const renamed = { ...info, name: prefix + info.name };
+    originals.set(renamed, info);
+    return renamed;
+  });
+  const narrowed: DiffSide = { ...aprilSide, tensorInfos: () => aprilInfos };
+  const prefixed: DiffSide = {
+    ...onnxSide,
+    tensorInfos: () => onnxInfos,
+    loadTensor: async (info) => ({ ...(await onnxSide.loadTensor(originals.get(info) ?? info)), name: info.name }),
+  };
+  const note = `comparing the april file's ${network} network (${aprilInfos.length} weights) with ${onnxPath}`;
+  return aprilFirst ? { a: narrowed, b: prefixed, note } : { a: prefixed, b: narrowed, note };
+}
 
 export const DIFF_OPTIONS = { atol: { type: "string" }, rtol: { type: "string" }, json: { type: "boolean" } } as const;
 
@@ -77,7 +117,7 @@ function row(t: TensorDiff): string[] {
 function table(rows: string[][]): string[] {
   const header = ["name", "status", "dtype", "shape", "differing", "max abs", "max rel", "cosine"];
   const all = [header, ...rows];
-  const widths = header.map((_, i) => Math.max(...all.map((r) => r[i]!.length)));
+  const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0)); // (no spread: any count)
   const right = new Set([4, 5, 6, 7]);
   return all.map((r) => `  ${r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd());
 }
@@ -106,10 +146,11 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
   const [pathA, pathB] = args as [string, string];
   const atol = tolerance(options.atol, "atol", ctx);
   const rtol = tolerance(options.rtol, "rtol", ctx);
-  const a = await ctx.openLazy(pathA);
+  const openedA = await ctx.openLazy(pathA);
   try {
-    const b = await ctx.openLazy(pathB);
+    const openedB = await ctx.openLazy(pathB);
     try {
+      const { a, b, note } = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
       const namesB = new Map(b.tensorInfos().map((i) => [i.name, i]));
       const total = a.tensorInfos().reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
       const progress = new Progress(ctx.stderr, "diff", total);
@@ -124,6 +165,7 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
         out(JSON.stringify(jsonSafe({ a: pathA, b: pathB, atol, rtol, ...result }), null, 2));
         return result.equal ? 0 : 1;
       }
+      if (note !== undefined) out(note);
       out(`A  ${pathA} (${a.format}, ${a.tensorInfos().length} tensors)`);
       out(`B  ${pathB} (${b.format}, ${b.tensorInfos().length} tensors)`);
       if (result.onlyA.length > 0) out(`only in A (${result.onlyA.length}): ${listText(result.onlyA)}`);
@@ -132,9 +174,9 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
       out(summaryLine(result, atol, rtol));
       return result.equal ? 0 : 1;
     } finally {
-      await b.source.close?.();
+      await openedB.source.close?.();
     }
   } finally {
-    await a.source.close?.();
+    await openedA.source.close?.();
   }
 }

@@ -20,6 +20,13 @@ export function isUrl(path: string): boolean {
 }
 
 let stdinBytes: Promise<Uint8Array> | undefined;
+/** --timeout SECONDS as milliseconds, for URL inputs (undefined: fromUrl's default). */
+let urlIdleTimeoutMs: number | undefined;
+
+/** Sets the idle timeout of URL inputs for the command about to run (--timeout; undefined: fromUrl's default). */
+export function setUrlIdleTimeout(ms: number | undefined): void {
+  urlIdleTimeoutMs = ms;
+}
 
 /** Standard input, read whole (once: "-" can be named once per command). */
 function readStdin(): Promise<Uint8Array> {
@@ -43,7 +50,7 @@ function readStdin(): Promise<Uint8Array> {
  */
 export async function openSource(path: string): Promise<ByteSource> {
   if (path === "-") return fromBytes(await readStdin(), "stdin");
-  if (isUrl(path)) return fromUrl(path);
+  if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;
   try {
     const s = await stat(path);

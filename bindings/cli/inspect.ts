@@ -20,7 +20,15 @@ result per file and a summary; exit 1 if any failed.
 export const INSPECT_OPTIONS = { json: { type: "boolean" }, full: { type: "boolean" } } as const;
 
 function valueText(value: unknown, full: boolean): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v));
+  const replacer = (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v);
+  if (!full && Array.isArray(value) && value.length > 16) {
+    // a long list (a million sections) shown shortened: only its first elements are turned into JSON
+    let start = "[";
+    for (let i = 0; i < value.length && start.length <= 200; i++) start += `${i > 0 ? "," : ""}${JSON.stringify(value[i], replacer) ?? "null"}`;
+    const oneLine = start.replace(/\s+/g, " ");
+    if (oneLine.length > 100) return `${oneLine.slice(0, 97)}... (--full shows all)`;
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value, replacer);
   const oneLine = (text ?? "undefined").replace(/\s+/g, " ");
   if (typeof value === "string" && value === "") return '""';
   return full || oneLine.length <= 100 ? oneLine : `${oneLine.slice(0, 97)}... (--full shows all)`;
@@ -44,18 +52,33 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   const metaKeys = Object.keys(info.meta ?? {});
   if (metaKeys.length > 0) {
     print(out, "meta");
-    const width = Math.min(28, Math.max(...metaKeys.map((k) => k.length)));
+    const width = Math.min(28, metaKeys.reduce((w, k) => Math.max(w, k.length), 0)); // (no spread: any count)
     for (const key of metaKeys) print(out, `  ${key.padEnd(width)}  ${metaText(info.format, key, info.meta[key], full)}`);
   }
   const total = info.tensors.reduce((a, t) => a + t.byteLength, 0);
   print(out, `tensors  ${info.tensors.length} (${formatBytes(total)})`);
   if (info.tensors.length > 0) {
-    const rows = info.tensors.map((t) => [t.name, t.dtype, shapeText(t.shape), String(t.byteLength)]);
+    // (no table of rows held: widths in a first pass, then the lines written in batches; a million tensors)
     const header = ["name", "dtype", "shape", "bytes"];
-    const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const line = (cells: string[]) => `  ${cells.map((c, i) => (i === 3 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
-    print(out, line(header));
-    for (const r of rows) print(out, line(r));
+    const widths = header.map((h) => h.length);
+    for (const t of info.tensors) {
+      widths[0] = Math.max(widths[0]!, t.name.length);
+      widths[1] = Math.max(widths[1]!, t.dtype.length);
+      widths[2] = Math.max(widths[2]!, shapeText(t.shape).length);
+      widths[3] = Math.max(widths[3]!, String(t.byteLength).length);
+    }
+    const line = (name: string, dtype: string, shape: string, bytes: string) =>
+      `  ${name.padEnd(widths[0]!)}  ${dtype.padEnd(widths[1]!)}  ${shape.padEnd(widths[2]!)}  ${bytes.padStart(widths[3]!)}`.trimEnd();
+    print(out, line("name", "dtype", "shape", "bytes"));
+    let batch = "";
+    for (const t of info.tensors) {
+      batch += `${line(t.name, t.dtype, shapeText(t.shape), String(t.byteLength))}\n`;
+      if (batch.length >= 65536) {
+        out.write(batch);
+        batch = "";
+      }
+    }
+    if (batch !== "") out.write(batch);
   }
   for (const key of Object.keys(info)) {
     if (["format", "version", "meta", "tensors"].includes(key)) continue;

@@ -124,7 +124,12 @@ async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeig
   }
   if (tensors.length === 0 && networks.size === 0) throw ctx.inputError(`${dir} holds no .npy or .onnx files`);
   if (networks.size > 0 && tensors.length === 0) return { tensors: networks, label: dir, close: async () => {} };
-  if (networks.size > 0) throw ctx.inputError(`${dir} holds both .npy tensors and .onnx networks; patch one kind at a time`);
+  // an april extract folder holds both: the networks go along as 1-D uint8 tensors, and april's patch uses a
+  // network only where it differs from the model's (a changed network and its own .npy weights are refused there)
+  for (const [name, bytes] of networks) {
+    const info: TensorInfo = { name, dtype: "uint8", shape: [bytes.length], byteOffset: 0, byteLength: bytes.length, byteOrder: "le", layout: "row-major" };
+    tensors.push({ info, load: async () => ({ name, dtype: "uint8", shape: [bytes.length], data: bytes }) });
+  }
   return {
     label: dir,
     close: async () => {},
@@ -250,8 +255,10 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
         throw error;
       }
       const out = (text: string) => ctx.stdout.write(`${text}\n`);
-      out(`replaced ${count(result.replaced.length, format === "april" ? "network" : "tensor")}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
-      out(`kept     ${count(result.kept.length, format === "april" ? "network" : "tensor")} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
+      // april: whole networks, or weights of its networks (encoder/<name>…)
+      const unit = format === "april" && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor";
+      out(`replaced ${count(result.replaced.length, unit)}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
+      out(`kept     ${count(result.kept.length, unit)} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
       if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);
       if (result.unknown.length > 0) out(`skipped  ${count(result.unknown.length, "name")} ${format} model does not hold (--partial): ${listText(result.unknown)}`);
       ctx.stderr.write(`wrote ${output} (${format}, ${formatBytes(result.byteLength)})\n`);

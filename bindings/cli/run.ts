@@ -12,12 +12,12 @@
  * tensor-output.ts (tensors streamed to .safetensors/.npy), progress.ts. Nothing imports run.ts but cli.ts.
  */
 import { closestNames } from "../any.js";
-import { parseCommandArgs } from "./args.js";
+import { parseCommandArgs, takeTimeout } from "./args.js";
 import { type CliIO, InputError, UsageError, print, reportError } from "./common.js";
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
 import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
-import { openLazy, openSource } from "./inputs.js";
+import { openLazy, openSource, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 import { STATS_HELP, STATS_OPTIONS, type StatsCommandOptions, statsFiles } from "./stats.js";
@@ -38,8 +38,9 @@ const USAGE = `Usage:
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
-FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests).
-Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key);
+FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
+reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
+Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
 
@@ -56,6 +57,8 @@ const OPTIONS = {
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
 
 type CommandName = keyof typeof OPTIONS;
+/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
+const URL_OPTIONS = { timeout: { type: "string" } } as const;
 
 const HELP: Record<CommandName, string> = {
   inspect: INSPECT_HELP,
@@ -85,13 +88,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const name = command as CommandName;
-  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest);
+  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" ? {} : URL_OPTIONS);
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
     print(io.stdout, HELP[name]);
     return 0;
   }
+  setUrlIdleTimeout(undefined);
+  const timeout = takeTimeout(io, name, values);
+  if (timeout === null) return 2;
+  setUrlIdleTimeout(timeout);
   const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);

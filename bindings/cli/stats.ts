@@ -1,7 +1,7 @@
 /**
  * `tensorfile stats FILE [--tensor NAME] [--json]`: per-tensor statistics (kernels.stats) over every tensor of a
- * file of any format, or one. The file is opened lazily (headers only) and each tensor is loaded, reduced and
- * dropped before the next, so memory follows the largest tensor, not the file.
+ * file of any format, or one. The file is opened lazily (headers only) and each tensor is read and reduced in
+ * pieces (16 MiB, or bands of rows, merged with kernels.mergeStats), so memory stays flat whatever the sizes.
  *
  * Values are the tensor's real values: float16, bfloat16 and float8 widened, int8 with a scale and offset
  * dequantized (as `convert --dtype float32` does), SPRAAK G.711 codes decoded. Format-specific dtypes (complex,
@@ -14,7 +14,8 @@
  */
 import { closestNames } from "../any.js";
 import * as kernels from "../kernels.js";
-import { type DType, type DecodeOptions, type TensorInfo, isStandardDType } from "../tensor.js";
+import { type LazyTensors, decodeInChunks } from "../export/stream.js";
+import { type DType, type DecodeOptions, type TensorInfo, decodedDType, isStandardDType, viewAs } from "../tensor.js";
 import { Progress, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText } from "./common.js";
 import { openLazy } from "./inputs.js";
@@ -101,7 +102,7 @@ function printTable(io: CliIO, path: string, format: string, reports: TensorRepo
     return [r.name, r.dtype, shapeText(r.shape), numberText(s.min), numberText(s.max), numberText(s.mean), numberText(s.std),
       String(s.nan), inf, percentText(s.zeros, s.count)];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.filter((r) => r.length > 4 || i < 3).map((r) => r[i]?.length ?? 0)));
+  const widths = header.map((h, i) => rows.reduce((w, r) => (r.length > 4 || i < 3 ? Math.max(w, r[i]?.length ?? 0) : w), h.length)); // (no spread)
   const numeric = (i: number) => i >= 3;
   const line = (cells: string[]) => `  ${cells.map((c, i) => (cells.length === 4 && i === 3 ? c : numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
   print(io.stdout, line(header));
@@ -114,6 +115,7 @@ export async function statsCommand(io: CliIO, args: string[], options: StatsComm
   const opened = await openLazy(path);
   try {
     let infos = opened.module.tensorInfos(opened.file);
+    const lazy: LazyTensors = { source: opened.source, tensorInfos: () => infos, loadTensor: (info, decode) => opened.module.loadTensor(opened.source, info, decode) };
     if (options.tensor !== undefined) {
       const found = infos.find((i) => i.name === options.tensor);
       if (!found) {
@@ -134,9 +136,17 @@ export async function statsCommand(io: CliIO, args: string[], options: StatsComm
         } else {
           // G.711 codes decode to float32 values; int8 with a scale is reduced as its dequantized values
           const decode: DecodeOptions = info.decodesToFloat32 ? { dtype: "float32" } : {};
-          const tensor = await opened.module.loadTensor(opened.source, info, decode);
-          const q = tensor.dtype === "int8" ? info.quantization : undefined;
-          report.stats = kernels.stats(tensor.data as kernels.StatsData, { dtype: tensor.dtype, scale: q?.scale, offset: q?.offset });
+          // read and reduced in pieces (16 MiB, or a band of rows) merged as they come: memory stays flat
+          // however large the tensor (as convert and verify stream it)
+          const dtype = decodedDType(info, decode);
+          const q = dtype === "int8" ? info.quantization : undefined;
+          const options = { dtype, scale: q?.scale, offset: q?.offset };
+          let stats: kernels.TensorStats | undefined;
+          for await (const piece of decodeInChunks(lazy, info, decode)) {
+            const part = kernels.stats(viewAs(dtype, piece) as kernels.StatsData, options);
+            stats = stats ? kernels.mergeStats(stats, part) : part;
+          }
+          report.stats = stats ?? kernels.stats(viewAs(dtype, new Uint8Array(0)) as kernels.StatsData, options);
         }
         reports.push(report);
         progress.advance(info.byteLength, info.name);

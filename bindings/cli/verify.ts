@@ -3,12 +3,15 @@
  * regular file lazily, tensor by tensor: flat memory), then the format's warnings.
  */
 import { stat } from "node:fs/promises";
-import { formatModule } from "../any.js";
+import { formatModule, readFromAny } from "../any.js";
 import { decodeInChunks } from "../export/stream.js";
-import { openFile } from "../load-file.js";
+import { verifyFrom as npzVerifyFrom } from "../formats/npz.js";
+import { openFileAccess } from "../io/file-access.js";
+import type { ByteSource } from "../io/source.js";
 import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, versionText } from "./common.js";
 import { type AnyModule, isUrl, readWhole, readWholeAny } from "./inputs.js";
 import { formatBytes } from "./progress.js";
+import { summarizeWarnings } from "./warnings.js";
 
 export const VERIFY_HELP = `tensorfile verify FILE… [--strict] [--json]
 
@@ -22,30 +25,65 @@ export const VERIFY_OPTIONS = { strict: { type: "boolean" }, json: { type: "bool
 /**
  * Every tensor of FILE decoded once and let go (verify needs their count and size, not their values), with the
  * file's object and its module. A regular file is opened lazily: headers first, then each tensor read and decoded
- * on its own (a plainly stored one 16 MiB at a time), so memory stays flat whatever the file size; the checks of
- * verify and inspect give the same results on this header-level object as on read()'s. npz (whose verify checks
- * each member's CRC-32 over its stored bytes) and anything that is not a regular file are read whole.
+ * on its own (a plainly stored one 16 MiB at a time, a large deflated npz member as it inflates), so memory stays
+ * flat whatever the file size; the checks of verify and inspect give the same results on this header-level
+ * object as on read()'s (npz: its stored members' CRC-32s read in chunks). Anything that is not a regular file is
+ * read whole.
  */
-async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number }> {
+async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number; read: number; warnings?: string[] }> {
   if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
-    const opened = await openFile(path);
+    const access = await openFileAccess(path, "tensorfile");
     try {
-      if (opened.format !== "npz") {
-        let bytes = 0;
-        const infos = opened.tensorInfos();
-        for (const info of infos) {
-          for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
-        }
-        return { module: formatModule(opened.format) as AnyModule, file: opened.file, tensors: { count: infos.length, bytes }, size: (await stat(path)).size };
+      // the bytes actually read are counted: what verify says it checked (an april file's networks, for
+      // example, are not read: they are opaque blobs)
+      const source = countingSource(access.source());
+      const opened = { ...(await readFromAny(source)), source };
+      let bytes = 0;
+      const infos = opened.tensorInfos();
+      for (const info of infos) {
+        for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
       }
+      // npz: the CRC-32s of stored members, read in chunks (deflated ones were checked as they inflated)
+      const warnings = opened.format === "npz" ? await npzVerifyFrom(source, opened.file) : undefined;
+      const module = formatModule(opened.format) as AnyModule;
+      return { module, file: opened.file, tensors: { count: infos.length, bytes }, size: source.size, read: Math.min(source.size, source.bytesRead), warnings };
     } finally {
-      await opened.close();
+      access.close();
     }
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
   const all = module.tensors(file);
-  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length };
+  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length, read: bytes.length };
+}
+
+/** `source`, counting the bytes its reads return (`bytesRead`). */
+function countingSource(source: ByteSource & { size: number }): ByteSource & { size: number; bytesRead: number } {
+  const counted = {
+    size: source.size,
+    name: source.name,
+    bytesRead: 0,
+    read: async (offset: number, length: number) => {
+      const bytes = await source.read(offset, length);
+      counted.bytesRead += bytes.length;
+      return bytes;
+    },
+    ...(source.readSync && {
+      readSync: (offset: number, length: number) => {
+        const bytes = source.readSync!(offset, length);
+        counted.bytesRead += bytes.length;
+        return bytes;
+      },
+    }),
+    ...(source.readInto && {
+      readInto: async (target: Uint8Array, offset: number) => {
+        const n = await source.readInto!(target, offset);
+        counted.bytesRead += n;
+        return n;
+      },
+    }),
+  };
+  return counted;
 }
 
 export async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boolean; json?: boolean }): Promise<number> {
@@ -55,9 +93,9 @@ export async function verifyCommand(io: CliIO, paths: string[], options: { stric
   let warned = 0;
   for (const path of paths) {
     try {
-      const { module, file, tensors: decoded, size } = await readAndDecode(path);
+      const { module, file, tensors: decoded, size, read, warnings: checked } = await readAndDecode(path);
       const info = module.inspect(file);
-      const warnings = module.verify(file);
+      const warnings = checked ?? module.verify(file);
       const total = decoded.bytes;
       if (warnings.length > 0) warned++;
       const ok = !(options.strict && warnings.length > 0);
@@ -66,8 +104,10 @@ export async function verifyCommand(io: CliIO, paths: string[], options: { stric
         print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, error: null }, 0));
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${size} bytes read and checked`);
-      for (const w of warnings) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`);
+      const { shown, more } = summarizeWarnings(warnings);
+      for (const w of shown) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
+      for (const m of more) print(io.stdout, `${many ? `${path}: ` : ""}warning: … and ${m.count} more like: ${m.like} (--json lists every warning)`);
       print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
       if (!isInputError(error)) throw error;

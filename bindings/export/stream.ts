@@ -14,11 +14,13 @@
  *   ('drain'), and `end()` at the end (awaiting 'finish' or 'close') unless `{ end: false }`.
  * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
  */
+import { CorruptDataError } from "../errors.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
 import { type ByteSource, readExactly } from "../io/source.js";
 import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from "../io/banded.js";
 import { checkTensor } from "./check.js";
+import { type NpzMemberRef, inflateMemberPieces } from "../formats/npz/members.js";
 import { npyHeader } from "./npy.js";
 import { planSafetensors } from "./safetensors.js";
 
@@ -78,7 +80,7 @@ function streamsInChunks(info: TensorInfo): boolean {
  */
 function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: DecodeOptions | undefined): source is ByteSource {
   if (source === undefined) return false;
-  if (streamsInChunks(info)) return true;
+  if (streamsInChunks(info) || streamsDeflated(info)) return true;
   const plan = canReadBands(source) ? planBands(info, decode) : undefined;
   return plan !== undefined && plannedBytes(plan) > BAND_TUNING.bandBytes;
 }
@@ -86,6 +88,7 @@ function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: D
 /** The pieces of a tensor for which streamsFrom() is true. */
 function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
   if (streamsInChunks(info)) return tensorChunks(source, info, decode);
+  if (streamsDeflated(info)) return deflatedChunks(source, info as TensorInfo & { member: NpzMemberRef }, decode);
   return bandedChunks(source, planBands(info, decode)!, decode);
 }
 
@@ -96,6 +99,58 @@ function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOpti
 export async function* decodeInChunks(file: LazyTensors, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
   if (streamsFrom(file.source, info, decode)) yield* streamedPieces(file.source, info, decode);
   else yield dataBytes(await file.loadTensor(info, decode));
+}
+
+/**
+ * A large deflated npz member holding a row-major (or 1-D) tensor: it inflates into pieces that are decoded as
+ * they come (an honestly declared 2 GiB member of a 2 MB file never sits in memory whole).
+ */
+function streamsDeflated(info: TensorInfo): boolean {
+  const member = (info as { member?: NpzMemberRef }).member;
+  if (member?.method !== "deflated") return false;
+  if (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1) return false;
+  const size = dtypeBytes(info.dtype);
+  return size > 0 && info.byteLength === elementCount(info.shape) * size && info.byteLength > STREAM_CHUNK_ELEMENTS * 4;
+}
+
+/** The pieces of a streamed deflated member: its data (after the .npy header) decoded STREAM_CHUNK_ELEMENTS at a time. */
+async function* deflatedChunks(source: ByteSource, info: TensorInfo & { member: NpzMemberRef }, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  const { member, ...plain } = info;
+  const format = info.format ?? "npz";
+  const size = dtypeBytes(info.dtype);
+  const pieceBytes = STREAM_CHUNK_ELEMENTS * size;
+  let skip = member.arrayOffset;
+  let left = info.byteLength;
+  let piece = new Uint8Array(Math.min(pieceBytes, left));
+  let filled = 0;
+  let done = 0;
+  const decoded = (bytes: Uint8Array): Uint8Array => {
+    const part: TensorInfo = { ...plain, shape: [bytes.length / size], byteOffset: info.byteOffset, byteLength: bytes.length, layout: "row-major" };
+    return dataBytes(decodeTensor(bytes, part, { dtype: decode?.dtype }, format));
+  };
+  for await (let chunk of inflateMemberPieces(source, member, format, `members[${JSON.stringify(`${info.name}.npy`)}].data`)) {
+    if (skip > 0) {
+      const drop = Math.min(skip, chunk.length);
+      skip -= drop;
+      chunk = chunk.subarray(drop);
+    }
+    while (chunk.length > 0 && left > 0) {
+      const take = Math.min(chunk.length, piece.length - filled, left);
+      piece.set(chunk.subarray(0, take), filled);
+      filled += take;
+      left -= take;
+      chunk = chunk.subarray(take);
+      if (filled === piece.length) {
+        yield decoded(piece);
+        done += piece.length;
+        piece = new Uint8Array(Math.min(pieceBytes, left)); // a fresh one: the piece handed out may be a view of the last
+        filled = 0;
+      }
+    }
+  }
+  if (done !== info.byteLength) {
+    throw new CorruptDataError(format, `the inflated member holds ${done + filled} bytes of data, the header says ${info.byteLength}`, member.dataOffset, `members[${JSON.stringify(`${info.name}.npy`)}].data`);
+  }
 }
 
 /** One plainly stored tensor, read and decoded a chunk at a time (bounded memory whatever its size). */

@@ -165,7 +165,34 @@ export function verify(file: NpzFile): string[] {
       }
     }
     const headerBytes = (m.array.version === "1.0" ? 10 : 12) + encodeHeader(m.array.header, m.array.version).length;
-    warnings.push(...arrayWarnings(m.array, headerBytes, `member ${m.name}: `));
+    for (const w of arrayWarnings(m.array, headerBytes, `member ${m.name}: `)) warnings.push(w);
+  }
+  return warnings;
+}
+
+/** Bytes read at a time by verifyFrom() when it checks a stored member's CRC-32. */
+const CRC_READ_BYTES = 16 * 1024 * 1024;
+
+/**
+ * verify() for a readFrom() result: the same warnings as verify(read(bytes)), the CRC-32 of stored members
+ * computed by reading each member 16 MiB at a time (bounded memory, whatever the archive's size). Deflated
+ * members are checked when they are inflated (loadTensor, or streamed by the CLI's verify and convert).
+ */
+export async function verifyFrom(source: ByteSource, file: NpzFile): Promise<string[]> {
+  const warnings: string[] = [];
+  for (const m of file.members) {
+    if (m.method === "stored" && !m.content) {
+      let crc = 0;
+      for (let done = 0; done < m.size; ) {
+        const length = Math.min(CRC_READ_BYTES, m.size - done);
+        crc = crc32(await readExactly(source, m.dataOffset + done, length, id, `members[${JSON.stringify(m.name)}].data`), crc);
+        done += length;
+      }
+      if (crc !== m.crc32) {
+        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`);
+      }
+    }
+    for (const w of verify({ ...file, members: [m] })) warnings.push(w);
   }
   return warnings;
 }

@@ -6,8 +6,8 @@ import type { ByteRange } from "../io/byte-reader.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 
-/** The id of every format tensorfile reads: the five model formats and the input formats. */
-export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | InputFormatId;
+/** The id of every format tensorfile reads: the five model formats, ONNX and the input formats. */
+export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | "onnx" | InputFormatId;
 
 /** The formats tensorfile reads but never writes as a re-encode target (other than convert's .safetensors/.npy). */
 export type InputFormatId = "safetensors" | "npy" | "npz";

@@ -121,7 +121,8 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
   for (const family of families) if (!familyModule(family)) return null;
   for (const group of groups) {
     // after the tensors: staging for the largest column-major fp16 tensor widened to f32 (its halves, reordered)
-    const staging = Math.max(0, ...group.plans.filter((p) => p.plan.convert === "widen" && p.plan.columnDims).map((p) => align64(p.plan.info.byteLength)));
+    let staging = 0; // (a loop, not Math.max(...): any number of tensors)
+    for (const p of group.plans) if (p.plan.convert === "widen" && p.plan.columnDims) staging = Math.max(staging, align64(p.plan.info.byteLength));
     const arena = allocateDedicated(group.bytes + staging);
     if (!arena) return null;
     // file order: sequential reads

@@ -5,9 +5,9 @@
  * - fromBytes(bytes): a Uint8Array already in memory
  * - fromBlob(blob): a browser File/Blob, or Node's fs.openAsBlob(path)
  * - fromFile(path): Node/Deno, a file handle; reads only the ranges asked for (no 2 GB readFile limit)
- * - fromUrl(url, { fetch, headers }): HTTP Range requests; the size comes from Content-Range
+ * - fromUrl(url, { fetch, headers, idleTimeoutMs }): HTTP Range requests; the size comes from Content-Range
  */
-import { TruncatedError } from "../errors.js";
+import { LimitError, TruncatedError } from "../errors.js";
 import { asBytes, bytesOrUndefined } from "./input.js";
 
 /**
@@ -159,56 +159,197 @@ export interface UrlSourceOptions {
   fetch?: typeof globalThis.fetch | undefined;
   /** Extra request headers (an `Authorization` header, say). */
   headers?: Record<string, string> | undefined;
+  /**
+   * Milliseconds to wait for a response to start, and then for each next piece of its body; past that the read
+   * fails with a SourceError and the request is aborted (a stalled server). Default 30,000 (30 s,
+   * DEFAULT_URL_IDLE_TIMEOUT_MS); 0 or Infinity waits forever.
+   */
+  idleTimeoutMs?: number | undefined;
 }
+
+/** The most bytes one Uint8Array holds in JavaScript engines (V8: 2^32); readExactly refuses more with LIMIT. */
+export const MAX_BYTES_IN_ONE_ARRAY = 2 ** 32;
+
+/** fromUrl's default idle timeout: 30 s without a byte arriving fails the read. */
+export const DEFAULT_URL_IDLE_TIMEOUT_MS = 30_000;
+/**
+ * A server that ignores Range answers 200 with the whole file: the first bytes of such a body, up to this many,
+ * are kept so that the many small header reads near the start do not download them again (a file that declares
+ * no more than this is kept whole).
+ */
+const URL_PREFIX_CACHE_BYTES = 16 << 20;
 
 /**
  * A file over HTTP(S) read with `Range` requests. The size comes from the first response's Content-Range.
- * A server that ignores Range (200 with the whole body) still works: the body is kept and sliced.
+ * Each read takes in only the bytes it asked for (plus at most the network's last chunk, whose rest is dropped
+ * with the body cancelled): a server that ignores Range (200 with the whole body, even an endless one) still
+ * works, read from the start up to the end of the asked range and no further. A response that stalls for
+ * `idleTimeoutMs`, ends early, or states sizes that cannot be (a Content-Range that is not the asked range,
+ * totals that are negative, not numbers, beyond 2^53 or that change, a Content-Length that disagrees) fails the
+ * read with a SourceError.
  */
 export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): ByteSource {
   const doFetch = options.fetch ?? globalThis.fetch;
   const href = String(url);
-  let whole: Uint8Array | undefined;
+  const idleMs = options.idleTimeoutMs ?? DEFAULT_URL_IDLE_TIMEOUT_MS;
+  if (typeof idleMs !== "number" || Number.isNaN(idleMs) || idleMs < 0) {
+    throw new TypeError(`tensorfile: fromUrl()'s idleTimeoutMs is a number of milliseconds >= 0 (0: no timeout), not ${String(idleMs)}`);
+  }
+  /** The first bytes of the file, from a 200 answer; `complete` when they are the whole file. */
+  let prefix: { bytes: Uint8Array; complete: boolean } | undefined;
+  const learnSize = (total: number, what: string): void => {
+    if (source.size !== undefined && total !== source.size) {
+      throw new SourceError(`${href} changed size from ${source.size} to ${total} bytes while being read (${what})`);
+    }
+    source.size = total;
+  };
   const source: ByteSource = {
     size: undefined,
     name: href,
     async read(offset, length) {
-      if (whole) return whole.subarray(Math.min(offset, whole.length), Math.min(offset + length, whole.length));
+      if (!Number.isSafeInteger(offset) || offset < 0 || !(length >= 0)) {
+        throw new SourceError(`cannot read bytes ${offset}..${offset + length} of ${href}: not a range of a file`);
+      }
       if (source.size !== undefined) length = Math.max(0, Math.min(length, source.size - offset));
       if (length === 0) return new Uint8Array(0);
+      if (!Number.isSafeInteger(offset + length)) length = Number.MAX_SAFE_INTEGER - offset;
+      if (prefix && (prefix.complete || offset + length <= prefix.bytes.length)) {
+        return prefix.bytes.slice(Math.min(offset, prefix.bytes.length), Math.min(offset + length, prefix.bytes.length));
+      }
+      const abort = new AbortController();
+      const what = `bytes ${offset}..${offset + length} of ${href}`;
       let response: Response;
       try {
-        response = await doFetch(href, { headers: { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` } });
+        response = await idle(doFetch(href, { headers: { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` }, signal: abort.signal }), idleMs, abort, `no answer for ${what}`);
       } catch (cause) {
+        if (cause instanceof SourceError) throw cause;
         throw new SourceError(`cannot fetch ${href}: ${causeText(cause)}`, { cause });
       }
-      if (response.status === 416) {
-        const total = /\/(\d+)\s*$/.exec(response.headers.get("content-range") ?? "");
-        if (total) source.size = Number(total[1]);
-        return new Uint8Array(0);
-      }
-      if (!response.ok) throw new SourceError(`${href} answered HTTP ${response.status} ${response.statusText}`);
-      const body = new Uint8Array(await response.arrayBuffer());
-      if (response.status === 200) {
-        // no Range support: this is the whole file
-        whole = body;
-        source.size = body.length;
-        return body.subarray(Math.min(offset, body.length), Math.min(offset + length, body.length));
-      }
-      const range = /bytes\s+(\d+)-(\d+)\/(\d+|\*)/i.exec(response.headers.get("content-range") ?? "");
-      if (!range) throw new SourceError(`${href} answered 206 without a usable Content-Range`);
-      if (range[3] !== "*") {
-        const total = Number(range[3]);
-        if (source.size !== undefined && total !== source.size) {
-          throw new SourceError(`${href} changed size from ${source.size} to ${total} bytes while being read`);
+      try {
+        const contentLength = parseLength(response.headers.get("content-length"), href, "Content-Length");
+        if (response.status === 416) {
+          const total = /^\s*bytes\s+\*\/(\S+)\s*$/i.exec(response.headers.get("content-range") ?? "");
+          if (!total) throw new SourceError(`${href} answered 416 (range not satisfiable) for ${what} without the file's size`);
+          learnSize(parseLength(total[1]!, href, "Content-Range")!, "416");
+          if (offset < source.size!) throw new SourceError(`${href} answered 416 (range not satisfiable) for ${what}, inside its ${source.size} bytes`);
+          return new Uint8Array(0);
         }
-        source.size = total;
+        if (!response.ok) throw new SourceError(`${href} answered HTTP ${response.status} ${response.statusText}`.trimEnd());
+        if (response.status === 200) {
+          // no Range support: the body is the whole file; read it up to the end of the asked range, no further
+          if (contentLength !== undefined) learnSize(contentLength, "Content-Length");
+          // a file that declares at most URL_PREFIX_CACHE_BYTES is taken whole, once (its declared size bounds it)
+          const small = source.size !== undefined && source.size <= URL_PREFIX_CACHE_BYTES;
+          const end = small ? source.size! : Math.min(offset + length, source.size ?? Infinity);
+          const keep = end <= URL_PREFIX_CACHE_BYTES;
+          const { bytes, ended, seen: got } = await readBody(response, keep ? 0 : offset, keep ? end : end - offset, idleMs, abort, what);
+          if (ended && got < end && source.size !== undefined) {
+            throw new SourceError(`${href} ended after ${got} of its ${source.size} bytes (${what})`);
+          }
+          if (ended) learnSize(got, "the end of its body");
+          if (keep) prefix = { bytes, complete: ended };
+          return keep ? bytes.slice(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)) : bytes;
+        }
+        if (response.status !== 206) throw new SourceError(`${href} answered HTTP ${response.status} to a Range request for ${what}`);
+        const range = /^\s*bytes\s+(\S+)-(\S+)\/(\S+)\s*$/i.exec(response.headers.get("content-range") ?? "");
+        if (!range) throw new SourceError(`${href} answered 206 without a usable Content-Range (${JSON.stringify(response.headers.get("content-range"))})`);
+        const first = parseLength(range[1]!, href, "Content-Range")!;
+        const last = parseLength(range[2]!, href, "Content-Range")!;
+        if (range[3] !== "*") learnSize(parseLength(range[3]!, href, "Content-Range")!, "Content-Range");
+        if (first !== offset) throw new SourceError(`${href} answered bytes ${first}.. for a request at ${offset}`);
+        if (last < first || (source.size !== undefined && last >= source.size)) {
+          throw new SourceError(`${href} answered an impossible Content-Range ${range[1]}-${range[2]}/${range[3]}`);
+        }
+        const span = last - first + 1;
+        if (contentLength !== undefined && contentLength !== span) {
+          throw new SourceError(`${href} answered a Content-Length of ${contentLength} for the ${span} bytes of its Content-Range ${first}-${last}`);
+        }
+        const want = Math.min(span, length);
+        const { bytes } = await readBody(response, 0, want, idleMs, abort, what);
+        if (bytes.length < want) throw new SourceError(`${href} ended after ${bytes.length} of the ${want} bytes it announced (${what})`);
+        return bytes;
+      } catch (error) {
+        abort.abort();
+        throw error;
+      } finally {
+        // whatever is left of the body is not wanted: cancel it (an endless body stops here)
+        if (!response.bodyUsed && response.body) response.body.cancel().catch(() => {});
       }
-      if (Number(range[1]) !== offset) throw new SourceError(`${href} answered bytes ${range[1]}.. for a request at ${offset}`);
-      return body.subarray(0, length);
     },
   };
   return source;
+}
+
+/** A Content-Length or a Content-Range number: digits only, at most 2^53 - 1; undefined when absent. */
+function parseLength(text: string | null, href: string, header: string): number | undefined {
+  if (text === null) return undefined;
+  const trimmed = text.trim();
+  const value = /^\d{1,16}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+  if (!Number.isSafeInteger(value)) throw new SourceError(`${href} answered an impossible ${header} (${JSON.stringify(text.slice(0, 40))})`);
+  return value;
+}
+
+/** `promise`, or a SourceError (and the request aborted) when it has not settled within `ms` (0: no limit). */
+function idle<T>(promise: Promise<T>, ms: number, abort: AbortController, what: string): Promise<T> {
+  if (ms === 0 || ms === Infinity) return promise;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new SourceError(`${what} within ${ms / 1000} s (the idle timeout)`));
+      abort.abort(); // (after: the race has settled with the timeout, not with the abort's own error)
+    }, ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Reads a response body: drops its first `skip` bytes, then takes `want` bytes and cancels the rest. `ended`:
+ * the body ended (at or before the bytes wanted); `seen`: the bytes taken in, skipped ones included. Each wait for the next piece is bounded by the idle timeout.
+ */
+async function readBody(response: Response, skip: number, want: number, idleMs: number, abort: AbortController, what: string): Promise<{ bytes: Uint8Array; ended: boolean; seen: number }> {
+  const chunks: Uint8Array[] = [];
+  let taken = 0;
+  let skipped = 0;
+  let ended = false;
+  if (!response.body) return { bytes: new Uint8Array(0), ended: true, seen: 0 };
+  const reader = response.body.getReader();
+  try {
+    while (taken < want) {
+      let step: ReadableStreamReadResult<Uint8Array>;
+      try {
+        step = await idle(reader.read(), idleMs, abort, `no more bytes for ${what}`);
+      } catch (cause) {
+        if (cause instanceof SourceError) throw cause;
+        throw new SourceError(`cannot read ${what}: ${causeText(cause)} (after ${skipped + taken} bytes)`, { cause });
+      }
+      if (step.done) {
+        ended = true;
+        break;
+      }
+      let chunk = bytesOrUndefined(step.value);
+      if (!chunk) throw new SourceError(`cannot read ${what}: the body gave ${typeof step.value}, not bytes`);
+      if (skipped < skip) {
+        const drop = Math.min(skip - skipped, chunk.length);
+        skipped += drop;
+        chunk = chunk.subarray(drop);
+      }
+      if (chunk.length === 0) continue;
+      if (chunk.length > want - taken) chunk = chunk.subarray(0, want - taken);
+      chunks.push(chunk.slice());
+      taken += chunk.length;
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  if (chunks.length === 1) return { bytes: chunks[0]!, ended, seen: skipped + taken };
+  const bytes = new Uint8Array(taken);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.length;
+  }
+  return { bytes, ended, seen: skipped + taken };
 }
 
 /** An error with its causes (fetch says only "fetch failed"; the reason, e.g. ECONNREFUSED, is in its cause). */
@@ -234,6 +375,10 @@ function plain(bytes: Uint8Array): Uint8Array {
  * first (a source shorter than it said it was).
  */
 export async function readExactly(source: ByteSource, offset: number, length: number, format: string, field?: string): Promise<Uint8Array> {
+  if (!(length <= MAX_BYTES_IN_ONE_ARRAY)) {
+    // (checked before reading: a source that claims a petabyte must not make us fetch, then fail to allocate)
+    throw new LimitError(format, `cannot hold ${length} bytes in one array (at most ${MAX_BYTES_IN_ONE_ARRAY}); the source says it is that large`, offset, field, length, MAX_BYTES_IN_ONE_ARRAY);
+  }
   const first = plain(await source.read(offset, length));
   if (first.length >= length) return first.length === length ? first : first.subarray(0, length);
   const out = new Uint8Array(length);

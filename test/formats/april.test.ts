@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import onnxProto from "onnx-proto";
 import * as april from "../../bindings/formats/april.js";
 import {
   EXPORTER_PARAMS, FIXTURE_TOKENS, buildApril, paramAt, sampleNetworks, withI32, withU64,
@@ -21,6 +22,8 @@ const EXPECTED_PARAMS = {
   batchSize: 1, segmentSize: 9, segmentStep: 4, melFeatures: 80, sampleRate: 16000, frameShiftMs: 10,
   frameLengthMs: 25, roundPow2: 1, melLow: 20, melHigh: 0, snipEdges: 0, tokenCount: 10, blankTokenId: 0,
 };
+const { onnx: proto } = onnxProto;
+
 const NETWORK_SHA = {
   encoder: "ce8d3929d6f9bf431a85ae413d0e573b5c02e6208c2fc50770d15da7413869d1",
   decoder: "f8ed2057ddf4e46aa192a4f210989243db04363a40d3678cebe7a9d3deb1c2bc",
@@ -117,11 +120,24 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
         expect(hex(april.write(april.read(bytes)))).toBe(hex(bytes));
       });
 
-      it("verify() has nothing to say; tensors() is empty", () => {
+      it("verify() has nothing to say; tensors() are the networks' weights, equal to onnx-proto's decode of each network", () => {
         const file = april.read(bytes);
         expect(april.verify(file)).toEqual([]);
-        expect(april.tensors(file)).toEqual([]);
-        expect(april.tensorInfos(file)).toEqual([]);
+        const expected = april.NETWORK_NAMES.flatMap((name) => {
+          const graph = proto.ModelProto.decode(onnx[name]).graph!;
+          return (graph.initializer ?? []).map((t) => ({ name: `${name}/${t.name}`, shape: (t.dims ?? []).map(Number), data: Array.from(t.floatData?.length ? t.floatData : new Float32Array(new Uint8Array(t.rawData!).slice().buffer)) }));
+        });
+        expect(expected.length).toBeGreaterThan(0);
+        const tensors = april.tensors(file);
+        expect(tensors.map((t) => ({ name: t.name, shape: t.shape, data: Array.from(t.data as Float32Array) }))).toEqual(expected);
+        expect(april.tensorInfos(file).map((i) => i.name)).toEqual(expected.map((e) => e.name));
+        // each weight's bytes are inside its network's range of the file
+        for (const info of april.tensorInfos(file)) {
+          const n = april.NETWORK_NAMES.indexOf(info.name.split("/")[0] as april.NetworkName);
+          const [offset, size] = v.networks[n]!;
+          expect(info.byteOffset).toBeGreaterThanOrEqual(offset!);
+          expect(info.byteOffset + info.byteLength).toBeLessThanOrEqual(offset! + size!);
+        }
       });
 
       it("create() with the fixture's content reproduces the reference writer byte for byte", () => {
@@ -143,7 +159,7 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
         const info = april.inspect(april.read(bytes));
         expect(JSON.parse(JSON.stringify(info))).toEqual(info);
         expect(info).toMatchObject({
-          format: "april", version: 1, tensors: [],
+          format: "april", version: 1, tensors: april.tensorInfos(april.read(bytes)).map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape, byteLength: 4 * i.shape.reduce((a, b) => a * b, 1) })),
           meta: { language: v.language, name: v.name, description: v.description, modelType: 1, headerSize: v.headerSize },
           params: EXPECTED_PARAMS,
           paramsBlock: v.params,

@@ -2,6 +2,7 @@
 // public namespaces, so a name lost in a move fails here.
 import { describe, expect, it } from "vitest";
 import * as april from "../../bindings/formats/april.js";
+import * as onnx from "../../bindings/formats/onnx.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 
@@ -33,5 +34,28 @@ describe("format facades", () => {
       "replaceTensors", "tensorInfos", "tensors", "verify", "write", "writeTo",
     ]);
     expect(april.id).toBe("april");
+  });
+
+  it("onnx exports the public namespace, name for name", () => {
+    expect(Object.keys(onnx).sort()).toEqual([
+      "ATTRIBUTE_TYPES", "DATA_TYPES", "MAX_GRAPH_DEPTH", "ONNX_DTYPES", "blobs", "create", "createPieces", "dataTypeName",
+      "dataTypeOf", "detect", "extensions", "id",
+      "inspect", "loadTensor", "nodeLabel", "read", "readFrom", "replaceTensors", "tensorInfos", "tensors", "verify", "weights",
+      "write", "writeTo",
+    ]);
+    expect(onnx.id).toBe("onnx");
+    // create() gives a model object like the other builders: write() of it is the builder's bytes
+    const input = {
+      graph: {
+        name: "g", nodes: [{ opType: "Relu", inputs: ["x"], outputs: ["y"] }],
+        initializers: [{ name: "w", dtype: "float32" as const, dims: [2], data: new Float32Array([1.5, -2]) }],
+        inputs: [{ name: "x", dtype: "float32" as const, shape: [2] }], outputs: [{ name: "y", dtype: "float32" as const, shape: [2] }],
+      },
+    };
+    const model = onnx.create(input);
+    expect(model.graph?.nodes[0]?.opType).toBe("Relu");
+    expect(Array.from(onnx.tensors(model)[0]!.data as Float32Array)).toEqual([1.5, -2]);
+    const pieces = onnx.createPieces(input);
+    expect(Array.from(onnx.write(model))).toEqual(Array.from(new Uint8Array(pieces.flatMap((p) => Array.from(p)))));
   });
 });

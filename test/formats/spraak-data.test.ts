@@ -3,6 +3,7 @@
  * gzip (whole file and COMPRESS) including gzip made by another tool, and every prefix of our own files.
  */
 import { gzipSync as zlibGzip } from "node:zlib";
+import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../../bindings/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
@@ -164,6 +165,15 @@ describe("spraak: header-less data with an external header", () => {
   });
 });
 
+const HAVE_PYTHON = (() => {
+  try {
+    execFileSync("python3", ["-c", "import gzip"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 describe("spraak: gzip", () => {
   const base = spraak.matrix(randomValues("F32", 60, 3) as Float32Array, { cols: 6, data: "TRACK" });
   const plain = spraak.write(base);
@@ -207,6 +217,42 @@ describe("spraak: gzip", () => {
       const error = caughtFormatError(() => spraak.read(wrapped.subarray(0, n)));
       if (error.code !== "TRUNCATED") throw new Error(`gzip prefix ${n}: ${error.message}`);
     }
+  });
+
+  it("multi-member gzip (RFC 1952; gzip and Python read them concatenated): every member is read and checked", () => {
+    const data = plain.subarray(base.dataOffset);
+    const cut = [0, 17, 100, data.length];
+    const members = cut.slice(1).map((end, i) => new Uint8Array(zlibGzip(data.subarray(cut[i]!, end))));
+    const header = text(plain.subarray(0, base.dataOffset)).replace("#\n", "COMPRESS\tgzip\n#\n");
+    const compressed = spraak.read(concatBytes(bytes(header), ...members));
+    expect(sameBytes(rawBytes(spraak.tensors(compressed)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    // the whole-file wrapper too
+    const wrapped = spraak.read(concatBytes(new Uint8Array(zlibGzip(plain.subarray(0, 40))), new Uint8Array(zlibGzip(plain.subarray(40)))));
+    expect(sameBytes(rawBytes(spraak.tensors(wrapped)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    // a damaged later member is named
+    const damaged = concatBytes(bytes(header), ...members.map((m) => m.slice()));
+    damaged[damaged.length - 8]! ^= 1;
+    expect(caughtFormatError(() => spraak.read(damaged)).field).toBe("data.gzip.member2.crc32");
+  });
+
+  it.skipIf(!HAVE_PYTHON)("multi-member gzip written by Python's gzip module reads as Python reads it", () => {
+    const script = "import gzip,sys\nparts=[bytes(range(256))*40, b'', bytes(7)*1000, b'tail']\nblob=b''.join(gzip.compress(p, mtime=0) for p in parts)\nsys.stdout.buffer.write(len(blob).to_bytes(4,'little')+blob+gzip.decompress(blob))";
+    const out = new Uint8Array(execFileSync("python3", ["-c", script]));
+    const length = new DataView(out.buffer, out.byteOffset).getUint32(0, true);
+    const stream = out.subarray(4, 4 + length);
+    const expected = out.subarray(4 + length);
+    const header = bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\nCOMPRESS\tgzip\n#\n");
+    const file = spraak.read(concatBytes(header, stream));
+    expect(sameBytes(rawBytes(spraak.tensors(file)[0]!.data), expected)).toBe(true);
+  });
+
+  it("members that each fit but together pass maxInflatedBytes are LIMIT (not the first member alone)", () => {
+    const header = bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\nCOMPRESS\tgzip\n#\n");
+    const member = new Uint8Array(zlibGzip(new Uint8Array(300_000)));
+    const five = concatBytes(header, member, member, member, member, member);
+    expect(caughtFormatError(() => spraak.read(five, { maxInflatedBytes: 1_000_000 })).code).toBe("LIMIT");
+    const file = spraak.read(five, { maxInflatedBytes: 2_000_000 });
+    expect(spraak.tensors(file)[0]!.data.byteLength).toBe(1_500_000);
   });
 
   it("a small gzip bomb stops at the deflate ratio bound, not in memory", () => {

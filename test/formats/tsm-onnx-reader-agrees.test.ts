@@ -24,12 +24,20 @@ describe.skipIf(!onnxFormat || !haveFixtures())("exported ONNX read back by tens
       const source = new Map(tsm.tensors(module).map((t) => [t.name, t]));
       const exported = onnxFormat!.tensors(onnxFormat!.read(bytes));
       expect(exported.length).toBeGreaterThan(0);
+      let matched = 0;
       for (const t of exported) {
         const s = source.get(t.name);
-        expect(s, t.name).toBeDefined();
-        expect(t.shape).toEqual(s!.shape);
-        expect(Array.from(t.data)).toEqual(Array.from(s!.data as ArrayLike<number>));
+        if (s === undefined) {
+          // the translation's own constants (shapes, pads, axes of a decomposition) are named <node>/const_<k>
+          expect(t.name, "a weight named after no TenniS const").toMatch(/\/const_\d+$/);
+          continue;
+        }
+        matched++;
+        expect(t.shape).toEqual(s.shape);
+        expect(Array.from(t.data)).toEqual(Array.from(s.data as ArrayLike<number>));
       }
+      // every TenniS const is an initializer, except the few folded into attributes (a pooling's ksize, a resize's size)
+      expect(matched).toBeGreaterThanOrEqual(source.size - 4);
       const dir = mkdtempSync(join(tmpdir(), "tf-onnx-verify-"));
       try {
         writeFileSync(join(dir, "m.onnx"), bytes);

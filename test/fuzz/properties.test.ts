@@ -16,6 +16,7 @@ import * as tsm from "../../bindings/formats/tsm.js";
 import type { TsmField } from "../../bindings/formats/tsm.js";
 import { checkFormatLaws } from "../../fuzz/laws.mjs";
 import { buildApril } from "../helpers/april-builders.js";
+import { type GraphSpec, type TensorSpec, buildModel } from "../helpers/onnx-models.js";
 import { randomFile } from "../helpers/primitiv-builders.js";
 import { constNode, module, node, param } from "../helpers/tsm-builders.js";
 
@@ -187,8 +188,44 @@ const aprilArb = fc
   })
   .map(({ tokens, networks, name, order }) => buildApril({ tokens, networks: [...networks], name, order }).bytes);
 
+/** ONNX data types with the typed field their values go in (and the value range). */
+const ONNX_TYPES: { dataType: number; field: "floats" | "int32s" | "int64s" | "doubles" | "uint64s"; bits: number; min: number; max: number }[] = [
+  { dataType: 1, field: "floats", bits: 32, min: -1e6, max: 1e6 }, { dataType: 2, field: "int32s", bits: 8, min: 0, max: 255 },
+  { dataType: 3, field: "int32s", bits: 8, min: -128, max: 127 }, { dataType: 5, field: "int32s", bits: 16, min: -32768, max: 32767 },
+  { dataType: 6, field: "int32s", bits: 32, min: -(2 ** 31), max: 2 ** 31 - 1 }, { dataType: 7, field: "int64s", bits: 64, min: -(2 ** 53), max: 2 ** 53 },
+  { dataType: 9, field: "int32s", bits: 8, min: 0, max: 1 }, { dataType: 10, field: "int32s", bits: 16, min: 0, max: 65535 },
+  { dataType: 11, field: "doubles", bits: 64, min: -1e9, max: 1e9 }, { dataType: 13, field: "uint64s", bits: 64, min: 0, max: 2 ** 53 },
+  { dataType: 16, field: "int32s", bits: 16, min: 0, max: 65535 }, { dataType: 17, field: "int32s", bits: 8, min: 0, max: 255 },
+];
+
+const onnxTensorArb = fc
+  .record({ type: fc.constantFrom(...ONNX_TYPES), dims: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }), raw: fc.boolean(), unpacked: fc.boolean(), name: nameArb, seed: fc.nat(1000) })
+  .map(({ type, dims, raw, unpacked, name, seed }): TensorSpec => {
+    const count = dims.reduce((a, b) => a * b, 1);
+    const values = Array.from({ length: count }, (_, i) => Math.round(type.min + ((seed * 7919 + i * 104729) % 1000) / 1000 * (type.max - type.min)));
+    if (raw) return { name, dataType: type.dataType, dims, raw: Uint8Array.from({ length: (count * type.bits) / 8 }, (_, i) => (seed + i * 31) & 0xff) };
+    return { name, dataType: type.dataType, dims, unpacked, [type.field]: type.field === "floats" || type.field === "doubles" ? values.map((v) => v / 7) : values };
+  });
+
+const onnxGraphArb: fc.Arbitrary<GraphSpec> = fc
+  .record({ initializers: fc.array(onnxTensorArb, { maxLength: 4 }), constant: fc.option(onnxTensorArb), sub: fc.option(fc.array(onnxTensorArb, { maxLength: 2 })) })
+  .map(({ initializers, constant, sub }) => ({
+    initializers,
+    nodes: [
+      ...(constant ? [{ name: "c", opType: "Constant", inputs: [], outputs: ["k"], attrs: [{ name: "value", type: 4, t: constant }] }] : []),
+      ...(sub ? [{ name: "If_0", opType: "If", inputs: ["cond"], outputs: ["y"], attrs: [{ name: "then_branch", type: 5, g: { initializers: sub } }] }] : []),
+    ],
+  }));
+
+const onnxArb = fc.record({ graph: onnxGraphArb, unknownFields: fc.boolean() }).map((spec) => buildModel(spec));
+
+/** .april files holding generated ONNX networks (the fuzzed networks go through the onnx reader). */
+const aprilOnnxArb = fc
+  .record({ tokens: fc.array(nameArb, { minLength: 1, maxLength: 4 }), networks: fc.tuple(onnxArb, onnxArb, onnxArb) })
+  .map(({ tokens, networks }) => buildApril({ tokens, networks: [...networks] }).bytes);
+
 const FORMATS: [string, fc.Arbitrary<Uint8Array>][] = [
-  ["bw2l", bw2lArb], ["tsm", tsmArb], ["primitiv", primitivArb], ["spraak", spraakArb], ["april", aprilArb],
+  ["bw2l", bw2lArb], ["tsm", tsmArb], ["primitiv", primitivArb], ["spraak", spraakArb], ["april", aprilArb], ["onnx", onnxArb], ["april", aprilOnnxArb],
 ];
 
 describe.each(FORMATS)("%s: the laws on built and mutated files", (format, arb) => {

@@ -7,6 +7,7 @@ import * as april from "tensorfile/april";
 import { read as readBw2l, tensors as bw2lTensors } from "tensorfile/bw2l";
 import * as npy from "tensorfile/npy";
 import * as npz from "tensorfile/npz";
+import * as onnx from "tensorfile/onnx";
 import * as primitiv from "tensorfile/primitiv";
 import * as safetensors from "tensorfile/safetensors";
 import * as spraak from "tensorfile/spraak";
@@ -18,6 +19,10 @@ export function subpaths(bytes: Uint8Array): number {
   if (spraak.detect(bytes)) count += spraak.tensors(same(bytes), { dtype: "float32" }).length;
   if (tsm.detect(bytes)) count += tsm.read(bytes).nodes.length;
   if (april.detect(bytes)) count += april.blobs(april.read(bytes)).length;
+  if (onnx.detect(bytes)) {
+    const model: onnx.OnnxModel = onnx.read(bytes);
+    count += onnx.tensorInfos(model).length + (model.graph?.nodes.length ?? 0);
+  }
   if (primitiv.detect(bytes)) count += primitiv.tensorInfos(primitiv.read(bytes)).length;
   if (safetensors.detect(bytes) || npy.detect(bytes) || npz.detect(bytes)) count += 1;
   for (const t of bw2lTensors(readBw2l(bytes))) if (t.dtype === "float32") count += stats(t.data).count;

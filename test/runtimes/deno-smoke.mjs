@@ -7,6 +7,7 @@ import * as bw2l from "tensorfile/bw2l";
 import * as kernels from "tensorfile/kernels";
 import * as npy from "tensorfile/npy";
 import * as npz from "tensorfile/npz";
+import * as onnx from "tensorfile/onnx";
 import * as primitiv from "tensorfile/primitiv";
 import * as safetensors from "tensorfile/safetensors";
 import * as spraak from "tensorfile/spraak";
@@ -15,7 +16,7 @@ import { smoke } from "./smoke.mjs";
 
 const checks = await smoke(tf);
 // static imports: a computed dynamic import() would need --allow-read
-const subpaths = { april, bw2l, npy, npz, primitiv, safetensors, spraak, tsm };
+const subpaths = { april, bw2l, npy, npz, onnx, primitiv, safetensors, spraak, tsm };
 for (const id of tf.FORMATS.map((f) => f.id)) {
   const sub = subpaths[id];
   if (!sub) throw new Error(`no tensorfile/${id} import here`);

@@ -258,6 +258,12 @@ async function checkOpened(page, file, where, withStats) {
     check((await page.evaluate(() => document.querySelector('#summary-facts [data-key="format"]')?.textContent)) === file.format, `${where}: ${file.label} summary shows ${file.format}`);
     return;
   }
+  if (file.names.length === 1) {
+    // a one-tensor file opens on its tensor (issue 26); the table is one click away
+    const tab = await page.evaluate(() => document.querySelector('[data-view="tensor"]')?.getAttribute("aria-selected"));
+    check(tab === "true", `${where}: ${file.label} (one tensor) opens on its tensor view`);
+    await page.click('[data-view="tensors"]');
+  }
   const rows = await tableRows(page);
   check(JSON.stringify(rows.map((r) => r.name)) === JSON.stringify(file.names), `${where}: ${file.label} table lists exactly tensorInfos() (${rows.length} rows, want ${file.names.length})`);
   if (!withStats) return;
@@ -346,6 +352,9 @@ async function runOrigin(where, url, { screenshotsToo }) {
   const track = byLabel("spraak/sx313.trk") ?? files.find((f) => f.format === "spraak");
   await openFile(page, track, "input");
   await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 60_000 });
+  // one tensor: the track opens on its tensor view (issue 26); back to the table for the keyboard path
+  check((await page.evaluate(() => document.querySelector('[data-view="tensor"]')?.getAttribute("aria-selected"))) === "true", `${where}: the one-tensor track opens on its tensor view`);
+  await page.click('[data-view="tensors"]');
   if (screenshotsToo) await shoot(page, "tensors-spraak.png");
   await page.focus("#tensor-table");
   await page.keyboard.press("ArrowDown");
@@ -383,7 +392,7 @@ async function runOrigin(where, url, { screenshotsToo }) {
     await openFile(page, landmarker, "input");
     await page.click('[data-view="graph"]');
     await page.waitForFunction(() => /layout: dagre/.test(document.querySelector("#graph-legend")?.textContent ?? ""), null, { timeout: 30_000 });
-    check((await page.evaluate(() => document.querySelector("#graph")?.dataset.nodes)) === "90", `${where}: the landmarker graph has 90 nodes`);
+    check((await page.evaluate(() => document.querySelector("#graph")?.dataset.sourceNodes)) === "90", `${where}: the landmarker graph has 90 nodes`);
     check((await page.evaluate(() => document.querySelector("#graph-node-count")?.textContent)) === "90", `${where}: the module panel counts 90 nodes`);
     check((await drawnPixels(page, "#graph")) > 5000, `${where}: the graph canvas is drawn`);
     if (screenshotsToo) await shoot(page, "graph.png");

@@ -20,6 +20,10 @@ describe("hash state", () => {
       indices: fc.option(fc.array(fc.nat(99), { minLength: 1, maxLength: 4 }), { nil: undefined }),
       speech: fc.option(fc.boolean(), { nil: undefined }),
       filter: fc.option(text, { nil: undefined }),
+      compareUrl: fc.option(fc.oneof(text, fc.constant("files/b c.safetensors")), { nil: undefined }),
+      graph: fc.option(fc.nat(5), { nil: undefined }),
+      node: fc.option(fc.oneof(text, fc.constant("block7/conv_b")), { nil: undefined }),
+      colourRange: fc.option(fc.constantFrom("minmax", "percentile", "symmetric"), { nil: undefined }),
     }), (state) => {
       const parsed = parseHash(formatHash(state as PageState));
       for (const [key, value] of Object.entries(state)) expect((parsed as Record<string, unknown>)[key], key).toEqual(value);
@@ -30,6 +34,9 @@ describe("hash state", () => {
     expect(parseHash("#url=/files/0/sx313.trk")).toMatchObject({ url: "/files/0/sx313.trk" });
     expect(parseHash("#v=bogus&zz=1&t=a%2Fb")).toMatchObject({ view: undefined, tensor: "a/b" });
     expect(formatHash({})).toBe("");
+    // issue 26: colour range, graph node and the diff's second file survive a link; a bad colour range is dropped
+    expect(parseHash("#url=a.tsm&v=graph&n=conv%2F1&g=1&cr=symmetric&b=files/b.tsm")).toMatchObject({ node: "conv/1", graph: 1, colourRange: "symmetric", compareUrl: "files/b.tsm" });
+    expect(parseHash("#cr=rainbow").colourRange).toBeUndefined();
   });
 });
 

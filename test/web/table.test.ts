@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { fromBytes, readFromAny } from "../../bindings/index.js";
-import { SORT_KEYS, type TensorRow, dtypeTotals, filterRows, moveSelection, rowsFromInfos, sortRows, tableItems, totals } from "../../web/src/model/table.js";
+import { SORT_KEYS, type TensorRow, dtypeTotals, filterRows, layerPrefix, moveSelection, rowsFromInfos, sortRows, tableItems, totals } from "../../web/src/model/table.js";
 import { readableFiles } from "./corpus.js";
 
 const files = readableFiles();
@@ -107,5 +107,34 @@ describe("sort, filter, group", () => {
     expect(moveSelection(items, order.at(-1), "ArrowDown")).toBe(order.at(-1));
     expect(moveSelection(items, order[0], "PageDown", 5)).toBe(order[Math.min(5, order.length - 1)]);
     expect(moveSelection(items, order[0], "x")).toBeUndefined();
+  });
+});
+
+describe("group by layer (issue 26)", () => {
+  const names = ["encoder.layers.0.weight", "encoder.layers.0.bias", "encoder.layers.1.weight", "head/W", "head/b", "scale"];
+  const rows = rowsFromInfos(names.map((name, i) => ({ name, dtype: i === 5 ? "float16" : "float32", shape: [i + 1, 10], byteOffset: 0, byteLength: (i + 1) * 10 * (i === 5 ? 2 : 4) })) as never);
+
+  it("layerPrefix drops the last part after . / or :", () => {
+    expect(names.map(layerPrefix)).toEqual(["encoder.layers.0", "encoder.layers.0", "encoder.layers.1", "head", "head", ""]);
+  });
+
+  it("heads each layer with its tensor count and parameter count, rows under their layer, first-seen order", () => {
+    const items = tableItems(rows, { sort: "index", descending: false, filter: "", groupByDtype: false, groupByLayer: true });
+    const groups = items.filter((i) => i.kind === "group");
+    expect(groups.map((g) => g.kind === "group" && [g.layer, g.count, g.elements])).toEqual([
+      ["encoder.layers.0", 2, 10 + 20], ["encoder.layers.1", 1, 30], ["head", 2, 40 + 50], ["", 1, 60],
+    ]);
+    // every row right after its group header, all rows once
+    let current: string | undefined;
+    const seen: string[] = [];
+    for (const item of items) {
+      if (item.kind === "group") current = item.layer;
+      else {
+        expect(layerPrefix(item.row.name)).toBe(current);
+        seen.push(item.row.name);
+      }
+    }
+    expect(seen.sort()).toEqual([...names].sort());
+    expect(groups.reduce((a, g) => a + (g.kind === "group" ? g.elements : 0), 0)).toBe(totals(rows).elements);
   });
 });

@@ -15,6 +15,7 @@ import {
   type AprilCreateOptions, type AprilFile, type AprilNetworks, type AprilParams, MODEL_TYPE_LSTM_TRANSDUCER_STATELESS,
   REFERENCE_PARAMS,
 } from "./model.js";
+import { modelsOfNetworks } from "./weights.js";
 import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
 import { checkWriterInput } from "../../io/arguments.js";
 
@@ -51,6 +52,7 @@ export function create(options: AprilCreateOptions): AprilFile & {
   };
   const bytes = networkBytes(file);
   const encoded = encodeFields(file);
-  return { ...file, headerSize: encoded.headerSize, layout: referenceLayout(encoded, bytes.map((n) => n.length)) };
+  const { models, errors } = modelsOfNetworks(networks);
+  return { ...file, headerSize: encoded.headerSize, layout: referenceLayout(encoded, bytes.map((n) => n.length)), onnx: models, onnxErrors: errors };
 }
 

@@ -7,6 +7,7 @@
 
 
 import { type ByteRange } from "../../io/byte-reader.js";
+import type { OnnxModel } from "../onnx/model.js";
 
 
 
@@ -134,6 +135,9 @@ export interface AprilNetworks<N = Uint8Array | ByteRange> {
   joiner: N;
 }
 
+/** Each network's ONNX model (absent: the network is not a readable ONNX model, see AprilFile.onnxErrors). */
+export type AprilNetworkModels = Partial<Record<NetworkName, OnnxModel>>;
+
 /** A whole `.april` file, as {@link read} gives it and {@link write} takes it. */
 export interface AprilFile {
   /** The format version (1). */
@@ -161,6 +165,13 @@ export interface AprilFile {
    * decode to the current string (so edits win, and untouched invalid UTF-8 survives).
    */
   raw?: AprilRawText | undefined;
+  /**
+   * The networks read as ONNX models (graphs and weights; payloads are byte ranges of this file): the weights of
+   * tensors()/tensorInfos(), named `encoder/<name>`, `decoder/<name>`, `joiner/<name>`.
+   */
+  onnx?: AprilNetworkModels | undefined;
+  /** Why a network is not a readable ONNX model (its FormatError's message), by network. */
+  onnxErrors?: Partial<Record<NetworkName, string>> | undefined;
 }
 
 /** read() and readFrom() take no options today. */

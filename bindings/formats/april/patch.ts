@@ -1,18 +1,27 @@
 /**
- * Replacing the networks of an april-asr model by name: `encoder`, `decoder`, `joiner` (ONNX files, e.g. the
- * `encoder.onnx` that `tensorfile extract` writes). A replacement is the file's bytes as a Uint8Array, or a
- * 1-D uint8/int8 NamedTensor holding them. The networks change size, so the model is written in the
- * reference layout (header, encoder, decoder, joiner, params: what libapril loads), with header, params and
- * tokens as they were. A model already in that layout whose networks are given back unchanged comes out
- * byte-identical.
+ * Replacing what an april-asr model holds, by name:
+ * - weights of its networks, `encoder/<name>`, `decoder/<name>`, `joiner/<name>` (what tensors() lists): stored
+ *   in their own dtype and storage through the onnx patcher (onnx/patch.ts). raw_data weights are overwritten in
+ *   place (only their own bytes change); a typed-field weight is re-encoded, its network's enclosing lengths fixed,
+ *   and then the network's size changes, so the model is written in the reference layout with the network
+ *   offsets and sizes fixed;
+ * - whole networks, `encoder`, `decoder`, `joiner` (ONNX files, e.g. the `encoder.onnx` that `tensorfile extract`
+ *   writes): the file's bytes as a Uint8Array, or a 1-D uint8/int8 NamedTensor holding them. The networks change
+ *   size, so the model is written in the reference layout (header, encoder, decoder, joiner, params: what
+ *   libapril loads), with header, params and tokens as they were.
+ * A network and weights of that same network in one patch are refused. A model given back its own weights (or
+ * networks) comes out byte-identical.
  */
 import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";
 import { type NamedTensor, type TensorInfo, bytesOf, elementCount } from "../../tensor.js";
 import { sameBytes } from "../../patch/encode.js";
 import { type Incoming, type PatchValue, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
-import { type PatchPlan, rangePlan } from "../../patch/plan.js";
+import { type PatchEdit, type PatchPlan, rangePlan } from "../../patch/plan.js";
+import { write as writeOnnx } from "../onnx/writer.js";
+import { type ModelPlan, planModel, replaceTensors as replaceOnnxTensors } from "../onnx/patch.js";
 import { type AprilFile, type NetworkName, NETWORK_NAMES } from "./model.js";
+import { modelsOfNetworks, weightInfos } from "./weights.js";
 import { encodeHeaderAndParams } from "./writer.js";
 
 const FORMAT = "april";
@@ -32,12 +41,25 @@ function networkBytesOf(name: string, value: PatchValue): Uint8Array {
   return bytesOf(tensor.data);
 }
 
-/** Network names given, in file order, after the unknown-name check. */
-function given(names: Iterable<string>, options: ReplaceOptions): { replaced: NetworkName[]; unknown: string[] } {
-  const list = [...names];
-  const unknown = list.filter((n) => !(NETWORK_NAMES as readonly string[]).includes(n));
-  checkUnknown(unknown, NETWORK_NAMES, FORMAT, options);
-  return { replaced: NETWORK_NAMES.filter((n) => list.includes(n)), unknown };
+/** Network names and weight names given (each in file order), after the unknown-name check. */
+function given(file: AprilFile, names: Iterable<string>, options: ReplaceOptions): { replaced: NetworkName[]; weights: string[]; unknown: string[] } {
+  const list = new Set(names);
+  const weightNames = weightInfos(file).map((i) => i.name);
+  const known = new Set<string>([...NETWORK_NAMES, ...weightNames]);
+  const unknown = [...list].filter((n) => !known.has(n));
+  checkUnknown(unknown, [...weightNames, ...NETWORK_NAMES], FORMAT, options);
+  const replaced = NETWORK_NAMES.filter((n) => list.has(n));
+  const weights = weightNames.filter((n) => list.has(n));
+  return { replaced, weights, unknown };
+}
+
+function clashError(network: NetworkName, weight: string): RangeError {
+  return new RangeError(`tensorfile: april: a changed ${network} network and its weight "${weight}" are both given; give one or the other`);
+}
+
+/** The weights given for one network, without the network's prefix. */
+function weightsOf(network: NetworkName, names: readonly string[]): string[] {
+  return names.filter((n) => n.startsWith(`${network}/`));
 }
 
 /**
@@ -47,36 +69,108 @@ function given(names: Iterable<string>, options: ReplaceOptions): { replaced: Ne
  */
 export function replaceTensors(file: AprilFile, tensors: TensorsInput, options: ReplaceOptions = {}): AprilFile {
   const values = replacementsInMemory(tensors, "april.replaceTensors");
-  const { replaced } = given(values.keys(), options);
+  const { replaced, weights } = given(file, values.keys(), options);
   const networks = { ...file.networks };
-  let changed = false;
+  const changedNetworks: Partial<Record<NetworkName, Uint8Array>> = {};
   for (const name of replaced) {
     const bytes = networkBytesOf(name, values.get(name)!);
     const old = file.networks[name];
     if (old instanceof Uint8Array && sameBytes(old, bytes)) continue;
+    const clash = weightsOf(name, weights)[0];
+    if (clash) throw clashError(name, clash);
     networks[name] = bytes;
-    changed = true;
+    changedNetworks[name] = bytes;
   }
-  return changed ? { ...file, networks } : file;
+  for (const network of NETWORK_NAMES) {
+    const names = weightsOf(network, weights);
+    const model = file.onnx?.[network];
+    if (names.length === 0 || !model) continue;
+    const subset = new Map(names.map((n) => [n.slice(network.length + 1), values.get(n)!]));
+    const bytes = writeOnnx(replaceOnnxTensors(model, subset));
+    const old = file.networks[network];
+    if (old instanceof Uint8Array && sameBytes(old, bytes)) continue;
+    networks[network] = bytes;
+    changedNetworks[network] = bytes;
+  }
+  if (Object.keys(changedNetworks).length === 0) return file;
+  // the changed networks' models are read again from their new bytes (offsets relative to each network)
+  const { models, errors } = modelsOfNetworks(changedNetworks);
+  const onnx = { ...file.onnx };
+  const onnxErrors = { ...file.onnxErrors };
+  for (const name of Object.keys(changedNetworks) as NetworkName[]) {
+    delete onnx[name];
+    delete onnxErrors[name];
+    if (models[name]) onnx[name] = models[name];
+    if (errors[name]) onnxErrors[name] = errors[name];
+  }
+  return { ...file, networks, onnx, onnxErrors };
 }
 
 /** Bytes copied per read of an unchanged network. */
 const COPY_CHUNK = 8 << 20;
 
+/** Runs `edits` (sorted, inside [start, end)) over the source range: the bytes between them copied in chunks. */
+async function* editedRange(source: ByteSource, start: number, end: number, edits: readonly PatchEdit[], name: string): AsyncGenerator<Uint8Array> {
+  let pos = start;
+  const copy = async function* (from: number, to: number) {
+    for (let at = from; at < to; at += COPY_CHUNK) yield await readExactly(source, at, Math.min(COPY_CHUNK, to - at), FORMAT, name);
+  };
+  for (const edit of edits) {
+    yield* copy(pos, edit.offset);
+    for await (const chunk of edit.produce()) yield chunk;
+    pos = edit.offset + edit.length;
+  }
+  yield* copy(pos, end);
+}
+
 /**
- * The plan for an april model opened with readFrom() (or read()): with no network given, the file as it is;
- * otherwise the whole model in the reference layout, unchanged networks streamed from the source.
+ * The plan for an april model opened with readFrom() (or read()): with nothing given, the file as it is; weights
+ * whose edits keep every size (raw_data, or typed values given back unchanged), edits in place; otherwise the
+ * whole model in the reference layout, unchanged networks streamed from the source, edited ones run through
+ * their edits.
  */
 export async function planPatch(
   file: AprilFile, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
 ): Promise<PatchPlan> {
-  const { replaced, unknown } = given(incoming.keys(), options);
-  if (replaced.length === 0) return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown };
+  const given_ = given(file, incoming.keys(), options);
+  const { weights, unknown } = given_;
+  const replaced: NetworkName[] = [];
+  for (const network of given_.replaced) {
+    const clash = weightsOf(network, weights)[0];
+    if (clash === undefined) {
+      replaced.push(network);
+      continue;
+    }
+    // a network given with its own weights (an extract folder): used only if it differs from the model's
+    checkNetwork(network, incoming.get(network)!);
+    const bytes = networkBytesOf(network, await incoming.get(network)!.load());
+    const entry = file.layout.networks[NETWORK_NAMES.indexOf(network)]!;
+    if (bytes.length !== entry.size || !sameBytes(bytes, await readExactly(source, entry.offset, entry.size, FORMAT, network))) throw clashError(network, clash);
+  }
+  const networksGiven = new Set<string>(given_.replaced);
+  const weightNames = infos.map((i) => i.name);
+  // whole networks only: the networks kept; weights: the weights kept (and the networks, if some were replaced)
+  const kept = [
+    ...(weights.length > 0 ? weightNames.filter((n) => !incoming.has(n) && !replaced.some((r) => n.startsWith(`${r}/`))) : []),
+    ...(replaced.length > 0 ? NETWORK_NAMES.filter((n) => !networksGiven.has(n)) : []),
+  ];
+  if (replaced.length === 0 && weights.length === 0) return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown, kept: weightNames };
   for (const name of replaced) checkNetwork(name, incoming.get(name)!);
-  const sizes = NETWORK_NAMES.map((name) => {
+  const plans: Partial<Record<NetworkName, ModelPlan>> = {};
+  for (const network of NETWORK_NAMES) {
+    const model = file.onnx?.[network];
+    if (model && weightsOf(network, weights).length > 0) plans[network] = await planModel(model, `${network}/`, source, incoming);
+  }
+  const resized = Object.values(plans).some((p) => p.delta !== 0);
+  if (replaced.length === 0 && !resized) {
+    // every edit keeps its size: the file stays in its layout, only the weights' bytes change
+    const edits = Object.values(plans).flatMap((p) => p.edits).sort((a, b) => a.offset - b.offset);
+    return { edits, replaced: weights, kept, unknown, requantized: [], outputSize: size };
+  }
+  const sizes = NETWORK_NAMES.map((name, i) => {
     const g = incoming.get(name);
     if (g) return g.dtype === "bytes" ? g.shape[0]! : elementCount(g.shape);
-    return file.layout.networks[NETWORK_NAMES.indexOf(name)]!.size;
+    return file.layout.networks[i]!.size + (plans[name]?.delta ?? 0);
   });
   const { header, params, layout } = encodeHeaderAndParams(file, sizes);
   async function* produce(): AsyncGenerator<Uint8Array> {
@@ -90,16 +184,14 @@ export async function planPatch(
         continue;
       }
       const entry = file.layout.networks[i]!;
-      for (let at = 0; at < entry.size; at += COPY_CHUNK) {
-        yield await readExactly(source, entry.offset + at, Math.min(COPY_CHUNK, entry.size - at), FORMAT, name);
-      }
+      yield* editedRange(source, entry.offset, entry.offset + entry.size, plans[name]?.edits ?? [], name);
     }
     yield params;
   }
   return {
     edits: [{ offset: 0, length: size, sameSize: false, produce }],
-    replaced,
-    kept: NETWORK_NAMES.filter((n) => !incoming.has(n)),
+    replaced: [...replaced, ...weights],
+    kept,
     unknown,
     requantized: [],
     outputSize: layout.fileSize,

@@ -1,6 +1,7 @@
 /**
  * april reading: the prelude, header, params block and network table (every offset checked against the file),
- * for read() (networks as views), readFrom() (byte ranges) and loadNetworks().
+ * for read() (networks as views), readFrom() (byte ranges) and loadNetworks(); then each network's ONNX model
+ * (weights.ts) for the weights.
  */
 
 
@@ -8,6 +9,7 @@ import { asBytes, asSource } from "../../io/input.js";
 import { CorruptDataError, TruncatedError, UnsupportedError } from "../../errors.js";
 import { type ByteRange, ByteReader } from "../../io/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
+import { attachModels, attachModelsFrom } from "./weights.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 
 
@@ -197,12 +199,15 @@ function parse(r: ByteReader, eager: boolean): AprilFile {
 
 /** Reads a whole .april file. Networks are zero-copy views of `bytes`. Throws only FormatErrors. */
 export function read(bytes: Uint8Array, _options?: AprilReadOptions): AprilFile {
-  return parse(new ByteReader(asBytes(bytes, "april.read"), id), true);
+  const input = asBytes(bytes, "april.read");
+  return attachModels(parse(new ByteReader(input, id), true), input);
 }
 
 /** Reads the header and the params block only; networks are left as ByteRanges (never fetched). */
 export async function readFrom(source: ByteSource, _options?: AprilReadOptions): Promise<AprilFile> {
-  return lazy.parseFrom(asSource(source, "april.readFrom"), id, (backing) => parse(new ByteReader(backing, id), false));
+  const input = asSource(source, "april.readFrom");
+  const file = await lazy.parseFrom(input, id, (backing) => parse(new ByteReader(backing, id), false));
+  return lazy.markLazy(await attachModelsFrom(file, input));
 }
 
 /** Fetches the networks of a readFrom() result: the same file with its networks as bytes. */

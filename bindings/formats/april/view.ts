@@ -1,14 +1,11 @@
 /**
- * april views: tensors (none: the networks are ONNX blobs), inspect, verify, blobs.
+ * april views: tensors (every weight of the three ONNX networks, weights.ts), inspect, verify, blobs.
  */
 import { assertEager } from "../../io/lazy.js";
-
-
-
-
 import { utf8Bytes } from "../../io/byte-writer.js";
-import * as lazy from "../../io/lazy.js";
 import { type ByteSource } from "../../io/source.js";
+import { loadTensor as loadOnnxTensor } from "../onnx/view.js";
+import { inspectNetworks, inspectWeights, verifyNetworks, weightInfos, weightTensors } from "./weights.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
@@ -18,20 +15,20 @@ import {
 
 // ------------------------------------------------------------------------------------ uniform views
 
-/** None: an april model's networks are ONNX blobs (see blobs()). */
-export function tensors(file: AprilFile, _options?: DecodeOptions): NamedTensor[] {
+/** Every weight of the three networks (`encoder/<name>`, `decoder/<name>`, `joiner/<name>`), decoded. */
+export function tensors(file: AprilFile, options?: DecodeOptions): NamedTensor[] {
   assertEager(file, id);
-  return [];
+  return weightTensors(file, options);
 }
 
-/** None: an april model's networks are ONNX blobs (see {@link blobs}). */
-export function tensorInfos(_file: AprilFile): TensorInfo[] {
-  return [];
+/** Where each weight is in the file (the onnx module's TensorInfos: raw_data ranges or typed-field TensorProtos). */
+export function tensorInfos(file: AprilFile): TensorInfo[] {
+  return weightInfos(file);
 }
 
-/** Reads one tensor of a lazily read file (an april file has none; here for the common interface). */
+/** Reads one weight of a readFrom() result (through the onnx module's loadTensor). */
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
-  return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
+  return loadOnnxTensor(source, info, options);
 }
 
 function paramsJson(params: AprilParams): Record<string, number> {
@@ -53,11 +50,12 @@ export function inspect(file: AprilFile): InspectResult {
       modelTypeName: file.modelType === MODEL_TYPE_LSTM_TRANSDUCER_STATELESS ? "LSTM_TRANSDUCER_STATELESS" : "unknown",
       headerSize: file.headerSize,
     },
-    tensors: [],
+    tensors: inspectWeights(file),
     params: paramsJson(file.params),
     paramsBlock: { offset: file.layout.params.offset, size: file.layout.params.size },
     tokens: [...file.tokens],
     networks: NETWORK_NAMES.map((name, i) => ({ name, offset: file.layout.networks[i]!.offset, size: file.layout.networks[i]!.size })),
+    onnx: inspectNetworks(file),
   };
 }
 
@@ -101,6 +99,7 @@ export function verify(file: AprilFile): string[] {
   });
   const nyquist = file.params.sampleRate / 2;
   if (file.params.melHigh > nyquist) warnings.push(`mel_high ${file.params.melHigh} is above samplerate / 2 (${nyquist})`);
+  warnings.push(...verifyNetworks(file));
   return warnings;
 }
 

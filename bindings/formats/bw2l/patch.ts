@@ -282,7 +282,7 @@ export async function planPatch(
       view.setFloat32(0, result.scale, true);
       view.setBigInt64(4, BigInt(result.offset), true);
       edits.push(fixed(at, header));
-      requantized.push(...members.filter((e) => !incoming.has(e.name)).map((e) => e.name));
+      for (const e of members) if (!incoming.has(e.name)) requantized.push(e.name); // (no spread: any count)
     }
     for (const e of members) {
       const codes = result.codes.get(e.name);

@@ -21,9 +21,19 @@ export function effectiveSections(file: Bw2lFile): Bw2lSection[] {
   return file.sections.filter((s, i) => last.get(s.name) === i);
 }
 
+/**
+ * The section the reference reader sees under `name`: the last one of that name (a scan from the end, no list
+ * of effective sections built: called several times per inspect, on files of a million sections).
+ */
+function effectiveSection(file: Bw2lFile, name: string): Bw2lSection | undefined {
+  for (let i = file.sections.length - 1; i >= 0; i--) if (file.sections[i]!.name === name) return file.sections[i];
+  return undefined;
+}
+
 /** The last keyval section called `name`. */
 function keyvalSection(file: Bw2lFile, name: string): Bw2lKeyvalSection | undefined {
-  return effectiveSections(file).find((s): s is Bw2lKeyvalSection => s.name === name && isKeyvalSection(s));
+  const s = effectiveSection(file, name);
+  return s && isKeyvalSection(s) ? s : undefined;
 }
 
 /**
@@ -47,7 +57,7 @@ export function config(file: Bw2lFile): Map<string, string> {
 }
 
 function utf8Text(file: Bw2lFile, name: string): string | undefined {
-  const s = effectiveSections(file).find((x) => x.name === name);
+  const s = effectiveSection(file, name);
   return s && isUtf8Section(s) ? s.text : undefined;
 }
 
@@ -175,7 +185,7 @@ export function inspect(file: Bw2lFile): InspectResult {
   const flg = flags(file);
   const toks = tokens(file);
   const arch = archLines(file);
-  const layersSection = effectiveSections(file).find((s) => s.name === "layers" && isLayersSection(s));
+  const layersSection = effectiveSection(file, "layers");
   const meta: Record<string, unknown> = { name: file.name };
   // the wav2letter loader takes the criterion from config (what verify checks); flags' copy is shown apart
   const criterion = cfg.get("criterion");
@@ -238,21 +248,29 @@ export function verify(file: Bw2lFile): string[] {
       warnings.push(`sections[${i}] (${JSON.stringify(s.name)}) has the unknown type ${JSON.stringify(s.type)}; kept as raw bytes`);
     }
   });
-  const strings: [string, string][] = [["name", file.name]];
+  // (field names are built only for a string that is not valid UTF-8: a million sections have 3 million strings)
+  const utf8Warnings: string[] = [];
+  const checkText = (field: () => string, text: string): void => {
+    if (hasEscapedBytes(text)) utf8Warnings.push(`${field()} is not valid UTF-8 (kept byte for byte)`);
+  };
+  checkText(() => "name", file.name);
   file.sections.forEach((s, i) => {
-    strings.push([`sections[${i}].name`, s.name], [`sections[${i}].type`, s.type], [`sections[${i}].desc`, s.desc]);
-    if (isUtf8Section(s)) strings.push([`sections[${i}].text`, s.text]);
+    checkText(() => `sections[${i}].name`, s.name);
+    checkText(() => `sections[${i}].type`, s.type);
+    checkText(() => `sections[${i}].desc`, s.desc);
+    if (isUtf8Section(s)) checkText(() => `sections[${i}].text`, s.text);
     if (isKeyvalSection(s)) {
       const keys = new Set<string>();
       s.entries.forEach((e, k) => {
-        strings.push([`sections[${i}].entries[${k}].key`, e.key], [`sections[${i}].entries[${k}].value`, e.value]);
+        checkText(() => `sections[${i}].entries[${k}].key`, e.key);
+        checkText(() => `sections[${i}].entries[${k}].value`, e.value);
         if (keys.has(e.key)) warnings.push(`sections[${i}] (${JSON.stringify(s.name)}) repeats the key ${JSON.stringify(e.key)}; the reference reader keeps the last value`);
         keys.add(e.key);
       });
     }
-    if (isLayersSection(s)) s.layers.forEach((l, k) => strings.push([`sections[${i}].layers[${k}].arch`, l.arch]));
+    if (isLayersSection(s)) s.layers.forEach((l, k) => checkText(() => `sections[${i}].layers[${k}].arch`, l.arch));
   });
-  for (const [field, text] of strings) if (hasEscapedBytes(text)) warnings.push(`${field} is not valid UTF-8 (kept byte for byte)`);
+  for (const w of utf8Warnings) warnings.push(w);
 
   const checkArray = (a: Bw2lArray, field: string) => {
     if (a.dtype === "fp16") warnings.push(`${field} is fp16, which the reference reader cannot read (it loses its place in the file)`);
@@ -277,10 +295,10 @@ export function verify(file: Bw2lFile): string[] {
     }
   });
 
-  const layers = effectiveSections(file).find((s) => s.name === "layers" && isLayersSection(s));
+  const layers = effectiveSection(file, "layers");
   if (layers && isLayersSection(layers)) {
     for (const needed of ["flags", "config", "arch", "tokens"]) {
-      if (!effectiveSections(file).some((s) => s.name === needed)) warnings.push(`no ${needed} section: the wav2letter loader needs one`);
+      if (!effectiveSection(file, needed)) warnings.push(`no ${needed} section: the wav2letter loader needs one`);
     }
     const criterion = config(file).get("criterion");
     if (keyvalSection(file, "config") && criterion !== "ctc" && criterion !== "asg") {

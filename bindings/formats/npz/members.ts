@@ -2,6 +2,7 @@
 import { Inflate } from "fflate";
 import { CorruptDataError, FormatError, LimitError, TruncatedError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
+import { type ByteSource, readExactly } from "../../io/source.js";
 import { type NpyArray, parseNpy } from "../npy/parse.js";
 import { type ZipEntry, crc32 } from "./zip.js";
 
@@ -171,4 +172,52 @@ export function checkCrc(content: Uint8Array, declared: number, format: string, 
 
 export function hex8(value: number): string {
   return value.toString(16).padStart(8, "0");
+}
+
+/** Compressed bytes read (and inflated) per step when a member streams: at most ~1032x this comes out at once. */
+export const STREAM_SLICE_BYTES = 16 * 1024;
+/** Compressed bytes read from the source at a time when a member streams. */
+const STREAM_READ_BYTES = 1024 * 1024;
+
+/**
+ * Inflates a deflated member from `source` a slice at a time and yields its content (the whole .npy, header
+ * included) in pieces of at most ~17 MB, never holding the member whole: a 2 GiB member of a 2 MB file streams
+ * in bounded memory. The size and the CRC-32 are checked at the end (CORRUPT), and the output is stopped as soon
+ * as it passes the declared size.
+ */
+export async function* inflateMemberPieces(source: ByteSource, ref: NpzMemberRef, format: string, field: string): AsyncGenerator<Uint8Array> {
+  const offset = ref.dataOffset;
+  if (ref.size > ref.compressedSize * MAX_DEFLATE_RATIO + 1024) {
+    throw new CorruptDataError(format, `a ${ref.size}-byte member cannot be inflated from ${ref.compressedSize} deflated bytes`, offset, field);
+  }
+  if (ref.compressedSize === 0) throw new CorruptDataError(format, "a deflated member needs at least one block (0 bytes)", offset, field);
+  let total = 0;
+  let crc = 0;
+  let pending: Uint8Array[] = [];
+  const inflater = new Inflate((chunk) => {
+    if (total + chunk.length > ref.size) throw new CorruptDataError(format, `the member inflates to more than the ${ref.size} bytes the directory says`, offset, field);
+    total += chunk.length;
+    crc = crc32(chunk, crc);
+    pending.push(chunk);
+  });
+  for (let read = 0; read < ref.compressedSize; ) {
+    const length = Math.min(STREAM_READ_BYTES, ref.compressedSize - read);
+    const compressed = await readExactly(source, offset + read, length, format, field);
+    read += length;
+    for (let p = 0; p < compressed.length; p += STREAM_SLICE_BYTES) {
+      const end = Math.min(compressed.length, p + STREAM_SLICE_BYTES);
+      try {
+        inflater.push(compressed.subarray(p, end), read === ref.compressedSize && end === compressed.length);
+      } catch (cause) {
+        throw inflateError(cause, format, offset, field);
+      }
+      const out = pending;
+      pending = [];
+      for (const chunk of out) yield chunk;
+    }
+  }
+  if (total !== ref.size) throw new CorruptDataError(format, `the member inflates to ${total} bytes, the directory says ${ref.size}`, offset, field);
+  if (crc !== ref.crc32) {
+    throw new CorruptDataError(format, `CRC-32 mismatch: 0x${hex8(ref.crc32)} declared, 0x${hex8(crc)} computed from the inflated member`, offset, field);
+  }
 }

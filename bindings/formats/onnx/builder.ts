@@ -16,45 +16,135 @@ import { ProtoWriter } from "./proto-writer.js";
 
 /** ONNX TensorProto.DataType codes by name. */
 export const ONNX_DTYPES = {
-  float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, string: 8, bool: 9, float16: 10,
-  float64: 11, uint32: 12, uint64: 13, complex64: 14, complex128: 15, bfloat16: 16,
+  /** FLOAT. */
+  float32: 1,
+  /** UINT8. */
+  uint8: 2,
+  /** INT8. */
+  int8: 3,
+  /** UINT16. */
+  uint16: 4,
+  /** INT16. */
+  int16: 5,
+  /** INT32. */
+  int32: 6,
+  /** INT64. */
+  int64: 7,
+  /** STRING: for value infos; a string tensor cannot be stored (create() writes raw_data only). */
+  string: 8,
+  /** BOOL, one byte per element. */
+  bool: 9,
+  /** FLOAT16 (numbers are taken as the raw 16-bit patterns). */
+  float16: 10,
+  /** DOUBLE. */
+  float64: 11,
+  /** UINT32. */
+  uint32: 12,
+  /** UINT64. */
+  uint64: 13,
+  /** COMPLEX64: data as bytes or a typed array (no number list), (real, imaginary) float32 pairs. */
+  complex64: 14,
+  /** COMPLEX128: data as bytes or a typed array (no number list), (real, imaginary) float64 pairs. */
+  complex128: 15,
+  /** BFLOAT16 (numbers are taken as the raw 16-bit patterns). */
+  bfloat16: 16,
 } as const;
+/** A dtype name accepted by the builder (a key of {@link ONNX_DTYPES}). */
 export type OnnxDTypeName = keyof typeof ONNX_DTYPES;
 
 const DTYPE_BYTES: Record<number, number> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2 };
 
+/** A tensor to store (an initializer or a TENSOR attribute), written as raw_data. */
 export interface OnnxTensorInput {
+  /** Field 8 name (initializers need one: nodes refer to it). */
   name?: string | undefined;
   /** A dtype name or a TensorProto.DataType code. */
   dtype: OnnxDTypeName | number;
+  /** Field 1 dims: non-negative integers, [] for a scalar; their product times the element size must match `data`. */
   dims: readonly number[];
   /**
    * The elements: raw little-endian bytes, or a typed array / number list (converted to the dtype's bytes).
    * Typed arrays are taken by their bytes (on a big-endian host they would be wrong; every supported host is LE).
    */
   data: Uint8Array | ArrayBufferView | readonly number[] | readonly bigint[];
+  /** Field 12 doc_string (omitted when empty). */
   docString?: string | undefined;
 }
 
+/** A graph input, output or value_info entry: a named tensor value with its element type and shape. */
 export interface OnnxValueInfoInput {
+  /** Field 1 name. */
   name: string;
+  /** The element type (tensor_type elem_type): a dtype name or a TensorProto.DataType code. */
   dtype: OnnxDTypeName | number;
   /** Dims: a number, a symbolic name (dim_param) or null for an unknown dim. Omit shape for an unknown rank. */
   shape?: readonly (number | string | null)[] | undefined;
+  /** Field 3 doc_string (omitted when empty). */
   docString?: string | undefined;
 }
 
+/** An attribute with its type spelled out (AttributeProto field 20 type and the value field it selects). */
 export type OnnxAttributeInput =
-  | { type: "float"; value: number }
-  | { type: "int"; value: number | bigint }
-  | { type: "string"; value: string | Uint8Array }
-  | { type: "tensor"; value: OnnxTensorInput }
-  | { type: "graph"; value: OnnxGraphInput }
-  | { type: "floats"; value: readonly number[] }
-  | { type: "ints"; value: readonly (number | bigint)[] }
-  | { type: "strings"; value: readonly (string | Uint8Array)[] }
-  | { type: "tensors"; value: readonly OnnxTensorInput[] }
-  | { type: "graphs"; value: readonly OnnxGraphInput[] };
+  | {
+    /** FLOAT. */
+    type: "float";
+    /** Field 2 f, stored as float32. */
+    value: number;
+  }
+  | {
+    /** INT. */
+    type: "int";
+    /** Field 3 i (int64). */
+    value: number | bigint;
+  }
+  | {
+    /** STRING. */
+    type: "string";
+    /** Field 4 s: text (stored as UTF-8) or bytes. */
+    value: string | Uint8Array;
+  }
+  | {
+    /** TENSOR. */
+    type: "tensor";
+    /** Field 5 t. */
+    value: OnnxTensorInput;
+  }
+  | {
+    /** GRAPH. */
+    type: "graph";
+    /** Field 6 g: a subgraph (e.g. an If branch). */
+    value: OnnxGraphInput;
+  }
+  | {
+    /** FLOATS. */
+    type: "floats";
+    /** Field 7 floats (packed float32). */
+    value: readonly number[];
+  }
+  | {
+    /** INTS. */
+    type: "ints";
+    /** Field 8 ints (packed int64). */
+    value: readonly (number | bigint)[];
+  }
+  | {
+    /** STRINGS. */
+    type: "strings";
+    /** Field 9 strings: text (stored as UTF-8) or bytes each. */
+    value: readonly (string | Uint8Array)[];
+  }
+  | {
+    /** TENSORS. */
+    type: "tensors";
+    /** Field 10 tensors. */
+    value: readonly OnnxTensorInput[];
+  }
+  | {
+    /** GRAPHS. */
+    type: "graphs";
+    /** Field 11 graphs. */
+    value: readonly OnnxGraphInput[];
+  };
 
 /**
  * An attribute value: the explicit form, or a shorthand: an integer number or bigint is INT, another number
@@ -62,38 +152,66 @@ export type OnnxAttributeInput =
  */
 export type OnnxAttributeValue = OnnxAttributeInput | number | bigint | string | readonly number[];
 
+/** A node (NodeProto): one operator call. */
 export interface OnnxNodeInput {
+  /** Field 3 name (omitted when undefined). */
   name?: string | undefined;
+  /** Field 4 op_type, e.g. `Conv`. */
   opType: string;
+  /** Field 7 domain (omitted when empty: the default ai.onnx). */
   domain?: string | undefined;
   /** Input value names ("" for an omitted optional input). */
   inputs: readonly string[];
+  /** Output value names. */
   outputs: readonly string[];
+  /** Field 5 attribute: values by attribute name (written in the object's key order). */
   attributes?: Record<string, OnnxAttributeValue> | undefined;
+  /** Field 6 doc_string (omitted when empty). */
   docString?: string | undefined;
 }
 
+/** A graph (GraphProto): the main graph or a subgraph attribute's value. */
 export interface OnnxGraphInput {
+  /** Field 2 name. */
   name: string;
+  /** Field 1 node, in this order (ONNX expects a topological order). */
   nodes: readonly OnnxNodeInput[];
+  /** Field 5 initializer: the weights (each needs a name). */
   initializers?: readonly OnnxTensorInput[] | undefined;
+  /** Field 11 input. */
   inputs: readonly OnnxValueInfoInput[];
+  /** Field 12 output. */
   outputs: readonly OnnxValueInfoInput[];
+  /** Field 13 value_info: optional types of intermediate values. */
   valueInfo?: readonly OnnxValueInfoInput[] | undefined;
+  /** Field 10 doc_string (omitted when empty). */
   docString?: string | undefined;
 }
 
+/** A whole model for {@link create}: a graph plus ModelProto header fields (defaults as noted). */
 export interface OnnxModelInput {
   /** Default 8 (the IR version of opset 17). */
   irVersion?: number | undefined;
   /** Default [{ domain: "", version: 17 }]. */
-  opsetImports?: readonly { domain?: string | undefined; version: number }[] | undefined;
+  opsetImports?: readonly {
+    /** Field 1 domain (default "": ai.onnx). */
+    domain?: string | undefined;
+    /** Field 2 version: the opset version. */
+    version: number;
+  }[] | undefined;
+  /** Field 2 producer_name (default `tensorfile`). */
   producerName?: string | undefined;
+  /** Field 3 producer_version (omitted when undefined). */
   producerVersion?: string | undefined;
+  /** Field 4 domain (omitted when undefined). */
   domain?: string | undefined;
+  /** Field 5 model_version (omitted when undefined). */
   modelVersion?: number | undefined;
+  /** Field 6 doc_string (omitted when empty). */
   docString?: string | undefined;
+  /** Field 14 metadata_props: key/value pairs. */
   metadata?: Record<string, string> | undefined;
+  /** Field 7 graph: the main graph. */
   graph: OnnxGraphInput;
 }
 

@@ -31,6 +31,14 @@ export interface JsonLiteral extends Node<"true" | "false" | "null"> {}
 export type JsonValue = JsonObject | JsonArray | JsonString | JsonNumber | JsonLiteral;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** ASCII runs up to this long are turned into strings byte by byte (cheaper than a TextDecoder call). */
+const SHORT_ASCII = 48;
+
+/**
+ * Called for each entry of the top-level object, in order, instead of keeping it: the root object comes back
+ * with no entries. Lets a reader turn each entry into its own record as it goes (a 1M-tensor header).
+ */
+export type RootEntryHandler = (key: string, keyOffset: number, value: JsonValue) => void;
 
 const NAMES: Record<JsonValue["kind"], string> = {
   object: "an object", array: "an array", string: "a string", number: "a number", true: "true", false: "false", null: "null",
@@ -45,7 +53,7 @@ export function kindName(value: JsonValue): string {
  * Parses `bytes` (whose first byte is at absolute offset `base`) as one JSON value followed only by JSON white
  * space. Errors are CORRUPT (LIMIT for nesting deeper than MAX_JSON_DEPTH) with the offset of the bad byte.
  */
-export function parseJson(bytes: Uint8Array, base: number, format: string, field = "header"): JsonValue {
+export function parseJson(bytes: Uint8Array, base: number, format: string, field = "header", onRootEntry?: RootEntryHandler): JsonValue {
   let pos = 0;
   const fail = (detail: string, at = pos): never => {
     throw new CorruptDataError(format, `invalid JSON: ${detail}`, base + at, field);
@@ -68,8 +76,12 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
     pos++; // the opening quote
     let value = "";
     let runStart = pos;
+    let ascii = true;
     const flush = (end: number): void => {
-      if (end > runStart) {
+      if (end > runStart && ascii && end - runStart <= SHORT_ASCII) {
+        // short ASCII runs (names, dtypes) without a TextDecoder call each: most of a big header's strings
+        for (let k = runStart; k < end; k++) value += String.fromCharCode(bytes[k]!);
+      } else if (end > runStart) {
         try {
           value += utf8.decode(bytes.subarray(runStart, end));
         } catch {
@@ -87,6 +99,7 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
       }
       if (b < 0x20) fail(`a raw control character ${byteText(b)} inside a string (escape it)`);
       if (b !== 0x5c) {
+        if (b >= 0x80) ascii = false;
         pos++;
         continue;
       }
@@ -154,7 +167,9 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
       if (!isDigit(bytes[pos])) fail(`a number needs exponent digits, found ${describe(pos)}`);
       while (isDigit(bytes[pos])) pos++;
     }
-    const text = utf8.decode(bytes.subarray(start, pos)); // ASCII digits: no spread, however long
+    let text = "";
+    if (pos - start <= SHORT_ASCII) for (let k = start; k < pos; k++) text += String.fromCharCode(bytes[k]!);
+    else text = utf8.decode(bytes.subarray(start, pos)); // ASCII digits: no spread, however long
     return { kind: "number", offset: base + start, value: Number(text), text };
   };
 
@@ -191,6 +206,7 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
 
   const parseObject = (depth: number): JsonObject => {
     checkDepth(depth);
+    const handler = depth === 1 ? onRootEntry : undefined;
     const node: JsonObject = { kind: "object", offset: base + pos, entries: [] };
     pos++;
     skipSpace();
@@ -209,7 +225,8 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
       skipSpace();
       expect(0x3a, '":"');
       const value = parseValue(depth);
-      node.entries.push({ key, keyOffset: base + keyAt, value });
+      if (handler) handler(key, base + keyAt, value); // (not kept: a big header's tree is not held whole)
+      else node.entries.push({ key, keyOffset: base + keyAt, value });
       skipSpace();
       if (bytes[pos] === 0x2c) {
         pos++;

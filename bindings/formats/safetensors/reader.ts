@@ -17,13 +17,13 @@ export interface ParseOptions {
 const fieldOf = (name: string, key?: string): string => `header[${JSON.stringify(name)}]${key ? `.${key}` : ""}`;
 
 /** A JSON number that is a whole number >= 0 written as plain digits; CORRUPT otherwise, LIMIT past 2^53 - 1. */
-function wholeNumber(value: JsonValue, format: string, field: string): number {
+function wholeNumber(value: JsonValue, format: string, field: () => string): number {
   if (value.kind !== "number" || !/^(0|[1-9][0-9]*)$/.test(value.text)) {
     const shown = value.kind === "number" ? value.text : kindName(value);
-    throw new CorruptDataError(format, `expected a whole number >= 0, found ${shown}`, value.offset, field);
+    throw new CorruptDataError(format, `expected a whole number >= 0, found ${shown}`, value.offset, field());
   }
   if (!Number.isSafeInteger(value.value)) {
-    throw new LimitError(format, `${value.text} is larger than 2^53 - 1`, value.offset, field, BigInt(value.text), Number.MAX_SAFE_INTEGER);
+    throw new LimitError(format, `${value.text} is larger than 2^53 - 1`, value.offset, field(), BigInt(value.text), Number.MAX_SAFE_INTEGER);
   }
   return value.value;
 }
@@ -48,14 +48,14 @@ function parseTensor(entry: JsonObject["entries"][number], format: string): { te
   }
   const shapeNode = get("shape");
   if (shapeNode.kind !== "array") throw new CorruptDataError(format, `shape must be an array, not ${kindName(shapeNode)}`, shapeNode.offset, fieldOf(name, "shape"));
-  const shape = shapeNode.items.map((d, i) => wholeNumber(d, format, `${fieldOf(name, "shape")}[${i}]`));
+  const shape = shapeNode.items.map((d, i) => wholeNumber(d, format, () => `${fieldOf(name, "shape")}[${i}]`));
   const offsetsNode = get("data_offsets");
   if (offsetsNode.kind !== "array" || offsetsNode.items.length !== 2) {
     const found = offsetsNode.kind === "array" ? `${offsetsNode.items.length} numbers` : kindName(offsetsNode);
     throw new CorruptDataError(format, `data_offsets must be [begin, end], not ${found}`, offsetsNode.offset, fieldOf(name, "data_offsets"));
   }
-  const begin = wholeNumber(offsetsNode.items[0]!, format, `${fieldOf(name, "data_offsets")}[0]`);
-  const end = wholeNumber(offsetsNode.items[1]!, format, `${fieldOf(name, "data_offsets")}[1]`);
+  const begin = wholeNumber(offsetsNode.items[0]!, format, () => `${fieldOf(name, "data_offsets")}[0]`);
+  const end = wholeNumber(offsetsNode.items[1]!, format, () => `${fieldOf(name, "data_offsets")}[1]`);
   if (end < begin) throw new CorruptDataError(format, `data_offsets [${begin}, ${end}] end before they begin`, offsetsNode.offset, fieldOf(name, "data_offsets"));
   // elements x element size must be the byte length; multiply step by step so that huge dims cannot overflow
   const size = dtypeBytes(DTYPES[dtype]);
@@ -107,17 +107,24 @@ export function parseFile(r: ByteReader, options: ParseOptions): SafetensorsFile
   if (headerBytes[0] !== 0x7b) {
     throw new CorruptDataError(format, `the header must start with "{"${headerBytes.length === 0 ? " (header_size is 0)" : ""}`, headerAt, "header");
   }
-  const root = parseJson(headerBytes, headerAt, format) as JsonObject;
+  let metadata: Record<string, string> | undefined;
+  const parsed: { tensor: Omit<SafetensorsTensor, "data">; offsetsAt: number }[] = [];
+  // each entry becomes its tensor as it is parsed (the JSON tree of the whole header is never held)
+  // (the first such error waits for the end of the JSON: a JSON syntax error anywhere is reported first, as it was)
+  let firstError: unknown;
+  parseJson(headerBytes, headerAt, format, "header", (key, keyOffset, value) => {
+    if (firstError !== undefined) return;
+    try {
+      if (key === "__metadata__") metadata = parseMetadata(value, format);
+      else parsed.push(parseTensor({ key, keyOffset, value }, format));
+    } catch (error) {
+      firstError = error;
+    }
+  });
+  if (firstError !== undefined) throw firstError;
   const header = new TextDecoder().decode(headerBytes); // valid UTF-8: parseJson checked every string, the rest is ASCII
   const dataStart = r.pos;
   const dataSize = r.remaining;
-
-  let metadata: Record<string, string> | undefined;
-  const parsed: { tensor: Omit<SafetensorsTensor, "data">; offsetsAt: number }[] = [];
-  for (const entry of root.entries) {
-    if (entry.key === "__metadata__") metadata = parseMetadata(entry.value, format);
-    else parsed.push(parseTensor(entry, format));
-  }
 
   // the data section: in (begin, end) order every tensor starts where the previous one ended
   const order = parsed.map((_, i) => i).sort((a, b) => {
@@ -144,15 +151,18 @@ export function parseFile(r: ByteReader, options: ParseOptions): SafetensorsFile
 
   const tensors: SafetensorsTensor[] = parsed.map(({ tensor }) => {
     const [begin, end] = tensor.dataOffsets;
-    r.seek(dataStart + begin, fieldOf(tensor.name));
+    // (the checks above put every range inside the data section: the field names are for messages that cannot come)
+    r.seek(dataStart + begin, "tensor data");
     let data: SafetensorsTensor["data"];
     if (options.eager) {
-      const view = r.bytesView(end - begin, `${fieldOf(tensor.name)} data`);
+      const view = r.bytesView(end - begin, "tensor data");
       data = options.copy ? copyBytes(view) : view;
     } else {
-      data = r.range(end - begin, `${fieldOf(tensor.name)} data`);
+      data = r.range(end - begin, "tensor data");
     }
-    return { ...tensor, data };
+    const full = tensor as SafetensorsTensor; // (completed in place: no second object per tensor)
+    full.data = data;
+    return full;
   });
   r.seek(dataStart + dataSize);
   const file: SafetensorsFile = { header, tensors };

@@ -119,8 +119,8 @@ export function verify(file: SafetensorsFile): string[] {
       warnings.push(`tensor ${JSON.stringify(t.name)} starts at byte ${start}, not a multiple of its ${size}-byte elements (read through a copy)`);
     }
   }
-  const names = file.tensors.map((t) => t.name);
-  const keys = Object.keys(file.metadata ?? {}).filter((k) => k.startsWith(DTYPE_METADATA_PREFIX) && !names.includes(k.slice(DTYPE_METADATA_PREFIX.length)));
+  const names = new Set(file.tensors.map((t) => t.name));
+  const keys = Object.keys(file.metadata ?? {}).filter((k) => k.startsWith(DTYPE_METADATA_PREFIX) && !names.has(k.slice(DTYPE_METADATA_PREFIX.length)));
   for (const k of keys) warnings.push(`__metadata__ key ${JSON.stringify(k)} names no tensor`);
   return warnings;
 }

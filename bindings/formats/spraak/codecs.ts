@@ -3,8 +3,9 @@
  * G.711 A-law / µ-law (TYPE ALAW / ULAW), and the decimal text of `FORMAT ASCII` matrices.
  *
  * gzip member: 1F 8B 08 FLG MTIME(4) XFL OS [XLEN(2) extra] [name\0] [comment\0] [CRC16(2)] deflate CRC32(4) ISIZE(4)
+ * gzip stream: one or more members back to back (RFC 1952 2.2; `gzip` and Python read them all, concatenated)
  */
-import { Inflate, gzipSync } from "fflate";
+import { Gunzip, Inflate, gzipSync } from "fflate";
 import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../errors.js";
 
 export function isGzip(head: Uint8Array): boolean {
@@ -30,10 +31,79 @@ function crc32(bytes: Uint8Array): number {
 const MAX_DEFLATE_RATIO = 1032;
 
 /**
+ * Decompresses a gzip stream of one or more members (RFC 1952: their data concatenated) that spans all of
+ * `bytes` (at absolute offset `base` in the file). Checks each member's header, CRC32 and ISIZE; never produces
+ * more than `maxBytes` in all (LIMIT) or more than deflate can expand to.
+ */
+export function gunzip(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): Uint8Array {
+  const { starts, total: inflated } = memberStarts(bytes, base, format, field, maxBytes);
+  if (inflated !== undefined) {
+    // the scan knows the size: one output array, each member inflated straight into its place
+    const out = new Uint8Array(inflated);
+    let at = 0;
+    for (let k = 0; k < starts.length; k++) {
+      const start = starts[k]!;
+      const end = starts[k + 1] ?? bytes.length;
+      const name = starts.length === 1 ? field : `${field}.member${k}`;
+      at += gunzipMember(bytes.subarray(start, end), base + start, format, name, maxBytes - at, { out, at }).length;
+    }
+    if (at !== inflated) throw new CorruptDataError(format, `gzip members inflate to ${at} bytes, not the ${inflated} of the first pass`, base, field);
+    return out;
+  }
+  if (starts.length === 1) return gunzipMember(bytes, base, format, field, maxBytes);
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (let k = 0; k < starts.length; k++) {
+    const start = starts[k]!;
+    const end = starts[k + 1] ?? bytes.length;
+    const part = gunzipMember(bytes.subarray(start, end), base + start, format, `${field}.member${k}`, maxBytes - total);
+    total += part.length;
+    parts.push(part);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Where each member of a gzip stream starts (a first pass that counts, and drops, what they inflate to: a bomb
+ * stops at `maxBytes` with LIMIT). The members are then checked one by one, strictly, by gunzipMember.
+ */
+function memberStarts(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): { starts: number[]; total?: number } {
+  const starts = [0];
+  let total = 0;
+  const scanner = new Gunzip((chunk) => {
+    total += chunk.length;
+    if (total > maxBytes) {
+      throw new LimitError(format, `gzip data inflates to more than maxInflatedBytes ${maxBytes} (all members together)`, base, `${field}`, total, maxBytes);
+    }
+  });
+  scanner.onmember = (offset) => {
+    starts.push(offset);
+  };
+  const SLICE = 64 * 1024;
+  try {
+    for (let p = 0; p < bytes.length; p += SLICE) {
+      const end = Math.min(bytes.length, p + SLICE);
+      scanner.push(bytes.subarray(p, end), end === bytes.length);
+    }
+  } catch (cause) {
+    if (cause instanceof LimitError) throw cause;
+    // not a clean stream of members: the strict per-member pass says what is wrong, and where
+    return { starts };
+  }
+  return { starts: starts.filter((s) => s < bytes.length), total };
+}
+
+/**
  * Decompresses one gzip member that spans all of `bytes` (at absolute offset `base` in the file). Checks the
  * header, the CRC32 and ISIZE; never produces more than `maxBytes` (LIMIT) or more than deflate can expand to.
  */
-export function gunzip(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): Uint8Array {
+function gunzipMember(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number, into?: { out: Uint8Array; at: number }): Uint8Array {
   const need = (n: number, at: number, what: string): void => {
     if (at + n > bytes.length) throw new TruncatedError(format, base + at, `${field}.${what}`, n, Math.max(0, bytes.length - at));
   };
@@ -77,7 +147,10 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
       }
       throw new CorruptDataError(format, `gzip data inflates past ${cap} bytes (impossible for ${trailer - at} compressed bytes)`, base + at, `${field}.deflate`);
     }
-    chunks.push(chunk);
+    if (into) {
+      if (into.at + total > into.out.length) throw new CorruptDataError(format, "gzip data inflates to more than its first pass found", base + at, `${field}.deflate`);
+      into.out.set(chunk, into.at + total - chunk.length);
+    } else chunks.push(chunk);
   });
   const SLICE = 64 * 1024;
   try {
@@ -92,8 +165,8 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
     if (code === 0) throw new TruncatedError(format, base + trailer, `${field}.deflate (the stream is cut short)`, 1, 0);
     throw new CorruptDataError(format, `gzip: ${(cause as Error).message}`, base + at, `${field}.deflate`, { cause });
   }
-  const out = chunks.length === 1 ? chunks[0]! : new Uint8Array(total);
-  if (chunks.length !== 1) {
+  const out = into ? into.out.subarray(into.at, into.at + total) : chunks.length === 1 ? chunks[0]! : new Uint8Array(total);
+  if (!into && chunks.length !== 1) {
     let o = 0;
     for (const c of chunks) {
       out.set(c, o);

@@ -134,7 +134,7 @@ export function verify(file: SpraakFile): string[] {
   const warnings: string[] = [];
   const { keys } = effectiveKeys(file.kind, file.header, file.external);
   const { meta, warnings: keyWarnings } = describe(keys, file.kind, (key) => ({ offset: undefined, field: key }), id);
-  warnings.push(...keyWarnings);
+  for (const w of keyWarnings) warnings.push(w); // (no spread: any count)
   const seen = new Set<string>();
   for (const line of file.lines) {
     if (line.key === "") continue;

@@ -108,8 +108,12 @@ export function renderHeader(file: SpraakFileParts): string {
   for (const [key, value] of Object.entries(header)) {
     if (!lastIndex.has(key)) fresh.push(renderLine(kind, key, String(value), style, undefined, writeError));
   }
-  rendered.splice(insertAt, 0, ...fresh);
-  out.push(...rendered);
+  // (no spread into splice/push: a header of a million lines would overflow the call stack)
+  for (let i = 0; i < rendered.length; i++) {
+    if (i === insertAt) for (const line of fresh) out.push(line);
+    out.push(rendered[i]!);
+  }
+  if (insertAt >= rendered.length) for (const line of fresh) out.push(line);
   const endLine = file.endLine ?? "#";
   if (kind === "spr" ? endLine !== "#" : !/^#+$/.test(endLine)) writeError(`end line ${JSON.stringify(endLine)} is not ${kind === "spr" ? '"#"' : "a line of '#'"}`, "endLine");
   out.push(endLine);

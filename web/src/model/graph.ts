@@ -1,31 +1,47 @@
 /**
- * The graph view's model for TenniS modules and SeetaFace6 .csta files: boxes (op and name), edges from each
- * input to its consumer, the graph's inputs and outputs, node attributes as text, and a `<const>` node's tensor
- * names (links into the table, histogram and heatmap). Layout: @dagrejs/dagre in a worker (layout.ts), and above
- * FALLBACK_NODES (dagre overflows its stack near 2,000 nodes) a simple layered layout of our own here:
- * longest-path ranks, then a few barycentric sweeps to order each rank.
+ * The graph view's model, format-neutral: a file has one or more graphs (a picker chooses), a graph has nodes
+ * (id, name, op type, producer nodes, output names, attributes as text, weights with dtype and shape, subgraphs
+ * that open like graphs) and its inputs and outputs. Weights are drawn INSIDE their consumer's box, as Netron
+ * does (`W ⟨32×16×3×3⟩`), not as a box each. Format adapters build `GraphDocument`s from their own structures
+ * (graph-tsm.ts for TenniS / SeetaFace6; an ONNX or april adapter only has to fill `NodeSpec`s the same way);
+ * `buildGraph` adds what the view needs: consumers, edges, op counts, display sizes.
  */
-import type { tsm } from "../../../bindings/index.js";
-import { valueText } from "./format.js";
 
-type TsmGraph = ReturnType<typeof tsm.graph>;
-type TsmGraphNode = TsmGraph["nodes"][number];
+/** A weight (an initializer, a TenniS `<const>` feeding an op) shown as a row of its consumer's box. */
+export interface GraphWeight {
+  /** Short label in the box: `W`, `B`, an ONNX input name… */
+  label: string;
+  /** The weight's own name (its node or initializer name), searchable. */
+  name: string;
+  /** Names of the file's tensors holding it (keys of the tensor table; empty if the table does not list it). */
+  tensors: string[];
+  dtype: string;
+  shape: number[];
+}
 
-export const FALLBACK_NODES = 1500;
-
-export interface GraphNode {
+/** What an adapter gives for one node; ids are dense (0 … n−1) within their graph. */
+export interface NodeSpec {
   id: number;
   name: string;
   op: string;
-  width: number;
-  height: number;
-  /** The tensor names of a `<const>` node's value (contract names: `name` or `name/k` when packed). */
-  tensors: string[];
+  kind: "input" | "output" | "const" | "op";
+  /** Producer node ids (one edge each, in input order). */
+  inputs: number[];
+  /** Names of the values the node produces (for search and the side panel). */
+  outputs: string[];
   /** Attribute name → one-line value. */
   attrs: [string, string][];
-  kind: "input" | "output" | "const" | "op";
-  inputs: number[];
+  weights: GraphWeight[];
+  /** Tensors of a standalone constant node (one kept as a box: no op consumes it, or it is an output). */
+  tensors: string[];
+  /** Graphs held by the node (ONNX If/Loop/Scan bodies), opened from the side panel. */
+  subgraphs: { name: string; graph: GraphModel }[];
+}
+
+export interface GraphNode extends NodeSpec {
   consumers: number[];
+  width: number;
+  height: number;
 }
 
 export interface GraphEdge {
@@ -34,11 +50,21 @@ export interface GraphEdge {
 }
 
 export interface GraphModel {
+  name: string;
   nodes: GraphNode[];
   edges: GraphEdge[];
   inputs: number[];
   outputs: number[];
   ops: [string, number][];
+  /** Nodes of the file's own graph before weights were folded into their consumers. */
+  sourceNodes: number;
+  /** Why there is no graph to draw (an april network that is not readable ONNX); the view shows it instead. */
+  error?: string | undefined;
+}
+
+/** The graphs of one file (an april file: its three networks; a TenniS module: one). */
+export interface GraphDocument {
+  graphs: GraphModel[];
 }
 
 export interface Positioned {
@@ -47,45 +73,56 @@ export interface Positioned {
   y: number[];
   width: number;
   height: number;
-  /** Edge polylines (from dagre; straight lines for the fallback). */
+  /** Edge polylines. */
   edges: { from: number; to: number; points: { x: number; y: number }[] }[];
-  engine: "dagre" | "fallback";
+  engine: "dagre" | "layered";
 }
 
-const CHAR_WIDTH = 7;
+/** Box metrics in layout units (CSS pixels at zoom 1): the op line, then one line per weight. */
+export const BOX = { header: 24, row: 16, padding: 6, font: 12, smallFont: 11, charWidth: 7 } as const;
 
-function nodeWidth(op: string, name: string): number {
-  const longest = Math.max(op.length, Math.min(name.length, 28));
-  return Math.max(70, Math.min(240, longest * CHAR_WIDTH + 20));
+/** `⟨32×16×3×3⟩`; a scalar is `⟨⟩`. */
+export function shapeText(shape: readonly number[]): string {
+  return `⟨${shape.join("×")}⟩`;
 }
 
-export function graphModel(graph: TsmGraph): GraphModel {
-  const inputs = new Set(graph.inputs.map((n) => n.index));
-  const outputs = new Set(graph.outputs.map((n) => n.index));
-  const nodes = graph.nodes.map((node: TsmGraphNode): GraphNode => {
-    const fields = node.value?.length ?? 0;
-    const tensors = node.op === "<const>" && fields > 0 ? (fields === 1 ? [node.name] : Array.from({ length: fields }, (_, k) => `${node.name}/${k}`)) : [];
-    const attrs: [string, string][] = Object.entries(node.attrs).map(([k, v]) => [k, valueText(v, 200)]);
-    if (node.shape) attrs.unshift(["#shape", `[${node.shape.join(", ")}]`]);
-    if (node.dtype) attrs.unshift(["#dtype", node.dtype]);
-    node.value?.forEach((f, k) => attrs.push([fields === 1 ? "value" : `value/${k}`, `${f.dtype} [${f.shape.join(", ")}]`]));
-    return {
-      id: node.index,
-      name: node.name,
-      op: node.op,
-      width: nodeWidth(node.op, node.name),
-      height: 36,
-      tensors,
-      attrs,
-      kind: inputs.has(node.index) ? "input" : outputs.has(node.index) ? "output" : node.op === "<const>" ? "const" : "op",
-      inputs: node.inputs.map((n) => n.index),
-      consumers: node.consumers.map((n) => n.index),
-    };
+/** The text of a weight row: `W ⟨32×16×3×3⟩`. */
+export function weightText(weight: GraphWeight): string {
+  return `${weight.label} ${shapeText(weight.shape)}`;
+}
+
+/** The header text of a box: the op, or for graph inputs/outputs and standalone constants their name too. */
+export function headerText(node: NodeSpec): string {
+  if (node.kind === "op") return node.op;
+  return node.kind === "const" ? `${node.op} ${node.name}` : node.name;
+}
+
+function boxSize(node: NodeSpec): { width: number; height: number } {
+  const longest = Math.max(Math.min(headerText(node).length, 40), ...node.weights.map((w) => weightText(w).length));
+  const width = Math.max(80, Math.min(320, longest * BOX.charWidth + 24));
+  const height = BOX.header + (node.weights.length > 0 ? node.weights.length * BOX.row + BOX.padding : 0);
+  return { width, height };
+}
+
+/** Adds consumers, edges, op counts and box sizes to an adapter's nodes. */
+export function buildGraph(name: string, specs: NodeSpec[], inputs: number[], outputs: number[], sourceNodes = specs.length): GraphModel {
+  specs.forEach((spec, i) => {
+    if (spec.id !== i) throw new Error(`graph ${name}: node ids must be 0 … n−1 in order (node ${i} has id ${spec.id})`);
   });
+  const consumers: number[][] = specs.map(() => []);
   const edges: GraphEdge[] = [];
-  for (const node of graph.nodes) for (const input of node.inputs) edges.push({ from: input.index, to: node.index });
-  const ops = Object.entries(graph.ops).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  return { nodes, edges, inputs: [...inputs], outputs: [...outputs], ops };
+  for (const spec of specs) {
+    for (const from of spec.inputs) {
+      if (!(from >= 0 && from < specs.length)) continue;
+      consumers[from]!.push(spec.id);
+      edges.push({ from, to: spec.id });
+    }
+  }
+  const nodes: GraphNode[] = specs.map((spec) => ({ ...spec, inputs: spec.inputs.filter((i) => i >= 0 && i < specs.length), consumers: consumers[spec.id]!, ...boxSize(spec) }));
+  const counts = new Map<string, number>();
+  for (const spec of specs) counts.set(spec.op, (counts.get(spec.op) ?? 0) + 1);
+  const ops = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  return { name, nodes, edges, inputs, outputs, ops, sourceNodes };
 }
 
 /** The node whose box contains (x, y) in layout coordinates. */
@@ -93,66 +130,35 @@ export function nodeAt(model: GraphModel, layout: Positioned, x: number, y: numb
   return model.nodes.find((n) => Math.abs(x - layout.x[n.id]!) <= n.width / 2 && Math.abs(y - layout.y[n.id]!) <= n.height / 2);
 }
 
+/** Every tensor name the graph shows (weights and standalone constants), subgraphs included. */
+export function graphTensors(model: GraphModel): string[] {
+  return model.nodes.flatMap((n) => [...n.tensors, ...n.weights.flatMap((w) => w.tensors), ...n.subgraphs.flatMap((s) => graphTensors(s.graph))]);
+}
+
+export interface SearchHit {
+  node: number;
+  /** What matched: the node's name, its op, a weight's name or an output's name. */
+  field: "name" | "op" | "weight" | "output";
+}
+
 /**
- * A layered layout without recursion, for graphs too big for dagre: rank = longest path from a source (edges
- * that would close a cycle are ignored), order within a rank by the mean position of its inputs, top to bottom.
+ * Nodes matching a query (case-insensitive substring; `"quoted"` for an exact match) by name, op type, weight
+ * name or output name, in node order; a node appears once, with the first field that matched.
  */
-export function fallbackLayout(model: GraphModel, rankGap = 70, nodeGap = 24): Positioned {
-  const n = model.nodes.length;
-  const index = new Map(model.nodes.map((node, i) => [node.id, i]));
-  const indegree = new Array<number>(n).fill(0);
-  const out: number[][] = Array.from({ length: n }, () => []);
-  const ins: number[][] = Array.from({ length: n }, () => []);
-  for (const e of model.edges) {
-    const a = index.get(e.from);
-    const b = index.get(e.to);
-    if (a === undefined || b === undefined || a === b) continue;
-    out[a]!.push(b);
-    ins[b]!.push(a);
-    indegree[b]!++;
+export function searchGraph(model: GraphModel, query: string): SearchHit[] {
+  const trimmed = query.trim();
+  if (trimmed === "") return [];
+  const exact = /^".*"$/.test(trimmed) && trimmed.length >= 2;
+  const needle = (exact ? trimmed.slice(1, -1) : trimmed).toLowerCase();
+  const matches = (text: string) => (exact ? text.toLowerCase() === needle : text.toLowerCase().includes(needle));
+  const hits: SearchHit[] = [];
+  for (const node of model.nodes) {
+    let field: SearchHit["field"] | undefined;
+    if (matches(node.name)) field = "name";
+    else if (matches(node.op)) field = "op";
+    else if (node.weights.some((w) => matches(w.name) || w.tensors.some(matches))) field = "weight";
+    else if (node.outputs.some(matches)) field = "output";
+    if (field) hits.push({ node: node.id, field });
   }
-  // Kahn's algorithm; nodes left in cycles are appended in file order
-  const rank = new Array<number>(n).fill(0);
-  const queue: number[] = [];
-  for (let i = 0; i < n; i++) if (indegree[i] === 0) queue.push(i);
-  const seen = new Array<boolean>(n).fill(false);
-  for (let head = 0; head < queue.length; head++) {
-    const a = queue[head]!;
-    seen[a] = true;
-    for (const b of out[a]!) {
-      rank[b] = Math.max(rank[b]!, rank[a]! + 1);
-      if (--indegree[b]! === 0) queue.push(b);
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    if (!seen[i]) rank[i] = Math.max(0, ...ins[i]!.filter((a) => seen[a]).map((a) => rank[a]! + 1));
-  }
-  const ranks: number[][] = [];
-  for (let i = 0; i < n; i++) (ranks[rank[i]!] ??= []).push(i);
-  const position = new Array<number>(n).fill(0);
-  for (const layer of ranks) layer?.forEach((i, k) => (position[i] = k));
-  for (let sweep = 0; sweep < 4; sweep++) {
-    for (const layer of ranks) {
-      if (!layer) continue;
-      const key = (i: number) => (ins[i]!.length > 0 ? ins[i]!.reduce((s, a) => s + position[a]!, 0) / ins[i]!.length : position[i]!);
-      layer.sort((a, b) => key(a) - key(b));
-      layer.forEach((i, k) => (position[i] = k));
-    }
-  }
-  const x = new Array<number>(n).fill(0);
-  const y = new Array<number>(n).fill(0);
-  let width = 0;
-  ranks.forEach((layer, r) => {
-    if (!layer) return;
-    let cursor = nodeGap;
-    for (const i of layer) {
-      const node = model.nodes[i]!;
-      x[node.id] = cursor + node.width / 2;
-      y[node.id] = rankGap / 2 + r * rankGap;
-      cursor += node.width + nodeGap;
-    }
-    width = Math.max(width, cursor);
-  });
-  const edges = model.edges.map((e) => ({ from: e.from, to: e.to, points: [{ x: x[e.from]!, y: y[e.from]! }, { x: x[e.to]!, y: y[e.to]! }] }));
-  return { x, y, width, height: ranks.length * rankGap, edges, engine: "fallback" };
+  return hits;
 }

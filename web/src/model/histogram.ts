@@ -88,3 +88,34 @@ export function histogramLayout(h: Histogram, width: number, height: number, sca
 export function barAt(layout: HistogramLayout, x: number): Bar | undefined {
   return layout.bars.find((b) => x >= b.x && x < b.x + Math.max(b.width, 1) + (b.kind === "bin" ? 1 : 0));
 }
+
+/** Ticks of the count axis: nice whole numbers (linear) or 1, 10, 100… (log), with their height fractions. */
+export function countTicks(maxCount: number, scale: CountScale, count = 4): { count: number; fraction: number; label: string }[] {
+  if (!(maxCount > 0)) return [];
+  const values = scale === "linear"
+    ? niceTicks(0, maxCount, count, true)
+    : Array.from({ length: Math.floor(Math.log10(maxCount)) + 1 }, (_, k) => 10 ** k);
+  const short = (n: number) => (n >= 1e9 ? `${n / 1e9}G` : n >= 1e6 ? `${n / 1e6}M` : n >= 1e4 ? `${n / 1e3}k` : String(n));
+  return values.filter((v) => v <= maxCount).map((v) => ({ count: v, fraction: v === 0 ? 0 : scaledHeight(v, maxCount, scale), label: short(v) }));
+}
+
+/**
+ * The q-quantile (0 ≤ q ≤ 1) of a histogram's finite values, interpolated linearly inside the bin that holds it
+ * (values below / above the range count as lo / hi): exact to one bin width, (hi − lo) / bins. NaN when the
+ * histogram holds no finite value.
+ */
+export function histogramQuantile(h: Histogram, q: number): number {
+  let total = h.below + h.above;
+  for (const c of h.counts) total += c;
+  if (!(total > 0)) return NaN;
+  const target = Math.min(Math.max(q, 0), 1) * total;
+  let cumulative = h.below;
+  if (target <= cumulative && h.below > 0) return h.lo;
+  const width = (h.hi - h.lo) / h.counts.length;
+  for (let k = 0; k < h.counts.length; k++) {
+    const c = h.counts[k]!;
+    if (c > 0 && cumulative + c >= target) return h.lo + width * (k + (target - cumulative) / c);
+    cumulative += c;
+  }
+  return h.hi;
+}

@@ -1,9 +1,14 @@
 /**
- * Graph layout with @dagrejs/dagre (run in a worker by the page), guarded: above FALLBACK_NODES nodes, or when
- * dagre throws (its recursive passes overflow the stack near 2,000 nodes), the fallback layered layout.
+ * Graph layout, run in a worker by the page: @dagrejs/dagre up to DAGRE_MAX_NODES nodes (its recursive passes
+ * overflow the stack near 2,000 nodes and take seconds at 1,000), our layered layout (layered-layout.ts) above
+ * that or when dagre throws. Weights are inside their consumers' boxes, so a 10,000-node TenniS module is a few
+ * thousand boxes here.
  */
 import dagre from "@dagrejs/dagre";
-import { FALLBACK_NODES, type GraphModel, type Positioned, fallbackLayout } from "./graph.js";
+import type { GraphModel, Positioned } from "./graph.js";
+import { layeredLayout } from "./layered-layout.js";
+
+export const DAGRE_MAX_NODES = 1000;
 
 /** What crosses the worker boundary: sizes and edges only. */
 export interface LayoutInput {
@@ -38,13 +43,12 @@ export function dagreLayout(input: LayoutInput): Positioned {
   return { x, y, width: graph.width ?? 0, height: graph.height ?? 0, edges, engine: "dagre" };
 }
 
-/** dagre when it can, else the fallback (the model only needs sizes and edges). */
+/** dagre when it can, else the layered layout (only sizes and edges are needed). */
 export function layoutGraph(input: LayoutInput): Positioned {
-  const asModel = { nodes: input.nodes, edges: input.edges } as unknown as GraphModel;
-  if (input.nodes.length > FALLBACK_NODES) return fallbackLayout(asModel);
+  if (input.nodes.length > DAGRE_MAX_NODES) return layeredLayout(input.nodes, input.edges);
   try {
     return dagreLayout(input);
   } catch {
-    return fallbackLayout(asModel);
+    return layeredLayout(input.nodes, input.edges);
   }
 }

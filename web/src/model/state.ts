@@ -2,6 +2,7 @@
  * The page state kept in the URL hash, so a link reopens the same file, view and tensor:
  *   #url=<file URL>&b=<second file URL, for diff>&v=<view>&t=<tensor name>&hl=<histogram log 0|1>&cm=<colour map>
  *    &ax=<row axis>,<col axis>&ix=<index per axis>&sp=<speech mode 0|1>&nz=<per-feature normalisation 0|1>&q=<filter>
+ *    &g=<graph index>&n=<selected graph node name>&cr=<colour range: minmax|percentile|symmetric>
  * Only keys with a value are written; unknown keys are ignored.
  */
 
@@ -20,6 +21,12 @@ export interface PageState {
   speech?: boolean | undefined;
   normalize?: boolean | undefined;
   filter?: string | undefined;
+  /** Which graph of the file (0 when absent). */
+  graph?: number | undefined;
+  /** The selected graph node, by name. */
+  node?: string | undefined;
+  /** The heatmap's colour range mode. */
+  colourRange?: "minmax" | "percentile" | "symmetric" | undefined;
 }
 
 function flag(value: string | null): boolean | undefined {
@@ -48,6 +55,9 @@ export function parseHash(hash: string): PageState {
     speech: flag(params.get("sp")),
     normalize: flag(params.get("nz")),
     filter: params.get("q") ?? undefined,
+    graph: integers(params.get("g"))?.[0],
+    node: params.get("n") ?? undefined,
+    colourRange: ["minmax", "percentile", "symmetric"].includes(params.get("cr") ?? "") ? (params.get("cr") as PageState["colourRange"]) : undefined,
   };
 }
 
@@ -67,6 +77,9 @@ export function formatHash(state: PageState): string {
   put("sp", state.speech === undefined ? undefined : state.speech ? "1" : "0");
   put("nz", state.normalize === undefined ? undefined : state.normalize ? "1" : "0");
   put("q", state.filter);
+  put("g", state.graph === undefined ? undefined : String(state.graph));
+  put("n", state.node);
+  put("cr", state.colourRange);
   const text = params.toString().replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%2C/g, ",");
   return text === "" ? "" : `#${text}`;
 }

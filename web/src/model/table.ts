@@ -30,6 +30,8 @@ export interface TableOptions {
   descending: boolean;
   filter: string;
   groupByDtype: boolean;
+  /** Group by layer-name prefix (the name without its last `.`, `/` or `:` part) instead; wins over dtype. */
+  groupByLayer?: boolean | undefined;
 }
 
 export const DEFAULT_TABLE_OPTIONS: TableOptions = { sort: "index", descending: false, filter: "", groupByDtype: false };
@@ -37,6 +39,8 @@ export const DEFAULT_TABLE_OPTIONS: TableOptions = { sort: "index", descending: 
 export interface GroupItem {
   kind: "group";
   dtype: string;
+  /** Set when grouping by layer: the prefix ("" for names without one). */
+  layer?: string | undefined;
   count: number;
   elements: number;
   bytes: number;
@@ -132,9 +136,45 @@ export function dtypeTotals(rows: readonly TensorRow[]): GroupTotals[] {
   return [...groups.values()].sort((a, b) => b.bytes - a.bytes || a.dtype.localeCompare(b.dtype));
 }
 
+/** A tensor name's layer: the name without its last part (`encoder.layers.0.weight` → `encoder.layers.0`). */
+export function layerPrefix(name: string): string {
+  const cut = Math.max(name.lastIndexOf("."), name.lastIndexOf("/"), name.lastIndexOf(":"));
+  return cut > 0 ? name.slice(0, cut) : "";
+}
+
+/** Count, elements (parameters) and bytes per layer prefix, in the order the layers first appear in `rows`. */
+export function layerTotals(rows: readonly TensorRow[]): (GroupTotals & { layer: string })[] {
+  const groups = new Map<string, GroupTotals & { layer: string }>();
+  for (const row of rows) {
+    const layer = layerPrefix(row.name);
+    const g = groups.get(layer) ?? { layer, dtype: "", count: 0, elements: 0, bytes: 0 };
+    g.count++;
+    g.elements += row.elements;
+    g.bytes += row.bytes;
+    g.dtype = g.dtype === "" || g.dtype === row.dtype ? row.dtype : "mixed";
+    groups.set(layer, g);
+  }
+  return [...groups.values()];
+}
+
 /** What the table shows, in order: rows filtered and sorted, each group headed by its totals when grouping. */
 export function tableItems(rows: readonly TensorRow[], options: TableOptions): TableItem[] {
   const shown = sortRows(filterRows(rows, options.filter), options.sort, options.descending);
+  if (options.groupByLayer) {
+    const items: TableItem[] = [];
+    const byLayer = new Map<string, TensorRow[]>();
+    for (const row of shown) {
+      const layer = layerPrefix(row.name);
+      const list = byLayer.get(layer) ?? [];
+      list.push(row);
+      byLayer.set(layer, list);
+    }
+    for (const group of layerTotals(shown)) {
+      items.push({ kind: "group", ...group });
+      for (const row of byLayer.get(group.layer)!) items.push({ kind: "row", row });
+    }
+    return items;
+  }
   if (!options.groupByDtype) return shown.map((row) => ({ kind: "row", row }));
   const items: TableItem[] = [];
   for (const group of dtypeTotals(shown)) {

@@ -3,65 +3,29 @@
  * opened file's model (tensorInfos, inspect, verify through the format module), statistics from the worker, the
  * tabs and their views, the URL-hash state, the theme and the keyboard. Views draw; this object owns the state.
  */
-import {
-  type AnyLazyFile, type ByteSource, type FormatModule, type InspectResult, type TensorInfo,
-  formatModule, fromBlob, fromUrl, readFromAny,
-} from "../../../bindings/index.js";
+import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import type { TensorStats } from "../compute.js";
 import { formatBytes } from "../model/format.js";
 import { type PageState, type View, formatHash, parseHash } from "../model/state.js";
-import { type ErrorModel, type SummaryModel, errorModel, summaryModel } from "../model/summary.js";
+import { type Segmentation, segmentsFor } from "../model/segments.js";
+import { errorModel, summaryModel } from "../model/summary.js";
 import { type TensorRow, rowsFromInfos } from "../model/table.js";
 import { CancelledError } from "../model/tensor-data.js";
 import { WorkerClient } from "../worker/client.js";
 import type { OpenInput } from "../worker/protocol.js";
 import { download, h, inTextField } from "./dom.js";
 import { ProgressStrip, type Task } from "./progress.js";
+import { AUTO_STATS_BYTES, type AnyModule, type FailedFile, type InspectorContext, type OpenedFile, type ViewController } from "./context.js";
 import { DiffView } from "./diff-view.js";
 import { ExportView } from "./export-view.js";
-import { GraphView } from "./graph-view.js";
+import { GraphView, hasGraph } from "./graph-view.js";
 import { SummaryView } from "./summary-view.js";
 import { TableView } from "./table-view.js";
 import { TensorView } from "./tensor-view.js";
 
-/** Statistics are computed at once when all tensors together are at most this big; else on request. */
-export const AUTO_STATS_BYTES = 64 * 1024 * 1024;
-
-export type AnyModule = FormatModule<unknown, unknown, unknown>;
-
-export interface OpenedFile {
-  name: string;
-  size: number;
-  input: OpenInput;
-  /** The URL as the user gave it (for the hash), when opened from a URL. */
-  url?: string | undefined;
-  source: ByteSource;
-  lazy: AnyLazyFile;
-  module: AnyModule;
-  infos: TensorInfo[];
-  rows: TensorRow[];
-  inspected: InspectResult;
-  summary: SummaryModel;
-}
-
-export interface FailedFile {
-  name: string;
-  size: number;
-  url?: string | undefined;
-  source?: ByteSource | undefined;
-  error: ErrorModel;
-}
-
-export interface ViewController {
-  /** The view became visible (or its file changed while visible): draw it. */
-  show(): void;
-  /** The file changed; forget what was drawn. */
-  reset(): void;
-}
-
 const THEME_KEY = "tensorfile-inspector-theme";
 
-export class App {
+export class App implements InspectorContext {
   readonly worker: WorkerClient;
   readonly layoutWorker: WorkerClient;
   readonly progress: ProgressStrip;
@@ -108,7 +72,14 @@ export class App {
   async start(): Promise<void> {
     const served = await this.servedFiles();
     if (this.state.url) {
+      const compare = this.state.compareUrl;
       await this.openUrl(this.state.url, { keepState: true });
+      if (compare && this.current) {
+        // #b=<URL>: the diff's second file
+        this.showView("diff");
+        const absolute = new URL(compare, location.href).href;
+        await (this.views.diff as DiffView).openCompare({ url: absolute, name: decodeURIComponent(new URL(absolute).pathname.split("/").pop() || absolute) }, compare);
+      }
     } else if (served.length > 0) {
       await this.openUrl(served[0]!.url);
     }
@@ -160,14 +131,43 @@ export class App {
     });
   }
 
-  /** The first file opens; a second one is compared with it in the Diff view. */
+  segments: Segmentation | undefined;
+
+  /**
+   * The first file opens; a second one is compared with it in the Diff view, except a SPRAAK `.seg` (either
+   * one), whose segments are drawn under the other file's track.
+   */
   async openFiles(files: File[]): Promise<void> {
+    const seg = files.length === 2 ? files.find((f) => /\.seg$/i.test(f.name)) : undefined;
+    if (seg) {
+      const track = files.find((f) => f !== seg)!;
+      await this.openInput({ blob: track, name: track.name }, undefined, track.size);
+      await this.openSegments(seg);
+      return;
+    }
     const [first, second] = files;
     if (!first) return;
     await this.openInput({ blob: first, name: first.name }, undefined, first.size);
     if (second && this.current) {
       this.showView("diff");
       await (this.views.diff as DiffView).openCompare({ blob: second, name: second.name });
+    }
+  }
+
+  private async openSegments(seg: File): Promise<void> {
+    const current = this.current;
+    if (!current) return;
+    try {
+      const lazy = await readFromAny(fromBlob(seg, seg.name));
+      const file = lazy.file as { keys?: Record<string, string>; data?: { entries?: string[] } };
+      if (lazy.format !== "spraak" || !file.keys || !Array.isArray(file.data?.entries)) throw new Error("not a SPRAAK LIST file");
+      const found = segmentsFor(file.keys, file.data.entries, current.name);
+      if (!found) throw new Error(`it has no segments of ${current.name}`);
+      this.segments = found;
+      this.setStatus(`${seg.name}: ${found.segments.length} segments of ${found.file} under the track`);
+      if (this.view !== "empty") this.showView(this.view);
+    } catch (error) {
+      this.setStatus(`${seg.name}: ${(error as Error).message}`, true);
     }
   }
 
@@ -218,6 +218,7 @@ export class App {
         summary: summaryModel(input.name, size, inspected, warnings, tensorBytes),
       };
       this.failed = undefined;
+      this.segments = undefined;
       this.worker.forget("b");
       this.worker.setInput("a", input);
       this.afterOpen(keepState);
@@ -249,10 +250,17 @@ export class App {
     for (const v of Object.values(this.views)) v.reset();
     const list = byId("file-list") as HTMLSelectElement;
     if (!list.hidden && url) list.value = url;
+    // a file of one tensor opens on it, unless it is big: the tensor view reads all of it at once, the table waits
+    // for "compute statistics"
+    const only = this.current?.infos.length === 1 && this.current.infos[0]!.byteLength <= AUTO_STATS_BYTES ? this.current.infos[0]!.name : undefined;
     if (keepState) {
       this.state = { ...this.state, url };
+      // a link that names no view: a one-tensor file still opens on its tensor
+      if (!this.state.view && only !== undefined) this.state = { ...this.state, view: "tensor", tensor: only };
     } else {
-      this.state = { url, view: this.failed ? "summary" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
+      // a file of one tensor (a SPRAAK track, an .npy) opens on that tensor, not on a one-row table
+      this.state = only !== undefined ? { url, view: "tensor", tensor: only }
+        : { url, view: this.failed ? "summary" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
     }
     this.updateTabs();
     this.applyStateView();
@@ -266,7 +274,7 @@ export class App {
     let view = this.state.view ?? (this.failed ? "summary" : "tensors");
     if (this.failed) view = "summary";
     if (view === "tensor" && !this.rowByName(this.state.tensor)) view = "tensors";
-    if (view === "graph" && this.current?.lazy.format !== "tsm") view = "tensors";
+    if (view === "graph" && !hasGraph(this.current?.lazy.format)) view = "tensors";
     this.showView(view);
   }
 
@@ -360,7 +368,7 @@ export class App {
   updateTabs(): void {
     const has = (view: View): boolean => {
       if (!this.current) return view === "summary" && this.failed !== undefined;
-      if (view === "graph") return this.current.lazy.format === "tsm";
+      if (view === "graph") return hasGraph(this.current.lazy.format);
       if (view === "tensor") return this.rowByName(this.state.tensor) !== undefined;
       return true;
     };

@@ -6,7 +6,7 @@
 import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
 import { blobSize, copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsSize, tensorFileName, withSource } from "../model/export.js";
 import { formatBytes } from "../model/format.js";
-import type { App } from "./app.js";
+import type { InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 
 export class ExportView {
@@ -14,10 +14,15 @@ export class ExportView {
   private blobSource: { read(o: number, n: number): Promise<Uint8Array> } | undefined;
   private blobError: string | undefined;
   private exporting = false;
+  private loading = false;
+  /** How many times the view was drawn since the file was opened (data-draws, for the browser test). */
+  private draws = 0;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
+    this.draws = 0;
+    this.loading = false;
     this.blobs = undefined;
     this.blobSource = undefined;
     this.blobError = undefined;
@@ -28,7 +33,11 @@ export class ExportView {
     const file = this.app.current;
     clear(this.root);
     if (!file) return;
-    if (!this.blobs && !this.blobError) void this.loadBlobs();
+    // blobs() answers at once for most files: list them before drawing, so the view is drawn once, not a
+    // "listing…" draw and a second one a moment later; only the whole-file fallback is asynchronous
+    if (!this.blobs && !this.blobError && !this.loading) this.listBlobs();
+    this.draws++;
+    this.root.dataset.draws = String(this.draws);
     const size = safetensorsSize(file.infos, file.lazy.format);
     const list = h("ul", { class: "export-list" });
     list.append(h("li", {},
@@ -57,24 +66,29 @@ export class ExportView {
   }
 
   /** blobs() of the lazily opened file; containers that list theirs only from the whole file are read whole. */
-  private async loadBlobs(): Promise<void> {
+  private listBlobs(): void {
     const file = this.app.current!;
     try {
       this.blobs = file.module.blobs(file.lazy.file);
       this.blobSource = file.source;
     } catch (error) {
-      if (!isFormatError(error) || error.code !== "UNSUPPORTED") {
-        this.blobError = `cannot list them: ${(error as Error).message}`;
-      } else {
-        try {
-          const bytes = await this.app.task(`reading ${file.name}`, () => file.source.read(0, file.size));
-          const whole = readAny(bytes);
-          this.blobs = file.module.blobs(whole.file);
-          this.blobSource = { read: async (o, n) => bytes.subarray(o, o + n) };
-        } catch (inner) {
-          this.blobError = `cannot list them: ${(inner as Error).message}`;
-        }
-      }
+      if (!isFormatError(error) || error.code !== "UNSUPPORTED") this.blobError = `cannot list them: ${(error as Error).message}`;
+      else void this.readWholeForBlobs();
+    }
+  }
+
+  private async readWholeForBlobs(): Promise<void> {
+    const file = this.app.current!;
+    this.loading = true;
+    try {
+      const bytes = await this.app.task(`reading ${file.name}`, () => file.source.read(0, file.size));
+      const whole = readAny(bytes);
+      this.blobs = file.module.blobs(whole.file);
+      this.blobSource = { read: async (o, n) => bytes.subarray(o, o + n) };
+    } catch (inner) {
+      this.blobError = `cannot list them: ${(inner as Error).message}`;
+    } finally {
+      this.loading = false;
     }
     if (this.app.current === file && this.app.view === "export") this.show();
   }

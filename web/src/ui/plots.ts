@@ -5,7 +5,7 @@
 import type { Histogram } from "../compute.js";
 import { formatSeconds, formatValue } from "../model/format.js";
 import { type ColourMapName, type Matrix, type Orientation, colourMap, imageSize, renderRGBA } from "../model/heatmap.js";
-import { type CountScale, type HistogramLayout, histogramLayout, niceTicks } from "../model/histogram.js";
+import { type CountScale, type HistogramLayout, countTicks, histogramLayout, niceTicks } from "../model/histogram.js";
 import { prepareCanvas, themeColour } from "./dom.js";
 
 const FONT = "11px system-ui, sans-serif";
@@ -19,8 +19,9 @@ export interface HistogramDrawing {
 
 export function drawHistogram(canvas: HTMLCanvasElement, histogram: Histogram, scale: CountScale, width: number, height: number, colour?: string): HistogramDrawing {
   const context = prepareCanvas(canvas, width, height);
-  const left = 8;
-  const top = 8;
+  // a count axis on the left (issue 26): nice whole numbers, or powers of ten on the log scale
+  const left = 40;
+  const top = 14;
   const bottom = 22;
   const plotWidth = width - left - 8;
   const plotHeight = height - top - bottom;
@@ -50,7 +51,24 @@ export function drawHistogram(canvas: HTMLCanvasElement, histogram: Histogram, s
     if (bar.kind !== "bin") context.fillText(bar.kind === "nan" ? "NaN" : bar.kind === "posInf" ? "+Inf" : "−Inf", left + bar.x + bar.width / 2, top + plotHeight + 5);
   }
   context.textAlign = "right";
-  context.fillText(`${scale === "log" ? "log " : ""}max ${layout.maxCount}`, width - 8, 2);
+  context.textBaseline = "middle";
+  context.strokeStyle = themeColour("--grid");
+  const axisTicks = countTicks(layout.maxCount, scale);
+  for (const tick of axisTicks) {
+    const y = Math.round(top + plotHeight - tick.fraction * plotHeight) + 0.5;
+    context.beginPath();
+    context.moveTo(left - 4, y);
+    context.lineTo(left, y);
+    context.stroke();
+    context.fillText(tick.label, left - 6, y);
+  }
+  canvas.dataset.yTicks = axisTicks.map((t) => t.label).join(",");
+  context.beginPath();
+  context.moveTo(left + 0.5, top);
+  context.lineTo(left + 0.5, top + plotHeight);
+  context.stroke();
+  context.textBaseline = "top";
+  context.fillText(`${scale === "log" ? "log " : ""}count · max ${layout.maxCount}`, width - 8, 1);
   return { layout, left, top };
 }
 
@@ -80,9 +98,9 @@ export interface HeatmapAxes {
 }
 
 /** Ticks for source indices 0 … size−1 shown `step` per image pixel (a reduced axis), at cell centres. */
-export function indexTicks(size: number, step: number, count: number, flip = false, imageSize = Math.ceil(size / step)): AxisTick[] {
-  return niceTicks(0, Math.max(0, size - 1), count, true).filter((v) => v <= size - 1).map((v) => {
-    const at = (v + 0.5) / step;
+export function indexTicks(size: number, step: number, count: number, flip = false, imageSize = Math.ceil(size / step), offset = 0): AxisTick[] {
+  return niceTicks(offset, Math.max(offset, offset + size - 1), count, true).filter((v) => v <= offset + size - 1 && v >= offset).map((v) => {
+    const at = (v - offset + 0.5) / step;
     return { at: flip ? imageSize - at : at, label: String(v) };
   });
 }

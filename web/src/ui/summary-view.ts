@@ -6,13 +6,13 @@
 import { formatBytes, formatCount } from "../model/format.js";
 import { hexLines, hexWindow } from "../model/summary.js";
 import { dtypeTotals } from "../model/table.js";
-import type { App } from "./app.js";
+import type { InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 
 export class SummaryView {
   private hexAt: number | undefined;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.hexAt = undefined;

@@ -9,7 +9,7 @@ import {
   DEFAULT_TABLE_OPTIONS, type SortKey, type TableItem, type TableOptions, type TensorRow,
   moveSelection, tableItems, totals,
 } from "../model/table.js";
-import { AUTO_STATS_BYTES, type App } from "./app.js";
+import { AUTO_STATS_BYTES, type InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 
 const ROW_HEIGHT = 25;
@@ -42,7 +42,7 @@ export class TableView {
   private statsButton: HTMLButtonElement | undefined;
   private redrawQueued = false;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.options = { ...DEFAULT_TABLE_OPTIONS, filter: this.app.state.filter ?? "" };
@@ -76,8 +76,15 @@ export class TableView {
       }
     });
     const group = h("input", { type: "checkbox", id: "group-dtype", checked: this.options.groupByDtype });
+    const byLayer = h("input", { type: "checkbox", id: "group-layer", checked: this.options.groupByLayer ?? false });
     group.addEventListener("change", () => {
       this.options.groupByDtype = group.checked;
+      if (group.checked) byLayer.checked = this.options.groupByLayer = false;
+      this.refresh();
+    });
+    byLayer.addEventListener("change", () => {
+      this.options.groupByLayer = byLayer.checked;
+      if (byLayer.checked) group.checked = this.options.groupByDtype = false;
       this.refresh();
     });
     const tensorBytes = file.infos.reduce((a, i) => a + i.byteLength, 0);
@@ -101,17 +108,22 @@ export class TableView {
     this.body = h("div", { class: "grid-body", role: "rowgroup" });
     this.grid = h("div", { class: "grid", id: "tensor-table", role: "grid", tabindex: 0, "aria-label": "Tensors" }, head, this.body);
     this.grid.addEventListener("scroll", () => this.drawRows());
+    // a double-click by row index and time, not the browser's dblclick: rows are redrawn (statistics arriving,
+    // scrolling) between the two clicks, and Chromium fires no dblclick when the element under the pointer changed
+    let lastClick = { index: -1, time: 0 };
     this.grid.addEventListener("click", (event) => {
       const row = (event.target as HTMLElement).closest<HTMLElement>(".grid-row");
-      if (row) this.select(Number(row.dataset.index));
-    });
-    this.grid.addEventListener("dblclick", (event) => {
-      const row = (event.target as HTMLElement).closest<HTMLElement>(".grid-row");
-      if (row) this.app.openTensor(row.dataset.name!);
+      if (!row) return;
+      const index = Number(row.dataset.index);
+      const now = performance.now();
+      const double = lastClick.index === index && now - lastClick.time < 500;
+      lastClick = { index, time: double ? 0 : now };
+      if (double) this.app.openTensor(row.dataset.name!);
+      else this.select(index);
     });
     this.foot = h("div", { class: "table-foot", id: "table-foot" });
     this.root.append(
-      h("div", { class: "table-tools" }, this.filterInput, h("label", {}, group, " group by dtype"), this.statsButton,
+      h("div", { class: "table-tools" }, this.filterInput, h("label", {}, group, " group by dtype"), h("label", {}, byLayer, " group by layer"), this.statsButton,
         h("span", { class: "muted" }, "Enter or double-click opens a tensor")),
       this.grid,
       this.foot,
@@ -177,10 +189,11 @@ export class TableView {
   }
 
   private groupElement(item: Extract<TableItem, { kind: "group" }>): HTMLElement {
-    return h("div", { class: "group-row", "data-dtype": item.dtype },
-      h("span", {}, item.dtype),
+    const layer = item.layer !== undefined;
+    return h("div", { class: "group-row", "data-dtype": item.dtype, "data-layer": item.layer, "data-params": layer ? item.elements : undefined },
+      h("span", { class: layer ? "mono" : "" }, layer ? item.layer || "(no prefix)" : item.dtype),
       h("span", { class: "muted" }, `${item.count} tensor${item.count === 1 ? "" : "s"}`),
-      h("span", { class: "muted" }, `${formatCount(item.elements)} elements`),
+      h("span", { class: "muted" }, `${formatCount(item.elements)} ${layer ? "parameters" : "elements"}`),
       h("span", { class: "muted" }, formatBytes(item.bytes)));
   }
 
@@ -226,9 +239,11 @@ export class TableView {
     if (at < 0) return;
     const top = at * ROW_HEIGHT;
     const header = 28;
+    const before = this.grid.scrollTop;
     if (top < this.grid.scrollTop) this.grid.scrollTop = top;
     else if (top + ROW_HEIGHT + header > this.grid.scrollTop + this.grid.clientHeight) this.grid.scrollTop = top + ROW_HEIGHT + header - this.grid.clientHeight;
-    this.drawRows();
+    // redraw only when the visible rows changed (a redraw under the pointer would eat a double-click)
+    if (this.grid.scrollTop !== before) this.drawRows();
   }
 
   /** Keys while the table view is shown (outside text fields). */

@@ -10,12 +10,14 @@ import {
   type ColourMapName, type Orientation, type RangeMode, type SliceSpec,
   cellAt, clampSlice, defaultSlice, fullIndex, matrixRow, regionWindow, suggestedMap, valueRange,
 } from "../model/heatmap.js";
-import { barAt, niceTicks } from "../model/histogram.js";
+import { barAt, histogramQuantile, niceTicks } from "../model/histogram.js";
 import { exportNpy, tensorFileName, withSource } from "../model/export.js";
 import { CancelledError, hasStatistics, noStatisticsReason } from "../model/tensor-data.js";
 import type { DetailResult, RegionResult, SliceResult } from "../worker/protocol.js";
-import type { App } from "./app.js";
-import { checkbox, clear, h, select } from "./dom.js";
+import type { InspectorContext } from "./context.js";
+import { checkbox, clear, download, h, prepareCanvas, select, themeColour } from "./dom.js";
+import { LinePlot } from "./line-plot.js";
+import type { SliceWindow } from "../worker/protocol.js";
 import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
 
 const HISTOGRAM_WIDTH = 410;
@@ -33,12 +35,15 @@ export class TensorView {
   private frame: number | undefined;
   private bins = 64;
   private rangeMode: RangeMode | undefined;
+  /** The heatmap's zoom window in slice coordinates (undefined: the whole slice). */
+  private zoomWindow: SliceWindow | undefined;
+  private zoomQueued = false;
   private histogramDrawing: HistogramDrawing | undefined;
   private heatmapDrawing: HeatmapDrawing | undefined;
   private generation = 0;
   private sliceQueued = false;
 
-  constructor(private readonly app: App, private readonly root: HTMLElement) {}
+  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
 
   reset(): void {
     this.name = undefined;
@@ -85,6 +90,7 @@ export class TensorView {
       this.regionCell = undefined;
       this.frame = undefined;
       this.rangeMode = undefined;
+      this.zoomWindow = undefined;
       const fromState = this.app.state.axes ? { rowAxis: this.app.state.axes[0], colAxis: this.app.state.axes[1], fixed: this.app.state.indices ?? [] } : defaultSlice(info.shape);
       this.spec = clampSlice(info.shape, fromState);
       this.build();
@@ -168,7 +174,14 @@ export class TensorView {
       ...item("+Inf", "posInf", s.posInf, formatCount(s.posInf)),
       ...item("−Inf", "negInf", s.negInf, formatCount(s.negInf)),
       ...item("count", "count", s.count, formatCount(s.count)),
-      ...item("sum", "sum", s.sum, formatValue(s.sum))));
+      ...item("sum", "sum", s.sum, formatValue(s.sum)),
+      ...item("abs-max", "absMax", Math.max(Math.abs(s.min), Math.abs(s.max)), formatValue(Math.max(Math.abs(s.min), Math.abs(s.max)))),
+      ...item("sparsity", "sparsity", s.count > 0 ? s.zeros / s.count : NaN, s.count > 0 ? `${((100 * s.zeros) / s.count).toPrecision(3)}%` : "–"),
+      ...(["p1", "p50", "p99"] as const).flatMap((label) => {
+        const value = histogramQuantile(this.detail!.histogram, Number(label.slice(1)) / 100);
+        return item(`${label} ≈`, label, value, formatValue(value));
+      })));
+    left.append(h("p", { class: "muted", style: "margin:2px 0" }, `quantiles ≈: read from the ${this.detail!.histogram.counts.length}-bin histogram, to ± one bin width (${formatValue((this.detail!.histogram.hi - this.detail!.histogram.lo) / this.detail!.histogram.counts.length)})`));
     const log = this.app.state.logCounts ?? false;
     const tools = h("div", { class: "plot-tools" },
       h("h3", { style: "margin:0" }, "histogram"),
@@ -213,7 +226,7 @@ export class TensorView {
 
   private async requestSlice(): Promise<void> {
     const info = this.info;
-    if (!info || !this.spec) return;
+    if (!info || !this.spec || this.oneDimensional) return;
     const generation = this.generation;
     const { width, height } = this.heatmapBox();
     const plotWidth = Math.max(16, width - 126);
@@ -224,6 +237,7 @@ export class TensorView {
         kind: "slice", slot: "a", name: info.name, spec: this.spec,
         maxRows: speech ? plotWidth : plotHeight, maxCols: speech ? plotHeight : plotWidth,
         normalize: speech && (this.app.state.normalize ?? false),
+        window: this.zoomWindow,
       });
       if (generation !== this.generation) return;
       this.slice = slice;
@@ -248,11 +262,23 @@ export class TensorView {
     });
   }
 
+  /** One axis longer than 1 (a bias, a 1-D feature): a line plot instead of a one-row heatmap. */
+  private get oneDimensional(): boolean {
+    const info = this.info;
+    return info !== undefined && this.orientation !== "speech" && info.shape.filter((d) => d > 1).length === 1;
+  }
+
   private buildRight(right: HTMLElement): void {
     clear(right);
     const info = this.info!;
     const spec = this.spec!;
     const n = info.shape.length;
+    if (this.oneDimensional) {
+      const total = info.shape.reduce((a, b) => a * b, 1);
+      const plot = new LinePlot(this.app, info.name, total, () => this.heatmapBox().width);
+      right.append(h("h3", {}, "line plot"), plot.element);
+      return;
+    }
     right.append(h("h3", {}, this.orientation === "speech" ? "features over time" : n <= 2 ? "heatmap" : "heatmap of a 2-D slice"));
     const axes = h("div", { class: "axis-controls", id: "axis-controls" });
     if (n >= 2) {
@@ -292,8 +318,11 @@ export class TensorView {
       }, "Colour map")),
       h("label", {}, "range ", select([["minmax", "min – max"], ["percentile", "1st – 99th percentile"], ["symmetric", "± max |v|"]], this.currentRangeMode(), (v) => {
         this.rangeMode = v as RangeMode;
+        this.app.setState({ colourRange: this.rangeMode });
         this.drawHeatmapCanvas();
       }, "Colour range")),
+      h("button", { type: "button", id: "heatmap-unzoom", title: "Show the whole slice (the wheel zooms about the pointer; Shift+wheel moves)", onclick: () => this.setZoom(undefined) }, "whole"),
+      h("button", { type: "button", id: "heatmap-png", title: "Save the heatmap as PNG (as drawn, with its axes)", onclick: () => this.exportHeatmapPng() }, "PNG"),
       speechCapable ? checkbox(" speech mode", this.orientation === "speech", (on) => {
         this.app.setState({ speech: on });
         this.buildRight(right);
@@ -308,14 +337,75 @@ export class TensorView {
     const readout = h("div", { class: "readout", id: "heatmap-readout" }, "\u00a0");
     canvas.addEventListener("mousemove", (event) => this.hover(event.offsetX, event.offsetY, readout));
     canvas.addEventListener("click", (event) => void this.clickCell(event.offsetX, event.offsetY));
+    canvas.addEventListener("wheel", (event) => this.wheelZoom(event), { passive: false });
     right.append(axes, tools, h("div", { class: "heatmap-box" }, canvas), readout);
+    if (this.orientation === "speech" && this.app.segments) right.append(h("canvas", { id: "segments", "aria-label": `Segments from the .seg file (${this.app.segments.file})` }));
     if (this.orientation === "speech") right.append(h("canvas", { id: "frame-plot", "aria-label": "One frame's features" }));
     right.append(h("div", { id: "region" }));
     this.drawHeatmapCanvas();
   }
 
   private currentRangeMode(): RangeMode {
-    return this.rangeMode ?? (this.orientation === "speech" ? "percentile" : "minmax");
+    return this.rangeMode ?? this.app.state.colourRange ?? (this.orientation === "speech" ? "percentile" : "minmax");
+  }
+
+  private setZoom(window: SliceWindow | undefined): void {
+    this.zoomWindow = window;
+    this.region = undefined;
+    this.regionCell = undefined;
+    if (this.zoomQueued) return;
+    this.zoomQueued = true;
+    requestAnimationFrame(() => {
+      this.zoomQueued = false;
+      void this.requestSlice();
+    });
+  }
+
+  /**
+   * The wheel zooms the heatmap about the pointer: time only in speech mode, both axes otherwise; Shift+wheel
+   * moves along time (or the columns). Tensors too big to hold in the worker are sliced from the file and not zoomed.
+   */
+  private wheelZoom(event: WheelEvent): void {
+    const slice = this.slice;
+    if (!slice || slice.sliceRows === undefined || slice.sliceCols === undefined) return;
+    event.preventDefault();
+    const rows = slice.sliceRows;
+    const cols = slice.sliceCols;
+    const current = this.zoomWindow ?? { row0: 0, row1: rows, col0: 0, col1: cols };
+    const cell = this.cellUnder(event.offsetX, event.offsetY);
+    const speech = this.orientation === "speech";
+    if (event.shiftKey) {
+      const along = speech ? "row" : "col";
+      const span = along === "row" ? current.row1 - current.row0 : current.col1 - current.col0;
+      const total = along === "row" ? rows : cols;
+      const move = Math.sign(event.deltaY || event.deltaX) * Math.max(1, Math.round(span / 8));
+      const start = Math.max(0, Math.min(total - span, (along === "row" ? current.row0 : current.col0) + move));
+      this.setZoom(along === "row" ? { ...current, row0: start, row1: start + span } : { ...current, col0: start, col1: start + span });
+      return;
+    }
+    const factor = Math.exp(-event.deltaY * 0.002);
+    const zoomAxis = (a0: number, a1: number, total: number, at: number) => {
+      const span = Math.min(total, Math.max(Math.min(4, total), (a1 - a0) / factor));
+      const ratio = a1 > a0 ? (at - a0) / (a1 - a0) : 0.5;
+      const start = Math.max(0, Math.min(total - span, at - ratio * span));
+      return [Math.round(start), Math.round(start + span)] as const;
+    };
+    const [row0, row1] = zoomAxis(current.row0, current.row1, rows, cell?.row ?? (current.row0 + current.row1) / 2);
+    const [col0, col1] = speech ? [current.col0, current.col1] : zoomAxis(current.col0, current.col1, cols, cell?.col ?? (current.col0 + current.col1) / 2);
+    const whole = row0 === 0 && row1 === rows && col0 === 0 && col1 === cols;
+    this.setZoom(whole ? undefined : { row0, row1, col0, col1 });
+  }
+
+  private exportHeatmapPng(): void {
+    const canvas = this.root.querySelector<HTMLCanvasElement>("#heatmap");
+    const name = this.name;
+    if (!canvas || !name) return;
+    canvas.toBlob((blob) => {
+      if (!blob) return;
+      const file = `${name.replace(/[^\w.-]+/g, "_")}-heatmap.png`;
+      download(blob, file, "image/png");
+      this.app.setStatus(`saved ${file} (${canvas.width}×${canvas.height} px)`);
+    }, "image/png");
   }
 
   private drawHeatmapCanvas(): void {
@@ -339,24 +429,28 @@ export class TensorView {
     // a diverging map is centred on 0
     const extent = Math.max(Math.abs(lo), Math.abs(hi));
     const [from, to] = map === "diverging" ? [-extent, extent] : [lo, hi];
+    const ro = slice.rowOffset ?? 0;
+    const co = slice.colOffset ?? 0;
     this.heatmapDrawing = drawHeatmap(canvas, slice, { map, lo: from, hi: to, orientation: this.orientation, fill: speech }, width, height, speech
       ? {
         xLabel: "time (s)", yLabel: "feature",
-        xTicks: (count) => niceTicks(0, slice.fullRows * shift, count).map((t) => ({ at: t / shift / slice.rowStep, label: time(t / shift) })),
-        yTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, true, slice.cols),
+        xTicks: (count) => niceTicks(ro * shift, (ro + slice.fullRows) * shift, count).filter((t) => t / shift >= ro - 1e-9).map((t) => ({ at: (t / shift - ro) / slice.rowStep, label: time(t / shift) })),
+        yTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, true, slice.cols, co),
       }
       : {
         xLabel: spec.colAxis >= 0 ? `axis ${spec.colAxis}` : "", yLabel: spec.rowAxis >= 0 ? `axis ${spec.rowAxis}` : "",
-        xTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count),
-        yTicks: (count) => indexTicks(slice.fullRows, slice.rowStep, count),
+        xTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, false, undefined, co),
+        yTicks: (count) => indexTicks(slice.fullRows, slice.rowStep, count, false, undefined, ro),
       });
-    canvas.dataset.rows = String(slice.fullRows);
-    canvas.dataset.cols = String(slice.fullCols);
+    canvas.dataset.rows = String(slice.sliceRows ?? slice.fullRows);
+    canvas.dataset.cols = String(slice.sliceCols ?? slice.fullCols);
+    canvas.dataset.window = `${ro},${ro + slice.fullRows},${co},${co + slice.fullCols}`;
     if (readout) {
       const reduced = slice.rowStep > 1 || slice.colStep > 1 ? ` · shown as ${slice.rows} × ${slice.cols} cells (means of ${slice.rowStep} × ${slice.colStep})` : "";
       readout.textContent = `${info.shape.length <= 1 ? "" : `slice ${slice.fullRows} × ${slice.fullCols}`}${reduced} · colours ${formatValue(from)} … ${formatValue(to)}; hover for values, click for the exact values around a cell`;
     }
     if (speech) this.drawFrame(this.frame ?? 0);
+    if (speech) this.drawSegments();
     this.drawRegion();
   }
 
@@ -369,7 +463,7 @@ export class TensorView {
     if (!point) return undefined;
     const cell = cellAt(slice, this.orientation, point.x, point.y);
     if (!cell) return undefined;
-    return { row: cell.row * slice.rowStep, col: cell.col * slice.colStep, reducedRow: cell.row, reducedCol: cell.col };
+    return { row: (slice.rowOffset ?? 0) + cell.row * slice.rowStep, col: (slice.colOffset ?? 0) + cell.col * slice.colStep, reducedRow: cell.row, reducedCol: cell.col };
   }
 
   private hover(offsetX: number, offsetY: number, readout: HTMLElement): void {
@@ -388,6 +482,42 @@ export class TensorView {
     } else {
       readout.textContent = `${where} = ${formatValue(value)}`;
     }
+  }
+
+  /** The .seg tier under the speech heatmap: each segment a span over its frames, labelled when there is room. */
+  private drawSegments(): void {
+    const canvas = this.root.querySelector<HTMLCanvasElement>("#segments");
+    const drawing = this.heatmapDrawing;
+    const slice = this.slice;
+    const segmentation = this.app.segments;
+    if (!canvas || !drawing || !slice || !segmentation) return;
+    const { width } = this.heatmapBox();
+    const height = 26;
+    const context = prepareCanvas(canvas, width, height);
+    context.fillStyle = themeColour("--canvas");
+    context.fillRect(0, 0, width, height);
+    const x = (frame: number) => drawing.x + Math.max(0, Math.min(1, (frame - (slice.rowOffset ?? 0)) / slice.rowStep / drawing.imageWidth)) * drawing.width;
+    context.font = "11px system-ui, sans-serif";
+    context.textBaseline = "middle";
+    context.textAlign = "center";
+    let drawn = 0;
+    segmentation.segments.forEach((segment, k) => {
+      const x0 = x(segment.start);
+      const x1 = x(Math.min(slice.fullRows, segment.start + segment.frames));
+      if (x1 <= x0) return;
+      context.fillStyle = k % 2 === 0 ? themeColour("--bg3") : themeColour("--bg2");
+      context.fillRect(x0, 2, Math.max(1, x1 - x0), height - 4);
+      context.fillStyle = themeColour("--fg2");
+      context.fillRect(x0, 0, 1, height);
+      if (x1 - x0 > context.measureText(segment.label).width + 4) {
+        context.fillStyle = themeColour("--fg");
+        context.fillText(segment.label, (x0 + x1) / 2, height / 2, x1 - x0 - 2);
+      }
+      drawn++;
+    });
+    canvas.dataset.count = String(drawn);
+    canvas.dataset.labels = segmentation.segments.map((s) => s.label).join(" ");
+    canvas.dataset.spans = segmentation.segments.map((s) => `${Math.round(x(s.start))}-${Math.round(x(s.start + s.frames))}`).join(" ");
   }
 
   private drawFrame(reducedRow: number): void {

@@ -2,6 +2,8 @@
 import type { DiffResult, Histogram, TensorStats } from "../compute.js";
 import type { Reduced, SliceSpec } from "../model/heatmap.js";
 import type { LayoutInput } from "../model/layout.js";
+import type { LineEnvelope } from "../model/line-plot.js";
+import type { DifferenceMatrix } from "../model/diff.js";
 import type { Positioned } from "../model/graph.js";
 import type { ErrorModel } from "../model/summary.js";
 
@@ -13,11 +15,13 @@ export type Request =
   | { kind: "open"; slot: Slot; input: OpenInput }
   | { kind: "stats"; slot: Slot; names: string[] }
   | { kind: "detail"; slot: Slot; name: string; bins: number; stats?: TensorStats | undefined }
-  | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean }
+  | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean; window?: SliceWindow | undefined }
   | { kind: "region"; slot: Slot; name: string; spec: SliceSpec; row0: number; col0: number; rows: number; cols: number }
   | { kind: "diff"; atol: number; rtol: number }
   | { kind: "pair"; name: string; bins: number }
-  | { kind: "layout"; input: LayoutInput };
+  | { kind: "layout"; input: LayoutInput }
+  | { kind: "line"; slot: Slot; name: string; start: number; end: number; columns: number }
+  | { kind: "pairDiff"; name: string; maxRows: number; maxCols: number };
 
 export interface StatsPartial {
   name: string;
@@ -30,10 +34,24 @@ export interface DetailResult {
   histogram: Histogram;
 }
 
+/** A zoom window of a slice: rows [row0, row1) and columns [col0, col1) at full resolution. */
+export interface SliceWindow {
+  row0: number;
+  row1: number;
+  col0: number;
+  col1: number;
+}
+
 export interface SliceResult extends Reduced {
-  /** Rows and columns of the slice before reduction. */
+  /** Rows and columns of the slice (of its zoom window) before reduction. */
   fullRows: number;
   fullCols: number;
+  /** Where the zoom window starts in the slice (0 when not zoomed). */
+  rowOffset?: number | undefined;
+  colOffset?: number | undefined;
+  /** The whole slice's size (zooming is offered when the worker holds the tensor's values). */
+  sliceRows?: number | undefined;
+  sliceCols?: number | undefined;
 }
 
 export interface RegionResult {
@@ -59,6 +77,8 @@ export interface Results {
   diff: DiffResult;
   pair: PairResult;
   layout: Positioned;
+  line: LineEnvelope;
+  pairDiff: DifferenceMatrix;
 }
 
 export type Envelope = Request & { id: number };

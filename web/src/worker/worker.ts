@@ -8,11 +8,14 @@
 import { type AnyLazyFile, type ByteSource, type TensorInfo, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
 import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
+import { cachingSource } from "../model/caching-source.js";
 import { layoutGraph } from "../model/layout.js";
+import { lineEnvelope } from "../model/line-plot.js";
+import { differenceMatrix } from "../model/diff.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
 import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
-import type { Envelope, OpenInput, ReplyBody, Request, Slot } from "./protocol.js";
+import type { Envelope, OpenInput, ReplyBody, Request, SliceWindow, Slot } from "./protocol.js";
 
 /**
  * A tensor larger than this (stored bytes or elements) is not decoded whole for heatmaps: its values would not fit
@@ -37,8 +40,9 @@ const files = new Map<Slot, Opened>();
 /** The last tensor decoded for heatmaps (slider moves reuse it). */
 let cached: { slot: Slot; name: string; values: Float64Array | Float32Array } | undefined;
 
+/** Files are read lazily; URL sources keep what they read, so a tensor's bytes cross the network once per view. */
 function openSource(input: OpenInput): ByteSource {
-  return "blob" in input ? fromBlob(input.blob, input.name) : fromUrl(input.url);
+  return "blob" in input ? fromBlob(input.blob, input.name) : cachingSource(fromUrl(input.url));
 }
 
 function opened(slot: Slot): Opened {
@@ -77,6 +81,21 @@ async function values(slot: Slot, name: string): Promise<{ values: Float64Array 
   const numbers = numbersOf(tensor, tensorInfo);
   cached = { slot, name, values: numbers };
   return { values: numbers, info: tensorInfo };
+}
+
+/** A zoom window clamped to the slice (at least one row and column). */
+function cropWindow(w: SliceWindow, rows: number, cols: number): SliceWindow {
+  const row0 = Math.max(0, Math.min(rows - 1, Math.floor(w.row0)));
+  const col0 = Math.max(0, Math.min(cols - 1, Math.floor(w.col0)));
+  return { row0, col0, row1: Math.max(row0 + 1, Math.min(rows, Math.ceil(w.row1))), col1: Math.max(col0 + 1, Math.min(cols, Math.ceil(w.col1))) };
+}
+
+function crop(matrix: { rows: number; cols: number; data: Float64Array }, w: SliceWindow): { rows: number; cols: number; data: Float64Array } {
+  const rows = w.row1 - w.row0;
+  const cols = w.col1 - w.col0;
+  const data = new Float64Array(rows * cols);
+  for (let r = 0; r < rows; r++) data.set(matrix.data.subarray((w.row0 + r) * matrix.cols + w.col0, (w.row0 + r) * matrix.cols + w.col1), r * cols);
+  return { rows, cols, data };
 }
 
 async function handle(request: Request, reply: (message: ReplyBody) => void): Promise<unknown> {
@@ -134,8 +153,12 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const spec = clampSlice(tensorInfo.shape, request.spec);
       let matrix = extractSlice(numbers, tensorInfo.shape, spec);
       if (request.normalize) matrix = normalizeColumns(matrix);
+      const sliceRows = matrix.rows;
+      const sliceCols = matrix.cols;
+      const window = request.window ? cropWindow(request.window, sliceRows, sliceCols) : undefined;
+      if (window) matrix = crop(matrix, window);
       const reduced = reduce(matrix, request.maxRows, request.maxCols);
-      return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols };
+      return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols, rowOffset: window?.row0 ?? 0, colOffset: window?.col0 ?? 0, sliceRows, sliceCols };
     }
     case "region": {
       const big = streamed(request.slot, request.name);
@@ -176,6 +199,23 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
     }
     case "layout":
       return layoutGraph(request.input);
+    case "pairDiff": {
+      const a = opened("a");
+      const b = opened("b");
+      const infoA = info(a, request.name);
+      const infoB = info(b, request.name);
+      for (const i of [infoA, infoB]) {
+        if (!hasStatistics(i.dtype)) throw new RangeError(`${noStatisticsReason(i.dtype)}: no difference heatmap`);
+        if (overCap(i)) throw new RangeError("the tensor is too big to hold twice for a difference heatmap");
+      }
+      const valuesA = numbersOf(await loadValues(a.from, infoA), infoA);
+      const valuesB = numbersOf(await loadValues(b.from, infoB), infoB);
+      return differenceMatrix(valuesA, valuesB, infoA.shape, request.maxRows, request.maxCols);
+    }
+    case "line": {
+      const { values: numbers } = await values(request.slot, request.name);
+      return lineEnvelope(numbers, request.start, request.end, request.columns);
+    }
   }
 }
 

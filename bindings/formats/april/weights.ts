@@ -1,0 +1,143 @@
+/**
+ * april's weights: every weight of its three ONNX networks, named `encoder/<name>`, `decoder/<name>`,
+ * `joiner/<name>`, read through the onnx module's code. Each network is parsed as a ModelProto over its range of
+ * the .april file (offsets stay absolute), eagerly for read() and with small range reads for readFrom(), so a
+ * lazy open fetches the networks' headers and never their payloads. A network that is not a readable ONNX model
+ * (april files may hold anything there) has no weights; verify() names its error.
+ */
+import { type FormatError, isFormatError } from "../../errors.js";
+import { ByteReader } from "../../io/byte-reader.js";
+import type { ByteSource } from "../../io/source.js";
+import type { DecodeOptions, NamedTensor } from "../../tensor.js";
+import type { InspectTensor } from "../types.js";
+import type { OnnxModel } from "../onnx/model.js";
+import { parseSmallChunks } from "../onnx/lazy-read.js";
+import { looksLikeModel, parseModel } from "../onnx/reader.js";
+import { type OnnxTensorInfo, inspectExtras, inspectTensors, modelBytes, tensorOf, verify as verifyModel, weightInfo, weights } from "../onnx/view.js";
+import { type AprilEntry, type AprilFile, type AprilNetworkModels, type NetworkName, NETWORK_NAMES, id } from "./model.js";
+
+interface Parsed {
+  models: AprilNetworkModels;
+  errors: Partial<Record<NetworkName, string>>;
+}
+
+/** The error of a network whose first bytes are not ModelProto fields (an opaque blob, as april files may hold). */
+export const NOT_ONNX = "not an ONNX model (its first bytes are not ModelProto fields)";
+
+/**
+ * A network's FormatError as text with the offset inside the network (so it reads the same after write() moves
+ * the network: the layout may change, the network's bytes do not).
+ */
+function networkError(error: FormatError, networkOffset: number): string {
+  const at = error.offset === undefined ? "" : ` at offset ${error.offset - networkOffset} of the network`;
+  return `${error.detail}${at}${error.field ? ` [${error.field}]` : ""}`;
+}
+
+/** Parses each network's ONNX over `r` (absolute offsets), keeping a network's FormatError as its error. */
+function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean): Parsed {
+  const models: AprilNetworkModels = {};
+  const errors: Partial<Record<NetworkName, string>> = {};
+  NETWORK_NAMES.forEach((name, i) => {
+    const entry = entries[i]!;
+    if (!looksLikeModel(r.viewOf({ byteOffset: entry.offset, byteLength: Math.min(64, entry.size) }))) {
+      errors[name] = NOT_ONNX;
+      return;
+    }
+    try {
+      models[name] = parseModel(r, { eager, start: entry.offset, end: entry.offset + entry.size, root: name });
+    } catch (error) {
+      if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
+      errors[name] = networkError(error, entry.offset);
+    }
+  });
+  return { models, errors };
+}
+
+/** read(): the networks' models over the whole file's bytes. */
+export function attachModels<F extends AprilFile>(file: F, bytes: Uint8Array): F {
+  const { models, errors } = parseAll(new ByteReader(bytes, id), file.layout.networks, true);
+  for (const model of Object.values(models)) modelBytes.set(model, bytes);
+  return { ...file, onnx: models, onnxErrors: errors };
+}
+
+/** readFrom(): the networks' headers through small range reads (payloads are never fetched). */
+export async function attachModelsFrom<F extends AprilFile>(file: F, source: ByteSource): Promise<F> {
+  const { models, errors } = await parseSmallChunks(source, id, (backing) => parseAll(new ByteReader(backing, id), file.layout.networks, false));
+  return { ...file, onnx: models, onnxErrors: errors };
+}
+
+/** create() and replaced networks: each network's model over its own bytes (offsets relative to the network). */
+export function modelsOfNetworks(networks: Partial<Record<NetworkName, Uint8Array>>): Parsed {
+  const models: AprilNetworkModels = {};
+  const errors: Partial<Record<NetworkName, string>> = {};
+  for (const name of NETWORK_NAMES) {
+    const bytes = networks[name];
+    if (!bytes) continue;
+    if (!looksLikeModel(bytes.subarray(0, 64))) {
+      errors[name] = NOT_ONNX;
+      continue;
+    }
+    try {
+      const model = parseModel(new ByteReader(bytes, id), { eager: true, root: name });
+      modelBytes.set(model, bytes);
+      models[name] = model;
+    } catch (error) {
+      if (!isFormatError(error)) throw error;
+      errors[name] = networkError(error, 0);
+    }
+  }
+  return { models, errors };
+}
+
+/** The networks that have a model, in file order. */
+export function networkModels(file: AprilFile): [NetworkName, OnnxModel][] {
+  const out: [NetworkName, OnnxModel][] = [];
+  for (const name of NETWORK_NAMES) {
+    const model = file.onnx?.[name];
+    if (model) out.push([name, model]);
+  }
+  return out;
+}
+
+export function weightInfos(file: AprilFile): OnnxTensorInfo[] {
+  return networkModels(file).flatMap(([name, model]) => weights(model).map((w) => weightInfo(w, `${name}/`)));
+}
+
+export function weightTensors(file: AprilFile, options?: DecodeOptions): NamedTensor[] {
+  return networkModels(file).flatMap(([name, model]) => {
+    const bytes = modelBytes.get(model);
+    if (!bytes) return [];
+    return weights(model).map((w) => tensorOf(bytes, w, weightInfo(w, `${name}/`), options));
+  });
+}
+
+export function inspectWeights(file: AprilFile): InspectTensor[] {
+  return networkModels(file).flatMap(([name, model]) => inspectTensors(model, `${name}/`));
+}
+
+/** What inspect shows of each network's model: its graph summary, strings, sparse initializers, or its error. */
+export function inspectNetworks(file: AprilFile): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name of NETWORK_NAMES) {
+    const model = file.onnx?.[name];
+    if (model) {
+      out[name] = { irVersion: model.irVersion, producerName: model.producerName, opsetImports: model.opsetImports, ...inspectExtras(model, `${name}/`) };
+    } else if (file.onnxErrors?.[name]) out[name] = { error: file.onnxErrors[name] };
+  }
+  return out;
+}
+
+/**
+ * Warnings about the networks: a network that starts like an ONNX model but does not read as one (a network
+ * that is not ONNX at all is an opaque blob: inspect names why), and each model's own warnings.
+ */
+export function verifyNetworks(file: AprilFile): string[] {
+  const warnings: string[] = [];
+  for (const name of NETWORK_NAMES) {
+    const error = file.onnxErrors?.[name];
+    if (error && error !== NOT_ONNX) warnings.push(`the ${name} network is not a readable ONNX model (${error}): its weights are not shown`);
+    const model = file.onnx?.[name];
+    if (model) for (const w of verifyModel(model)) warnings.push(`${name}: ${w}`);
+  }
+  return warnings;
+}

@@ -1,0 +1,602 @@
+/**
+ * ONNX reading: walks ModelProto → GraphProto → NodeProto/AttributeProto/TensorProto with the strict cursor of
+ * wire.ts, building the object model of model.ts. Tensor payloads (raw_data, the typed fields) are only
+ * bounds-checked and recorded as ranges, so readFrom() fetches headers only. Every TensorProto is checked: data
+ * type known when it carries data, dims non-negative, dims × element size = stored bytes (raw_data, and the typed
+ * fields' element counts where they are known without reading them), one storage, external locations inside
+ * the model's folder.
+ */
+import { CorruptDataError, LimitError, UnsupportedError } from "../../errors.js";
+import { ByteReader } from "../../io/byte-reader.js";
+import { elementCount } from "../../tensor.js";
+import {
+  ATTRIBUTE_TYPES, DATA_TYPES, MAX_GRAPH_DEPTH, type OnnxAttribute, type OnnxAttributeType, type OnnxExternalData,
+  type OnnxFrame, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxSparseTensor, type OnnxStorage,
+  type OnnxTensor, type OnnxValueInfo, type OnnxValueType, dataTypeName, rawByteLength,
+} from "./model.js";
+import { type FieldHead, type LenSpan, ProtoCursor, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, packedVarintCount } from "./wire.js";
+
+interface Context {
+  r: ByteReader;
+  eager: boolean;
+  maxGraphDepth: number;
+  unknown: number;
+  /** Frames enclosing the message being read (outermost first). */
+  frames: OnnxFrame[];
+}
+
+function frameOf(head: FieldHead, span: LenSpan): OnnxFrame {
+  return { tagAt: head.tagAt, lengthAt: span.lengthAt, lengthBytes: span.lengthBytes, bodyStart: span.start, bodyEnd: span.end };
+}
+
+/** Reads the nested message of field `head` with `parse`, keeping the frame stack. */
+function nested<T>(ctx: Context, c: ProtoCursor, head: FieldHead, field: string, parse: (inner: ProtoCursor) => T): T {
+  c.expect(head, WIRE_LEN, field);
+  const { span, cursor } = c.message(field);
+  const resume = c.pos;
+  ctx.frames.push(frameOf(head, span));
+  try {
+    return parse(cursor());
+  } finally {
+    ctx.frames.pop();
+    c.r.pos = resume;
+  }
+}
+
+function str(c: ProtoCursor, head: FieldHead, field: string): string {
+  c.expect(head, WIRE_LEN, field);
+  return c.string(field);
+}
+
+function unknownField(ctx: Context, c: ProtoCursor, head: FieldHead): void {
+  ctx.unknown++;
+  c.skip(head, `${c.path}.field${head.field}`);
+}
+
+/** A repeated int64 (packed or not), appended to `out`. */
+function repeatedInt64(c: ProtoCursor, head: FieldHead, field: string, out: number[]): void {
+  c.expectRepeated(head, WIRE_VARINT, field);
+  if (head.wire === WIRE_VARINT) {
+    out.push(c.int64(field));
+    return;
+  }
+  const span = c.len(field);
+  const resume = c.pos;
+  const inner = new ProtoCursor(c.r, span.start, span.end, c.depth + 1, field, c.top);
+  while (!inner.done) out.push(inner.int64(field));
+  c.r.pos = resume;
+}
+
+function repeatedFloat(c: ProtoCursor, head: FieldHead, field: string, out: number[]): void {
+  c.expectRepeated(head, WIRE_FIXED32, field);
+  if (head.wire === WIRE_FIXED32) {
+    out.push(c.float(field));
+    return;
+  }
+  const span = c.len(field);
+  if ((span.end - span.start) % 4 !== 0) throw new CorruptDataError(c.r.format, `packed floats of ${span.end - span.start} bytes (not a multiple of 4)`, span.lengthAt, field);
+  const resume = c.pos;
+  c.r.pos = span.start;
+  while (c.r.pos < span.end) out.push(c.r.f32(field));
+  c.r.pos = resume;
+}
+
+// ----------------------------------------------------------------------------------------------- tensors
+
+const TYPED_FIELDS: Record<number, { storage: OnnxStorage; wire: number; width: number }> = {
+  4: { storage: "float_data", wire: WIRE_FIXED32, width: 4 },
+  5: { storage: "int32_data", wire: WIRE_VARINT, width: 0 },
+  7: { storage: "int64_data", wire: WIRE_VARINT, width: 0 },
+  10: { storage: "double_data", wire: WIRE_FIXED64, width: 8 },
+  11: { storage: "uint64_data", wire: WIRE_VARINT, width: 0 },
+};
+
+/** A location that stays inside the model's folder: relative, no `..` segment, no drive or NUL. */
+export function externalLocationProblem(location: string): string | undefined {
+  if (location.length === 0) return "an empty location";
+  if (location.includes("\0")) return "a NUL character";
+  if (location.startsWith("/") || location.startsWith("\\") || /^[A-Za-z]:/.test(location)) return "an absolute path";
+  if (location.split(/[\\/]/).some((part) => part === "..")) return "a '..' segment";
+  return undefined;
+}
+
+function readExternal(ctx: Context, c: ProtoCursor, head: FieldHead, field: string, entries: { key: string; value: string; at: number }[]): void {
+  nested(ctx, c, head, field, (inner) => {
+    let key = "";
+    let value = "";
+    const at = head.tagAt;
+    for (let h = inner.next(); h; h = inner.next()) {
+      if (h.field === 1) key = str(inner, h, `${field}.key`);
+      else if (h.field === 2) value = str(inner, h, `${field}.value`);
+      else unknownField(ctx, inner, h);
+    }
+    entries.push({ key, value, at });
+  });
+}
+
+function externalData(ctx: Context, entries: { key: string; value: string; at: number }[], path: string): OnnxExternalData {
+  const format = ctx.r.format;
+  const get = (key: string) => entries.find((e) => e.key === key);
+  const location = get("location");
+  if (!location) throw new CorruptDataError(format, "data_location is EXTERNAL but external_data has no location", entries[0]?.at ?? ctx.frames[ctx.frames.length - 1]?.tagAt, `${path}.external_data`);
+  const problem = externalLocationProblem(location.value);
+  if (problem) {
+    throw new CorruptDataError(format, `external data location ${JSON.stringify(location.value)} leaves the model's folder (${problem})`, location.at, `${path}.external_data.location`);
+  }
+  const int = (key: string): number | undefined => {
+    const e = get(key);
+    if (!e) return undefined;
+    if (!/^\d{1,15}$/.test(e.value)) throw new CorruptDataError(format, `external data ${key} ${JSON.stringify(e.value)} is not a non-negative integer`, e.at, `${path}.external_data.${key}`);
+    return Number(e.value);
+  };
+  return { location: location.value, offset: int("offset") ?? 0, length: int("length"), checksum: get("checksum")?.value };
+}
+
+function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
+  const path = c.path;
+  const format = ctx.r.format;
+  const dims: number[] = [];
+  let dataType = 0;
+  let name = "";
+  let docString = "";
+  let dataLocation = 0;
+  let dataLocationAt = 0;
+  let storage = "none" as OnnxStorage;
+  let first = -1;
+  let last = -1;
+  let storedCount: number | undefined = 0;
+  let stringCount = 0;
+  let rawAt = 0;
+  let typedFields = 0;
+  let packedSpan: LenSpan | undefined;
+  const external: { key: string; value: string; at: number }[] = [];
+  const dimsAt = c.pos;
+  const setStorage = (next: OnnxStorage, at: number, field: string) => {
+    if (storage !== "none" && storage !== next) {
+      throw new CorruptDataError(format, `tensor data in both ${storage} and ${next}`, at, `${path}.${field}`);
+    }
+    if (next === "raw_data" && storage === "raw_data") throw new CorruptDataError(format, "raw_data given twice", at, `${path}.raw_data`);
+    storage = next;
+  };
+  for (let head = c.next(); head; head = c.next()) {
+    const typed = TYPED_FIELDS[head.field];
+    if (typed) {
+      const field = `${path}.${typed.storage}`;
+      c.expectRepeated(head, typed.wire, field);
+      setStorage(typed.storage, head.tagAt, typed.storage);
+      if (first < 0) first = head.tagAt;
+      typedFields++;
+      if (head.wire === WIRE_LEN) {
+        const span = c.len(field);
+        packedSpan = span;
+        const n = span.end - span.start;
+        if (typed.width > 0) {
+          if (n % typed.width !== 0) throw new CorruptDataError(format, `packed ${typed.storage} of ${n} bytes (not a multiple of ${typed.width})`, span.lengthAt, field);
+          if (storedCount !== undefined) storedCount += n / typed.width;
+        } else if (storedCount !== undefined) {
+          // varints: counting them needs their bytes, lazily too (an accepted file's tensors() must decode), so
+          // a lazy open reads the payloads of varint-typed fields (int32_data, int64_data, uint64_data)
+          storedCount += packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
+        }
+      } else {
+        c.skip(head, field);
+        if (storedCount !== undefined) storedCount += 1;
+      }
+      last = c.pos;
+      continue;
+    }
+    switch (head.field) {
+      case 1:
+        repeatedInt64(c, head, `${path}.dims`, dims);
+        break;
+      case 2:
+        c.expect(head, WIRE_VARINT, "data_type");
+        dataType = c.int32(`${path}.data_type`);
+        break;
+      case 6:
+        c.expect(head, WIRE_LEN, "string_data");
+        setStorage("string_data", head.tagAt, "string_data");
+        c.len(`${path}.string_data`);
+        stringCount++;
+        break;
+      case 8:
+        name = str(c, head, `${path}.name`);
+        break;
+      case 9: {
+        c.expect(head, WIRE_LEN, "raw_data");
+        setStorage("raw_data", head.tagAt, "raw_data");
+        const span = c.len(`${path}.raw_data`);
+        rawAt = span.lengthAt;
+        first = span.start;
+        last = span.end;
+        break;
+      }
+      case 12:
+        docString = str(c, head, `${path}.doc_string`);
+        break;
+      case 13:
+        readExternal(ctx, c, head, `${path}.external_data`, external);
+        break;
+      case 14:
+        c.expect(head, WIRE_VARINT, "data_location");
+        dataLocationAt = head.tagAt;
+        dataLocation = c.int32(`${path}.data_location`);
+        break;
+      default:
+        // 3 segment, 16 metadata_props and anything newer: kept as bytes
+        unknownField(ctx, c, head);
+    }
+  }
+  for (const d of dims) {
+    if (d < 0) throw new CorruptDataError(format, `negative dimension ${d}`, dimsAt, `${path}.dims`);
+  }
+  const count = elementCount(dims);
+  if (!Number.isSafeInteger(count)) throw new LimitError(format, `${dims.join(" × ")} elements is beyond 2^53`, dimsAt, `${path}.dims`);
+  const info = DATA_TYPES[dataType];
+  const hasData = storage !== "none" || dataLocation === 1;
+  if (!info && hasData) {
+    throw new UnsupportedError(format, `${dataTypeName(dataType)} is not an ONNX data type this reader knows, and the tensor carries data`, dimsAt, `${path}.data_type`);
+  }
+  if (dataLocation !== 0 && dataLocation !== 1) {
+    throw new CorruptDataError(format, `data_location ${dataLocation} (0 DEFAULT or 1 EXTERNAL)`, dataLocationAt, `${path}.data_location`);
+  }
+  const tensor: OnnxTensor = {
+    name, dataType, dims, docString, storage, data: { byteOffset: first < 0 ? 0 : first, byteLength: first < 0 ? 0 : last - first },
+    frames: ctx.frames.slice(),
+  };
+  if (dataLocation === 1) {
+    if (storage !== "none") throw new CorruptDataError(format, `data_location is EXTERNAL but the tensor also holds ${storage}`, dataLocationAt, `${path}.data_location`);
+    tensor.storage = "external";
+    tensor.data = { byteOffset: 0, byteLength: 0 };
+    tensor.external = externalData(ctx, external, path);
+    const expected = info!.dtype ? rawByteLength(info!, count) : undefined;
+    if (expected !== undefined && tensor.external.length !== undefined && tensor.external.length !== expected) {
+      throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info!.name} take ${expected} bytes, external data length is ${tensor.external.length}`, dimsAt, `${path}.external_data.length`);
+    }
+    return tensor;
+  }
+  if (!info) return tensor;
+  if (info.name === "STRING") {
+    if (storage !== "none" && storage !== "string_data") throw new CorruptDataError(format, `a STRING tensor with ${storage}`, first, `${path}.${storage}`);
+    if (storage === "string_data" && stringCount !== count) {
+      throw new CorruptDataError(format, `dims [${dims.join(", ")}] hold ${count} strings, string_data has ${stringCount}`, dimsAt, `${path}.string_data`);
+    }
+    tensor.stringCount = stringCount;
+    return tensor;
+  }
+  if (storage === "string_data") throw new CorruptDataError(format, `a ${info.name} tensor with string_data`, first, `${path}.string_data`);
+  const expectedBytes = rawByteLength(info, count);
+  if (storage === "raw_data") {
+    if (tensor.data.byteLength !== expectedBytes) {
+      throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info.name} take ${expectedBytes} bytes, raw_data has ${tensor.data.byteLength}`, rawAt, `${path}.raw_data`);
+    }
+  } else if (storage === "none") {
+    if (count !== 0) throw new CorruptDataError(format, `dims [${dims.join(", ")}] hold ${count} elements but the tensor has no data`, dimsAt, `${path}.dims`);
+  } else {
+    if (storage !== info.field) throw new CorruptDataError(format, `a ${info.name} tensor stores its data in ${info.field}, not ${storage}`, first, `${path}.${storage}`);
+    const expectedCount = info.bits === 4 ? expectedBytes : info.name.startsWith("COMPLEX") ? 2 * count : count;
+    if (storedCount !== undefined && storedCount !== expectedCount) {
+      throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info.name} need ${expectedCount} ${storage} entries, the tensor has ${storedCount}`, first, `${path}.${storage}`);
+    }
+    if ((storage === "float_data" || storage === "double_data") && typedFields === 1 && packedSpan && packedSpan.end - packedSpan.start === expectedBytes) {
+      tensor.packed = { byteOffset: packedSpan.start, byteLength: expectedBytes };
+    }
+  }
+  return tensor;
+}
+
+function parseSparse(ctx: Context, c: ProtoCursor): OnnxSparseTensor {
+  let values: OnnxTensor | undefined;
+  let indices: OnnxTensor | undefined;
+  const dims: number[] = [];
+  for (let head = c.next(); head; head = c.next()) {
+    if (head.field === 1) values = nested(ctx, c, head, `${c.path}.values`, (inner) => parseTensor(ctx, inner));
+    else if (head.field === 2) indices = nested(ctx, c, head, `${c.path}.indices`, (inner) => parseTensor(ctx, inner));
+    else if (head.field === 3) repeatedInt64(c, head, `${c.path}.dims`, dims);
+    else unknownField(ctx, c, head);
+  }
+  const empty = (): OnnxTensor => ({ name: "", dataType: 0, dims: [], docString: "", storage: "none", data: { byteOffset: 0, byteLength: 0 }, frames: [] });
+  return { values: values ?? empty(), indices: indices ?? empty(), dims };
+}
+
+// ------------------------------------------------------------------------------------------- value info
+
+function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
+  const shape: (number | string | null)[] = [];
+  for (let head = c.next(); head; head = c.next()) {
+    if (head.field !== 1) {
+      unknownField(ctx, c, head);
+      continue;
+    }
+    shape.push(nested(ctx, c, head, `${c.path}.dim[${shape.length}]`, (dim) => {
+      let value: number | string | null = null;
+      for (let h = dim.next(); h; h = dim.next()) {
+        if (h.field === 1) {
+          dim.expect(h, WIRE_VARINT, "dim_value");
+          value = dim.int64(`${dim.path}.dim_value`);
+        } else if (h.field === 2) value = str(dim, h, `${dim.path}.dim_param`);
+        else unknownField(ctx, dim, h);
+      }
+      return value;
+    }));
+  }
+  return shape;
+}
+
+function parseTensorType(ctx: Context, c: ProtoCursor, kind: OnnxValueType["kind"]): OnnxValueType {
+  const type: OnnxValueType = { kind };
+  for (let head = c.next(); head; head = c.next()) {
+    if (head.field === 1) {
+      c.expect(head, WIRE_VARINT, "elem_type");
+      type.elemType = c.int32(`${c.path}.elem_type`);
+    } else if (head.field === 2) type.shape = nested(ctx, c, head, `${c.path}.shape`, (inner) => parseShape(ctx, inner));
+    else unknownField(ctx, c, head);
+  }
+  return type;
+}
+
+function parseType(ctx: Context, c: ProtoCursor): OnnxValueType {
+  let type: OnnxValueType = { kind: "unknown" };
+  for (let head = c.next(); head; head = c.next()) {
+    const kinds: Record<number, OnnxValueType["kind"]> = { 4: "sequence", 5: "map", 9: "optional" };
+    if (head.field === 1) type = nested(ctx, c, head, `${c.path}.tensor_type`, (inner) => parseTensorType(ctx, inner, "tensor"));
+    else if (head.field === 8) type = nested(ctx, c, head, `${c.path}.sparse_tensor_type`, (inner) => parseTensorType(ctx, inner, "sparse_tensor"));
+    else if (kinds[head.field]) {
+      c.expect(head, WIRE_LEN, kinds[head.field]!);
+      ctx.unknown++; // read as a kind only: its contents stay bytes
+      c.len(`${c.path}.${kinds[head.field]}`);
+      type = { kind: kinds[head.field]! };
+    } else unknownField(ctx, c, head);
+  }
+  return type;
+}
+
+function parseValueInfo(ctx: Context, c: ProtoCursor): OnnxValueInfo {
+  const info: OnnxValueInfo = { name: "", type: { kind: "unknown" }, docString: "" };
+  for (let head = c.next(); head; head = c.next()) {
+    if (head.field === 1) info.name = str(c, head, `${c.path}.name`);
+    else if (head.field === 2) info.type = nested(ctx, c, head, `${c.path}.type`, (inner) => parseType(ctx, inner));
+    else if (head.field === 3) info.docString = str(c, head, `${c.path}.doc_string`);
+    else unknownField(ctx, c, head);
+  }
+  return info;
+}
+
+// ------------------------------------------------------------------------------------- nodes and graphs
+
+const TYPE_BY_FIELD: Record<number, OnnxAttributeType> = {
+  2: "FLOAT", 3: "INT", 4: "STRING", 5: "TENSOR", 6: "GRAPH", 7: "FLOATS", 8: "INTS", 9: "STRINGS", 10: "TENSORS", 11: "GRAPHS",
+  22: "SPARSE_TENSOR", 23: "SPARSE_TENSORS", 14: "TYPE_PROTO", 15: "TYPE_PROTOS",
+};
+
+function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxAttribute {
+  const a: OnnxAttribute = { name: "", type: "UNDEFINED" };
+  let declared = -1;
+  let inferred: OnnxAttributeType = "UNDEFINED";
+  const p = c.path;
+  for (let head = c.next(); head; head = c.next()) {
+    if (TYPE_BY_FIELD[head.field] && inferred === "UNDEFINED") inferred = TYPE_BY_FIELD[head.field]!;
+    switch (head.field) {
+      case 1: a.name = str(c, head, `${p}.name`); break;
+      case 20: c.expect(head, WIRE_VARINT, "type"); declared = c.int32(`${p}.type`); break;
+      case 2: c.expect(head, WIRE_FIXED32, "f"); a.f = c.float(`${p}.f`); break;
+      case 3: c.expect(head, WIRE_VARINT, "i"); a.i = c.int64(`${p}.i`); break;
+      case 4: a.s = str(c, head, `${p}.s`); break;
+      case 5: a.t = nested(ctx, c, head, `${p}.t`, (inner) => parseTensor(ctx, inner)); break;
+      case 6: a.g = nested(ctx, c, head, `${p}.g`, (inner) => parseGraph(ctx, inner, graphDepth + 1)); break;
+      case 7: repeatedFloat(c, head, `${p}.floats`, (a.floats ??= [])); break;
+      case 8: repeatedInt64(c, head, `${p}.ints`, (a.ints ??= [])); break;
+      case 9: (a.strings ??= []).push(str(c, head, `${p}.strings`)); break;
+      case 10: {
+        const list = (a.tensors ??= []);
+        list.push(nested(ctx, c, head, `${p}.tensors[${list.length}]`, (inner) => parseTensor(ctx, inner)));
+        break;
+      }
+      case 11: {
+        const list = (a.graphs ??= []);
+        list.push(nested(ctx, c, head, `${p}.graphs[${list.length}]`, (inner) => parseGraph(ctx, inner, graphDepth + 1)));
+        break;
+      }
+      case 13: a.docString = str(c, head, `${p}.doc_string`); break;
+      case 21: a.refAttrName = str(c, head, `${p}.ref_attr_name`); break;
+      case 22: a.sparseTensor = nested(ctx, c, head, `${p}.sparse_tensor`, (inner) => parseSparse(ctx, inner)); break;
+      default: unknownField(ctx, c, head); // 14 tp, 15 type_protos, 23 sparse_tensors and newer: bytes
+    }
+  }
+  a.type = declared >= 0 && declared < ATTRIBUTE_TYPES.length ? ATTRIBUTE_TYPES[declared]! : inferred;
+  return a;
+}
+
+function parseNode(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxNode {
+  const node: OnnxNode = { name: "", opType: "", domain: "", inputs: [], outputs: [], attributes: [], docString: "" };
+  const p = c.path;
+  for (let head = c.next(); head; head = c.next()) {
+    switch (head.field) {
+      case 1: node.inputs.push(str(c, head, `${p}.input`)); break;
+      case 2: node.outputs.push(str(c, head, `${p}.output`)); break;
+      case 3: node.name = str(c, head, `${p}.name`); break;
+      case 4: node.opType = str(c, head, `${p}.op_type`); break;
+      case 5: node.attributes.push(nested(ctx, c, head, `${p}.attribute[${node.attributes.length}]`, (inner) => parseAttribute(ctx, inner, graphDepth))); break;
+      case 6: node.docString = str(c, head, `${p}.doc_string`); break;
+      case 7: node.domain = str(c, head, `${p}.domain`); break;
+      default: unknownField(ctx, c, head);
+    }
+  }
+  return node;
+}
+
+function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
+  if (depth > ctx.maxGraphDepth) {
+    throw new LimitError(ctx.r.format, `subgraphs nested deeper than ${ctx.maxGraphDepth}`, ctx.frames[ctx.frames.length - 1]?.tagAt, c.path, depth, ctx.maxGraphDepth);
+  }
+  const g: OnnxGraph = { name: "", docString: "", nodes: [], initializers: [], sparseInitializers: [], inputs: [], outputs: [], valueInfo: [] };
+  const p = c.path;
+  for (let head = c.next(); head; head = c.next()) {
+    switch (head.field) {
+      case 1: g.nodes.push(nested(ctx, c, head, `${p}.node[${g.nodes.length}]`, (inner) => parseNode(ctx, inner, depth))); break;
+      case 2: g.name = str(c, head, `${p}.name`); break;
+      case 5: g.initializers.push(nested(ctx, c, head, `${p}.initializer[${g.initializers.length}]`, (inner) => parseTensor(ctx, inner))); break;
+      case 10: g.docString = str(c, head, `${p}.doc_string`); break;
+      case 11: g.inputs.push(nested(ctx, c, head, `${p}.input[${g.inputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
+      case 12: g.outputs.push(nested(ctx, c, head, `${p}.output[${g.outputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
+      case 13: g.valueInfo.push(nested(ctx, c, head, `${p}.value_info[${g.valueInfo.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
+      case 15: g.sparseInitializers.push(nested(ctx, c, head, `${p}.sparse_initializer[${g.sparseInitializers.length}]`, (inner) => parseSparse(ctx, inner))); break;
+      default: unknownField(ctx, c, head);
+    }
+  }
+  return g;
+}
+
+/** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
+export function parseModel(r: ByteReader, options: { eager: boolean; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string }): OnnxModel {
+  const start = options.start ?? 0;
+  const end = options.end ?? r.fileSize;
+  const ctx: Context = { r, eager: options.eager, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const root = options.root ?? "model";
+  const c = new ProtoCursor(r, start, end, 0, root);
+  const model: OnnxModel = {
+    irVersion: 0, producerName: "", producerVersion: "", domain: "", modelVersion: 0, docString: "", opsetImports: [],
+    metadataProps: [], graph: undefined, functionCount: 0, unknownFieldCount: 0, span: { byteOffset: start, byteLength: end - start },
+  };
+  let sawGraph = false;
+  for (let head = c.next(); head; head = c.next()) {
+    switch (head.field) {
+      case 1: c.expect(head, WIRE_VARINT, "ir_version"); model.irVersion = c.int64(`${root}.ir_version`); break;
+      case 2: model.producerName = str(c, head, `${root}.producer_name`); break;
+      case 3: model.producerVersion = str(c, head, `${root}.producer_version`); break;
+      case 4: model.domain = str(c, head, `${root}.domain`); break;
+      case 5: c.expect(head, WIRE_VARINT, "model_version"); model.modelVersion = c.int64(`${root}.model_version`); break;
+      case 6: model.docString = str(c, head, `${root}.doc_string`); break;
+      case 7:
+        if (sawGraph) throw new CorruptDataError(r.format, "a second graph", head.tagAt, `${root}.graph`);
+        sawGraph = true;
+        model.graph = nested(ctx, c, head, `${root}.graph`, (inner) => parseGraph(ctx, inner, 0));
+        break;
+      case 8:
+        model.opsetImports.push(nested(ctx, c, head, `${root}.opset_import[${model.opsetImports.length}]`, (inner) => {
+          const opset = { domain: "", version: 0 };
+          for (let h = inner.next(); h; h = inner.next()) {
+            if (h.field === 1) opset.domain = str(inner, h, `${inner.path}.domain`);
+            else if (h.field === 2) {
+              inner.expect(h, WIRE_VARINT, "version");
+              opset.version = inner.int64(`${inner.path}.version`);
+            } else unknownField(ctx, inner, h);
+          }
+          return opset;
+        }));
+        break;
+      case 14:
+        model.metadataProps.push(nested(ctx, c, head, `${root}.metadata_props[${model.metadataProps.length}]`, (inner) => {
+          const entry = { key: "", value: "" };
+          for (let h = inner.next(); h; h = inner.next()) {
+            if (h.field === 1) entry.key = str(inner, h, `${inner.path}.key`);
+            else if (h.field === 2) entry.value = str(inner, h, `${inner.path}.value`);
+            else unknownField(ctx, inner, h);
+          }
+          return entry;
+        }));
+        break;
+      case 25:
+        c.expect(head, WIRE_LEN, "functions");
+        c.len(`${root}.functions`);
+        model.functionCount++;
+        break;
+      default:
+        unknownField(ctx, c, head);
+    }
+  }
+  model.unknownFieldCount = ctx.unknown;
+  return model;
+}
+
+/** Fields of a message for detection: wire type, whether the payload is UTF-8 text, the nested message's fields. */
+interface Schema {
+  [field: number]: { wire: number; text?: boolean; sub?: Schema } | undefined;
+}
+const LEN = { wire: WIRE_LEN };
+const TEXT = { wire: WIRE_LEN, text: true };
+const NODE_FIELDS: Schema = { 1: TEXT, 2: TEXT, 3: TEXT, 4: TEXT, 5: LEN, 6: TEXT, 7: TEXT, 8: TEXT, 9: LEN, 10: LEN };
+const TENSOR_FIELDS: Schema = {
+  1: { wire: WIRE_VARINT }, 2: { wire: WIRE_VARINT }, 3: LEN, 4: LEN, 5: LEN, 6: LEN, 7: LEN, 8: TEXT, 9: LEN, 10: LEN, 11: LEN, 12: TEXT, 13: LEN,
+  14: { wire: WIRE_VARINT }, 16: LEN,
+};
+const GRAPH_FIELDS: Schema = {
+  1: { wire: WIRE_LEN, sub: NODE_FIELDS }, 2: TEXT, 5: { wire: WIRE_LEN, sub: TENSOR_FIELDS }, 10: TEXT, 11: LEN, 12: LEN, 13: LEN, 14: LEN, 15: LEN, 16: LEN,
+};
+const OPSET_FIELDS: Schema = { 1: TEXT, 2: { wire: WIRE_VARINT } };
+const ENTRY_FIELDS: Schema = { 1: TEXT, 2: TEXT };
+const MODEL_FIELDS: Schema = {
+  1: { wire: WIRE_VARINT }, 2: TEXT, 3: TEXT, 4: TEXT, 5: { wire: WIRE_VARINT }, 6: TEXT, 7: { wire: WIRE_LEN, sub: GRAPH_FIELDS },
+  8: { wire: WIRE_LEN, sub: OPSET_FIELDS }, 14: { wire: WIRE_LEN, sub: ENTRY_FIELDS }, 20: LEN, 25: LEN, 26: LEN,
+};
+/** Highest IR version detection accepts (ONNX 1.18 writes 11). */
+const MAX_IR_VERSION = 32;
+
+/**
+ * True when `head` (the first bytes) reads as the start of a ModelProto: every field seen (in the head) is a
+ * ModelProto field with its wire type, text fields are UTF-8, the graph's and its first node's or initializer's
+ * fields seen are theirs, and ir_version (1..32) comes first. Random bytes and other protobuf messages fail it.
+ */
+export function looksLikeModel(head: Uint8Array): boolean {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  let i = 0;
+  /** A varint at i: its value (numbers up to 2^53), undefined past the head, -1 when malformed. */
+  const varint = (): number | undefined => {
+    let v = 0;
+    for (let k = 0; k < 10; k++) {
+      if (i >= head.length) return undefined;
+      const b = head[i++]!;
+      if (k < 7) v += (b & 0x7f) * 2 ** (7 * k);
+      else if ((b & 0x7f) !== 0) v = Number.MAX_SAFE_INTEGER;
+      if ((b & 0x80) === 0) return v;
+    }
+    return -1;
+  };
+  let firstIr = false;
+  let fields = 0;
+  /** Checks fields in [i, end) (end may be past the head); false on anything a ModelProto cannot hold. */
+  const check = (end: number, schema: Schema, top: boolean): boolean => {
+    const stop = Math.min(end, head.length);
+    while (i < stop) {
+      const tagAt = i;
+      const tag = varint();
+      if (tag === undefined) return true;
+      if (tag < 0 || tag > 0xffffffff) return false;
+      const field = Math.floor(tag / 8);
+      const wire = tag % 8;
+      const known = schema[field];
+      if (!known || known.wire !== wire) return false;
+      if (top) fields++;
+      if (wire === WIRE_VARINT) {
+        const value = varint();
+        if (value === undefined) return true;
+        if (value < 0) return false;
+        if (top && field === 1) {
+          if (tagAt !== 0 || value < 1 || value > MAX_IR_VERSION) return false;
+          firstIr = true;
+        }
+        continue;
+      }
+      const length = varint();
+      if (length === undefined) return true;
+      if (length < 0) return false;
+      const bodyEnd = i + length;
+      if (bodyEnd > end) return false; // longer than the enclosing message
+      if (known.text) {
+        try {
+          utf8.decode(head.subarray(i, Math.min(bodyEnd, head.length)), { stream: bodyEnd > head.length });
+        } catch {
+          return false;
+        }
+        i = bodyEnd;
+      } else if (known.sub) {
+        if (!check(bodyEnd, known.sub, false)) return false;
+        i = bodyEnd;
+      } else {
+        i = bodyEnd;
+      }
+    }
+    return true;
+  };
+  return check(Number.POSITIVE_INFINITY, MODEL_FIELDS, true) && firstIr && fields >= 2;
+}

@@ -1,0 +1,261 @@
+/**
+ * A strict protobuf read cursor over a file's bytes (the reading half of proto-writer.ts). It walks the fields
+ * of one message between absolute offsets; nothing is decoded into objects unless asked, so payloads stay byte
+ * ranges and a lazy open (ByteReader over a partial backing) never fetches them.
+ *
+ *   field  = tag payload;  tag = varint((field_number << 3) | wire_type), field_number >= 1
+ *   wire 0 = varint (1-10 bytes)   wire 1 = 8 bytes   wire 2 = varint length + bytes   wire 5 = 4 bytes
+ *   wire 3/4 (groups) and 6/7 do not occur in ONNX: CORRUPT.
+ *
+ * Rules (each a FormatError with the absolute offset and the field path): a varint longer than 10 bytes or one
+ * whose 10th byte carries more than the 64th bit; a length that reaches past the enclosing message; a known
+ * field with the wrong wire type; nesting deeper than MAX_MESSAGE_DEPTH.
+ */
+import { CorruptDataError, LimitError, TruncatedError } from "../../errors.js";
+import { ByteReader } from "../../io/byte-reader.js";
+
+export const WIRE_VARINT = 0;
+export const WIRE_FIXED64 = 1;
+export const WIRE_LEN = 2;
+export const WIRE_FIXED32 = 5;
+
+const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/** Messages nested deeper than this are refused (protobuf's own default recursion limit is 100). */
+export const MAX_MESSAGE_DEPTH = 100;
+
+const WIRE_NAMES = ["varint", "fixed64", "length-delimited", "group start", "group end", "fixed32", "wire type 6", "wire type 7"];
+
+export function wireName(wire: number): string {
+  return WIRE_NAMES[wire] ?? `wire type ${wire}`;
+}
+
+export interface FieldHead {
+  field: number;
+  wire: number;
+  /** Absolute offset of the tag. */
+  tagAt: number;
+}
+
+/** A length-delimited payload: where its length varint is and where its bytes are (absolute). */
+export interface LenSpan {
+  lengthAt: number;
+  lengthBytes: number;
+  start: number;
+  end: number;
+}
+
+/** The cursor over one message body [start, end) of the file. */
+export class ProtoCursor {
+  readonly r: ByteReader;
+  readonly end: number;
+  readonly depth: number;
+  /** The field path of this message, for errors (e.g. "graph.node[3].attribute[0]"). */
+  readonly path: string;
+  /**
+   * The end of the outermost message (the model): running past it is TRUNCATED (the bytes stop early), running
+   * past an inner message's end is CORRUPT (a length that disagrees with its enclosing one).
+   */
+  readonly top: number;
+
+  constructor(r: ByteReader, start: number, end: number, depth: number, path: string, top = end) {
+    if (depth > MAX_MESSAGE_DEPTH) throw new LimitError(r.format, `messages nested deeper than ${MAX_MESSAGE_DEPTH}`, start, path, depth, MAX_MESSAGE_DEPTH);
+    this.r = r;
+    this.r.pos = start;
+    this.end = end;
+    this.depth = depth;
+    this.path = path;
+    this.top = top;
+  }
+
+  get pos(): number {
+    return this.r.pos;
+  }
+
+  get done(): boolean {
+    return this.r.pos >= this.end;
+  }
+
+  private corrupt(detail: string, at: number, field: string): never {
+    throw new CorruptDataError(this.r.format, detail, at, field);
+  }
+
+  /** A varint inside this message, as a bigint (unsigned 64-bit). */
+  varint(field: string): bigint {
+    const at = this.r.pos;
+    let result = 0n;
+    let small = 0;
+    for (let i = 0; i < 10; i++) {
+      if (this.r.pos >= this.end) {
+        if (this.end < this.top) this.corrupt("varint runs past the end of its message", at, field);
+        throw new TruncatedError(this.r.format, this.r.pos, field, 1, 0);
+      }
+      const b = this.r.u8(field);
+      if (i < 4) small |= (b & 0x7f) << (7 * i);
+      else result |= BigInt(b & 0x7f) << BigInt(7 * i);
+      if ((b & 0x80) === 0) {
+        if (i === 9 && b > 1) this.corrupt("varint overflows 64 bits", at, field);
+        return i < 4 ? BigInt(small >>> 0) : result | BigInt(small >>> 0);
+      }
+    }
+    return this.corrupt("varint longer than 10 bytes", at, field);
+  }
+
+  /** A varint that must fit a non-negative safe integer (lengths, tags, counts). */
+  uint(field: string): number {
+    const at = this.r.pos;
+    const v = this.varint(field);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new LimitError(this.r.format, `value ${v} is too large`, at, field, v, Number.MAX_SAFE_INTEGER);
+    return Number(v);
+  }
+
+  /** An int64 field (two's complement in 10 bytes when negative) as a number; LIMIT beyond ±2^53. */
+  int64(field: string): number {
+    const at = this.r.pos;
+    const v = BigInt.asIntN(64, this.varint(field));
+    if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new LimitError(this.r.format, `int64 ${v} is beyond ±2^53`, at, field, v, Number.MAX_SAFE_INTEGER);
+    }
+    return Number(v);
+  }
+
+  /** An int32/enum field (protobuf truncates the varint to 32 bits). */
+  int32(field: string): number {
+    return Number(BigInt.asIntN(32, this.varint(field)));
+  }
+
+  /** The next field's tag, or undefined at the end of the message. */
+  next(): FieldHead | undefined {
+    if (this.r.pos >= this.end) return undefined;
+    const tagAt = this.r.pos;
+    const tag = this.varint(`${this.path}.tag`);
+    if (tag > 0xffffffffn) this.corrupt(`tag ${tag} is beyond 32 bits`, tagAt, `${this.path}.tag`);
+    const t = Number(tag);
+    const field = Math.floor(t / 8);
+    const wire = t & 7;
+    if (field === 0) this.corrupt("field number 0", tagAt, `${this.path}.tag`);
+    if (wire === 3 || wire === 4 || wire > 5) this.corrupt(`${wireName(wire)} (field ${field}) does not occur in ONNX`, tagAt, `${this.path}.tag`);
+    return { field, wire, tagAt };
+  }
+
+  /** CORRUPT unless a known field came with the wire type its declaration gives it. */
+  expect(head: FieldHead, wire: number, name: string): void {
+    if (head.wire !== wire) this.corrupt(`field ${head.field} (${name}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)}`, head.tagAt, `${this.path}.${name}`);
+  }
+
+  /** For repeated scalars: packed (length-delimited) or one element (`wire`). */
+  expectRepeated(head: FieldHead, wire: number, name: string): void {
+    if (head.wire !== wire && head.wire !== WIRE_LEN) {
+      this.corrupt(`field ${head.field} (${name}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)} or packed`, head.tagAt, `${this.path}.${name}`);
+    }
+  }
+
+  /** A length-delimited payload's span, checked against this message's end (nothing read). */
+  len(field: string): LenSpan {
+    const lengthAt = this.r.pos;
+    const length = this.uint(`${field}.length`);
+    const start = this.r.pos;
+    if (length > this.end - start) {
+      if (this.end < this.top) this.corrupt(`length ${length} reaches past the end of the enclosing message (${this.end - start} bytes left in it)`, lengthAt, field);
+      throw new TruncatedError(this.r.format, start, field, length, this.end - start);
+    }
+    this.r.pos = start + length;
+    return { lengthAt, lengthBytes: start - lengthAt, start, end: start + length };
+  }
+
+  /** Skips a field's payload (any wire type). */
+  skip(head: FieldHead, field: string): void {
+    switch (head.wire) {
+      case WIRE_VARINT:
+        this.varint(field);
+        return;
+      case WIRE_FIXED64:
+        this.fixed(8, field);
+        this.r.pos += 8;
+        return;
+      case WIRE_FIXED32:
+        this.fixed(4, field);
+        this.r.pos += 4;
+        return;
+      default:
+        this.len(field);
+    }
+  }
+
+  /** Checks that `n` fixed bytes are inside this message (the cursor does not move). */
+  private fixed(n: number, field: string): void {
+    const at = this.r.pos;
+    if (n > this.end - at) {
+      if (this.end < this.top) this.corrupt(`${n}-byte value runs past the end of its message`, at, field);
+      throw new TruncatedError(this.r.format, at, field, n, this.end - at);
+    }
+  }
+
+  float(field: string): number {
+    this.fixed(4, field);
+    return this.r.f32(field);
+  }
+
+  double(field: string): number {
+    this.fixed(8, field);
+    return this.r.f64(field);
+  }
+
+  /** A string payload (UTF-8; invalid sequences become U+FFFD, as protobufjs decodes them). */
+  string(field: string): string {
+    const span = this.len(field);
+    return textDecoder.decode(this.r.viewOf({ byteOffset: span.start, byteLength: span.end - span.start }));
+  }
+
+  /** A bytes payload as a view (eager reads only: lazy callers keep the span). */
+  bytes(field: string): Uint8Array {
+    const span = this.len(field);
+    return this.r.viewOf({ byteOffset: span.start, byteLength: span.end - span.start });
+  }
+
+  /** A cursor over a nested message's body (this cursor moves past it). */
+  message(field: string): { cursor: () => ProtoCursor; span: LenSpan } {
+    const span = this.len(field);
+    return { span, cursor: () => new ProtoCursor(this.r, span.start, span.end, this.depth + 1, field, this.top) };
+  }
+}
+
+/** Decodes packed varints of bytes [0, n) into bigints; CORRUPT on a bad varint (offset `base` + index). */
+export function* packedVarints(bytes: Uint8Array, base: number, format: string, field: string): Generator<bigint> {
+  let i = 0;
+  while (i < bytes.length) {
+    const at = i;
+    let small = 0;
+    let big = 0n;
+    let k = 0;
+    for (;;) {
+      if (i >= bytes.length) throw new CorruptDataError(format, "packed varint runs past the end of its field", base + at, field);
+      if (k >= 10) throw new CorruptDataError(format, "varint longer than 10 bytes", base + at, field);
+      const b = bytes[i++]!;
+      if (k < 4) small |= (b & 0x7f) << (7 * k);
+      else big |= BigInt(b & 0x7f) << BigInt(7 * k);
+      if ((b & 0x80) === 0) {
+        if (k === 9 && b > 1) throw new CorruptDataError(format, "varint overflows 64 bits", base + at, field);
+        break;
+      }
+      k++;
+    }
+    yield k < 4 ? BigInt(small >>> 0) : big | BigInt(small >>> 0);
+  }
+}
+
+/** Number of varints in packed bytes; CORRUPT (offset `base` + index) for one longer than 10 bytes or cut off. */
+export function packedVarintCount(bytes: Uint8Array, base: number, format: string, field: string): number {
+  let n = 0;
+  let run = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    if ((bytes[i]! & 0x80) === 0) {
+      n++;
+      run = 0;
+    } else if (++run >= 10) {
+      throw new CorruptDataError(format, "varint longer than 10 bytes", base + i - 9, field);
+    }
+  }
+  if (run > 0) throw new CorruptDataError(format, "packed varint runs past the end of its field", base + bytes.length - run, field);
+  return n;
+}

@@ -1,0 +1,257 @@
+/**
+ * The graph adapter for ONNX models (`.onnx` files and each network of an `.april` file): a GraphProto → one
+ * GraphModel. Initializers and `Constant` values (the onnx module's weights) become weight rows of their
+ * consumer's box (`W ⟨32×16×3×3⟩`, `B ⟨32⟩`: the op's input name where the op is well known), linked to the
+ * tensor the table lists under the onnx module's weight name (`<node>/<attr>/<name>` inside subgraphs; an april
+ * network's weights get `encoder/` … in front). A Constant that is a graph output, or that nothing reads (in
+ * this graph or in its subgraphs), keeps its box.
+ * Graph inputs (those that are not initializers) and graph outputs are boxes of their own, as in Netron. Node
+ * attributes are one line each in the node panel; GRAPH / GRAPHS attributes (If branches, Loop and Scan bodies)
+ * are subgraphs that open like graphs. A subgraph's reads of the outer graph's weights are drawn as weight rows
+ * too (values computed outside it are not drawn).
+ */
+import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxTensor, dataTypeName, DATA_TYPES, nodeLabel, weights } from "../../../bindings/formats/onnx.js";
+import { type GraphDocument, type GraphModel, type GraphWeight, type NodeSpec, buildGraph, shapeText } from "./graph.js";
+
+/** Input names of common ONNX ops (index = input position), as the operator schemas name them. */
+const INPUT_NAMES: Record<string, readonly string[]> = {
+  Conv: ["X", "W", "B"],
+  ConvTranspose: ["X", "W", "B"],
+  ConvInteger: ["x", "w", "x_zero_point", "w_zero_point"],
+  Gemm: ["A", "B", "C"],
+  MatMul: ["A", "B"],
+  Add: ["A", "B"],
+  Sub: ["A", "B"],
+  Mul: ["A", "B"],
+  Div: ["A", "B"],
+  Pow: ["X", "Y"],
+  PRelu: ["X", "slope"],
+  BatchNormalization: ["X", "scale", "B", "mean", "var"],
+  InstanceNormalization: ["input", "scale", "B"],
+  LayerNormalization: ["X", "Scale", "B"],
+  LSTM: ["X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"],
+  GRU: ["X", "W", "R", "B", "sequence_lens", "initial_h"],
+  RNN: ["X", "W", "R", "B", "sequence_lens", "initial_h"],
+  Reshape: ["data", "shape"],
+  Expand: ["input", "shape"],
+  Tile: ["input", "repeats"],
+  Gather: ["data", "indices"],
+  Slice: ["data", "starts", "ends", "axes", "steps"],
+  Pad: ["data", "pads", "constant_value", "axes"],
+  Resize: ["X", "roi", "scales", "sizes"],
+  Unsqueeze: ["data", "axes"],
+  Squeeze: ["data", "axes"],
+  Concat: [],
+  Clip: ["input", "min", "max"],
+  Where: ["condition", "X", "Y"],
+  Equal: ["A", "B"],
+  Less: ["A", "B"],
+  Greater: ["A", "B"],
+  ReduceMean: ["data", "axes"],
+  ReduceSum: ["data", "axes"],
+  Split: ["input", "split"],
+  If: ["cond"],
+  Loop: ["M", "cond"],
+  QuantizeLinear: ["x", "y_scale", "y_zero_point"],
+  DequantizeLinear: ["x", "x_scale", "x_zero_point"],
+};
+
+/** A weight row's label: the op's input name, else `W` for a matrix or bigger, else `in<position>`. */
+export function onnxWeightLabel(opType: string, position: number, rank: number): string {
+  const known = INPUT_NAMES[opType]?.[position];
+  if (known) return known;
+  return rank >= 2 ? "W" : `in${position}`;
+}
+
+function listText(items: readonly (number | string)[], max = 16): string {
+  const shown = items.slice(0, max).join(", ");
+  return `[${shown}${items.length > max ? `, … (${items.length})` : ""}]`;
+}
+
+function tensorText(t: OnnxTensor): string {
+  return `${DATA_TYPES[t.dataType]?.dtype ?? dataTypeName(t.dataType)} ${shapeText(t.dims)}${t.name ? ` ${t.name}` : ""}`;
+}
+
+/** One attribute as one line of the node panel. */
+export function onnxAttributeText(a: OnnxAttribute): string {
+  const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
+  switch (a.type) {
+    case "FLOAT": return String(a.f ?? 0);
+    case "INT": return String(a.i ?? 0);
+    case "STRING": return clip(JSON.stringify(a.s ?? ""));
+    case "FLOATS": return listText(a.floats ?? []);
+    case "INTS": return listText(a.ints ?? []);
+    case "STRINGS": return clip(listText((a.strings ?? []).map((s) => JSON.stringify(s))));
+    case "TENSOR": return a.t ? tensorText(a.t) : "tensor";
+    case "TENSORS": return listText((a.tensors ?? []).map(tensorText), 4);
+    case "GRAPH": return `graph ${a.g?.name || a.name} (${a.g?.nodes.length ?? 0} nodes)`;
+    case "GRAPHS": return `${a.graphs?.length ?? 0} graphs`;
+    case "SPARSE_TENSOR": return a.sparseTensor ? `sparse ${shapeText(a.sparseTensor.dims)}` : "sparse tensor";
+    default: return a.refAttrName ? `→ ${a.refAttrName}` : a.type.toLowerCase();
+  }
+}
+
+/** A value's type as text: `float32 ⟨1×3×?⟩` (symbolic dims by name). */
+function valueTypeText(type: OnnxGraph["inputs"][number]["type"]): string {
+  const elem = type.elemType !== undefined ? (DATA_TYPES[type.elemType]?.dtype ?? dataTypeName(type.elemType)) : type.kind;
+  return type.shape ? `${elem} ⟨${type.shape.map((d) => d ?? "?").join("×")}⟩` : elem;
+}
+
+/** Every value name the graph's nodes read, those its subgraphs read (from its scope) included. */
+function valuesRead(graph: OnnxGraph, into = new Set<string>()): Set<string> {
+  for (const node of graph.nodes) {
+    for (const input of node.inputs) if (input !== "") into.add(input);
+    for (const a of node.attributes) {
+      if (a.g) valuesRead(a.g, into);
+      for (const sub of a.graphs ?? []) valuesRead(sub, into);
+    }
+  }
+  return into;
+}
+
+/** Where a value comes from: a box of the graph, or a weight (an initializer or a folded Constant). */
+type Source = { box: number } | { weight: OnnxTensor; name: string };
+
+interface Scope {
+  /** Weight values visible from the graph (its own and its enclosing graphs'), by value name. */
+  weights: Map<string, { weight: OnnxTensor; name: string }>;
+}
+
+/**
+ * The graph of one GraphProto. `tensorName` maps a weight's TensorProto to the name the file's tensor table lists
+ * it under (undefined: the table does not list it, e.g. a string tensor).
+ */
+export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => string | undefined, name = graph.name || "graph", outer?: Scope): GraphModel {
+  const initializerNames = new Set(graph.initializers.map((t) => t.name));
+  const outputNames = new Set(graph.outputs.map((o) => o.name));
+  const consumed = valuesRead(graph);
+  const scope: Scope = { weights: new Map(outer?.weights) };
+  for (const t of graph.initializers) scope.weights.set(t.name, { weight: t, name: t.name });
+  const constantValue = (node: OnnxGraph["nodes"][number]) =>
+    node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx") && node.outputs.length === 1
+      ? node.attributes.find((a) => a.name === "value" && a.t)?.t
+      : undefined;
+  const folded = new Set<number>();
+  graph.nodes.forEach((node, i) => {
+    const value = constantValue(node);
+    const output = node.outputs[0]!;
+    if (value && consumed.has(output) && !outputNames.has(output)) {
+      folded.add(i);
+      scope.weights.set(output, { weight: value, name: output });
+    }
+  });
+
+  const specs: NodeSpec[] = [];
+  const sources = new Map<string, Source>();
+  const inputIds: number[] = [];
+  const outputIds: number[] = [];
+  const weightRow = (opType: string, position: number, w: { weight: OnnxTensor; name: string }): GraphWeight => {
+    const tensor = tensorName(w.weight);
+    return {
+      label: onnxWeightLabel(opType, position, w.weight.dims.length),
+      name: w.name,
+      tensors: tensor !== undefined ? [tensor] : [],
+      dtype: DATA_TYPES[w.weight.dataType]?.dtype ?? dataTypeName(w.weight.dataType),
+      shape: [...w.weight.dims],
+    };
+  };
+
+  for (const input of graph.inputs) {
+    if (initializerNames.has(input.name)) continue; // IR < 4 lists initializers as inputs too
+    const id = specs.length;
+    specs.push({ id, name: input.name, op: "input", kind: "input", inputs: [], outputs: [input.name], attrs: [["type", valueTypeText(input.type)]], weights: [], tensors: [], subgraphs: [] });
+    sources.set(input.name, { box: id });
+    inputIds.push(id);
+  }
+  graph.nodes.forEach((node, i) => {
+    if (folded.has(i)) return;
+    const id = specs.length;
+    const label = nodeLabel(node, i);
+    const inputs: number[] = [];
+    const rows: GraphWeight[] = [];
+    node.inputs.forEach((value, position) => {
+      if (value === "") return;
+      const source = sources.get(value);
+      if (source && "box" in source) {
+        inputs.push(source.box);
+        return;
+      }
+      const w = scope.weights.get(value);
+      if (w) rows.push(weightRow(node.opType, position, w));
+    });
+    const attrs: [string, string][] = node.attributes.map((a) => [a.name, onnxAttributeText(a)]);
+    if (node.domain !== "" && node.domain !== "ai.onnx") attrs.unshift(["#domain", node.domain]);
+    const subgraphs: NodeSpec["subgraphs"] = [];
+    for (const a of node.attributes) {
+      if (a.g) subgraphs.push({ name: a.name, graph: onnxGraphModel(a.g, tensorName, a.g.name || a.name, scope) });
+      a.graphs?.forEach((sub, k) => subgraphs.push({ name: `${a.name}/${k}`, graph: onnxGraphModel(sub, tensorName, sub.name || `${a.name}/${k}`, scope) }));
+    }
+    const value = constantValue(node);
+    const tensor = value ? tensorName(value) : undefined;
+    specs.push({
+      id,
+      name: label,
+      op: node.opType,
+      kind: value ? "const" : "op",
+      inputs,
+      outputs: [...node.outputs],
+      attrs,
+      weights: rows,
+      tensors: tensor !== undefined ? [tensor] : [],
+      subgraphs,
+    });
+    for (const output of node.outputs) if (output !== "") sources.set(output, { box: id });
+  });
+  for (const output of graph.outputs) {
+    const id = specs.length;
+    const source = sources.get(output.name);
+    const w = source ? undefined : scope.weights.get(output.name);
+    specs.push({
+      id,
+      name: output.name,
+      op: "output",
+      kind: "output",
+      inputs: source && "box" in source ? [source.box] : [],
+      outputs: [],
+      attrs: [["type", valueTypeText(output.type)]],
+      weights: w ? [weightRow("", 0, w)] : [],
+      tensors: [],
+      subgraphs: [],
+    });
+    outputIds.push(id);
+  }
+  return buildGraph(name, specs, inputIds, outputIds, graph.nodes.length);
+}
+
+/** The tensor-table names of a model's weights (onnx.weights()), by TensorProto, with `prefix` in front. */
+export function onnxTensorNames(model: OnnxModel, prefix = ""): (t: OnnxTensor) => string | undefined {
+  const names = new Map<OnnxTensor, string>();
+  for (const w of weights(model)) names.set(w.tensor, prefix + w.name);
+  return (t) => names.get(t);
+}
+
+/** The graph of a model; a model without a graph gives a graph that says so. */
+export function onnxModelGraph(model: OnnxModel, name?: string, prefix = ""): GraphModel {
+  if (!model.graph) return unavailableGraph(name ?? "graph", "the model has no graph");
+  return onnxGraphModel(model.graph, onnxTensorNames(model, prefix), name ?? (model.graph.name || "graph"));
+}
+
+/** A graph that shows why there is none (an april network that is not readable ONNX). */
+export function unavailableGraph(name: string, reason: string): GraphModel {
+  return { ...buildGraph(name, [], [], [], 0), error: reason };
+}
+
+export function onnxGraphDocument(model: OnnxModel): GraphDocument {
+  return { graphs: [onnxModelGraph(model)] };
+}
+
+/** The april networks in file order (encoder, decoder, joiner); weights are named `<network>/<weight name>`. */
+export function aprilGraphDocument(file: { onnx?: Partial<Record<string, OnnxModel>> | undefined; onnxErrors?: Partial<Record<string, string>> | undefined }, networks: readonly string[]): GraphDocument {
+  return {
+    graphs: networks.map((network) => {
+      const model = file.onnx?.[network];
+      if (!model) return unavailableGraph(network, file.onnxErrors?.[network] ?? "not a readable ONNX model");
+      return onnxModelGraph(model, network, `${network}/`);
+    }),
+  };
+}
