@@ -9,7 +9,8 @@
  * options. Under them the shared layer, which imports no command: common.ts (the streams, error classes,
  * error lines, printing, a closed standard output), args.ts (option parsing and usage errors), inputs.ts
  * (FILE as a ByteSource: "-", pipes, URLs, files; picking a tensor), output.ts (outputs put in place safely),
- * tensor-output.ts (tensors streamed to .safetensors/.npy), progress.ts. Nothing imports run.ts but cli.ts.
+ * tensor-output.ts (tensors streamed to .safetensors/.npy), progress.ts, warnings.ts. Nothing imports run.ts
+ * but cli.ts.
  */
 import { closestNames } from "../any.js";
 import { parseCommandArgs, takeTimeout } from "./args.js";
