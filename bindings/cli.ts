@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The `tensorfile` bin. All the work is in cli/run.ts.
+// The `tensorfile` bin. All the work is in cli/ (cli/run.ts dispatches to one module per command).
 import { isMainThread } from "node:worker_threads";
 import { runCli } from "./cli/run.js";
 

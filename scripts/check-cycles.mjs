@@ -1,12 +1,14 @@
 #!/usr/bin/env node
-// Fails (exit 1) when any module in bindings/ or web/src/ is part of an import cycle, and prints every cycle.
+// Fails (exit 1) when any module in bindings/ or web/src/ (or the folders named) is part of an import cycle, and
+// prints every cycle.
 //
 // The graph comes from dpdm (https://github.com/acrazing/dpdm), already a devDependency, over the TypeScript
 // sources themselves: it resolves NodeNext's "./x.js" specifiers to "./x.ts", follows `export … from` and dynamic
 // `import()`, and counts `import type` edges too (a type-only cycle is still two modules that cannot be read, moved
 // or tested one without the other; the house rule is "no import cycles"). It needs no build and no bundler config.
 //
-//   node scripts/check-cycles.mjs            # or: npm run check:cycles
+//   node scripts/check-cycles.mjs            # or: npm run check:cycles (bindings/ and web/src/)
+//   node scripts/check-cycles.mjs bindings   # only the modules under the folders named (npm run check:cycles -- bindings)
 //   node scripts/check-cycles.mjs --json     # the cycles as JSON arrays of paths
 import { parseDependencyTree, parseCircular } from "dpdm";
 import { fileURLToPath } from "node:url";
@@ -14,7 +16,15 @@ import path from "node:path";
 import { existsSync } from "node:fs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const roots = ["bindings/**/*.ts", "web/src/**/*.ts"];
+const folderArgs = process.argv.slice(2).filter((a) => !a.startsWith("--")).map((a) => a.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, ""));
+const folders = folderArgs.length > 0 ? folderArgs : ["bindings", "web/src"];
+for (const folder of folders) {
+  if (!existsSync(path.join(root, folder))) {
+    console.error(`check-cycles: no folder ${folder} in ${root}`);
+    process.exit(2);
+  }
+}
+const roots = folders.map((folder) => `${folder}/**/*.ts`);
 
 const tree = await parseDependencyTree(roots, {
   cwd: root,
@@ -26,7 +36,7 @@ const tree = await parseDependencyTree(roots, {
   exclude: /node_modules/,
 });
 
-const modules = Object.keys(tree).filter((id) => id.startsWith("bindings/") || id.startsWith("web/src/"));
+const modules = Object.keys(tree).filter((id) => folders.some((folder) => id.startsWith(`${folder}/`)));
 if (modules.length === 0) {
   console.error("check-cycles: dpdm found no modules under " + roots.join(", ") + " (wrong working folder?)");
   process.exit(2);

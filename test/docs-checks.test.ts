@@ -126,4 +126,26 @@ describe("check-cycles", () => {
     const cycle = failed.out.split("\n").find((line) => line.includes(" -> ")) ?? "";
     for (const module of ["bindings/a.ts", "bindings/b.ts", "bindings/c/c.ts"]) expect(cycle).toContain(module);
   });
+
+  it("checks only the folders named: a cycle in web/src fails the whole check, not `check-cycles.mjs bindings`", () => {
+    const root = tree({
+      "bindings/a.ts": "export const a = 1;\n",
+      "web/src/app.ts": "import { view } from \"./view.js\";\nimport { a } from \"../../bindings/a.js\";\nexport const app = view + a;\n",
+      "web/src/view.ts": "import type { app } from \"./app.js\";\nexport const view = 2;\nexport type App = typeof app;\n",
+    }, ["check-cycles.mjs"]);
+    const whole = run(root, "check-cycles.mjs");
+    expect(whole.status).toBe(1);
+    expect(whole.out).toContain("1 import cycle among 3 modules");
+    const cycle = whole.out.split("\n").find((line) => line.includes(" -> ")) ?? "";
+    for (const module of ["web/src/app.ts", "web/src/view.ts"]) expect(cycle).toContain(module);
+    const bindingsOnly = run(root, "check-cycles.mjs", "bindings");
+    expect(bindingsOnly.status).toBe(0);
+    expect(bindingsOnly.out).toContain("no import cycle among 1 modules (bindings/**/*.ts)");
+    const webOnly = run(root, "check-cycles.mjs", "./web/src/");
+    expect(webOnly.status).toBe(1);
+    expect(webOnly.out).toContain("1 import cycle");
+    const missing = run(root, "check-cycles.mjs", "no-such-folder");
+    expect(missing.status).toBe(2);
+    expect(missing.out).toContain("no folder no-such-folder");
+  });
 });

@@ -23,7 +23,9 @@ import { loadFile } from "../load-file.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
 import { OutputError, OutputRefused, fsReason, placeFile, reserveTemporary } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
-import { type CliIO, InputError, UsageError, convertTensorsTo, errorLine, isInputError, noTensorsError, pickTensor } from "./run.js";
+import { type CliIO, InputError, UsageError, errorLine, isInputError } from "./common.js";
+import { pickTensor } from "./inputs.js";
+import { convertTensorsTo, noTensorsError } from "./tensor-output.js";
 
 export interface BatchOptions {
   outDir: string;

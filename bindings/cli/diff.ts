@@ -72,7 +72,7 @@ export interface DiffCommandOptions {
   json?: boolean | undefined;
 }
 
-/** What run.ts lends the command (its sources, its error classes and its output helpers). */
+/** What run.ts lends the command (its sources and its error classes, from cli/inputs.ts and cli/common.ts). */
 export interface DiffCliContext {
   stdout: ProgressStream;
   stderr: ProgressStream;

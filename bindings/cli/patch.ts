@@ -42,7 +42,7 @@ export interface PatchCommandOptions {
   tensor?: string | undefined;
 }
 
-/** What run.ts lends the command. */
+/** What run.ts lends the command (from cli/inputs.ts and cli/common.ts). */
 export interface PatchCliContext {
   stdout: ProgressStream;
   stderr: ProgressStream;

@@ -17,7 +17,22 @@ import * as kernels from "../kernels.js";
 import { type LazyTensors, decodeInChunks } from "../export/stream.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodedDType, isStandardDType, viewAs } from "../tensor.js";
 import { Progress, formatBytes } from "./progress.js";
-import { type CliIO, InputError, UsageError, jsonText, openLazy, print, shapeText } from "./run.js";
+import { type CliIO, InputError, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText } from "./common.js";
+import { openLazy } from "./inputs.js";
+
+export const STATS_HELP = `tensorfile stats FILE… [--tensor NAME] [--json]
+
+Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
+max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
+of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
+skipped. With several FILEs, one section per file and a summary; exit 1 if any failed.
+  --tensor NAME  only this tensor
+  --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
+                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)
+                 (several FILEs: a JSON array of { "file", … } objects)`;
+
+export const STATS_OPTIONS = { tensor: { type: "string" }, json: { type: "boolean" } } as const;
 
 export interface StatsCommandOptions {
   tensor?: string | undefined;
@@ -149,4 +164,39 @@ export async function statsCommand(io: CliIO, args: string[], options: StatsComm
   } finally {
     await opened.source.close?.();
   }
+}
+
+/**
+ * `stats FILE…`: one section per file (as inspect prints them); a file that fails is reported and counted, the
+ * others still done; exit 1 if any failed. With --json and several FILEs: a JSON array of { "file", … } objects.
+ */
+export async function statsFiles(io: CliIO, paths: string[], options: StatsCommandOptions): Promise<number> {
+  if (paths.length === 0) throw new UsageError("stats takes one or more FILEs");
+  if (paths.length === 1) return statsCommand(io, paths, options);
+  const results: unknown[] = [];
+  let failed = 0;
+  let sections = 0;
+  for (const path of paths) {
+    let json = "";
+    let started = false;
+    // a blank line between sections, written with a section's first line (a file that fails prints none)
+    const section = (text: string) => {
+      if (!started && sections++ > 0) io.stdout.write("\n");
+      started = true;
+      return io.stdout.write(text);
+    };
+    const fileIo: CliIO = { stdout: { isTTY: false, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
+    try {
+      await statsCommand(fileIo, [path], options);
+      if (options.json) results.push({ file: path, ...(JSON.parse(json) as object) });
+    } catch (error) {
+      if (!isInputError(error)) throw error;
+      failed++;
+      print(io.stderr, `tensorfile: ${path}: ${errorLine(error)}`);
+      if (options.json) results.push({ file: path, error: errorJson(error) });
+    }
+  }
+  if (options.json) print(io.stdout, jsonText(results));
+  print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
+  return failed > 0 ? 1 : 0;
 }

@@ -23,7 +23,18 @@ import type { AddressInfo } from "node:net";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ByteSource, sourceSize } from "../io/source.js";
-import { type CliIO, UsageError, openSource, print } from "./run.js";
+import { type CliIO, UsageError, print } from "./common.js";
+import { openSource } from "./inputs.js";
+
+export const VIEW_HELP = `tensorfile view [FILE…] [--port N] [--open]
+
+Serves the inspector page and the FILEs (with HTTP Range) on 127.0.0.1 only, prints the page's URL as the first
+line of standard output (with #url= for a single FILE) and serves until Ctrl-C (SIGINT) or SIGTERM. Only the
+listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }].
+  --port N   the port (default 0: any free port)
+  --open     open the page in the default browser (xdg-open, open or start; a failure is only a warning)`;
+
+export const VIEW_OPTIONS = { port: { type: "string" }, open: { type: "boolean" } } as const;
 
 export interface ViewCommandOptions {
   port?: string | undefined;

@@ -1,0 +1,153 @@
+/**
+ * `tensorfile convert IN OUT`: OUT's extension picks the target (.safetensors, .npy, .json, a re-encode in the
+ * input's format, .onnx for a TenniS module); OUT "-" is standard output with --to json|npy; `--out-dir DIR` hands
+ * many files to cli/batch.ts.
+ */
+import { writeFile } from "node:fs/promises";
+import { extname } from "node:path";
+import { FORMATS, formatModule } from "../any.js";
+import { npyHeader } from "../export/npy.js";
+import { decodeInChunks } from "../export/stream.js";
+import { type DecodeOptions, decodedDType } from "../tensor.js";
+import { runBatch } from "./batch.js";
+import { type CliIO, UsageError, jsonText, print, writeStdout } from "./common.js";
+import { type AnyModule, lazyTensors, openLazy, pickTensor, readWhole, readWholeAny } from "./inputs.js";
+import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
+import { writeTensorOutput } from "./tensor-output.js";
+import { InputNameError, convertTsmToOnnx, parseInputs, parseOpset } from "./tsm-onnx.js";
+
+export const CONVERT_HELP = `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force] [--to json|npy]
+
+OUT's extension picks the target:
+  .safetensors  every tensor, row-major, logical shape (streamed tensor by tensor)
+  .npy          one tensor: --tensor NAME, or the only one
+  .json         what "inspect --json" prints
+  an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
+                not for the input formats safetensors, npy and npz)
+  -             standard output, with --to json or --to npy
+  .onnx         a TenniS module (.tsm) or SeetaFace6 .csta as a standard ONNX model (refused, exit 1 and nothing
+                written, when an op cannot be translated exactly: the message lists the ops and node names)
+  --opset N     the ONNX opset for an .onnx OUT (13 to 21, default 17)
+  --input NAME=DTYPE[:SHAPE][,…]  for an .onnx OUT: the dtype (and shape, e.g. 1x227x227x3) of module inputs
+                that do not declare them (float32 otherwise)
+  --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
+                    with a scale and offset)
+                    (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
+  --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
+  --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
+  --force           overwrite an existing OUT
+
+tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
+
+Many files at once, on worker threads: each FILE becomes DIR/<its name without extension>.safetensors (or .npy,
+for files holding one tensor), exactly as "convert FILE OUT" writes it. A file that fails is reported and counted
+(exit 1) and the others are still written; a summary at the end.
+  -j N              threads (default: the number of cores; -j 1 converts in the main thread)
+${OUTPUT_RULES}`;
+
+export const CONVERT_OPTIONS = { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" }, opset: { type: "string" }, input: { type: "string" } } as const;
+
+const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
+
+/**
+ * What OUT may end in for this input: the tensor outputs and the input format's own extensions (none for the
+ * input formats safetensors, npy and npz, which are never re-encoded).
+ */
+function allowedExtensions(module: AnyModule, input: string): string[] {
+  if (module.inputOnly) return [...TENSOR_OUTPUTS];
+  const own = [...module.extensions];
+  const inputExt = extname(input).toLowerCase();
+  const otherFormats = FORMATS.filter((f) => f.id !== module.id).flatMap((f) => [...f.extensions]);
+  if (inputExt && !own.includes(inputExt) && !otherFormats.includes(inputExt) && !TENSOR_OUTPUTS.includes(inputExt)) own.push(inputExt);
+  return [...TENSOR_OUTPUTS, ...own];
+}
+
+export interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string; opset?: string; input?: string }
+
+export async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
+  if (options["out-dir"] !== undefined) {
+    if (options.quantize !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "tensor"} does not go with --out-dir`);
+    return runBatch(io, args, { outDir: options["out-dir"], to: options.to, jobs: options.jobs, dtype: options.dtype, force: options.force ?? false });
+  }
+  if (options.jobs !== undefined) throw new UsageError("-j goes with --out-dir (converting many files)");
+  if (args.length !== 2) throw new UsageError("convert takes IN and OUT (or --out-dir DIR --to safetensors|npy FILE…)");
+  const [input, output] = args as [string, string];
+  if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8, not ${options.quantize}`);
+  const toStdout = output === "-";
+  if (toStdout && options.to !== "json" && options.to !== "npy") throw new UsageError('OUT "-" (standard output) needs --to json or --to npy (a .safetensors file or a re-encode cannot be streamed to a pipe here)');
+  if (!toStdout && options.to !== undefined) throw new UsageError("--to goes with OUT \"-\" (standard output): otherwise OUT's extension picks the target");
+  const ext = toStdout ? `.${options.to}` : extname(output).toLowerCase();
+  if (ext === ".json" && (options.dtype !== undefined || options.tensor !== undefined)) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does nothing for a .json output (it describes the file, not tensor values)`);
+  if (TENSOR_OUTPUTS.includes(ext) && options.quantize !== undefined) throw new UsageError(`--quantize applies to a bw2l re-encode, not to ${ext} outputs (use --dtype float32 to widen)`);
+  if (!toStdout) await checkOutput(output, [input], { force: options.force ?? false });
+  if ((options.opset !== undefined || options.input !== undefined) && ext !== ".onnx") throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with an .onnx OUT`);
+  if (ext === ".onnx" && !toStdout) {
+    // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below)
+    const usage = (m: string) => new UsageError(m);
+    const message = await convertTsmToOnnx(await readWhole(input), output, parseOpset(options.opset, usage), parseInputs(options.input?.split(","), usage))
+      .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
+    if (message !== undefined) {
+      print(io.stderr, message);
+      return 0;
+    }
+  }
+  const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
+
+  const opened = await openLazy(input);
+  try {
+    const allowed = allowedExtensions(opened.module, input);
+    if (!allowed.includes(ext)) {
+      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}${opened.module.inputOnly ? ` (${opened.format} is read, never written as a re-encode)` : ""}`);
+    }
+    if (TENSOR_OUTPUTS.includes(ext)) {
+      if (ext === ".json") {
+        const text = `${jsonText(opened.module.inspect(opened.file))}\n`;
+        if (toStdout) await writeStdout(io, text);
+        else await writeAtomically(output, (temp) => writeFile(temp, text), { force: options.force ?? false });
+      } else {
+        if (ext === ".npy" && toStdout) {
+          const infos = opened.module.tensorInfos(opened.file);
+          const info = pickTensor(infos, options.tensor);
+          await writeStdout(io, npyHeader(decodedDType(info, decode), info.shape));
+          for await (const piece of decodeInChunks(lazyTensors(opened, infos), info, decode)) await writeStdout(io, piece);
+        } else {
+          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor), { force: options.force ?? false });
+        }
+      }
+      if (!toStdout) print(io.stderr, `wrote ${output}`);
+      return 0;
+    }
+  } finally {
+    await opened.source.close?.();
+  }
+  // a re-encode in the input's own format
+  if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
+  const bytes = await readWhole(input);
+  const { module } = readWholeAny(bytes);
+  if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
+    throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`);
+  }
+  let file = module.id === "bw2l" && options.dtype === "float32"
+    ? formatModule("bw2l").read(bytes, { dequantize: true })
+    : module.read(bytes);
+  let writeOptions: unknown;
+  if (module.id === "bw2l" && options.quantize === "i8" && (file as { version: number }).version !== 1) {
+    throw new UsageError(`--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${(file as { version: number }).version}: use --quantize fp16`);
+  }
+  if (module.id === "bw2l" && options.quantize) writeOptions = { quantize: options.quantize };
+  if (module.id === "tsm") {
+    const tsmFile = file as { container?: unknown };
+    if (ext === ".tsm" && tsmFile.container) file = { ...tsmFile, container: undefined };
+    if (ext === ".csta" && !tsmFile.container) {
+      const out = (await import("../formats/tsm.js")).writeCsta(file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0]);
+      await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
+      print(io.stderr, `wrote ${output} (SeetaFace6 .csta container, ${out.length} bytes)`);
+      return 0;
+    }
+  }
+  const out = module.write(file, writeOptions);
+  await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
+  print(io.stderr, `wrote ${output} (${module.id}, ${out.length} bytes)`);
+  return 0;
+}

@@ -1,0 +1,131 @@
+/**
+ * `tensorfile extract FILE DIR [--dtype float32] [--force]`: every tensor as DIR/<name>.npy, every embedded blob as
+ * a file, and DIR/meta.json, written in a temporary folder put in place when complete (cli/output.ts).
+ */
+import { createWriteStream } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join, sep } from "node:path";
+import { isFormatError } from "../errors.js";
+import { writeNpyTo, writePiecesTo } from "../export/stream.js";
+import type { EmbeddedBlob } from "../formats/types.js";
+import type { ByteRange } from "../io/byte-reader.js";
+import { type ByteSource, readExactly } from "../io/source.js";
+import type { DecodeOptions } from "../tensor.js";
+import { type CliIO, UsageError, jsonText, plural, print } from "./common.js";
+import { lazyTensors, openLazy, readWhole } from "./inputs.js";
+import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
+import { Progress } from "./progress.js";
+
+export const EXTRACT_HELP = `tensorfile extract FILE DIR [--dtype float32] [--force]
+
+Writes every tensor as DIR/<name>.npy (a "/" in a name becomes a folder), every embedded blob (april networks,
+bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" prints, plus "files": which file
+holds which tensor or blob; names with "..", empty parts or parts over 200 bytes are made safe).
+${OUTPUT_RULES}`;
+
+export const EXTRACT_OPTIONS = { dtype: { type: "string" }, force: { type: "boolean" } } as const;
+
+const MAX_NAME_BYTES = 200;
+
+/** FNV-1a of a string, as 8 hex digits (to keep shortened file names distinct). */
+function shortHash(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, "0");
+}
+
+/**
+ * A relative file path for a tensor or blob name: "/" makes folders; "", "." and ".." parts cannot escape DIR;
+ * a part too long for a file system (over 200 UTF-8 bytes with `suffix`) is cut and given a hash of the whole.
+ */
+function safeRelativePath(name: string, suffix = ""): string {
+  const parts = name.split(/[/\\]/).map((p) => (p === "" || p === "." || p === ".." ? `_${p.replace(/\./g, "dot")}` : p));
+  return parts.map((part, i) => {
+    const end = i === parts.length - 1 ? suffix : "";
+    if (new TextEncoder().encode(part + end).length <= MAX_NAME_BYTES) return part + end;
+    let cut = part;
+    while (new TextEncoder().encode(`${cut}~${shortHash(part)}${end}`).length > MAX_NAME_BYTES) cut = cut.slice(0, -1);
+    return `${cut}~${shortHash(part)}${end}`;
+  }).join(sep);
+}
+
+export async function extractCommand(io: CliIO, args: string[], options: { dtype?: string; force?: boolean }): Promise<number> {
+  if (args.length !== 2) throw new UsageError("extract takes FILE and DIR");
+  const [input, dir] = args as [string, string];
+  if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  await checkOutput(dir, [input], { force: options.force ?? false, folder: true });
+  const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
+  const opened = await openLazy(input);
+  /** [tensor or blob name, file written], for meta.json */
+  const files: [string, string][] = [];
+  try {
+    const infos = opened.module.tensorInfos(opened.file);
+    let blobs: EmbeddedBlob[];
+    try {
+      blobs = opened.module.blobs(opened.file);
+    } catch (error) {
+      // some containers (SeetaFace6 .csta) can list their blobs only from the whole file
+      if (!isFormatError(error) || error.code !== "UNSUPPORTED") throw error;
+      blobs = opened.module.blobs(opened.module.read(await readWhole(input)));
+    }
+    const total = infos.reduce((a, i) => a + i.byteLength, 0) +
+      blobs.reduce((a, b) => a + (b.bytes instanceof Uint8Array ? b.bytes.length : b.bytes.byteLength), 0);
+    await writeAtomically(dir, async (root) => {
+      const progress = new Progress(io.stderr, "extract", total);
+      try {
+        // plainly stored tensors stream in chunks (flat memory), the others load one at a time
+        const lazyFile = lazyTensors(opened, infos);
+        for (const info of infos) {
+          const relative = safeRelativePath(info.name, ".npy");
+          files.push([info.name, relative]);
+          const path = join(root, relative);
+          await mkdirInside(root, relative);
+          await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
+          progress.advance(info.byteLength, info.name);
+        }
+        for (const blob of blobs) {
+          const relative = safeRelativePath(blob.name);
+          files.push([blob.name, relative]);
+          const path = join(root, relative);
+          await mkdirInside(root, relative);
+          // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
+          const written = blob.bytes instanceof Uint8Array
+            ? (await writeFile(path, blob.bytes), blob.bytes.length)
+            : await writePiecesTo(createWriteStream(path), [rangeChunks(opened.source, blob.bytes as ByteRange, opened.format, blob.name)], { caller: "extract" });
+          progress.advance(written, blob.name);
+        }
+      } finally {
+        progress.finish();
+      }
+      const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
+      await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
+    }, { folder: true, force: options.force ?? false });
+  } finally {
+    await opened.source.close?.();
+  }
+  print(io.stdout, `extracted ${plural(files.length, "file")} and meta.json into ${dir}`);
+  return 0;
+}
+
+/** Bytes of a range of a source, read 16 MiB at a time (fresh arrays: a stream may hold them until written). */
+async function* rangeChunks(source: ByteSource, range: ByteRange, format: string, name: string): AsyncGenerator<Uint8Array> {
+  const chunk = 16 << 20;
+  for (let done = 0; done < range.byteLength; done += chunk) {
+    yield await readExactly(source, range.byteOffset + done, Math.min(chunk, range.byteLength - done), format, name);
+  }
+}
+
+/**
+ * The folders of `relative` inside `root`, one level at a time: never `root` itself (not recursive), so that an
+ * extract interrupted by a signal cannot re-create its temporary folder after the handler removed it.
+ */
+async function mkdirInside(root: string, relative: string): Promise<void> {
+  const parts = relative.split(sep).slice(0, -1);
+  for (let i = 1; i <= parts.length; i++) {
+    try {
+      await mkdir(join(root, ...parts.slice(0, i)));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The CLI's inputs (imports no command): FILE opened as a ByteSource ("-" standard input, a pipe or device read
+ * whole, an http(s) URL with Range requests, a regular file through a file handle), lazily (headers only) or
+ * whole, with the format module that reads it; and the tensor a command works on picked by name.
+ */
+import { readFile, stat } from "node:fs/promises";
+import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
+import type { LazyTensors } from "../export/stream.js";
+import type { FormatModule } from "../formats/types.js";
+import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
+import { openFileAccess } from "../io/file-access.js";
+import type { TensorInfo } from "../tensor.js";
+import { InputError, UsageError } from "./common.js";
+import { fsReason } from "./output.js";
+
+export type AnyModule = FormatModule<unknown, unknown, unknown>;
+
+export function isUrl(path: string): boolean {
+  return /^https?:\/\//i.test(path);
+}
+
+let stdinBytes: Promise<Uint8Array> | undefined;
+/** --timeout SECONDS as milliseconds, for URL inputs (undefined: fromUrl's default). */
+let urlIdleTimeoutMs: number | undefined;
+
+/** Sets the idle timeout of URL inputs for the command about to run (--timeout; undefined: fromUrl's default). */
+export function setUrlIdleTimeout(ms: number | undefined): void {
+  urlIdleTimeoutMs = ms;
+}
+
+/** Standard input, read whole (once: "-" can be named once per command). */
+function readStdin(): Promise<Uint8Array> {
+  stdinBytes ??= (async () => {
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
+    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+    let at = 0;
+    for (const c of chunks) {
+      out.set(c, at);
+      at += c.length;
+    }
+    return out;
+  })();
+  return stdinBytes;
+}
+
+/**
+ * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
+ * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
+ */
+export async function openSource(path: string): Promise<ByteSource> {
+  if (path === "-") return fromBytes(await readStdin(), "stdin");
+  if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
+  let isFile: boolean;
+  try {
+    const s = await stat(path);
+    if (s.isDirectory()) throw new InputError(`${path} is a folder, not a file`);
+    isFile = s.isFile();
+  } catch (cause) {
+    if (cause instanceof InputError) throw cause;
+    throw new SourceError(`cannot open ${path}: ${fsReason(cause, "input")}`, { cause });
+  }
+  // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
+  if (isFile) return (await openFileAccess(path, "tensorfile")).source();
+  try {
+    return fromBytes(new Uint8Array(await readFile(path)), path);
+  } catch (cause) {
+    // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
+    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(), path);
+    throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
+  }
+}
+
+/** The whole of FILE in memory (regular files in chunks above 1 GiB, past Node's 2 GiB readFile limit). */
+export async function readWhole(path: string): Promise<Uint8Array> {
+  const source = await openSource(path);
+  try {
+    const { size } = await sourceSize(source);
+    return await readExactly(source, 0, size, "tensorfile");
+  } finally {
+    await source.close?.();
+  }
+}
+
+export async function openLazy(path: string) {
+  const source = await openSource(path);
+  try {
+    const opened = await readFromAny(source);
+    return { source, ...opened, module: formatModule(opened.format) as AnyModule };
+  } catch (error) {
+    await source.close?.();
+    throw error;
+  }
+}
+
+/** A FILE opened by openLazy: its source, format, file object and module. */
+export type OpenedInput = Awaited<ReturnType<typeof openLazy>>;
+
+/** Reads a whole file of any format; the module that read it comes along. */
+export function readWholeAny(bytes: Uint8Array): { module: AnyModule; file: unknown } {
+  const { format, file } = readAny(bytes);
+  return { module: formatModule(format) as AnyModule, file };
+}
+
+export function pickTensor(infos: TensorInfo[], name: string | undefined): TensorInfo {
+  if (name !== undefined) {
+    const found = infos.find((i) => i.name === name);
+    if (!found) {
+      const close = closestNames(name, infos.map((i) => i.name));
+      throw new InputError(`no tensor named "${name}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : " (the file holds no tensors)"}`);
+    }
+    return found;
+  }
+  if (infos.length === 1) return infos[0]!;
+  if (infos.length === 0) throw new InputError("the file holds no tensors: use \"tensorfile extract\" for what it holds (networks, data sections)");
+  throw new UsageError(`the file holds ${infos.length} tensors: name one with --tensor (${infos.slice(0, 10).map((i) => i.name).join(", ")}${infos.length > 10 ? ", …" : ""})`);
+}
+
+/**
+ * An opened file as the streaming writers take it: its tensors loaded by its format, and its source, so that large
+ * tensors stream in chunks (plainly stored) or bands of rows (column-major) instead of whole.
+ */
+export function lazyTensors(opened: OpenedInput, infos: TensorInfo[]): LazyTensors {
+  return { tensorInfos: () => infos, loadTensor: (i, d) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
+}
