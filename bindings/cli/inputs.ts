@@ -9,6 +9,7 @@ import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
+import { concatBytes } from "../io/input.js";
 import type { TensorInfo } from "../tensor.js";
 import { InputError, UsageError } from "./common.js";
 import { fsReason } from "./output.js";
@@ -33,13 +34,7 @@ function readStdin(): Promise<Uint8Array> {
   stdinBytes ??= (async () => {
     const chunks: Uint8Array[] = [];
     for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-    const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-    let at = 0;
-    for (const c of chunks) {
-      out.set(c, at);
-      at += c.length;
-    }
-    return out;
+    return concatBytes(chunks);
   })();
   return stdinBytes;
 }

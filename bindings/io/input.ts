@@ -68,3 +68,17 @@ export function asSource<T extends { read(offset: number, length: number): Promi
   else if (typeof Blob !== "undefined" && value instanceof Blob) hint = `; for a Blob or File use ${fn}(fromBlob(blob))`;
   throw new TypeError(`tensorfile: ${fn}() takes a ByteSource (fromBytes, fromBlob, fromFile or fromUrl), not ${describe(value)}${hint}`);
 }
+
+/** The parts joined into one array (the part itself when there is one). */
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  let total = 0;
+  for (const part of parts) total += part.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

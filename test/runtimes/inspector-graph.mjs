@@ -18,33 +18,17 @@
 // Run with `node test/runtimes/inspector-graph.mjs` after `npm run build`.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
+import { checkCounter, executablePath, fixturesRoot, pagePath, requireBuilt, root } from "./browser-setup.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const pagePath = join(root, "dist/web/index.html");
-const fixturesRoot = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
-for (const [path, hint] of [[executablePath, "apt-get install chromium"], [pagePath, "npm run build"], [join(root, "dist/index.js"), "npm run build"]]) {
-  if (!existsSync(path)) {
-    console.error(`inspector graph test: ${path} not found (${hint})`);
-    process.exit(1);
-  }
-}
+requireBuilt("inspector graph test");
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
 const { resnetModule } = await import(pathToFileURL(join(root, "test/helpers/big-graph.mjs")).href);
 
-let passed = 0;
-const failures = [];
-function check(condition, message) {
-  if (condition) passed++;
-  else {
-    failures.push(message);
-    console.error(`  FAIL ${message}`);
-  }
-  return condition;
-}
+const counts = checkCounter();
+const { check } = counts;
 
 const work = mkdtempSync(join(tmpdir(), "tensorfile-graph-"));
 const graphs = [];
@@ -403,5 +387,5 @@ try {
   rmSync(work, { recursive: true, force: true });
 }
 for (const line of timings) console.log(`  ${line}`);
-console.log(`inspector graph test: ${passed} checks passed, ${failures.length} failed`);
-process.exit(failures.length === 0 ? 0 : 1);
+console.log(`inspector graph test: ${counts.passed} checks passed, ${counts.failures.length} failed`);
+process.exit(counts.failures.length === 0 ? 0 : 1);

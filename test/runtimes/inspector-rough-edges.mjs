@@ -12,34 +12,19 @@
 // Exits 1 on failure. Run with `node test/runtimes/inspector-rough-edges.mjs` after `npm run build`.
 import { spawnSync } from "node:child_process";
 import { createServer } from "node:http";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
+import { checkCounter, executablePath, pagePath, requireBuilt, root } from "./browser-setup.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const pagePath = join(root, "dist/web/index.html");
-for (const [path, hint] of [[executablePath, "apt-get install chromium"], [pagePath, "npm run build"], [join(root, "dist/index.js"), "npm run build"]]) {
-  if (!existsSync(path)) {
-    console.error(`inspector rough-edges test: ${path} not found (${hint})`);
-    process.exit(1);
-  }
-}
+requireBuilt("inspector rough-edges test");
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
 const { exampleFiles } = await import(pathToFileURL(join(root, "dist/examples.js")).href);
 
-let passed = 0;
-const failures = [];
-function check(condition, message) {
-  if (condition) passed++;
-  else {
-    failures.push(message);
-    console.error(`  FAIL ${message}`);
-  }
-  return condition;
-}
+const counts = checkCounter();
+const { check } = counts;
 
 const work = mkdtempSync(join(tmpdir(), "tensorfile-rough-"));
 const write = (name, bytes) => {
@@ -304,5 +289,5 @@ try {
   server.close();
   rmSync(work, { recursive: true, force: true });
 }
-console.log(`inspector rough-edges test: ${passed} checks passed, ${failures.length} failed`);
-process.exit(failures.length === 0 ? 0 : 1);
+console.log(`inspector rough-edges test: ${counts.passed} checks passed, ${counts.failures.length} failed`);
+process.exit(counts.failures.length === 0 ? 0 : 1);

@@ -14,39 +14,23 @@ import { createServer } from "node:http";
 import { spawn } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync, createReadStream } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { zipSync } from "fflate";
 import { chromium } from "playwright-core";
+import { checkCounter, executablePath, fixturesRoot, pagePath, requireBuilt, root } from "./browser-setup.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const pagePath = join(root, "dist/web/index.html");
-const fixturesRoot = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
 const screenshots = join(root, "docs/screenshots");
 const BIG_BYTES = 1024 ** 3;
 
-for (const [path, hint] of [[executablePath, "apt-get install chromium"], [pagePath, "npm run build"], [join(root, "dist/index.js"), "npm run build"]]) {
-  if (!existsSync(path)) {
-    console.error(`inspector test: ${path} not found (${hint})`);
-    process.exit(1);
-  }
-}
+requireBuilt("inspector test");
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
 const { exampleFiles } = await import(pathToFileURL(join(root, "dist/examples.js")).href);
 
 // ---- checks ----
 
-let passed = 0;
-const failures = [];
-function check(condition, message) {
-  if (condition) passed++;
-  else {
-    failures.push(message);
-    console.error(`  FAIL ${message}`);
-  }
-  return condition;
-}
+const counts = checkCounter();
+const { check } = counts;
 
 // ---- the files and what the library (not the page) says about them ----
 
@@ -625,5 +609,5 @@ try {
 }
 for (const message of consoleErrors) check(false, message);
 check(consoleErrors.length === 0, "no console errors or uncaught exceptions");
-console.log(`inspector: ${passed} checks passed${failures.length ? `, ${failures.length} failed` : ""}`);
-process.exit(failures.length > 0 ? 1 : 0);
+console.log(`inspector: ${counts.passed} checks passed${counts.failures.length ? `, ${counts.failures.length} failed` : ""}`);
+process.exit(counts.failures.length > 0 ? 1 : 0);

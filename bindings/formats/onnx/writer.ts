@@ -8,6 +8,7 @@
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
 import { UnsupportedError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
+import { concatBytes } from "../../io/input.js";
 import { DATA_TYPES, type OnnxFrame, type OnnxModel, type OnnxTensor, id } from "./model.js";
 import { ProtoWriter, varintSize } from "./proto-writer.js";
 import { backingAt, decodeTypedBody, modelBytes, weights } from "./view.js";
@@ -177,15 +178,8 @@ export function writePieces(model: OnnxModel): Uint8Array[] {
 /** The model's bytes: the bytes it was read from, with replacements spliced in. */
 export function write(model: OnnxModel): Uint8Array {
   const pieces = writePieces(model);
-  let total = 0;
-  for (const p of pieces) total += p.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  // one piece can be the very bytes read() was given: hand out a copy, never the caller's input
+  return pieces.length === 1 ? pieces[0]!.slice() : concatBytes(pieces);
 }
 
 /** write() into a sink piece by piece (payloads are not copied). Resolves to the byte count. */

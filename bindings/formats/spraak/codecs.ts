@@ -7,6 +7,7 @@
  */
 import { Gunzip, Inflate, gzipSync } from "fflate";
 import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../errors.js";
+import { concatBytes } from "../../io/input.js";
 
 export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -60,13 +61,7 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
     total += part.length;
     parts.push(part);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /**

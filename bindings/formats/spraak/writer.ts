@@ -4,7 +4,7 @@
  */
 import { CorruptDataError } from "../../errors.js";
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { copyBytes } from "../../io/input.js";
+import { concatBytes, copyBytes } from "../../io/input.js";
 import * as kernels from "../../kernels.js";
 import { type TypedArray, bytesOf, decodeRowMajorTensor } from "../../tensor.js";
 import { formatF32, formatF64, gzip } from "./codecs.js";
@@ -24,7 +24,7 @@ function writeError(detail: string, field: string): never {
 /** The file's bytes. `write(read(x))` is byte-identical to x; edited headers keep their style. */
 export function write(file: SpraakFileParts): Uint8Array {
   checkWriterInput(file, "spraak.write", "a SPRAAK file (from read(), matrix() or list())", { arrays: ["lines"], objects: ["header", "data"] });
-  return concat(pieces(file));
+  return concatBytes(pieces(file));
 }
 
 /**
@@ -42,20 +42,7 @@ function pieces(file: SpraakFileParts): Uint8Array[] {
   let dataBytes = encodeData(file, meta);
   if (meta.compress === "gzip") dataBytes = reuseOrGzip(file.data, dataBytes);
   const parts = [headerBytes, ...(Array.isArray(dataBytes) ? dataBytes : [dataBytes])];
-  return file.gzip ? [reuseOrGzip(file, concat(parts))] : parts;
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return file.gzip ? [reuseOrGzip(file, concatBytes(parts))] : parts;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -75,7 +62,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 function reuseOrGzip(owner: object, plain: Uint8Array | Uint8Array[]): Uint8Array {
-  const bytes = Array.isArray(plain) ? concat(plain) : plain;
+  const bytes = Array.isArray(plain) ? concatBytes(plain) : plain;
   const origin = packedOrigins.get(owner);
   if (origin && sameBytes(origin.plain, bytes)) return origin.packed;
   return gzip(bytes);
