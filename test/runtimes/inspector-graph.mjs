@@ -113,7 +113,7 @@ writeFileSync(blockedTsm, tf.tsm.write(tf.tsm.create({ nodes: [
 ], inputs: ["x"], outputs: ["y"] })));
 
 const graphData = (page) => page.evaluate(() => ({ ...document.querySelector("#graph").dataset }));
-async function openGraphOf(context, path, where) {
+async function openGraphOf(context, path, where, layoutTimeout = 60_000) {
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
@@ -126,7 +126,7 @@ async function openGraphOf(context, path, where) {
   const enabled = await page.evaluate(() => !document.querySelector('[data-view="graph"]').disabled);
   check(enabled, `${where}: the Graph tab is enabled`);
   await page.click('[data-view="graph"]');
-  await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine || document.querySelector("#graph")?.dataset.error, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine || document.querySelector("#graph")?.dataset.error, null, { timeout: layoutTimeout });
   await page.waitForTimeout(100);
   return { page, problems };
 }
@@ -270,19 +270,8 @@ try {
     const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height }, isMobile: viewport.isMobile ?? false, hasTouch: viewport.hasTouch ?? false, acceptDownloads: true });
     for (const graph of graphs) {
       const where = `${viewport.name}, ${graph.label}`;
-      const page = await context.newPage();
-      const problems = [];
-      page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
-      page.on("console", (message) => {
-        if (message.type() === "error") problems.push(`console: ${message.text()}`);
-      });
-      await page.goto(pathToFileURL(pagePath).href);
-      await page.setInputFiles("#open-file", graph.path);
-      await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
-      await page.click('[data-view="graph"]');
-      await page.waitForFunction(() => document.querySelector("#graph")?.dataset.engine, null, { timeout: 120_000 });
-      await page.waitForTimeout(100);
-      const first = await page.evaluate(() => ({ ...document.querySelector("#graph").dataset }));
+      const { page, problems } = await openGraphOf(context, graph.path, where, 120_000);
+      const first = await graphData(page);
       timings.push(`${where}: ${first.sourceNodes} nodes → ${first.nodes} boxes, layout ${first.engine} in ${first.layoutMs} ms (page worker)`);
       check(first.sourceNodes === String(graph.nodes), `${where}: ${graph.nodes} nodes in the file's graph (got ${first.sourceNodes})`);
       check(Number(first.nodes) < graph.nodes, `${where}: weights are rows of their consumer, not boxes (${first.nodes} boxes < ${graph.nodes} nodes)`);
