@@ -9,6 +9,7 @@ import { niceTicks } from "../model/histogram.js";
 import { type LineEnvelope, zoomWindow } from "../model/line-plot.js";
 import type { InspectorContext } from "./context.js";
 import { download, h, prepareCanvas, themeColour } from "./dom.js";
+import { drawValueGrid } from "./plots.js";
 
 const MARGIN = { left: 64, right: 12, top: 10, bottom: 30 };
 
@@ -138,19 +139,8 @@ export class LinePlot {
     const x = (index: number) => MARGIN.left + ((index - env.start) / Math.max(1, env.end - env.start)) * plotWidth;
     const y = (value: number) => MARGIN.top + (1 - (value - lo) / (hi - lo)) * plotHeight;
     // axes and ticks
-    context.strokeStyle = themeColour("--grid");
-    context.fillStyle = themeColour("--fg2");
-    context.font = "11px system-ui, sans-serif";
-    context.textAlign = "right";
-    context.textBaseline = "middle";
     const yTicks = niceTicks(lo, hi, 5);
-    for (const t of yTicks) {
-      context.beginPath();
-      context.moveTo(MARGIN.left, Math.round(y(t)) + 0.5);
-      context.lineTo(MARGIN.left + plotWidth, Math.round(y(t)) + 0.5);
-      context.stroke();
-      context.fillText(formatValue(t), MARGIN.left - 6, y(t));
-    }
+    drawValueGrid(context, yTicks, MARGIN.left, plotWidth, y, 6);
     context.textAlign = "center";
     context.textBaseline = "top";
     const xTicks = niceTicks(env.start, env.end - 1, Math.max(2, Math.floor(plotWidth / 90)), true);

@@ -10,6 +10,25 @@ import { prepareCanvas, themeColour } from "./dom.js";
 
 const FONT = "11px system-ui, sans-serif";
 
+/**
+ * Horizontal grid lines at the value ticks, each labelled at its left (`gap` px before the plot), in the theme's
+ * grid and secondary text colours (the context keeps that style and right-aligned, middle-baseline text).
+ */
+export function drawValueGrid(context: CanvasRenderingContext2D, ticks: readonly number[], left: number, width: number, y: (value: number) => number, gap: number): void {
+  context.strokeStyle = themeColour("--grid");
+  context.fillStyle = themeColour("--fg2");
+  context.font = FONT;
+  context.textAlign = "right";
+  context.textBaseline = "middle";
+  for (const t of ticks) {
+    context.beginPath();
+    context.moveTo(left, Math.round(y(t)) + 0.5);
+    context.lineTo(left + width, Math.round(y(t)) + 0.5);
+    context.stroke();
+    context.fillText(formatValue(t), left - gap, y(t));
+  }
+}
+
 export interface HistogramDrawing {
   layout: HistogramLayout;
   /** Plot area's left edge in CSS pixels (hover x minus this is the layout's x). */
@@ -219,18 +238,7 @@ export function drawLine(canvas: HTMLCanvasElement, values: ArrayLike<number>, w
   }
   const px = (i: number) => margin.left + (values.length > 1 ? (i / (values.length - 1)) * plotWidth : plotWidth / 2);
   const py = (v: number) => margin.top + (1 - (v - lo) / (hi - lo)) * plotHeight;
-  context.strokeStyle = themeColour("--grid");
-  context.fillStyle = themeColour("--fg2");
-  context.font = FONT;
-  context.textAlign = "right";
-  context.textBaseline = "middle";
-  for (const t of niceTicks(lo, hi, 3)) {
-    context.beginPath();
-    context.moveTo(margin.left, Math.round(py(t)) + 0.5);
-    context.lineTo(margin.left + plotWidth, Math.round(py(t)) + 0.5);
-    context.stroke();
-    context.fillText(formatValue(t), margin.left - 4, py(t));
-  }
+  drawValueGrid(context, niceTicks(lo, hi, 3), margin.left, plotWidth, py, 4);
   context.textAlign = "center";
   context.textBaseline = "top";
   for (const t of niceTicks(0, Math.max(1, values.length - 1), Math.max(2, Math.floor(plotWidth / 70)), true)) {
