@@ -33,7 +33,11 @@ function networkError(error: FormatError, networkOffset: number): string {
   return `${error.detail}${at}${error.field ? ` [${error.field}]` : ""}`;
 }
 
-/** Parses each network's ONNX over `r` (absolute offsets), keeping a network's FormatError as its error. */
+/**
+ * Parses each network's ONNX over `r` (absolute offsets), keeping a network's FormatError as its error. Varint-typed
+ * payloads are counted lazily too: a network with a malformed one has no weights in read(), so it has none in
+ * readFrom() either (a lazy open of an .onnx file leaves that check to loadTensor).
+ */
 function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean): Parsed {
   const models: AprilNetworkModels = {};
   const errors: Partial<Record<NetworkName, string>> = {};
@@ -44,7 +48,7 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean)
       return;
     }
     try {
-      models[name] = parseModel(r, { eager, start: entry.offset, end: entry.offset + entry.size, root: name });
+      models[name] = parseModel(r, { eager, countVarints: true, start: entry.offset, end: entry.offset + entry.size, root: name });
     } catch (error) {
       if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
       errors[name] = networkError(error, entry.offset);
@@ -62,7 +66,8 @@ export function attachModels<F extends AprilFile>(file: F, bytes: Uint8Array): F
 
 /** readFrom(): the networks' headers through small range reads (payloads are never fetched). */
 export async function attachModelsFrom<F extends AprilFile>(file: F, source: ByteSource): Promise<F> {
-  const { models, errors } = await parseSmallChunks(source, id, (backing) => parseAll(new ByteReader(backing, id), file.layout.networks, false));
+  const ranges = file.layout.networks.map((entry) => ({ start: entry.offset, end: entry.offset + entry.size }));
+  const { models, errors } = await parseSmallChunks(source, id, (backing) => parseAll(new ByteReader(backing, id), file.layout.networks, false), { models: ranges, varintPayloads: true });
   return { ...file, onnx: models, onnxErrors: errors };
 }
 

@@ -1,27 +1,89 @@
 /**
- * The lazy-read driver for ONNX (and the networks of an .april file): like io/lazy.ts's parseFrom, it runs the
- * synchronous parser over a backing that holds only the ranges fetched so far and restarts it when it needs more,
- * but with small reads after every jump (4 KiB instead of 64 KiB for sources with readSync, which never restart
- * the parser; 16 KiB for the others): a protobuf model is a run of small headers
- * between payloads the parser skips, so a 1 GiB model with 1,000 initializers opens reading well under 1 MiB plus
- * a few KiB per initializer. Sequential reads still grow (to 8 MiB) for long runs of graph structure.
+ * The lazy-read driver for ONNX (and the networks of an .april file). The synchronous parser of reader.ts runs
+ * over a backing that holds only the ranges fetched so far, with small reads after every jump (4 KiB for sources
+ * with readSync, 16 KiB for the others): a protobuf model is a run of small headers between payloads the parser
+ * skips, so a 1 GiB model with 1,000 initializers opens reading well under 1 MiB plus a few KiB per initializer.
+ * Sequential reads grow (to 8 MiB) for long runs of graph structure.
+ *
+ * Sources that read synchronously (local files) are read on the spot and the parser runs once. For the others
+ * (URLs, Blobs, custom sources) a parser that meets bytes not fetched yet could only stop and start again from the
+ * beginning, once per header: quadratic in the number of weights. So they get a header walk first: an async pass
+ * over the protobuf wire structure (walkHeaders) that descends into the messages the parser reads, fetches the
+ * fields it reads and passes over payloads (raw_data, typed data, unknown fields) without fetching them; the parser
+ * then runs once over what it fetched. The walk only fetches: it decides nothing, and stops quietly at anything
+ * malformed, which the parser then reports with its offset (a restart fetches what the walk did not foresee).
  */
 import { LimitError, TruncatedError } from "../../errors.js";
 import { type ByteBacking, NeedBytes } from "../../io/byte-reader.js";
 import { bytesOrUndefined } from "../../io/input.js";
 import { markLazy } from "../../io/lazy.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "../../io/source.js";
+import { looksLikeModel } from "./reader.js";
 
-/** After a jump: sources that read synchronously (local files) take small reads; others restart the parse per read, so fewer, larger ones. */
+/** After a jump: sources that read synchronously (local files) take small reads; others fewer, larger ones. */
 const JUMP_CHUNK_SYNC = 4 * 1024;
 const JUMP_CHUNK_ASYNC = 16 * 1024;
 const MAX_CHUNK = 8 * 1024 * 1024;
 const MAX_FETCHES = 1_000_000;
 
+interface Chunk {
+  start: number;
+  bytes: Uint8Array;
+}
+
+/** Counters of the lazy opens in this module (internal: tests check that the parser runs once). */
+export const LAZY_READ_STATS = { parses: 0, walks: 0 };
+
+/** The fetched chunks, sorted by start: a lookup is a binary search (a model may need a million of them). */
+class ChunkList {
+  private readonly chunks: Chunk[] = [];
+  private hit: Chunk | undefined;
+  /** The chunk added last (read order, for the sequential-read heuristic). */
+  newest: Chunk | undefined;
+
+  find(offset: number, length: number): Chunk | undefined {
+    const fits = (c: Chunk) => offset >= c.start && offset + length <= c.start + c.bytes.length;
+    if (this.hit && fits(this.hit)) return this.hit;
+    const list = this.chunks;
+    let lo = 0;
+    let hi = list.length - 1;
+    let at = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (list[mid]!.start <= offset) {
+        at = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    // chunks may overlap: a few before the last one starting at or before offset may hold the range
+    for (let i = at; i >= 0 && i > at - 8; i--) {
+      if (fits(list[i]!)) return (this.hit = list[i]!);
+    }
+    return undefined;
+  }
+
+  add(chunk: Chunk): void {
+    const list = this.chunks;
+    if (list.length === 0 || list[list.length - 1]!.start <= chunk.start) list.push(chunk);
+    else {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (list[mid]!.start <= chunk.start) lo = mid + 1;
+        else hi = mid;
+      }
+      list.splice(lo, 0, chunk);
+    }
+    this.newest = chunk;
+    this.hit = chunk;
+  }
+}
+
 class SmallChunkCache implements ByteBacking {
   bytesRead = 0;
   fetches = 0;
-  private readonly chunks: { start: number; bytes: Uint8Array }[] = [];
+  private readonly chunks = new ChunkList();
   private next: number;
   private readonly jump: number;
 
@@ -30,15 +92,14 @@ class SmallChunkCache implements ByteBacking {
     this.next = this.jump;
   }
 
+  /** The loaded chunk holding [offset, offset + length), if any. */
+  has(offset: number, length: number): Chunk | undefined {
+    return this.chunks.find(offset, length);
+  }
+
   window(offset: number, length: number): { bytes: Uint8Array; start: number } {
-    for (let i = this.chunks.length - 1; i >= 0 && i >= this.chunks.length - 64; i--) {
-      const c = this.chunks[i]!;
-      if (offset >= c.start && offset + length <= c.start + c.bytes.length) return c;
-    }
-    for (let i = this.chunks.length - 65; i >= 0; i--) {
-      const c = this.chunks[i]!;
-      if (offset >= c.start && offset + length <= c.start + c.bytes.length) return c;
-    }
+    const chunk = this.chunks.find(offset, length);
+    if (chunk) return chunk;
     if (this.source.readSync) {
       const end = this.chunkEnd(offset, length);
       const got = bytesOrUndefined(this.source.readSync(offset, end - offset));
@@ -51,16 +112,16 @@ class SmallChunkCache implements ByteBacking {
 
   private chunkEnd(offset: number, length: number): number {
     if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
-    const last = this.chunks[this.chunks.length - 1];
+    const last = this.chunks.newest;
     const sequential = last !== undefined && offset >= last.start && offset <= last.start + last.bytes.length;
     this.next = sequential ? Math.min(MAX_CHUNK, this.next * 2) : this.jump;
     if (++this.fetches > MAX_FETCHES) throw new LimitError(this.format, `gave up after ${MAX_FETCHES} range reads`, offset);
     return Math.min(this.size, offset + Math.max(length, this.next));
   }
 
-  add(start: number, bytes: Uint8Array): { bytes: Uint8Array; start: number } {
+  add(start: number, bytes: Uint8Array): Chunk {
     const chunk = { start, bytes };
-    this.chunks.push(chunk);
+    this.chunks.add(chunk);
     this.bytesRead += bytes.length;
     return chunk;
   }
@@ -69,14 +130,124 @@ class SmallChunkCache implements ByteBacking {
     const end = this.chunkEnd(offset, length);
     this.add(offset, await readExactly(this.source, offset, end - offset, this.format));
   }
+
+  /** The loaded chunk holding [offset, offset + length), fetched first when needed. */
+  async ensure(offset: number, length: number): Promise<Chunk> {
+    return this.chunks.find(offset, length) ?? (await this.load(offset, length), this.chunks.find(offset, length)!);
+  }
 }
 
-/** Runs `parse` over the source's bytes, fetching (small) ranges as it reads them, until it completes. */
-export async function parseSmallChunks<T>(source: ByteSource, format: string, parse: (backing: ByteBacking) => T): Promise<T> {
+// ------------------------------------------------------------------------------------------- header walk
+
+/**
+ * What the parser does with a message's length-delimited fields: descends into them (a nested plan), reads their
+ * bytes ("read": strings, packed dims and attribute lists, value infos, external-data entries) or passes over
+ * them (absent: payloads and unknown fields). Varint and fixed-width fields are always read.
+ */
+interface WalkPlan {
+  [field: number]: WalkPlan | "read" | undefined;
+}
+/**
+ * The plan of a ModelProto. TensorProto: 1 dims, 8 name, 12 doc_string, 13 external_data (3 segment, 6 string_data,
+ * 9 raw_data, 16 metadata and the typed data 4/5/7/10/11 are passed over, but for `varintPayloads`: the varint-typed
+ * int32_data, int64_data and uint64_data, read when the parser counts their entries).
+ */
+function modelPlan(varintPayloads: boolean): WalkPlan {
+  const tensor: WalkPlan = varintPayloads ? { 1: "read", 5: "read", 7: "read", 8: "read", 11: "read", 12: "read", 13: "read" } : { 1: "read", 8: "read", 12: "read", 13: "read" };
+  const sparse: WalkPlan = { 1: tensor, 2: tensor, 3: "read" };
+  const graph: WalkPlan = { 2: "read", 5: tensor, 10: "read", 11: "read", 12: "read", 13: "read", 15: sparse };
+  const attribute: WalkPlan = { 1: "read", 4: "read", 5: tensor, 6: graph, 7: "read", 8: "read", 9: "read", 10: tensor, 11: graph, 13: "read", 21: "read", 22: sparse };
+  graph[1] = { 1: "read", 2: "read", 3: "read", 4: "read", 5: attribute, 6: "read", 7: "read" }; // NodeProto
+  return { 2: "read", 3: "read", 4: "read", 6: "read", 7: graph, 8: "read", 14: "read" };
+}
+const MODEL_WALK = modelPlan(false);
+const MODEL_WALK_VARINTS = modelPlan(true);
+/** The walk stops descending here (the parser's own limits are lower and report it). */
+const MAX_WALK_DEPTH = 128;
+
+/**
+ * Fetches the bytes the parser will read in the ModelProto at [start, end), passing over payloads. Returns false
+ * where it stopped early at something malformed (the parser then reports it).
+ */
+async function walkHeaders(cache: SmallChunkCache, start: number, end: number, plan: WalkPlan): Promise<boolean> {
+  end = Math.min(end, cache.size);
+  if (end <= start) return false;
+  // only what the parser takes for a model (an .april network may be any blob)
+  const first = await cache.ensure(start, Math.min(64, end - start));
+  if (!looksLikeModel(first.bytes.subarray(start - first.start, start - first.start + Math.min(64, end - start)))) return false;
+  /** A varint at `at` (below `limit`): its value (up to 2^53) and the offset after it, or undefined when malformed. */
+  const varint = async (at: number, limit: number): Promise<{ value: number; next: number } | undefined> => {
+    if (at >= limit) return undefined;
+    const chunk = await cache.ensure(at, Math.min(10, limit - at));
+    const bytes = chunk.bytes;
+    let value = 0;
+    for (let k = 0; k < 10 && at + k < limit; k++) {
+      const b = bytes[at + k - chunk.start]!;
+      value += (b & 0x7f) * 2 ** (7 * k);
+      if ((b & 0x80) === 0) return value <= Number.MAX_SAFE_INTEGER ? { value, next: at + k + 1 } : undefined;
+    }
+    return undefined;
+  };
+  const walk = async (from: number, to: number, plan: WalkPlan, depth: number): Promise<boolean> => {
+    let pos = from;
+    while (pos < to) {
+      const tag = await varint(pos, to);
+      if (!tag || tag.value > 0xffffffff) return false;
+      const field = Math.floor(tag.value / 8);
+      const wire = tag.value % 8;
+      pos = tag.next;
+      if (wire === 0) {
+        const value = await varint(pos, to);
+        if (!value) return false;
+        pos = value.next;
+      } else if (wire === 1 || wire === 5) {
+        const n = wire === 1 ? 8 : 4;
+        if (n > to - pos) return false;
+        await cache.ensure(pos, n);
+        pos += n;
+      } else if (wire === 2) {
+        const length = await varint(pos, to);
+        if (!length || length.value > to - length.next) return false;
+        const body = length.next;
+        pos = body + length.value;
+        const kind = plan[field];
+        if (kind === "read") {
+          if (length.value > 0) await cache.ensure(body, length.value);
+        } else if (kind !== undefined) {
+          if (depth >= MAX_WALK_DEPTH || !(await walk(body, pos, kind, depth + 1))) return false;
+        }
+      } else return false;
+    }
+    return true;
+  };
+  return walk(start, end, plan, 0);
+}
+
+/** Where the ModelProtos are and what the parser reads of them, for the header walk. */
+export interface WalkOptions {
+  /** [start, end) byte ranges of the ModelProtos (default: the whole source). */
+  models?: readonly { start: number; end: number }[];
+  /** The parser counts varint-typed entries (parseModel's countVarints): fetch those payloads too. */
+  varintPayloads?: boolean;
+}
+
+/**
+ * Runs `parse` over the source's bytes, fetching (small) ranges as it reads them, until it completes; sources that
+ * cannot be read synchronously get the header walk first.
+ */
+export async function parseSmallChunks<T>(source: ByteSource, format: string, parse: (backing: ByteBacking) => T, walk: WalkOptions = {}): Promise<T> {
   const { size, head } = await sourceSize(source);
   const cache = new SmallChunkCache(source, size, format);
   if (head) cache.add(0, head);
+  if (!source.readSync) {
+    const plan = walk.varintPayloads ? MODEL_WALK_VARINTS : MODEL_WALK;
+    for (const range of walk.models ?? [{ start: 0, end: size }]) {
+      LAZY_READ_STATS.walks++;
+      await walkHeaders(cache, range.start, range.end, plan);
+    }
+  }
   for (;;) {
+    LAZY_READ_STATS.parses++;
     try {
       return markLazy(parse(cache));
     } catch (error) {

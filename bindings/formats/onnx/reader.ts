@@ -3,8 +3,9 @@
  * wire.ts, building the object model of model.ts. Tensor payloads (raw_data, the typed fields) are only
  * bounds-checked and recorded as ranges, so readFrom() fetches headers only. Every TensorProto is checked: data
  * type known when it carries data, dims non-negative, dims × element size = stored bytes (raw_data, and the typed
- * fields' element counts where they are known without reading them), one storage, external locations inside
- * the model's folder.
+ * fields' element counts: packed float/double by their length; varints by counting them in read(), and when the
+ * weight is decoded after a lazy open, which fetches no payload), one storage, external locations inside the
+ * model's folder.
  */
 import { CorruptDataError, LimitError, UnsupportedError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
@@ -19,6 +20,8 @@ import { type FieldHead, type LenSpan, ProtoCursor, WIRE_FIXED32, WIRE_FIXED64, 
 interface Context {
   r: ByteReader;
   eager: boolean;
+  /** Count the entries of varint-typed fields (reads their payloads): read(), and an .april's lazy open. */
+  countVarints: boolean;
   maxGraphDepth: number;
   unknown: number;
   /** Frames enclosing the message being read (outermost first). */
@@ -173,9 +176,11 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         if (typed.width > 0) {
           if (n % typed.width !== 0) throw new CorruptDataError(format, `packed ${typed.storage} of ${n} bytes (not a multiple of ${typed.width})`, span.lengthAt, field);
           if (storedCount !== undefined) storedCount += n / typed.width;
+        } else if (!ctx.countVarints) {
+          // varints: counting them needs their bytes, which a lazy open does not fetch (headers only); the count
+          // is checked when the weight is decoded (decodeTypedBody: loadTensor, verify, convert)
+          storedCount = undefined;
         } else if (storedCount !== undefined) {
-          // varints: counting them needs their bytes, lazily too (an accepted file's tensors() must decode), so
-          // a lazy open reads the payloads of varint-typed fields (int32_data, int64_data, uint64_data)
           storedCount += packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
         }
       } else {
@@ -448,10 +453,12 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
 }
 
 /** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
-export function parseModel(r: ByteReader, options: { eager: boolean; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string }): OnnxModel {
+export function parseModel(
+  r: ByteReader, options: { eager: boolean; countVarints?: boolean; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string },
+): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
   const model: OnnxModel = {
