@@ -3,9 +3,10 @@
 //   readFileSync           the file's bytes, nothing else (the floor)
 //   onnx-proto user path   readFileSync + onnx-proto ModelProto.decode + one copy per weight into its own array
 //   tensorfile loadFile    loadFile(path): headers with small reads, each weight read into its final array
-// Prints the median time of each, the ratios loadFile / user path and loadFile / readFileSync, and peak RSS above
-// the child's baseline; writes bench/results/onnx.json. Same-run ratios only (the machine is shared).
-// Run: npm run build && node bench/onnx.bench.mjs [--mb 100] [--runs 3]
+// Each case keeps what it loaded (as a user does) until its child exits. The cases take turns, each run in a fresh
+// child. Prints the median time of each, the ratios loadFile / user path and loadFile / readFileSync, and peak RSS
+// above the child's baseline; writes bench/results/onnx.json. Same-run ratios only (the machine is shared).
+// Run: npm run build && node bench/onnx.bench.mjs [--mb 100,1024] [--runs 3] (the sizes of the generated models)
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -98,38 +99,45 @@ const args = process.argv.slice(2);
 if (args[0] === "--child") {
   await child(args[1], args[2], args[3]);
 } else {
-  const mb = Number(args[args.indexOf("--mb") + 1] ?? 100) || 100;
+  const sizes = (args.includes("--mb") ? args[args.indexOf("--mb") + 1] : "100").split(",").map(Number).filter((n) => n > 0);
   const runs = Number(args[args.indexOf("--runs") + 1] ?? 3) || 3;
   const dir = mkdtempSync(join(tmpdir(), "tensorfile-onnx-bench-"));
-  const report = { mb, runs, models: {} };
+  const report = { sizes, runs, date: new Date().toISOString().slice(0, 10), models: {} };
+  const kinds = ["readFileSync", "onnx-proto", "loadFile"];
   try {
-    const count = 100;
-    const elements = Math.round((mb * 1024 * 1024) / 4 / count);
-    for (const typed of [false, true]) {
-      const label = typed ? "float_data" : "raw_data";
-      const path = join(dir, `${label}.onnx`);
-      await generate(path, count, elements, typed);
-      const warmup = join(dir, `${label}-warmup.onnx`);
-      await generate(warmup, 10, 65536, typed);
-      const cases = {};
-      for (const kind of ["readFileSync", "onnx-proto", "loadFile"]) {
-        const samples = [];
-        for (let i = 0; i < runs; i++) samples.push(run(kind, path, warmup));
-        const ms = median(samples.map((s) => s.ms));
-        const rss = Math.max(...samples.map((s) => s.peak - s.baseline));
-        cases[kind] = { ms, peakRssAboveBaselineMiB: rss / 2 ** 20, weights: samples[0].weights, weightMiB: samples[0].bytes / 2 ** 20 };
+    for (const mb of sizes) {
+      const count = 100;
+      const elements = Math.round((mb * 1024 * 1024) / 4 / count);
+      for (const typed of [false, true]) {
+        const label = `${typed ? "float_data" : "raw_data"} ${mb} MiB`;
+        const path = join(dir, `${typed ? "float_data" : "raw_data"}.onnx`);
+        await generate(path, count, elements, typed);
+        const warmup = join(dir, `${typed ? "float_data" : "raw_data"}-warmup.onnx`);
+        await generate(warmup, 10, 65536, typed);
+        // the cases take turns (a change in the machine's load falls on all three)
+        const samples = Object.fromEntries(kinds.map((kind) => [kind, []]));
+        for (let i = 0; i < runs; i++) for (const kind of kinds) samples[kind].push(run(kind, path, warmup));
+        const cases = {};
+        for (const kind of kinds) {
+          const ms = median(samples[kind].map((s) => s.ms));
+          const rss = Math.max(...samples[kind].map((s) => s.peak - s.baseline));
+          cases[kind] = { ms, peakRssAboveBaselineMiB: rss / 2 ** 20, weights: samples[kind][0].weights, weightMiB: samples[kind][0].bytes / 2 ** 20 };
+        }
+        const ratios = {
+          "loadFile / onnx-proto user path": cases.loadFile.ms / cases["onnx-proto"].ms,
+          "loadFile / readFileSync": cases.loadFile.ms / cases.readFileSync.ms,
+          "onnx-proto user path / loadFile": cases["onnx-proto"].ms / cases.loadFile.ms,
+          "loadFile peak RSS - weights (MiB)": cases.loadFile.peakRssAboveBaselineMiB - cases.loadFile.weightMiB,
+          "loadFile peak RSS / weights": cases.loadFile.peakRssAboveBaselineMiB / cases.loadFile.weightMiB,
+        };
+        report.models[label] = { cases, ratios };
+        rmSync(path, { force: true });
+        console.log(`\n${label}: ${count} weights, ${(count * elements * 4 / 2 ** 20).toFixed(0)} MiB of weights`);
+        for (const [kind, c] of Object.entries(cases)) {
+          console.log(`  ${kind.padEnd(14)} ${c.ms.toFixed(0).padStart(7)} ms   peak RSS +${c.peakRssAboveBaselineMiB.toFixed(0)} MiB`);
+        }
+        for (const [name, value] of Object.entries(ratios)) console.log(`  ${name.padEnd(34)} ${value.toFixed(2)}`);
       }
-      const ratios = {
-        "loadFile / onnx-proto user path": cases.loadFile.ms / cases["onnx-proto"].ms,
-        "loadFile / readFileSync": cases.loadFile.ms / cases.readFileSync.ms,
-        "onnx-proto user path / loadFile": cases["onnx-proto"].ms / cases.loadFile.ms,
-      };
-      report.models[label] = { cases, ratios };
-      console.log(`\n${label}: ${count} weights, ${(count * elements * 4 / 2 ** 20).toFixed(0)} MiB of weights`);
-      for (const [kind, c] of Object.entries(cases)) {
-        console.log(`  ${kind.padEnd(14)} ${c.ms.toFixed(0).padStart(7)} ms   peak RSS +${c.peakRssAboveBaselineMiB.toFixed(0)} MiB`);
-      }
-      for (const [name, value] of Object.entries(ratios)) console.log(`  ${name.padEnd(34)} ${value.toFixed(2)}×`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
