@@ -7,7 +7,7 @@
 // its patch's peak, and whether OUT is byte-identical to F (`cmp`). Writes a Markdown table to
 // bench/results/cli-memory.md.
 //
-//   node bench/cli-memory.mjs [--mib 1024] [--formats bw2l,april,tsm,primitiv,spraak,npy,npy-fortran,safetensors,onnx,onnx-typed]
+//   node bench/cli-memory.mjs [--mib 1024] [--formats bw2l,april,tsm,primitiv,spraak,npy,npy-fortran,safetensors,onnx,onnx-typed,onnx-f16]
 //
 // Files (each about --mib MiB, float32 values):
 //   bw2l         v2, four 2-D params [mib*16, 8192] (column-major: banded transposes)
@@ -16,6 +16,8 @@
 //                are named encoder/w0 … joiner/w4
 //   onnx         four float32 initializers of 1/4 each, stored as raw_data
 //   onnx-typed   the same stored as float_data (the typed field, packed)
+//   onnx-f16     four float16 initializers of 1/4 each in int32_data (packed varints, 2 bytes each: what
+//                onnx.helper.make_tensor stores for float16 unless raw=True); patched with float32 values
 //   tsm          four row-major constants
 //   primitiv     a Model of four column-major [n, 1024] matrices (banded transposes)
 //   spraak       one BIN10 matrix (big-endian: swapped in chunks)
@@ -36,7 +38,7 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const lib = await import(join(root, "dist/index.js"));
 const args = process.argv.slice(2);
 const mib = Number(args[args.indexOf("--mib") + 1] ?? 1024) || 1024;
-const ALL = ["bw2l", "april", "tsm", "primitiv", "spraak", "npy", "npy-fortran", "safetensors", "onnx", "onnx-typed"];
+const ALL = ["bw2l", "april", "tsm", "primitiv", "spraak", "npy", "npy-fortran", "safetensors", "onnx", "onnx-typed", "onnx-f16"];
 const { ProtoWriter } = await import(join(root, "dist/formats/onnx/proto-writer.js"));
 const formats = (args.includes("--formats") ? args[args.indexOf("--formats") + 1] : ALL.join(",")).split(",");
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-cli-memory-"));
@@ -47,6 +49,7 @@ const LABELS = {
   april: "april (three ONNX networks, five raw_data initializers)",
   onnx: "onnx (four raw_data initializers)",
   "onnx-typed": "onnx (four float_data initializers)",
+  "onnx-f16": "onnx (four float16 initializers in int32_data)",
   tsm: "tsm (four row-major constants)",
   primitiv: "primitiv Model (four column-major matrices)",
   spraak: "spraak BIN10 (one big-endian matrix)",
@@ -78,25 +81,45 @@ function* tensorChunks(t, shift = 0) {
 }
 
 /**
- * An ONNX model holding float32 initializers `tensors` ({ name, dims, elements, seed }), as raw_data or as
- * float_data (packed), without nodes: its size and a generator of its bytes. Fields in field-number order, as
- * onnx writes them (TensorProto: dims 1, data_type 2, float_data 4, name 8, raw_data 9).
+ * The int32_data payload of a float16 tensor, 8 MiB at a time: the bits 0x3000 + (i + seed) % 1000 (0.125 to
+ * 0.247) as varints, two bytes each.
  */
-function onnxModel(tensors, typed) {
+function* float16VarintChunks(t) {
+  for (let at = 0; at < t.elements; at += CHUNK_ELEMENTS) {
+    const count = Math.min(CHUNK_ELEMENTS, t.elements - at);
+    const b = new Uint8Array(count * 2);
+    for (let i = 0; i < count; i++) {
+      const bits = 0x3000 + ((at + i + t.seed) % 1000);
+      b[2 * i] = (bits & 0x7f) | 0x80;
+      b[2 * i + 1] = bits >> 7;
+    }
+    yield b;
+  }
+}
+
+/**
+ * An ONNX model holding initializers `tensors` ({ name, dims, elements, seed }) without nodes: its size and a
+ * generator of its bytes. `storage`: "raw_data" or "float_data" (float32, packed), "int32_data" (float16, packed
+ * 2-byte varints). Fields in field-number order, as onnx writes them (TensorProto: dims 1, data_type 2,
+ * float_data 4, int32_data 5, name 8, raw_data 9).
+ */
+function onnxModel(tensors, storage) {
   const parts = tensors.map((t) => {
+    const f16 = storage === "int32_data";
+    const bytes = t.elements * (f16 ? 2 : 4);
     const head = new ProtoWriter();
     for (const d of t.dims) head.uintField(1, d);
-    head.uintField(2, 1);
+    head.uintField(2, f16 ? 10 : 1);
     const tail = new ProtoWriter();
-    if (typed) {
-      head.tag(4, 2).varint(t.elements * 4);
-      tail.stringField(8, t.name);
+    if (storage === "raw_data") {
+      head.stringField(8, t.name).tag(9, 2).varint(bytes);
     } else {
-      head.stringField(8, t.name).tag(9, 2).varint(t.elements * 4);
+      head.tag(f16 ? 5 : 4, 2).varint(bytes);
+      tail.stringField(8, t.name);
     }
-    const size = head.length + t.elements * 4 + tail.length;
+    const size = head.length + bytes + tail.length;
     const frame = new ProtoWriter().tag(5, 2).varint(size);
-    return { t, pieces: [...frame.pieces(), ...head.pieces()], tail: tail.pieces(), size: frame.length + size };
+    return { t, f16, pieces: [...frame.pieces(), ...head.pieces()], tail: tail.pieces(), size: frame.length + size };
   });
   const graphHead = new ProtoWriter().stringField(2, "big");
   const graphSize = graphHead.length + parts.reduce((n, p) => n + p.size, 0);
@@ -108,7 +131,7 @@ function onnxModel(tensors, typed) {
     yield* graphHead.pieces();
     for (const p of parts) {
       yield* p.pieces;
-      yield* tensorChunks(p.t);
+      yield* p.f16 ? float16VarintChunks(p.t) : tensorChunks(p.t);
       yield* p.tail;
     }
     yield* opset.pieces();
@@ -148,15 +171,22 @@ function fortranNpy(bytes) {
 async function generate(format) {
   const elements = (mib * 1024 * 1024) / 4;
   const quarter = elements / 4;
-  const path = join(dir, { onnx: "big.onnx", "onnx-typed": "typed.onnx", bw2l: "big.b2l", april: "big.april", tsm: "big.tsm", primitiv: "big.model", spraak: "big.trk", npy: "big.npy", "npy-fortran": "fortran.npy", safetensors: "big.safetensors" }[format]);
+  const path = join(dir, { onnx: "big.onnx", "onnx-typed": "typed.onnx", "onnx-f16": "f16.onnx", bw2l: "big.b2l", april: "big.april", tsm: "big.tsm", primitiv: "big.model", spraak: "big.trk", npy: "big.npy", "npy-fortran": "fortran.npy", safetensors: "big.safetensors" }[format]);
   let bytes;
   let largest = quarter * 4;
   let replacement; // the largest tensor ({ name, dims, elements, seed }), for the patch column
   const tensor = (name, count, seed) => ({ name, dims: [count / 1024, 1024], elements: count, seed });
   if (format === "onnx" || format === "onnx-typed") {
     const tensors = [0, 1, 2, 3].map((i) => tensor(`w${i}`, quarter, i * 7));
-    await writeStreamed(path, onnxModel(tensors, format === "onnx-typed").bytes());
-    replacement = { ...tensors[0], name: "w0" };
+    await writeStreamed(path, onnxModel(tensors, format === "onnx" ? "raw_data" : "float_data").bytes());
+    replacement = tensors[0];
+  }
+  if (format === "onnx-f16") {
+    // twice the elements of the float32 files in the same bytes (two per element)
+    const tensors = [0, 1, 2, 3].map((i) => tensor(`w${i}`, quarter * 2, i * 7));
+    await writeStreamed(path, onnxModel(tensors, "int32_data").bytes());
+    replacement = tensors[0];
+    largest = quarter * 4; // 2 bytes × 2 × quarter
   }
   if (format === "bw2l") {
     // create() keeps the params row-major; writeTo() transposes them in bands into the file
@@ -169,7 +199,7 @@ async function generate(format) {
       [tensor("w0", quarter, 0), tensor("w1", quarter, 7), tensor("w2", quarter, 14)],
       [tensor("w3", quarter / 2, 21)],
       [tensor("w4", quarter / 2, 28)],
-    ].map((tensors) => onnxModel(tensors, false));
+    ].map((tensors) => onnxModel(tensors, "raw_data"));
     const tiny = new Uint8Array(0);
     const file = lib.april.create({ networks: { encoder: tiny, decoder: tiny, joiner: tiny }, tokens: ["<blk>", "a", "b"] });
     const { header, params } = lib.april.encodeHeaderAndParams(file, networks.map((n) => n.size));
