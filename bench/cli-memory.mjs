@@ -1,9 +1,9 @@
 // Peak memory of the CLI on large generated files (issue 13, "Flat memory on any file"; issue 23: stats and diff;
 // the ONNX issue: convert and patch of a 1 GiB model): for each file, the peak RSS of `tensorfile convert F
 // out.safetensors`, `extract F DIR`, `verify F`, `stats F`, `diff F COPY` (a copy of F) and `patch F W OUT` (W: a
-// .safetensors holding the largest tensor with other values) (GNU time's maximum resident set size), next to the
-// same process doing nothing (`node dist/cli.js --help`: Node's baseline), the file size and the largest tensor (or
-// blob). For the writable formats also the round trip `convert F x.safetensors` then `patch F x.safetensors OUT`:
+// .safetensors holding the largest tensor with other values; checked, unmeasured, with `diff`) (GNU time's maximum
+// resident set size), next to the same process doing nothing (`node dist/cli.js --help`: Node's baseline), the
+// file size and the largest tensor. For the writable formats also the round trip `convert F x.safetensors` then `patch F x.safetensors OUT`:
 // its patch's peak, and whether OUT is byte-identical to F (`cmp`). Writes a Markdown table to
 // bench/results/cli-memory.md.
 //
@@ -167,7 +167,7 @@ function fortranNpy(bytes) {
   return bytes;
 }
 
-/** Writes one generated file of about `mib` MiB; returns its path and its largest tensor's (or blob's) size. */
+/** Writes one generated file of about `mib` MiB; returns its path, its largest tensor's size and (ONNX, april) that tensor to patch. */
 async function generate(format) {
   const elements = (mib * 1024 * 1024) / 4;
   const quarter = elements / 4;
