@@ -21,6 +21,7 @@ import { type ByteSource, readExactly } from "../io/source.js";
 import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from "../io/banded.js";
 import { checkTensor } from "./check.js";
 import { type NpzMemberRef, inflateMemberPieces } from "../formats/npz/members.js";
+import { streamsTypedField, typedFieldChunks } from "../formats/onnx/typed-chunks.js";
 import { npyHeader } from "./npy.js";
 import { planSafetensors } from "./safetensors.js";
 
@@ -80,13 +81,14 @@ function streamsInChunks(info: TensorInfo): boolean {
  */
 function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: DecodeOptions | undefined): source is ByteSource {
   if (source === undefined) return false;
-  if (streamsInChunks(info) || streamsDeflated(info)) return true;
+  if (streamsInChunks(info) || streamsDeflated(info) || streamsTypedField(info)) return true;
   const plan = canReadBands(source) ? planBands(info, decode) : undefined;
   return plan !== undefined && plannedBytes(plan) > BAND_TUNING.bandBytes;
 }
 
 /** The pieces of a tensor for which streamsFrom() is true. */
 function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  if (streamsTypedField(info)) return typedFieldChunks(source, info, decode);
   if (streamsInChunks(info)) return tensorChunks(source, info, decode);
   if (streamsDeflated(info)) return deflatedChunks(source, info as TensorInfo & { member: NpzMemberRef }, decode);
   return bandedChunks(source, planBands(info, decode)!, decode);
@@ -94,7 +96,8 @@ function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOpti
 
 /**
  * The decoded bytes of one tensor of a lazy file, in pieces: a plainly stored tensor read and decoded 16 MiB at a
- * time, a column-major one in bands of rows, when the file has its source; any other loaded whole (one piece).
+ * time, a column-major one in bands of rows, a large ONNX typed-field weight a window of its entries at a time,
+ * when the file has its source; any other loaded whole (one piece).
  */
 export async function* decodeInChunks(file: LazyTensors, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
   if (streamsFrom(file.source, info, decode)) yield* streamedPieces(file.source, info, decode);

@@ -1,0 +1,234 @@
+/**
+ * A typed-field ONNX weight decoded piece by piece from its TensorProto, for the streamed paths (convert, extract,
+ * verify, stats, diff, writeSafetensorsTo): the body is read from the source in windows, its entries (varints of
+ * int32_data / int64_data / uint64_data, or fixed-width float_data / double_data split over several fields or
+ * written one tag per element) are written into pieces of raw_data's layout, and each piece is decoded like a
+ * raw_data one. Memory stays at a window plus a piece whatever the weight's size (a 1 GiB float16 weight in
+ * int32_data, as onnx.helper.make_tensor stores it, was decoded whole: ~1.3 GiB). Small weights are loaded whole.
+ *
+ *   TensorProto body = field*;  field = tag (varint: number << 3 | wire) payload
+ *   the weight's field, packed:  tag(wire 2) varint(length) entry*   (entry = varint, or 4/8 bytes little-endian)
+ *   the weight's field, one tag per entry:  tag(wire 0 / 5 / 1) entry
+ *
+ * The rules are decodeTypedBody's (view.ts): every entry fits its width's bits as stored (two's complement kept),
+ * a varint over 10 bytes or cut off by its field is CORRUPT, and the entries must fill the dims exactly.
+ */
+import { CorruptDataError, UnsupportedError } from "../../errors.js";
+import { type ByteSource, readExactly } from "../../io/source.js";
+import { type DecodeOptions, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
+import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, dataTypeName, id, rawByteLength } from "./model.js";
+import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "./wire.js";
+
+/** Sizes (not public; tests make them small): weights whose TensorProto is over `minBytes` stream. */
+export const TYPED_CHUNK_TUNING = { windowBytes: 4 * 1024 * 1024, pieceBytes: 16 * 1024 * 1024, minBytes: 16 * 1024 * 1024 };
+
+const FIELD_OF: Partial<Record<OnnxStorage, number>> = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 };
+
+/** view.ts's OnnxTensorInfo (its `onnx` part), as this module reads it. */
+type TypedInfo = TensorInfo & { onnx?: { storage: OnnxStorage; dataType: number } | undefined };
+
+/** True when `info` is a typed-field weight large enough to stream (its TensorProto body over minBytes). */
+export function streamsTypedField(info: TensorInfo): boolean {
+  const onnx = (info as TypedInfo).onnx;
+  return onnx !== undefined && FIELD_OF[onnx.storage] !== undefined && info.byteLength > TYPED_CHUNK_TUNING.minBytes;
+}
+
+/** Bytes the parser wants ahead of its position in a window (a tag and a length: 20; an entry: 10). */
+const AHEAD = 32;
+
+/** Reads [start, end) of the source in windows; byte access by absolute offset. */
+class Windows {
+  bytes: Uint8Array = new Uint8Array(0);
+  start = 0;
+  constructor(private readonly source: ByteSource, private readonly end: number, private readonly name: string) {}
+
+  /** Makes [at, at + AHEAD) (clipped to the end) available, reading a new window from `at` when it is not. */
+  async from(at: number): Promise<void> {
+    const n = Math.min(AHEAD, this.end - at);
+    if (at >= this.start && at + n <= this.start + this.bytes.length) return;
+    const length = Math.min(this.end - at, Math.max(AHEAD, TYPED_CHUNK_TUNING.windowBytes));
+    this.bytes = await readExactly(this.source, at, length, id, this.name);
+    this.start = at;
+  }
+}
+
+// the value of the last varint read (low and high 32 bits)
+let varintLo = 0;
+let varintHi = 0;
+
+/** The length of the varint at bytes[i] (value in varintLo/varintHi); 0 when it reaches `stop`; -1 over 10 bytes. */
+function readVarint(bytes: Uint8Array, i: number, stop: number): number {
+  let lo = 0;
+  let hi = 0;
+  for (let k = 0; k < 10; k++) {
+    if (i + k >= stop) return 0;
+    const b = bytes[i + k]!;
+    if (k < 4) lo |= (b & 0x7f) << (7 * k);
+    else if (k === 4) {
+      lo |= (b & 0x7f) << 28;
+      hi |= (b & 0x7f) >>> 4;
+    } else hi |= (b & 0x7f) << (7 * k - 32);
+    if ((b & 0x80) === 0) {
+      varintLo = lo;
+      varintHi = hi;
+      return k + 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The stored entries of a typed-field weight as raw_data's bytes, in pieces (before any dtype conversion). The
+ * body is parsed synchronously within each window; a read is awaited only when a window runs out.
+ */
+export async function* typedEntryPieces(source: ByteSource, info: TensorInfo): AsyncGenerator<Uint8Array> {
+  const onnx = (info as TypedInfo).onnx!;
+  const type: OnnxDataTypeInfo | undefined = DATA_TYPES[onnx.dataType];
+  const fieldNumber = FIELD_OF[onnx.storage];
+  if (!type || fieldNumber === undefined) throw new UnsupportedError(id, `${dataTypeName(onnx.dataType)} in ${onnx.storage} has no decoder`, info.byteOffset, info.name);
+  const field = `${info.name}.${onnx.storage}`;
+  const fixed = onnx.storage === "float_data" ? 4 : onnx.storage === "double_data" ? 8 : 0;
+  const width = fixed > 0 ? fixed : type.bits === 4 ? 1 : type.bits / 8;
+  const entryWire = fixed === 4 ? WIRE_FIXED32 : fixed === 8 ? WIRE_FIXED64 : WIRE_VARINT;
+  const total = type.bits === 4 ? info.shape[0]! : rawByteLength(type, elementCount(info.shape));
+  const element = Math.max(width, dtypeBytes(info.dtype));
+  const pieceBytes = Math.max(element, Math.floor(TYPED_CHUNK_TUNING.pieceBytes / element) * element);
+  const end = info.byteOffset + info.byteLength;
+  const w = new Windows(source, end, info.name);
+  const corrupt = (detail: string, at: number): never => {
+    throw new CorruptDataError(id, detail, at, field);
+  };
+
+  let piece = new Uint8Array(Math.min(pieceBytes, total));
+  let view = new DataView(piece.buffer);
+  let filled = 0;
+  let done = 0;
+  const put = (lo: number, hi: number) => {
+    if (width === 1) piece[filled] = lo & 0xff;
+    else if (width === 2) view.setUint16(filled, lo & 0xffff, true);
+    else if (width === 4) view.setUint32(filled, lo >>> 0, true);
+    else {
+      view.setUint32(filled, lo >>> 0, true);
+      view.setUint32(filled + 4, hi >>> 0, true);
+    }
+    filled += width;
+  };
+
+  let pos = info.byteOffset;
+  /** The end of the packed field of the weight's entries being read (0: between fields). */
+  let fieldEnd = 0;
+  while (pos < end) {
+    await w.from(pos);
+    const bytes = w.bytes;
+    const base = w.start;
+    const stop = base + bytes.length; // absolute end of the window
+    let full = false;
+    // parse synchronously until the window runs out (reload) or the piece is full (hand it out)
+    parse: while (pos < end) {
+      if (pos < fieldEnd) {
+        if (fixed > 0) {
+          if (done + filled + fixed > total) corrupt("more entries than the dims hold", pos);
+          if (filled === piece.length) {
+            full = true;
+            break;
+          }
+          const space = Math.min(fieldEnd - pos, stop - pos, piece.length - filled, total - done - filled);
+          const n = space - (space % fixed);
+          if (n === 0) break; // the window ends inside an entry
+          piece.set(bytes.subarray(pos - base, pos - base + n), filled);
+          filled += n;
+          pos += n;
+        } else {
+          const limit = Math.min(fieldEnd, stop);
+          while (pos < fieldEnd) {
+            if (filled === piece.length) {
+              if (done + filled + width > total) corrupt("more entries than the dims hold", pos);
+              full = true;
+              break parse;
+            }
+            const n = readVarint(bytes, pos - base, limit - base);
+            if (n === 0) {
+              if (limit === fieldEnd) corrupt("packed varint runs past the end of its field", pos);
+              break parse; // the window ends inside this varint
+            }
+            if (n < 0) corrupt("varint longer than 10 bytes", pos);
+            put(varintLo, varintHi);
+            pos += n;
+          }
+        }
+        continue;
+      }
+      // a field: its tag, then its length or value, whole inside the window (AHEAD bytes) or up to the end
+      if (stop - pos < AHEAD && stop < end) break;
+      const at = pos;
+      const tagLength = readVarint(bytes, pos - base, Math.min(stop, end) - base);
+      if (tagLength <= 0) corrupt(tagLength === 0 ? "tag runs past the end of the tensor" : "varint longer than 10 bytes", at);
+      const number = (varintLo >>> 3) + varintHi * 2 ** 29;
+      const wire = varintLo & 7;
+      pos += tagLength;
+      if (wire === WIRE_LEN) {
+        const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
+        if (n <= 0) corrupt(n === 0 ? "length runs past the end of the tensor" : "varint longer than 10 bytes", pos);
+        const length = varintLo >>> 0;
+        if (varintHi !== 0 || varintLo < 0 || length > end - pos - n) corrupt(`length reaches past the end of the tensor`, pos);
+        pos += n;
+        if (number === fieldNumber) {
+          if (fixed > 0 && length % fixed !== 0) corrupt(`packed ${onnx.storage} of ${length} bytes (not a multiple of ${fixed})`, pos - n);
+          fieldEnd = pos + length;
+        } else pos += length;
+      } else if (wire === WIRE_VARINT) {
+        const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
+        if (n <= 0) corrupt(n === 0 ? "varint runs past the end of the tensor" : "varint longer than 10 bytes", pos);
+        if (number === fieldNumber && entryWire === WIRE_VARINT) {
+          if (done + filled + width > total) corrupt("more entries than the dims hold", at);
+          if (filled === piece.length) {
+            pos = at; // read this entry again into the next piece
+            full = true;
+            break;
+          }
+          put(varintLo, varintHi);
+        }
+        pos += n;
+      } else if (wire === WIRE_FIXED32 || wire === WIRE_FIXED64) {
+        const n = wire === WIRE_FIXED32 ? 4 : 8;
+        if (n > end - pos) corrupt(`${n}-byte value runs past the end of the tensor`, pos);
+        if (number === fieldNumber && entryWire === wire) {
+          if (done + filled + n > total) corrupt("more entries than the dims hold", at);
+          if (filled === piece.length) {
+            pos = at;
+            full = true;
+            break;
+          }
+          piece.set(bytes.subarray(pos - base, pos - base + n), filled);
+          filled += n;
+        }
+        pos += n;
+      } else corrupt(`wire type ${wire} (field ${number}) does not occur in ONNX`, at);
+    }
+    if (full) {
+      yield piece;
+      done += filled;
+      piece = new Uint8Array(Math.min(pieceBytes, total - done)); // a fresh one: the sink may keep the last
+      view = new DataView(piece.buffer);
+      filled = 0;
+    }
+  }
+  if (done + filled !== total) {
+    corrupt(`shape [${info.shape.join(", ")}] of ${type.name} takes ${total} bytes, ${onnx.storage} holds ${done + filled}`, info.byteOffset);
+  }
+  if (filled > 0 || total === 0) yield piece.subarray(0, filled);
+}
+
+/** The decoded bytes of a typed-field weight in pieces (each a whole number of elements, decoded like raw_data). */
+export async function* typedFieldChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  const plain: TensorInfo = { ...info };
+  delete (plain as TypedInfo).onnx;
+  const size = dtypeBytes(info.dtype);
+  for await (const stored of typedEntryPieces(source, info)) {
+    if (stored.length === 0) continue;
+    const part: TensorInfo = { ...plain, shape: [stored.length / size], byteLength: stored.length, layout: "row-major" };
+    const t = decodeRowMajorTensor(stored, part, { dtype: decode?.dtype }, id);
+    const d = t.data as ArrayBufferView;
+    yield new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
+  }
+}
