@@ -7,7 +7,7 @@
  */
 import { type ByteSource, readExactly } from "../io/source.js";
 import * as kernels from "../kernels.js";
-import { type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, viewAs } from "../tensor.js";
+import { type DType, type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, isStandardDType, viewAs } from "../tensor.js";
 import { TruncatedError } from "../errors.js";
 import { type ChunkReuse, type StoredForm, checkReplacement, chunkReuse, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
@@ -80,11 +80,45 @@ function rowMajorLittleEndian(i: TensorInfo): boolean {
   return (i.layout === "row-major" || nonUnitAxes(i.shape) <= 1) && (i.byteOrder === "le" || dtypeBytes(i.dtype) === 1);
 }
 
+/** True when a tensor is stored row-major in effect (row-major, or at most one axis longer than 1): no transpose. */
+function rowMajorStored(i: TensorInfo): boolean {
+  return i.layout === "row-major" || nonUnitAxes(i.shape) <= 1;
+}
+
+/**
+ * Bytes per element of a format-specific dtype given as raw uint8 bytes (one more axis, as in safetensors),
+ * which the encoder handles element by element; 1 otherwise.
+ */
+function rawBytesUnit(from: string, stored: DType): number {
+  return from === "uint8" && !isStandardDType(stored) ? Math.max(1, dtypeBytes(stored)) : 1;
+}
+
+/** The plan's reused buffer, at least `length` bytes (grown when needed). */
+function sharedBuffer(shared: RawBuffer, length: number): Uint8Array {
+  if (!shared.bytes || shared.bytes.byteLength < length) {
+    shared.bytes = undefined; // let the smaller one go first
+    try {
+      shared.bytes = kernels.allocate(Uint8Array, Math.max(length, 8));
+    } catch {
+      shared.bytes = new Uint8Array(length); // beyond a 4 GiB WebAssembly memory: an ordinary buffer
+    }
+  }
+  return shared.bytes;
+}
+
+/**
+ * Tuning (tests make it small): bytes of a replacement read and converted at a time when its conversion into
+ * the stored form is elementwise (rounded down to whole elements).
+ */
+export const PATCH_TUNING = { pieceBytes: 16 << 20 };
+
 /**
  * One tensor's edit, run when its turn comes: weights stored as the model stores them are copied through in
- * chunks; plain row-major weights that must be converted or reordered are read into the plan's one reused
- * buffer (sources with readInto); anything else is loaded with the weights' loadTensor. Then encoded into the
- * stored form in chunks.
+ * chunks; plain row-major weights (sources with readInto) that only need an elementwise conversion (dtype cast,
+ * byte swap) into a row-major stored form are read and encoded piece by piece (PATCH_TUNING.pieceBytes) in the
+ * plan's one reused buffer; those that must be reordered (a column-major stored form) are read whole into that
+ * buffer; anything else is loaded with the weights' loadTensor. Then encoded into the stored form in chunks.
+ * Every route gives the same bytes: the encoding is elementwise wherever the replacement is cut into pieces.
  */
 export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: ChunkTransform, shared: RawBuffer = {}): PatchEdit {
   return {
@@ -110,19 +144,37 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
         }
         return;
       }
+      if (raw?.readInto && rowMajorLittleEndian(raw.info) && rowMajorStored(info)) {
+        // an elementwise conversion (cast, byte swap) into a row-major stored form: read and encode the
+        // replacement a piece of whole elements at a time, in one reused buffer, never holding the tensor whole
+        const readInto = raw.readInto;
+        const from = raw.info.dtype;
+        const unit = rawBytesUnit(from, info.dtype);
+        const stride = Math.max(1, dtypeBytes(from)) * unit;
+        const pieceBytes = Math.max(stride, Math.floor(PATCH_TUNING.pieceBytes / stride) * stride);
+        const length = raw.info.byteLength;
+        const buffer = sharedBuffer(shared, Math.min(length, pieceBytes));
+        let out = info.byteOffset;
+        for (let at = 0; at < length; at += pieceBytes) {
+          const n = Math.min(pieceBytes, length - at);
+          const bytes = buffer.subarray(0, n);
+          await readInto(bytes, at);
+          const form: StoredForm = { name: info.name, dtype: info.dtype, shape: [n / stride], layout: "row-major", byteOrder: info.byteOrder };
+          for (const chunk of encodeChunks(viewAs(from, bytes), from, form, reuse)) {
+            // a view of the reused buffer must not reach a sink that may keep it
+            const owned = !reuse && chunk.buffer === buffer.buffer ? chunk.slice() : chunk;
+            yield transform ? transform(owned, out) : owned;
+            out += chunk.length;
+          }
+        }
+        return;
+      }
       let data: TypedArray;
       let dtype: string;
       if (raw?.readInto && rowMajorLittleEndian(raw.info)) {
+        // a transpose into a column-major stored form needs the whole tensor: read it into the reused buffer
         const length = raw.info.byteLength;
-        if (!shared.bytes || shared.bytes.byteLength < length) {
-          shared.bytes = undefined; // let the smaller one go first
-          try {
-            shared.bytes = kernels.allocate(Uint8Array, Math.max(length, 8));
-          } catch {
-            shared.bytes = new Uint8Array(length); // beyond a 4 GiB WebAssembly memory: an ordinary buffer
-          }
-        }
-        const bytes = shared.bytes.subarray(0, length);
+        const bytes = sharedBuffer(shared, length).subarray(0, length);
         await raw.readInto(bytes);
         data = viewAs(raw.info.dtype, bytes);
         dtype = raw.info.dtype;
