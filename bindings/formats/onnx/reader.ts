@@ -518,14 +518,16 @@ export function parseModel(
 
 /** Fields of a message for detection: wire type, whether the payload is UTF-8 text, the nested message's fields. */
 interface Schema {
-  [field: number]: { wire: number; text?: boolean; sub?: Schema } | undefined;
+  /** `packed`: a repeated scalar, either one value of its own wire type or packed (length-delimited). */
+  [field: number]: { wire: number; packed?: boolean; text?: boolean; sub?: Schema } | undefined;
 }
 const LEN = { wire: WIRE_LEN };
+const packedOf = (wire: number) => ({ wire, packed: true });
 const TEXT = { wire: WIRE_LEN, text: true };
 const NODE_FIELDS: Schema = { 1: TEXT, 2: TEXT, 3: TEXT, 4: TEXT, 5: LEN, 6: TEXT, 7: TEXT, 8: TEXT, 9: LEN, 10: LEN };
 const TENSOR_FIELDS: Schema = {
-  1: { wire: WIRE_VARINT }, 2: { wire: WIRE_VARINT }, 3: LEN, 4: LEN, 5: LEN, 6: LEN, 7: LEN, 8: TEXT, 9: LEN, 10: LEN, 11: LEN, 12: TEXT, 13: LEN,
-  14: { wire: WIRE_VARINT }, 16: LEN,
+  1: packedOf(WIRE_VARINT), 2: { wire: WIRE_VARINT }, 3: LEN, 4: packedOf(WIRE_FIXED32), 5: packedOf(WIRE_VARINT), 6: LEN, 7: packedOf(WIRE_VARINT),
+  8: TEXT, 9: LEN, 10: packedOf(WIRE_FIXED64), 11: packedOf(WIRE_VARINT), 12: TEXT, 13: LEN, 14: { wire: WIRE_VARINT }, 16: LEN,
 };
 const GRAPH_FIELDS: Schema = {
   1: { wire: WIRE_LEN, sub: NODE_FIELDS }, 2: TEXT, 5: { wire: WIRE_LEN, sub: TENSOR_FIELDS }, 10: TEXT, 11: LEN, 12: LEN, 13: LEN, 14: LEN, 15: LEN, 16: LEN,
@@ -572,8 +574,13 @@ export function looksLikeModel(head: Uint8Array): boolean {
       const field = Math.floor(tag / 8);
       const wire = tag % 8;
       const known = schema[field];
-      if (!known || known.wire !== wire) return false;
+      if (!known || (known.wire !== wire && !(known.packed && wire === WIRE_LEN))) return false;
       if (top) fields++;
+      if (wire === WIRE_FIXED32 || wire === WIRE_FIXED64) {
+        i += wire === WIRE_FIXED32 ? 4 : 8;
+        if (i > end) return false; // past the enclosing message
+        continue;
+      }
       if (wire === WIRE_VARINT) {
         const value = varint();
         if (value === undefined) return true;
