@@ -316,12 +316,12 @@ function writeAttribute(w: ProtoWriter, name: string, input: OnnxAttributeValue)
     case "int": w.uintField(3, a.value); break;
     case "string": w.bytesField(4, asBytes(a.value)); break;
     case "tensor": w.messageField(5, (t) => writeTensor(t, a.value)); break;
-    case "graph": w.messageField(6, (g) => writeGraph(g, a.value)); break;
+    case "graph": w.messageField(6, (g) => writeGraph(g, a.value, `attribute ${name}`)); break;
     case "floats": w.packedFloatField(7, a.value); break;
     case "ints": w.packedVarintField(8, a.value); break;
     case "strings": for (const s of a.value) w.bytesField(9, asBytes(s)); break;
     case "tensors": for (const t of a.value) w.messageField(10, (m) => writeTensor(m, t)); break;
-    case "graphs": for (const g of a.value) w.messageField(11, (m) => writeGraph(m, g)); break;
+    case "graphs": a.value.forEach((g, k) => w.messageField(11, (m) => writeGraph(m, g, `attribute ${name}[${k}]`))); break;
     default: throw new TypeError(`onnx.create: attribute ${name} has an unknown type`);
   }
   w.uintField(20, ATTR[a.type]);
@@ -337,14 +337,24 @@ function writeNode(w: ProtoWriter, n: OnnxNodeInput): void {
   if (n.domain) w.stringField(7, n.domain);
 }
 
-function writeGraph(w: ProtoWriter, g: OnnxGraphInput): void {
-  for (const n of g.nodes) w.messageField(1, (m) => writeNode(m, n));
-  w.stringField(2, g.name);
-  for (const t of g.initializers ?? []) w.messageField(5, (m) => writeTensor(m, t));
+/** `value` as a list (a clear TypeError for anything else; undefined is [] where the field is optional). */
+function listOf<T>(value: readonly T[] | undefined, what: string, optional = false): readonly T[] {
+  if (value === undefined && optional) return [];
+  if (!Array.isArray(value)) {
+    throw new TypeError(`tensorfile: onnx.create(): ${what} must be an array${optional ? " (or left out)" : ""}, not ${value === null ? "null" : typeof value}`);
+  }
+  return value;
+}
+
+function writeGraph(w: ProtoWriter, g: OnnxGraphInput, where: string): void {
+  if (g === null || typeof g !== "object") throw new TypeError(`tensorfile: onnx.create(): ${where} must be an object with name, nodes, inputs and outputs`);
+  for (const n of listOf(g.nodes, `${where}.nodes`)) w.messageField(1, (m) => writeNode(m, n));
+  w.stringField(2, g.name ?? "");
+  for (const t of listOf(g.initializers, `${where}.initializers`, true)) w.messageField(5, (m) => writeTensor(m, t));
   if (g.docString) w.stringField(10, g.docString);
-  for (const v of g.inputs) w.messageField(11, (m) => writeValueInfo(m, v));
-  for (const v of g.outputs) w.messageField(12, (m) => writeValueInfo(m, v));
-  for (const v of g.valueInfo ?? []) w.messageField(13, (m) => writeValueInfo(m, v));
+  for (const v of listOf(g.inputs, `${where}.inputs`)) w.messageField(11, (m) => writeValueInfo(m, v));
+  for (const v of listOf(g.outputs, `${where}.outputs`)) w.messageField(12, (m) => writeValueInfo(m, v));
+  for (const v of listOf(g.valueInfo, `${where}.valueInfo`, true)) w.messageField(13, (m) => writeValueInfo(m, v));
 }
 
 function modelWriter(model: OnnxModelInput): ProtoWriter {
@@ -355,7 +365,8 @@ function modelWriter(model: OnnxModelInput): ProtoWriter {
   if (model.domain !== undefined) w.stringField(4, model.domain);
   if (model.modelVersion !== undefined) w.uintField(5, model.modelVersion);
   if (model.docString) w.stringField(6, model.docString);
-  w.messageField(7, (g) => writeGraph(g, model.graph));
+  if (model === null || typeof model !== "object") throw new TypeError("tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }");
+  w.messageField(7, (g) => writeGraph(g, model.graph, "graph"));
   for (const op of model.opsetImports ?? [{ domain: "", version: 17 }]) {
     w.messageField(8, (m) => m.stringField(1, op.domain ?? "").uintField(2, op.version));
   }
