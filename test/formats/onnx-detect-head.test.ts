@@ -19,14 +19,16 @@ describe("onnx detection: models whose first initializer is in the head", () => 
     expect(Array.from(readAny(bytes).tensors()[0]!.data as Float32Array)).toEqual([1, 2, 3, 4]);
   });
 
-  it("every storage, packed or not, with short names: detected from the head as from the whole file", () => {
+  it("every storage, packed or not, with an unknown field or not, short names: detected from the head as from the whole file", () => {
     const specArb = fc.record({
       dims: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 3 }),
       storage: fc.constantFrom("raw", "floats", "doubles", "int32s", "int64s", "uint64s"),
       unpacked: fc.boolean(),
-    }).map(({ dims, storage, unpacked }): TensorSpec => {
+      unknownField: fc.boolean(),
+    }).map(({ dims, storage, unpacked, unknownField }): TensorSpec => {
       const n = dims.reduce((a, b) => a * b, 1);
-      const base = { name: "w", dims, unpacked };
+      // unknownField: a field 99 (a newer ONNX's, say) inside the TensorProto
+      const base = { name: "w", dims, unpacked, unknownField };
       if (storage === "raw") return { ...base, dataType: 1, raw: new Uint8Array(n * 4) };
       if (storage === "floats") return { ...base, dataType: 1, floats: Array.from({ length: n }, (_, i) => i / 2) };
       if (storage === "doubles") return { ...base, dataType: 11, doubles: Array.from({ length: n }, (_, i) => i / 3) };

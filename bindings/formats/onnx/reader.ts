@@ -538,13 +538,16 @@ const MODEL_FIELDS: Schema = {
   1: { wire: WIRE_VARINT }, 2: TEXT, 3: TEXT, 4: TEXT, 5: { wire: WIRE_VARINT }, 6: TEXT, 7: { wire: WIRE_LEN, sub: GRAPH_FIELDS },
   8: { wire: WIRE_LEN, sub: OPSET_FIELDS }, 14: { wire: WIRE_LEN, sub: ENTRY_FIELDS }, 20: LEN, 25: LEN, 26: LEN,
 };
+/** Highest number of an unknown field detection accepts inside the graph (ONNX's messages use 1-26 so far). */
+const MAX_UNKNOWN_FIELD = 127;
 /** Highest IR version detection accepts (ONNX 1.18 writes 11). */
 const MAX_IR_VERSION = 32;
 
 /**
  * True when `head` (the first bytes) reads as the start of a ModelProto: every field seen (in the head) is a
  * ModelProto field with its wire type, text fields are UTF-8, the graph's and its first node's or initializer's
- * fields seen are theirs, and ir_version (1..32) comes first. Random bytes and other protobuf messages fail it.
+ * known fields seen have their wire types (unknown ones inside them a protobuf wire type), lengths stay inside
+ * their messages, and ir_version (1..32) comes first. Random bytes and other protobuf messages fail it.
  */
 export function looksLikeModel(head: Uint8Array): boolean {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -573,7 +576,10 @@ export function looksLikeModel(head: Uint8Array): boolean {
       if (tag < 0 || tag > 0xffffffff) return false;
       const field = Math.floor(tag / 8);
       const wire = tag % 8;
-      const known = schema[field];
+      // inside the graph, a field this reader does not know (a newer ONNX's: a small number) may have any wire
+      // type protobuf has; the ModelProto's own fields must be known ones
+      const unknownAllowed = !top && field >= 1 && field <= MAX_UNKNOWN_FIELD && (wire === WIRE_VARINT || wire === WIRE_FIXED64 || wire === WIRE_LEN || wire === WIRE_FIXED32);
+      const known = schema[field] ?? (unknownAllowed ? { wire } : undefined);
       if (!known || (known.wire !== wire && !(known.packed && wire === WIRE_LEN))) return false;
       if (top) fields++;
       if (wire === WIRE_FIXED32 || wire === WIRE_FIXED64) {
