@@ -60,8 +60,6 @@ const MODELS: Record<string, Maker> = {
   tsm: (n) => tsm.write(tsmModule(n)),
   csta: (n) => tsm.writeCsta(tsmModule(n)),
   "onnx raw_data": (n, seed) => onnx.write(onnx.create({
-    // (a long doc_string keeps the initializers' packed dims out of the 64 bytes format detection reads, which
-    // takes dims as varints only)
     docString: "a model for tests of patching in pieces".repeat(3),
     graph: {
       name: "g",

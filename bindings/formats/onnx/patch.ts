@@ -12,7 +12,11 @@ import { encodeRowMajorBytes, replacementData } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, asTensor, checkIncoming, storedForm, tensorEdit } from "../../patch/plan.js";
 import type { TensorInfo } from "../../tensor.js";
-import { type OnnxModel, id } from "./model.js";
+import { concatBytes } from "../../io/input.js";
+import { DATA_TYPES, type OnnxModel, id, rawByteLength } from "./model.js";
+import { ProtoWriter } from "./proto-writer.js";
+import { entryEncoding, streamsTypedField, typedEntryPieces } from "./typed-chunks.js";
+import { elementCount } from "../../tensor.js";
 import { type OnnxTensorInfo, type OnnxWeight, modelBytes, weightInfo, weights } from "./view.js";
 import { type BodyChange, encodeTypedBody, lengthEdits, sameBytes, typedValues } from "./writer.js";
 
@@ -43,6 +47,120 @@ export function replaceTensors(model: OnnxModel, tensors: TensorsInput, options:
   const bytes = modelBytes.get(model);
   if (bytes) modelBytes.set(out, bytes);
   return out;
+}
+
+/** Reads [start, end) of the source in pieces of at most 4 MiB. */
+async function* rangePieces(source: ByteSource, start: number, end: number, name: string): AsyncGenerator<Uint8Array> {
+  for (let at = start; at < end; at += 4 * 1024 * 1024) yield await readExactly(source, at, Math.min(4 * 1024 * 1024, end - at), id, name);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Whether two streams of bytes are equal (both read to their end whatever the answer: `a`'s reader records the
+ * body's fields, `onB` sizes the replacement).
+ */
+async function sameStreams(a: AsyncIterable<Uint8Array>, b: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onB: (chunk: Uint8Array) => void): Promise<boolean> {
+  const ia = a[Symbol.asyncIterator]();
+  const ib = Symbol.asyncIterator in b ? b[Symbol.asyncIterator]() : b[Symbol.iterator]();
+  let ca: Uint8Array = new Uint8Array(0);
+  let cb: Uint8Array = new Uint8Array(0);
+  let doneA = false;
+  let doneB = false;
+  let same = true;
+  for (;;) {
+    if (ca.length === 0 && !doneA) {
+      const r = await ia.next();
+      if (r.done) doneA = true;
+      else ca = r.value;
+      continue;
+    }
+    if (cb.length === 0 && !doneB) {
+      const r = await ib.next();
+      if (r.done) doneB = true;
+      else {
+        cb = r.value;
+        onB(cb);
+      }
+      continue;
+    }
+    if (doneA && doneB) return same;
+    if (ca.length === 0 || cb.length === 0) {
+      same = false; // one ended first
+      ca = cb = new Uint8Array(0);
+      continue;
+    }
+    const n = Math.min(ca.length, cb.length);
+    if (same && !equalBytes(ca.subarray(0, n), cb.subarray(0, n))) same = false;
+    ca = ca.subarray(n);
+    cb = cb.subarray(n);
+  }
+}
+
+/**
+ * A large typed-field weight's new TensorProto body, streamed: one pass reads the stored entries (noting where the
+ * other fields are) beside the replacement's stored form, comparing them and sizing the new entries; when they
+ * differ, the body is produced as encodeTypedBody() makes it (the other fields as stored, the new entries packed
+ * where the first data field was), reading the replacement a second time. Undefined when the values are the same.
+ */
+async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: OnnxTensorInfo, given: Incoming): Promise<BodyChange | undefined> {
+  const t = w.tensor;
+  const own = t.frames[t.frames.length - 1]!;
+  const encoding = entryEncoding(t.storage, t.dataType);
+  const type = DATA_TYPES[t.dataType]!;
+  const plain: TensorInfo = {
+    name: info.name, dtype: info.dtype, shape: info.shape, byteOrder: "le", layout: "row-major", format: id,
+    byteOffset: 0, byteLength: rawByteLength(type, elementCount(t.dims)),
+  };
+  const replacement = () => tensorEdit(plain, given).produce();
+  /** The body's other fields, as runs of stored bytes; the entries go before run `entriesAt` (-1: after the last). */
+  const runs: { start: number; end: number }[] = [];
+  let entriesAt = -1;
+  const visit = (start: number, end: number, entries: boolean) => {
+    if (entries) {
+      if (entriesAt < 0) entriesAt = runs.length;
+      return;
+    }
+    const last = runs[runs.length - 1];
+    if (last && last.end === start) last.end = end;
+    else runs.push({ start, end });
+  };
+  let carry: Uint8Array = new Uint8Array(0);
+  let entryBytes = 0;
+  /** Whole entries of `chunk` after what the last one left. */
+  const aligned = (chunk: Uint8Array): Uint8Array => {
+    const joined = carry.length > 0 ? concatBytes([carry, chunk]) : chunk;
+    const whole = joined.length - (joined.length % encoding.width);
+    carry = joined.slice(whole);
+    return joined.subarray(0, whole);
+  };
+  const same = await sameStreams(typedEntryPieces(source, info, visit), replacement(), (chunk) => (entryBytes += encoding.size(aligned(chunk))));
+  if (same) return undefined;
+  const field = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 }[t.storage as "float_data"];
+  const head = new ProtoWriter().tag(field, 2).varint(entryBytes).finish();
+  const size = runs.reduce((n, r) => n + r.end - r.start, 0) + head.length + entryBytes;
+  async function* entries(): AsyncGenerator<Uint8Array> {
+    yield head;
+    carry = new Uint8Array(0);
+    let written = 0;
+    for await (const chunk of replacement()) {
+      const encoded = encoding.encode(aligned(chunk));
+      written += encoded.length;
+      yield encoded;
+    }
+    if (written !== entryBytes) throw new Error(`onnx patch: the replacement for "${info.name}" changed while it was written (${written} bytes of entries, ${entryBytes} planned)`);
+  }
+  async function* produce(): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < runs.length; i++) {
+      if (i === entriesAt) yield* entries();
+      yield* rangePieces(source, runs[i]!.start, runs[i]!.end, info.name);
+    }
+    if (entriesAt < 0 || entriesAt >= runs.length) yield* entries();
+  }
+  return { frames: t.frames, body: new Uint8Array(0), streamed: { size, produce } };
 }
 
 /** A splice edit as a patch-plan edit. */
@@ -81,6 +199,10 @@ export async function planModel(model: OnnxModel, prefix: string, source: ByteSo
     if (t.storage === "raw_data" || t.packed) {
       // raw_data, or one packed float_data/double_data field (raw_data's layout): in place, streamed
       edits.push(tensorEdit(info, given));
+    } else if (t.storage !== "none" && streamsTypedField(info)) {
+      // a large typed-field weight: compared, sized and re-encoded in pieces, never held whole
+      const change = await streamedTypedChange(source, w, info, given);
+      if (change) changes.push(change);
     } else if (t.storage !== "none") {
       const own = t.frames[t.frames.length - 1]!;
       const body = await readExactly(source, own.bodyStart, own.bodyEnd - own.bodyStart, id, info.name);
@@ -92,8 +214,10 @@ export async function planModel(model: OnnxModel, prefix: string, source: ByteSo
   }
   let delta = 0;
   for (const e of lengthEdits(changes)) {
-    delta += e.bytes.length - e.length;
-    edits.push(fixedEdit(e.offset, e.length, e.bytes));
+    const size = e.streamed?.size ?? e.bytes.length;
+    delta += size - e.length;
+    const streamed = e.streamed;
+    edits.push(streamed ? { offset: e.offset, length: e.length, sameSize: size === e.length, produce: () => streamed.produce() } : fixedEdit(e.offset, e.length, e.bytes));
   }
   edits.sort((a, b) => a.offset - b.offset);
   return { edits, delta, replaced };

@@ -77,11 +77,15 @@ function readVarint(bytes: Uint8Array, i: number, stop: number): number {
   return -1;
 }
 
+/** Told of each field of the body as it is passed: [start, end) (absolute) and whether it holds the weight's entries. */
+export type FieldVisitor = (start: number, end: number, entries: boolean) => void;
+
 /**
  * The stored entries of a typed-field weight as raw_data's bytes, in pieces (before any dtype conversion). The
- * body is parsed synchronously within each window; a read is awaited only when a window runs out.
+ * body is parsed synchronously within each window; a read is awaited only when a window runs out. `visit` is told
+ * of every field (patch keeps the others as stored).
  */
-export async function* typedEntryPieces(source: ByteSource, info: TensorInfo): AsyncGenerator<Uint8Array> {
+export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, visit?: FieldVisitor): AsyncGenerator<Uint8Array> {
   const onnx = (info as TypedInfo).onnx!;
   const type: OnnxDataTypeInfo | undefined = DATA_TYPES[onnx.dataType];
   const fieldNumber = FIELD_OF[onnx.storage];
@@ -175,11 +179,16 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo): A
         if (number === fieldNumber) {
           if (fixed > 0 && length % fixed !== 0) corrupt(`packed ${onnx.storage} of ${length} bytes (not a multiple of ${fixed})`, pos - n);
           fieldEnd = pos + length;
-        } else pos += length;
+          visit?.(at, fieldEnd, true);
+        } else {
+          pos += length;
+          visit?.(at, pos, false);
+        }
       } else if (wire === WIRE_VARINT) {
         const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
         if (n <= 0) corrupt(n === 0 ? "varint runs past the end of the tensor" : "varint longer than 10 bytes", pos);
-        if (number === fieldNumber && entryWire === WIRE_VARINT) {
+        const entry = number === fieldNumber && entryWire === WIRE_VARINT;
+        if (entry) {
           if (done + filled + width > total) corrupt("more entries than the dims hold", at);
           if (filled === piece.length) {
             pos = at; // read this entry again into the next piece
@@ -189,10 +198,12 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo): A
           put(varintLo, varintHi);
         }
         pos += n;
+        visit?.(at, pos, entry);
       } else if (wire === WIRE_FIXED32 || wire === WIRE_FIXED64) {
         const n = wire === WIRE_FIXED32 ? 4 : 8;
         if (n > end - pos) corrupt(`${n}-byte value runs past the end of the tensor`, pos);
-        if (number === fieldNumber && entryWire === wire) {
+        const entry = number === fieldNumber && entryWire === wire;
+        if (entry) {
           if (done + filled + n > total) corrupt("more entries than the dims hold", at);
           if (filled === piece.length) {
             pos = at;
@@ -203,6 +214,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo): A
           filled += n;
         }
         pos += n;
+        visit?.(at, pos, entry);
       } else corrupt(`wire type ${wire} (field ${number}) does not occur in ONNX`, at);
     }
     if (full) {
@@ -231,4 +243,74 @@ export async function* typedFieldChunks(source: ByteSource, info: TensorInfo, de
     const d = t.data as ArrayBufferView;
     yield new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
   }
+}
+
+// ------------------------------------------------------------------------------------------ encoding
+
+/**
+ * How raw_data-layout entries of a typed storage are written back: varints (sign-extended to 64 bits for the
+ * signed types, as protobuf writes int32/int64) or, for float_data/double_data, the bytes as they are.
+ */
+export interface EntryEncoding {
+  /** Bytes per entry in raw_data's layout. */
+  width: number;
+  /** Encoded size of whole entries. */
+  size(values: Uint8Array): number;
+  /** The encoded entries. */
+  encode(values: Uint8Array): Uint8Array;
+}
+
+export function entryEncoding(storage: OnnxStorage, dataType: number): EntryEncoding {
+  const type = DATA_TYPES[dataType];
+  if (!type || FIELD_OF[storage] === undefined) throw new UnsupportedError(id, `${dataTypeName(dataType)} in ${storage} cannot be encoded`, undefined, storage);
+  if (storage === "float_data" || storage === "double_data") {
+    return { width: storage === "float_data" ? 4 : 8, size: (values) => values.length, encode: (values) => values };
+  }
+  const width = type.bits === 4 ? 1 : type.bits / 8;
+  const signed = type.dtype === "int8" || type.dtype === "int16" || type.dtype === "int32" || type.dtype === "int64";
+  /** Entry i's low and high 32 bits (into lo/hi). */
+  let lo = 0;
+  let hi = 0;
+  const entry = (view: DataView, at: number) => {
+    if (width === 8) {
+      lo = view.getUint32(at, true);
+      hi = view.getUint32(at + 4, true);
+      return;
+    }
+    const v = width === 1 ? (signed ? view.getInt8(at) : view.getUint8(at)) : width === 2 ? (signed ? view.getInt16(at, true) : view.getUint16(at, true)) : signed ? view.getInt32(at, true) : view.getUint32(at, true);
+    lo = v >>> 0;
+    hi = v < 0 ? 0xffffffff : 0;
+  };
+  const entrySize = () => {
+    if (hi === 0) return lo < 0x80 ? 1 : lo < 0x4000 ? 2 : lo < 0x200000 ? 3 : lo < 0x10000000 ? 4 : 5;
+    return Math.ceil((64 - Math.clz32(hi)) / 7);
+  };
+  const viewOf = (values: Uint8Array) => new DataView(values.buffer, values.byteOffset, values.byteLength);
+  return {
+    width,
+    size(values) {
+      const view = viewOf(values);
+      let n = 0;
+      for (let at = 0; at + width <= values.length; at += width) {
+        entry(view, at);
+        n += entrySize();
+      }
+      return n;
+    },
+    encode(values) {
+      const out = new Uint8Array(this.size(values));
+      const view = viewOf(values);
+      let o = 0;
+      for (let at = 0; at + width <= values.length; at += width) {
+        entry(view, at);
+        while (hi !== 0 || lo > 0x7f) {
+          out[o++] = (lo & 0x7f) | 0x80;
+          lo = ((lo >>> 7) | ((hi & 0x7f) << 25)) >>> 0;
+          hi >>>= 7;
+        }
+        out[o++] = lo;
+      }
+      return out;
+    },
+  };
 }

@@ -19,6 +19,8 @@ export interface SpliceEdit {
   offset: number;
   length: number;
   bytes: Uint8Array;
+  /** Streamed instead (patch of a large typed-field weight): `size` new bytes produced in pieces; `bytes` is empty. */
+  streamed?: { size: number; produce(): AsyncIterable<Uint8Array> } | undefined;
 }
 
 const TYPED_FIELD_NUMBER: Record<string, number> = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 };
@@ -74,10 +76,11 @@ export function typedValues(body: Uint8Array, base: number, tensor: OnnxTensor):
   return decodeTypedBody(body, base, tensor.storage, tensor.dataType, tensor.name);
 }
 
-/** A replaced TensorProto body: the tensor (its frames) and its new body. */
+/** A replaced TensorProto body: the tensor (its frames) and its new body (in memory, or streamed: patch only). */
 export interface BodyChange {
   frames: OnnxFrame[];
   body: Uint8Array;
+  streamed?: SpliceEdit["streamed"];
 }
 
 /**
@@ -90,8 +93,8 @@ export function lengthEdits(changes: readonly BodyChange[]): SpliceEdit[] {
   const frames = new Map<number, FrameState>();
   for (const change of changes) {
     const own = change.frames[change.frames.length - 1]!;
-    const delta = change.body.length - (own.bodyEnd - own.bodyStart);
-    edits.push({ offset: own.bodyStart, length: own.bodyEnd - own.bodyStart, bytes: change.body });
+    const delta = (change.streamed?.size ?? change.body.length) - (own.bodyEnd - own.bodyStart);
+    edits.push({ offset: own.bodyStart, length: own.bodyEnd - own.bodyStart, bytes: change.body, streamed: change.streamed });
     change.frames.forEach((frame, depth) => {
       const state = frames.get(frame.lengthAt) ?? { frame, depth, chain: change.frames.slice(0, depth), delta: 0 };
       state.delta += delta;
