@@ -24,6 +24,7 @@ import { patch, patchFrom, patchTo } from "../bindings/patch.js";
 import { PATCH_TUNING } from "../bindings/patch/plan.js";
 import { type DType, type NamedTensor, dtypeBytes, isStandardDType } from "../bindings/tensor.js";
 import { rng } from "./helpers/rng.js";
+import { concat } from "./helpers/bytes.js";
 
 const saved = { ...PATCH_TUNING };
 afterEach(() => {
@@ -133,15 +134,6 @@ function replacements(model: Uint8Array, pick: (i: number) => number, seed: numb
   });
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
@@ -154,7 +146,7 @@ async function viaFile(model: Uint8Array, weights: Uint8Array): Promise<Uint8Arr
   await patchTo(fromBytes(model), fromBytes(weights), (chunk) => void copies.push(chunk.slice()), { reuseChunks: true });
   const kept: Uint8Array[] = []; // chunks kept as handed over: none may be changed afterwards
   await patchTo(fromBytes(model), fromBytes(weights), (chunk) => void kept.push(chunk));
-  return [from, concat(copies), concat(kept)];
+  return [from, concat(...copies), concat(...kept)];
 }
 
 describe("patching converted weights in pieces gives the bytes of the whole-tensor route", () => {

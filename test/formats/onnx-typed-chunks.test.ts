@@ -13,6 +13,7 @@ import { TYPED_CHUNK_TUNING, typedFieldChunks } from "../../bindings/formats/onn
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
 import { type TensorSpec, buildModel } from "../helpers/onnx-models.js";
+import { concat } from "../helpers/bytes.js";
 
 const DEFAULT_TUNING = { ...TYPED_CHUNK_TUNING };
 afterEach(() => Object.assign(TYPED_CHUNK_TUNING, DEFAULT_TUNING));
@@ -22,20 +23,11 @@ function bytesOf(t: NamedTensor): Uint8Array {
   return new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
 }
 
-function concat(pieces: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of pieces) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 async function collect(source: ByteSource, info: onnx.OnnxTensorInfo, dtype?: "float32"): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   for await (const piece of typedFieldChunks(source, info, dtype ? { dtype } : undefined)) pieces.push(piece.slice());
-  return concat(pieces);
+  return concat(...pieces);
 }
 
 /** A source that records the largest read. */
@@ -150,6 +142,6 @@ describe("onnx typed-field weights in pieces", () => {
       tensorInfos: () => infos, loadTensor: (info, options) => onnx.loadTensor(source, info, options), source,
     }, { decode: { dtype: "float32" } });
     expect(source.largest).toBeLessThanOrEqual(4096);
-    expect(Buffer.from(concat(pieces)).equals(Buffer.from(writeSafetensors(eager)))).toBe(true);
+    expect(Buffer.from(concat(...pieces)).equals(Buffer.from(writeSafetensors(eager)))).toBe(true);
   });
 });

@@ -17,7 +17,7 @@ import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DecodeOptions, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
 import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, dataTypeName, id, rawByteLength } from "./model.js";
-import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "./wire.js";
+import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, putEntry, readVarintAt as readVarint, varintValue } from "./wire.js";
 
 /** Sizes (not public; tests make them small): weights whose TensorProto is over `minBytes` stream. */
 export const TYPED_CHUNK_TUNING = { windowBytes: 4 * 1024 * 1024, pieceBytes: 16 * 1024 * 1024, minBytes: 16 * 1024 * 1024 };
@@ -52,31 +52,6 @@ class Windows {
   }
 }
 
-// the value of the last varint read (low and high 32 bits)
-let varintLo = 0;
-let varintHi = 0;
-
-/** The length of the varint at bytes[i] (value in varintLo/varintHi); 0 when it reaches `stop`; -1 over 10 bytes. */
-function readVarint(bytes: Uint8Array, i: number, stop: number): number {
-  let lo = 0;
-  let hi = 0;
-  for (let k = 0; k < 10; k++) {
-    if (i + k >= stop) return 0;
-    const b = bytes[i + k]!;
-    if (k < 4) lo |= (b & 0x7f) << (7 * k);
-    else if (k === 4) {
-      lo |= (b & 0x7f) << 28;
-      hi |= (b & 0x7f) >>> 4;
-    } else hi |= (b & 0x7f) << (7 * k - 32);
-    if ((b & 0x80) === 0) {
-      varintLo = lo;
-      varintHi = hi;
-      return k + 1;
-    }
-  }
-  return -1;
-}
-
 /** Told of each field of the body as it is passed: [start, end) (absolute) and whether it holds the weight's entries. */
 export type FieldVisitor = (start: number, end: number, entries: boolean) => void;
 
@@ -108,13 +83,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
   let filled = 0;
   let done = 0;
   const put = (lo: number, hi: number) => {
-    if (width === 1) piece[filled] = lo & 0xff;
-    else if (width === 2) view.setUint16(filled, lo & 0xffff, true);
-    else if (width === 4) view.setUint32(filled, lo >>> 0, true);
-    else {
-      view.setUint32(filled, lo >>> 0, true);
-      view.setUint32(filled + 4, hi >>> 0, true);
-    }
+    putEntry(view, filled, width, lo, hi);
     filled += width;
   };
 
@@ -156,7 +125,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
               break parse; // the window ends inside this varint
             }
             if (n < 0) corrupt("varint longer than 10 bytes", pos);
-            put(varintLo, varintHi);
+            put(varintValue.lo, varintValue.hi);
             pos += n;
           }
         }
@@ -167,14 +136,14 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       const at = pos;
       const tagLength = readVarint(bytes, pos - base, Math.min(stop, end) - base);
       if (tagLength <= 0) corrupt(tagLength === 0 ? "tag runs past the end of the tensor" : "varint longer than 10 bytes", at);
-      const number = (varintLo >>> 3) + varintHi * 2 ** 29;
-      const wire = varintLo & 7;
+      const number = (varintValue.lo >>> 3) + varintValue.hi * 2 ** 29;
+      const wire = varintValue.lo & 7;
       pos += tagLength;
       if (wire === WIRE_LEN) {
         const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
         if (n <= 0) corrupt(n === 0 ? "length runs past the end of the tensor" : "varint longer than 10 bytes", pos);
-        const length = varintLo >>> 0;
-        if (varintHi !== 0 || varintLo < 0 || length > end - pos - n) corrupt(`length reaches past the end of the tensor`, pos);
+        const length = varintValue.lo >>> 0;
+        if (varintValue.hi !== 0 || varintValue.lo < 0 || length > end - pos - n) corrupt(`length reaches past the end of the tensor`, pos);
         pos += n;
         if (number === fieldNumber) {
           if (fixed > 0 && length % fixed !== 0) corrupt(`packed ${onnx.storage} of ${length} bytes (not a multiple of ${fixed})`, pos - n);
@@ -195,7 +164,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
             full = true;
             break;
           }
-          put(varintLo, varintHi);
+          put(varintValue.lo, varintValue.hi);
         }
         pos += n;
         visit?.(at, pos, entry);

@@ -13,7 +13,7 @@ import {
   DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, dataTypeName, id,
   rawByteLength,
 } from "./model.js";
-import { ProtoCursor, WIRE_LEN } from "./wire.js";
+import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
 
 /** The bytes of a read() result (readFrom() results have none). */
 export const modelBytes = new WeakMap<object, Uint8Array>();
@@ -128,31 +128,13 @@ export function backingAt(bytes: Uint8Array, base: number): ByteBacking {
 function varintsInto(src: Uint8Array, from: number, to: number, out: DataView, at: number, width: number, base: number, field: string): number {
   let i = from;
   while (i < to) {
-    const start = i;
-    let lo = 0;
-    let hi = 0;
-    let k = 0;
-    for (;;) {
-      if (i >= to) throw new CorruptDataError(id, "packed varint runs past the end of its field", base + start, field);
-      const b = src[i++]!;
-      if (k < 4) lo |= (b & 0x7f) << (7 * k);
-      else if (k === 4) {
-        lo |= (b & 0x7f) << 28;
-        hi |= (b & 0x7f) >>> 4;
-      } else if (k < 10) hi |= (b & 0x7f) << (7 * k - 32);
-      else throw new CorruptDataError(id, "varint longer than 10 bytes", base + start, field);
-      if ((b & 0x80) === 0) break;
-      k++;
-    }
-    if (at + width > out.byteLength) throw new CorruptDataError(id, "more entries than the dims hold", base + start, field);
-    if (width === 1) out.setUint8(at, lo & 0xff);
-    else if (width === 2) out.setUint16(at, lo & 0xffff, true);
-    else if (width === 4) out.setUint32(at, lo >>> 0, true);
-    else {
-      out.setUint32(at, lo >>> 0, true);
-      out.setUint32(at + 4, hi >>> 0, true);
-    }
+    const n = readVarintAt(src, i, to);
+    if (n === 0) throw new CorruptDataError(id, "packed varint runs past the end of its field", base + i, field);
+    if (n < 0) throw new CorruptDataError(id, "varint longer than 10 bytes", base + i, field);
+    if (at + width > out.byteLength) throw new CorruptDataError(id, "more entries than the dims hold", base + i, field);
+    putEntry(out, at, width, varintValue.lo, varintValue.hi);
     at += width;
+    i += n;
   }
   return at;
 }

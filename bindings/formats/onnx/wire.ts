@@ -259,3 +259,41 @@ export function packedVarintCount(bytes: Uint8Array, base: number, format: strin
   if (run > 0) throw new CorruptDataError(format, "packed varint runs past the end of its field", base + bytes.length - run, field);
   return n;
 }
+
+/** The value of the last varint {@link readVarintAt} read: its low and high 32 bits. */
+export const varintValue = { lo: 0, hi: 0 };
+
+/**
+ * Reads the varint at bytes[i] without allocating (its value into {@link varintValue}); returns its length, 0 when
+ * it reaches `stop` unfinished, -1 when it is longer than 10 bytes.
+ */
+export function readVarintAt(bytes: Uint8Array, i: number, stop: number): number {
+  let lo = 0;
+  let hi = 0;
+  for (let k = 0; k < 10; k++) {
+    if (i + k >= stop) return 0;
+    const b = bytes[i + k]!;
+    if (k < 4) lo |= (b & 0x7f) << (7 * k);
+    else if (k === 4) {
+      lo |= (b & 0x7f) << 28;
+      hi |= (b & 0x7f) >>> 4;
+    } else hi |= (b & 0x7f) << (7 * k - 32);
+    if ((b & 0x80) === 0) {
+      varintValue.lo = lo;
+      varintValue.hi = hi;
+      return k + 1;
+    }
+  }
+  return -1;
+}
+
+/** Writes an entry (low and high 32 bits) as a `width`-byte little-endian integer at `at` (two's complement kept). */
+export function putEntry(out: DataView, at: number, width: number, lo: number, hi: number): void {
+  if (width === 1) out.setUint8(at, lo & 0xff);
+  else if (width === 2) out.setUint16(at, lo & 0xffff, true);
+  else if (width === 4) out.setUint32(at, lo >>> 0, true);
+  else {
+    out.setUint32(at, lo >>> 0, true);
+    out.setUint32(at + 4, hi >>> 0, true);
+  }
+}
