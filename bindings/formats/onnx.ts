@@ -10,7 +10,9 @@
  * Weights (tensors()) are every initializer and every Constant node's `value`, at every depth; in a subgraph a
  * weight is named `<node name>/<attribute name>/<weight name>` (a node without a name: `<op_type>#<index>`).
  * The code: onnx/model.ts (types and the full field table), wire.ts (the strict read cursor), reader.ts,
- * view.ts, writer.ts, patch.ts; proto-writer.ts is the shared encoder.
+ * lazy-read.ts (lazy opens: small range reads, the header walk for asynchronous sources), view.ts, writer.ts,
+ * patch.ts, typed-chunks.ts (large typed-field weights decoded and patched in pieces); proto-writer.ts is the
+ * shared encoder.
  */
 import { ByteReader } from "../io/byte-reader.js";
 import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
