@@ -71,8 +71,10 @@ const entries = {
   // SPRAAK's multi-member gzip reader (fflate's Gunzip streamed) added ~0.7 KB to spraak (2026-11-25);
   // tsm.toOnnx (the TenniS->ONNX translation and the ONNX builder) added ~10 KB to the tsm namespace, which esbuild keeps
   // whole (Vite: tsm.read alone stays 5 KB) (2026-11-25)
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 127],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 56],
+  // the ONNX header walk for asynchronous sources (fromBlob, fromUrl: the browser's path) added ~0.5 KB to readFromAny;
+  // large typed-field ONNX weights decoded and patched in pieces (typed-chunks.ts) ~1.7 KB more to everything (2026-11-26)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 130],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 57],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],
