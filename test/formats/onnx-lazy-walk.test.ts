@@ -269,3 +269,49 @@ describe("onnx: a malformed model gives read()'s error through the header walk",
     );
   });
 });
+
+describe("april: a lazy open of a local file counts large varint payloads in windows it does not keep", () => {
+  /** A source with readSync (a local file's kind) recording the largest read. */
+  function syncSource(bytes: Uint8Array) {
+    const source = {
+      size: bytes.length, largest: 0,
+      read: async (o: number, n: number) => bytes.subarray(o, o + n),
+      readSync: (o: number, n: number) => {
+        source.largest = Math.max(source.largest, n);
+        return bytes.subarray(o, o + n);
+      },
+    };
+    return source;
+  }
+  const n = 1_600_000; // float16 bit patterns as 3-byte varints: a 4.8 MB payload
+  const halves = Array.from({ length: n }, (_, i) => 0x4000 + (i % 1000));
+
+  it("the counts are read()'s and no read is larger than a window", async () => {
+    const net = buildModel({ graph: { initializers: [{ name: "big", dataType: 10, dims: [n], int32s: halves }] } });
+    const bytes = april.write(april.create({ networks: { encoder: net, decoder: net, joiner: net }, tokens: ["<blk>"] }));
+    const source = syncSource(bytes);
+    const file = await april.readFrom(source);
+    expect(source.largest).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(april.tensorInfos(file).map((i) => i.name)).toEqual(["encoder/big", "decoder/big", "joiner/big"]);
+    const t = await april.loadTensor(source, april.tensorInfos(file)[1]!);
+    expect((t.data as Uint16Array)[999_999]).toBe(0x4000 + 999);
+  });
+
+  it("a wrong count or a varint cut off gives the network read()'s error", async () => {
+    for (const broken of [
+      buildModel({ graph: { initializers: [{ name: "big", dataType: 10, dims: [n + 1], int32s: halves }] } }),
+      (() => {
+        const net = buildModel({ graph: { initializers: [{ name: "big", dataType: 10, dims: [n], int32s: halves }] } });
+        const at = net.length - 40; // inside the payload, near its end: a run of continuation bytes
+        net.fill(0xff, at, at + 12);
+        return net;
+      })(),
+    ]) {
+      const bytes = april.write(april.create({ networks: { encoder: broken, decoder: broken, joiner: broken }, tokens: ["<blk>"] }));
+      const eager = april.read(bytes);
+      const lazy = await april.readFrom(syncSource(bytes));
+      expect(eager.onnxErrors?.encoder).toMatch(/CORRUPT|entries|varint/i);
+      expect(lazy.onnxErrors).toEqual(eager.onnxErrors);
+    }
+  });
+});

@@ -12,7 +12,7 @@ import type { DecodeOptions, NamedTensor } from "../../tensor.js";
 import type { InspectTensor } from "../types.js";
 import type { OnnxModel } from "../onnx/model.js";
 import { parseSmallChunks } from "../onnx/lazy-read.js";
-import { looksLikeModel, parseModel } from "../onnx/reader.js";
+import { type VarintCounter, looksLikeModel, parseModel } from "../onnx/reader.js";
 import { type OnnxTensorInfo, inspectExtras, inspectTensors, modelBytes, tensorOf, verify as verifyModel, weightInfo, weights } from "../onnx/view.js";
 import { type AprilEntry, type AprilFile, type AprilNetworkModels, type NetworkName, NETWORK_NAMES, id } from "./model.js";
 
@@ -38,7 +38,7 @@ function networkError(error: FormatError, networkOffset: number): string {
  * payloads are counted lazily too: a network with a malformed one has no weights in read(), so it has none in
  * readFrom() either (a lazy open of an .onnx file leaves that check to loadTensor).
  */
-function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean): Parsed {
+function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean, varintCounter?: VarintCounter): Parsed {
   const models: AprilNetworkModels = {};
   const errors: Partial<Record<NetworkName, string>> = {};
   NETWORK_NAMES.forEach((name, i) => {
@@ -48,7 +48,7 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean)
       return;
     }
     try {
-      models[name] = parseModel(r, { eager, countVarints: true, start: entry.offset, end: entry.offset + entry.size, root: name });
+      models[name] = parseModel(r, { eager, countVarints: true, varintCounter, start: entry.offset, end: entry.offset + entry.size, root: name });
     } catch (error) {
       if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
       errors[name] = networkError(error, entry.offset);
@@ -67,7 +67,7 @@ export function attachModels<F extends AprilFile>(file: F, bytes: Uint8Array): F
 /** readFrom(): the networks' headers through small range reads (payloads are never fetched). */
 export async function attachModelsFrom<F extends AprilFile>(file: F, source: ByteSource): Promise<F> {
   const ranges = file.layout.networks.map((entry) => ({ start: entry.offset, end: entry.offset + entry.size }));
-  const { models, errors } = await parseSmallChunks(source, id, (backing) => parseAll(new ByteReader(backing, id), file.layout.networks, false), { models: ranges, varintPayloads: true });
+  const { models, errors } = await parseSmallChunks(source, id, (backing, countVarints) => parseAll(new ByteReader(backing, id), file.layout.networks, false, countVarints), { models: ranges, varintPayloads: true });
   return { ...file, onnx: models, onnxErrors: errors };
 }
 

@@ -18,13 +18,17 @@ import { type ByteBacking, NeedBytes } from "../../io/byte-reader.js";
 import { bytesOrUndefined } from "../../io/input.js";
 import { markLazy } from "../../io/lazy.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "../../io/source.js";
-import { looksLikeModel } from "./reader.js";
+import { type VarintCounter, looksLikeModel } from "./reader.js";
+import { PackedVarintCounter } from "./wire.js";
 
 /** After a jump: sources that read synchronously (local files) take small reads; others fewer, larger ones. */
 const JUMP_CHUNK_SYNC = 4 * 1024;
 const JUMP_CHUNK_ASYNC = 16 * 1024;
 const MAX_CHUNK = 8 * 1024 * 1024;
 const MAX_FETCHES = 1_000_000;
+/** Varint payloads over this size are counted in windows of COUNT_WINDOW, not kept (sources with readSync). */
+const COUNT_STREAM_MIN = 1024 * 1024;
+const COUNT_WINDOW = 4 * 1024 * 1024;
 
 interface Chunk {
   start: number;
@@ -131,6 +135,25 @@ class SmallChunkCache implements ByteBacking {
     this.add(offset, await readExactly(this.source, offset, end - offset, this.format));
   }
 
+  /**
+   * The number of packed varints in [offset, offset + length), read in windows that are not kept, for a large
+   * payload of a source that reads synchronously; undefined otherwise (the parser reads it through the cache).
+   */
+  countVarints(offset: number, length: number, field: string): number | undefined {
+    const readSync = this.source.readSync;
+    if (!readSync || length <= COUNT_STREAM_MIN || offset + length > this.size) return undefined;
+    const counter = new PackedVarintCounter(this.format, field);
+    for (let at = offset; at < offset + length; at += COUNT_WINDOW) {
+      const n = Math.min(COUNT_WINDOW, offset + length - at);
+      const got = bytesOrUndefined(readSync.call(this.source, at, n));
+      if (!got) throw new SourceError(`a ByteSource's readSync() must return a Uint8Array`);
+      if (got.length < n) throw new TruncatedError(this.format, at + got.length, field, n - got.length, 0);
+      this.bytesRead += n;
+      counter.feed(got, at);
+    }
+    return counter.finish(offset + length);
+  }
+
   /** The loaded chunk holding [offset, offset + length), fetched first when needed. */
   async ensure(offset: number, length: number): Promise<Chunk> {
     return this.chunks.find(offset, length) ?? (await this.load(offset, length), this.chunks.find(offset, length)!);
@@ -235,7 +258,9 @@ export interface WalkOptions {
  * Runs `parse` over the source's bytes, fetching (small) ranges as it reads them, until it completes; sources that
  * cannot be read synchronously get the header walk first.
  */
-export async function parseSmallChunks<T>(source: ByteSource, format: string, parse: (backing: ByteBacking) => T, walk: WalkOptions = {}): Promise<T> {
+export async function parseSmallChunks<T>(
+  source: ByteSource, format: string, parse: (backing: ByteBacking, countVarints: VarintCounter) => T, walk: WalkOptions = {},
+): Promise<T> {
   const { size, head } = await sourceSize(source);
   const cache = new SmallChunkCache(source, size, format);
   if (head) cache.add(0, head);
@@ -249,7 +274,7 @@ export async function parseSmallChunks<T>(source: ByteSource, format: string, pa
   for (;;) {
     LAZY_READ_STATS.parses++;
     try {
-      return markLazy(parse(cache));
+      return markLazy(parse(cache, (offset, length, field) => cache.countVarints(offset, length, field)));
     } catch (error) {
       if (!(error instanceof NeedBytes)) throw error;
       await cache.load(error.offset, error.length);

@@ -17,11 +17,18 @@ import {
 } from "./model.js";
 import { type FieldHead, type LenSpan, ProtoCursor, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, packedVarintCount } from "./wire.js";
 
+/**
+ * Counts the packed varints of [offset, offset + length) without going through the reader's backing (a lazy open
+ * of a local file streams a large payload instead of keeping it), or undefined to let the reader read them.
+ */
+export type VarintCounter = (offset: number, length: number, field: string) => number | undefined;
+
 interface Context {
   r: ByteReader;
   eager: boolean;
   /** Count the entries of varint-typed fields (reads their payloads): read(), and an .april's lazy open. */
   countVarints: boolean;
+  varintCounter: VarintCounter | undefined;
   maxGraphDepth: number;
   unknown: number;
   /** Frames enclosing the message being read (outermost first). */
@@ -181,7 +188,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
           // is checked when the weight is decoded (decodeTypedBody: loadTensor, verify, convert)
           storedCount = undefined;
         } else if (storedCount !== undefined) {
-          storedCount += packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
+          storedCount += ctx.varintCounter?.(span.start, n, field) ?? packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
         }
       } else {
         c.skip(head, field);
@@ -454,11 +461,11 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
 
 /** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
 export function parseModel(
-  r: ByteReader, options: { eager: boolean; countVarints?: boolean; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string },
+  r: ByteReader, options: { eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string },
 ): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
   const model: OnnxModel = {

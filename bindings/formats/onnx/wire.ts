@@ -244,20 +244,36 @@ export function* packedVarints(bytes: Uint8Array, base: number, format: string, 
   }
 }
 
-/** Number of varints in packed bytes; CORRUPT (offset `base` + index) for one longer than 10 bytes or cut off. */
-export function packedVarintCount(bytes: Uint8Array, base: number, format: string, field: string): number {
-  let n = 0;
-  let run = 0;
-  for (let i = 0; i < bytes.length; i++) {
-    if ((bytes[i]! & 0x80) === 0) {
-      n++;
-      run = 0;
-    } else if (++run >= 10) {
-      throw new CorruptDataError(format, "varint longer than 10 bytes", base + i - 9, field);
+/** Counts packed varints fed in pieces (a payload read in windows); CORRUPT as {@link packedVarintCount} says. */
+export class PackedVarintCounter {
+  count = 0;
+  private run = 0;
+  constructor(private readonly format: string, private readonly field: string) {}
+
+  /** The next bytes of the payload, `base` the absolute offset of bytes[0]. */
+  feed(bytes: Uint8Array, base: number): void {
+    for (let i = 0; i < bytes.length; i++) {
+      if ((bytes[i]! & 0x80) === 0) {
+        this.count++;
+        this.run = 0;
+      } else if (++this.run >= 10) {
+        throw new CorruptDataError(this.format, "varint longer than 10 bytes", base + i - 9, this.field);
+      }
     }
   }
-  if (run > 0) throw new CorruptDataError(format, "packed varint runs past the end of its field", base + bytes.length - run, field);
-  return n;
+
+  /** The count, once the payload (ending at absolute offset `end`) has been fed whole. */
+  finish(end: number): number {
+    if (this.run > 0) throw new CorruptDataError(this.format, "packed varint runs past the end of its field", end - this.run, this.field);
+    return this.count;
+  }
+}
+
+/** Number of varints in packed bytes; CORRUPT (offset `base` + index) for one longer than 10 bytes or cut off. */
+export function packedVarintCount(bytes: Uint8Array, base: number, format: string, field: string): number {
+  const counter = new PackedVarintCounter(format, field);
+  counter.feed(bytes, base);
+  return counter.finish(base + bytes.length);
 }
 
 /** The value of the last varint {@link readVarintAt} read: its low and high 32 bits. */
