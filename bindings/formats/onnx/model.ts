@@ -53,6 +53,9 @@ export interface OnnxFrame {
  */
 export type OnnxStorage = "raw_data" | "float_data" | "int32_data" | "int64_data" | "double_data" | "uint64_data" | "string_data" | "external" | "none";
 
+/** The TensorProto field number of each typed data field (4 float_data, 5 int32_data, 7 int64_data, 10 double_data, 11 uint64_data). */
+export const TYPED_FIELD_NUMBERS: Readonly<Partial<Record<OnnxStorage, number>>> = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 };
+
 /** A tensor stored outside the model (TensorProto field 13 external_data, key/value pairs). */
 export interface OnnxExternalData {
   /** The `location` key: a file path relative to the model's folder (never absolute, never `..`). */

@@ -13,7 +13,7 @@ import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, re
 import { type PatchEdit, type PatchPlan, asTensor, checkIncoming, storedForm, tensorEdit } from "../../patch/plan.js";
 import type { TensorInfo } from "../../tensor.js";
 import { concatBytes } from "../../io/input.js";
-import { DATA_TYPES, type OnnxModel, id, rawByteLength } from "./model.js";
+import { DATA_TYPES, type OnnxModel, TYPED_FIELD_NUMBERS, id, rawByteLength } from "./model.js";
 import { ProtoWriter } from "./proto-writer.js";
 import { entryEncoding, streamsTypedField, typedEntryPieces } from "./typed-chunks.js";
 import { elementCount } from "../../tensor.js";
@@ -139,8 +139,7 @@ async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: Onnx
   };
   const same = await sameStreams(typedEntryPieces(source, info, visit), replacement(), (chunk) => (entryBytes += encoding.size(aligned(chunk))));
   if (same) return undefined;
-  const field = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 }[t.storage as "float_data"];
-  const head = new ProtoWriter().tag(field, 2).varint(entryBytes).finish();
+  const head = new ProtoWriter().tag(TYPED_FIELD_NUMBERS[t.storage]!, 2).varint(entryBytes).finish();
   const size = runs.reduce((n, r) => n + r.end - r.start, 0) + head.length + entryBytes;
   async function* entries(): AsyncGenerator<Uint8Array> {
     yield head;

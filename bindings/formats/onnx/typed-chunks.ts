@@ -16,13 +16,11 @@
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DecodeOptions, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
-import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, dataTypeName, id, rawByteLength } from "./model.js";
+import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, TYPED_FIELD_NUMBERS, dataTypeName, id, rawByteLength } from "./model.js";
 import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, putEntry, readVarintAt as readVarint, varintValue } from "./wire.js";
 
 /** Sizes (not public; tests make them small): weights whose TensorProto is over `minBytes` stream. */
 export const TYPED_CHUNK_TUNING = { windowBytes: 4 * 1024 * 1024, pieceBytes: 16 * 1024 * 1024, minBytes: 16 * 1024 * 1024 };
-
-const FIELD_OF: Partial<Record<OnnxStorage, number>> = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 };
 
 /** view.ts's OnnxTensorInfo (its `onnx` part), as this module reads it. */
 type TypedInfo = TensorInfo & { onnx?: { storage: OnnxStorage; dataType: number } | undefined };
@@ -30,7 +28,7 @@ type TypedInfo = TensorInfo & { onnx?: { storage: OnnxStorage; dataType: number 
 /** True when `info` is a typed-field weight large enough to stream (its TensorProto body over minBytes). */
 export function streamsTypedField(info: TensorInfo): boolean {
   const onnx = (info as TypedInfo).onnx;
-  return onnx !== undefined && FIELD_OF[onnx.storage] !== undefined && info.byteLength > TYPED_CHUNK_TUNING.minBytes;
+  return onnx !== undefined && TYPED_FIELD_NUMBERS[onnx.storage] !== undefined && info.byteLength > TYPED_CHUNK_TUNING.minBytes;
 }
 
 /** Bytes the parser wants ahead of its position in a window (a tag and a length: 20; an entry: 10). */
@@ -63,7 +61,7 @@ export type FieldVisitor = (start: number, end: number, entries: boolean) => voi
 export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, visit?: FieldVisitor): AsyncGenerator<Uint8Array> {
   const onnx = (info as TypedInfo).onnx!;
   const type: OnnxDataTypeInfo | undefined = DATA_TYPES[onnx.dataType];
-  const fieldNumber = FIELD_OF[onnx.storage];
+  const fieldNumber = TYPED_FIELD_NUMBERS[onnx.storage];
   if (!type || fieldNumber === undefined) throw new UnsupportedError(id, `${dataTypeName(onnx.dataType)} in ${onnx.storage} has no decoder`, info.byteOffset, info.name);
   const field = `${info.name}.${onnx.storage}`;
   const fixed = onnx.storage === "float_data" ? 4 : onnx.storage === "double_data" ? 8 : 0;
@@ -231,7 +229,7 @@ export interface EntryEncoding {
 
 export function entryEncoding(storage: OnnxStorage, dataType: number): EntryEncoding {
   const type = DATA_TYPES[dataType];
-  if (!type || FIELD_OF[storage] === undefined) throw new UnsupportedError(id, `${dataTypeName(dataType)} in ${storage} cannot be encoded`, undefined, storage);
+  if (!type || TYPED_FIELD_NUMBERS[storage] === undefined) throw new UnsupportedError(id, `${dataTypeName(dataType)} in ${storage} cannot be encoded`, undefined, storage);
   if (storage === "float_data" || storage === "double_data") {
     return { width: storage === "float_data" ? 4 : 8, size: (values) => values.length, encode: (values) => values };
   }

@@ -10,8 +10,8 @@ import { type ByteSource, SourceError, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import {
-  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, dataTypeName, id,
-  rawByteLength,
+  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, TYPED_FIELD_NUMBERS,
+  dataTypeName, id, rawByteLength,
 } from "./model.js";
 import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
 
@@ -150,7 +150,7 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
   const c = new ProtoCursor(r, base, base + body.length, 1, field);
   const dims: number[] = [];
   const pieces: { start: number; end: number; packed: boolean }[] = [];
-  const fieldNumber = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 }[storage as "float_data"];
+  const fieldNumber = TYPED_FIELD_NUMBERS[storage];
   if (fieldNumber === undefined) throw new UnsupportedError(id, `storage ${storage} is not a typed field`, base, field);
   for (let head = c.next(); head; head = c.next()) {
     if (head.field === 1) {

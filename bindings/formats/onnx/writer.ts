@@ -9,7 +9,7 @@ import { type ByteSink, writePiecesTo } from "../../export/stream.js";
 import { UnsupportedError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
 import { concatBytes } from "../../io/input.js";
-import { DATA_TYPES, type OnnxFrame, type OnnxModel, type OnnxTensor, id } from "./model.js";
+import { DATA_TYPES, type OnnxFrame, type OnnxModel, type OnnxTensor, TYPED_FIELD_NUMBERS, id } from "./model.js";
 import { ProtoWriter, varintSize } from "./proto-writer.js";
 import { backingAt, decodeTypedBody, modelBytes, weights } from "./view.js";
 import { ProtoCursor } from "./wire.js";
@@ -23,12 +23,11 @@ export interface SpliceEdit {
   streamed?: { size: number; produce(): AsyncIterable<Uint8Array> } | undefined;
 }
 
-const TYPED_FIELD_NUMBER: Record<string, number> = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 };
 
 /** The packed field for `values` (raw_data-layout bytes of the tensor's dtype) in the tensor's typed storage. */
 function encodeTypedField(w: ProtoWriter, tensor: OnnxTensor, values: Uint8Array): void {
   const type = DATA_TYPES[tensor.dataType]!;
-  const field = TYPED_FIELD_NUMBER[tensor.storage]!;
+  const field = TYPED_FIELD_NUMBERS[tensor.storage]!;
   if (tensor.storage === "float_data" || tensor.storage === "double_data") {
     w.bytesField(field, values);
     return;
@@ -51,7 +50,7 @@ function encodeTypedField(w: ProtoWriter, tensor: OnnxTensor, values: Uint8Array
  * new packed data where the first data field was.
  */
 export function encodeTypedBody(body: Uint8Array, base: number, tensor: OnnxTensor, values: Uint8Array): Uint8Array {
-  const field = TYPED_FIELD_NUMBER[tensor.storage];
+  const field = TYPED_FIELD_NUMBERS[tensor.storage];
   if (field === undefined) throw new UnsupportedError(id, `storage ${tensor.storage} is not a typed field`, base, tensor.name);
   const r = new ByteReader(backingAt(body, base), id, { start: base, end: base + body.length });
   const c = new ProtoCursor(r, base, base + body.length, 1, tensor.name);
