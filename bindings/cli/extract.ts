@@ -8,8 +8,7 @@ import { join, sep } from "node:path";
 import { isFormatError } from "../errors.js";
 import { writeNpyTo, writePiecesTo } from "../export/stream.js";
 import type { EmbeddedBlob } from "../formats/types.js";
-import type { ByteRange } from "../io/byte-reader.js";
-import { type ByteSource, readExactly } from "../io/source.js";
+import { rangeChunks } from "../io/source.js";
 import type { DecodeOptions } from "../tensor.js";
 import { type CliIO, UsageError, jsonText, plural, print } from "./common.js";
 import { lazyTensors, openLazy, readWhole } from "./inputs.js";
@@ -89,9 +88,10 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
           const path = join(root, relative);
           await mkdirInside(root, relative);
           // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
-          const written = blob.bytes instanceof Uint8Array
-            ? (await writeFile(path, blob.bytes), blob.bytes.length)
-            : await writePiecesTo(createWriteStream(path), [rangeChunks(opened.source, blob.bytes as ByteRange, opened.format, blob.name)], { caller: "extract" });
+          const { bytes } = blob;
+          const written = bytes instanceof Uint8Array
+            ? (await writeFile(path, bytes), bytes.length)
+            : await writePiecesTo(createWriteStream(path), [rangeChunks(opened.source, bytes.byteOffset, bytes.byteOffset + bytes.byteLength, 16 << 20, opened.format, blob.name)], { caller: "extract" });
           progress.advance(written, blob.name);
         }
       } finally {
@@ -105,14 +105,6 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
   }
   print(io.stdout, `extracted ${plural(files.length, "file")} and meta.json into ${dir}`);
   return 0;
-}
-
-/** Bytes of a range of a source, read 16 MiB at a time (fresh arrays: a stream may hold them until written). */
-async function* rangeChunks(source: ByteSource, range: ByteRange, format: string, name: string): AsyncGenerator<Uint8Array> {
-  const chunk = 16 << 20;
-  for (let done = 0; done < range.byteLength; done += chunk) {
-    yield await readExactly(source, range.byteOffset + done, Math.min(chunk, range.byteLength - done), format, name);
-  }
 }
 
 /**

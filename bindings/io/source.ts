@@ -393,6 +393,14 @@ export async function readExactly(source: ByteSource, offset: number, length: nu
   return out;
 }
 
+/**
+ * The bytes of [start, end) of a source in pieces of at most `chunk` bytes (fresh arrays from readExactly: a stream
+ * may hold them until written).
+ */
+export async function* rangeChunks(source: ByteSource, start: number, end: number, chunk: number, format: string, field?: string): AsyncGenerator<Uint8Array> {
+  for (let at = start; at < end; at += chunk) yield await readExactly(source, at, Math.min(chunk, end - at), format, field);
+}
+
 /** The source's size, reading its first bytes if that is how it learns it. */
 export async function sourceSize(source: ByteSource, probe = 65536): Promise<{ size: number; head?: Uint8Array }> {
   if (source.size !== undefined) return { size: source.size };

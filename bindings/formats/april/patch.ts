@@ -13,7 +13,7 @@
  * networks) comes out byte-identical.
  */
 import type { ByteSource } from "../../io/source.js";
-import { readExactly } from "../../io/source.js";
+import { rangeChunks, readExactly } from "../../io/source.js";
 import { type NamedTensor, type TensorInfo, bytesOf, elementCount } from "../../tensor.js";
 import { sameBytes } from "../../patch/encode.js";
 import { type Incoming, type PatchValue, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
@@ -112,9 +112,7 @@ const COPY_CHUNK = 8 << 20;
 /** Runs `edits` (sorted, inside [start, end)) over the source range: the bytes between them copied in chunks. */
 async function* editedRange(source: ByteSource, start: number, end: number, edits: readonly PatchEdit[], name: string): AsyncGenerator<Uint8Array> {
   let pos = start;
-  const copy = async function* (from: number, to: number) {
-    for (let at = from; at < to; at += COPY_CHUNK) yield await readExactly(source, at, Math.min(COPY_CHUNK, to - at), FORMAT, name);
-  };
+  const copy = (from: number, to: number) => rangeChunks(source, from, to, COPY_CHUNK, FORMAT, name);
   for (const edit of edits) {
     yield* copy(pos, edit.offset);
     for await (const chunk of edit.produce()) yield chunk;

@@ -7,7 +7,7 @@
  */
 import { UnsupportedError } from "../../errors.js";
 import type { ByteSource } from "../../io/source.js";
-import { readExactly } from "../../io/source.js";
+import { rangeChunks, readExactly } from "../../io/source.js";
 import { encodeRowMajorBytes, replacementData } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, asTensor, checkIncoming, storedForm, tensorEdit } from "../../patch/plan.js";
@@ -49,16 +49,6 @@ export function replaceTensors(model: OnnxModel, tensors: TensorsInput, options:
   return out;
 }
 
-/** Reads [start, end) of the source in pieces of at most 4 MiB. */
-async function* rangePieces(source: ByteSource, start: number, end: number, name: string): AsyncGenerator<Uint8Array> {
-  for (let at = start; at < end; at += 4 * 1024 * 1024) yield await readExactly(source, at, Math.min(4 * 1024 * 1024, end - at), id, name);
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * Whether two streams of bytes are equal (both read to their end whatever the answer: `a`'s reader records the
  * body's fields, `onB` sizes the replacement).
@@ -94,7 +84,7 @@ async function sameStreams(a: AsyncIterable<Uint8Array>, b: AsyncIterable<Uint8A
       continue;
     }
     const n = Math.min(ca.length, cb.length);
-    if (same && !equalBytes(ca.subarray(0, n), cb.subarray(0, n))) same = false;
+    if (same && !sameBytes(ca.subarray(0, n), cb.subarray(0, n))) same = false;
     ca = ca.subarray(n);
     cb = cb.subarray(n);
   }
@@ -108,7 +98,6 @@ async function sameStreams(a: AsyncIterable<Uint8Array>, b: AsyncIterable<Uint8A
  */
 async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: OnnxTensorInfo, given: Incoming): Promise<BodyChange | undefined> {
   const t = w.tensor;
-  const own = t.frames[t.frames.length - 1]!;
   const encoding = entryEncoding(t.storage, t.dataType);
   const type = DATA_TYPES[t.dataType]!;
   const plain: TensorInfo = {
@@ -155,7 +144,7 @@ async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: Onnx
   async function* produce(): AsyncGenerator<Uint8Array> {
     for (let i = 0; i < runs.length; i++) {
       if (i === entriesAt) yield* entries();
-      yield* rangePieces(source, runs[i]!.start, runs[i]!.end, info.name);
+      yield* rangeChunks(source, runs[i]!.start, runs[i]!.end, 4 << 20, id, info.name);
     }
     if (entriesAt < 0 || entriesAt >= runs.length) yield* entries();
   }
