@@ -63,9 +63,7 @@ function nonUnitAxes(shape: readonly number[]): number {
 
 /** True when stored bytes of `from` are already the bytes `to` stores: same dtype, both row-major little-endian. */
 function storedAlike(from: TensorInfo, to: TensorInfo): boolean {
-  const rowMajor = (i: TensorInfo) => i.layout === "row-major" || nonUnitAxes(i.shape) <= 1;
-  const littleEndian = (i: TensorInfo) => i.byteOrder === "le" || dtypeBytes(i.dtype) === 1;
-  return from.dtype === to.dtype && rowMajor(from) && rowMajor(to) && littleEndian(from) && littleEndian(to) && from.byteLength === to.byteLength;
+  return from.dtype === to.dtype && rowMajorLittleEndian(from) && rowMajorLittleEndian(to) && from.byteLength === to.byteLength;
 }
 
 /**
@@ -77,7 +75,7 @@ export interface RawBuffer {
 }
 
 function rowMajorLittleEndian(i: TensorInfo): boolean {
-  return (i.layout === "row-major" || nonUnitAxes(i.shape) <= 1) && (i.byteOrder === "le" || dtypeBytes(i.dtype) === 1);
+  return rowMajorStored(i) && (i.byteOrder === "le" || dtypeBytes(i.dtype) === 1);
 }
 
 /** True when a tensor is stored row-major in effect (row-major, or at most one axis longer than 1): no transpose. */

@@ -50,5 +50,6 @@ describe("onnx detection: models whose first initializer is in the head", () => 
     expect(bad({ graph: { name: "g", nodes: [], inputs: [] } })).toThrow(/graph\.outputs must be an array/);
     expect(bad({})).toThrow(/graph must be an object/);
     expect(bad(null)).toThrow(TypeError);
+    expect(bad(null)).toThrow(/onnx\.create\(\) takes an object/);
   });
 });

@@ -358,6 +358,7 @@ function writeGraph(w: ProtoWriter, g: OnnxGraphInput, where: string): void {
 }
 
 function modelWriter(model: OnnxModelInput): ProtoWriter {
+  if (model === null || typeof model !== "object") throw new TypeError("tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }");
   const w = new ProtoWriter();
   w.uintField(1, model.irVersion ?? 8);
   w.stringField(2, model.producerName ?? "tensorfile");
@@ -365,7 +366,6 @@ function modelWriter(model: OnnxModelInput): ProtoWriter {
   if (model.domain !== undefined) w.stringField(4, model.domain);
   if (model.modelVersion !== undefined) w.uintField(5, model.modelVersion);
   if (model.docString) w.stringField(6, model.docString);
-  if (model === null || typeof model !== "object") throw new TypeError("tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }");
   w.messageField(7, (g) => writeGraph(g, model.graph, "graph"));
   for (const op of model.opsetImports ?? [{ domain: "", version: 17 }]) {
     w.messageField(8, (m) => m.stringField(1, op.domain ?? "").uintField(2, op.version));

@@ -19,7 +19,7 @@ import { bytesOrUndefined } from "../../io/input.js";
 import { markLazy } from "../../io/lazy.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "../../io/source.js";
 import { type VarintCounter, looksLikeModel } from "./reader.js";
-import { PackedVarintCounter } from "./wire.js";
+import { PackedVarintCounter, readVarintAt, varintValue } from "./wire.js";
 
 /** After a jump: sources that read synchronously (local files) take small reads; others fewer, larger ones. */
 const JUMP_CHUNK_SYNC = 4 * 1024;
@@ -94,11 +94,6 @@ class SmallChunkCache implements ByteBacking {
   constructor(private readonly source: ByteSource, readonly size: number, private readonly format: string) {
     this.jump = source.readSync ? JUMP_CHUNK_SYNC : JUMP_CHUNK_ASYNC;
     this.next = this.jump;
-  }
-
-  /** The loaded chunk holding [offset, offset + length), if any. */
-  has(offset: number, length: number): Chunk | undefined {
-    return this.chunks.find(offset, length);
   }
 
   window(offset: number, length: number): { bytes: Uint8Array; start: number } {
@@ -202,14 +197,10 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
   const varint = async (at: number, limit: number): Promise<{ value: number; next: number } | undefined> => {
     if (at >= limit) return undefined;
     const chunk = await cache.ensure(at, Math.min(10, limit - at));
-    const bytes = chunk.bytes;
-    let value = 0;
-    for (let k = 0; k < 10 && at + k < limit; k++) {
-      const b = bytes[at + k - chunk.start]!;
-      value += (b & 0x7f) * 2 ** (7 * k);
-      if ((b & 0x80) === 0) return value <= Number.MAX_SAFE_INTEGER ? { value, next: at + k + 1 } : undefined;
-    }
-    return undefined;
+    const n = readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start);
+    if (n <= 0) return undefined;
+    const value = (varintValue.lo >>> 0) + (varintValue.hi >>> 0) * 2 ** 32;
+    return value <= Number.MAX_SAFE_INTEGER ? { value, next: at + n } : undefined;
   };
   const walk = async (from: number, to: number, plan: WalkPlan, depth: number): Promise<boolean> => {
     let pos = from;
