@@ -14,6 +14,7 @@ import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
 import { type GraphSpec, type TensorSpec, buildModel, le } from "../helpers/onnx-models.js";
+import { inputForms } from "../helpers/input-formats.js";
 import { choppySource, countingSource, sparseSource } from "../helpers/sources.js";
 
 function bytesOf(t: NamedTensor): Uint8Array {
@@ -72,7 +73,8 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
   it("a rich model (subgraphs, Constants, attributes of each type, external data, unknown fields): one parse, the same infos as read()", async () => {
     const bytes = richModel(40);
     const eager = onnx.read(bytes);
-    for (const source of [asyncOnly(bytes), fromBytes(bytes), choppySource(bytes, 7)] as ByteSource[]) {
+    const forms = inputForms(bytes).map(([, form]) => fromBytes(form)); // a fresh array, a Buffer at an odd offset, an ArrayBuffer
+    for (const source of [asyncOnly(bytes), ...forms, choppySource(bytes, 7)] as ByteSource[]) {
       const { result: model, parses, walks } = await counted(() => onnx.readFrom(source));
       expect(parses).toBe(1);
       expect(walks).toBe(1);
