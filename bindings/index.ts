@@ -32,7 +32,9 @@ export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { DEFAULT_URL_IDLE_TIMEOUT_MS, fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
 export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
-export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
+export type { LoadOptions, LoadedFile, OpenOptions, OpenedFile } from "./load-file.js";
+export { withExternalData } from "./io/external-data.js";
+export type { ExternalDataOption, ExternalDataRequest, ExternalDataResolver } from "./io/external-data.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";
 // issue 15: compare two files' tensors
 export { diffTensors } from "./diff.js";

@@ -15,6 +15,8 @@ import { type AnyLazyFile, type FormatFiles, readFromAny } from "./any.js";
 import type { FormatId } from "./formats/types.js";
 import { type ArenaPlan, decodeIntoArenas, planArena } from "./io/arena.js";
 import { type FileAccess, openFileAccess } from "./io/file-access.js";
+import { type ExternalDataOption, checkExternalDataOption, withExternalData } from "./io/external-data.js";
+import { markRegularFile } from "./io/regular-file.js";
 import { asSource } from "./io/input.js";
 import { type ByteSource, fromBlob, fromBytes } from "./io/source.js";
 import { getBackend, wasmAvailable } from "./kernels.js";
@@ -24,6 +26,20 @@ import { type NamedTensor, isPlainlyStored } from "./tensor.js";
 export interface LoadOptions {
   /** "float32": every real-valued tensor as a Float32Array, exactly as tensors() and loadTensor() do it. */
   dtype?: "float32" | undefined;
+  /**
+   * Where an ONNX model's external data is (weights in other files, named by a `location` relative to the
+   * model's folder): a folder, or a function `(location, request) => ByteSource | Uint8Array` (see
+   * {@link ExternalDataResolver}). Without it, loadFile and openFile look in the folder of the model's path (a
+   * regular file); loadBlob and loadSource look nowhere (a File's `name` is not a path): an external weight is
+   * then a SourceError naming the tensor and the location.
+   */
+  externalData?: ExternalDataOption | undefined;
+}
+
+/** Options of {@link openFile}. */
+export interface OpenOptions {
+  /** As {@link LoadOptions.externalData}. */
+  externalData?: ExternalDataOption | undefined;
 }
 
 /** What loadFile returns: the format, the file's header-level object (tensor payloads as byte ranges) and the tensors. */
@@ -58,7 +74,13 @@ function checkOptions(options: unknown, fn: string): LoadOptions {
   if (options === null || typeof options !== "object") throw new TypeError(`tensorfile: ${fn}() options must be an object like { dtype: "float32" }`);
   const dtype = (options as LoadOptions).dtype;
   if (dtype !== undefined && dtype !== "float32") throw new TypeError(`tensorfile: ${fn}() options.dtype must be "float32" or undefined, not ${JSON.stringify(dtype)}`);
-  return dtype === undefined ? {} : { dtype };
+  const externalData = checkExternalDataOption((options as LoadOptions).externalData, fn);
+  return { ...(dtype === undefined ? {} : { dtype }), ...(externalData === undefined ? {} : { externalData }) };
+}
+
+/** The decode options of LoadOptions (without externalData, which is the source's). */
+function decodeOptions(options: LoadOptions): LoadOptions {
+  return options.dtype === undefined ? {} : { dtype: options.dtype };
 }
 
 /** Reads every tensor of an opened file: through the arena when `direct` reads are possible, else via loadTensor. */
@@ -81,7 +103,7 @@ async function loadAll(opened: AnyLazyFile, direct: FileAccess | undefined, opti
     }
   }
   for (let i = 0; i < infos.length; i++) {
-    if (!tensors[i]) tensors[i] = await opened.loadTensor(infos[i]!, options);
+    if (!tensors[i]) tensors[i] = await opened.loadTensor(infos[i]!, decodeOptions(options));
   }
   return { format: opened.format, file: opened.file, tensors } as LoadedFile;
 }
@@ -100,9 +122,11 @@ export async function loadFile(path: string | URL, options?: LoadOptions): Promi
     if (access.size <= LOAD_TUNING.wholeFileBytes) {
       const bytes = new Uint8Array(access.size);
       access.readExactlyInto(bytes, 0, "tensorfile");
-      return await loadAll(await readFromAny(fromBytes(bytes, access.name)), undefined, checked);
+      // the bytes of a regular file keep its folder (for ONNX external data): a fact from the fstat of `access`
+      const whole = access.regularFile ? markRegularFile(fromBytes(bytes, access.name), path) : fromBytes(bytes, access.name);
+      return await loadAll(await readFromAny(withExternalData(whole, checked.externalData)), undefined, checked);
     }
-    return await loadAll(await readFromAny(access.source()), access, checked);
+    return await loadAll(await readFromAny(withExternalData(access.source(), checked.externalData)), access, checked);
   } finally {
     access.close();
   }
@@ -112,10 +136,12 @@ export async function loadFile(path: string | URL, options?: LoadOptions): Promi
  * The model file at `path` opened lazily: headers only (a readFromAny() result), tensors loaded one at a time with
  * `loadTensor(name or info)`. Call `close()` when done. Node and Deno.
  */
-export async function openFile(path: string | URL): Promise<OpenedFile> {
+export async function openFile(path: string | URL, options?: OpenOptions): Promise<OpenedFile> {
+  if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError("tensorfile: openFile() options must be an object like { externalData: folder }");
+  const externalData = checkExternalDataOption(options?.externalData, "openFile");
   const access = await openFileAccess(path, "openFile");
   try {
-    const source = access.source();
+    const source = withExternalData(access.source(), externalData);
     const opened = await readFromAny(source);
     return Object.assign(opened, { source, close: async () => access.close() });
   } catch (error) {
@@ -133,11 +159,11 @@ export async function loadBlob(blob: Blob, options?: LoadOptions): Promise<Loade
   if (typeof Blob === "undefined" || !(blob instanceof Blob)) {
     throw new TypeError(`tensorfile: loadBlob() takes a Blob or File; for a path use loadFile(path), for bytes readAny(bytes)`);
   }
-  return loadAll(await readFromAny(fromBlob(blob)), undefined, checked);
+  return loadAll(await readFromAny(withExternalData(fromBlob(blob), checked.externalData)), undefined, checked);
 }
 
 /** loadFile over any ByteSource (fromUrl, a custom one): one source read per tensor. */
 export async function loadSource(source: ByteSource, options?: LoadOptions): Promise<LoadedFile> {
   const checked = checkOptions(options, "loadSource");
-  return loadAll(await readFromAny(asSource(source, "loadSource")), undefined, checked);
+  return loadAll(await readFromAny(withExternalData(asSource(source, "loadSource"), checked.externalData)), undefined, checked);
 }

@@ -3,4 +3,4 @@
  * re-exports the main entry's own functions, so both share one copy of the library's state.
  */
 export { fromFile, loadFile, openFile, loadBlob, loadSource } from "./index.js";
-export type { LoadOptions, LoadedFile, OpenedFile } from "./index.js";
+export type { LoadOptions, LoadedFile, OpenOptions, OpenedFile } from "./index.js";

@@ -3,6 +3,7 @@
  * every complaint turned into a usage error in our words (an unknown option with a "did you mean", a missing or
  * unexpected value) on standard error, exit 2.
  */
+import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { closestNames } from "../any.js";
 import { type CliIO, print } from "./common.js";
@@ -60,6 +61,27 @@ export function takeTimeout(io: CliIO, name: string, values: ParsedArgs["values"
   }
   delete values.timeout;
   return seconds * 1000;
+}
+
+/**
+ * --external-dir DIR (the folder of ONNX external data), taken out of `values`: undefined when not given, null when
+ * DIR is not a folder (the reason printed on standard error: exit 2).
+ */
+export function takeExternalDir(io: CliIO, name: string, values: ParsedArgs["values"]): string | undefined | null {
+  const dir = values["external-dir"];
+  if (dir === undefined) return undefined;
+  delete values["external-dir"];
+  let isFolder = false;
+  try {
+    isFolder = typeof dir === "string" && dir !== "" && statSync(dir).isDirectory();
+  } catch {
+    isFolder = false;
+  }
+  if (!isFolder) {
+    print(io.stderr, `tensorfile: --external-dir takes a folder (where an ONNX model's external data files are), and ${JSON.stringify(dir)} is not one (see "tensorfile ${name} --help")`);
+    return null;
+  }
+  return dir as string;
 }
 
 /** A parseArgs complaint about an option's value, in our words (the raw text only for a case not foreseen). */

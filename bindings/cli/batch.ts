@@ -24,7 +24,7 @@ import { type DecodeOptions, decodedDType } from "../tensor.js";
 import { OutputError, OutputRefused, fsReason, placeFile, reserveTemporary } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, errorLine, isInputError } from "./common.js";
-import { pickTensor } from "./inputs.js";
+import { externalDirSetting, pickTensor, setExternalDir } from "./inputs.js";
 import { convertTensorsTo, noTensorsError } from "./tensor-output.js";
 
 export interface BatchOptions {
@@ -45,6 +45,8 @@ interface Job {
   decode: DecodeOptions;
   /** replace an existing output (otherwise one that appeared meanwhile is left alone: the job fails) */
   force: boolean;
+  /** --external-dir (a worker thread has its own copy of inputs.ts's setting) */
+  externalDir: string | undefined;
 }
 
 type JobResult = { id: number; ok: true; bytes: number } | { id: number; ok: false; message: string; input: boolean };
@@ -73,7 +75,7 @@ function writeParts(path: string, parts: readonly Uint8Array[]): number {
 
 /** The output's bytes built in memory: the same header and layout `convert` streams to its file. */
 async function convertInMemory(job: Job): Promise<number> {
-  const loaded = await loadFile(job.input, job.decode);
+  const loaded = await loadFile(job.input, { ...job.decode, externalData: job.externalDir });
   const module = formatModule(loaded.format);
   const infos = module.tensorInfos(loaded.file as never);
   if (job.ext === ".npy") {
@@ -95,6 +97,7 @@ async function convertInMemory(job: Job): Promise<number> {
 /** Converts one file into its temporary output and renames it into place; failures are reported, not thrown. */
 async function runJob(job: Job): Promise<JobResult> {
   const quiet: ProgressStream = { isTTY: false, write: () => true };
+  setExternalDir(job.externalDir);
   try {
     let bytes: number;
     if (statSync(job.input).size <= IN_MEMORY_BYTES) {
@@ -194,7 +197,7 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const makeJob = (id: number): Job => {
     const { temp, release } = reserveTemporary(outputs[id]!);
     reserved.set(id, release);
-    return { id, input: inputs[id]!, temp, output: outputs[id]!, ext, decode, force: options.force };
+    return { id, input: inputs[id]!, temp, output: outputs[id]!, ext, decode, force: options.force, externalDir: externalDirSetting() };
   };
   const finish = (result: JobResult): void => {
     reserved.get(result.id)?.();

@@ -9,6 +9,7 @@ import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
+import { withExternalData } from "../io/external-data.js";
 import { concatBytes } from "../io/input.js";
 import type { TensorInfo } from "../tensor.js";
 import { InputError, UsageError } from "./common.js";
@@ -29,6 +30,27 @@ export function setUrlIdleTimeout(ms: number | undefined): void {
   urlIdleTimeoutMs = ms;
 }
 
+/** --external-dir DIR: where the external data of models read by the command about to run is (undefined: beside a regular file only). */
+let externalDir: string | undefined;
+
+/** Sets the folder of ONNX external data for the command about to run (--external-dir; undefined: none named). */
+export function setExternalDir(dir: string | undefined): void {
+  externalDir = dir;
+}
+
+/** The folder --external-dir named for the command running (undefined: none). */
+export function externalDirSetting(): string | undefined {
+  return externalDir;
+}
+
+/**
+ * `source` with the external data of the model it reads looked for in --external-dir when given; else `source`
+ * (which has a folder only when it is a regular file's: io/regular-file.ts).
+ */
+export function withCliExternalData(source: ByteSource): ByteSource {
+  return withExternalData(source, externalDir);
+}
+
 /** Standard input, read whole (once: "-" can be named once per command). */
 function readStdin(): Promise<Uint8Array> {
   stdinBytes ??= (async () => {
@@ -42,8 +64,13 @@ function readStdin(): Promise<Uint8Array> {
 /**
  * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
  * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
+ * Only the last has a folder for ONNX external data, unless --external-dir names one (then every FILE has it).
  */
 export async function openSource(path: string): Promise<ByteSource> {
+  return withCliExternalData(await openSourceOf(path));
+}
+
+async function openSourceOf(path: string): Promise<ByteSource> {
   if (path === "-") return fromBytes(await readStdin(), "stdin");
   if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;

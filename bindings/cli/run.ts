@@ -13,12 +13,12 @@
  * but cli.ts.
  */
 import { closestNames } from "../any.js";
-import { parseCommandArgs, takeTimeout } from "./args.js";
+import { parseCommandArgs, takeExternalDir, takeTimeout } from "./args.js";
 import { type CliIO, InputError, UsageError, print, reportError } from "./common.js";
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
 import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
-import { openLazy, openSource, setUrlIdleTimeout } from "./inputs.js";
+import { openLazy, openSource, setExternalDir, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 import { STATS_HELP, STATS_OPTIONS, type StatsCommandOptions, statsFiles } from "./stats.js";
@@ -41,6 +41,8 @@ const USAGE = `Usage:
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
+An ONNX model's external data is read from the folder of its path (a regular file); for "-", a pipe or a URL,
+or to look elsewhere, every command reading files but view takes --external-dir DIR.
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
@@ -58,8 +60,8 @@ const OPTIONS = {
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
 
 type CommandName = keyof typeof OPTIONS;
-/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
-const URL_OPTIONS = { timeout: { type: "string" } } as const;
+/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs, the folder of ONNX external data. */
+const URL_OPTIONS = { timeout: { type: "string" }, "external-dir": { type: "string" } } as const;
 
 const HELP: Record<CommandName, string> = {
   inspect: INSPECT_HELP,
@@ -100,6 +102,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const timeout = takeTimeout(io, name, values);
   if (timeout === null) return 2;
   setUrlIdleTimeout(timeout);
+  setExternalDir(undefined);
+  const externalDir = takeExternalDir(io, name, values);
+  if (externalDir === null) return 2;
+  setExternalDir(externalDir);
   const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);

@@ -7,9 +7,10 @@ import { formatModule, readFromAny } from "../any.js";
 import { decodeInChunks } from "../export/stream.js";
 import { verifyFrom as npzVerifyFrom } from "../formats/npz.js";
 import { openFileAccess } from "../io/file-access.js";
-import type { ByteSource } from "../io/source.js";
+import { inheritExternalData } from "../io/external-data.js";
+import { type ByteSource, fromBytes } from "../io/source.js";
 import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, versionText } from "./common.js";
-import { type AnyModule, isUrl, readWhole, readWholeAny } from "./inputs.js";
+import { type AnyModule, isUrl, readWhole, readWholeAny, withCliExternalData } from "./inputs.js";
 import { formatBytes } from "./progress.js";
 import { summarizeWarnings } from "./warnings.js";
 
@@ -37,6 +38,8 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
       // the bytes actually read are counted: what verify says it checked (an april file's networks, for
       // example, are not read: they are opaque blobs)
       const source = countingSource(access.source());
+      // the counted source reads the same regular file: it finds external data where access.source() does
+      inheritExternalData(source, withCliExternalData(access.source()));
       const opened = { ...(await readFromAny(source)), source };
       let bytes = 0;
       const infos = opened.tensorInfos();
@@ -53,6 +56,15 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes);
+  if (module.id === "onnx") {
+    // external weights are read where --external-dir says (standard input, a pipe or a URL has no folder), in pieces
+    const source = withCliExternalData(fromBytes(bytes, path));
+    const opened = { ...(await readFromAny(source)), source };
+    let total = 0;
+    const infos = opened.tensorInfos();
+    for (const info of infos) for await (const piece of decodeInChunks(opened, info, {})) total += piece.byteLength;
+    return { module, file, tensors: { count: infos.length, bytes: total }, size: bytes.length, read: bytes.length };
+  }
   const all = module.tensors(file);
   return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length, read: bytes.length };
 }

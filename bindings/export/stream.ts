@@ -22,6 +22,7 @@ import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from
 import { checkTensor } from "./check.js";
 import { type NpzMemberRef, inflateMemberPieces } from "../formats/npz/members.js";
 import { streamsTypedField, typedFieldChunks } from "../formats/onnx/typed-chunks.js";
+import { isExternal, openExternal } from "../formats/onnx/external.js";
 import { npyHeader } from "./npy.js";
 import { planSafetensors } from "./safetensors.js";
 
@@ -81,6 +82,7 @@ function streamsInChunks(info: TensorInfo): boolean {
  */
 function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: DecodeOptions | undefined): source is ByteSource {
   if (source === undefined) return false;
+  if (isExternal(info)) return true; // an ONNX weight in an external file: read from that file in chunks
   if (streamsInChunks(info) || streamsDeflated(info) || streamsTypedField(info)) return true;
   const plan = canReadBands(source) ? planBands(info, decode) : undefined;
   return plan !== undefined && plannedBytes(plan) > BAND_TUNING.bandBytes;
@@ -88,6 +90,7 @@ function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: D
 
 /** The pieces of a tensor for which streamsFrom() is true. */
 function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  if (isExternal(info)) return externalChunks(source, info, decode);
   if (streamsTypedField(info)) return typedFieldChunks(source, info, decode);
   if (streamsInChunks(info)) return tensorChunks(source, info, decode);
   if (streamsDeflated(info)) return deflatedChunks(source, info as TensorInfo & { member: NpzMemberRef }, decode);
@@ -153,6 +156,19 @@ async function* deflatedChunks(source: ByteSource, info: TensorInfo & { member: 
   }
   if (done !== info.byteLength) {
     throw new CorruptDataError(format, `the inflated member holds ${done + filled} bytes of data, the header says ${info.byteLength}`, member.dataOffset, `members[${JSON.stringify(`${info.name}.npy`)}].data`);
+  }
+}
+
+/**
+ * An ONNX weight in an external file (formats/onnx/external.ts finds and opens it), read and decoded a chunk at a
+ * time as a raw_data weight is: memory stays at a chunk whatever its size.
+ */
+async function* externalChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+  const opened = await openExternal(source, info);
+  try {
+    yield* tensorChunks(opened.source, opened.info, decode);
+  } finally {
+    await opened.close();
   }
 }
 

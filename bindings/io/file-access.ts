@@ -7,12 +7,13 @@
  * bundlers leave it alone and the main entry stays free of static `node:` imports.
  */
 import { TruncatedError } from "../errors.js";
+import { markRegularFile } from "./regular-file.js";
 import { type ByteSource, SourceError } from "./source.js";
 
 /** The part of node:fs used here (Deno's node:fs has the same). */
 interface SyncFs {
-  openSync(path: string | URL, flags: string): number;
-  fstatSync(fd: number): { size: number; isDirectory(): boolean };
+  openSync(path: string | URL, flags: string | number): number;
+  fstatSync(fd: number): { size: number; isDirectory(): boolean; isFile(): boolean };
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   closeSync(fd: number): void;
 }
@@ -58,6 +59,8 @@ export interface FileAccess {
   readonly name: string;
   /** The size when opened (a file that shrinks later gives TRUNCATED errors). */
   readonly size: number;
+  /** fstat of the opened file said it is a regular file (not a FIFO, device or socket): its folder is a fact. */
+  readonly regularFile: boolean;
   /** Fills `target` from the file at `position`, looping over short reads; returns the bytes read (fewer at the end of the file). */
   readInto(target: Uint8Array, position: number): number;
   /** Like readInto, but TRUNCATED (naming `format` and `field`) when the file ends first. */
@@ -73,8 +76,11 @@ export interface FileAccess {
   source(): ByteSource & { size: number };
 }
 
-/** Opens `path` for reading (a SourceError saying why when it cannot: missing, a directory, no file system). */
-export async function openFileAccess(path: string | URL, fn = "loadFile"): Promise<FileAccess> {
+/**
+ * Opens `path` for reading (a SourceError saying why when it cannot: missing, a directory, no file system).
+ * `flags`: open(2) flags instead of "r" (external data opens with O_NONBLOCK, so that a FIFO cannot block).
+ */
+export async function openFileAccess(path: string | URL, fn = "loadFile", flags?: number): Promise<FileAccess> {
   if (typeof path !== "string" && !(path instanceof URL)) {
     throw new TypeError(`tensorfile: ${fn}() takes a path (a string or a file: URL), not ${path === null ? "null" : typeof path}; for bytes in memory use readAny(bytes), for a browser File loadBlob(file)`);
   }
@@ -83,15 +89,17 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
   const name = String(path);
   let fd: number;
   try {
-    fd = fs.openSync(path, "r");
+    fd = fs.openSync(path, flags ?? "r");
   } catch (cause) {
     throw new SourceError(`cannot open ${name}: ${(cause as Error).message ?? String(cause)}`, { cause });
   }
   let size: number;
+  let regularFile: boolean;
   try {
     const stats = fs.fstatSync(fd);
     if (stats.isDirectory()) throw new SourceError(`cannot open ${name}: it is a directory, not a file`);
     size = stats.size;
+    regularFile = stats.isFile();
   } catch (error) {
     fs.closeSync(fd);
     throw error instanceof SourceError ? error : new SourceError(`cannot open ${name}: ${String(error)}`, { cause: error });
@@ -120,6 +128,7 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
   const access: FileAccess = {
     name,
     size,
+    regularFile,
     readInto,
     readExactlyInto(target, position, format, field) {
       const n = readInto(target, position);
@@ -137,7 +146,7 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
       }
     },
     source() {
-      return {
+      const source = {
         size,
         name,
         read: async (offset, length) => readSync(offset, length),
@@ -145,7 +154,8 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
         // ByteSource.readInto (issue 15: patch and diff read into reused or WebAssembly memory)
         readInto: async (target, offset) => readInto(target, offset),
         close: async () => access.close(),
-      };
+      } satisfies ByteSource;
+      return regularFile ? markRegularFile(source, path) : source;
     },
   };
   return access;

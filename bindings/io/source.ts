@@ -8,6 +8,7 @@
  * - fromUrl(url, { fetch, headers, idleTimeoutMs }): HTTP Range requests; the size comes from Content-Range
  */
 import { LimitError, TruncatedError } from "../errors.js";
+import { markRegularFile } from "./regular-file.js";
 import { asBytes, bytesOrUndefined } from "./input.js";
 
 /**
@@ -109,13 +110,13 @@ export async function fromFile(path: string): Promise<ByteSource & {
   } catch (cause) {
     throw new SourceError(`cannot open ${path}: ${(cause as Error).message ?? String(cause)}`, { cause });
   }
-  const stats = (await handle.stat()) as { size: number; isDirectory?(): boolean };
+  const stats = (await handle.stat()) as { size: number; isDirectory?(): boolean; isFile?(): boolean };
   if (stats.isDirectory?.()) {
     await handle.close();
     throw new SourceError(`cannot open ${path}: it is a directory, not a file`);
   }
   const size = stats.size;
-  return {
+  const source = {
     size,
     name: path,
     async read(offset, length) {
@@ -150,7 +151,9 @@ export async function fromFile(path: string): Promise<ByteSource & {
       return done;
     },
     close: () => handle.close(),
-  };
+  } satisfies ByteSource;
+  // fstat of the opened handle said "a regular file": its folder holds the model's external data (io/regular-file.ts)
+  return stats.isFile?.() ? markRegularFile(source, path) : source;
 }
 
 /** Options of {@link fromUrl}. */

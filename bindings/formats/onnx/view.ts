@@ -1,18 +1,19 @@
 /**
  * ONNX views: the weights (every initializer and Constant `value`, at every depth, with their path names),
  * tensorInfos/tensors/loadTensor (raw_data as plain byte ranges; typed fields decoded from their TensorProto;
- * external data read from beside a model opened from a path), inspect, verify, blobs.
+ * external data read through external.ts), inspect, verify, blobs.
  */
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteBacking, ByteReader } from "../../io/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
-import { type ByteSource, SourceError, readExactly } from "../../io/source.js";
+import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import {
   DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, TYPED_FIELD_NUMBERS,
   dataTypeName, id, rawByteLength,
 } from "./model.js";
+import { noFolderError, readExternalBytes } from "./external.js";
 import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
 
 /** The bytes of a read() result (readFrom() results have none). */
@@ -211,9 +212,6 @@ function decodeWeight(bytes: Uint8Array, info: OnnxTensorInfo, options: DecodeOp
   return tensor;
 }
 
-function externalNeeded(info: OnnxTensorInfo, why: string): SourceError {
-  return new SourceError(`onnx tensor "${info.name}" is stored in the external file ${JSON.stringify(info.onnx?.location)} beside the model: ${why}`);
-}
 
 /** The weights of a read() result, decoded (row-major; typed fields converted to the dtype's array). */
 export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[] {
@@ -226,7 +224,7 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
 /** One weight of a model whose bytes are in memory (`bytes`: the whole file). */
 export function tensorOf(bytes: Uint8Array, w: OnnxWeight, info: OnnxTensorInfo, options?: DecodeOptions): NamedTensor {
   const t = w.tensor;
-  if (t.storage === "external") throw externalNeeded(info, "open the model from its path (fromFile, loadFile or the CLI) to read it");
+  if (t.storage === "external") throw noFolderError(undefined, info, "open the model from its path (loadFile, openFile, fromFile or the CLI), or name the folder with the externalData option");
   if (info.onnx) {
     const own = t.frames[t.frames.length - 1]!;
     const body = bytes.subarray(own.bodyStart, own.bodyEnd);
@@ -235,68 +233,11 @@ export function tensorOf(bytes: Uint8Array, w: OnnxWeight, info: OnnxTensorInfo,
   return decodeWeight(bytes.subarray(info.byteOffset, info.byteOffset + info.byteLength), info, { ...options, copy: options?.copy ?? false }, );
 }
 
-async function importFs(): Promise<typeof import("node:fs/promises")> {
-  const specifier = "node:fs/promises";
-  return (await import(/* @vite-ignore */ specifier)) as typeof import("node:fs/promises");
-}
-
-async function importPath(): Promise<typeof import("node:path")> {
-  const specifier = "node:path";
-  return (await import(/* @vite-ignore */ specifier)) as typeof import("node:path");
-}
-
-/** Reads an external tensor's bytes from beside the model at the source's path, confined to its folder. */
-async function readExternal(source: ByteSource, info: OnnxTensorInfo): Promise<Uint8Array> {
-  const name = source.name;
-  if (!name || /^[a-z][a-z0-9+.-]*:\/\//i.test(name)) {
-    throw externalNeeded(info, "this source is not a file path (open the model with fromFile, loadFile or the CLI, with the file beside it)");
-  }
-  let fs: typeof import("node:fs/promises");
-  let path: typeof import("node:path");
-  try {
-    fs = await importFs();
-    path = await importPath();
-  } catch (cause) {
-    throw new SourceError(`onnx tensor "${info.name}" needs the external file ${JSON.stringify(info.onnx?.location)}, which needs a file system (Node or Deno)`, { cause });
-  }
-  const location = info.onnx!.location!;
-  let folder: string;
-  let target: string;
-  try {
-    folder = await fs.realpath(path.dirname(name));
-    target = await fs.realpath(path.resolve(folder, location));
-  } catch (cause) {
-    throw new SourceError(`onnx tensor "${info.name}" needs the external file ${JSON.stringify(location)} beside ${name}: ${(cause as Error).message}`, { cause });
-  }
-  const relative = path.relative(folder, target);
-  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) {
-    throw new SourceError(`onnx tensor "${info.name}": external file ${JSON.stringify(location)} resolves to ${target}, outside the model's folder ${folder}`);
-  }
-  const handle = await fs.open(target, "r").catch((cause: unknown) => {
-    throw new SourceError(`onnx tensor "${info.name}" needs the external file ${target}: ${(cause as Error).message}`, { cause });
-  });
-  try {
-    const out = new Uint8Array(info.byteLength);
-    let done = 0;
-    while (done < out.length) {
-      const { bytesRead } = await handle.read(out, done, out.length - done, info.byteOffset + done);
-      if (bytesRead === 0) break;
-      done += bytesRead;
-    }
-    if (done < out.length) {
-      throw new SourceError(`onnx tensor "${info.name}": external file ${target} ends before bytes ${info.byteOffset}..${info.byteOffset + info.byteLength}`);
-    }
-    return out;
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Reads and decodes one weight of a readFrom() result (typed fields: its TensorProto is read and decoded). */
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
   const onnx = (info as OnnxTensorInfo).onnx;
   if (!onnx) return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
-  if (onnx.storage === "external") return decodeWeight(await readExternal(source, info as OnnxTensorInfo), info as OnnxTensorInfo, options);
+  if (onnx.storage === "external") return decodeWeight(await readExternalBytes(source, info), info as OnnxTensorInfo, options);
   const body = await readExactly(source, info.byteOffset, info.byteLength, id, info.name);
   return decodeWeight(decodeTypedBody(body, info.byteOffset, onnx.storage, onnx.dataType, info.name), info as OnnxTensorInfo, options);
 }
