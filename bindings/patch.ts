@@ -25,6 +25,7 @@ import type { FormatId } from "./formats/types.js";
 import * as aprilPatch from "./formats/april/patch.js";
 import * as bw2lPatch from "./formats/bw2l/patch.js";
 import * as onnxPatch from "./formats/onnx/patch.js";
+import type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 import * as primitivPatch from "./formats/primitiv/patch.js";
 import * as spraakPatch from "./formats/spraak/patch.js";
 import * as tsmPatch from "./formats/tsm/patch.js";
@@ -37,9 +38,13 @@ import type { TensorInfo } from "./tensor.js";
 
 export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
 export type { ByteSink } from "./export/stream.js";
+export type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 
-/** Options of {@link patch} and {@link patchFrom}. */
-export interface PatchOptions extends ReplaceOptions {}
+/**
+ * Options of {@link patch} and {@link patchFrom}: `partial`, and for ONNX models with weights in external files
+ * `inlineExternal` (store them in the model) or `externalSink` (write the output's external files).
+ */
+export interface PatchOptions extends ReplaceOptions, ExternalPatchOptions {}
 
 /** Options of {@link patchTo}. */
 export interface PatchToOptions extends PatchOptions {
@@ -94,6 +99,14 @@ const PLANNERS: Partial<Record<string, Planner>> = {
 
 function checkOptions(options: PatchOptions): void {
   if (options === null || typeof options !== "object") throw new TypeError("tensorfile: patch options must be an object ({ partial })");
+  if (options.externalSink !== undefined && typeof options.externalSink !== "function") {
+    throw new TypeError("tensorfile: patch option externalSink is a function (location, { size }) => a sink for that external file");
+  }
+}
+
+/** Writes the output's other files (an ONNX model's external data, with externalSink) after the model itself. */
+async function writeExternalFiles(plan: PatchPlan, options: PatchOptions): Promise<void> {
+  for (const file of plan.external ?? []) await file.write(await options.externalSink!(file.location, { size: file.size }));
 }
 
 /** What the weights may be: tensors in memory, a lazily opened file (with its source: streamed), or a ByteSource. */
@@ -145,6 +158,7 @@ export async function patchTo(source: ByteSource, weights: Weights, sink: ByteSi
     const reuse = options.reuseChunks === true && typeof sink === "function";
     byteLength = await runPlan(input, size, plan, (chunk) => writer.write(chunk), format, reuse);
     await writer.finish();
+    await writeExternalFiles(plan, options);
   } catch (error) {
     await writer.abort(error);
     throw error;
@@ -163,6 +177,7 @@ export async function patchFrom(source: ByteSource, weights: Weights, options: P
     at += chunk.length;
   }, format);
   if (at !== bytes.length) throw new Error(`tensorfile: internal error: a ${format} patch produced ${at} bytes, planned ${bytes.length}`);
+  await writeExternalFiles(plan, options);
   return { ...summary(format, plan), bytes };
 }
 

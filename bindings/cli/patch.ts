@@ -7,17 +7,19 @@
  * Unknown names (without --partial), dtypes that cannot be stored and shapes that differ: exit 1, nothing written.
  */
 import { open, readFile, readdir, stat, writeFile } from "node:fs/promises";
-import { extname, join, relative, sep } from "node:path";
+import { createWriteStream, mkdirSync } from "node:fs";
+import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { formatModule, readFromAny } from "../any.js";
 import type { LazyTensorsWithSource } from "../patch.js";
 import type { FormatId } from "../formats/types.js";
 import { type ByteSource, fromFile } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
-import { checkOutput, writeAtomically } from "./output.js";
+import { isExternal } from "../formats/onnx/external.js";
+import { OutputRefused, checkOutput, placeFile, reserveTemporary, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
-export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
+export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]
 
 Writes OUT: MODEL with its tensors replaced by those of WEIGHTS, by name (the names "inspect MODEL" lists).
 Everything else in MODEL is kept byte for byte; values are stored as MODEL stores them (column-major, float16,
@@ -28,18 +30,25 @@ Prints what was replaced and what was kept. Exit 1, writing nothing, when WEIGHT
 hold, or holds a tensor of another shape or of a dtype MODEL cannot store.
   --partial      skip names MODEL does not hold (listed) instead of failing
   --tensor NAME  the name of the one tensor in WEIGHTS (a .npy holds one tensor and no name)
-  --force        overwrite an existing OUT
+  --force        overwrite an existing OUT (and existing external files beside it)
+  --inline-external  an ONNX MODEL with weights in external files: store every one of them in OUT (raw_data),
+                 which then needs no other file
+An ONNX MODEL with weights in external files (read from MODEL's folder, or --external-dir DIR): OUT keeps
+MODEL's bytes and its external files are written again beside OUT at the same relative locations, replaced
+weights overwritten; OUT in MODEL's folder would overwrite MODEL's own external files, which is refused (write
+OUT in another folder, or use --inline-external).
 OUT must end in MODEL's extension (.tsm <-> .csta also: the module is unwrapped or wrapped as convert does).
 Outputs are written in a hidden temporary folder beside OUT and put in place when complete; without --force an
 OUT that appears meanwhile is left alone; writing over MODEL or WEIGHTS is refused; missing parent folders are
 created. A patch that replaces nothing (no name of WEIGHTS is in MODEL) writes nothing and exits 1.`;
 
-export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" } } as const;
+export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" }, "inline-external": { type: "boolean" } } as const;
 
 export interface PatchCommandOptions {
   partial?: boolean | undefined;
   force?: boolean | undefined;
   tensor?: string | undefined;
+  "inline-external"?: boolean | undefined;
 }
 
 /** What run.ts lends the command (from cli/inputs.ts and cli/common.ts). */
@@ -47,6 +56,8 @@ export interface PatchCliContext {
   stdout: ProgressStream;
   stderr: ProgressStream;
   openSource(path: string): Promise<ByteSource>;
+  /** --external-dir, when given: where MODEL's external data is read from. */
+  externalDir?: string | undefined;
   usageError(message: string): Error;
   inputError(message: string): Error;
 }
@@ -204,6 +215,48 @@ function nothingReplaced<T extends { replaced: readonly string[]; unknown: reado
     : "WEIGHTS holds no tensors, so nothing would be replaced: OUT not written");
 }
 
+/** An external file of OUT being written: its temporary file, put in place once OUT's bytes are all written. */
+interface PendingExternal {
+  temp: string;
+  target: string;
+  release(): void;
+}
+
+/**
+ * Where OUT's external files go (by location): beside OUT at the same relative locations. Checked before anything
+ * is written: none may be one of MODEL's own external files (OUT in MODEL's folder), nor MODEL or WEIGHTS; an
+ * existing one needs --force.
+ */
+async function externalTargets(model: string, weightsPath: string, output: string, locations: readonly string[], ctx: PatchCliContext, force: boolean): Promise<Map<string, string>> {
+  const modelLocal = model !== "-" && !/^https?:\/\//i.test(model);
+  const inputFolder = ctx.externalDir ?? (modelLocal ? dirname(resolve(model)) : undefined);
+  const targets = new Map<string, string>();
+  for (const location of locations) {
+    const target = resolve(dirname(resolve(output)), location);
+    const input = inputFolder === undefined ? undefined : resolve(inputFolder, location);
+    if (input !== undefined && (await sameFileOrPath(input, target))) {
+      throw new OutputRefused(`OUT's external file ${target} would be MODEL's own external file ${JSON.stringify(location)}: refusing to write over it (write OUT in another folder, or store the weights in OUT with --inline-external)`);
+    }
+    await checkOutput(target, [model, weightsPath], { force });
+    targets.set(location, target);
+  }
+  return targets;
+}
+
+/** True when `a` and `b` are the same file (device and inode) or, when one does not exist, the same path. */
+async function sameFileOrPath(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([stat(a).catch(() => undefined), stat(b).catch(() => undefined)]);
+  if (sa && sb) return sa.dev === sb.dev && sa.ino === sb.ino;
+  return resolve(a) === resolve(b);
+}
+
+/** The locations of MODEL's external weights (ONNX), in file order without repeats. */
+function externalLocations(format: FormatId, infos: readonly TensorInfo[]): string[] {
+  if (format !== "onnx") return [];
+  const locations = infos.filter(isExternal).map((info) => (info as TensorInfo & { onnx: { location: string } }).onnx.location);
+  return [...new Set(locations)];
+}
+
 /** Runs `tensorfile patch`; returns the exit status. */
 export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
   if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
@@ -222,6 +275,18 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       isFolder = false;
     }
     if (isFolder && options.tensor !== undefined) throw ctx.usageError("--tensor names the tensor of a WEIGHTS file; a folder's files are named by their paths");
+    const inline = options["inline-external"] === true;
+    const locations = externalLocations(format, head.tensorInfos());
+    if (inline && locations.length === 0) throw ctx.usageError("--inline-external stores an ONNX model's external weights in OUT, and MODEL has none");
+    const targets = inline ? new Map<string, string>() : await externalTargets(model, weightsPath, output, locations, ctx, options.force ?? false);
+    const pending: PendingExternal[] = [];
+    const externalSink = targets.size === 0 ? undefined : (location: string) => {
+      const target = targets.get(location)!;
+      mkdirSync(dirname(target), { recursive: true });
+      const reserved = reserveTemporary(target);
+      pending.push({ temp: reserved.temp, target, release: reserved.release });
+      return createWriteStream(reserved.temp);
+    };
     const weights = isFolder ? await openFolder(weightsPath, ctx) : await openWeightsFile(weightsPath, ctx, options.tensor);
     try {
       const outExt = extname(output).toLowerCase();
@@ -240,13 +305,17 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
           const progress = new Progress(ctx.stderr, "patch", modelSource.size ?? 0);
           const handle = await open(temp, "w");
           try {
-            return await patchTo(modelSource, weights.tensors, async (chunk) => {
+            const patched = await patchTo(modelSource, weights.tensors, async (chunk) => {
               for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
               progress.advance(chunk.length);
-            }, { partial: options.partial ?? false, reuseChunks: true }).then((patched) => nothingReplaced(patched, ctx)); // each chunk is written before the next
+            }, { partial: options.partial ?? false, reuseChunks: true, inlineExternal: inline, externalSink }).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
+            // OUT's external files, complete: put in place before OUT itself
+            for (const file of pending) placeFile(file.temp, file.target, options.force ?? false);
+            return patched;
           } finally {
             progress.finish();
             await handle.close();
+            for (const file of pending) file.release();
           }
         }, { force: options.force ?? false });
       } catch (error) {
@@ -261,6 +330,8 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       out(`kept     ${count(result.kept.length, unit)} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
       if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);
       if (result.unknown.length > 0) out(`skipped  ${count(result.unknown.length, "name")} ${format} model does not hold (--partial): ${listText(result.unknown)}`);
+      for (const target of targets.values()) ctx.stderr.write(`wrote ${target} (an external data file of ${output})\n`);
+      if (inline) ctx.stderr.write(`stored the external weights in ${output}\n`);
       ctx.stderr.write(`wrote ${output} (${format}, ${formatBytes(result.byteLength)})\n`);
       return 0;
     } finally {

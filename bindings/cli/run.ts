@@ -126,7 +126,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       case "view":
         return await viewCommand(io, positionals, values as ViewCommandOptions);
       case "patch":
-        return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
+        return await patchCommand({ ...io, openSource, externalDir, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
       case "diff":
         return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
     }

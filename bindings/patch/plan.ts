@@ -9,6 +9,7 @@ import { type ByteSource, readExactly } from "../io/source.js";
 import * as kernels from "../kernels.js";
 import { type DType, type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, isStandardDType, viewAs } from "../tensor.js";
 import { TruncatedError } from "../errors.js";
+import type { ByteSink } from "../export/stream.js";
 import { type ChunkReuse, type StoredForm, checkReplacement, chunkReuse, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
 
@@ -37,6 +38,11 @@ export interface PatchPlan {
   requantized: string[];
   /** Size of the patched file. */
   outputSize: number;
+  /**
+   * Other files of the output, written after it (an ONNX model's external data files, with the externalSink
+   * option: formats/onnx/external-write.ts).
+   */
+  external?: { location: string; size: number; write(sink: ByteSink): Promise<number> }[] | undefined;
 }
 
 export type Sink = (chunk: Uint8Array) => Promise<void> | void;

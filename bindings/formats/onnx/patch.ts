@@ -2,10 +2,10 @@
  * Replacing ONNX weights by name. Values are stored in the weight's own dtype and storage: a raw_data weight's
  * payload is overwritten in place (only its own bytes change); a typed-field weight's TensorProto is re-encoded
  * and every enclosing length fixed (writer.ts). A typed weight given back with its stored values is left as it is,
- * so `convert F x.safetensors` then `patch F x.safetensors OUT` gives OUT = F. Weights in external files are
- * refused (UnsupportedError): their values live in another file.
+ * so `convert F x.safetensors` then `patch F x.safetensors OUT` gives OUT = F. Weights in external files
+ * (external-write.ts): their files rewritten through the caller's `externalSink` (the model's bytes unchanged), or
+ * stored in the model with `inlineExternal`; without either, replacing one is refused (UnsupportedError).
  */
-import { UnsupportedError } from "../../errors.js";
 import type { ByteSource } from "../../io/source.js";
 import { rangeChunks, readExactly } from "../../io/source.js";
 import { encodeRowMajorBytes, replacementData } from "../../patch/encode.js";
@@ -18,10 +18,11 @@ import { ProtoWriter } from "./proto-writer.js";
 import { entryEncoding, streamsTypedField, typedEntryPieces } from "./typed-chunks.js";
 import { elementCount } from "../../tensor.js";
 import { type OnnxTensorInfo, type OnnxWeight, modelBytes, weightInfo, weights } from "./view.js";
+import { type ExternalFileOutput, type ExternalPatchOptions, externalRefused, inlineChanges, planExternalFiles } from "./external-write.js";
 import { type BodyChange, encodeTypedBody, lengthEdits, sameBytes, typedValues } from "./writer.js";
 
 function refuseExternal(w: OnnxWeight, name: string): never {
-  throw new UnsupportedError(id, `weight "${name}" is stored in the external file ${JSON.stringify(w.tensor.external!.location)}; patching external data is not supported`, undefined, name);
+  throw externalRefused(w, name);
 }
 
 /**
@@ -29,6 +30,7 @@ function refuseExternal(w: OnnxWeight, name: string): never {
  * unless `partial`; a dtype that cannot replace the stored one a TypeError, another shape a RangeError.
  */
 export function replaceTensors(model: OnnxModel, tensors: TensorsInput, options: ReplaceOptions = {}): OnnxModel {
+  // (in memory, with no file beside it: an external weight is refused; patch/patchTo rewrite or inline them)
   const values = replacementsInMemory(tensors, "onnx.replaceTensors");
   const list = weights(model);
   const names = new Set(list.map((w) => w.name));
@@ -161,6 +163,8 @@ export interface ModelPlan {
   /** Output size minus input size. */
   delta: number;
   replaced: string[];
+  /** The output's external files (with `externalSink`; see external-write.ts). */
+  external: ExternalFileOutput[];
 }
 
 /**
@@ -168,22 +172,30 @@ export interface ModelPlan {
  * Typed-field replacements are loaded and encoded now (their sizes fix the enclosing lengths); raw_data ones
  * stream when their turn comes.
  */
-export async function planModel(model: OnnxModel, prefix: string, source: ByteSource, incoming: ReadonlyMap<string, Incoming>): Promise<ModelPlan> {
+export async function planModel(model: OnnxModel, prefix: string, source: ByteSource, incoming: ReadonlyMap<string, Incoming>,
+  external: ExternalPatchOptions = {}): Promise<ModelPlan> {
   const edits: PatchEdit[] = [];
   const changes: BodyChange[] = [];
   const replaced: string[] = [];
   const matched: [OnnxWeight, OnnxTensorInfo, Incoming][] = [];
-  for (const w of weights(model)) {
+  const all = weights(model);
+  const inline = external.inlineExternal === true;
+  const rewrite = !inline && external.externalSink !== undefined;
+  for (const w of all) {
     const given = incoming.get(prefix + w.name);
     if (!given) continue;
     const info = weightInfo(w, prefix);
-    if (w.tensor.storage === "external") refuseExternal(w, info.name);
+    if (w.tensor.storage === "external" && !inline && !rewrite) refuseExternal(w, info.name);
     checkIncoming(info, given);
     matched.push([w, info, given]);
   }
+  // external weights: stored in the model (every one), or their files rewritten (the model's bytes unchanged)
+  if (inline) changes.push(...(await inlineChanges(all, prefix, source, incoming)));
+  const files = rewrite ? await planExternalFiles(all, prefix, source, incoming) : [];
   for (const [w, info, given] of matched) {
     replaced.push(info.name);
     const t = w.tensor;
+    if (t.storage === "external") continue; // done above
     if (t.storage === "raw_data" || t.packed) {
       // raw_data, or one packed float_data/double_data field (raw_data's layout): in place, streamed
       edits.push(tensorEdit(info, given));
@@ -208,7 +220,7 @@ export async function planModel(model: OnnxModel, prefix: string, source: ByteSo
     edits.push(streamed ? { offset: e.offset, length: e.length, sameSize: size === e.length, produce: () => streamed.produce() } : fixedEdit(e.offset, e.length, e.bytes));
   }
   edits.sort((a, b) => a.offset - b.offset);
-  return { edits, delta, replaced };
+  return { edits, delta, replaced, external: files };
 }
 
 /** The plan for an .onnx model opened with readFrom() (or read()). */
@@ -219,8 +231,9 @@ export async function planPatch(
   const inFile = new Set(names);
   const unknown = [...incoming.keys()].filter((n) => !inFile.has(n));
   checkUnknown(unknown, names, id, options);
-  const plan = await planModel(model, "", source, incoming);
+  const plan = await planModel(model, "", source, incoming, options as ExternalPatchOptions);
   return {
     edits: plan.edits, replaced: plan.replaced, kept: names.filter((n) => !incoming.has(n)), unknown, requantized: [], outputSize: size + plan.delta,
+    external: plan.external,
   };
 }
