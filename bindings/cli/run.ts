@@ -36,7 +36,7 @@ const USAGE = `Usage:
   tensorfile extract FILE DIR [--dtype float32] [--force]
   tensorfile stats FILE… [--tensor NAME] [--json]
   tensorfile view [FILE…] [--port N] [--open]
-  tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
+  tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command

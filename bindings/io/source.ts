@@ -76,6 +76,9 @@ export function fromBlob(blob: Blob, name?: string): ByteSource {
   };
 }
 
+/** Largest single read of a file handle (Node aborts on lengths of 2 GiB and more). */
+const MAX_READ = 1 << 30;
+
 interface FileHandleLike {
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   stat(): Promise<{ size: number }>;
@@ -126,7 +129,7 @@ export async function fromFile(path: string): Promise<ByteSource & {
       while (done < n) {
         let bytesRead: number;
         try {
-          ({ bytesRead } = await handle.read(out, done, n - done, offset + done));
+          ({ bytesRead } = await handle.read(out, done, Math.min(n - done, MAX_READ), offset + done));
         } catch (cause) {
           throw new SourceError(`cannot read bytes ${offset}..${offset + n} of ${path}: ${String(cause)}`, { cause });
         }
@@ -141,7 +144,7 @@ export async function fromFile(path: string): Promise<ByteSource & {
       while (done < n) {
         let bytesRead: number;
         try {
-          ({ bytesRead } = await handle.read(target, done, n - done, offset + done));
+          ({ bytesRead } = await handle.read(target, done, Math.min(n - done, MAX_READ), offset + done));
         } catch (cause) {
           throw new SourceError(`cannot read bytes ${offset}..${offset + n} of ${path}: ${String(cause)}`, { cause });
         }

@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import onnxProto from "onnx-proto";
 import { afterAll, describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { fromBytes, fromFile } from "../../bindings/io/source.js";
@@ -15,6 +16,7 @@ import { patchFrom, patchTo } from "../../bindings/patch.js";
 import { cli } from "../helpers/cli.js";
 import { buildModel, le } from "../helpers/onnx-models.js";
 
+const { onnx: proto } = onnxProto;
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-onnx-ext-patch-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -92,6 +94,13 @@ describe("patch API, external weights", () => {
     expect(loaded.tensors.map((t) => [t.name, floats(t)])).toEqual([["ext", Array.from(NEW)], ["inline", [7]], ["ext2", Array.from(OTHER)]]);
     // the other fields of the TensorProto are kept (name, dims, data type)
     expect(onnx.tensorInfos(read).map((i) => [i.name, i.dtype, i.shape])).toEqual([["ext", "float32", [2, 3]], ["inline", "float32", [1]], ["ext2", "float32", [4]]]);
+    // an independent decoder (onnx-proto) reads the same: raw_data, no external_data, data_location DEFAULT
+    const decoded = proto.ModelProto.decode(patched.bytes).graph!.initializer!;
+    expect(decoded.map((t) => [t.name, (t.dims ?? []).map(Number), t.dataType, t.externalData?.length ?? 0, t.dataLocation ?? 0])).toEqual([
+      ["ext", [2, 3], 1, 0, 0], ["inline", [1], 1, 0, 0], ["ext2", [4], 1, 0, 0],
+    ]);
+    const raw = (k: number) => Array.from(new Float32Array(new Uint8Array(decoded[k]!.rawData!).slice().buffer));
+    expect([raw(0), raw(1), raw(2)]).toEqual([Array.from(NEW), [7], Array.from(OTHER)]);
   });
 });
 
