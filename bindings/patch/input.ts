@@ -11,7 +11,8 @@
  */
 import type { LazyTensors } from "../export/stream.js";
 import { TruncatedError } from "../errors.js";
-import { type ByteSource, readExactly } from "../io/source.js";
+import { isExternal, openExternal } from "../formats/onnx/external.js";
+import { type ByteSource, rangeChunks, readExactly } from "../io/source.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 
 export type { LazyTensors } from "../export/stream.js";
@@ -62,6 +63,22 @@ const RAW_READABLE = new Set(["safetensors", "npy"]);
 const RAW_CHUNK = 8 << 20;
 
 function rawAccess(source: ByteSource, info: TensorInfo): Incoming["raw"] {
+  if (isExternal(info)) {
+    // an ONNX weight in an external file: its stored bytes are a plain range of that file, copied through in chunks
+    const plain: TensorInfo = { ...info };
+    delete (plain as { onnx?: unknown }).onnx;
+    return {
+      info: plain,
+      async *chunks() {
+        const opened = await openExternal(source, info);
+        try {
+          yield* rangeChunks(opened.source, info.byteOffset, info.byteOffset + info.byteLength, RAW_CHUNK, info.format ?? "onnx", info.name);
+        } finally {
+          await opened.close();
+        }
+      },
+    };
+  }
   if (!RAW_READABLE.has(info.format ?? "")) return undefined;
   const readInto = source.readInto?.bind(source);
   return {

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import onnxProto from "onnx-proto";
 import { afterAll, describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
+import { readFromAny } from "../../bindings/any.js";
 import { fromBytes, fromFile } from "../../bindings/io/source.js";
 import { loadBlob, loadFile, loadSource } from "../../bindings/load-file.js";
 import { patchFrom, patchTo } from "../../bindings/patch.js";
@@ -77,6 +78,26 @@ describe("patch API, external weights", () => {
     expect(result.replaced).toEqual(["ext"]);
     expect(Buffer.concat(chunks).equals(readFileSync(model))).toBe(true);
     expect([...out.files.keys()]).toEqual(["data.bin"]);
+    const expected = new Uint8Array(readFileSync(data));
+    expected.set(le(NEW), 16);
+    expect(out.bytes("data.bin").equals(expected)).toBe(true);
+  });
+
+  it("weights from an ONNX model with external weights are copied through from its external file", async () => {
+    const { model, data } = modelFolder("weights-external");
+    const weightsFolder = join(dir, "weights-external-w");
+    mkdirSync(weightsFolder);
+    const stored = new Uint8Array(8 + 24);
+    stored.set(le(NEW), 8);
+    writeFileSync(join(weightsFolder, "w.bin"), stored);
+    const weightsModel = join(weightsFolder, "w.onnx");
+    writeFileSync(weightsModel, buildModel({ graph: { initializers: [{ name: "ext", dataType: 1, dims: [2, 3], external: { location: "w.bin", offset: 8 } }] } }));
+    const weightsSource = await fromFile(weightsModel);
+    const source = await fromFile(model);
+    const out = collector();
+    const result = await patchTo(source, { ...(await readFromAny(weightsSource)), source: weightsSource }, () => undefined, { externalSink: out.sink });
+    await Promise.all([source.close(), weightsSource.close()]);
+    expect(result.replaced).toEqual(["ext"]);
     const expected = new Uint8Array(readFileSync(data));
     expected.set(le(NEW), 16);
     expect(out.bytes("data.bin").equals(expected)).toBe(true);
