@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { withExternalData } from "../../bindings/io/external-data.js";
@@ -74,6 +75,11 @@ describe("a name is not a path", () => {
     const source = await fromFile(model);
     expect(values(await onnx.loadTensor(source, onnx.tensorInfos(await onnx.readFrom(source))[0]!))).toEqual(Array.from(VALUES));
     await source.close();
+    // a file: URL is a path too
+    expect(values((await loadFile(pathToFileURL(model))).tensors[0]!)).toEqual(Array.from(VALUES));
+    const byUrl = await fromFile(pathToFileURL(model) as unknown as string);
+    expect(values(await onnx.loadTensor(byUrl, onnx.tensorInfos(await onnx.readFrom(byUrl))[0]!))).toEqual(Array.from(VALUES));
+    await byUrl.close();
   });
 });
 
