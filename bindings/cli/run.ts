@@ -13,6 +13,7 @@
  * but cli.ts.
  */
 import { closestNames } from "../any.js";
+import { VERSION } from "../version.js";
 import { parseCommandArgs, takeTimeout } from "./args.js";
 import { type CliIO, InputError, UsageError, print, reportError } from "./common.js";
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
@@ -80,7 +81,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   if (command === "--version") {
-    print(io.stdout, "tensorfile 0.1.0");
+    print(io.stdout, `tensorfile ${VERSION}`);
     return 0;
   }
   if (!(command in OPTIONS)) {
