@@ -35,7 +35,7 @@ import { type PatchPlan, runPlan } from "./patch/plan.js";
 import { type ByteSink, sinkWriter } from "./export/stream.js";
 import type { TensorInfo } from "./tensor.js";
 
-export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
+export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsHolder, TensorsInput } from "./patch/input.js";
 export type { ByteSink } from "./export/stream.js";
 
 /** Options of {@link patch} and {@link patchFrom}. */
