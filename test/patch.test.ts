@@ -489,7 +489,7 @@ describe("patchTo streams", () => {
 describe("patch takes every form of weights the guide lists", () => {
   const model = exampleFiles().find((e) => e.format === "bw2l")!.bytes;
   const original = readAny(model).tensors();
-  const changed = original.map((t, i) => (i === 0 ? { ...t, data: (t.data as Float32Array).map((v) => v + 1) } : t));
+  const changed: NamedTensor[] = original.map((t, i) => (i === 0 ? ({ ...t, data: (t.data as Float32Array).map((v) => v + 1) } as NamedTensor) : t));
   const expected = bw2l.write(bw2l.replaceTensors(bw2l.read(model), changed));
 
   it("a { tensors() } object and a readAny() result patch like the array they give (type-checked by tsc --strict)", async () => {
