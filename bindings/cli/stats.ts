@@ -23,12 +23,13 @@ import { openLazy } from "./inputs.js";
 export const STATS_HELP = `tensorfile stats FILE… [--tensor NAME] [--json]
 
 Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
-max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
-of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
+max, mean, std (population), counts of NaN, +Inf and -Inf, and the zeros (the table shows their share of the
+count; --json gives both); non-finite values are kept out of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
 skipped. With several FILEs, one section per file and a summary; exit 1 if any failed.
   --tensor NAME  only this tensor
   --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
-                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "nan", "posInf", "negInf", "zeros", "zeroShare" }] }: nan, posInf, negInf and zeros are
+                 counts, zeroShare is zeros / count (0 to 1); non-finite numbers are the strings "NaN", "Infinity",
                  "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)
                  (several FILEs: a JSON array of { "file", … } objects)`;
 
@@ -85,7 +86,7 @@ function reportJson(r: TensorReport): Record<string, unknown> {
   const s = r.stats;
   return {
     ...base, count: s.count, min: jsonNumber(s.min), max: jsonNumber(s.max), mean: jsonNumber(s.mean), std: jsonNumber(s.std),
-    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros,
+    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros, zeroShare: s.count === 0 ? 0 : s.zeros / s.count,
   };
 }
 
