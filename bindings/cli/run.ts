@@ -44,7 +44,7 @@ FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
-Run "tensorfile COMMAND --help" for one command.`;
+Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; "tensorfile --version" for the version.`;
 
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
@@ -76,6 +76,7 @@ const HELP: Record<CommandName, string> = {
 /** Runs the CLI; returns the exit status. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === "help" && rest.length > 0) return runCli([rest[0]!, "--help"], io); // help CMD = CMD --help
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     print(command === undefined ? io.stderr : io.stdout, USAGE);
     return command === undefined ? 2 : 0;
