@@ -40,6 +40,8 @@ try {
     if (extra.length > 0 || !files.includes("LICENSE")) throw new Error(`files: ${files.join(", ")}`);
     const cites = spawnSync("grep", ["-rlE", "\\.\\./shared|shared/notes|test/runtimes|test/helpers", join(work, "node_modules/tensorfile/dist"), "--include=*.d.ts"], { encoding: "utf8" }).stdout.trim();
     if (cites) throw new Error(`declarations cite files not in the package: ${cites}`);
+    const withSources = spawnSync("grep", ["-rl", "sourcesContent", join(work, "node_modules/tensorfile/dist"), "--include=*.map"], { encoding: "utf8" }).stdout.trim();
+    if (withSources) throw new Error(`source maps carry the sources (sourcesContent): ${withSources.split("\n").slice(0, 3).join(", ")}`);
     return files.join(", ");
   });
 
