@@ -38,7 +38,7 @@ const USAGE = `Usage:
   tensorfile stats FILE… [--tensor NAME] [--json]
   tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
-  tensorfile diff A B [--atol X] [--rtol Y] [--json]
+  tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).

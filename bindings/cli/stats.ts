@@ -18,6 +18,7 @@ import { type LazyTensors, decodeInChunks } from "../export/stream.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodedDType, isStandardDType, viewAs } from "../tensor.js";
 import { Progress, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText } from "./common.js";
+import { fitColumn, tableWidth } from "./columns.js";
 import { openLazy } from "./inputs.js";
 
 export const STATS_HELP = `tensorfile stats FILE… [--tensor NAME] [--json]
@@ -103,6 +104,7 @@ function printTable(io: CliIO, path: string, format: string, reports: TensorRepo
     return [r.name, r.dtype, shapeText(r.shape), numberText(s.min), numberText(s.max), numberText(s.mean), numberText(s.std),
       String(s.nan), inf, percentText(s.zeros, s.count)];
   });
+  fitColumn([header, ...rows], 0, tableWidth(io.stdout)); // shortens the names in place
   const widths = header.map((h, i) => rows.reduce((w, r) => (r.length > 4 || i < 3 ? Math.max(w, r[i]?.length ?? 0) : w), h.length)); // (no spread)
   const numeric = (i: number) => i >= 3;
   const line = (cells: string[]) => `  ${cells.map((c, i) => (cells.length === 4 && i === 3 ? c : numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
@@ -186,7 +188,8 @@ export async function statsFiles(io: CliIO, paths: string[], options: StatsComma
       started = true;
       return io.stdout.write(text);
     };
-    const fileIo: CliIO = { stdout: { isTTY: false, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
+    // the table is fitted to the real standard output's terminal (columns.ts), so its isTTY and width go along
+    const fileIo: CliIO = { stdout: { isTTY: !options.json && io.stdout.isTTY === true, columns: io.stdout.columns, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
     try {
       await statsCommand(fileIo, [path], options);
       if (options.json) results.push({ file: path, ...(JSON.parse(json) as object) });
