@@ -22,6 +22,8 @@ import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
 import { openLazy, openSource, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
+import { COMPLETION_HELP, COMPLETION_OPTIONS, completionCommand } from "./completion.js";
+import { SHOW_HELP, SHOW_OPTIONS, type ShowCommandOptions, showCommand } from "./show.js";
 import { STATS_HELP, STATS_OPTIONS, type StatsCommandOptions, statsFiles } from "./stats.js";
 import { VERIFY_HELP, VERIFY_OPTIONS, verifyCommand } from "./verify.js";
 import { VIEW_HELP, VIEW_OPTIONS, type ViewCommandOptions, viewCommand } from "./view.js";
@@ -39,6 +41,8 @@ const USAGE = `Usage:
   tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]
+  tensorfile show FILE TENSOR [--slice SPEC] [--head N] [--json]
+  tensorfile completion bash|zsh|fish
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
@@ -56,6 +60,8 @@ const OPTIONS = {
   view: VIEW_OPTIONS,
   patch: PATCH_OPTIONS,
   diff: DIFF_OPTIONS,
+  show: SHOW_OPTIONS,
+  completion: COMPLETION_OPTIONS,
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
 
 type CommandName = keyof typeof OPTIONS;
@@ -71,6 +77,8 @@ const HELP: Record<CommandName, string> = {
   view: VIEW_HELP,
   patch: PATCH_HELP,
   diff: DIFF_HELP,
+  show: SHOW_HELP,
+  completion: COMPLETION_HELP,
 };
 
 /** Runs the CLI; returns the exit status. */
@@ -91,7 +99,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const name = command as CommandName;
-  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" ? {} : URL_OPTIONS);
+  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" || name === "completion" ? {} : URL_OPTIONS);
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
@@ -125,6 +133,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
       case "diff":
         return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
+      case "show":
+        return await showCommand(io, positionals, values as ShowCommandOptions);
+      case "completion": {
+        const commands = Object.fromEntries(Object.entries(OPTIONS).map(([command, options]) => [command, Object.keys(options)]));
+        return await completionCommand(io, positionals, values as { tensors?: string }, commands);
+      }
     }
   } catch (error) {
     return reportError(io, name, error);
