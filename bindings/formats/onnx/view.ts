@@ -6,7 +6,7 @@
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteBacking, ByteReader } from "../../io/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
-import { uniqueNames } from "../../io/names.js";
+import { dictionary, uniqueNames } from "../../io/names.js";
 import { type ByteSource, SourceError, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
@@ -323,7 +323,7 @@ function walkTensors(model: OnnxModel, visit: (t: OnnxTensor, name: string, wher
 }
 
 function graphSummary(g: OnnxGraph): Record<string, unknown> {
-  const ops: Record<string, number> = {};
+  const ops = dictionary<number>(); // op types from the file: "constructor", "__proto__" are counted like any other
   let subgraphs = 0;
   const count = (graph: OnnxGraph) => {
     for (const n of graph.nodes) {
