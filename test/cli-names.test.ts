@@ -53,8 +53,12 @@ describe("extract then patch is the identity for every name", () => {
     await expectExtractPatchIdentity(["../x", "_dotdot/x", "..", "_dotdot", "a/b", "a\\b", "./y", "_dot/y"]);
   });
 
-  it("an empty name, empty parts, NUL, a newline", async () => {
-    await expectExtractPatchIdentity(["", "/abs", "a//b", "a/", "x\u0000y", "line\nbreak"]);
+  it("an empty name, empty parts, NUL, a newline (listed quoted by patch)", async () => {
+    const names = ["", "/abs", "a//b", "a/", "x\u0000y", "line\nbreak", "a, b"];
+    const folder = await expectExtractPatchIdentity(names);
+    const model = modelFile(names);
+    const r = await cli("patch", model.path, folder, join(dir, `listed-${serial++}.onnx`));
+    expect(r.stdout).toContain('replaced 7 tensors: "", /abs, a//b, a/, "x\\u0000y", "line\\nbreak", "a, b"\n');
   });
 
   it("a part over 255 bytes, and a path longer than PATH_MAX (4096 bytes)", async () => {
@@ -147,4 +151,23 @@ describe("fuzz: random names from a hostile alphabet", () => {
       await expectExtractPatchIdentity(given);
     }), { numRuns: 30 });
   }, 120_000);
+});
+
+describe("blobs", () => {
+  it("bw2l data sections whose file names clean alike (a/b, a_b) are two blobs and two files", async () => {
+    const { bw2l } = await import("../bindings/index.js");
+    const { rawFile } = await import("./helpers/bw2l-builders.js");
+    const bytes = rawFile(2, "m", [
+      { name: "a/b", type: "data", data: new Uint8Array([1]) },
+      { name: "a_b", type: "data", data: new Uint8Array([2]) },
+    ]);
+    expect(bw2l.blobs(bw2l.read(bytes)).map((b) => b.name)).toEqual(["a_b.bin", "a_b.bin#2"]);
+    const path = join(dir, `blobs-${serial++}.b2l`);
+    writeFileSync(path, bytes);
+    const folder = join(dir, `blobs-${serial++}`);
+    const r = await cli("extract", path, folder);
+    expect(r.code, r.stderr).toBe(0);
+    const files = (JSON.parse(readFileSync(join(folder, "meta.json"), "utf8")) as { files: Record<string, string> }).files;
+    expect([...readFileSync(join(folder, files["a_b.bin"]!)), ...readFileSync(join(folder, files["a_b.bin#2"]!))]).toEqual([1, 2]);
+  });
 });

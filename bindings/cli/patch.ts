@@ -197,8 +197,13 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
   }
 }
 
+/** A name as listed: JSON-quoted when it is empty or holds a control character or ", " (it would blur the list). */
+function listedName(name: string): string {
+  return name === "" || /[\u0000-\u001f\u007f]|, /.test(name) ? JSON.stringify(name) : name;
+}
+
 function listText(names: readonly string[]): string {
-  const shown = names.slice(0, 30).join(", ");
+  const shown = names.slice(0, 30).map(listedName).join(", ");
   return names.length > 30 ? `${shown}, … (${names.length - 30} more)` : shown;
 }
 
