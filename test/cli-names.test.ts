@@ -103,6 +103,19 @@ describe("folders patch reads", () => {
     expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([["..", 7], ["", 8]]);
   });
 
+  it("a file whose name the file system stored decomposed (as HFS+ does) is still the one meta.json lists", async () => {
+    const composed = "caf\u00e9";
+    const model = modelFile([composed]);
+    const folder = join(dir, `nfd-${serial++}`);
+    mkdirSync(folder);
+    writeFileSync(join(folder, `${composed.normalize("NFD")}.npy`), writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([4]) }));
+    writeFileSync(join(folder, "meta.json"), JSON.stringify({ files: { [composed]: `${composed}.npy` } }));
+    const out = join(dir, `nfd-${serial++}.onnx`);
+    const r = await cli("patch", model.path, folder, out);
+    expect(r.code, r.stderr).toBe(0);
+    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([[composed, 4]]);
+  });
+
   it("two files for one name are refused, naming both", async () => {
     const model = modelFile(["a"]);
     const folder = join(dir, `two-${serial++}`);
