@@ -25,7 +25,8 @@ const MAX_PART_BYTES = 200;
 const MAX_PATH_BYTES = 1000;
 
 const encoder = new TextEncoder();
-const utf8Length = (text: string): number => encoder.encode(text).length;
+/** Whether `text` is at most `max` UTF-8 bytes (a UTF-16 unit is at most 3 bytes: short text is not encoded). */
+const fits = (text: string, max: number): boolean => text.length * 3 <= max || encoder.encode(text).length <= max;
 
 /** FNV-1a of a string, as 8 hex digits (to keep shortened file names distinct). */
 function shortHash(text: string): string {
@@ -36,10 +37,13 @@ function shortHash(text: string): string {
 
 const escapeChar = (c: string): string => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`;
 const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\.|$)/i;
+/** A part that may need an escape: a character escaped, a surrogate, a trailing dot or space, or a device name. */
+const NEEDS_CARE = /[%\\\u0000-\u001f\u007f<>:"|?*/\uD800-\uDFFF]|[. ]$|^(con|prn|aux|nul|com|lpt)/i;
 
 /** One part of a name (no "/") as a file or folder name that {@link decodePart} turns back into it. */
 export function encodePart(part: string): string {
   if (part === "") return "%";
+  if (!NEEDS_CARE.test(part)) return part; // the common case: nothing to escape
   let out = part.replace(/[%\\\u0000-\u001f\u007f<>:"|?*/]/g, escapeChar)
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `%u${c.charCodeAt(0).toString(16).toUpperCase()}`);
   if (out === "." || out === "..") return out.replace(/\./g, "%2E");
@@ -57,10 +61,10 @@ export function decodePart(part: string): string {
 /** `part` encoded, with `suffix`, in at most 200 UTF-8 bytes (cut with a hash of the whole when longer). */
 function boundedPart(part: string, suffix: string): string {
   const whole = encodePart(part) + suffix;
-  if (utf8Length(whole) <= MAX_PART_BYTES) return whole;
+  if (fits(whole, MAX_PART_BYTES)) return whole;
   const tail = `~${shortHash(part)}${suffix}`;
   const points = Array.from(part).slice(0, MAX_PART_BYTES);
-  while (points.length > 0 && utf8Length(encodePart(points.join("")) + tail) > MAX_PART_BYTES) points.pop();
+  while (points.length > 0 && !fits(encodePart(points.join("")) + tail, MAX_PART_BYTES)) points.pop();
   return (points.length > 0 ? encodePart(points.join("")) : "") + tail;
 }
 
@@ -78,7 +82,7 @@ export function decodePath(path: string, suffix = ""): string {
 
 /** How file systems that ignore case and Unicode normalization (macOS, Windows) compare two paths. */
 function folded(path: string): string {
-  return path.normalize("NFD").toLowerCase();
+  return (/^[\u0000-\u007f]*$/.test(path) ? path : path.normalize("NFD")).toLowerCase();
 }
 
 /**
@@ -104,7 +108,7 @@ export function folderPaths(entries: readonly { name: string; suffix: string }[]
   };
   return entries.map(({ name, suffix }) => {
     const nested = encodePath(name, suffix);
-    if (utf8Length(nested) <= MAX_PATH_BYTES && free(nested)) return take(nested);
+    if (fits(nested, MAX_PATH_BYTES) && free(nested)) return take(nested);
     // one file for the whole name ("/" escaped), then ~2, ~3, … until free
     const flat = boundedPart(name, suffix);
     if (free(flat)) return take(flat);
