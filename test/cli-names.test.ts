@@ -141,6 +141,10 @@ describe("names safetensors cannot hold", () => {
       const npy = join(dir, `one-${serial++}.npy`);
       const one = await cli("convert", model.path, npy, "--tensor", bad);
       expect(one.code, one.stderr).toBe(0);
+      const batch = await cli("convert", "--out-dir", join(dir, `batch-${serial++}`), "--to", "safetensors", model.path, "-j", "1");
+      expect(batch.code).toBe(1);
+      expect(batch.stderr).not.toMatch(/internal error/);
+      expect(batch.stderr).toMatch(bad === "" ? /has an empty name/ : /is named "__metadata__"/);
     }
   });
 });

@@ -57,7 +57,7 @@ export async function writeTensorOutput(io: CliIO, opened: OpenedInput, input: s
  * safetensors names a tensor by a key of its JSON header: an empty name is refused by its readers and
  * "__metadata__" is the header's metadata. Such a tensor is an input error, naming what can write it.
  */
-function checkSafetensorsNames(input: string, infos: readonly TensorInfo[]): void {
+export function checkSafetensorsNames(input: string, infos: readonly TensorInfo[]): void {
   for (const [i, info] of infos.entries()) {
     if (info.name !== "" && info.name !== "__metadata__") continue;
     const which = info.name === "" ? "has an empty name" : 'is named "__metadata__" (safetensors\' key for its metadata)';
