@@ -93,7 +93,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stdout, `tensorfile ${VERSION}`);
     return 0;
   }
-  if (!(command in OPTIONS)) {
+  if (!Object.hasOwn(OPTIONS, command)) { // ("toString" is no command)
     const [close] = closestNames(command, Object.keys(OPTIONS), 1);
     print(io.stderr, `tensorfile: unknown command "${command}"${close ? ` (did you mean "${close}"?)` : ""}; run "tensorfile --help" for the commands`);
     return 2;
