@@ -41,4 +41,4 @@ export { diffTensors } from "./diff.js";
 export type { DiffInput, DiffOptions, DiffProgress, DiffResult, TensorDiff } from "./diff.js";
 // issue 15: put new weights back into a model
 export { patch, patchFrom, patchTo } from "./patch.js";
-export type { ExternalPatchOptions, LazyTensorsWithSource, PatchOptions, PatchResult, PatchSummary, PatchToOptions, PatchToResult, PatchValue, ReplaceOptions, TensorsInput, Weights } from "./patch.js";
+export type { ExternalPatchOptions, LazyTensorsWithSource, PatchOptions, PatchResult, PatchSummary, PatchToOptions, PatchToResult, PatchValue, ReplaceOptions, TensorsHolder, TensorsInput, Weights } from "./patch.js";

@@ -36,7 +36,7 @@ import { type PatchPlan, runPlan } from "./patch/plan.js";
 import { type ByteSink, sinkWriter } from "./export/stream.js";
 import type { TensorInfo } from "./tensor.js";
 
-export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsInput } from "./patch/input.js";
+export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsHolder, TensorsInput } from "./patch/input.js";
 export type { ByteSink } from "./export/stream.js";
 export type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 

@@ -55,7 +55,8 @@ for (const [entry, out, platform] of [["index.modules.js", "index.js", "neutral"
   const result = await build({
     entryPoints: [dist + entry], outfile: dist + out, allowOverwrite: true,
     bundle: true, format: "esm", platform, target: "es2022", mainFields: ["module", "main"],
-    sourcemap: true, legalComments: "inline", logLevel: "warning", plugins: [lazyFflate],
+    // maps without sourcesContent: they name the files and lines in bindings/; the sources would be 6 MB of the package
+    sourcemap: true, sourcesContent: false, legalComments: "inline", logLevel: "warning", plugins: [lazyFflate],
   });
   if (result.errors.length > 0 || result.warnings.length > 0) process.exit(1);
 }

@@ -142,7 +142,8 @@ describe("without --force, an OUT that appears while writing is never replaced",
         const child = spawn(process.execPath, [BUILT_CLI, "convert", input, out], { stdio: ["ignore", "ignore", "pipe"] });
         let stderr = "";
         child.stderr!.on("data", (d) => (stderr += d));
-        child.on("exit", (code) => done({ code, stderr }));
+        // "close", not "exit": stderr is drained only when the stdio streams have closed
+        child.on("close", (code) => done({ code, stderr }));
       })));
       const winners = results.filter((r) => r.code === 0);
       expect(winners, JSON.stringify(results)).toHaveLength(1);

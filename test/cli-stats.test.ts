@@ -126,8 +126,8 @@ async function checkStats(path: string) {
     }
     const o = oracle(valuesOf(t, infos.get(t.name)));
     const where = `${basename(path)}: ${t.name}`;
-    expect({ count: got.count, nan: got.nan, posInf: got.posInf, negInf: got.negInf, zeros: got.zeros }, where)
-      .toEqual({ count: o.count, nan: o.nan, posInf: o.posInf, negInf: o.negInf, zeros: o.zeros });
+    expect({ count: got.count, nan: got.nan, posInf: got.posInf, negInf: got.negInf, zeros: got.zeros, zeroShare: got.zeroShare }, where)
+      .toEqual({ count: o.count, nan: o.nan, posInf: o.posInf, negInf: o.negInf, zeros: o.zeros, zeroShare: o.count === 0 ? 0 : o.zeros / o.count });
     const scale = Math.max(Math.abs(o.mean) + o.std, Math.abs(o.min), Math.abs(o.max));
     for (const key of ["min", "max", "mean", "std"] as const) {
       expect(close(got[key], o[key], scale), `${where} ${key}: ${String(got[key])} vs ${o[key]}`).toBe(true);
@@ -201,7 +201,7 @@ describe("stats on the generated examples and built files", () => {
     const path = join(dir, "weird.b2l");
     writeFileSync(path, bw2l.write(weird));
     const json = await checkStats(path);
-    expect(json.tensors[0]).toMatchObject({ count: 6, min: -3, max: 1, nan: 1, posInf: 1, negInf: 1, zeros: 1 });
+    expect(json.tensors[0]).toMatchObject({ count: 6, min: -3, max: 1, nan: 1, posInf: 1, negInf: 1, zeros: 1, zeroShare: 1 / 6 });
     expect(json.tensors[0]!.mean).toBeCloseTo(-2 / 3, 15);
     expect(json.tensors[1]).toMatchObject({ count: 3, min: "NaN", max: "NaN", mean: "NaN", std: "NaN", nan: 3 });
     expect(json.tensors[2]).toMatchObject({ std: 0, zeros: 0 });
@@ -279,7 +279,7 @@ describe("stats through the built CLI", () => {
     expect(r.status, r.stderr.toString()).toBe(0);
     expect(JSON.parse(r.stdout.toString())).toEqual({
       format: "bw2l",
-      tensors: [{ name: "layers.0.0", dtype: "float32", shape: [4], count: 4, min: 1, max: 4, mean: 2.5, std: Math.sqrt(1.25), nan: 0, posInf: 0, negInf: 0, zeros: 0 }],
+      tensors: [{ name: "layers.0.0", dtype: "float32", shape: [4], count: 4, min: 1, max: 4, mean: 2.5, std: Math.sqrt(1.25), nan: 0, posInf: 0, negInf: 0, zeros: 0, zeroShare: 0 }],
     });
   });
 

@@ -198,7 +198,8 @@ describe("pipes, stdin, many files", () => {
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     child.stdout.once("data", () => child.stdout.destroy());
-    const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
+    // "close": stderr is read below, and it is drained only when the child's streams have closed
+    const code = await new Promise<number | null>((r) => child.on("close", (c) => r(c)));
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/EPIPE|Error/);
   });

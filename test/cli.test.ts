@@ -241,3 +241,25 @@ describe.skipIf(!haveFixtures())("tensorfile CLI on the reference fixtures", () 
     expect(r.stderr).toMatch(/^tensorfile: bw2l: truncated/);
   });
 });
+
+describe("tensorfile help COMMAND", () => {
+  it("prints exactly what COMMAND --help prints, for every command in the usage", async () => {
+    const usage = (await cli("--help")).stdout;
+    const commands = [...new Set([...usage.matchAll(/^ {2}tensorfile (\w+)/gm)].map((m) => m[1]!))];
+    expect(commands.length).toBeGreaterThanOrEqual(8);
+    for (const command of commands) {
+      const viaHelp = await cli("help", command);
+      const viaFlag = await cli(command, "--help");
+      expect(viaHelp.code, command).toBe(0);
+      expect(viaHelp.stdout, command).toBe(viaFlag.stdout);
+      expect(viaHelp.stdout.length, command).toBeGreaterThan(40);
+    }
+  });
+
+  it("an unknown COMMAND is a usage error with a suggestion; help alone is the usage", async () => {
+    const wrong = await cli("help", "inspec");
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/unknown command "inspec" \(did you mean "inspect"\?\)/);
+    expect((await cli("help")).stdout).toBe((await cli("--help")).stdout);
+  });
+});

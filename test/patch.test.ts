@@ -485,3 +485,23 @@ describe("patchTo streams", () => {
     expect(same(r.bytes, bytes)).toBe(true);
   });
 });
+
+describe("patch takes every form of weights the guide lists", () => {
+  const model = exampleFiles().find((e) => e.format === "bw2l")!.bytes;
+  const original = readAny(model).tensors();
+  const changed: NamedTensor[] = original.map((t, i) => (i === 0 ? ({ ...t, data: (t.data as Float32Array).map((v) => v + 1) } as NamedTensor) : t));
+  const expected = bw2l.write(bw2l.replaceTensors(bw2l.read(model), changed));
+
+  it("a { tensors() } object and a readAny() result patch like the array they give (type-checked by tsc --strict)", async () => {
+    const holder = { tensors: () => changed };
+    expect((await patch(model, holder)).bytes).toEqual(expected);
+    const weights = writeSafetensors(changed);
+    expect((await patch(model, readAny(weights))).bytes).toEqual(expected);
+    expect(bw2l.write(bw2l.replaceTensors(bw2l.read(model), holder))).toEqual(expected);
+  });
+
+  it("a tensors() that does not give an array says what was expected", async () => {
+    await expect(patch(model, { tensors: () => null as never })).rejects.toThrow(/tensors\(\) returned null, not an array of NamedTensors/);
+    await expect(patch(model, { format: "x" } as never)).rejects.toThrow(/not a NamedTensor/);
+  });
+});

@@ -25,7 +25,7 @@ import { OutputError, OutputRefused, fsReason, placeFile, reserveTemporary } fro
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, errorLine, isInputError } from "./common.js";
 import { externalDirSetting, pickTensor, setExternalDir } from "./inputs.js";
-import { convertTensorsTo, noTensorsError } from "./tensor-output.js";
+import { checkSafetensorsNames, convertTensorsTo, noTensorsError } from "./tensor-output.js";
 
 export interface BatchOptions {
   outDir: string;
@@ -83,6 +83,7 @@ async function convertInMemory(job: Job): Promise<number> {
     return writeParts(job.temp, [npyHeader(tensor.dtype, tensor.shape), bytesOf(tensor.data)]);
   }
   if (infos.length === 0) throw noTensorsError(job.input, module.blobs(loaded.file as never).map((b) => b.name));
+  checkSafetensorsNames(job.input, infos);
   const plan = planSafetensors(infos.map((i) => ({ name: i.name, dtype: decodedDType(i, job.decode), shape: i.shape })), { "tensorfile.source": loaded.format });
   const out = new Uint8Array(plan.size);
   out.set(plan.header);

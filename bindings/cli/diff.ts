@@ -8,9 +8,10 @@
 import { type DiffResult, type TensorDiff, diffTensors } from "../diff.js";
 import type { ByteSource } from "../io/source.js";
 import type { TensorInfo } from "../tensor.js";
+import { fitColumn, tableWidth } from "./columns.js";
 import { Progress, type ProgressStream } from "./progress.js";
 
-export const DIFF_HELP = `tensorfile diff A B [--atol X] [--rtol Y] [--json]
+export const DIFF_HELP = `tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]
 
 Compares the tensors of A and B (any two readable files: the five formats, .onnx, .safetensors, .npy, .npz) by name,
 one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
@@ -19,12 +20,15 @@ An element is equal when |a - b| <= atol + rtol * |b| (B is the reference); NaN 
 Values are compared widened (float16, bfloat16 -> float32; float64 and 32/64-bit integers in float64).
 An .april file against an .onnx file compares one of its networks (the one the .onnx is named after: encoder,
 decoder or joiner; else the one with the most weights of the same name and shape) with it, by the ONNX names.
-Exit status 0 when everything is equal within the tolerances, 1 otherwise.
-  --atol X   absolute tolerance (default 0)
-  --rtol Y   relative tolerance (default 0)
-  --json     print one JSON object: { "a", "b", "atol", "rtol", "equal", "onlyA", "onlyB", "tensors": [{ "name",
-             "status", "dtypeA", "dtypeB", "shapeA", "shapeB", "elements", "differing", "maxAbs", "maxRel",
-             "cosine" }] } (an infinite difference is the string "Infinity")`;
+Exit status 0 when everything is equal within the tolerances, 1 otherwise. On a terminal, long names are
+shortened in the middle to fit the width (COLUMNS); piped, they are printed whole.
+  --atol X            absolute tolerance (default 0)
+  --rtol Y            relative tolerance (default 0)
+  --only-different    list only the tensors that are not equal (the table, and "tensors" in --json)
+  --quiet             print nothing: the exit status says equal (0) or different (1)
+  --json              print one JSON object: { "a", "b", "atol", "rtol", "equal", "onlyA", "onlyB", "tensors": [{
+                      "name", "status", "dtypeA", "dtypeB", "shapeA", "shapeB", "elements", "differing", "maxAbs",
+                      "maxRel", "cosine" }] } (an infinite difference is the string "Infinity")`;
 
 /** A lazily opened file as diff uses it. */
 type DiffSide = Awaited<ReturnType<DiffCliContext["openLazy"]>>;
@@ -64,12 +68,16 @@ export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB
   return aprilFirst ? { a: narrowed, b: prefixed, note } : { a: prefixed, b: narrowed, note };
 }
 
-export const DIFF_OPTIONS = { atol: { type: "string" }, rtol: { type: "string" }, json: { type: "boolean" } } as const;
+export const DIFF_OPTIONS = {
+  atol: { type: "string" }, rtol: { type: "string" }, json: { type: "boolean" }, "only-different": { type: "boolean" }, quiet: { type: "boolean" },
+} as const;
 
 export interface DiffCommandOptions {
   atol?: string | undefined;
   rtol?: string | undefined;
   json?: boolean | undefined;
+  "only-different"?: boolean | undefined;
+  quiet?: boolean | undefined;
 }
 
 /** What run.ts lends the command (its sources and its error classes, from cli/inputs.ts and cli/common.ts). */
@@ -114,9 +122,10 @@ function row(t: TensorDiff): string[] {
   return [t.name, t.status, dtype, shape, differing, number(t.maxAbs), number(t.maxRel), cosineText(t.cosine)];
 }
 
-function table(rows: string[][]): string[] {
+function table(rows: string[][], width: number | undefined): string[] {
   const header = ["name", "status", "dtype", "shape", "differing", "max abs", "max rel", "cosine"];
   const all = [header, ...rows];
+  fitColumn(all, 0, width);
   const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0)); // (no spread: any count)
   const right = new Set([4, 5, 6, 7]);
   return all.map((r) => `  ${r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd());
@@ -146,6 +155,7 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
   const [pathA, pathB] = args as [string, string];
   const atol = tolerance(options.atol, "atol", ctx);
   const rtol = tolerance(options.rtol, "rtol", ctx);
+  if (options.quiet && options.json) throw ctx.usageError("--quiet prints nothing and --json prints a report: give one of them");
   const openedA = await ctx.openLazy(pathA);
   try {
     const openedB = await ctx.openLazy(pathB);
@@ -153,7 +163,7 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
       const { a, b, note } = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
       const namesB = new Map(b.tensorInfos().map((i) => [i.name, i]));
       const total = a.tensorInfos().reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
-      const progress = new Progress(ctx.stderr, "diff", total);
+      const progress = new Progress(options.quiet ? { isTTY: false, write: () => true } : ctx.stderr, "diff", total);
       let result: DiffResult;
       try {
         result = await diffTensors(a, b, { atol, rtol, onProgress: (p) => progress.advance(p.bytes, p.name) });
@@ -161,8 +171,10 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
         progress.finish();
       }
       const out = (text: string) => ctx.stdout.write(`${text}\n`);
+      if (options.quiet) return result.equal ? 0 : 1;
+      const listed = options["only-different"] ? result.tensors.filter((t) => t.status !== "equal") : result.tensors;
       if (options.json) {
-        out(JSON.stringify(jsonSafe({ a: pathA, b: pathB, atol, rtol, ...result }), null, 2));
+        out(JSON.stringify(jsonSafe({ a: pathA, b: pathB, atol, rtol, ...result, tensors: listed }), null, 2));
         return result.equal ? 0 : 1;
       }
       if (note !== undefined) out(note);
@@ -170,7 +182,7 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
       out(`B  ${pathB} (${b.format}, ${b.tensorInfos().length} tensors)`);
       if (result.onlyA.length > 0) out(`only in A (${result.onlyA.length}): ${listText(result.onlyA)}`);
       if (result.onlyB.length > 0) out(`only in B (${result.onlyB.length}): ${listText(result.onlyB)}`);
-      if (result.tensors.length > 0) for (const line of table(result.tensors.map(row))) out(line);
+      if (listed.length > 0) for (const line of table(listed.map(row), tableWidth(ctx.stdout))) out(line);
       out(summaryLine(result, atol, rtol));
       return result.equal ? 0 : 1;
     } finally {

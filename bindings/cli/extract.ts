@@ -4,49 +4,30 @@
  */
 import { createWriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
-import { join, sep } from "node:path";
+import { join } from "node:path";
 import { isFormatError } from "../errors.js";
 import { writeNpyTo, writePiecesTo } from "../export/stream.js";
 import type { EmbeddedBlob } from "../formats/types.js";
 import { rangeChunks } from "../io/source.js";
 import type { DecodeOptions } from "../tensor.js";
-import { type CliIO, UsageError, jsonText, plural, print } from "./common.js";
+import { type CliIO, InputError, UsageError, jsonText, plural, print } from "./common.js";
+import { MANIFEST, folderPaths } from "./folder-names.js";
+import { firstRepeat } from "../io/names.js";
 import { lazyTensors, openLazy, readWhole } from "./inputs.js";
 import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { Progress } from "./progress.js";
+import { npyNamed } from "./tensor-output.js";
 
 export const EXTRACT_HELP = `tensorfile extract FILE DIR [--dtype float32] [--force]
 
 Writes every tensor as DIR/<name>.npy (a "/" in a name becomes a folder), every embedded blob (april networks,
 bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" prints, plus "files": which file
-holds which tensor or blob; names with "..", empty parts or parts over 200 bytes are made safe).
+holds which tensor or blob; "patch" takes the names from it). File names work on any system and decode back:
+"%", "\\", control characters and <>:"|?* are %XX, an empty part is %, "." and ".." are %2E; a part over 200
+bytes is cut (~ and a hash); names alike but for case, or too deep for folders, become one file (see docs/cli.md).
 ${OUTPUT_RULES}`;
 
 export const EXTRACT_OPTIONS = { dtype: { type: "string" }, force: { type: "boolean" } } as const;
-
-const MAX_NAME_BYTES = 200;
-
-/** FNV-1a of a string, as 8 hex digits (to keep shortened file names distinct). */
-function shortHash(text: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, "0");
-}
-
-/**
- * A relative file path for a tensor or blob name: "/" makes folders; "", "." and ".." parts cannot escape DIR;
- * a part too long for a file system (over 200 UTF-8 bytes with `suffix`) is cut and given a hash of the whole.
- */
-function safeRelativePath(name: string, suffix = ""): string {
-  const parts = name.split(/[/\\]/).map((p) => (p === "" || p === "." || p === ".." ? `_${p.replace(/\./g, "dot")}` : p));
-  return parts.map((part, i) => {
-    const end = i === parts.length - 1 ? suffix : "";
-    if (new TextEncoder().encode(part + end).length <= MAX_NAME_BYTES) return part + end;
-    let cut = part;
-    while (new TextEncoder().encode(`${cut}~${shortHash(part)}${end}`).length > MAX_NAME_BYTES) cut = cut.slice(0, -1);
-    return `${cut}~${shortHash(part)}${end}`;
-  }).join(sep);
-}
 
 export async function extractCommand(io: CliIO, args: string[], options: { dtype?: string; force?: boolean }): Promise<number> {
   if (args.length !== 2) throw new UsageError("extract takes FILE and DIR");
@@ -67,25 +48,31 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
       if (!isFormatError(error) || error.code !== "UNSUPPORTED") throw error;
       blobs = opened.module.blobs(opened.module.read(await readWhole(input)));
     }
+    const names = [...infos.map((i) => i.name), ...blobs.map((b) => b.name)];
+    const repeated = firstRepeat(names);
+    if (repeated !== undefined) {
+      throw new InputError(`two of ${input}'s tensors or blobs are both named ${JSON.stringify(repeated)}, and meta.json maps each name to one file`);
+    }
+    const paths = folderPaths([...infos.map((i) => ({ name: i.name, suffix: ".npy" })), ...blobs.map((b) => ({ name: b.name, suffix: "" }))]);
     const total = infos.reduce((a, i) => a + i.byteLength, 0) +
       blobs.reduce((a, b) => a + (b.bytes instanceof Uint8Array ? b.bytes.length : b.bytes.byteLength), 0);
     await writeAtomically(dir, async (root) => {
       const progress = new Progress(io.stderr, "extract", total);
       try {
         // plainly stored tensors stream in chunks (flat memory), the others load one at a time
-        const lazyFile = lazyTensors(opened, infos);
-        for (const info of infos) {
-          const relative = safeRelativePath(info.name, ".npy");
+        const lazyFile = npyNamed(lazyTensors(opened, infos));
+        for (const [i, info] of infos.entries()) {
+          const relative = paths[i]!;
           files.push([info.name, relative]);
-          const path = join(root, relative);
+          const path = join(root, ...relative.split("/"));
           await mkdirInside(root, relative);
           await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
           progress.advance(info.byteLength, info.name);
         }
-        for (const blob of blobs) {
-          const relative = safeRelativePath(blob.name);
+        for (const [i, blob] of blobs.entries()) {
+          const relative = paths[infos.length + i]!;
           files.push([blob.name, relative]);
-          const path = join(root, relative);
+          const path = join(root, ...relative.split("/"));
           await mkdirInside(root, relative);
           // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
           const { bytes } = blob;
@@ -97,8 +84,9 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
       } finally {
         progress.finish();
       }
-      const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files.map(([n, f]) => [n, f.split(sep).join("/")])) };
-      await writeFile(join(root, "meta.json"), `${jsonText(meta)}\n`);
+      // (Object.fromEntries makes own keys: a name "__proto__" is kept)
+      const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files) };
+      await writeFile(join(root, MANIFEST), `${jsonText(meta)}\n`);
     }, { folder: true, force: options.force ?? false });
   } finally {
     await opened.source.close?.();
@@ -112,7 +100,7 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
  * extract interrupted by a signal cannot re-create its temporary folder after the handler removed it.
  */
 async function mkdirInside(root: string, relative: string): Promise<void> {
-  const parts = relative.split(sep).slice(0, -1);
+  const parts = relative.split("/").slice(0, -1);
   for (let i = 1; i <= parts.length; i++) {
     try {
       await mkdir(join(root, ...parts.slice(0, i)));

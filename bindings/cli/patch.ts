@@ -16,6 +16,7 @@ import { type ByteSource, fromFile } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
+import { MANIFEST, decodePath } from "./folder-names.js";
 import { OutputRefused, checkOutput, placeFile, reserveTemporary, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
@@ -108,23 +109,43 @@ async function fileTensor(path: string, name: string, ctx: PatchCliContext): Pro
   }
 }
 
-/** A folder as extract writes it: names from meta.json's "files" when present, else from the .npy paths. */
+/**
+ * A folder as extract writes it (cli/folder-names.ts): names from meta.json's "files" for the files it lists,
+ * else decoded from the .npy paths. Two files for one name are refused.
+ */
 async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
   const files = await walk(dir);
+  // a listed path as the folder holds it (exactly, or in another Unicode normalization, as macOS may give it)
+  const onDisk = new Map<string, string>();
+  for (const file of files) {
+    onDisk.set(file.normalize("NFC"), file);
+    onDisk.set(file, file);
+  }
   let named: [string, string][] = [];
-  if (files.includes("meta.json")) {
+  if (files.includes(MANIFEST)) {
+    let listed: [string, unknown][];
     try {
-      const meta = JSON.parse(await readFile(join(dir, "meta.json"), "utf8")) as { files?: Record<string, string> };
-      named = Object.entries(meta.files ?? {}).filter(([, file]) => files.includes(file) && (file.endsWith(".npy") || file.endsWith(".onnx")));
+      const meta = JSON.parse(await readFile(join(dir, MANIFEST), "utf8")) as { files?: unknown };
+      listed = meta.files !== null && typeof meta.files === "object" ? Object.entries(meta.files) : [];
     } catch (cause) {
-      throw ctx.inputError(`${join(dir, "meta.json")} is not the JSON extract writes: ${(cause as Error).message}`);
+      throw ctx.inputError(`${join(dir, MANIFEST)} is not the JSON extract writes: ${(cause as Error).message}`);
+    }
+    for (const [name, file] of listed) {
+      const found = typeof file === "string" ? onDisk.get(file) ?? onDisk.get(file.normalize("NFC")) : undefined;
+      if (found !== undefined && (found.endsWith(".npy") || found.endsWith(".onnx"))) named.push([name, found]);
     }
   }
   const mapped = new Set(named.map(([, f]) => f));
   for (const file of files) {
     if (mapped.has(file)) continue;
-    if (file.endsWith(".npy")) named.push([file.slice(0, -4), file]);
+    if (file.endsWith(".npy")) named.push([decodePath(file, ".npy"), file]);
     else if (file.endsWith(".onnx") && !file.includes("/")) named.push([file, file]);
+  }
+  const byName = new Map<string, string>();
+  for (const [name, file] of named) {
+    const other = byName.get(name);
+    if (other !== undefined) throw ctx.inputError(`${dir}: both ${other} and ${file} hold the tensor ${JSON.stringify(name)}; remove one (meta.json's "files" says which file holds which name)`);
+    byName.set(name, file);
   }
   const networks = new Map<string, Uint8Array>();
   const tensors: { info: TensorInfo; load(): Promise<NamedTensor> }[] = [];
@@ -187,8 +208,13 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
   }
 }
 
+/** A name as listed: JSON-quoted when it is empty or holds a control character or ", " (it would blur the list). */
+function listedName(name: string): string {
+  return name === "" || /[\u0000-\u001f\u007f]|, /.test(name) ? JSON.stringify(name) : name;
+}
+
 function listText(names: readonly string[]): string {
-  const shown = names.slice(0, 30).join(", ");
+  const shown = names.slice(0, 30).map(listedName).join(", ");
   return names.length > 30 ? `${shown}, … (${names.length - 30} more)` : shown;
 }
 

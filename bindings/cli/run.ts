@@ -13,6 +13,7 @@
  * but cli.ts.
  */
 import { closestNames } from "../any.js";
+import { VERSION } from "../version.js";
 import { parseCommandArgs, takeExternalDir, takeTimeout } from "./args.js";
 import { type CliIO, InputError, UsageError, print, reportError } from "./common.js";
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
@@ -21,6 +22,8 @@ import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
 import { openLazy, openSource, setExternalDir, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
+import { COMPLETION_HELP, COMPLETION_OPTIONS, completionCommand } from "./completion.js";
+import { SHOW_HELP, SHOW_OPTIONS, type ShowCommandOptions, showCommand } from "./show.js";
 import { STATS_HELP, STATS_OPTIONS, type StatsCommandOptions, statsFiles } from "./stats.js";
 import { VERIFY_HELP, VERIFY_OPTIONS, verifyCommand } from "./verify.js";
 import { VIEW_HELP, VIEW_OPTIONS, type ViewCommandOptions, viewCommand } from "./view.js";
@@ -37,7 +40,9 @@ const USAGE = `Usage:
   tensorfile stats FILE… [--tensor NAME] [--json]
   tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]
-  tensorfile diff A B [--atol X] [--rtol Y] [--json]
+  tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]
+  tensorfile show FILE TENSOR [--slice SPEC] [--head N] [--json]
+  tensorfile completion bash|zsh|fish
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
@@ -45,7 +50,7 @@ An ONNX model's external data is read from the folder of its path (a regular fil
 or to look elsewhere, every command reading files but view takes --external-dir DIR.
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
-Run "tensorfile COMMAND --help" for one command.`;
+Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; "tensorfile --version" for the version.`;
 
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */
 const OPTIONS = {
@@ -57,6 +62,8 @@ const OPTIONS = {
   view: VIEW_OPTIONS,
   patch: PATCH_OPTIONS,
   diff: DIFF_OPTIONS,
+  show: SHOW_OPTIONS,
+  completion: COMPLETION_OPTIONS,
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
 
 type CommandName = keyof typeof OPTIONS;
@@ -72,26 +79,29 @@ const HELP: Record<CommandName, string> = {
   view: VIEW_HELP,
   patch: PATCH_HELP,
   diff: DIFF_HELP,
+  show: SHOW_HELP,
+  completion: COMPLETION_HELP,
 };
 
 /** Runs the CLI; returns the exit status. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [command, ...rest] = argv;
+  if (command === "help" && rest.length > 0) return runCli([rest[0]!, "--help"], io); // help CMD = CMD --help
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     print(command === undefined ? io.stderr : io.stdout, USAGE);
     return command === undefined ? 2 : 0;
   }
   if (command === "--version") {
-    print(io.stdout, "tensorfile 0.1.0");
+    print(io.stdout, `tensorfile ${VERSION}`);
     return 0;
   }
-  if (!(command in OPTIONS)) {
+  if (!Object.hasOwn(OPTIONS, command)) { // ("toString" is no command)
     const [close] = closestNames(command, Object.keys(OPTIONS), 1);
     print(io.stderr, `tensorfile: unknown command "${command}"${close ? ` (did you mean "${close}"?)` : ""}; run "tensorfile --help" for the commands`);
     return 2;
   }
   const name = command as CommandName;
-  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" ? {} : URL_OPTIONS);
+  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" || name === "completion" ? {} : URL_OPTIONS);
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
@@ -129,6 +139,12 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await patchCommand({ ...io, openSource, externalDir, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
       case "diff":
         return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
+      case "show":
+        return await showCommand(io, positionals, values as ShowCommandOptions);
+      case "completion": {
+        const commands = Object.fromEntries(Object.entries(OPTIONS).map(([command, options]) => [command, Object.keys(options)]));
+        return await completionCommand(io, positionals, values as { tensors?: string }, commands);
+      }
     }
   } catch (error) {
     return reportError(io, name, error);

@@ -18,17 +18,19 @@ import { type LazyTensors, decodeInChunks } from "../export/stream.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodedDType, isStandardDType, viewAs } from "../tensor.js";
 import { Progress, formatBytes } from "./progress.js";
 import { type CliIO, InputError, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText } from "./common.js";
+import { fitColumn, tableWidth } from "./columns.js";
 import { openLazy } from "./inputs.js";
 
 export const STATS_HELP = `tensorfile stats FILE… [--tensor NAME] [--json]
 
 Per-tensor statistics of the values (float16, bfloat16 and float8 widened, int8 with a scale dequantized): min,
-max, mean, std (population), counts of NaN, +Inf and -Inf, and the share of zeros; non-finite values are kept out
-of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
+max, mean, std (population), counts of NaN, +Inf and -Inf, and the zeros (the table shows their share of the
+count; --json gives both); non-finite values are kept out of min, max, mean and std. Tensors are loaded one at a time. Format-specific dtypes (complex, characters, …) are
 skipped. With several FILEs, one section per file and a summary; exit 1 if any failed.
   --tensor NAME  only this tensor
   --json         { "format", "tensors": [{ "name", "dtype", "shape", "count", "min", "max", "mean", "std",
-                 "nan", "posInf", "negInf", "zeros" }] }; non-finite numbers are the strings "NaN", "Infinity",
+                 "nan", "posInf", "negInf", "zeros", "zeroShare" }] }: nan, posInf, negInf and zeros are
+                 counts, zeroShare is zeros / count (0 to 1); non-finite numbers are the strings "NaN", "Infinity",
                  "-Infinity" (min/max/mean/std are "NaN" when a tensor has no finite value)
                  (several FILEs: a JSON array of { "file", … } objects)`;
 
@@ -85,7 +87,7 @@ function reportJson(r: TensorReport): Record<string, unknown> {
   const s = r.stats;
   return {
     ...base, count: s.count, min: jsonNumber(s.min), max: jsonNumber(s.max), mean: jsonNumber(s.mean), std: jsonNumber(s.std),
-    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros,
+    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros, zeroShare: s.count === 0 ? 0 : s.zeros / s.count,
   };
 }
 
@@ -102,6 +104,7 @@ function printTable(io: CliIO, path: string, format: string, reports: TensorRepo
     return [r.name, r.dtype, shapeText(r.shape), numberText(s.min), numberText(s.max), numberText(s.mean), numberText(s.std),
       String(s.nan), inf, percentText(s.zeros, s.count)];
   });
+  fitColumn([header, ...rows], 0, tableWidth(io.stdout)); // shortens the names in place
   const widths = header.map((h, i) => rows.reduce((w, r) => (r.length > 4 || i < 3 ? Math.max(w, r[i]?.length ?? 0) : w), h.length)); // (no spread)
   const numeric = (i: number) => i >= 3;
   const line = (cells: string[]) => `  ${cells.map((c, i) => (cells.length === 4 && i === 3 ? c : numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
@@ -185,7 +188,8 @@ export async function statsFiles(io: CliIO, paths: string[], options: StatsComma
       started = true;
       return io.stdout.write(text);
     };
-    const fileIo: CliIO = { stdout: { isTTY: false, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
+    // the table is fitted to the real standard output's terminal (columns.ts), so its isTTY and width go along
+    const fileIo: CliIO = { stdout: { isTTY: !options.json && io.stdout.isTTY === true, columns: io.stdout.columns, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
     try {
       await statsCommand(fileIo, [path], options);
       if (options.json) results.push({ file: path, ...(JSON.parse(json) as object) });

@@ -4,7 +4,7 @@
  */
 import { createWriteStream } from "node:fs";
 import { planSafetensors } from "../export/safetensors.js";
-import { writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
+import { type LazyTensors, writeNpyTo, writeSafetensorsTo } from "../export/stream.js";
 import type { ByteSource } from "../io/source.js";
 import { type DecodeOptions, type TensorInfo, decodedDType } from "../tensor.js";
 import { type CliIO, InputError } from "./common.js";
@@ -45,11 +45,24 @@ export async function writeTensorOutput(io: CliIO, opened: OpenedInput, input: s
   if (ext === ".safetensors" && infos.length === 0 && tensor === undefined) throw noTensorsError(input, opened.module.blobs(opened.file).map((b) => b.name));
   if (ext === ".npy") {
     // large tensors stream in chunks or bands of rows (flat memory), as extract writes them
-    await writeNpyTo(createWriteStream(path), { file: lazyTensors(opened, infos), info: pickTensor(infos, tensor), decode });
+    await writeNpyTo(createWriteStream(path), { file: npyNamed(lazyTensors(opened, infos)), info: pickTensor(infos, tensor), decode });
     return;
   }
   if (tensor !== undefined) infos = [pickTensor(infos, tensor)];
+  checkSafetensorsNames(input, infos);
   await writeTensorsSafetensors(io, opened.source, opened.module, infos, path, decode, opened.format);
+}
+
+/**
+ * safetensors names a tensor by a key of its JSON header: an empty name is refused by its readers and
+ * "__metadata__" is the header's metadata. Such a tensor is an input error, naming what can write it.
+ */
+export function checkSafetensorsNames(input: string, infos: readonly TensorInfo[]): void {
+  for (const [i, info] of infos.entries()) {
+    if (info.name !== "" && info.name !== "__metadata__") continue;
+    const which = info.name === "" ? "has an empty name" : 'is named "__metadata__" (safetensors\' key for its metadata)';
+    throw new InputError(`tensor ${i} of ${input} ${which}, which a .safetensors file cannot hold: write it to a .npy with --tensor, or every tensor with "tensorfile extract ${input} DIR"`);
+  }
 }
 
 /** The error for a .safetensors output of a file without tensors, naming what `extract` would give instead. */
@@ -65,4 +78,18 @@ export async function convertTensorsTo(io: CliIO, input: string, path: string, e
   } finally {
     await opened.source.close?.();
   }
+}
+
+/**
+ * The tensors as writeNpyTo takes them, a tensor with an empty name included: a .npy file holds no name (the
+ * file's name, and meta.json, say which tensor it is), and writeNpyTo refuses a nameless tensor.
+ */
+export function npyNamed(file: LazyTensors): LazyTensors {
+  return {
+    ...file,
+    loadTensor: async (info, decode) => {
+      const tensor = await file.loadTensor(info, decode);
+      return tensor.name === "" ? { ...tensor, name: "(unnamed)" } : tensor;
+    },
+  };
 }

@@ -8,6 +8,7 @@ import { writePiecesTo } from "../export/stream.js";
 import * as tsm from "../formats/tsm.js";
 import type { ByteRange } from "../io/byte-reader.js";
 import { type ByteSource, fromBytes, readExactly, sourceSize } from "../io/source.js";
+import { dictionary } from "../io/names.js";
 import { type DType, viewAs } from "../tensor.js";
 import { obfuscatedEnd, xorObfuscation } from "../formats/tsm/csta.js";
 import { writeAtomically } from "./output.js";
@@ -55,7 +56,7 @@ const INPUT_DTYPES = ["float32", "float16", "float64", "int8", "uint8", "int16",
  */
 export function parseInputs(values: readonly string[] | undefined, usage: (message: string) => Error): tsm.ToOnnxOptions["inputs"] {
   if (!values || values.length === 0) return undefined;
-  const inputs: NonNullable<tsm.ToOnnxOptions["inputs"]> = {};
+  const inputs: NonNullable<tsm.ToOnnxOptions["inputs"]> = dictionary(); // input names are the module's: "__proto__" too
   for (const value of values) {
     const match = /^(.+)=([a-z0-9]+)(?::(.+))?$/.exec(value);
     if (!match || !INPUT_DTYPES.includes(match[2]!)) {

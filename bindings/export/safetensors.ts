@@ -14,6 +14,7 @@ import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes, storedByteLength } from "../tensor.js";
 import { checkMetadata } from "../io/arguments.js";
 import { checkEntry, checkTensor } from "./check.js";
+import { dictionary } from "../io/names.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
   float16: "F16", float32: "F32", float64: "F64",
@@ -62,7 +63,7 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
     offset += bytes;
   }
   const meta: Record<string, string> = { format: "pt", ...metadata };
-  const json: Record<string, unknown> = {};
+  const json = dictionary<unknown>(); // a tensor named "__proto__" is a key like any other
   entries.forEach((e, index) => {
     const name = SAFETENSORS_DTYPE[e.dtype];
     const shape = name ? e.shape : [...e.shape, dtypeBytes(e.dtype)];

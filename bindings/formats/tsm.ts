@@ -22,6 +22,7 @@ import { ByteReader } from "../io/byte-reader.js";
 import type { ByteBacking } from "../io/byte-reader.js";
 import { ByteWriter } from "../io/byte-writer.js";
 import * as lazy from "../io/lazy.js";
+import { uniqueNames } from "../io/names.js";
 import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeRowMajorTensor, elementCount } from "../tensor.js";
 import {
@@ -178,6 +179,9 @@ function constEntries(file: TsmModule): ConstEntry[] {
     const name = nodeText(node, "#name");
     value.fields.forEach((field, k) => out.push({ name: value.fields.length === 1 ? name : `${name}/${k}`, field, node: index }));
   });
+  // repeated `#name`s (and a `#name` that is another's `name/k`) get `#2`, … as ONNX weights do
+  const names = uniqueNames(out.map((e) => e.name));
+  out.forEach((e, i) => (e.name = names[i]!));
   return out;
 }
 

@@ -5,6 +5,7 @@
  *   NamedTensor[]                          names from the tensors (a repeated name is a RangeError)
  *   Map<string, NamedTensor | Uint8Array>  names from the keys
  *   Record<string, NamedTensor | Uint8Array>
+ *   { tensors(): NamedTensor[] }           a readAny() result or any object with a tensors() method
  *   a lazy file (readFromAny(): tensorInfos + loadTensor)  patchFrom/patchTo only: loaded one at a time
  *
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
@@ -23,8 +24,14 @@ export type { LazyTensors } from "../export/stream.js";
  */
 export type PatchValue = NamedTensor | Uint8Array;
 
-/** Replacements by name: an array of NamedTensors, a Map or a plain object. */
-export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>>;
+/** An object that gives its tensors: a `readAny()` result, or `{ tensors: () => [...] }`. */
+export interface TensorsHolder {
+  /** The tensors, in memory. */
+  tensors(): readonly NamedTensor[];
+}
+
+/** Replacements by name: an array of NamedTensors, a Map, a plain object, or an object with a tensors() method. */
+export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>> | TensorsHolder;
 
 /** Options of every format's `replaceTensors` (and of {@link patch}). */
 export interface ReplaceOptions {
@@ -113,7 +120,11 @@ function describeValue(name: string, value: unknown): { dtype: string; shape: nu
   return { dtype: t.dtype, shape: t.shape };
 }
 
-const WHAT = "a NamedTensor[], a Map or a record of name -> NamedTensor (or Uint8Array for april networks)";
+const WHAT = "a NamedTensor[], a Map or a record of name -> NamedTensor (or Uint8Array for april networks), or an object with a tensors() method such as readAny()'s result";
+
+function isTensorsHolder(value: unknown): value is TensorsHolder {
+  return typeof (value as TensorsHolder | null)?.tensors === "function";
+}
 
 /** The replacements in memory, by name (replaceTensors: no lazy files). */
 export function replacementsInMemory(input: TensorsInput, fn: string): Map<string, PatchValue> {
@@ -128,6 +139,11 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
     return out;
   }
   if (isLazy(input)) throw new TypeError(`tensorfile: ${fn}() takes tensors in memory (${WHAT}); for a lazily opened file of weights use patchFrom or patchTo`);
+  if (isTensorsHolder(input)) {
+    const tensors: unknown = input.tensors();
+    if (!Array.isArray(tensors)) throw new TypeError(`tensorfile: ${fn}: the weights' tensors() returned ${tensors === null ? "null" : typeof tensors}, not an array of NamedTensors`);
+    return replacementsInMemory(tensors as readonly NamedTensor[], fn);
+  }
   if (isMap(input)) {
     for (const [name, value] of input) {
       if (typeof name !== "string") throw new TypeError(`tensorfile: ${fn}: Map keys are tensor names (strings)`);

@@ -35,11 +35,13 @@ try {
   console.log(`package: installed ${tgz}${warned ? ` (npm said: ${warned.trim()})` : ", no install-script warning"}`);
   if (/install script/i.test(install.stderr)) failures++;
   const files = readdirSync(join(work, "node_modules/tensorfile"));
-  await step("the package holds dist, LICENSE, README.md and package.json only", () => {
-    const extra = files.filter((f) => !["dist", "LICENSE", "README.md", "package.json"].includes(f));
+  await step("the package holds dist, LICENSE, README.md, CHANGELOG.md and package.json only", () => {
+    const extra = files.filter((f) => !["dist", "LICENSE", "README.md", "CHANGELOG.md", "package.json"].includes(f));
     if (extra.length > 0 || !files.includes("LICENSE")) throw new Error(`files: ${files.join(", ")}`);
     const cites = spawnSync("grep", ["-rlE", "\\.\\./shared|shared/notes|test/runtimes|test/helpers", join(work, "node_modules/tensorfile/dist"), "--include=*.d.ts"], { encoding: "utf8" }).stdout.trim();
     if (cites) throw new Error(`declarations cite files not in the package: ${cites}`);
+    const withSources = spawnSync("grep", ["-rl", "sourcesContent", join(work, "node_modules/tensorfile/dist"), "--include=*.map"], { encoding: "utf8" }).stdout.trim();
+    if (withSources) throw new Error(`source maps carry the sources (sourcesContent): ${withSources.split("\n").slice(0, 3).join(", ")}`);
     return files.join(", ");
   });
 

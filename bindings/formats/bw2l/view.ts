@@ -1,5 +1,6 @@
 /** The uniform view of a BW2L file (tensors, tensorInfos), and inspect / verify / blobs / keyval helpers. */
 import { assertEager } from "../../io/lazy.js";
+import { uniqueNames } from "../../io/names.js";
 import { UnsupportedError } from "../../errors.js";
 import { type DecodeOptions, type NamedTensor, type Quantization, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
@@ -325,9 +326,12 @@ function safeFileName(name: string): string {
   return cleaned === "" ? "_" : cleaned;
 }
 
-/** `data` sections (such as `spm`) as `<section name>.bin`. */
+/**
+ * `data` sections (such as `spm`) as `<section name>.bin`; sections whose names are made alike by the cleaning
+ * (`a/b` and `a_b`) get `#2`, … (io/names.ts uniqueNames), so that each blob has its own name.
+ */
 export function blobs(file: Bw2lFile): EmbeddedBlob[] {
-  return effectiveSections(file)
-    .filter((s) => s.type === "data" && isRawSection(s))
-    .map((s) => ({ name: `${safeFileName(s.name)}.bin`, bytes: (s as { data: EmbeddedBlob["bytes"] }).data }));
+  const data = effectiveSections(file).filter((s) => s.type === "data" && isRawSection(s));
+  const names = uniqueNames(data.map((s) => `${safeFileName(s.name)}.bin`));
+  return data.map((s, i) => ({ name: names[i]!, bytes: (s as { data: EmbeddedBlob["bytes"] }).data }));
 }

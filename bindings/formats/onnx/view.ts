@@ -6,6 +6,7 @@
 import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteBacking, ByteReader } from "../../io/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
+import { dictionary, uniqueNames } from "../../io/names.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
@@ -58,15 +59,15 @@ function isWeightTensor(t: OnnxTensor): boolean {
   return info !== undefined && info.dtype !== undefined;
 }
 
-/** Every weight of `model`, in file order per graph (initializers, then nodes' Constants and subgraphs). */
+/**
+ * Every weight of `model`, in file order per graph (initializers, then nodes' Constants and subgraphs), with
+ * distinct names: a repeated name gets `#2`, `#3`, … skipping names already taken (io/names.ts uniqueNames).
+ */
 export function weights(model: OnnxModel): OnnxWeight[] {
   const out: OnnxWeight[] = [];
-  const seen = new Map<string, number>();
   const add = (name: string, tensor: OnnxTensor, kind: OnnxWeight["kind"]) => {
     if (!isWeightTensor(tensor)) return;
-    const n = seen.get(name) ?? 0;
-    seen.set(name, n + 1);
-    out.push({ name: n === 0 ? name : `${name}#${n + 1}`, tensor, kind });
+    out.push({ name, tensor, kind });
   };
   const walk = (g: OnnxGraph, prefix: string) => {
     for (const t of g.initializers) add(prefix + t.name, t, "initializer");
@@ -83,6 +84,8 @@ export function weights(model: OnnxModel): OnnxWeight[] {
     });
   };
   if (model.graph) walk(model.graph, "");
+  const names = uniqueNames(out.map((w) => w.name));
+  out.forEach((w, i) => (w.name = names[i]!));
   return out;
 }
 
@@ -261,7 +264,7 @@ function walkTensors(model: OnnxModel, visit: (t: OnnxTensor, name: string, wher
 }
 
 function graphSummary(g: OnnxGraph): Record<string, unknown> {
-  const ops: Record<string, number> = {};
+  const ops = dictionary<number>(); // op types from the file: "constructor", "__proto__" are counted like any other
   let subgraphs = 0;
   const count = (graph: OnnxGraph) => {
     for (const n of graph.nodes) {

@@ -12,6 +12,7 @@ import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import * as kernels from "../../kernels.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
+import { uniqueNames } from "../../io/names.js";
 import { decodeKeyBytes, hasEscapedBytes } from "./msgpack.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import { compareKeyPaths } from "./builder.js";
@@ -30,7 +31,10 @@ export function logicalShape(shape: PrimitivShape): number[] {
   return shape.batch > 1 ? [shape.batch, ...shape.dims] : shape.dims.slice();
 }
 
-/** Every tensor with its contract name, in file order. */
+/**
+ * Every tensor with its contract name, in file order. Names are distinct: where two come out alike (a key holding
+ * "." or "/stats/"), the later one gets `#2`, … (io/names.ts uniqueNames).
+ */
 export function namedTensors(input: PrimitivFileLike): {
   /** The tensor's name, as {@link tensors} names it. */
   name: string;
@@ -38,6 +42,13 @@ export function namedTensors(input: PrimitivFileLike): {
   tensor: PrimitivTensor;
 }[] {
   const file = asFile(input, "primitiv.namedTensors");
+  const out = pathNames(file);
+  const names = uniqueNames(out.map((t) => t.name));
+  return out.map((t, i) => ({ name: names[i]!, tensor: t.tensor }));
+}
+
+/** The tensors named by their key paths alone (two may share a name). */
+function pathNames(file: PrimitivFile): { name: string; tensor: PrimitivTensor }[] {
   const out: { name: string; tensor: PrimitivTensor }[] = [];
   const parameter = (p: PrimitivParameter, base: string, statsPrefix: string) => {
     out.push({ name: base, tensor: p.value });
@@ -227,8 +238,8 @@ export function verify(input: PrimitivFileLike): string[] {
   if (file.dataType === "shape") checkDims(file.shape, "shape");
   for (const { name, tensor } of namedTensors(file)) checkDims(tensor.shape, name);
   const seenNames = new Set<string>();
-  for (const { name } of namedTensors(file)) {
-    if (seenNames.has(name)) warnings.push(`two tensors are both named ${JSON.stringify(name)} (a key holds "." or "/stats/")`);
+  for (const { name } of pathNames(file)) {
+    if (seenNames.has(name)) warnings.push(`two tensors are both named ${JSON.stringify(name)} (a key holds "." or "/stats/"); the later one is given a "#2"-style suffix`);
     seenNames.add(name);
   }
   if (file.dataType === "parameter") for (const key of file.parameter.stats.keys()) checkKey(key, "stats");

@@ -148,17 +148,17 @@ function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowG
     ({ lines, offsets, endLine } = parsed);
   }
   const header: Record<string, string> = {};
-  const location: Record<string, number> = {};
+  const location = new Map<string, number>(); // (keys from the file: "__proto__" is one too)
   lines.forEach((line, i) => {
     if (line.key === "") return;
     setKey(header, line.key, line.value);
-    location[line.key] = offsets[i]!;
+    location.set(line.key, offsets[i]!);
   });
   const external = options.header ? copyRecord(options.header) : null;
   const { keys, from } = effectiveKeys(kind, header, external);
   const where = (key: string): KeyLocation => {
     const original = hasKey(from, key) ? from[key]! : key;
-    if (hasKey(header, original)) return { offset: location[original], field: `header.${original}` };
+    if (hasKey(header, original)) return { offset: location.get(original), field: `header.${original}` };
     return { offset: undefined, field: `external header ${key}` };
   };
   const { meta } = describe(keys, kind, where, id);

@@ -9,6 +9,7 @@
  */
 import { copyBytes } from "../../io/input.js";
 import type { ByteSource } from "../../io/source.js";
+import { uniqueNames } from "../../io/names.js";
 import { type TensorInfo, bytesOf, viewAs } from "../../tensor.js";
 import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
@@ -43,6 +44,9 @@ function constFields(file: TsmFile): ConstField[] {
     const fields = node.params[param]!.fields;
     fields.forEach((value, k) => out.push({ name: fields.length === 1 ? name : `${name}/${k}`, node: n, param, field: k, value }));
   });
+  // the names tsm.ts's tensorInfos gives (repeated names made unique the same way)
+  const names = uniqueNames(out.map((c) => c.name));
+  out.forEach((c, i) => (c.name = names[i]!));
   return out;
 }
 

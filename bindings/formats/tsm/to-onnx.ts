@@ -18,6 +18,7 @@ import { type TsmGraph, type TsmGraphNode, buildGraph } from "./graph.js";
 import { type TsmModule, isLoaded } from "./module.js";
 import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-context.js";
 import { TRANSLATIONS } from "./onnx-ops.js";
+import { ownValue } from "../../io/names.js";
 
 /** Options of tsm.toOnnx(), toOnnxPieces() and onnxSupport(). */
 export interface ToOnnxOptions {
@@ -146,7 +147,7 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
   const reachableParams = new Set(order.filter((n) => n.op === "<param>").map((n) => n.index));
   for (const n of graph.inputs) {
     if (!reachableParams.has(n.index)) continue;
-    const override = options.inputs?.[n.name];
+    const override = ownValue(options.inputs, n.name);
     const dtype = override?.dtype ?? n.dtype ?? "float32";
     // TenniS writes -1 for a dim it does not fix: ONNX says that with an unnamed dim
     const shape = override?.shape ?? n.shape?.map((d) => (d >= 0 ? d : null));
@@ -196,7 +197,7 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
       failed.add(node.index);
       continue;
     }
-    const translation = TRANSLATIONS[node.op];
+    const translation = ownValue(TRANSLATIONS, node.op); // (an op named "constructor" is not Object)
     if (!translation) {
       block(node);
       continue;

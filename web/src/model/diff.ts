@@ -71,7 +71,8 @@ export function metadataDifferences(a: { format: string; version: unknown; meta:
   const differences: MetadataDifference[] = [];
   const pairs: [string, unknown, unknown][] = [["format", a.format, b.format], ["version", a.version, b.version]];
   const keys = [...new Set([...Object.keys(a.meta), ...Object.keys(b.meta)])];
-  for (const key of keys) pairs.push([`meta.${key}`, a.meta[key], b.meta[key]]);
+  const own = (meta: Record<string, unknown>, key: string) => (Object.hasOwn(meta, key) ? meta[key] : undefined); // keys from the files
+  for (const key of keys) pairs.push([`meta.${key}`, own(a.meta, key), own(b.meta, key)]);
   for (const [key, va, vb] of pairs) {
     const ta = va === undefined ? undefined : oneLine(va);
     const tb = vb === undefined ? undefined : oneLine(vb);

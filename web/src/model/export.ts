@@ -31,15 +31,34 @@ export function exportSafetensors(
   return writeSafetensorsTo(sink, file, { metadata: { "tensorfile.source": source }, onProgress });
 }
 
-/** The planned size of the .safetensors export (for the button's label), or undefined with no tensors. */
+/**
+ * Why the whole file cannot go into one .safetensors (a tensor with an empty name, or named "__metadata__": the
+ * header's key for its metadata), or undefined when it can.
+ */
+export function safetensorsNameProblem(infos: readonly TensorInfo[]): string | undefined {
+  const bad = infos.find((i) => i.name === "" || i.name === "__metadata__");
+  if (bad === undefined) return undefined;
+  const what = bad.name === "" ? "a tensor has an empty name" : 'a tensor is named "__metadata__" (the header\'s metadata key)';
+  return `${what}, which a .safetensors file cannot hold; download tensors as .npy instead`;
+}
+
+/** The planned size of the .safetensors export (for the button's label), or undefined with no tensors or names it cannot hold. */
 export function safetensorsSize(infos: readonly TensorInfo[], source: string): number | undefined {
-  if (infos.length === 0) return undefined;
+  if (infos.length === 0 || safetensorsNameProblem(infos) !== undefined) return undefined;
   return planSafetensors(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), { "tensorfile.source": source }).size;
 }
 
 /** Writes one tensor of `file` as .npy into `sink` (streamed from the file's source when large and plainly stored). */
 export function exportNpy(file: Loader, info: TensorInfo, sink: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
-  return writeNpyTo(sink, { file, info });
+  // a .npy holds no name: a tensor whose name is empty is written too (writeNpyTo wants a name on what it loads)
+  const named: Loader = {
+    ...file,
+    loadTensor: async (i, options) => {
+      const tensor = await file.loadTensor(i, options);
+      return tensor.name === "" ? { ...tensor, name: "(unnamed)" } : tensor;
+    },
+  };
+  return writeNpyTo(sink, { file: named, info });
 }
 
 /** A download file name for a tensor: path separators and odd characters made safe, ".npy" added. */

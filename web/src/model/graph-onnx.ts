@@ -58,7 +58,7 @@ const INPUT_NAMES: Record<string, readonly string[]> = {
 
 /** A weight row's label: the op's input name, else `W` for a matrix or bigger, else `in<position>`. */
 export function onnxWeightLabel(opType: string, position: number, rank: number): string {
-  const known = INPUT_NAMES[opType]?.[position];
+  const known = Object.hasOwn(INPUT_NAMES, opType) ? INPUT_NAMES[opType]![position] : undefined; // (op types from the file)
   if (known) return known;
   return rank >= 2 ? "W" : `in${position}`;
 }

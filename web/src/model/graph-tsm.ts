@@ -31,7 +31,7 @@ const INPUT_NAMES: Record<string, readonly string[]> = {
 };
 
 function weightLabel(consumer: TsmGraphNode, position: number, rank: number): string {
-  const known = INPUT_NAMES[consumer.op]?.[position];
+  const known = Object.hasOwn(INPUT_NAMES, consumer.op) ? INPUT_NAMES[consumer.op]![position] : undefined; // (ops from the file)
   if (known) return known;
   return rank >= 2 ? "W" : `in${position}`;
 }

@@ -4,7 +4,9 @@
  * data sections, SeetaFace6 container entries).
  */
 import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
-import { blobSize, copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsSize, tensorFileName, withSource } from "../model/export.js";
+import {
+  blobSize, copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsNameProblem, safetensorsSize, tensorFileName, withSource,
+} from "../model/export.js";
 import { formatBytes } from "../model/format.js";
 import type { InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
@@ -39,10 +41,11 @@ export class ExportView {
     this.draws++;
     this.root.dataset.draws = String(this.draws);
     const size = safetensorsSize(file.infos, file.lazy.format);
+    const nameProblem = safetensorsNameProblem(file.infos);
     const list = h("ul", { class: "export-list" });
     list.append(h("li", {},
       h("span", { class: "what" }, h("b", {}, "Whole file as .safetensors"), h("br"),
-        h("span", { class: "muted" }, size === undefined ? "this file holds no tensors" : `${file.infos.length} tensors, dtypes as stored, logical shapes, row-major; ${formatBytes(size)}; streamed tensor by tensor`)),
+        h("span", { class: "muted" }, nameProblem ?? (size === undefined ? "this file holds no tensors" : `${file.infos.length} tensors, dtypes as stored, logical shapes, row-major; ${formatBytes(size)}; streamed tensor by tensor`))),
       h("button", { type: "button", class: "primary", id: "export-safetensors", disabled: size === undefined || this.exporting, onclick: () => void this.exportSafetensors() }, "Download .safetensors")));
     const tensor = this.app.rowByName(this.app.state.tensor);
     list.append(h("li", {},
