@@ -192,13 +192,15 @@ describe("CLI: standard input and pipes have no folder; --external-dir names one
     const stats = await cli("stats", model, "--external-dir", other, "--json");
     expect(stats.code, stats.stderr).toBe(0);
     expect(stats.stdout).toMatch(/"max": 9/);
-    for (const args of [["inspect", model], ["verify", model], ["diff", model, model], ["stats", model]]) {
+    for (const args of [["inspect", model], ["verify", model], ["diff", model, model], ["stats", model], ["show", model, "ext"]]) {
       const r = await cli(...args, "--external-dir", other);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     }
     const extracted = join(folder, "extracted");
     expect((await cli("extract", model, extracted, "--external-dir", other)).code).toBe(0);
     expect(npyFloats(readFileSync(join(extracted, "ext.npy")))).toEqual([9, 8, 7, 6, 5, 4]);
+    const shown = await cli("show", model, "ext", "--external-dir", other);
+    expect(shown.stdout).toMatch(/9\.?.*8\.?.*7\.?/s);
     const bad = await cli("stats", model, "--external-dir", join(folder, "data.bin"));
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--external-dir takes a folder/);
