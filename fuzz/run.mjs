@@ -23,7 +23,7 @@ import { prepareJazzer } from "./native/prepare.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
 const work = join(here, ".work");
-const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "any", "safetensors", "npy", "npz", "url"];
+const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "onnx-tensor", "any", "safetensors", "npy", "npz", "url"];
 /** Folders of ../shared/fixtures that hold each format's files. */
 const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], primitiv: ["primitiv"], spraak: ["spraak"], onnx: ["april/onnx"] };
 const FIXTURES = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
@@ -114,7 +114,7 @@ async function seeds(target, lib) {
     }
   }
   for (const file of filesUnder(join(here, "regressions", target))) copyFileSync(file, join(dir, `regression-${basename(file)}`));
-  if (target !== "any" && lib[target]?.detect === undefined) return undefined;
+  if (target !== "any" && (lib[target] ?? lib[target.replace(/-([a-z])/g, (_, c) => c.toUpperCase())])?.detect === undefined) return undefined;
   return dir;
 }
 
