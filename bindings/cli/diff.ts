@@ -68,6 +68,27 @@ export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB
   return aprilFirst ? { a: narrowed, b: prefixed, note } : { a: prefixed, b: narrowed, note };
 }
 
+/** The formats that hold one tensor whose name the file may not carry (a .npy's is always `array`). */
+const ONE_TENSOR_FORMATS = new Set(["npy", "onnx-tensor"]);
+
+/**
+ * Two files of one tensor each, one of them a one-tensor format (.npy, .pb), under different names: B's tensor is
+ * compared with A's under A's name, so `diff output_0.pb result.npy` compares the values. Other pairs as given.
+ */
+export function pairSingleTensors(a: DiffSide, b: DiffSide): { a: DiffSide; b: DiffSide; note?: string } {
+  const [infoA, infoB] = [a.tensorInfos(), b.tensorInfos()];
+  if (infoA.length !== 1 || infoB.length !== 1 || infoA[0]!.name === infoB[0]!.name) return { a, b };
+  if (!ONE_TENSOR_FORMATS.has(a.format) && !ONE_TENSOR_FORMATS.has(b.format)) return { a, b };
+  const original = infoB[0]!;
+  const renamed = { ...original, name: infoA[0]!.name };
+  const note = `comparing the one tensor of each file: "${infoA[0]!.name}" in A with "${original.name}" in B`;
+  return {
+    a,
+    b: { ...b, tensorInfos: () => [renamed], loadTensor: async (info) => ({ ...(await b.loadTensor(info === renamed ? original : info)), name: info.name }) },
+    note,
+  };
+}
+
 export const DIFF_OPTIONS = {
   atol: { type: "string" }, rtol: { type: "string" }, json: { type: "boolean" }, "only-different": { type: "boolean" }, quiet: { type: "boolean" },
 } as const;
@@ -160,7 +181,8 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
   try {
     const openedB = await ctx.openLazy(pathB);
     try {
-      const { a, b, note } = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
+      const april = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
+      const { a, b, note } = april.note === undefined ? pairSingleTensors(april.a, april.b) : april;
       const namesB = new Map(b.tensorInfos().map((i) => [i.name, i]));
       const total = a.tensorInfos().reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
       const progress = new Progress(options.quiet ? { isTTY: false, write: () => true } : ctx.stderr, "diff", total);
