@@ -13,13 +13,14 @@ import { Progress, type ProgressStream } from "./progress.js";
 
 export const DIFF_HELP = `tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]
 
-Compares the tensors of A and B (any two readable files: the five formats, .onnx, .safetensors, .npy, .npz) by name,
-one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
+Compares the tensors of A and B (any two readable files: the five formats, .onnx, .safetensors, .npy, .npz, .pb) by
+name, one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
 number of elements that differ, the largest absolute and relative difference and the cosine similarity.
 An element is equal when |a - b| <= atol + rtol * |b| (B is the reference); NaN opposite NaN counts as equal.
 Values are compared widened (float16, bfloat16 -> float32; float64 and 32/64-bit integers in float64).
 An .april file against an .onnx file compares one of its networks (the one the .onnx is named after: encoder,
 decoder or joiner; else the one with the most weights of the same name and shape) with it, by the ONNX names.
+Two files of one tensor each, one of them a .npy or an ONNX TensorProto .pb, compare those two whatever their names.
 Exit status 0 when everything is equal within the tolerances, 1 otherwise. On a terminal, long names are
 shortened in the middle to fit the width (COLUMNS); piped, they are printed whole.
   --atol X            absolute tolerance (default 0)
