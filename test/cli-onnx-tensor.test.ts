@@ -114,6 +114,14 @@ describe("CLI: ONNX TensorProto (.pb) files", () => {
     expect(r.stdout).toContain("replaced 1 tensor: x");
     const [x] = readAny(new Uint8Array(readFileSync(out))).tensors();
     expect(Array.from(x!.data as Float32Array)).toEqual(Array.from(other));
+    // a TensorProto without a name needs --tensor, as a .npy does
+    const nameless = write("nameless.pb", proto.TensorProto.encode(proto.TensorProto.create({ dataType: 1, dims: [2, 3], floatData: Array.from(values) })).finish());
+    const refused = await cli("patch", model, nameless, join(dir, "refused.onnx"));
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("a TensorProto without a name: give the tensor's name in the model with --tensor NAME");
+    const named = await cli("patch", out, nameless, join(dir, "back.onnx"), "--tensor", "x");
+    expect(named.code, named.stderr).toBe(0);
+    expect(readFileSync(join(dir, "back.onnx")).equals(readFileSync(model))).toBe(true);
   });
 
   it("a .pb detection does not recognise is read by name: the parser's error, exit 1, never unknown format", async () => {
