@@ -19,6 +19,10 @@ import { SourceError, fromBytes } from "../../bindings/io/source.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
 import { checkAnyLaws, checkFormatLaws, checkInputForms } from "../../fuzz/laws.mjs";
 import { randomBytes } from "../helpers/rng.js";
+import { choppySource, countingSource } from "../helpers/sources.js";
+import { loadFile, openFile } from "../../bindings/load-file.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 
 const { onnx: proto } = onnxProto;
 type ProtoTensor = onnxProto.onnx.ITensorProto;
@@ -203,6 +207,42 @@ describe("onnx-tensor: files onnx-proto encodes, every data type, raw_data and t
     const [u] = readAny(unpacked).tensors();
     expect(u).toMatchObject({ name: "tensor", dtype: "uint8", shape: [2, 1] });
     expect(Array.from(u!.data as Uint8Array)).toEqual([7, 9]);
+  });
+});
+
+describe("onnx-tensor: lazy opens and files by path", () => {
+  it("readFrom reads the TensorProto's fields, not its raw_data; loadTensor then reads it", async () => {
+    const values = Float32Array.from({ length: 1 << 20 }, (_, i) => i);
+    const bytes = encode({ name: "big", dataType: 1, dims: [1024, 1024], rawData: new Uint8Array(values.buffer) });
+    const source = countingSource(bytes);
+    const file = await onnxTensor.readFrom(source);
+    expect(source.bytesRead).toBeLessThan(70_000);
+    const t = await onnxTensor.loadTensor(source, onnxTensor.tensorInfos(file)[0]!);
+    expect(hex(bytesOf(t))).toBe(hex(new Uint8Array(values.buffer)));
+    // sources that hand out odd pieces give the same
+    const choppy = await readFromAny(choppySource(bytes, 5));
+    expect(hex(bytesOf(await choppy.loadTensor("big")))).toBe(hex(new Uint8Array(values.buffer)));
+  });
+
+  it("loadFile and openFile read a .pb by its name when its content is not recognised", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "tensorfile-pb-"));
+    try {
+      const odd = Uint8Array.of(0x4a, 0x04, 0, 0, 0x80, 0x3f, 0x10, 0x01);
+      writeFileSync(join(folder, "odd.pb"), odd);
+      writeFileSync(join(folder, "odd.bin"), odd);
+      const loaded = await loadFile(join(folder, "odd.pb"));
+      expect(loaded.format).toBe("onnx-tensor");
+      expect(Array.from(loaded.tensors[0]!.data as Float32Array)).toEqual([1]);
+      const opened = await openFile(join(folder, "odd.pb"));
+      expect(opened.format).toBe("onnx-tensor");
+      await opened.close();
+      await expect(loadFile(join(folder, "odd.bin"))).rejects.toThrow(/unknown format/);
+      // a truncated .pb by name: the parser's error, not "unknown format"
+      writeFileSync(join(folder, "cut.pb"), Uint8Array.of(0x4a, 0x04, 0, 0));
+      await expect(loadFile(join(folder, "cut.pb"))).rejects.toThrow(/^onnx-tensor: .*\[tensor\.raw_data/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
 
