@@ -23,7 +23,7 @@ OUT's extension picks the target:
   .npy          one tensor: --tensor NAME, or the only one
   .json         what "inspect --json" prints
   an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
-                not for the input formats safetensors, npy and npz)
+                not for the input formats safetensors, npy, npz and onnx-tensor)
   -             standard output, with --to json or --to npy
   .onnx         a TenniS module (.tsm) or SeetaFace6 .csta as a standard ONNX model (refused, exit 1 and nothing
                 written, when an op cannot be translated exactly: the message lists the ops and node names)
@@ -51,7 +51,7 @@ const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
 /**
  * What OUT may end in for this input: the tensor outputs and the input format's own extensions (none for the
- * input formats safetensors, npy and npz, which are never re-encoded).
+ * input formats safetensors, npy, npz and onnx-tensor, which are never re-encoded).
  */
 function allowedExtensions(module: AnyModule, input: string): string[] {
   if (module.inputOnly) return [...TENSOR_OUTPUTS];
@@ -124,7 +124,7 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   // a re-encode in the input's own format
   if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
   const bytes = await readWhole(input);
-  const { module } = readWholeAny(bytes);
+  const { module } = readWholeAny(bytes, input);
   if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
     throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`);
   }

@@ -4,7 +4,7 @@
  * whole, with the format module that reads it; and the tensor a command works on picked by name.
  */
 import { readFile, stat } from "node:fs/promises";
-import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
+import { DETECT_BYTES, closestNames, detectFormat, formatModule, formatOfName, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
@@ -91,8 +91,13 @@ export async function openLazy(path: string) {
 /** A FILE opened by openLazy: its source, format, file object and module. */
 export type OpenedInput = Awaited<ReturnType<typeof openLazy>>;
 
-/** Reads a whole file of any format; the module that read it comes along. */
-export function readWholeAny(bytes: Uint8Array): { module: AnyModule; file: unknown } {
+/** Reads a whole file of any format (`name`: FILE, whose `.pb` picks onnx-tensor); the module that read it comes along. */
+export function readWholeAny(bytes: Uint8Array, name?: string): { module: AnyModule; file: unknown } {
+  const named = detectFormat(bytes.subarray(0, DETECT_BYTES)) === undefined ? formatOfName(name) : undefined;
+  if (named !== undefined) {
+    const module = formatModule(named) as AnyModule;
+    return { module, file: module.read(bytes) };
+  }
   const { format, file } = readAny(bytes);
   return { module: formatModule(format) as AnyModule, file };
 }

@@ -47,7 +47,7 @@ const USAGE = `Usage:
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
-read only: safetensors, npy, npz.
+read only: safetensors, npy, npz, onnx-tensor (an ONNX TensorProto .pb, as in ONNX test data).
 Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; "tensorfile --version" for the version.`;
 
 /** The options each command takes (parseArgs form) — one table for parsing, "did you mean" and help. */

@@ -52,7 +52,7 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
     }
   }
   const bytes = await readWhole(path);
-  const { module, file } = readWholeAny(bytes);
+  const { module, file } = readWholeAny(bytes, path);
   const all = module.tensors(file);
   return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length, read: bytes.length };
 }

@@ -523,6 +523,23 @@ export function parseModel(
   return model;
 }
 
+/**
+ * Parses a bare TensorProto in [start, end) of the reader's bytes (an ONNX test data file, `input_0.pb`) with the
+ * checks every weight of a model gets; `root` names it in error paths. Returns the tensor and its unknown fields.
+ */
+export function parseTensorProto(
+  r: ByteReader, options: { eager: boolean; countVarints?: boolean; start?: number; end?: number; root?: string },
+): { tensor: OnnxTensor; unknownFieldCount: number } {
+  const start = options.start ?? 0;
+  const end = options.end ?? r.fileSize;
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const c = new ProtoCursor(r, start, end, 0, options.root ?? "tensor");
+  // the tensor's own frame: its body is the whole range (typed fields are decoded from it)
+  ctx.frames.push({ tagAt: start, lengthAt: start, lengthBytes: 0, bodyStart: start, bodyEnd: end });
+  const tensor = parseTensor(ctx, c);
+  return { tensor, unknownFieldCount: ctx.unknown };
+}
+
 /** Fields of a message for detection: wire type, whether the payload is UTF-8 text, the nested message's fields. */
 interface Schema {
   /** `packed`: a repeated scalar, either one value of its own wire type or packed (length-delimited). */
