@@ -34,7 +34,7 @@ export type {
 export { ATTRIBUTE_TYPES, DATA_TYPES, MAX_GRAPH_DEPTH, dataTypeName, dataTypeOf } from "./onnx/model.js";
 export type { OnnxStorageInfo, OnnxTensorInfo, OnnxWeight } from "./onnx/view.js";
 export { blobs, inspect, loadTensor, nodeLabel, tensorInfos, tensors, verify, weights } from "./onnx/view.js";
-export { write, writeTo } from "./onnx/writer.js";
+export { write, writeTo } from "./onnx/edit-write.js";
 export { replaceTensors } from "./onnx/patch.js";
 export type {
   OnnxAttributeInput, OnnxAttributeValue, OnnxDTypeName, OnnxGraphInput, OnnxModelInput, OnnxNodeInput, OnnxTensorInput,
