@@ -10,7 +10,7 @@ import { type ByteSource, SourceError, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import {
-  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, TYPED_FIELD_NUMBERS,
+  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, type OnnxValueInfo, TYPED_FIELD_NUMBERS,
   dataTypeName, id, rawByteLength,
 } from "./model.js";
 import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
@@ -376,11 +376,19 @@ export function inspectExtras(model: OnnxModel, prefix = ""): Record<string, unk
 }
 
 /**
- * A summary: ir_version, the producer/opset/metadata fields, every weight, the main graph (inputs, outputs,
+ * A summary: ir_version, the producer/opset/metadata fields, every weight, the main graph's inputs and outputs
+ * (name, dtype, shape: sizes, dim_param names, null for unknown; null for an unknown rank), the main graph (inputs, outputs,
  * counts of nodes, ops and subgraphs), storage kinds, STRING tensors, sparse initializers, external data, and
  * the unknown-field and function counts.
  */
 export function inspect(model: OnnxModel): InspectResult {
+  const initializers = new Set(model.graph?.initializers.map((t) => t.name) ?? []);
+  const valueOf = (v: OnnxValueInfo) => ({
+    name: v.name,
+    dtype: v.type.elemType === undefined ? null : (DATA_TYPES[v.type.elemType]?.dtype ?? dataTypeName(v.type.elemType)),
+    shape: v.type.shape ?? null,
+    ...(v.type.kind === "tensor" ? {} : { kind: v.type.kind }),
+  });
   return {
     format: id,
     version: model.irVersion,
@@ -389,6 +397,9 @@ export function inspect(model: OnnxModel): InspectResult {
       modelVersion: model.modelVersion, docString: model.docString, opsetImports: model.opsetImports, metadataProps: model.metadataProps,
     },
     tensors: inspectTensors(model),
+    // the main graph's inputs (initializers listed as inputs, as IR < 4 wants, left out) and outputs
+    inputs: (model.graph?.inputs ?? []).filter((v) => !initializers.has(v.name)).map(valueOf),
+    outputs: (model.graph?.outputs ?? []).map(valueOf),
     ...inspectExtras(model),
   };
 }
