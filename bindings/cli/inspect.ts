@@ -59,7 +59,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   print(out, `format   ${info.format}${versionText(info)}`);
   // an ONNX model's inputs and outputs (name, dtype, shape) and metadata_props, each on a line of its own
   const shown = new Set(["format", "version", "meta", "tensors"]);
-  for (const key of ["inputs", "outputs"]) {
+  for (const key of info.format === "onnx" ? ["inputs", "outputs"] : []) {
     const values = info[key];
     if (!Array.isArray(values)) continue;
     shown.add(key);

@@ -37,8 +37,10 @@ function normalise(value: unknown): unknown {
   return value;
 }
 
-function graphOf(p: Plain): Plain & { node: Plain[]; initializer?: Plain[]; input: Plain[]; output: Plain[] } {
-  return p.graph as Plain & { node: Plain[]; initializer?: Plain[]; input: Plain[]; output: Plain[] };
+type PlainGraph = Plain & { node: Plain[]; initializer?: Plain[]; input: Plain[]; output: Plain[]; valueInfo: Plain[] };
+
+function graphOf(p: Plain): PlainGraph {
+  return p.graph as PlainGraph;
 }
 
 function same(a: Uint8Array, b: Uint8Array): boolean {
@@ -193,7 +195,7 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     g.valueInfo.push({ name: "extra", type: { kind: "tensor", elemType: 7, shape: [null, 2] }, docString: "new" });
     const out = onnx.write(model);
     const expected = decode(bytes);
-    const eg = graphOf(expected) as Plain & { valueInfo: Plain[] };
+    const eg = graphOf(expected);
     eg.input[0]!.type = { tensorType: { elemType: 1, shape: { dim: [{ dimValue: "1" }, { dimParam: "T" }] } } };
     eg.output[0]!.type = { tensorType: { elemType: 10 } };
     eg.valueInfo[0]!.name = "hidden";
