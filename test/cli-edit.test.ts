@@ -142,6 +142,22 @@ describe("tensorfile edit", () => {
     expect(r.stderr).toMatch(/edit changes \.onnx and \.april models/);
   });
 
+  it("inspect shows an ONNX model's inputs, outputs and metadata_props on lines of their own; --json only grows", async () => {
+    const input = modelFile();
+    const r = await cli("inspect", input);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.split("\n");
+    const at = (line: string) => lines.indexOf(line);
+    expect(at("inputs")).toBe(2);
+    expect(lines.slice(2, 9)).toEqual(["inputs", "  x  float32  [N, 3]", "outputs", "  y  float32  [N, 3]", "metadata", "  author   me", "  license  MIT"]);
+    expect(at("inputs")).toBeLessThan(lines.findIndex((l) => l.startsWith("tensors")));
+    const json = JSON.parse((await cli("inspect", input, "--json")).stdout);
+    expect(Object.keys(json)).toEqual(expect.arrayContaining(["format", "version", "meta", "tensors", "graph", "storage", "strings", "sparseInitializers", "externalData", "unknownFields", "functions"]));
+    expect(json.meta.metadataProps).toEqual([{ key: "author", value: "me" }, { key: "license", value: "MIT" }]);
+    expect(json.inputs).toEqual([{ name: "x", dtype: "float32", shape: ["N", 3] }]);
+    expect(json.outputs).toEqual([{ name: "y", dtype: "float32", shape: ["N", 3] }]);
+  });
+
   it("is listed by --help and has its own help", async () => {
     expect((await cli("--help")).stdout).toMatch(/tensorfile edit MODEL OUT/);
     const help = await cli("edit", "--help");

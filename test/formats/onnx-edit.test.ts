@@ -246,6 +246,8 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     g.nodes.splice(0, 1);
     g.nodes.push({ name: "new", opType: "Relu", domain: "", inputs: ["y"], outputs: ["z"], attributes: [{ name: "alpha", type: "FLOAT", f: 0.5 }], docString: "" });
     model.opsetImports.push({ domain: "com.example", version: 2 });
+    // tensors() of the edited object gives the new values before it is written, too
+    expect(onnx.tensors(model).map((t) => [t.name, Array.from(t.data as ArrayLike<number | bigint>)])).toEqual([["w", [7, 8, 9]], ["b", [5n, -6n]]]);
     const out = onnx.write(model);
     const expected = decode(bytes);
     const eg = graphOf(expected);

@@ -99,6 +99,8 @@ export function weightInfo(w: OnnxWeight, prefix = ""): OnnxTensorInfo {
     byteOrder: "le" as const, layout: "row-major" as const, format: id,
   };
   const bytes = rawByteLength(type, elementCount(t.dims));
+  // a new tensor (makeTensor) or new elements set on one: they are in `values`, not in the model's bytes yet
+  if (t.values) return { ...base, byteOffset: 0, byteLength: t.values.length };
   if (t.packed) return { ...base, byteOffset: t.packed.byteOffset, byteLength: t.packed.byteLength };
   switch (t.storage) {
     case "raw_data":
@@ -226,6 +228,7 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
 /** One weight of a model whose bytes are in memory (`bytes`: the whole file). */
 export function tensorOf(bytes: Uint8Array, w: OnnxWeight, info: OnnxTensorInfo, options?: DecodeOptions): NamedTensor {
   const t = w.tensor;
+  if (t.values) return decodeWeight(t.values, info, { ...options, copy: options?.copy ?? false });
   if (t.storage === "external") throw externalNeeded(info, "open the model from its path (fromFile, loadFile or the CLI) to read it");
   if (info.onnx) {
     const own = t.frames[t.frames.length - 1]!;
