@@ -318,6 +318,18 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     expect(() => onnx.write(model)).toThrow(/do not fit the stored data/);
   });
 
+  it("objects moved from another model (same layout, other bytes) are written with their own values", () => {
+    const a = onnx.read(addBiasModel(Float32Array.of(1, 2, 3), "raw"));
+    const b = onnx.read(addBiasModel(Float32Array.of(4, 5, 6), "raw"));
+    const c = onnx.read(addBiasModel(Float32Array.of(7, 8, 9), "floats"));
+    a.graph!.initializers[0] = b.graph!.initializers[0]!; // the same frame in a's bytes holds [1, 2, 3]
+    expect(Array.from(onnx.tensors(onnx.read(onnx.write(a)))[0]!.data as Float32Array)).toEqual([4, 5, 6]);
+    a.graph!.initializers[0] = c.graph!.initializers[0]!; // float_data over there: stored here as raw_data
+    expect(Array.from(onnx.tensors(onnx.read(onnx.write(a)))[0]!.data as Float32Array)).toEqual([7, 8, 9]);
+    a.graph!.nodes[0] = { ...b.graph!.nodes[0]!, name: "from b" };
+    expect(onnx.read(onnx.write(a)).graph!.nodes[0]!.name).toBe("from b");
+  });
+
   it("replacements (replaceTensors) and edits are written together", () => {
     const bytes = addBiasModel(Float32Array.of(1, 2), "floats");
     const replaced = onnx.replaceTensors(onnx.read(bytes), { bias: { name: "bias", dtype: "float32", shape: [2], data: Float32Array.of(5, 6) } });
