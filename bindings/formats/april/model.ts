@@ -102,15 +102,15 @@ export interface AprilEntry {
 /** Where things are in the file that was read (or, for create(), where write() will put them). */
 export interface AprilLayout {
   /** The size of the whole file. */
-  fileSize: number;
+  readonly fileSize: number;
   /** Absolute offset just past the network table (the header as parsed). */
-  headerEnd: number;
+  readonly headerEnd: number;
   /** Where the params block is. */
-  params: AprilEntry;
+  readonly params: AprilEntry;
   /** Bytes of the params block actually used by its fields and tokens (<= params.size). */
-  paramsUsed: number;
+  readonly paramsUsed: number;
   /** encoder, decoder, joiner. */
-  networks: [AprilEntry, AprilEntry, AprilEntry];
+  readonly networks: [AprilEntry, AprilEntry, AprilEntry];
 }
 
 /** The exact stored bytes of the text fields, so that text that is not valid UTF-8 still round-trips. */

@@ -35,15 +35,15 @@ export const MAX_GRAPH_DEPTH = 32;
 /** Where a length-delimited field is: its tag, its length varint, its body (absolute offsets). */
 export interface OnnxFrame {
   /** Offset of the field's tag varint. */
-  tagAt: number;
+  readonly tagAt: number;
   /** Offset of its length varint (right after the tag). */
-  lengthAt: number;
+  readonly lengthAt: number;
   /** Size of the length varint in bytes (bodyStart - lengthAt). */
-  lengthBytes: number;
+  readonly lengthBytes: number;
   /** Offset of the first byte of the body (the nested message). */
-  bodyStart: number;
+  readonly bodyStart: number;
   /** Offset just past the body (exclusive). */
-  bodyEnd: number;
+  readonly bodyEnd: number;
 }
 
 /**
@@ -59,13 +59,13 @@ export const TYPED_FIELD_NUMBERS: Readonly<Partial<Record<OnnxStorage, number>>>
 /** A tensor stored outside the model (TensorProto field 13 external_data, key/value pairs). */
 export interface OnnxExternalData {
   /** The `location` key: a file path relative to the model's folder (never absolute, never `..`). */
-  location: string;
+  readonly location: string;
   /** The `offset` key: byte offset of the data in that file (0 when absent). */
-  offset: number;
+  readonly offset: number;
   /** undefined: to the end of the file. */
-  length: number | undefined;
+  readonly length: number | undefined;
   /** The `checksum` key (SHA-1, as written), when present; not verified. */
-  checksum?: string | undefined;
+  readonly checksum?: string | undefined;
 }
 
 /** A TensorProto: header fields and where its data is (byte ranges; payloads are not copied). */
