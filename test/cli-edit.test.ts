@@ -98,6 +98,11 @@ describe("tensorfile edit", () => {
     expect(decoded("joiner").graph.input[0].name).toBe("joint_in");
     expect(decoded("joiner").graph.node[0].input).toEqual(["joint_in"]);
     expect(decoded("decoder").producerName).toBe("p");
+    for (const [option, code] of [["colour=red", 2], ["encoder/name=x", 2], ["language=far-too-long", 1], ["middle/producer_name=x", 2]] as const) {
+      const refused = fresh("refused.april");
+      const r2 = await cli("edit", input, refused, "--set", option);
+      expect([option, r2.code, existsSync(refused)]).toEqual([option, code, false]);
+    }
   });
 
   const REFUSALS: [string, string[], number, RegExp][] = [
@@ -106,10 +111,11 @@ describe("tensorfile edit", () => {
     ["a shape of another rank", ["--shape", "x=1x2x3"], 1, /rank 2/],
     ["a shape of an unknown value", ["--shape", "nope=1"], 1, /nope/],
     ["deleting an absent key", ["--delete-meta", "nope"], 1, /no metadata key "nope"/],
-    ["an unknown field", ["--set", "colour=red"], 1, /not a field/],
+    ["an unknown field", ["--set", "colour=red"], 2, /--set takes producer_name/],
+    ["a field value that cannot be stored", ["--set", "model_version=x"], 1, /model_version takes an integer/],
     ["an option without =", ["--rename", "x"], 2, /--rename takes OLD=NEW/],
     ["no edit at all", [], 2, /at least one/],
-    ["an .april-only form on an .onnx", ["--set", "encoder/producer_name=p"], 1, /not a field/],
+    ["an .april-only form on an .onnx", ["--set", "encoder/producer_name=p"], 2, /not "encoder\/producer_name"/],
   ];
   it.each(REFUSALS)("refuses %s, writing nothing", async (_label, options, code, message) => {
     const out = fresh("out.onnx");

@@ -36,7 +36,8 @@ lengths around it).
 For an .april, the ONNX edits name a network first: --set-meta encoder/KEY=VALUE, --rename joiner/OLD=NEW,
 --shape encoder/NAME=DIMS, --set decoder/producer_name=VALUE.
 Exit 1, writing nothing, for an unknown name, a rename onto a name that exists, a shape of another rank or a
-value that cannot be stored; exit 2 for an option that cannot be read. OUT ends in MODEL's extension.
+value that cannot be stored; exit 2 for an option that cannot be read or a FIELD not listed. OUT ends in MODEL's
+extension.
 ${OUTPUT_RULES}`;
 
 export const EDIT_OPTIONS = {
@@ -121,14 +122,18 @@ function applyEdits(format: "onnx" | "april", file: OnnxModel | april.AprilFile,
   }
   for (const text of options.set ?? []) {
     const [where, value] = pair("set", text);
+    // a field name outside the fixed lists is a usage error, as an unknown option is
+    const field = format === "april" && where.includes("/") ? where.slice(where.indexOf("/") + 1) : where;
+    const known: readonly string[] = format === "onnx" || where.includes("/") ? onnx.MODEL_FIELDS : april.SETTABLE_FIELDS;
+    if (!known.includes(field)) throw new UsageError(`--set takes ${known.join(", ")}${format === "april" ? " (or NETWORK/FIELD for a network's ModelProto field)" : ""}, not ${JSON.stringify(field)}`);
     if (format === "april" && !where.includes("/")) {
       april.setField(file as april.AprilFile, where, value);
       done.push({ edit: "set", name: where, value });
       continue;
     }
-    const [model, network, field] = target("set", where);
-    onnx.setModelField(model, field, value);
-    done.push(withNetwork({ edit: "set", name: field, value }, network));
+    const [model, network, name] = target("set", where);
+    onnx.setModelField(model, name, value);
+    done.push(withNetwork({ edit: "set", name, value }, network));
   }
   return done;
 }

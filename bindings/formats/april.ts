@@ -49,4 +49,4 @@ export { encodeHeaderAndParams, write, writeTo } from "./april/writer.js";
 export { create } from "./april/builder.js";
 export { blobs, inspect, loadTensor, tensorInfos, tensors, verify } from "./april/view.js";
 export { replaceTensors } from "./april/patch.js";
-export { HEADER_FIELDS, networkModel, setField } from "./april/edit.js";
+export { HEADER_FIELDS, SETTABLE_FIELDS, networkModel, setField } from "./april/edit.js";

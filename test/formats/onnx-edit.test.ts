@@ -262,6 +262,33 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     expect(onnx.tensors(again).map((t) => [t.name, Array.from(t.data as ArrayLike<number | bigint>)])).toEqual([["w", [7, 8, 9]], ["b", [5n, -6n]]]);
   });
 
+  it("inside a subgraph: typed-field tensors replaced (another dtype, new values), an attribute's type and values changed", () => {
+    const bytes = UNCHANGED[1]![1]();
+    const model = onnx.read(bytes);
+    const node = model.graph!.nodes[0]!;
+    const branch = node.attributes[0]!.g!;
+    branch.initializers[1] = onnx.makeTensor({ name: "i8", dtype: "float16", dims: [2], data: new Uint16Array([0x3c00, 0xc000]) });
+    branch.initializers[0]!.values = le(Float32Array.of(-1, -2, -3)); // float_data as read: now raw_data
+    node.attributes.push({ name: "mode", type: "STRINGS", strings: ["a", "é"] }, { name: "w", type: "FLOATS", floats: [0.5, -1] }, { name: "k", type: "INTS", ints: [-3, 2 ** 40] });
+    const out = onnx.write(model);
+    expectOnlyChanged(bytes, out, [frameOf(model.graph!)], frameOf(node));
+    const expected = decode(bytes);
+    const en = graphOf(expected).node[0] as Plain & { attribute: (Plain & { g: PlainGraph })[] };
+    const eb = en.attribute[0]!.g;
+    eb.initializer![0] = { dims: ["3"], dataType: 1, name: "w", rawData: Buffer.from(le(Float32Array.of(-1, -2, -3))).toString("base64") };
+    eb.initializer![1] = { dims: ["2"], dataType: 10, name: "i8", rawData: Buffer.from(le(Uint16Array.of(0x3c00, 0xc000))).toString("base64") };
+    en.attribute.push(
+      { name: "mode", strings: [Buffer.from("a").toString("base64"), Buffer.from("é").toString("base64")], type: 8 } as never,
+      { name: "w", floats: [0.5, -1], type: 6 } as never,
+      { name: "k", ints: ["-3", String(2 ** 40)], type: 7 } as never,
+    );
+    expect(decode(out)).toEqual(expected);
+    const weights = onnx.tensors(onnx.read(out));
+    expect(weights.map((t) => [t.name, t.dtype, Array.from(t.data as ArrayLike<number>)])).toEqual([
+      ["bias", "float32", [0.5, 1]], ["If_0/then_branch/w", "float32", [-1, -2, -3]], ["If_0/then_branch/i8", "float16", [0x3c00, 0xc000]],
+    ]);
+  });
+
   it("renameValue renames every use, in subgraphs that use the outer name, not where a subgraph shadows it", () => {
     const sub = (inner: string, shadow: boolean) => ({
       name: "branch", nodes: [{ opType: "Identity", inputs: [inner], outputs: ["o"] }],

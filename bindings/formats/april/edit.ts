@@ -9,6 +9,8 @@ import type { OnnxModel } from "../onnx/model.js";
 
 /** The header fields setField() sets; params fields go by their names in the file (batch_size, samplerate, …). */
 export const HEADER_FIELDS = ["name", "description", "language"] as const;
+/** Every field setField() sets: the header fields, then the params fields but token_count (which follows the tokens). */
+export const SETTABLE_FIELDS: readonly string[] = [...HEADER_FIELDS, ...PARAM_FIELDS.filter(([key]) => key !== "tokenCount").map(([, label]) => label)];
 
 function fail(detail: string): never {
   throw new RangeError(`tensorfile: april.setField: ${detail}`);
@@ -37,7 +39,7 @@ export function setField(file: AprilFile, field: string, value: string): void {
     }
   }
   const param = PARAM_FIELDS.find(([, label]) => label === field);
-  if (!param) fail(`${JSON.stringify(field)} is not a field it sets (${[...HEADER_FIELDS, ...PARAM_FIELDS.filter(([k]) => k !== "tokenCount").map(([, l]) => l)].join(", ")})`);
+  if (!param) fail(`${JSON.stringify(field)} is not a field it sets (${SETTABLE_FIELDS.join(", ")})`);
   const [key] = param;
   if (key === "tokenCount") fail("token_count follows the tokens (it is not set on its own)");
   const n = Number(value);
