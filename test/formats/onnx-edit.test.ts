@@ -372,6 +372,10 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     delete init.floatData;
     delete (graphOf(expected).initializer![0] as Plain).floatData;
     expect(back).toEqual(expected);
+    // a weight renamed after replaceTensors keeps its new values
+    onnx.renameValue(replaced, "bias", "offset");
+    const renamed = onnx.read(onnx.write(replaced));
+    expect(onnx.tensors(renamed).map((t) => [t.name, Array.from(t.data as Float32Array)])).toEqual([["offset", [5, 6]]]);
   });
 
   it("writeTo streams an edited large model without copying the stored weights", async () => {

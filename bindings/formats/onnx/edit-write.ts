@@ -134,13 +134,25 @@ function snapshot(model: OnnxModel, bytes: Uint8Array): Snapshot {
   return { model: stored, at };
 }
 
-/** The stored values of each replaced weight's tensor (replaceTensors), by tensor object. */
-function replacedTensors(model: OnnxModel, bytes: Uint8Array): Map<OnnxTensor, Uint8Array> {
+/**
+ * The stored values of each replaced weight's tensor (replaceTensors), by tensor object: by the weight's name now,
+ * else by its name as read (a weight renamed after replaceTensors keeps its new values).
+ */
+function replacedTensors(model: OnnxModel, bytes: Uint8Array, stored: Snapshot): Map<OnnxTensor, Uint8Array> {
   const out = new Map<OnnxTensor, Uint8Array>();
   const replacements = model.replacements;
   if (!replacements || replacements.size === 0) return out;
-  for (const w of weights(model)) {
+  const current = weights(model);
+  const names = new Set(current.map((w) => w.name));
+  const byFrame = new Map<number, Uint8Array>();
+  for (const w of weights(stored.model)) {
     const values = replacements.get(w.name);
+    const own = messageFrames.get(w.tensor);
+    if (values && own && !names.has(w.name)) byFrame.set(own.bodyStart, values);
+  }
+  for (const w of current) {
+    const own = messageOrigins.get(w.tensor) === bytes ? messageFrames.get(w.tensor) : undefined;
+    const values = replacements.get(w.name) ?? (own && byFrame.get(own.bodyStart));
     if (!values) continue;
     const t = w.tensor;
     if (t.storage === "external") {
@@ -625,7 +637,7 @@ export function editedPieces(model: OnnxModel, bytes: Uint8Array): Uint8Array[] 
   const stored = snapshot(model, bytes);
   if (new EditWriter(bytes, stored, new Map()).modelUnchanged(model, stored.model)) return undefined;
   const w = new ProtoWriter();
-  new EditWriter(bytes, stored, replacedTensors(model, bytes)).model(w, model, stored.model);
+  new EditWriter(bytes, stored, replacedTensors(model, bytes, stored)).model(w, model, stored.model);
   return w.pieces();
 }
 
