@@ -158,7 +158,7 @@ function replacedTensors(model: OnnxModel, bytes: Uint8Array, stored: Snapshot):
     if (t.storage === "external") {
       throw new UnsupportedError(id, `weight "${w.name}" is stored in the external file ${JSON.stringify(t.external!.location)}; write its values there`, undefined, w.name);
     }
-    if (t.storage !== "raw_data" && !t.packed && t.storage !== "none" && t.frames.length > 0) {
+    if (t.storage !== "raw_data" && !t.packed && t.storage !== "none" && t.frames.length > 0 && messageOrigins.get(t) === bytes) {
       const own = t.frames[t.frames.length - 1]!;
       // typed values given back as stored: left as they are (as writer.ts does)
       if (sameBytes(typedValues(bytes.subarray(own.bodyStart, own.bodyEnd), own.bodyStart, t), values)) continue;
