@@ -173,7 +173,7 @@ export interface AprilFile {
    */
   onnx?: AprilNetworkModels | undefined;
   /** Why a network is not a readable ONNX model (its FormatError's message), by network. */
-  onnxErrors?: Partial<Record<NetworkName, string>> | undefined;
+  readonly onnxErrors?: Partial<Record<NetworkName, string>> | undefined;
 }
 
 /** read() and readFrom() take no options today. */
