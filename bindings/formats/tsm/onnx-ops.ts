@@ -7,7 +7,9 @@
  *                             BLACK (0) divides by the number of pixels inside, WHITE (3) by kh*kw. Written as an
  *                             explicit Pad (-inf; bottom/right padding + s - 1 for the ceil) and an unpadded MaxPool;
  *                             AVG = window sums (a ones-kernel Conv, zero padding) / kh*kw (WHITE) or / the same
- *                             sums over a map of ones (BLACK), so no count_include_pad subtlety.
+ *                             sums over a map of ones (BLACK), so no count_include_pad subtlety (ORT's AveragePool
+ *                             refuses pads >= kernel, which TenniS allows). The ones kernel is a ConstantOfShape, so
+ *                             the model does not grow with the kernel size.
  *  _onnx_pooling2d_padding    (auto_pad NOTSET or VALID) feeding pooling2d_v2: the dynamic bottom/right padding it
  *                             computes turns the ceil formula into floor((H + pt + pb - k) / s) + 1 with the same
  *                             window starts, so pooling2d_v2 pools in floor mode with the static padding.
@@ -36,6 +38,7 @@
  *                             Sum with broadcasting, which is what the graph says, so that is what is written.
  */
 import type { DType } from "../../tensor.js";
+import type { OnnxAttributeValue } from "../onnx/builder.js";
 import { type OnnxContext, type Translation, type Value, Unconvertible, constNumbers, numbers, onnxDType } from "./onnx-context.js";
 import type { TsmGraphNode } from "./graph.js";
 
@@ -101,7 +104,7 @@ function formatAttr(node: TsmGraphNode): "NCHW" | "NHWC" {
 
 /** Ranks beyond this are refused (no real model has them; the translations build per-axis lists). */
 const MAX_RANK = 64;
-/** Pooling kernels beyond this many taps are refused (the average pooling builds a ones kernel of that size). */
+/** Pooling kernels beyond this many taps are refused (the average pooling's ones kernel is that big at run time). */
 const MAX_KERNEL_TAPS = 1 << 20;
 
 function needRank(v: Value, what: string): number {
@@ -191,7 +194,10 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
     if (!padded) return last("AveragePool", [src], poolAttrs);
     // Window sums as a convolution with a ones kernel over [N*C, 1, H, W]: Conv takes any zero padding (ORT's pools
     // refuse pads >= kernel, and it fuses a zero Pad into the pool that follows).
-    const ones = ctx.tensor(onnxDType(x.dtype), [1, 1, kh, kw], onesOf(x.dtype, kh * kw), "ones");
+    // The ones kernel is made at run time from its shape: a stored [kh, kw] kernel would make the ONNX (and the
+    // memory of every onnxSupport() check, so of `inspect`) grow with the kernel size a few attribute bytes name.
+    // One per dtype and kernel shape, shared by the nodes that pool alike.
+    const ones = ctx.shared(`ones ${x.dtype} ${kh}x${kw}`, () => ctx.add("ConstantOfShape", [ctx.int64([1, 1, kh, kw])], { value: onesValue(x.dtype) }));
     const convAttrs = { kernel_shape: [kh, kw], strides: [sh, sw], pads: [pt, pl, bottom, right] };
     const planes = ctx.add("Reshape", [src, ctx.int64([-1, 1, 0, 0])]);
     const sums = ctx.add("Conv", [planes, ones], convAttrs);
@@ -201,17 +207,18 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
     // BLACK: divide by the pixels inside the image, the same convolution over a map of ones
     const hw = ctx.add("Slice", [ctx.add("Shape", [src]), ctx.int64([2]), ctx.int64([4])]);
     const onesShape = ctx.add("Concat", [ctx.int64([1, 1]), hw], { axis: 0 });
-    const map = ctx.add("ConstantOfShape", [onesShape], { value: { type: "tensor", value: { dtype: onnxDType(x.dtype), dims: [1], data: onesOf(x.dtype, 1) } } });
+    const map = ctx.add("ConstantOfShape", [onesShape], { value: onesValue(x.dtype) });
     const count = ctx.add("Conv", [map, ones], convAttrs);
     const safe = ctx.add("Max", [count, scalarOf(ctx, x.dtype, 0.5)]);
     return last("Div", [sum, safe]);
   });
 }
 
-function onesOf(dtype: DType, n: number): Float32Array | Float64Array {
-  if (dtype === "float64") return new Float64Array(n).fill(1);
-  if (dtype === "float32") return new Float32Array(n).fill(1);
-  throw new Unconvertible(`average pooling of ${dtype}`);
+/** ConstantOfShape's `value` attribute for a tensor of ones of `dtype`. */
+function onesValue(dtype: DType): OnnxAttributeValue {
+  const one = dtype === "float64" ? new Float64Array([1]) : dtype === "float32" ? new Float32Array([1]) : undefined;
+  if (!one) throw new Unconvertible(`average pooling of ${dtype}`);
+  return { type: "tensor", value: { dtype: onnxDType(dtype), dims: [1], data: one } };
 }
 
 function poolFromAttrs(node: TsmGraphNode, format: "NCHW" | "NHWC", padding8: number[], ksize4: number[], stride4: number[], ceil: boolean): PoolSpec {
