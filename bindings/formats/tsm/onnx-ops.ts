@@ -117,6 +117,36 @@ function needFloat(v: Value, what: string): void {
   if (v.dtype !== "float32" && v.dtype !== "float64" && v.dtype !== "float16") throw new Unconvertible(`${what} needs a float input, "${v.node.name}" is ${v.dtype}`);
 }
 
+/**
+ * The element types onnxruntime (CPU and web) has kernels for, per ONNX op as written here (checked by loading
+ * one-node models): a converted model must load, so a TenniS value of another dtype is refused, not written.
+ */
+const FLOATS: readonly DType[] = ["float32", "float16", "float64"];
+const ORT_TYPES = {
+  Sum: FLOATS,
+  Relu: [...FLOATS, "int8", "int32"],
+  Sigmoid: FLOATS,
+  Softmax: FLOATS,
+  PRelu: [...FLOATS, "int32", "int64"],
+  Conv: ["float32", "float16"],
+  Gemm: FLOATS,
+  Resize: ["float32", "float16", "int8", "uint8", "int32"],
+  Pad: [...FLOATS, "int8", "uint8", "int32", "uint32", "int64", "uint64", "bool"],
+  Arithmetic: [...FLOATS, "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"],
+} satisfies Record<string, readonly DType[]>;
+
+function needOrtType(v: Value, op: keyof typeof ORT_TYPES, what: string): void {
+  if (!(ORT_TYPES[op] as readonly DType[]).includes(v.dtype)) throw new Unconvertible(`${what} of ${v.dtype} ("${v.node.name}"): onnxruntime has no ${op} for it`);
+}
+
+/** ONNX's binary and n-ary ops take one element type: inputs of different dtypes are refused. */
+function sameDType(inputs: readonly Value[], what: string): void {
+  const first = inputs[0];
+  for (const v of inputs) {
+    if (first && v.dtype !== first.dtype) throw new Unconvertible(`${what} of ${first.dtype} "${first.node.name}" and ${v.dtype} "${v.node.name}" (ONNX needs one dtype)`);
+  }
+}
+
 function inputCount(inputs: Value[], n: number, op: string): void {
   if (inputs.length !== n) throw new Unconvertible(`${op} takes ${n} inputs, this node has ${inputs.length}`);
 }
@@ -172,8 +202,14 @@ function spatial(format: "NCHW" | "NHWC"): [number, number] {
   return format === "NCHW" ? [2, 3] : [1, 2];
 }
 
+/** A 2-D op's input must be 4-D (ONNX's Conv and pools take the spatial rank from it). */
+function need4D(x: Value, what: string): void {
+  if (x.rank !== undefined && x.rank !== 4) throw new Unconvertible(`${what} needs a 4-D input, "${x.node.name}" has rank ${x.rank}`);
+}
+
 function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", spec: PoolSpec): void {
   needFloat(x, "pooling");
+  need4D(x, "pooling");
   const [pt, pb, pl, pr] = spec.padding as [number, number, number, number];
   const [kh, kw] = spec.kernel as [number, number];
   const [sh, sw] = spec.stride as [number, number];
@@ -276,6 +312,9 @@ const onnxPoolingPadding: Translation = (_ctx, node, inputs) => {
 
 const conv2d: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "conv2d");
+  sameDType(inputs, "conv2d");
+  needOrtType(inputs[0]!, "Conv", "conv2d");
+  need4D(inputs[0]!, "conv2d");
   const format = formatAttr(node);
   const padding = intsAttr(node, "padding", 8);
   const stride = intsAttr(node, "stride", 4);
@@ -294,6 +333,8 @@ const conv2d: Translation = (ctx, node, inputs, read) => {
 const innerProd: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "inner_prod");
   const [x, w] = inputs as [Value, Value];
+  sameDType(inputs, "inner_prod");
+  needOrtType(x, "Gemm", "inner_prod");
   if (x.rank === 0) throw new Unconvertible("the left-hand side is a scalar");
   if (w.rank !== undefined && w.rank !== 2) throw new Unconvertible("the right-hand side is not 2-D");
   const lhs = x.rank === 2 ? read(x) : ctx.add("Flatten", [read(x)], { axis: 1 });
@@ -310,18 +351,24 @@ function channelDim(node: TsmGraphNode): number {
 const addBias: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "add_bias");
   const [x, b] = inputs as [Value, Value];
+  sameDType(inputs, "add_bias");
+  needOrtType(x, "Arithmetic", "add_bias");
   ctx.final("Add", [read(x), channelVector(ctx, read(b), channelDim(node), needRank(x, "add_bias"))]);
 };
 
 const prelu: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "prelu");
   const [x, slope] = inputs as [Value, Value];
+  sameDType(inputs, "prelu");
+  needOrtType(x, "PRelu", "prelu");
   ctx.final("PRelu", [read(x), channelVector(ctx, read(slope), intAttr(node, "dim"), needRank(x, "prelu"))]);
 };
 
 const batchScale: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 3, "batch_scale");
   const [x, scale, bias] = inputs as [Value, Value, Value];
+  sameDType(inputs, "batch_scale");
+  needOrtType(x, "Arithmetic", "batch_scale");
   const rank = needRank(x, "batch_scale");
   const dim = intAttr(node, "dim");
   const scaled = ctx.add("Mul", [read(x), channelVector(ctx, read(scale), dim, rank)]);
@@ -332,6 +379,7 @@ const batchNorm: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 3, "batch_norm");
   const [x, mean, variance] = inputs as [Value, Value, Value];
   needFloat(x, "batch_norm");
+  sameDType(inputs, "batch_norm");
   const rank = needRank(x, "batch_norm");
   const dim = intAttr(node, "dim");
   const epsilon = attr(node, "epsilon") === undefined ? 1e-5 : numbers(attr(node, "epsilon"), "epsilon")[0]!;
@@ -343,9 +391,10 @@ const batchNorm: Translation = (ctx, node, inputs, read) => {
 // ---------------------------------------------------------------------------------------------------------
 // element-wise, activations, shapes
 
-function unary(op: string): Translation {
-  return (ctx, _node, inputs, read) => {
+function unary(op: "Relu" | "Sigmoid"): Translation {
+  return (ctx, node, inputs, read) => {
     inputCount(inputs, 1, op);
+    needOrtType(inputs[0]!, op, node.op);
     ctx.final(op, [read(inputs[0]!)]);
   };
 }
@@ -359,17 +408,47 @@ function maxRank(inputs: Value[]): number | undefined {
   return rank;
 }
 
+/** The static shape of an input or a constant, when every dim is a known number. */
+function staticShape(v: Value): number[] | undefined {
+  const shape = v.constFields?.length === 1 ? v.constFields[0]!.shape : v.shape;
+  return shape?.every((d): d is number => typeof d === "number") ? shape : undefined;
+}
+
+/** Numpy broadcasting of static shapes (a `what` error when they do not broadcast, as ONNX refuses the model). */
+function broadcast(shapes: number[][], what: string): number[] {
+  const rank = Math.max(...shapes.map((s) => s.length));
+  const out = Array<number>(rank).fill(1);
+  for (const shape of shapes) {
+    shape.forEach((d, i) => {
+      const k = rank - shape.length + i;
+      if (d !== 1 && out[k] !== 1 && out[k] !== d) throw new Unconvertible(`${what}: shapes [${shapes.map((s) => s.join(", ")).join("], [")}] do not broadcast`);
+      if (d !== 1) out[k] = d;
+    });
+  }
+  return out;
+}
+
 function binary(op: string, nary?: string): Translation {
   return (ctx, node, inputs, read) => {
     if (inputs.length < 2 || (inputs.length > 2 && !nary)) throw new Unconvertible(`${node.op} takes 2 inputs, this node has ${inputs.length}`);
+    sameDType(inputs, node.op);
+    needOrtType(inputs[0]!, inputs.length === 2 ? "Arithmetic" : "Sum", node.op);
+    const shapes = inputs.map(staticShape);
+    const shape = shapes.every((s) => s !== undefined) ? broadcast(shapes as number[][], node.op) : undefined;
     ctx.final(inputs.length === 2 ? op : nary!, inputs.map(read));
-    return { rank: maxRank(inputs) };
+    return { rank: maxRank(inputs), shape };
   };
 }
 
 const softmax: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 1, "softmax");
-  ctx.final("Softmax", [read(inputs[0]!)], { axis: intAttr(node, "dim") });
+  const x = inputs[0]!;
+  needOrtType(x, "Softmax", "softmax");
+  const dim = intAttr(node, "dim");
+  // TenniS (base/base_softmax.cpp) refuses a dim outside [-rank, rank) when it runs; a negative one counts from the end
+  if (x.rank !== undefined && (dim < -x.rank || dim >= x.rank)) throw new Unconvertible(`dim ${dim} is outside [-${x.rank}, ${x.rank}) (TenniS refuses it)`);
+  if (x.rank === undefined && Math.abs(dim) > MAX_RANK) throw new Unconvertible(`dim ${dim} is out of range`);
+  ctx.final("Softmax", [read(x)], { axis: dim });
 };
 
 const toFloat: Translation = (ctx, _node, inputs, read) => {
@@ -421,6 +500,7 @@ const transpose: Translation = (ctx, node, inputs, read) => {
 
 const concat: Translation = (ctx, node, inputs, read) => {
   if (inputs.length < 1) throw new Unconvertible("concat without inputs");
+  sameDType(inputs, "concat");
   ctx.final("Concat", inputs.map(read), { axis: intAttr(node, "dim") });
 };
 
@@ -436,6 +516,7 @@ const limit: Translation = (ctx, node, inputs, read) => {
   const x = inputs[0]!;
   const shape = intsAttr(node, "shape");
   const rank = needRank(x, "_limit");
+  needOrtType(x, "Pad", "_limit");
   if (rank < shape.length) throw new Unconvertible(`the input has rank ${rank}, the limit ${shape.length} dims`);
   const limits = [...Array<number>(rank - shape.length).fill(-1), ...shape];
   if (limits.every((l) => l <= 0)) {
@@ -456,6 +537,7 @@ const cropNd: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "crop_nd");
   const [x, sizeValue] = inputs as [Value, Value];
   const size = integers(constNumbers(sizeValue, "crop_nd size"), "size");
+  needOrtType(x, "Pad", "crop_nd");
   if (x.rank !== undefined && x.rank !== size.length) throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
   const shift = attr(node, "shift") === undefined ? undefined : intsAttr(node, "shift", size.length);
   const xs = read(x);
@@ -484,7 +566,9 @@ const resize2d: Translation = (ctx, node, inputs, read) => {
   const xs = read(x);
   const keep = ctx.add("Mul", [ctx.add("Shape", [xs]), ctx.int64(size.map((s) => (s > 0 ? 0 : 1)))]);
   const sizes = ctx.add("Add", [keep, ctx.int64(size.map((s) => (s > 0 ? s : 0)))]);
-  const isFloat = x.dtype === "float32" || x.dtype === "float64";
+  const isFloat = x.dtype === "float32" || x.dtype === "float16" || x.dtype === "float64";
+  // LINEAR of an integer input resizes its float32 cast; every other resize is of the input's own dtype
+  if (type !== 0 || isFloat) needOrtType(x, "Resize", "_resize2d");
   if (type === 0) {
     const linear = { mode: "linear", coordinate_transformation_mode: "half_pixel" };
     if (isFloat) ctx.final("Resize", [xs, "", "", sizes], linear);
