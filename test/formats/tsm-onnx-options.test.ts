@@ -200,15 +200,33 @@ describe("element-wise ops whose static shapes ONNX would refuse", () => {
     expect(tsm.toOnnx(module([2, -1])).length).toBeGreaterThan(0);
   });
 
-  it("inputs of different dtypes are refused (ONNX binds one type), not written", () => {
-    const module = tsm.create({
+  it("add/sub/mul of two dtypes compute in the dtype TenniS's upcast table gives (Casts in front), in onnxruntime-web", async () => {
+    const module = (dtype: string, op: string) => tsm.create({
       nodes: [
-        { op: "<param>", name: "x", params: { "#shape": i32([1], [3]), "#dtype": i32([], [tsm.tsmDTypeCode("float64")!]) } },
-        { op: "<const>", name: "c", value: f32([3], [1, 2, 3]) },
-        { op: "mul", name: "y", inputs: ["x", "c"] },
+        { op: "<param>", name: "x", params: { "#shape": i32([1], [3]), "#dtype": i32([], [tsm.tsmDTypeCode(dtype as "int8")!]) } },
+        { op: "<const>", name: "c", value: f32([3], [0.5, 0.5, -2]) },
+        { op, name: "y", inputs: ["x", "c"] },
       ],
       inputs: ["x"], outputs: ["y"],
     });
-    expect(() => tsm.toOnnx(module)).toThrow(/mul of float64 "x" and float32 "c" \(ONNX needs one dtype\)/);
+    // int8 + float32 -> float32; float64 * float32 -> float64 (element_wise_reduce.cpp upcast_dtype)
+    const sum = await runOnnx(tsm.toOnnx(module("int8", "add")), { x: new ort.Tensor("int8", Int8Array.from([1, 2, -3]), [3]) });
+    expect(sum.messages).toEqual([]);
+    expect([sum.outputs.y!.type, Array.from(sum.outputs.y!.data as Float32Array)]).toEqual(["float32", [1.5, 2.5, -5]]);
+    const product = await runOnnx(tsm.toOnnx(module("float64", "mul")), { x: new ort.Tensor("float64", Float64Array.from([0.1, 2, 3]), [3]) });
+    expect(product.messages).toEqual([]);
+    expect([product.outputs.y!.type, Array.from(product.outputs.y!.data as Float64Array)]).toEqual(["float64", [0.05, 1, -6]]);
+  });
+
+  it("ops whose inputs TenniS requires to agree (add_bias, conv2d, concat…) are refused when they do not", () => {
+    const module = tsm.create({
+      nodes: [
+        { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]), "#dtype": i32([], [tsm.tsmDTypeCode("float64")!]) } },
+        { op: "<const>", name: "b", value: f32([3], [1, 2, 3]) },
+        { op: "add_bias", name: "y", inputs: ["x", "b"], params: { dim: i32([], [1]) } },
+      ],
+      inputs: ["x"], outputs: ["y"],
+    });
+    expect(() => tsm.toOnnx(module)).toThrow(/add_bias of float64 "x" and float32 "b" \(they must agree, in TenniS as in ONNX\)/);
   });
 });

@@ -38,6 +38,7 @@
  *                             Sum with broadcasting, which is what the graph says, so that is what is written.
  */
 import type { DType } from "../../tensor.js";
+import { tsmDTypeCode, tsmDTypeName } from "./dtypes.js";
 import type { OnnxAttributeValue } from "../onnx/builder.js";
 import { type OnnxContext, type Translation, type Value, Unconvertible, constNumbers, numbers, onnxDType } from "./onnx-context.js";
 import type { TsmGraphNode } from "./graph.js";
@@ -139,12 +140,35 @@ function needOrtType(v: Value, op: keyof typeof ORT_TYPES, what: string): void {
   if (!(ORT_TYPES[op] as readonly DType[]).includes(v.dtype)) throw new Unconvertible(`${what} of ${v.dtype} ("${v.node.name}"): onnxruntime has no ${op} for it`);
 }
 
-/** ONNX's binary and n-ary ops take one element type: inputs of different dtypes are refused. */
+/** Inputs of different dtypes are refused: TenniS checks they agree (e.g. add_bias: x.dtype() == b.dtype()), ONNX needs one. */
 function sameDType(inputs: readonly Value[], what: string): void {
   const first = inputs[0];
   for (const v of inputs) {
-    if (first && v.dtype !== first.dtype) throw new Unconvertible(`${what} of ${first.dtype} "${first.node.name}" and ${v.dtype} "${v.node.name}" (ONNX needs one dtype)`);
+    if (first && v.dtype !== first.dtype) throw new Unconvertible(`${what} of ${first.dtype} "${first.node.name}" and ${v.dtype} "${v.node.name}" (they must agree, in TenniS as in ONNX)`);
   }
+}
+
+/**
+ * TenniS's element-wise add/sub/mul of two dtypes computes in the dtype its upcast table gives
+ * (base/element_wise_reduce.cpp upcast_dtype, indexed by TenniS dtype codes; 0: it refuses the pair).
+ */
+const UPCAST: readonly string[] = [
+  "0000000000000000000000", "0113355779ab0135000001", "0123356779ab0135000002", "0333355779ab0335000003",
+  "0333456789ab0335000004", "055555577aab0555000005", "056565678aab0555000006", "077777777bbb0777000007",
+  "077787878bbb0777000008", "09999aabb9ab099a000009", "0aaaaaabbaab0aab00000a", "0bbbbbbbbbbb0bbb00000b",
+  "0000000000000000000000", "0113355779ab0def00000d", "0333355779ab0eef00000e", "055555577abb0fff00000f",
+  "0123456789ab0def00000l", "0000000000000000000000", "0000000000000000000000", "0000000000000000000000",
+  "0000000000000000000000", "0123456789ab0def00000l",
+];
+
+function upcast(a: DType, b: DType): DType | undefined {
+  if (a === b) return a;
+  const [ca, cb] = [tsmDTypeCode(a), tsmDTypeCode(b)];
+  // (uncorr_cast_dtype: VOID, PTR and the codes past CHAR32 but BOOLEAN are never cast)
+  const castable = (code: number | undefined): code is number => code !== undefined && code !== 0 && code !== 12 && (code <= 15 || code === 21);
+  if (!castable(ca) || !castable(cb)) return undefined;
+  const code = parseInt(UPCAST[ca]![cb]!, 36);
+  return code === 0 ? undefined : tsmDTypeName(code);
 }
 
 function inputCount(inputs: Value[], n: number, op: string): void {
@@ -431,12 +455,21 @@ function broadcast(shapes: number[][], what: string): number[] {
 function binary(op: string, nary?: string): Translation {
   return (ctx, node, inputs, read) => {
     if (inputs.length < 2 || (inputs.length > 2 && !nary)) throw new Unconvertible(`${node.op} takes 2 inputs, this node has ${inputs.length}`);
-    sameDType(inputs, node.op);
-    needOrtType(inputs[0]!, inputs.length === 2 ? "Arithmetic" : "Sum", node.op);
+    let dtype = inputs[0]!.dtype;
+    if (inputs.length === 2) {
+      // two dtypes: both cast to the one TenniS computes in
+      const common = upcast(inputs[0]!.dtype, inputs[1]!.dtype);
+      if (!common) throw new Unconvertible(`${node.op} of ${inputs[0]!.dtype} and ${inputs[1]!.dtype} (TenniS cannot reduce that pair)`);
+      dtype = common;
+    } else {
+      sameDType(inputs, node.op);
+    }
+    needOrtType({ ...inputs[0]!, dtype }, inputs.length === 2 ? "Arithmetic" : "Sum", node.op);
     const shapes = inputs.map(staticShape);
     const shape = shapes.every((s) => s !== undefined) ? broadcast(shapes as number[][], node.op) : undefined;
-    ctx.final(inputs.length === 2 ? op : nary!, inputs.map(read));
-    return { rank: maxRank(inputs), shape };
+    const operands = inputs.map((v) => (v.dtype === dtype ? read(v) : ctx.add("Cast", [read(v)], { to: ONNX_CODE[onnxDType(dtype)]! })));
+    ctx.final(inputs.length === 2 ? op : nary!, operands);
+    return { rank: maxRank(inputs), shape, dtype };
   };
 }
 
