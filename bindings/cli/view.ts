@@ -32,7 +32,8 @@ export const VIEW_HELP = `tensorfile view [FILE…] [--port N] [--open]
 
 Serves the inspector page and the FILEs (with HTTP Range) on 127.0.0.1 only, prints the page's URL as the first
 line of standard output (with #url= for a single FILE) and serves until Ctrl-C (SIGINT) or SIGTERM. Only the
-listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }].
+listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }]. A FILE
+is read from the descriptor opened at start: deleted, replaced or swapped for a symlink since, it is 404.
   --port N   the port (default 0: any free port)
   --open     open the page in the default browser (xdg-open, open or start; a failure is only a warning)`;
 
