@@ -29,7 +29,8 @@ OUT's extension picks the target:
                 written, when an op cannot be translated exactly: the message lists the ops and node names)
   --opset N     the ONNX opset for an .onnx OUT (13 to 21, default 17)
   --input NAME=DTYPE[:SHAPE][,…]  for an .onnx OUT: the dtype (and shape, e.g. 1x227x227x3) of module inputs
-                that do not declare them (float32 otherwise)
+                that do not declare them (float32 otherwise); another dtype than a declared one is cast to it, as
+                TenniS does; a shape must agree with a declared one (it may name the dims it leaves open)
   --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
                     with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)

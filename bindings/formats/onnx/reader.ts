@@ -561,7 +561,7 @@ export function parseTensorProto(
 ): { tensor: OnnxTensor; unknownFieldCount: number } {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: undefined, origin: r };
   const c = new ProtoCursor(r, start, end, 0, options.root ?? "tensor");
   // the tensor's own frame: its body is the whole range (typed fields are decoded from it)
   ctx.frames.push({ tagAt: start, lengthAt: start, lengthBytes: 0, bodyStart: start, bodyEnd: end });
