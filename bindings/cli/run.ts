@@ -18,9 +18,10 @@ import { type CliIO, InputError, UsageError, print, reportError } from "./common
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
 import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
-import { openLazy, openSource, setUrlIdleTimeout } from "./inputs.js";
+import { openLazy, openSource, setMaxStreamBytes, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
+import { maxStreamBytesSetting } from "./stream-input.js";
 import { STATS_HELP, STATS_OPTIONS, type StatsCommandOptions, statsFiles } from "./stats.js";
 import { VERIFY_HELP, VERIFY_OPTIONS, verifyCommand } from "./verify.js";
 import { VIEW_HELP, VIEW_OPTIONS, type ViewCommandOptions, viewCommand } from "./view.js";
@@ -39,8 +40,9 @@ const USAGE = `Usage:
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
 
-FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
-reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
+FILE may be "-" (standard input), a pipe or device (read whole, at most 2 GiB: --max-stdin-bytes N changes it; its
+first bytes must start a known format), or an http(s) URL (read with Range requests; every command reading files
+takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
@@ -58,8 +60,8 @@ const OPTIONS = {
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
 
 type CommandName = keyof typeof OPTIONS;
-/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
-const URL_OPTIONS = { timeout: { type: "string" } } as const;
+/** Taken by every command that reads FILEs: the time limits of http(s) inputs, the cap on streams read whole. */
+const URL_OPTIONS = { timeout: { type: "string" }, "max-stdin-bytes": { type: "string" } } as const;
 
 const HELP: Record<CommandName, string> = {
   inspect: INSPECT_HELP,
@@ -100,6 +102,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const timeout = takeTimeout(io, name, values);
   if (timeout === null) return 2;
   setUrlIdleTimeout(timeout);
+  const streamCap = maxStreamBytesSetting(values["max-stdin-bytes"], process.env.TENSORFILE_MAX_STDIN_BYTES);
+  if ("problem" in streamCap) {
+    print(io.stderr, `tensorfile: ${streamCap.problem} (see "tensorfile ${name} --help")`);
+    return 2;
+  }
+  delete values["max-stdin-bytes"];
+  setMaxStreamBytes(streamCap.bytes);
   const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
