@@ -42,7 +42,7 @@ const USAGE = `Usage:
 
 FILE may be "-" (standard input), a pipe or device (read whole, at most 2 GiB: --max-stdin-bytes N changes it; its
 first bytes must start a known format), or an http(s) URL (read with Range requests; every command reading files
-takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
+takes --timeout SECONDS: a URL that sends nothing, or under 1 KiB/s, for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz.
 Run "tensorfile COMMAND --help" for one command.`;
