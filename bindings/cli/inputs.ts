@@ -4,7 +4,7 @@
  * whole, with the format module that reads it; and the tensor a command works on picked by name.
  */
 import { stat } from "node:fs/promises";
-import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
+import { DETECT_BYTES, closestNames, detectFormat, formatModule, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
@@ -78,6 +78,17 @@ export async function readWhole(path: string): Promise<Uint8Array> {
   try {
     const { size } = await sourceSize(source);
     return await readExactly(source, 0, size, "tensorfile");
+  } finally {
+    await source.close?.();
+  }
+}
+
+/** The format FILE's first bytes show (undefined: none), reading only them (a stream is read whole, as always). */
+export async function detectInputFormat(path: string): Promise<string | undefined> {
+  const source = await openSource(path);
+  try {
+    const { size, head } = await sourceSize(source, DETECT_BYTES);
+    return detectFormat(head ?? (await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head")));
   } finally {
     await source.close?.();
   }
