@@ -11,6 +11,8 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { exampleFiles } from "../bindings/examples.js";
 import { parseByteCount } from "../bindings/cli/stream-input.js";
+import { loadFile, openFile } from "../bindings/load-file.js";
+import { SourceError, fromFile } from "../bindings/io/source.js";
 import { BUILT_CLI } from "./helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-streams-"));
@@ -59,6 +61,30 @@ describe.runIf(unix)("devices and FIFOs as FILE: the head decides, the rest is n
     const r = shell(`(cat "${modelPath}"; cat /dev/zero) | "$NODE" "$CLI" inspect - --max-stdin-bytes 1M`);
     expect(r.code, r.stderr).toBe(1);
     expect(r.stderr).toMatch(/^tensorfile: standard input is longer than 1048576 bytes, the most read whole .*--max-stdin-bytes/);
+  });
+});
+
+describe.runIf(unix)("the library's file openers refuse FIFOs and devices instead of trusting stat's size (or waiting)", () => {
+  it("loadFile, openFile and fromFile on /dev/zero and on a FIFO with no writer: a SourceError saying what it is", async () => {
+    const fifo = join(dir, "lonely.fifo");
+    const made = spawnSync("mkfifo", [fifo]);
+    const paths: [string, RegExp][] = [["/dev/zero", /character device/]];
+    if (made.status === 0) paths.push([fifo, /FIFO/]);
+    for (const [path, what] of paths) {
+      for (const open of [() => loadFile(path), () => openFile(path), () => fromFile(path)]) {
+        const error = await open().then(() => undefined, (e: unknown) => e);
+        expect(error, path).toBeInstanceOf(SourceError);
+        expect((error as Error).message).toMatch(what);
+        expect((error as Error).message).toMatch(/not a regular file/);
+      }
+    }
+  });
+
+  it("convert --out-dir reports a device input as a failed file (exit 1), not as an empty one", () => {
+    const r = run(["convert", "--out-dir", join(dir, "out"), "--to", "safetensors", "/dev/zero", "-j", "1"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/character device, not a regular file/);
+    expect(r.stderr).not.toMatch(/internal error|empty file/);
   });
 });
 

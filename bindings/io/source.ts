@@ -9,6 +9,7 @@
  */
 import { LimitError, TruncatedError } from "../errors.js";
 import { asBytes, bytesOrUndefined } from "./input.js";
+import { type FileKind, notRegularFile } from "./file-kind.js";
 import { DEFAULT_URL_MIN_BYTES_PER_SECOND, ProgressWatch, VersionCheck } from "./url-checks.js";
 
 /**
@@ -95,7 +96,7 @@ export async function fromFile(path: string): Promise<ByteSource & {
   if (typeof path !== "string" && !(path as unknown instanceof URL)) {
     throw new TypeError(`tensorfile: fromFile() takes a path (a string), not ${path === null ? "null" : typeof path}; for bytes in memory use fromBytes(), for a browser File fromBlob()`);
   }
-  let fs: { open(path: string, flags: string): Promise<FileHandleLike> };
+  let fs: { open(path: string, flags: string): Promise<FileHandleLike>; stat(path: string): Promise<FileKind> };
   try {
     // the specifier is a variable so that browser bundlers (esbuild, Vite, Rollup) leave this Node-only import
     // alone instead of failing to resolve it: in a browser it fails here, at run time, with the message below
@@ -104,6 +105,9 @@ export async function fromFile(path: string): Promise<ByteSource & {
   } catch (cause) {
     throw new SourceError("fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)", { cause });
   }
+  // (before opening: opening a FIFO waits for a writer; a missing file is reported by open below)
+  const notRegular = notRegularFile(await fs.stat(path).catch(() => ({ isFile: () => true, isDirectory: () => false }) as unknown as FileKind));
+  if (notRegular) throw new SourceError(`cannot open ${path}: ${notRegular}`);
   let handle: FileHandleLike;
   try {
     handle = await fs.open(path, "r");
