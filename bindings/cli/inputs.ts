@@ -38,18 +38,20 @@ export function setMaxStreamBytes(bytes: number | undefined): void {
 }
 
 /** Standard input, read whole (once: "-" can be named once per command), bounded as stream-input.ts says. */
-function readStdin(name: string): Promise<Uint8Array> {
-  stdinBytes ??= readStreamBounded(process.stdin as AsyncIterable<Uint8Array>, name, maxStreamBytes);
+function readStdin(name: string, anyBytes: boolean): Promise<Uint8Array> {
+  stdinBytes ??= readStreamBounded(process.stdin as AsyncIterable<Uint8Array>, name, maxStreamBytes, anyBytes);
   return stdinBytes;
 }
 
 /**
  * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin, /dev/zero) is read whole
  * (their size is not known ahead: never taken from stat), its format checked from the first bytes and its length
- * capped (stream-input.ts); an http(s) URL is read with Range requests; a regular file through a file handle.
+ * capped (stream-input.ts; `anyBytes`: any bytes, not only a known format, for `view`); an http(s) URL is read with
+ * Range requests; a regular file through a file handle.
  */
-export async function openSource(path: string): Promise<ByteSource> {
-  if (path === "-") return fromBytes(await readStdin("standard input"), "stdin");
+export async function openSource(path: string, options: { anyBytes?: boolean } = {}): Promise<ByteSource> {
+  const anyBytes = options.anyBytes ?? false;
+  if (path === "-") return fromBytes(await readStdin("standard input", anyBytes), "stdin");
   if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;
   try {
@@ -63,11 +65,11 @@ export async function openSource(path: string): Promise<ByteSource> {
   // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
   if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
-    return fromBytes(await readDeviceBounded(path, maxStreamBytes), path);
+    return fromBytes(await readDeviceBounded(path, maxStreamBytes, anyBytes), path);
   } catch (cause) {
     if (isFormatError(cause)) throw cause;
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
-    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(path), path);
+    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(path, anyBytes), path);
     throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
   }
 }

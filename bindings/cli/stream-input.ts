@@ -30,14 +30,15 @@ export function parseByteCount(text: string): number | undefined {
 
 /**
  * Reads a stream whole, at most `maxBytes` bytes. Its first DETECT_BYTES bytes (or all of it, when shorter) must
- * start a known format: otherwise the BAD_MAGIC "unknown format" error is thrown before more is read. A stream
+ * start a known format (unless `anyBytes`: `view` serves any file): otherwise the BAD_MAGIC "unknown format" error
+ * is thrown before more is read. A stream
  * longer than `maxBytes` is a LIMIT error, thrown as soon as it passes the cap. The stream is released
  * (destroyed) when reading stops early.
  */
-export async function readStreamBounded(stream: AsyncIterable<Uint8Array>, name: string, maxBytes: number): Promise<Uint8Array> {
+export async function readStreamBounded(stream: AsyncIterable<Uint8Array>, name: string, maxBytes: number, anyBytes = false): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  let detected = false;
+  let detected = anyBytes;
   const checkFormat = () => {
     const head = concatBytes(chunks).subarray(0, DETECT_BYTES);
     if (detectFormat(head) === undefined) throw unknownFormatError(head);
@@ -56,8 +57,8 @@ export async function readStreamBounded(stream: AsyncIterable<Uint8Array>, name:
 }
 
 /** Reads the FIFO or device at `path` whole (see readStreamBounded). */
-export function readDeviceBounded(path: string, maxBytes: number): Promise<Uint8Array> {
-  return readStreamBounded(createReadStream(path) as AsyncIterable<Uint8Array>, path, maxBytes);
+export function readDeviceBounded(path: string, maxBytes: number, anyBytes = false): Promise<Uint8Array> {
+  return readStreamBounded(createReadStream(path) as AsyncIterable<Uint8Array>, path, maxBytes, anyBytes);
 }
 
 /**

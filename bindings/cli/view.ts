@@ -119,7 +119,7 @@ function decodeURIComponentSafe(text: string): string | undefined {
 async function openServed(path: string, index: number): Promise<ServedFile> {
   const name = fileName(path);
   const url = `/files/${index}/${encodeURIComponent(name)}`;
-  const source = await openSource(path); // throws a SourceError (exit 1) when FILE cannot be opened
+  const source = await openSource(path, { anyBytes: true }); // throws a SourceError (exit 1) when FILE cannot be opened
   const isRegularFile = path !== "-" && !/^https?:\/\//i.test(path) && (await stat(path)).isFile();
   if (isRegularFile) {
     await source.close?.();
