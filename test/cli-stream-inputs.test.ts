@@ -5,7 +5,7 @@
  * in child processes; each has a generous kill timer, a guard against a hang (it never decides a test by time).
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -51,6 +51,12 @@ describe.runIf(unix)("devices and FIFOs as FILE: the head decides, the rest is n
     const good = shell(`cat "${modelPath}" > "${fifo}" & "$NODE" "$CLI" inspect "${fifo}" --json; wait`);
     expect(good.code, good.stderr).toBe(0);
     expect(JSON.parse(good.stdout).format).toBe("onnx");
+    // convert opens FILE more than once (its format, then its tensors or a re-encode): a FIFO is read once
+    for (const out of ["copy.onnx", "copy.safetensors"]) {
+      const converted = shell(`cat "${modelPath}" > "${fifo}" & "$NODE" "$CLI" convert "${fifo}" "${join(dir, out)}" --force; status=$?; wait; exit $status`);
+      expect(converted.code, `${out}: ${converted.stderr}`).toBe(0);
+    }
+    expect(Buffer.from(readFileSync(join(dir, "copy.onnx"))).equals(Buffer.from(onnxExample.bytes))).toBe(true);
     // the writer is killed by SIGPIPE once the reader has gone
     const endless = shell(`cat /dev/zero > "${fifo}" & "$NODE" "$CLI" inspect "${fifo}"; status=$?; wait; exit $status`);
     expect(endless.code, endless.stderr).toBe(1);

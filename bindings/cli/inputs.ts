@@ -32,9 +32,23 @@ export function setUrlIdleTimeout(ms: number | undefined): void {
   urlIdleTimeoutMs = ms;
 }
 
-/** Sets the cap on streams read whole for the command about to run (--max-stdin-bytes; undefined: the default). */
+/** FIFOs and devices read whole by this command, by path: a command that opens FILE twice reads a FIFO once. */
+const deviceBytes = new Map<string, Promise<Uint8Array>>();
+
+/**
+ * Sets the cap on streams read whole for the command about to run (--max-stdin-bytes; undefined: the default), and
+ * forgets the FIFOs and devices the previous command read.
+ */
 export function setMaxStreamBytes(bytes: number | undefined): void {
   maxStreamBytes = bytes ?? DEFAULT_MAX_STREAM_BYTES;
+  deviceBytes.clear();
+}
+
+/** The FIFO or device at `path`, read whole once per command (see readDeviceBounded). */
+function readDevice(path: string, anyBytes: boolean): Promise<Uint8Array> {
+  let bytes = deviceBytes.get(path);
+  if (!bytes) deviceBytes.set(path, (bytes = readDeviceBounded(path, maxStreamBytes, anyBytes)));
+  return bytes;
 }
 
 /** Standard input, read whole (once: "-" can be named once per command), bounded as stream-input.ts says. */
@@ -65,7 +79,7 @@ export async function openSource(path: string, options: { anyBytes?: boolean } =
   // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
   if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
-    return fromBytes(await readDeviceBounded(path, maxStreamBytes, anyBytes), path);
+    return fromBytes(await readDevice(path, anyBytes), path);
   } catch (cause) {
     if (isFormatError(cause)) throw cause;
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
