@@ -5,7 +5,8 @@
  * - fromBytes(bytes): a Uint8Array already in memory
  * - fromBlob(blob): a browser File/Blob, or Node's fs.openAsBlob(path)
  * - fromFile(path): Node/Deno, a file handle; reads only the ranges asked for (no 2 GB readFile limit)
- * - fromUrl(url, { fetch, headers, idleTimeoutMs }): HTTP Range requests; the size comes from Content-Range
+ * - fromUrl(url, { fetch, headers, idleTimeoutMs, minBytesPerSecond, ifRange }): HTTP Range requests; the size comes
+ *   from Content-Range; one version of the file (ETag/Last-Modified, If-Range) and a least body rate (url-checks.ts)
  */
 import { LimitError, TruncatedError } from "../errors.js";
 import { asBytes, bytesOrUndefined } from "./input.js";
