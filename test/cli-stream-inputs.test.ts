@@ -126,6 +126,13 @@ describe("standard input: capped whole reads", () => {
     expect(env.stderr).toMatch(/TENSORFILE_MAX_STDIN_BYTES takes a number of bytes/);
   });
 
+  it("view takes --max-stdin-bytes too (it serves standard input, any bytes)", async () => {
+    const { cli } = await import("./helpers/cli.js");
+    const r = await cli("view", "-", "--max-stdin-bytes=zero");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--max-stdin-bytes takes a number of bytes/);
+  });
+
   it("an empty standard input is unknown format (empty file), not a crash", () => {
     const r = run(["inspect", "-"], { input: new Uint8Array(0) });
     expect(r.code).toBe(1);

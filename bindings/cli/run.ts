@@ -91,7 +91,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const name = command as CommandName;
-  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" ? {} : URL_OPTIONS);
+  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" ? { "max-stdin-bytes": URL_OPTIONS["max-stdin-bytes"] } : URL_OPTIONS);
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
