@@ -32,6 +32,7 @@ export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { DEFAULT_URL_IDLE_TIMEOUT_MS, fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { DEFAULT_URL_MIN_BYTES_PER_SECOND } from "./io/url-checks.js";
 export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
 export type { LoadOptions, LoadedFile, OpenedFile } from "./load-file.js";
 export type { ByteSource, UrlSourceOptions } from "./io/source.js";

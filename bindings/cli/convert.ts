@@ -11,8 +11,9 @@ import { decodeInChunks } from "../export/stream.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
 import { type CliIO, UsageError, jsonText, print, writeStdout } from "./common.js";
-import { type AnyModule, lazyTensors, openLazy, pickTensor, readWhole, readWholeAny } from "./inputs.js";
+import { type AnyModule, detectInputFormat, lazyTensors, openLazy, pickTensor, readWhole, readWholeAny } from "./inputs.js";
 import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
+import { isStreamedReencode, streamReencode } from "./reencode-stream.js";
 import { writeTensorOutput } from "./tensor-output.js";
 import { InputNameError, convertTsmToOnnx, parseInputs, parseOpset } from "./tsm-onnx.js";
 
@@ -84,13 +85,18 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   if (!toStdout) await checkOutput(output, [input], { force: options.force ?? false });
   if ((options.opset !== undefined || options.input !== undefined) && ext !== ".onnx") throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with an .onnx OUT`);
   if (ext === ".onnx" && !toStdout) {
-    // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below)
+    // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below; the first bytes decide, so
+    // that an .onnx input is not read whole here)
     const usage = (m: string) => new UsageError(m);
-    const message = await convertTsmToOnnx(await readWhole(input), output, parseOpset(options.opset, usage), parseInputs(options.input?.split(","), usage))
-      .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
-    if (message !== undefined) {
-      print(io.stderr, message);
-      return 0;
+    const opset = parseOpset(options.opset, usage);
+    const inputs = parseInputs(options.input?.split(","), usage);
+    if ((await detectInputFormat(input)) === "tsm") {
+      const message = await convertTsmToOnnx(await readWhole(input), output, opset, inputs)
+        .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
+      if (message !== undefined) {
+        print(io.stderr, message);
+        return 0;
+      }
     }
   }
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
@@ -124,6 +130,9 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   }
   // a re-encode in the input's own format
   if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
+  if (options.quantize === undefined && options.dtype === undefined && isStreamedReencode(opened.format)) {
+    return streamReencode(io, input, output, opened.format, options.force ?? false);
+  }
   const bytes = await readWhole(input);
   const { module } = readWholeAny(bytes, input);
   if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {

@@ -3,16 +3,17 @@
  * whole, an http(s) URL with Range requests, a regular file through a file handle), lazily (headers only) or
  * whole, with the format module that reads it; and the tensor a command works on picked by name.
  */
-import { readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { DETECT_BYTES, closestNames, detectFormat, formatModule, formatOfName, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
-import { concatBytes } from "../io/input.js";
 import type { TensorInfo } from "../tensor.js";
+import { isFormatError } from "../errors.js";
 import { InputError, UsageError } from "./common.js";
 import { fsReason } from "./output.js";
+import { DEFAULT_MAX_STREAM_BYTES, readDeviceBounded, readStreamBounded } from "./stream-input.js";
 
 export type AnyModule = FormatModule<unknown, unknown, unknown>;
 
@@ -23,28 +24,48 @@ export function isUrl(path: string): boolean {
 let stdinBytes: Promise<Uint8Array> | undefined;
 /** --timeout SECONDS as milliseconds, for URL inputs (undefined: fromUrl's default). */
 let urlIdleTimeoutMs: number | undefined;
+/** The most bytes read whole from standard input, a pipe or a device (--max-stdin-bytes). */
+let maxStreamBytes = DEFAULT_MAX_STREAM_BYTES;
 
 /** Sets the idle timeout of URL inputs for the command about to run (--timeout; undefined: fromUrl's default). */
 export function setUrlIdleTimeout(ms: number | undefined): void {
   urlIdleTimeoutMs = ms;
 }
 
-/** Standard input, read whole (once: "-" can be named once per command). */
-function readStdin(): Promise<Uint8Array> {
-  stdinBytes ??= (async () => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-    return concatBytes(chunks);
-  })();
+/** FIFOs and devices read whole by this command, by path: a command that opens FILE twice reads a FIFO once. */
+const deviceBytes = new Map<string, Promise<Uint8Array>>();
+
+/**
+ * Sets the cap on streams read whole for the command about to run (--max-stdin-bytes; undefined: the default), and
+ * forgets the FIFOs and devices the previous command read.
+ */
+export function setMaxStreamBytes(bytes: number | undefined): void {
+  maxStreamBytes = bytes ?? DEFAULT_MAX_STREAM_BYTES;
+  deviceBytes.clear();
+}
+
+/** The FIFO or device at `path`, read whole once per command (see readDeviceBounded). */
+function readDevice(path: string, anyBytes: boolean): Promise<Uint8Array> {
+  let bytes = deviceBytes.get(path);
+  if (!bytes) deviceBytes.set(path, (bytes = readDeviceBounded(path, maxStreamBytes, anyBytes)));
+  return bytes;
+}
+
+/** Standard input, read whole (once: "-" can be named once per command), bounded as stream-input.ts says. */
+function readStdin(name: string, anyBytes: boolean): Promise<Uint8Array> {
+  stdinBytes ??= readStreamBounded(process.stdin as AsyncIterable<Uint8Array>, name, maxStreamBytes, anyBytes);
   return stdinBytes;
 }
 
 /**
- * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
- * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
+ * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin, /dev/zero) is read whole
+ * (their size is not known ahead: never taken from stat), its format checked from the first bytes and its length
+ * capped (stream-input.ts; `anyBytes`: any bytes, not only a known format, for `view`); an http(s) URL is read with
+ * Range requests; a regular file through a file handle.
  */
-export async function openSource(path: string): Promise<ByteSource> {
-  if (path === "-") return fromBytes(await readStdin(), "stdin");
+export async function openSource(path: string, options: { anyBytes?: boolean } = {}): Promise<ByteSource> {
+  const anyBytes = options.anyBytes ?? false;
+  if (path === "-") return fromBytes(await readStdin("standard input", anyBytes), "stdin");
   if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;
   try {
@@ -58,10 +79,11 @@ export async function openSource(path: string): Promise<ByteSource> {
   // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
   if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
-    return fromBytes(new Uint8Array(await readFile(path)), path);
+    return fromBytes(await readDevice(path, anyBytes), path);
   } catch (cause) {
+    if (isFormatError(cause)) throw cause;
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
-    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(), path);
+    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(path, anyBytes), path);
     throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
   }
 }
@@ -72,6 +94,17 @@ export async function readWhole(path: string): Promise<Uint8Array> {
   try {
     const { size } = await sourceSize(source);
     return await readExactly(source, 0, size, "tensorfile");
+  } finally {
+    await source.close?.();
+  }
+}
+
+/** The format FILE's first bytes show (undefined: none), reading only them (a stream is read whole, as always). */
+export async function detectInputFormat(path: string): Promise<string | undefined> {
+  const source = await openSource(path);
+  try {
+    const { size, head } = await sourceSize(source, DETECT_BYTES);
+    return detectFormat(head ?? (await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head")));
   } finally {
     await source.close?.();
   }

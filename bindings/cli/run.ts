@@ -14,17 +14,18 @@
  */
 import { closestNames } from "../any.js";
 import { VERSION } from "../version.js";
-import { parseCommandArgs, takeTimeout } from "./args.js";
+import { type OptionTable, parseCommandArgs, takeTimeout } from "./args.js";
 import { type CliIO, InputError, UsageError, print, reportError } from "./common.js";
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
 import { EDIT_HELP, EDIT_OPTIONS, type EditCommandOptions, editCommand } from "./edit.js";
 import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
-import { openLazy, openSource, setUrlIdleTimeout } from "./inputs.js";
+import { openLazy, openSource, setMaxStreamBytes, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
 import { PATCH_HELP, PATCH_OPTIONS, type PatchCommandOptions, patchCommand } from "./patch.js";
 import { COMPLETION_HELP, COMPLETION_OPTIONS, completionCommand } from "./completion.js";
 import { SHOW_HELP, SHOW_OPTIONS, type ShowCommandOptions, showCommand } from "./show.js";
+import { maxStreamBytesSetting } from "./stream-input.js";
 import { STATS_HELP, STATS_OPTIONS, type StatsCommandOptions, statsFiles } from "./stats.js";
 import { VERIFY_HELP, VERIFY_OPTIONS, verifyCommand } from "./verify.js";
 import { VIEW_HELP, VIEW_OPTIONS, type ViewCommandOptions, viewCommand } from "./view.js";
@@ -47,8 +48,9 @@ const USAGE = `Usage:
   tensorfile show FILE TENSOR [--slice SPEC] [--head N] [--json]
   tensorfile completion bash|zsh|fish
 
-FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
-reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
+FILE may be "-" (standard input), a pipe or device (read whole, at most 2 GiB: --max-stdin-bytes N changes it; its
+first bytes must start a known format), or an http(s) URL (read with Range requests; every command reading files
+takes --timeout SECONDS: a URL that sends nothing, or under 1 KiB/s, for that long fails, default 30).
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz, onnx-tensor (an ONNX TensorProto .pb, as in ONNX test data).
 Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; "tensorfile --version" for the version.`;
@@ -69,8 +71,8 @@ const OPTIONS = {
 } as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>>;
 
 type CommandName = keyof typeof OPTIONS;
-/** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
-const URL_OPTIONS = { timeout: { type: "string" } } as const;
+/** Taken by every command that reads FILEs: the time limits of http(s) inputs, the cap on streams read whole. */
+const URL_OPTIONS = { timeout: { type: "string" }, "max-stdin-bytes": { type: "string" } } as const;
 
 const HELP: Record<CommandName, string> = {
   inspect: INSPECT_HELP,
@@ -104,7 +106,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const name = command as CommandName;
-  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, name === "view" || name === "completion" ? {} : URL_OPTIONS);
+  const urlOptions: OptionTable = name === "completion" ? {} : name === "view" ? { "max-stdin-bytes": URL_OPTIONS["max-stdin-bytes"] } : URL_OPTIONS;
+  const parsed = parseCommandArgs(io, name, OPTIONS[name], rest, urlOptions);
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
@@ -115,6 +118,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const timeout = takeTimeout(io, name, values);
   if (timeout === null) return 2;
   setUrlIdleTimeout(timeout);
+  const streamCap = maxStreamBytesSetting(values["max-stdin-bytes"] as string | undefined, process.env.TENSORFILE_MAX_STDIN_BYTES);
+  if ("problem" in streamCap) {
+    print(io.stderr, `tensorfile: ${streamCap.problem} (see "tensorfile ${name} --help")`);
+    return 2;
+  }
+  delete values["max-stdin-bytes"];
+  setMaxStreamBytes(streamCap.bytes);
   const inputs = name === "inspect" || name === "verify" || name === "view" || name === "stats" ? positionals : positionals.slice(0, 1);
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);

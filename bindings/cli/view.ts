@@ -125,14 +125,15 @@ function decodeURIComponentSafe(text: string): string | undefined {
 async function openServed(path: string, index: number): Promise<ServedFile> {
   const name = fileName(path);
   const url = `/files/${index}/${encodeURIComponent(name)}`;
-  if (path !== "-" && !/^https?:\/\//i.test(path)) {
-    // a regular file is served from this descriptor for as long as the server runs
+  if (path !== "-" && !/^https?:\/\//i.test(path) && (await stat(path).catch(() => undefined))?.isFile()) {
+    // a regular file (stat first: opening a FIFO would wait for a writer) is served from this descriptor for as
+    // long as the server runs
     const handle = await open(path, "r").catch(() => undefined);
     const info = await handle?.stat();
     if (handle && info?.isFile()) return { name, url, path, handle, identity: { dev: info.dev, ino: info.ino }, size: info.size };
     await handle?.close();
   }
-  const source = await openSource(path); // throws a SourceError (exit 1) when FILE cannot be opened
+  const source = await openSource(path, { anyBytes: true }); // throws a SourceError (exit 1) when FILE cannot be opened
   const { size } = await sourceSize(source);
   return { name, url, source, size };
 }

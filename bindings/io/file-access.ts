@@ -7,12 +7,14 @@
  * bundlers leave it alone and the main entry stays free of static `node:` imports.
  */
 import { TruncatedError } from "../errors.js";
+import { type FileKind, notRegularFile } from "./file-kind.js";
 import { type ByteSource, SourceError } from "./source.js";
 
 /** The part of node:fs used here (Deno's node:fs has the same). */
 interface SyncFs {
   openSync(path: string | URL, flags: string): number;
   fstatSync(fd: number): { size: number; isDirectory(): boolean };
+  statSync(path: string | URL, options: { throwIfNoEntry: false }): FileKind | undefined;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   closeSync(fd: number): void;
 }
@@ -81,6 +83,10 @@ export async function openFileAccess(path: string | URL, fn = "loadFile"): Promi
   const fs = await syncFs();
   const buffers = await nodeBuffer();
   const name = String(path);
+  // (before opening: opening a FIFO waits for a writer)
+  const kind = fs.statSync(path, { throwIfNoEntry: false });
+  const notRegular = kind && notRegularFile(kind);
+  if (notRegular) throw new SourceError(`cannot open ${name}: ${notRegular}`);
   let fd: number;
   try {
     fd = fs.openSync(path, "r");
