@@ -3,7 +3,8 @@
  * The order of FORMATS is the order detection tries them in. The five model formats with magic bytes come first,
  * then ONNX (no magic: its detector checks that the first bytes are ModelProto fields with their wire types and an
  * ir_version), then the input formats safetensors, npy and npz (safetensors has no magic, so its detector is a
- * plausibility check that must never win over a model format).
+ * plausibility check that must never win over a model format), and last onnx-tensor (a bare TensorProto, no magic
+ * either: a conservative check of its first fields; a source named `.pb` is opened as one whatever its head).
  */
 import { FormatError } from "./errors.js";
 import * as april from "./formats/april.js";
@@ -11,6 +12,7 @@ import * as bw2l from "./formats/bw2l.js";
 import * as npy from "./formats/npy.js";
 import * as npz from "./formats/npz.js";
 import * as onnx from "./formats/onnx.js";
+import * as onnxTensor from "./formats/onnx-tensor.js";
 import * as primitiv from "./formats/primitiv.js";
 import * as safetensors from "./formats/safetensors.js";
 import * as spraak from "./formats/spraak.js";
@@ -41,6 +43,8 @@ export interface FormatModules {
   npy: typeof npy;
   /** NumPy .npz (input format). */
   npz: typeof npz;
+  /** ONNX TensorProto files, `.pb` (input format). */
+  "onnx-tensor": typeof onnxTensor;
 }
 
 /** Each format id's file object, as read() returns it. */
@@ -50,7 +54,7 @@ export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules
 type ReaderOf<K extends FormatId> = Pick<FormatModule<FormatFiles[K], unknown, unknown>, "id" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
 
 /** Every format module, in the order detection tries them. */
-export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, onnx, safetensors, npy, npz] as unknown as FormatModule<never, never, never>[];
+export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, onnx, safetensors, npy, npz, onnxTensor] as unknown as FormatModule<never, never, never>[];
 
 /** What detection and the readAny/readFromAny/loadTensor dispatchers use of a format: its reading functions. */
 type FormatReader = Pick<FormatModule<never, never, never>, "id" | "detect" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
@@ -70,6 +74,7 @@ export const READERS = [
   { id: safetensors.id, detect: safetensors.detect, read: safetensors.read, readFrom: safetensors.readFrom, tensors: safetensors.tensors, tensorInfos: safetensors.tensorInfos, loadTensor: safetensors.loadTensor },
   { id: npy.id, detect: npy.detect, read: npy.read, readFrom: npy.readFrom, tensors: npy.tensors, tensorInfos: npy.tensorInfos, loadTensor: npy.loadTensor },
   { id: npz.id, detect: npz.detect, read: npz.read, readFrom: npz.readFrom, tensors: npz.tensors, tensorInfos: npz.tensorInfos, loadTensor: npz.loadTensor },
+  { id: onnxTensor.id, detect: onnxTensor.detect, read: onnxTensor.read, readFrom: onnxTensor.readFrom, tensors: onnxTensor.tensors, tensorInfos: onnxTensor.tensorInfos, loadTensor: onnxTensor.loadTensor },
 ] as unknown as readonly FormatReader[];
 
 /** How many leading bytes detectFormat needs at most. */
@@ -101,6 +106,22 @@ export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefi
     }
   }
   return undefined;
+}
+
+/**
+ * The formats a file's name picks when its content is not recognised (no magic to detect them by), with their
+ * extensions (taken member by member, as READERS does, so readFromAny's bundle keeps no whole format namespace).
+ */
+const CHOSEN_BY_NAME: readonly { id: FormatId; extensions: readonly string[] }[] = [{ id: onnxTensor.id, extensions: onnxTensor.extensions }];
+
+/**
+ * The format a file name picks when detection by content found none: `x.pb` is a TensorProto (onnx-tensor), whose
+ * parser then says what is wrong with it instead of "unknown format". Undefined for other names.
+ */
+export function formatOfName(name: string | undefined): FormatId | undefined {
+  if (!name) return undefined;
+  const lower = name.toLowerCase();
+  return CHOSEN_BY_NAME.find((f) => f.extensions.some((e) => lower.endsWith(e)))?.id;
 }
 
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
@@ -192,12 +213,15 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options?: Decod
   return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
 }
 
-/** Detects the format from the first bytes of `source` and opens it lazily (headers only). */
+/**
+ * Detects the format from the first bytes of `source` and opens it lazily (headers only); a source named `*.pb`
+ * that no format recognises is opened as onnx-tensor.
+ */
 export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
   const source = asSource(input, "readFromAny");
   const { size } = await sourceSize(source);
   const head = await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head");
-  const id = detectFormat(head);
+  const id = detectFormat(head) ?? formatOfName(source.name);
   if (!id) throw unknownFormatError(head);
   const module = readerOf(id);
   const file = await module.readFrom(source);

@@ -1,6 +1,6 @@
 /**
  * tensorfile: read and write wav2letter (BW2L), april-asr, TenniS/SeetaFace6, primitiv, SPRAAK and ONNX files; read
- * safetensors, npy and npz.
+ * safetensors, npy, npz and ONNX TensorProto (.pb) files.
  * Public surface: docs/guide.md and the format pages docs/formats/<format>.md.
  */
 export * as bw2l from "./formats/bw2l.js";
@@ -12,8 +12,9 @@ export * as onnx from "./formats/onnx.js";
 export * as safetensors from "./formats/safetensors.js";
 export * as npy from "./formats/npy.js";
 export * as npz from "./formats/npz.js";
+export * as onnxTensor from "./formats/onnx-tensor.js";
 export * as kernels from "./kernels.js";
-export { FORMATS, DETECT_BYTES, detectFormat, formatModule, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
+export { FORMATS, DETECT_BYTES, detectFormat, formatModule, formatOfName, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
 export { writeSafetensorsTo, writeNpyTo } from "./export/stream.js";
@@ -31,6 +32,7 @@ export { ByteReader } from "./io/byte-reader.js";
 export type { ByteRange } from "./io/byte-reader.js";
 export { ByteWriter } from "./io/byte-writer.js";
 export { DEFAULT_URL_IDLE_TIMEOUT_MS, fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
+export { DEFAULT_URL_MIN_BYTES_PER_SECOND } from "./io/url-checks.js";
 export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";
 export type { LoadOptions, LoadedFile, OpenOptions, OpenedFile } from "./load-file.js";
 export { withExternalData } from "./io/external-data.js";

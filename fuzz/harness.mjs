@@ -4,7 +4,7 @@
 // TENSORFILE_FUZZ_FORMS=plain passes only fresh, aligned Uint8Array copies, and the lazy law reads through a
 // source that hands out aligned copies (for campaigns while a known alignment bug is fixed elsewhere).
 import * as lib from "../dist/index.js";
-import { checkAnyLaws, checkFormatLaws } from "./laws.mjs";
+import { checkAnyLaws, checkFormatLaws, moduleOf } from "./laws.mjs";
 import { checkUrlLaws } from "./url-laws.mjs";
 
 const FORMS = process.env.TENSORFILE_FUZZ_FORMS ?? "all";
@@ -29,7 +29,7 @@ const ALIGNMENT_ERROR = /^start offset of \w+ should be a multiple of \d+$/;
 /** A Jazzer.js `fuzz` function for one format, for readAny/detectFormat ("any"), or for fromUrl ("url": url-laws.mjs). */
 export function target(format) {
   if (format === "url") return (data) => checkUrlLaws(lib, formOf(data));
-  if (format !== "any" && !lib[format]) throw new Error(`dist/ has no format ${format} (rebuild, or merge main)`);
+  if (format !== "any" && !moduleOf(lib, format)) throw new Error(`dist/ has no format ${format} (rebuild, or merge main)`);
   return async function fuzz(data) {
     const input = formOf(data);
     const options = { copyingSource: FORMS === "plain" };

@@ -27,9 +27,14 @@ export class LawError extends Error {
 
 /** The formats the laws know (the five plus the new input formats once their modules exist in `lib`). */
 export function lawFormats(lib) {
-  return ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "safetensors", "npy", "npz"].filter(
-    (id) => lib[id] && typeof lib[id].read === "function",
+  return ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "safetensors", "npy", "npz", "onnx-tensor"].filter(
+    (id) => moduleOf(lib, id) && typeof moduleOf(lib, id).read === "function",
   );
+}
+
+/** A format's namespace in `lib`: under its id, camel-cased where the id has a dash (onnx-tensor: lib.onnxTensor). */
+export function moduleOf(lib, id) {
+  return lib[id] ?? lib[id.replace(/-([a-z])/g, (_, c) => c.toUpperCase())];
 }
 
 function isFormatError(lib, error) {
@@ -128,7 +133,7 @@ function sourceOf(lib, input, context) {
  */
 export async function checkFormatLaws(lib, format, input, options = {}) {
   const context = { ...DEFAULT_CONTEXT, ...options };
-  const module = lib[format];
+  const module = moduleOf(lib, format);
   const size = input.byteLength;
   const original = copyOf(input);
   const call = (what, fn) => measured(format, what, size, fn, context);

@@ -2,7 +2,7 @@
 //
 //   npm run fuzz -- TARGET [--seconds N] [--forms all|plain] [--known alignment] [--max-len BYTES]
 //                   (TARGET: bw2l april tsm
-//                   primitiv spraak onnx any safetensors npy npz url; --forms plain and --known: see harness.mjs;
+//                   primitiv spraak onnx onnx-tensor any safetensors npy npz url; --forms plain and --known: see harness.mjs;
 //                   url: fromUrl against a stand-in fetch scripted by the input, laws in url-laws.mjs)
 //   npm run fuzz:all -- [--seconds N]                                           every target, one after another
 //   npm run fuzz -- TARGET --minimize FILE [--seconds N]                        minimize a finding into FILE.min
@@ -23,7 +23,7 @@ import { prepareJazzer } from "./native/prepare.mjs";
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..");
 const work = join(here, ".work");
-const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "any", "safetensors", "npy", "npz", "url"];
+const TARGETS = ["bw2l", "april", "tsm", "primitiv", "spraak", "onnx", "onnx-tensor", "any", "safetensors", "npy", "npz", "url"];
 /** Folders of ../shared/fixtures that hold each format's files. */
 const FIXTURE_FOLDERS = { bw2l: ["bw2l"], april: ["april"], tsm: ["tennis"], primitiv: ["primitiv"], spraak: ["spraak"], onnx: ["april/onnx"] };
 const FIXTURES = process.env.TENSORFILE_FIXTURES ?? resolve(root, "../shared/fixtures");
@@ -113,8 +113,13 @@ async function seeds(target, lib) {
       }
     }
   }
+  if (target === "onnx-tensor" || target === "any") {
+    // TensorProto files: ONNX's test data (Debian's libonnx-testdata) when installed, one in ten of them
+    const pbs = filesUnder("/usr/share/libonnx-testdata/data/node").filter((file) => file.endsWith(".pb"));
+    pbs.filter((_, i) => i % 10 === 0).forEach((file) => copyFileSync(file, join(dir, `testdata-${relative("/usr/share/libonnx-testdata/data/node", file).replaceAll("/", "_")}`)));
+  }
   for (const file of filesUnder(join(here, "regressions", target))) copyFileSync(file, join(dir, `regression-${basename(file)}`));
-  if (target !== "any" && lib[target]?.detect === undefined) return undefined;
+  if (target !== "any" && (lib[target] ?? lib[target.replace(/-([a-z])/g, (_, c) => c.toUpperCase())])?.detect === undefined) return undefined;
   return dir;
 }
 

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The shared layer: what every command may import. */
-const SHARED = ["common.ts", "args.ts", "inputs.ts", "output.ts", "progress.ts", "tensor-output.ts", "warnings.ts"];
+const SHARED = ["common.ts", "args.ts", "inputs.ts", "stream-input.ts", "output.ts", "progress.ts", "tensor-output.ts", "warnings.ts"];
 /** One module per command (and the helpers of one command: batch.ts and tsm-onnx.ts serve convert and inspect). */
 const COMMANDS = ["inspect.ts", "verify.ts", "convert.ts", "extract.ts", "stats.ts", "view.ts", "patch.ts", "diff.ts"];
 

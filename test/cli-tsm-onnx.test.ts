@@ -89,6 +89,30 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
   });
 });
 
+describe("tensorfile convert --input on an input that declares its dtype and shape", () => {
+  it("another dtype writes a model onnxruntime-web loads (a Cast to the declared dtype); a conflicting shape is a usage error", async () => {
+    const dir = tempDir();
+    try {
+      const input = writeModule(dir, [
+        { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]), "#dtype": i32([], [tsm.tsmDTypeCode("float32")!]) } },
+        { op: "relu", name: "y", inputs: ["x"] },
+      ], ["y"]);
+      const out = join(dir, "m.onnx");
+      const r = await cli("convert", input, out, "--input", "x=float16");
+      expect(r.code, r.stderr).toBe(0);
+      const { outputs, messages } = await runOnnx(new Uint8Array(readFileSync(out)), { x: new ort.Tensor("float16", new Uint16Array([0x3c00, 0xc000, 0x4200]), [1, 3]) });
+      expect(messages).toEqual([]);
+      expect(Array.from(outputs.y!.data as Float32Array)).toEqual([1, 0, 3]);
+      const bad = await cli("convert", input, join(dir, "b.onnx"), "--input", "x=float32:2x3");
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--input gives "x" the shape \[2, 3\], which the module's declared shape \[1, 3\] does not allow/);
+      expect(existsSync(join(dir, "b.onnx"))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("tensorfile convert: large unaligned weights (kept as views of the file) give the same ONNX", () => {
   for (const ext of [".tsm", ".csta"]) {
     it(`${ext}: byte-identical to tsm.toOnnx(tsm.read(file)), and onnxruntime-web computes with the weights`, async () => {

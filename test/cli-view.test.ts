@@ -4,15 +4,15 @@
  * bound; SIGINT and SIGTERM end it with exit 0; a missing FILE is exit 1 before serving.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
-import { connect } from "node:net";
+import { connect, createServer } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { readAny, readFromAny } from "../bindings/any.js";
-import { parseRange } from "../bindings/cli/view.js";
+import { hostAllowed, parseRange } from "../bindings/cli/view.js";
 import { exampleFiles } from "../bindings/examples.js";
 import { fromUrl } from "../bindings/io/source.js";
 
@@ -244,5 +244,79 @@ describe("parseRange", () => {
     expect(parseRange("bytes=0-", 0)).toBe("unsatisfiable");
     expect(parseRange("bytes=-5", 0)).toBe("unsatisfiable");
     expect(parseRange("bytes=1-2, 4-5", 10)).toBeUndefined();
+  });
+});
+
+describe("the Host a browser sends", () => {
+  it("hostAllowed: 127.0.0.1 or localhost with the port, or without one on port 80 (the default a browser leaves out)", () => {
+    for (const host of ["127.0.0.1", "localhost", "LOCALHOST", "127.0.0.1:80", "localhost:80"]) expect(hostAllowed(host, 80), host).toBe(true);
+    for (const host of ["127.0.0.1:8080", "localhost:8080"]) expect(hostAllowed(host, 8080), host).toBe(true);
+    for (const host of ["127.0.0.1", "localhost", "127.0.0.1:80", "127.0.0.1:08080x", "127.0.0.1:80800"]) expect(hostAllowed(host, 8080), host).toBe(false);
+    for (const host of [undefined, "", "evil.example", "evil.example:80", "127.0.0.1.evil.example", "127.0.0.2", "[::1]:80", "127.0.0.1:", "127.0.0.1:81"]) {
+      expect(hostAllowed(host, 80), String(host)).toBe(false);
+    }
+  });
+
+  it("a real request: a Host without port is 403 on another port; with --port 80 (when it can be bound) it is served", async () => {
+    const view = await start([other]);
+    expect((await raw(view.port, "/files/0/second.bin", { headers: { host: "127.0.0.1" } })).status).toBe(403);
+    expect((await raw(view.port, "/files/0/second.bin", { headers: { host: `LocalHost:${view.port}` } })).status).toBe(200);
+    const free80 = await new Promise<boolean>((ok) => {
+      const probe = createServer();
+      probe.once("error", () => ok(false));
+      probe.listen(80, "127.0.0.1", () => probe.close(() => ok(true)));
+    });
+    if (!free80) return; // not root, or port 80 taken: the unit test above covers the check
+    const on80 = await start([other, "--port", "80"]);
+    expect(on80.port).toBe(80);
+    for (const host of ["127.0.0.1", "localhost", "127.0.0.1:80"]) {
+      const r = await raw(80, "/files/0/second.bin", { headers: { host } });
+      expect(r.status, host).toBe(200);
+      expect(r.body.toString()).toBe("second file");
+    }
+    expect((await raw(80, "/files/0/second.bin", { headers: { host: "evil.example" } })).status).toBe(403);
+  });
+});
+
+describe("tensorfile view serves the file it opened at start", () => {
+  it("a FILE swapped for a symlink after start is not followed (404), and its bytes are never the link's", async () => {
+    const served = join(dir, "swapped.bin");
+    const secret = join(dir, "secret.txt");
+    writeFileSync(served, Buffer.from("the model"));
+    writeFileSync(secret, Buffer.from("secret data"));
+    const view = await start([served]);
+    expect(Buffer.from(await (await fetch(`${view.base}files/0/swapped.bin`)).arrayBuffer()).toString()).toBe("the model");
+    renameSync(served, `${served}.old`);
+    symlinkSync(secret, served);
+    const r = await raw(view.port, "/files/0/swapped.bin");
+    expect(r.status).toBe(404);
+    expect(r.body.toString()).not.toContain("secret");
+    const ranged = await raw(view.port, "/files/0/swapped.bin", { method: "HEAD" });
+    expect(ranged.status).toBe(404);
+    const list = await (await fetch(`${view.base}files.json`)).json();
+    expect(list[0].size).toBe("the model".length);
+  });
+
+  it("a FILE deleted after start is 404 with no path in the body (it was a 500 naming the absolute path)", async () => {
+    const served = join(dir, "deleted.bin");
+    writeFileSync(served, Buffer.from("soon gone"));
+    const view = await start([served]);
+    expect((await raw(view.port, "/files/0/deleted.bin")).status).toBe(200);
+    unlinkSync(served);
+    const r = await raw(view.port, "/files/0/deleted.bin", { headers: { range: "bytes=0-3" } });
+    expect(r.status).toBe(404);
+    expect(r.body.toString()).not.toContain(dir);
+    expect(r.body.toString()).not.toContain("/");
+    expect((await fetch(`${view.base}files.json`)).status).toBe(200);
+  });
+
+  it("a FILE given as a symlink at start is served (the link is resolved once, when it is opened)", async () => {
+    const target = join(dir, "target.bin");
+    const link = join(dir, "link.bin");
+    writeFileSync(target, Buffer.from("through the link"));
+    symlinkSync(target, link);
+    const view = await start([link]);
+    const r = await raw(view.port, "/files/0/link.bin");
+    expect([r.status, r.body.toString()]).toEqual([200, "through the link"]);
   });
 });

@@ -11,8 +11,9 @@ import { decodeInChunks } from "../export/stream.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
 import { type CliIO, UsageError, jsonText, print, writeStdout } from "./common.js";
-import { type AnyModule, lazyTensors, openLazy, pickTensor, readWhole, readWholeAny } from "./inputs.js";
+import { type AnyModule, detectInputFormat, lazyTensors, openLazy, pickTensor, readWhole, readWholeAny } from "./inputs.js";
 import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
+import { isStreamedReencode, streamReencode } from "./reencode-stream.js";
 import { writeTensorOutput } from "./tensor-output.js";
 import { InputNameError, convertTsmToOnnx, parseInputs, parseOpset } from "./tsm-onnx.js";
 
@@ -23,13 +24,14 @@ OUT's extension picks the target:
   .npy          one tensor: --tensor NAME, or the only one
   .json         what "inspect --json" prints
   an extension of the input's format: a re-encode (.csta -> .tsm unwraps the TenniS module, .tsm -> .csta wraps it;
-                not for the input formats safetensors, npy and npz)
+                not for the input formats safetensors, npy, npz and onnx-tensor)
   -             standard output, with --to json or --to npy
   .onnx         a TenniS module (.tsm) or SeetaFace6 .csta as a standard ONNX model (refused, exit 1 and nothing
                 written, when an op cannot be translated exactly: the message lists the ops and node names)
   --opset N     the ONNX opset for an .onnx OUT (13 to 21, default 17)
   --input NAME=DTYPE[:SHAPE][,…]  for an .onnx OUT: the dtype (and shape, e.g. 1x227x227x3) of module inputs
-                that do not declare them (float32 otherwise)
+                that do not declare them (float32 otherwise); another dtype than a declared one is cast to it, as
+                TenniS does; a shape must agree with a declared one (it may name the dims it leaves open)
   --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
                     with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
@@ -51,7 +53,7 @@ const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
 /**
  * What OUT may end in for this input: the tensor outputs and the input format's own extensions (none for the
- * input formats safetensors, npy and npz, which are never re-encoded).
+ * input formats safetensors, npy, npz and onnx-tensor, which are never re-encoded).
  */
 function allowedExtensions(module: AnyModule, input: string): string[] {
   if (module.inputOnly) return [...TENSOR_OUTPUTS];
@@ -83,13 +85,18 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   if (!toStdout) await checkOutput(output, [input], { force: options.force ?? false });
   if ((options.opset !== undefined || options.input !== undefined) && ext !== ".onnx") throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with an .onnx OUT`);
   if (ext === ".onnx" && !toStdout) {
-    // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below)
+    // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below; the first bytes decide, so
+    // that an .onnx input is not read whole here)
     const usage = (m: string) => new UsageError(m);
-    const message = await convertTsmToOnnx(await readWhole(input), output, parseOpset(options.opset, usage), parseInputs(options.input?.split(","), usage))
-      .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
-    if (message !== undefined) {
-      print(io.stderr, message);
-      return 0;
+    const opset = parseOpset(options.opset, usage);
+    const inputs = parseInputs(options.input?.split(","), usage);
+    if ((await detectInputFormat(input)) === "tsm") {
+      const message = await convertTsmToOnnx(await readWhole(input), output, opset, inputs)
+        .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
+      if (message !== undefined) {
+        print(io.stderr, message);
+        return 0;
+      }
     }
   }
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
@@ -123,8 +130,11 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   }
   // a re-encode in the input's own format
   if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
+  if (options.quantize === undefined && options.dtype === undefined && isStreamedReencode(opened.format)) {
+    return streamReencode(io, input, output, opened.format, options.force ?? false);
+  }
   const bytes = await readWhole(input);
-  const { module } = readWholeAny(bytes);
+  const { module } = readWholeAny(bytes, input);
   if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
     throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`);
   }

@@ -13,13 +13,14 @@ import { Progress, type ProgressStream } from "./progress.js";
 
 export const DIFF_HELP = `tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]
 
-Compares the tensors of A and B (any two readable files: the five formats, .onnx, .safetensors, .npy, .npz) by name,
-one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
+Compares the tensors of A and B (any two readable files: the five formats, .onnx, .safetensors, .npy, .npz, .pb) by
+name, one pair at a time: tensors only in A or only in B, dtype and shape changes, and for every tensor in both the
 number of elements that differ, the largest absolute and relative difference and the cosine similarity.
 An element is equal when |a - b| <= atol + rtol * |b| (B is the reference); NaN opposite NaN counts as equal.
 Values are compared widened (float16, bfloat16 -> float32; float64 and 32/64-bit integers in float64).
 An .april file against an .onnx file compares one of its networks (the one the .onnx is named after: encoder,
 decoder or joiner; else the one with the most weights of the same name and shape) with it, by the ONNX names.
+Two files of one tensor each, one of them a .npy or an ONNX TensorProto .pb, compare those two whatever their names.
 Exit status 0 when everything is equal within the tolerances, 1 otherwise. On a terminal, long names are
 shortened in the middle to fit the width (COLUMNS); piped, they are printed whole.
   --atol X            absolute tolerance (default 0)
@@ -66,6 +67,27 @@ export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB
   };
   const note = `comparing the april file's ${network} network (${aprilInfos.length} weights) with ${onnxPath}`;
   return aprilFirst ? { a: narrowed, b: prefixed, note } : { a: prefixed, b: narrowed, note };
+}
+
+/** The formats that hold one tensor whose name the file may not carry (a .npy's is always `array`). */
+const ONE_TENSOR_FORMATS = new Set(["npy", "onnx-tensor"]);
+
+/**
+ * Two files of one tensor each, one of them a one-tensor format (.npy, .pb), under different names: B's tensor is
+ * compared with A's under A's name, so `diff output_0.pb result.npy` compares the values. Other pairs as given.
+ */
+export function pairSingleTensors(a: DiffSide, b: DiffSide): { a: DiffSide; b: DiffSide; note?: string } {
+  const [infoA, infoB] = [a.tensorInfos(), b.tensorInfos()];
+  if (infoA.length !== 1 || infoB.length !== 1 || infoA[0]!.name === infoB[0]!.name) return { a, b };
+  if (!ONE_TENSOR_FORMATS.has(a.format) && !ONE_TENSOR_FORMATS.has(b.format)) return { a, b };
+  const original = infoB[0]!;
+  const renamed = { ...original, name: infoA[0]!.name };
+  const note = `comparing the one tensor of each file: "${infoA[0]!.name}" in A with "${original.name}" in B`;
+  return {
+    a,
+    b: { ...b, tensorInfos: () => [renamed], loadTensor: async (info) => ({ ...(await b.loadTensor(info === renamed ? original : info)), name: info.name }) },
+    note,
+  };
 }
 
 export const DIFF_OPTIONS = {
@@ -160,7 +182,8 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
   try {
     const openedB = await ctx.openLazy(pathB);
     try {
-      const { a, b, note } = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
+      const april = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
+      const { a, b, note } = april.note === undefined ? pairSingleTensors(april.a, april.b) : april;
       const namesB = new Map(b.tensorInfos().map((i) => [i.name, i]));
       const total = a.tensorInfos().reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
       const progress = new Progress(options.quiet ? { isTTY: false, write: () => true } : ctx.stderr, "diff", total);

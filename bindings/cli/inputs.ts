@@ -3,17 +3,18 @@
  * whole, an http(s) URL with Range requests, a regular file through a file handle), lazily (headers only) or
  * whole, with the format module that reads it; and the tensor a command works on picked by name.
  */
-import { readFile, stat } from "node:fs/promises";
-import { closestNames, formatModule, readAny, readFromAny } from "../any.js";
+import { stat } from "node:fs/promises";
+import { DETECT_BYTES, closestNames, detectFormat, formatModule, formatOfName, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
 import { withExternalData } from "../io/external-data.js";
-import { concatBytes } from "../io/input.js";
 import type { TensorInfo } from "../tensor.js";
+import { isFormatError } from "../errors.js";
 import { InputError, UsageError } from "./common.js";
 import { fsReason } from "./output.js";
+import { DEFAULT_MAX_STREAM_BYTES, readDeviceBounded, readStreamBounded } from "./stream-input.js";
 
 export type AnyModule = FormatModule<unknown, unknown, unknown>;
 
@@ -24,6 +25,8 @@ export function isUrl(path: string): boolean {
 let stdinBytes: Promise<Uint8Array> | undefined;
 /** --timeout SECONDS as milliseconds, for URL inputs (undefined: fromUrl's default). */
 let urlIdleTimeoutMs: number | undefined;
+/** The most bytes read whole from standard input, a pipe or a device (--max-stdin-bytes). */
+let maxStreamBytes = DEFAULT_MAX_STREAM_BYTES;
 
 /** Sets the idle timeout of URL inputs for the command about to run (--timeout; undefined: fromUrl's default). */
 export function setUrlIdleTimeout(ms: number | undefined): void {
@@ -51,27 +54,45 @@ export function withCliExternalData(source: ByteSource): ByteSource {
   return withExternalData(source, externalDir);
 }
 
-/** Standard input, read whole (once: "-" can be named once per command). */
-function readStdin(): Promise<Uint8Array> {
-  stdinBytes ??= (async () => {
-    const chunks: Uint8Array[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Uint8Array);
-    return concatBytes(chunks);
-  })();
+/** FIFOs and devices read whole by this command, by path: a command that opens FILE twice reads a FIFO once. */
+const deviceBytes = new Map<string, Promise<Uint8Array>>();
+
+/**
+ * Sets the cap on streams read whole for the command about to run (--max-stdin-bytes; undefined: the default), and
+ * forgets the FIFOs and devices the previous command read.
+ */
+export function setMaxStreamBytes(bytes: number | undefined): void {
+  maxStreamBytes = bytes ?? DEFAULT_MAX_STREAM_BYTES;
+  deviceBytes.clear();
+}
+
+/** The FIFO or device at `path`, read whole once per command (see readDeviceBounded). */
+function readDevice(path: string, anyBytes: boolean): Promise<Uint8Array> {
+  let bytes = deviceBytes.get(path);
+  if (!bytes) deviceBytes.set(path, (bytes = readDeviceBounded(path, maxStreamBytes, anyBytes)));
+  return bytes;
+}
+
+/** Standard input, read whole (once: "-" can be named once per command), bounded as stream-input.ts says. */
+function readStdin(name: string, anyBytes: boolean): Promise<Uint8Array> {
+  stdinBytes ??= readStreamBounded(process.stdin as AsyncIterable<Uint8Array>, name, maxStreamBytes, anyBytes);
   return stdinBytes;
 }
 
 /**
- * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin) is read whole (their
- * size is not known ahead); an http(s) URL is read with Range requests; a regular file through a file handle.
- * Only the last has a folder for ONNX external data, unless --external-dir names one (then every FILE has it).
+ * A ByteSource for FILE: "-" is standard input and a pipe, FIFO or device (/dev/stdin, /dev/zero) is read whole
+ * (their size is not known ahead: never taken from stat), its format checked from the first bytes and its length
+ * capped (stream-input.ts; `anyBytes`: any bytes, not only a known format, for `view`); an http(s) URL is read with
+ * Range requests; a regular file through a file handle. Only the last has a folder for ONNX external data, unless
+ * --external-dir names one (then every FILE has it).
  */
-export async function openSource(path: string): Promise<ByteSource> {
-  return withCliExternalData(await openSourceOf(path));
+export async function openSource(path: string, options: { anyBytes?: boolean } = {}): Promise<ByteSource> {
+  return withCliExternalData(await openSourceOf(path, options));
 }
 
-async function openSourceOf(path: string): Promise<ByteSource> {
-  if (path === "-") return fromBytes(await readStdin(), "stdin");
+async function openSourceOf(path: string, options: { anyBytes?: boolean }): Promise<ByteSource> {
+  const anyBytes = options.anyBytes ?? false;
+  if (path === "-") return fromBytes(await readStdin("standard input", anyBytes), "stdin");
   if (isUrl(path)) return fromUrl(path, { idleTimeoutMs: urlIdleTimeoutMs });
   let isFile: boolean;
   try {
@@ -85,10 +106,11 @@ async function openSourceOf(path: string): Promise<ByteSource> {
   // positioned synchronous reads (no thread-pool round trip per range): each tensor is one read
   if (isFile) return (await openFileAccess(path, "tensorfile")).source();
   try {
-    return fromBytes(new Uint8Array(await readFile(path)), path);
+    return fromBytes(await readDevice(path, anyBytes), path);
   } catch (cause) {
+    if (isFormatError(cause)) throw cause;
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
-    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(), path);
+    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(path, anyBytes), path);
     throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
   }
 }
@@ -99,6 +121,17 @@ export async function readWhole(path: string): Promise<Uint8Array> {
   try {
     const { size } = await sourceSize(source);
     return await readExactly(source, 0, size, "tensorfile");
+  } finally {
+    await source.close?.();
+  }
+}
+
+/** The format FILE's first bytes show (undefined: none), reading only them (a stream is read whole, as always). */
+export async function detectInputFormat(path: string): Promise<string | undefined> {
+  const source = await openSource(path);
+  try {
+    const { size, head } = await sourceSize(source, DETECT_BYTES);
+    return detectFormat(head ?? (await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head")));
   } finally {
     await source.close?.();
   }
@@ -118,8 +151,13 @@ export async function openLazy(path: string) {
 /** A FILE opened by openLazy: its source, format, file object and module. */
 export type OpenedInput = Awaited<ReturnType<typeof openLazy>>;
 
-/** Reads a whole file of any format; the module that read it comes along. */
-export function readWholeAny(bytes: Uint8Array): { module: AnyModule; file: unknown } {
+/** Reads a whole file of any format (`name`: FILE, whose `.pb` picks onnx-tensor); the module that read it comes along. */
+export function readWholeAny(bytes: Uint8Array, name?: string): { module: AnyModule; file: unknown } {
+  const named = detectFormat(bytes.subarray(0, DETECT_BYTES)) === undefined ? formatOfName(name) : undefined;
+  if (named !== undefined) {
+    const module = formatModule(named) as AnyModule;
+    return { module, file: module.read(bytes) };
+  }
   const { format, file } = readAny(bytes);
   return { module: formatModule(format) as AnyModule, file };
 }

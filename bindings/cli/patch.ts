@@ -189,6 +189,8 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
       }
     } else if (format === "npy") {
       throw ctx.usageError(`${path} is a .npy file: it holds one tensor and no name; give the name with --tensor NAME`);
+    } else if (format === "onnx-tensor" && (opened.file as { tensor: { name: string } }).tensor.name === "") {
+      throw ctx.usageError(`${path} is a TensorProto without a name: give the tensor's name in the model with --tensor NAME`);
     }
     if (infos.length === 0) throw ctx.inputError(`${path} holds no tensors`);
     const original = new Map(chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]));

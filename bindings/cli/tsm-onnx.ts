@@ -85,8 +85,8 @@ export async function convertTsmToOnnx(bytes: Uint8Array, output: string, opset:
   try {
     pieces = tsm.toOnnxPieces(module, { opset, inputs });
   } catch (error) {
-    // a --input naming no module input
-    if (error instanceof RangeError) throw new InputNameError(error.message.replace(/^tsm\.toOnnx: options\.inputs names/, "--input names"));
+    // a --input naming no module input, or giving a shape its declaration does not allow
+    if (error instanceof RangeError) throw new InputNameError(error.message.replace(/^tsm\.toOnnx: options\.inputs (names|gives)/, "--input $1"));
     throw error;
   }
   const total = pieces.reduce((n, p) => n + p.length, 0);
@@ -95,7 +95,7 @@ export async function convertTsmToOnnx(bytes: Uint8Array, output: string, opset:
   return `wrote ${output} (ONNX opset ${opset ?? 17} from a ${kind}, ${total} bytes)`;
 }
 
-/** --input names no input of the module (the CLI reports it as a usage error). */
+/** --input names no input of the module, or a shape it does not allow (the CLI reports it as a usage error). */
 export class InputNameError extends Error {}
 
 export interface OnnxVerdict {

@@ -55,7 +55,7 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
     }
   }
   const bytes = await readWhole(path);
-  const { module, file } = readWholeAny(bytes);
+  const { module, file } = readWholeAny(bytes, path);
   if (module.id === "onnx") {
     // external weights are read where --external-dir says (standard input, a pipe or a URL has no folder), in pieces
     const source = withCliExternalData(fromBytes(bytes, path));

@@ -8,7 +8,10 @@
  *                                    Content-Range, 416 for a range outside the file; HEAD; Accept-Ranges: bytes
  * Only the listed files are served (no path from the request ever reaches the file system); anything else is
  * 404, a method other than GET/HEAD 405. Requests whose Host is not this server's (DNS rebinding) get 403, and no
- * CORS header is sent, so other web pages cannot read the files.
+ * CORS header is sent, so other web pages cannot read the files. A FILE on disk is served from the descriptor
+ * opened at start (its path is never opened again), and only while its path still names that file (same device
+ * and inode): a FILE deleted, replaced or swapped for a symlink to another file since is 404 (the body names no
+ * path).
  *
  * The first line of stdout is the page's URL, http://127.0.0.1:PORT/ (with #url=/files/0/<name> when exactly
  * one FILE is given: the page opens that deep link; with several it reads files.json). FILE may be "-" (standard
@@ -16,8 +19,7 @@
  * opened is exit 1 before anything is served.
  */
 import { spawn } from "node:child_process";
-import { createReadStream } from "node:fs";
-import { readFile, stat } from "node:fs/promises";
+import { type FileHandle, open, readFile, stat } from "node:fs/promises";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { basename } from "node:path";
@@ -30,7 +32,8 @@ export const VIEW_HELP = `tensorfile view [FILE…] [--port N] [--open]
 
 Serves the inspector page and the FILEs (with HTTP Range) on 127.0.0.1 only, prints the page's URL as the first
 line of standard output (with #url= for a single FILE) and serves until Ctrl-C (SIGINT) or SIGTERM. Only the
-listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }].
+listed files are served, at /files/<i>/<name>; /files.json lists them as [{ "name", "url", "size" }]. A FILE
+is read from the descriptor opened at start: deleted, replaced or swapped for a symlink since, it is 404.
   --port N   the port (default 0: any free port)
   --open     open the page in the default browser (xdg-open, open or start; a failure is only a warning)`;
 
@@ -45,8 +48,11 @@ export interface ViewCommandOptions {
 interface ServedFile {
   name: string;
   url: string;
-  /** A regular file on disk (streamed; its size is read at each request) … */
+  /** A regular file on disk, its descriptor kept from the start (streamed; its size is read at each request) … */
   path?: string | undefined;
+  handle?: FileHandle | undefined;
+  /** The device and inode of the file opened at start. */
+  identity?: { dev: number; ino: number } | undefined;
   /** … or a source (standard input in memory, an http(s) URL). */
   source?: ByteSource | undefined;
   size: number;
@@ -119,12 +125,15 @@ function decodeURIComponentSafe(text: string): string | undefined {
 async function openServed(path: string, index: number): Promise<ServedFile> {
   const name = fileName(path);
   const url = `/files/${index}/${encodeURIComponent(name)}`;
-  const source = await openSource(path); // throws a SourceError (exit 1) when FILE cannot be opened
-  const isRegularFile = path !== "-" && !/^https?:\/\//i.test(path) && (await stat(path)).isFile();
-  if (isRegularFile) {
-    await source.close?.();
-    return { name, url, path, size: (await stat(path)).size };
+  if (path !== "-" && !/^https?:\/\//i.test(path) && (await stat(path).catch(() => undefined))?.isFile()) {
+    // a regular file (stat first: opening a FIFO would wait for a writer) is served from this descriptor for as
+    // long as the server runs
+    const handle = await open(path, "r").catch(() => undefined);
+    const info = await handle?.stat();
+    if (handle && info?.isFile()) return { name, url, path, handle, identity: { dev: info.dev, ino: info.ino }, size: info.size };
+    await handle?.close();
   }
+  const source = await openSource(path, { anyBytes: true }); // throws a SourceError (exit 1) when FILE cannot be opened
   const { size } = await sourceSize(source);
   return { name, url, source, size };
 }
@@ -167,8 +176,26 @@ async function pipeSource(source: ByteSource, start: number, end: number, res: S
   res.end();
 }
 
+/**
+ * The size of a FILE now, or undefined when its path no longer names the file opened at start (deleted, replaced,
+ * or swapped for a symlink to another file). The bytes always come from the descriptor opened at start: a path
+ * is never opened again, so a symlink put there later is never followed.
+ */
+async function currentSize(file: ServedFile): Promise<number | undefined> {
+  if (!file.handle) return file.size;
+  const now = await stat(file.path!).catch(() => undefined);
+  if (!now || now.dev !== file.identity!.dev || now.ino !== file.identity!.ino) return undefined;
+  return (await file.handle.stat()).size;
+}
+
+const GONE = "not found: this FILE is no longer the file opened when the server started\n";
+
 async function serveFile(file: ServedFile, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const size = file.path ? (await stat(file.path)).size : file.size;
+  const size = await currentSize(file);
+  if (size === undefined) {
+    sendText(res, 404, GONE);
+    return;
+  }
   const range = parseRange(req.headers.range, size);
   const headers: Record<string, string | number> = {
     "accept-ranges": "bytes",
@@ -188,8 +215,9 @@ async function serveFile(file: ServedFile, req: IncomingMessage, res: ServerResp
     res.end();
     return;
   }
-  if (file.path) {
-    const stream = createReadStream(file.path, { start, end });
+  if (file.handle) {
+    // positioned reads of the descriptor opened at start (several requests may read it at once)
+    const stream = file.handle.createReadStream({ start, end, autoClose: false, emitClose: false });
     stream.on("error", () => res.destroy());
     stream.pipe(res);
   } else {
@@ -203,12 +231,21 @@ function sendText(res: ServerResponse, status: number, text: string, type = "tex
   res.end(res.req.method === "HEAD" ? undefined : body);
 }
 
+/**
+ * Whether a request's Host header names this server: 127.0.0.1 or localhost with its port, or without one when
+ * the port is 80 (HTTP's default, which browsers leave out). A page from another site reaching us through a DNS
+ * name bound to 127.0.0.1 (DNS rebinding) carries its own name instead.
+ */
+export function hostAllowed(host: string | undefined, port: number): boolean {
+  const match = /^(127\.0\.0\.1|localhost)(?::(\d{1,5}))?$/.exec((host ?? "").trim().toLowerCase());
+  if (!match) return false;
+  return match[2] === undefined ? port === 80 : Number(match[2]) === port;
+}
+
 function handler(files: readonly ServedFile[], page: () => Promise<Buffer | undefined>, port: () => number) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.setHeader("x-content-type-options", "nosniff");
-    // a page from another site reaching us through a DNS name bound to 127.0.0.1 carries its own Host
-    const host = (req.headers.host ?? "").toLowerCase();
-    if (host !== `127.0.0.1:${port()}` && host !== `localhost:${port()}`) {
+    if (!hostAllowed(req.headers.host, port())) {
       sendText(res, 403, "forbidden: this server answers requests for 127.0.0.1 only\n");
       return;
     }
@@ -223,7 +260,8 @@ function handler(files: readonly ServedFile[], page: () => Promise<Buffer | unde
       return;
     }
     if (path === "/files.json") {
-      const list = await Promise.all(files.map(async (f) => ({ name: f.name, url: f.url, size: f.path ? (await stat(f.path)).size : f.size })));
+      // (a FILE that is gone keeps the size it had at start; its URL is 404)
+      const list = await Promise.all(files.map(async (f) => ({ name: f.name, url: f.url, size: (await currentSize(f)) ?? f.size })));
       sendText(res, 200, `${JSON.stringify(list)}\n`, "application/json");
       return;
     }
@@ -261,14 +299,16 @@ export async function viewCommand(io: CliIO, paths: string[], options: ViewComma
   try {
     for (const [i, path] of paths.entries()) files.push(await openServed(path, i));
   } catch (error) {
-    await Promise.all(files.map((f) => f.source?.close?.()));
+    await closeAll(files);
     throw error;
   }
   const server: Server = createServer();
   let port = 0;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     handler(files, inspectorPage, () => port)(req, res).catch((error: unknown) => {
-      if (!res.headersSent) sendText(res, 500, `internal error: ${(error as Error)?.message ?? String(error)}\n`);
+      // the details (which may name paths) go to the terminal, not to the browser
+      print(io.stderr, `tensorfile: warning: ${req.method ?? "?"} ${req.url ?? "?"} failed: ${(error as Error)?.message ?? String(error)}`);
+      if (!res.headersSent) sendText(res, 500, "internal error (see the terminal running tensorfile view)\n");
       else res.destroy();
     });
   });
@@ -296,6 +336,10 @@ export async function viewCommand(io: CliIO, paths: string[], options: ViewComma
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  await Promise.all(files.map((f) => f.source?.close?.()));
+  await closeAll(files);
   return 0;
+}
+
+async function closeAll(files: readonly ServedFile[]): Promise<void> {
+  await Promise.all(files.map((f) => (f.handle ? f.handle.close() : f.source?.close?.())));
 }

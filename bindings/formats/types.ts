@@ -10,7 +10,7 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | "onnx" | InputFormatId;
 
 /** The formats tensorfile reads but never writes as a re-encode target (other than convert's .safetensors/.npy). */
-export type InputFormatId = "safetensors" | "npy" | "npz";
+export type InputFormatId = "safetensors" | "npy" | "npz" | "onnx-tensor";
 
 /** One row of the tensor table `inspect` prints. */
 export interface InspectTensor {
@@ -54,7 +54,7 @@ export interface FormatModule<F = unknown, R = unknown, W = unknown> {
   readonly id: FormatId;
   /** File extensions, lower case with the dot. */
   readonly extensions: readonly string[];
-  /** True for the input formats (safetensors, npy, npz): never a re-encode target. */
+  /** True for the input formats (safetensors, npy, npz, onnx-tensor): never a re-encode target. */
   readonly inputOnly?: boolean | undefined;
   /** True when the first bytes are this format's; never throws. */
   detect(head: Uint8Array): boolean;

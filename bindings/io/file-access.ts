@@ -7,6 +7,7 @@
  * bundlers leave it alone and the main entry stays free of static `node:` imports.
  */
 import { TruncatedError } from "../errors.js";
+import { type FileKind, notRegularFile } from "./file-kind.js";
 import { markRegularFile } from "./regular-file.js";
 import { type ByteSource, SourceError } from "./source.js";
 
@@ -14,6 +15,7 @@ import { type ByteSource, SourceError } from "./source.js";
 interface SyncFs {
   openSync(path: string | URL, flags: string | number): number;
   fstatSync(fd: number): { size: number; isDirectory(): boolean; isFile(): boolean };
+  statSync(path: string | URL, options: { throwIfNoEntry: false }): FileKind | undefined;
   readSync(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   closeSync(fd: number): void;
 }
@@ -87,6 +89,10 @@ export async function openFileAccess(path: string | URL, fn = "loadFile", flags?
   const fs = await syncFs();
   const buffers = await nodeBuffer();
   const name = String(path);
+  // (before opening: opening a FIFO waits for a writer)
+  const kind = fs.statSync(path, { throwIfNoEntry: false });
+  const notRegular = kind && notRegularFile(kind);
+  if (notRegular) throw new SourceError(`cannot open ${name}: ${notRegular}`);
   let fd: number;
   try {
     fd = fs.openSync(path, flags ?? "r");

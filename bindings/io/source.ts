@@ -5,11 +5,14 @@
  * - fromBytes(bytes): a Uint8Array already in memory
  * - fromBlob(blob): a browser File/Blob, or Node's fs.openAsBlob(path)
  * - fromFile(path): Node/Deno, a file handle; reads only the ranges asked for (no 2 GB readFile limit)
- * - fromUrl(url, { fetch, headers, idleTimeoutMs }): HTTP Range requests; the size comes from Content-Range
+ * - fromUrl(url, { fetch, headers, idleTimeoutMs, minBytesPerSecond, ifRange }): HTTP Range requests; the size comes
+ *   from Content-Range; one version of the file (ETag/Last-Modified, If-Range) and a least body rate (url-checks.ts)
  */
 import { LimitError, TruncatedError } from "../errors.js";
 import { markRegularFile } from "./regular-file.js";
 import { asBytes, bytesOrUndefined } from "./input.js";
+import { type FileKind, notRegularFile } from "./file-kind.js";
+import { DEFAULT_URL_MIN_BYTES_PER_SECOND, ProgressWatch, VersionCheck } from "./url-checks.js";
 
 /**
  * Random access to a file that is not (or need not be) in memory: what `readFrom`, {@link readFromAny} and
@@ -98,7 +101,7 @@ export async function fromFile(path: string): Promise<ByteSource & {
   if (typeof path !== "string" && !(path as unknown instanceof URL)) {
     throw new TypeError(`tensorfile: fromFile() takes a path (a string), not ${path === null ? "null" : typeof path}; for bytes in memory use fromBytes(), for a browser File fromBlob()`);
   }
-  let fs: { open(path: string, flags: string): Promise<FileHandleLike> };
+  let fs: { open(path: string, flags: string): Promise<FileHandleLike>; stat(path: string): Promise<FileKind> };
   try {
     // the specifier is a variable so that browser bundlers (esbuild, Vite, Rollup) leave this Node-only import
     // alone instead of failing to resolve it: in a browser it fails here, at run time, with the message below
@@ -107,6 +110,9 @@ export async function fromFile(path: string): Promise<ByteSource & {
   } catch (cause) {
     throw new SourceError("fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)", { cause });
   }
+  // (before opening: opening a FIFO waits for a writer; a missing file is reported by open below)
+  const notRegular = notRegularFile(await fs.stat(path).catch(() => ({ isFile: () => true, isDirectory: () => false }) as unknown as FileKind));
+  if (notRegular) throw new SourceError(`cannot open ${path}: ${notRegular}`);
   let handle: FileHandleLike;
   try {
     handle = await fs.open(path, "r");
@@ -168,9 +174,22 @@ export interface UrlSourceOptions {
   /**
    * Milliseconds to wait for a response to start, and then for each next piece of its body; past that the read
    * fails with a SourceError and the request is aborted (a stalled server). Default 30,000 (30 s,
-   * DEFAULT_URL_IDLE_TIMEOUT_MS); 0 or Infinity waits forever.
+   * DEFAULT_URL_IDLE_TIMEOUT_MS); 0 or Infinity waits forever. It also bounds a trickle: see minBytesPerSecond.
    */
   idleTimeoutMs?: number | undefined;
+  /**
+   * The least rate of a response body, in bytes per second averaged over each window of `idleTimeoutMs`: a window
+   * that brings fewer (and fewer than the bytes still wanted) fails the read with a SourceError. Default 1024
+   * (DEFAULT_URL_MIN_BYTES_PER_SECOND); 0: any byte is progress.
+   */
+  minBytesPerSecond?: number | undefined;
+  /**
+   * Send `If-Range` with the validator (ETag or Last-Modified) of the first response on every later request, so
+   * that a server whose file changed answers with the new file instead of a range of it (detected: a
+   * SourceError). Default true, but false in a browser, where the header makes cross-origin requests need a CORS
+   * preflight that many servers refuse. Responses' validators are compared in either case.
+   */
+  ifRange?: boolean | undefined;
 }
 
 /** The most bytes one Uint8Array holds in JavaScript engines (V8: 2^32); readExactly refuses more with LIMIT. */
@@ -187,6 +206,9 @@ const URL_PREFIX_CACHE_BYTES = 16 << 20;
 
 /**
  * A file over HTTP(S) read with `Range` requests. The size comes from the first response's Content-Range.
+ * Every read checks that the file is the version the first response showed (ETag, Last-Modified, sent back as
+ * `If-Range`; see io/url-checks.ts): a file that changes between reads is a SourceError naming the URL, never a
+ * model mixed from two versions.
  * Each read takes in only the bytes it asked for (plus at most the network's last chunk, whose rest is dropped
  * with the body cancelled): a server that ignores Range (200 with the whole body, even an endless one) still
  * works, read from the start up to the end of the asked range and no further. A response that stalls for
@@ -201,6 +223,11 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
   if (typeof idleMs !== "number" || Number.isNaN(idleMs) || idleMs < 0) {
     throw new TypeError(`tensorfile: fromUrl()'s idleTimeoutMs is a number of milliseconds >= 0 (0: no timeout), not ${String(idleMs)}`);
   }
+  const minRate = options.minBytesPerSecond ?? DEFAULT_URL_MIN_BYTES_PER_SECOND;
+  if (typeof minRate !== "number" || !(minRate >= 0) || minRate === Infinity) {
+    throw new TypeError(`tensorfile: fromUrl()'s minBytesPerSecond is a number >= 0 (0: no least rate), not ${String(minRate)}`);
+  }
+  const versions = new VersionCheck(href, options.ifRange ?? (globalThis as { document?: unknown }).document === undefined, (message) => new SourceError(message));
   /** The first bytes of the file, from a 200 answer; `complete` when they are the whole file. */
   let prefix: { bytes: Uint8Array; complete: boolean } | undefined;
   const learnSize = (total: number, what: string): void => {
@@ -225,8 +252,10 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
       const abort = new AbortController();
       const what = `bytes ${offset}..${offset + length} of ${href}`;
       let response: Response;
+      const ifRange = versions.ifRange();
+      const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}`, ...(ifRange === undefined ? {} : { "If-Range": ifRange }) };
       try {
-        response = await idle(doFetch(href, { headers: { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}` }, signal: abort.signal }), idleMs, abort, `no answer for ${what}`);
+        response = await idle(doFetch(href, { headers, signal: abort.signal }), idleMs, abort, `no answer for ${what}`);
       } catch (cause) {
         if (cause instanceof SourceError) throw cause;
         throw new SourceError(`cannot fetch ${href}: ${causeText(cause)}`, { cause });
@@ -241,6 +270,8 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
           return new Uint8Array(0);
         }
         if (!response.ok) throw new SourceError(`${href} answered HTTP ${response.status} ${response.statusText}`.trimEnd());
+        if (response.status === 200 || response.status === 206) versions.check(response, what);
+        const progress = (wanted: number) => new ProgressWatch(idleMs, minRate, abort, what, wanted, (message) => new SourceError(message));
         if (response.status === 200) {
           // no Range support: the body is the whole file; read it up to the end of the asked range, no further
           if (contentLength !== undefined) learnSize(contentLength, "Content-Length");
@@ -248,7 +279,7 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
           const small = source.size !== undefined && source.size <= URL_PREFIX_CACHE_BYTES;
           const end = small ? source.size! : Math.min(offset + length, source.size ?? Infinity);
           const keep = end <= URL_PREFIX_CACHE_BYTES;
-          const { bytes, ended, seen: got } = await readBody(response, keep ? 0 : offset, keep ? end : end - offset, idleMs, abort, what);
+          const { bytes, ended, seen: got } = await readBody(response, keep ? 0 : offset, keep ? end : end - offset, progress(end), what);
           if (ended && got < end && source.size !== undefined) {
             throw new SourceError(`${href} ended after ${got} of its ${source.size} bytes (${what})`);
           }
@@ -271,7 +302,7 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
           throw new SourceError(`${href} answered a Content-Length of ${contentLength} for the ${span} bytes of its Content-Range ${first}-${last}`);
         }
         const want = Math.min(span, length);
-        const { bytes } = await readBody(response, 0, want, idleMs, abort, what);
+        const { bytes } = await readBody(response, 0, want, progress(want), what);
         if (bytes.length < want) throw new SourceError(`${href} ended after ${bytes.length} of the ${want} bytes it announced (${what})`);
         return bytes;
       } catch (error) {
@@ -310,9 +341,10 @@ function idle<T>(promise: Promise<T>, ms: number, abort: AbortController, what: 
 
 /**
  * Reads a response body: drops its first `skip` bytes, then takes `want` bytes and cancels the rest. `ended`:
- * the body ended (at or before the bytes wanted); `seen`: the bytes taken in, skipped ones included. Each wait for the next piece is bounded by the idle timeout.
+ * the body ended (at or before the bytes wanted); `seen`: the bytes taken in, skipped ones included. The waits for
+ * the next piece are watched by `progress` (the idle timeout and the least rate).
  */
-async function readBody(response: Response, skip: number, want: number, idleMs: number, abort: AbortController, what: string): Promise<{ bytes: Uint8Array; ended: boolean; seen: number }> {
+async function readBody(response: Response, skip: number, want: number, progress: ProgressWatch, what: string): Promise<{ bytes: Uint8Array; ended: boolean; seen: number }> {
   const chunks: Uint8Array[] = [];
   let taken = 0;
   let skipped = 0;
@@ -323,7 +355,7 @@ async function readBody(response: Response, skip: number, want: number, idleMs: 
     while (taken < want) {
       let step: ReadableStreamReadResult<Uint8Array>;
       try {
-        step = await idle(reader.read(), idleMs, abort, `no more bytes for ${what}`);
+        step = await progress.next(reader.read(), () => skip - skipped + want - taken);
       } catch (cause) {
         if (cause instanceof SourceError) throw cause;
         throw new SourceError(`cannot read ${what}: ${causeText(cause)} (after ${skipped + taken} bytes)`, { cause });

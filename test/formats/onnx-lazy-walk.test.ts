@@ -102,6 +102,34 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
     }
   });
 
+  it("4,000 weights and a node with axis=-1 (a 10-byte varint) per weight: one parse and the reads of the model without them", async () => {
+    const count = 4000;
+    /** Weights of 8 KiB (each header past the jump read of the one before), a Concat per weight with `axis`. */
+    const model = (axis: number) => {
+      const initializers: TensorSpec[] = [];
+      const nodes: GraphSpec["nodes"] = [];
+      for (let i = 0; i < count; i++) {
+        initializers.push({ name: `w${i}`, dataType: 1, dims: [2048], raw: le(new Float32Array(2048).fill(i)) });
+        nodes!.push({ name: `cat${i}`, opType: "Concat", inputs: [`w${i}`], outputs: [`y${i}`], attrs: [{ name: "axis", type: 2, i: axis }] });
+      }
+      // unpacked int32_data with a negative entry: a 10-byte varint inside a weight's header
+      initializers.push({ name: "ids", dataType: 6, dims: [3], int32s: [1, -2, 3], unpacked: true });
+      return buildModel({ graph: { initializers, nodes } });
+    };
+    const open = async (bytes: Uint8Array) => {
+      const source = asyncOnly(bytes);
+      const { result, parses } = await counted(() => onnx.readFrom(source));
+      return { model: result, parses, reads: source.reads };
+    };
+    const negative = await open(model(-1));
+    const positive = await open(model(1));
+    expect(positive.parses).toBe(1);
+    expect(negative.parses).toBe(1);
+    expect(negative.reads).toBeLessThanOrEqual(positive.reads + 2);
+    expect(negative.model.graph!.nodes[count - 1]!.attributes[0]!.i).toBe(-1);
+    expect(onnx.tensorInfos(negative.model)).toHaveLength(count + 1);
+  });
+
   it("a virtual 1 GiB model of 1,030 raw_data initializers opens reading under 1 MiB plus a few KiB per initializer, parsing once", async () => {
     const count = 1030;
     const payload = 1 << 20;

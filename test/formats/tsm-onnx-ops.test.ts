@@ -683,3 +683,47 @@ describe("tsm.toOnnx never fails with anything but a refusal (fast-check over ra
     expect(converted).toBeLessThan(400);
   });
 });
+
+describe("padded average pooling: the ONNX does not grow with the kernel size an attribute names", () => {
+  /** `count` padded AVG pooling2d nodes over one 1x2x5x5 input, each a module output, kernels from `kernels`. */
+  function manyPools(count: number, kernels: [number, number][]): { module: tsm.TsmModule; cases: { kind: "avg-black" | "avg-white"; pad: number[]; k: number[]; s: number[] }[] } {
+    const cases = range(count).map((i) => {
+      const [kh, kw] = kernels[i % kernels.length]!;
+      // TenniS needs the first window to start inside the image: top/left padding below the kernel
+      const pad = [i % kh, (i >> 1) % 3, (i >> 2) % kw, i % 2];
+      return { kind: i % 2 === 0 ? "avg-black" as const : "avg-white" as const, pad, k: [kh, kw], s: [1 + (i % 3), 1 + ((i >> 1) % 2)] };
+    });
+    const nodes: TsmNodeInput[] = [
+      { op: "<param>", name: "x", params: { "#shape": i32([4], [1, 2, 5, 5]), "#dtype": scalarI(dtypeCode("float32")) } },
+      ...cases.map((c, i) => ({
+        op: "pooling2d", name: `p${i}`, inputs: ["x"], params: {
+          format: "NCHW", type: scalarI(1), padding_type: scalarI(c.kind === "avg-white" ? 3 : 0),
+          padding: pad8([[0, 0], [0, 0], [c.pad[0]!, c.pad[1]!], [c.pad[2]!, c.pad[3]!]]), ksize: i32([4], [1, 1, ...c.k]), stride: i32([4], [1, 1, ...c.s]),
+        },
+      })),
+    ];
+    return { module: tsm.create({ nodes, inputs: ["x"], outputs: cases.map((_, i) => `p${i}`) }), cases };
+  }
+
+  it("400 nodes with 256x256 kernels: the ONNX is a few times the .tsm, not 400 stored kernels", () => {
+    const { module } = manyPools(400, [[256, 256], [256, 255]]);
+    const moduleBytes = tsm.write(module).length;
+    const onnx = tsm.toOnnx(module);
+    // (a stored float32 ones kernel per node was 256 KiB each: 100 MiB)
+    expect(onnx.length).toBeLessThan(4 * moduleBytes + 65_536);
+    expect(tsm.onnxSupport(module).convertible).toBe(true);
+  });
+
+  it("400 nodes sharing a few kernel shapes still match the TenniS reference in onnxruntime-web", async () => {
+    const { module, cases } = manyPools(400, [[3, 3], [2, 3], [3, 2], [4, 4]]);
+    const x = randomNormal(7, 2 * 5 * 5);
+    const { outputs, messages } = await runOnnx(tsm.toOnnx(module), { x: new ort.Tensor("float32", x, [1, 2, 5, 5]) });
+    expect(messages).toEqual([]);
+    cases.forEach((c, i) => {
+      const ref = refPool(x, [1, 2, 5, 5], c.kind, c.pad, c.k, c.s);
+      const got = outputs[`p${i}`]!;
+      expect(Array.from(got.dims)).toEqual(ref.dims);
+      expectClose(got.data as Float32Array, ref.data);
+    });
+  }, 120_000);
+});

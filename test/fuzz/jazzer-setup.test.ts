@@ -24,14 +24,14 @@ describe("fuzz setup", () => {
 
   it("has a target module with a fuzz function for every format, readAny, the new input formats and fromUrl", () => {
     const targets = readdirSync(join(fuzzDir, "targets")).sort();
-    expect(targets).toEqual(["any", "april", "bw2l", "npy", "npz", "onnx", "primitiv", "safetensors", "spraak", "tsm", "url"].map((t) => `${t}.mjs`));
+    expect(targets).toEqual(["any", "april", "bw2l", "npy", "npz", "onnx-tensor", "onnx", "primitiv", "safetensors", "spraak", "tsm", "url"].map((t) => `${t}.mjs`));
     for (const target of targets) {
       expect(readFileSync(join(fuzzDir, "targets", target), "utf8")).toContain(`export const fuzz = target("${target.replace(".mjs", "")}")`);
       expect(existsSync(join(fuzzDir, "dictionaries", target.replace(".mjs", ".dict")))).toBe(true);
     }
     // `node fuzz/run.mjs all` runs every one of them
     const run = readFileSync(join(fuzzDir, "run.mjs"), "utf8");
-    const listed = /const TARGETS = \[([^\]]*)\]/.exec(run)?.[1]?.match(/\w+/g)?.sort();
-    expect(listed).toEqual(targets.map((t) => t.replace(".mjs", "")));
+    const listed = /const TARGETS = \[([^\]]*)\]/.exec(run)?.[1]?.match(/[\w-]+/g)?.sort();
+    expect(listed).toEqual(targets.map((t) => t.replace(".mjs", "")).sort());
   });
 });

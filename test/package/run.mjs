@@ -65,7 +65,8 @@ const ids = tf.FORMATS.map((f) => f.id);
 for (const id of ids) {
   const sub = await import("tensorfile/" + id);
   const names = Object.keys(sub);
-  if (names.length === 0 || names.some((n) => sub[n] !== tf[id][n]) || names.length !== Object.keys(tf[id]).length) throw new Error(id + ": not the main entry's namespace");
+  const ns = tf[id.replace(/-([a-z])/g, (_, c) => c.toUpperCase())];
+  if (names.length === 0 || names.some((n) => sub[n] !== ns[n]) || names.length !== Object.keys(ns).length) throw new Error(id + ": not the main entry's namespace");
 }
 try { (await import("tensorfile/spraak")).read(new Uint8Array(3)); } catch (e) { if (!(e instanceof tf.FormatError)) throw new Error("two FormatError classes"); }
 console.log(JSON.stringify(ids));`]));

@@ -73,8 +73,12 @@ const entries = {
   // whole (Vite: tsm.read alone stays 5 KB) (2026-11-25)
   // the ONNX header walk for asynchronous sources (fromBlob, fromUrl: the browser's path) added ~0.5 KB to readFromAny;
   // large typed-field ONNX weights decoded and patched in pieces (typed-chunks.ts) ~1.7 KB more to everything (2026-11-26)
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 130],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 57],
+  // the onnx-tensor format (.pb TensorProto files: its detector, the bare-tensor reader over the ONNX parser, the
+  // name-picks-the-parser rule) added ~2.0 KB to everything and ~1.6 KB to readFromAny; fromUrl's version check
+  // (If-Range, ETag/Last-Modified) and least body rate, and the FIFO/device refusal of the file openers
+  // (io/url-checks.ts, io/file-kind.ts) ~0.8 KB to everything (2026-11-27)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 133],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 59],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],

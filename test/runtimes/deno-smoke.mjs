@@ -8,6 +8,7 @@ import * as kernels from "tensorfile/kernels";
 import * as npy from "tensorfile/npy";
 import * as npz from "tensorfile/npz";
 import * as onnx from "tensorfile/onnx";
+import * as onnxTensor from "tensorfile/onnx-tensor";
 import * as primitiv from "tensorfile/primitiv";
 import * as safetensors from "tensorfile/safetensors";
 import * as spraak from "tensorfile/spraak";
@@ -16,12 +17,13 @@ import { smoke } from "./smoke.mjs";
 
 const checks = await smoke(tf);
 // static imports: a computed dynamic import() would need --allow-read
-const subpaths = { april, bw2l, npy, npz, onnx, primitiv, safetensors, spraak, tsm };
+const subpaths = { april, bw2l, npy, npz, onnx, "onnx-tensor": onnxTensor, primitiv, safetensors, spraak, tsm };
 for (const id of tf.FORMATS.map((f) => f.id)) {
   const sub = subpaths[id];
   if (!sub) throw new Error(`no tensorfile/${id} import here`);
-  const names = Object.keys(tf[id]);
-  if (names.length === 0 || Object.keys(sub).length !== names.length || names.some((n) => sub[n] !== tf[id][n])) {
+  const ns = tf[id.replace(/-([a-z])/g, (_, c) => c.toUpperCase())]; // onnx-tensor: tf.onnxTensor
+  const names = Object.keys(ns);
+  if (names.length === 0 || Object.keys(sub).length !== names.length || names.some((n) => sub[n] !== ns[n])) {
     throw new Error(`tensorfile/${id} in Deno is not the main entry's ${id}`);
   }
 }

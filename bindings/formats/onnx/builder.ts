@@ -52,7 +52,11 @@ export const ONNX_DTYPES = {
 /** A dtype name accepted by the builder (a key of {@link ONNX_DTYPES}). */
 export type OnnxDTypeName = keyof typeof ONNX_DTYPES;
 
-const DTYPE_BYTES: Record<number, number> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2 };
+const DTYPE_BYTES: Record<number, number> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2, 17: 1, 18: 1, 19: 1, 20: 1 };
+/** UINT4, INT4, FLOAT4E2M1: two elements a byte (raw bytes only). */
+const HALF_BYTE_DTYPES = new Set([21, 22, 23]);
+/** The highest TensorProto.DataType a tensor may have (FLOAT4E2M1); value infos take any int32 code. */
+const LAST_TENSOR_DTYPE = 23;
 
 /** A tensor to store (an initializer or a TENSOR attribute), written as raw_data. */
 export interface OnnxTensorInput {
@@ -147,8 +151,9 @@ export type OnnxAttributeInput =
   };
 
 /**
- * An attribute value: the explicit form, or a shorthand: an integer number or bigint is INT, another number
- * FLOAT, a string STRING, a number array INTS when every item is an integer (FLOATS otherwise).
+ * An attribute value: the explicit form, or a shorthand: a safe integer or a bigint (int64) is INT, another number
+ * FLOAT (float32), a string STRING, an array INTS when every item is a safe integer or every item a bigint (FLOATS
+ * when every item is a number). Anything else (nested or mixed arrays, booleans…) is a TypeError.
  */
 export type OnnxAttributeValue = OnnxAttributeInput | number | bigint | string | readonly number[];
 
@@ -217,15 +222,112 @@ export interface OnnxModelInput {
 
 const ATTR = { float: 1, int: 2, string: 3, tensor: 4, graph: 5, floats: 6, ints: 7, strings: 8, tensors: 9, graphs: 10 } as const;
 
-function dtypeCode(dtype: OnnxDTypeName | number): number {
-  const code = typeof dtype === "number" ? dtype : ONNX_DTYPES[dtype];
-  if (!Number.isInteger(code) || code <= 0) throw new TypeError(`onnx.create: unknown dtype ${String(dtype)}`);
+// ---------------------------------------------------------------------------------------------------------
+// What create() accepts: every value is written as given or refused (a TypeError for the wrong kind of value, a
+// RangeError for one outside what its field holds), never changed on the way.
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const INT32_MAX = 2 ** 31 - 1;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "bigint") return `${value}n`;
+  if (typeof value === "number") return String(value);
+  if (typeof value === "string") return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
+  return typeof value;
+}
+
+/** A string field: text that UTF-8 can hold as it is (a lone surrogate would be written as U+FFFD). */
+function text(value: unknown, what: string): string {
+  if (typeof value !== "string") throw new TypeError(`onnx.create: ${what} must be a string, not ${describe(value)}`);
+  if (LONE_SURROGATE.test(value)) throw new RangeError(`onnx.create: ${what} has a lone UTF-16 surrogate (UTF-8 cannot store it)`);
+  return value;
+}
+
+function optionalText(value: unknown, what: string): string | undefined {
+  return value === undefined ? undefined : text(value, what);
+}
+
+/** An int64 field: a safe integer number or a bigint in int64 range (at least `min`). */
+function int64(value: unknown, what: string, min: bigint = INT64_MIN): number | bigint {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`onnx.create: ${what} must be an integer (a safe one, or a bigint), not ${value}`);
+    if (BigInt(value) < min) throw new RangeError(`onnx.create: ${what} must be at least ${min}, not ${value}`);
+    return value;
+  }
+  if (typeof value === "bigint") {
+    if (value < min || value > INT64_MAX) throw new RangeError(`onnx.create: ${what} ${value}n is outside int64${min > INT64_MIN ? ` (from ${min})` : ""}`);
+    return value;
+  }
+  throw new TypeError(`onnx.create: ${what} must be an integer, not ${describe(value)}`);
+}
+
+/** A float32 field: a number whose float32 is not an overflow to infinity (the rounding to float32 is the field's). */
+function float32(value: unknown, what: string): number {
+  if (typeof value !== "number") throw new TypeError(`onnx.create: ${what} must be a number, not ${describe(value)}`);
+  if (Number.isFinite(value) && !Number.isFinite(Math.fround(value))) throw new RangeError(`onnx.create: ${what} ${value} is beyond float32's range`);
+  return value;
+}
+
+function plainObject(value: unknown, what: string): Record<string, unknown> {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value)) {
+    throw new TypeError(`onnx.create: ${what} must be an object, not ${describe(value)}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+/** A dtype: a name of ONNX_DTYPES or a TensorProto.DataType code (for tensors, one this writer can store). */
+function dtypeCode(dtype: unknown, what: string, forTensor: boolean): number {
+  let code: number;
+  if (typeof dtype === "string") {
+    if (!Object.prototype.hasOwnProperty.call(ONNX_DTYPES, dtype)) throw new TypeError(`onnx.create: ${what} has an unknown dtype ${describe(dtype)}`);
+    code = ONNX_DTYPES[dtype as OnnxDTypeName];
+  } else if (typeof dtype === "number") {
+    if (!Number.isInteger(dtype) || dtype <= 0 || dtype > INT32_MAX) throw new RangeError(`onnx.create: ${what} has dtype code ${dtype} (a TensorProto.DataType is a positive int32)`);
+    code = dtype;
+  } else {
+    throw new TypeError(`onnx.create: ${what}'s dtype must be a name or a TensorProto.DataType code, not ${describe(dtype)}`);
+  }
+  if (forTensor && code === ONNX_DTYPES.string) throw new TypeError(`onnx.create: ${what} is a string tensor (create() writes raw_data, which cannot hold strings)`);
+  if (forTensor && code > LAST_TENSOR_DTYPE) throw new RangeError(`onnx.create: ${what} has dtype code ${code}, which this writer does not know the size of`);
   return code;
 }
 
-function numbersToBytes(code: number, values: readonly (number | bigint)[]): Uint8Array {
+/** The integer range of an integer dtype's elements, and whether a list may give them as bigints. */
+const INTEGER_RANGES: Record<number, [bigint, bigint]> = {
+  2: [0n, 255n], 3: [-128n, 127n], 4: [0n, 65535n], 5: [-32768n, 32767n], 6: [-(2n ** 31n), 2n ** 31n - 1n],
+  12: [0n, 2n ** 32n - 1n], 7: [INT64_MIN, INT64_MAX], 13: [0n, 2n ** 64n - 1n], 9: [0n, 1n], 10: [0n, 65535n], 16: [0n, 65535n],
+};
+
+/** A number-list element as its dtype stores it exactly (else a RangeError or TypeError). */
+function element(code: number, value: unknown, what: string): number | bigint {
+  if (code === 1) return float32(value, what);
+  if (code === 11) {
+    if (typeof value !== "number") throw new TypeError(`onnx.create: ${what} must be a number, not ${describe(value)}`);
+    return value;
+  }
+  const range = INTEGER_RANGES[code];
+  if (!range) throw new TypeError(`onnx.create: ${what}: dtype ${code} needs raw bytes or a typed array`);
+  let big: bigint;
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`onnx.create: ${what} ${value} is not an integer this dtype holds (give a bigint beyond 2^53)`);
+    big = BigInt(value);
+  } else if (typeof value === "bigint") {
+    big = value;
+  } else {
+    throw new TypeError(`onnx.create: ${what} must be a number or bigint, not ${describe(value)}`);
+  }
+  if (big < range[0] || big > range[1]) throw new RangeError(`onnx.create: ${what} ${value} is outside [${range[0]}, ${range[1]}]`);
+  return value as number | bigint;
+}
+
+function numbersToBytes(code: number, values: readonly (number | bigint)[], what: string): Uint8Array {
   const size = DTYPE_BYTES[code];
-  if (size === undefined) throw new TypeError(`onnx.create: dtype ${code} needs raw bytes`);
+  if (size === undefined || code === 14 || code === 15 || (code >= 17 && code <= 20)) throw new TypeError(`onnx.create: ${what}: dtype ${code} needs raw bytes or a typed array`);
+  values.forEach((v, i) => element(code, v, `${what}[${i}]`));
   const out = new Uint8Array(values.length * size);
   const view = new DataView(out.buffer);
   values.forEach((v, i) => {
@@ -247,39 +349,71 @@ function numbersToBytes(code: number, values: readonly (number | bigint)[]): Uin
   return out;
 }
 
-function tensorBytes(code: number, data: OnnxTensorInput["data"]): Uint8Array {
+function tensorBytes(code: number, data: unknown, what: string): Uint8Array {
   if (data instanceof Uint8Array) return data;
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  return numbersToBytes(code, data as readonly (number | bigint)[]);
+  if (!Array.isArray(data)) throw new TypeError(`onnx.create: ${what}.data must be bytes, a typed array or a list of numbers, not ${describe(data)}`);
+  return numbersToBytes(code, data as readonly (number | bigint)[], `${what}.data`);
 }
 
-function writeTensor(w: ProtoWriter, t: OnnxTensorInput): void {
-  const code = dtypeCode(t.dtype);
-  const bytes = tensorBytes(code, t.data);
+/**
+ * A tensor input checked (its fields, dims and size; `where` names it in errors) with its data type code and its
+ * elements in raw_data layout (a typed array's own bytes, not copied). create() writes it; onnx.makeTensor builds
+ * an edit's new tensor from it.
+ */
+export function tensorInputBytes(input: OnnxTensorInput, where = "tensor"): {
+  dataType: number; bytes: Uint8Array; dims: number[]; name: string | undefined; docString: string | undefined;
+} {
+  const t = plainObject(input, where) as unknown as OnnxTensorInput;
+  const name = optionalText(t.name, `${where}.name`);
+  const what = name === undefined ? where : `${where} "${name}"`;
+  const code = dtypeCode(t.dtype, what, true);
+  const dims = [...listOf<number>(t.dims, `${what}.dims`)];
   let count = 1;
-  for (const d of t.dims) {
-    if (!Number.isInteger(d) || d < 0) throw new RangeError(`onnx.create: tensor ${t.name ?? ""} has a bad dim ${d}`);
+  for (const d of dims) {
+    if (typeof d !== "number" || !Number.isSafeInteger(d) || d < 0) throw new RangeError(`onnx.create: ${what} has a bad dim ${describe(d)} (dims are non-negative integers)`);
     count *= d;
+    if (!Number.isSafeInteger(count)) throw new RangeError(`onnx.create: ${what} has dims [${dims.join(", ")}], more elements than 2^53`);
   }
+  const bytes = tensorBytes(code, t.data, what);
   const size = DTYPE_BYTES[code];
-  if (size !== undefined && bytes.length !== count * size) {
-    throw new RangeError(`onnx.create: tensor ${t.name ?? ""} has ${bytes.length} bytes, its dims [${t.dims.join(", ")}] need ${count * size}`);
+  const need = size !== undefined ? count * size : HALF_BYTE_DTYPES.has(code) ? Math.ceil(count / 2) : undefined;
+  if (need !== undefined && bytes.length !== need) {
+    throw new RangeError(`onnx.create: ${what} has ${bytes.length} bytes, its dims [${dims.join(", ")}] need ${need}`);
   }
-  if (t.dims.length > 0) w.packedVarintField(1, t.dims);
-  w.uintField(2, code);
-  if (t.name !== undefined) w.stringField(8, t.name);
-  w.bytesField(9, bytes);
-  if (t.docString) w.stringField(12, t.docString);
+  const docString = optionalText(t.docString, `${what}.docString`);
+  return { dataType: code, bytes, dims, name, docString };
 }
 
-function writeValueInfo(w: ProtoWriter, v: OnnxValueInfoInput): void {
-  w.stringField(1, v.name);
+function writeTensor(w: ProtoWriter, input: OnnxTensorInput, where: string): void {
+  const { dataType: code, bytes, dims, name, docString } = tensorInputBytes(input, where);
+  if (dims.length > 0) w.packedVarintField(1, dims);
+  w.uintField(2, code);
+  if (name !== undefined) w.stringField(8, name);
+  w.bytesField(9, bytes);
+  if (docString) w.stringField(12, docString);
+}
+
+function writeValueInfo(w: ProtoWriter, input: OnnxValueInfoInput, where: string): void {
+  const v = plainObject(input, where) as unknown as OnnxValueInfoInput;
+  const name = text(v.name, `${where}.name`);
+  const what = `${where} "${name}"`;
+  const code = dtypeCode(v.dtype, what, false);
+  const shape = v.shape === undefined ? undefined : listOf<number | string | null>(v.shape, `${what}.shape`);
+  shape?.forEach((d, i) => {
+    if (d === null) return;
+    if (typeof d === "string") text(d, `${what}.shape[${i}]`);
+    else if (typeof d !== "number") throw new TypeError(`onnx.create: ${what}.shape[${i}] must be a number, a name or null, not ${describe(d)}`);
+    else if (!Number.isSafeInteger(d) || d < 0) throw new RangeError(`onnx.create: ${what}.shape[${i}] is ${d} (a dim is a non-negative integer)`);
+  });
+  const docString = optionalText(v.docString, `${what}.docString`);
+  w.stringField(1, name);
   w.messageField(2, (type) => type.messageField(1, (tensor) => {
-    tensor.uintField(1, dtypeCode(v.dtype));
-    if (v.shape) {
-      tensor.messageField(2, (shape) => {
-        for (const d of v.shape!) {
-          shape.messageField(1, (dim) => {
+    tensor.uintField(1, code);
+    if (shape) {
+      tensor.messageField(2, (dims) => {
+        for (const d of shape) {
+          dims.messageField(1, (dim) => {
             if (typeof d === "number") dim.uintField(1, d);
             else if (typeof d === "string") dim.stringField(2, d);
           });
@@ -287,54 +421,81 @@ function writeValueInfo(w: ProtoWriter, v: OnnxValueInfoInput): void {
       });
     }
   }));
-  if (v.docString) w.stringField(3, v.docString);
+  if (docString) w.stringField(3, docString);
 }
 
-function isIntegerList(values: readonly number[]): boolean {
-  return values.every((v) => Number.isInteger(v));
-}
-
-function normaliseAttribute(value: OnnxAttributeValue): OnnxAttributeInput {
-  if (typeof value === "bigint") return { type: "int", value };
-  if (typeof value === "number") return Number.isInteger(value) ? { type: "int", value } : { type: "float", value };
-  if (typeof value === "string") return { type: "string", value };
+/**
+ * The explicit form of an attribute value, every item checked. Shorthands: a safe integer or a bigint is INT, any
+ * other number FLOAT; a list of safe integers or of bigints INTS, of numbers FLOATS; a string STRING.
+ */
+function normaliseAttribute(value: unknown, what: string): OnnxAttributeInput {
+  if (typeof value === "bigint") return { type: "int", value: int64(value, what) };
+  if (typeof value === "number") return Number.isSafeInteger(value) ? { type: "int", value } : { type: "float", value: float32(value, what) };
+  if (typeof value === "string") return { type: "string", value: text(value, what) };
   if (Array.isArray(value)) {
-    const list = value as readonly number[];
-    return isIntegerList(list) ? { type: "ints", value: list } : { type: "floats", value: list };
+    if (value.every((v) => typeof v === "bigint" || Number.isSafeInteger(v))) {
+      if (value.some((v) => typeof v === "bigint") && value.some((v) => typeof v === "number")) {
+        throw new TypeError(`onnx.create: ${what} mixes numbers and bigints (give one kind, or the explicit { type: "ints", value })`);
+      }
+      return { type: "ints", value: value.map((v, i) => int64(v, `${what}[${i}]`)) };
+    }
+    return { type: "floats", value: value.map((v, i) => float32(v, `${what}[${i}]`)) };
   }
-  return value as OnnxAttributeInput;
+  const a = plainObject(value, what) as unknown as OnnxAttributeInput;
+  const items = <T>(list: unknown, check: (item: unknown, at: string) => T): T[] => listOf(list as readonly unknown[], `${what}.value`).map((v, i) => check(v, `${what}.value[${i}]`));
+  switch (a.type) {
+    case "float": return { type: "float", value: float32(a.value, `${what}.value`) };
+    case "int": return { type: "int", value: int64(a.value, `${what}.value`) };
+    case "string": return { type: "string", value: a.value instanceof Uint8Array ? a.value : text(a.value, `${what}.value`) };
+    case "tensor": case "graph": return a;
+    case "floats": return { type: "floats", value: items(a.value, float32) };
+    case "ints": return { type: "ints", value: items(a.value, (v, at) => int64(v, at)) };
+    case "strings": return { type: "strings", value: items(a.value, (v, at) => (v instanceof Uint8Array ? v : text(v, at))) };
+    case "tensors": return { type: "tensors", value: listOf(a.value, `${what}.value`) };
+    case "graphs": return { type: "graphs", value: listOf(a.value, `${what}.value`) };
+    default: throw new TypeError(`onnx.create: ${what} has an unknown type ${describe((a as { type?: unknown }).type)}`);
+  }
 }
 
 const encoder = new TextEncoder();
 const asBytes = (s: string | Uint8Array): Uint8Array => (typeof s === "string" ? encoder.encode(s) : s);
 
-function writeAttribute(w: ProtoWriter, name: string, input: OnnxAttributeValue): void {
-  const a = normaliseAttribute(input);
-  w.stringField(1, name);
+function writeAttribute(w: ProtoWriter, name: string, input: unknown, where: string): void {
+  const what = `${where} attribute ${JSON.stringify(name)}`;
+  const a = normaliseAttribute(input, what);
+  w.stringField(1, text(name, `${where} attribute name`));
   switch (a.type) {
     case "float": w.floatField(2, a.value); break;
     case "int": w.uintField(3, a.value); break;
     case "string": w.bytesField(4, asBytes(a.value)); break;
-    case "tensor": w.messageField(5, (t) => writeTensor(t, a.value)); break;
-    case "graph": w.messageField(6, (g) => writeGraph(g, a.value, `attribute ${name}`)); break;
+    case "tensor": w.messageField(5, (t) => writeTensor(t, a.value, `${what}.value`)); break;
+    case "graph": w.messageField(6, (g) => writeGraph(g, a.value, `${what}.value`)); break;
     case "floats": w.packedFloatField(7, a.value); break;
     case "ints": w.packedVarintField(8, a.value); break;
     case "strings": for (const s of a.value) w.bytesField(9, asBytes(s)); break;
-    case "tensors": for (const t of a.value) w.messageField(10, (m) => writeTensor(m, t)); break;
-    case "graphs": a.value.forEach((g, k) => w.messageField(11, (m) => writeGraph(m, g, `attribute ${name}[${k}]`))); break;
-    default: throw new TypeError(`onnx.create: attribute ${name} has an unknown type`);
+    case "tensors": a.value.forEach((t, k) => w.messageField(10, (m) => writeTensor(m, t, `${what}.value[${k}]`))); break;
+    case "graphs": a.value.forEach((g, k) => w.messageField(11, (m) => writeGraph(m, g, `${what}.value[${k}]`))); break;
   }
   w.uintField(20, ATTR[a.type]);
 }
 
-function writeNode(w: ProtoWriter, n: OnnxNodeInput): void {
-  for (const i of n.inputs) w.stringField(1, i);
-  for (const o of n.outputs) w.stringField(2, o);
-  if (n.name !== undefined) w.stringField(3, n.name);
-  w.stringField(4, n.opType);
-  for (const [key, value] of Object.entries(n.attributes ?? {})) w.messageField(5, (a) => writeAttribute(a, key, value));
-  if (n.docString) w.stringField(6, n.docString);
-  if (n.domain) w.stringField(7, n.domain);
+function writeNode(w: ProtoWriter, input: OnnxNodeInput, where: string): void {
+  const n = plainObject(input, where) as unknown as OnnxNodeInput;
+  const name = optionalText(n.name, `${where}.name`);
+  const what = name === undefined ? where : `${where} "${name}"`;
+  const inputs = listOf(n.inputs, `${what}.inputs`).map((v, i) => text(v, `${what}.inputs[${i}]`));
+  const outputs = listOf(n.outputs, `${what}.outputs`).map((v, i) => text(v, `${what}.outputs[${i}]`));
+  const opType = text(n.opType, `${what}.opType`);
+  const attributes = n.attributes === undefined ? {} : plainObject(n.attributes, `${what}.attributes`);
+  const docString = optionalText(n.docString, `${what}.docString`);
+  const domain = optionalText(n.domain, `${what}.domain`);
+  for (const i of inputs) w.stringField(1, i);
+  for (const o of outputs) w.stringField(2, o);
+  if (name !== undefined) w.stringField(3, name);
+  w.stringField(4, opType);
+  for (const [key, value] of Object.entries(attributes)) w.messageField(5, (a) => writeAttribute(a, key, value, what));
+  if (docString) w.stringField(6, docString);
+  if (domain) w.stringField(7, domain);
 }
 
 /** `value` as a list (a clear TypeError for anything else; undefined is [] where the field is optional). */
@@ -347,30 +508,43 @@ function listOf<T>(value: readonly T[] | undefined, what: string, optional = fal
 }
 
 function writeGraph(w: ProtoWriter, g: OnnxGraphInput, where: string): void {
-  if (g === null || typeof g !== "object") throw new TypeError(`tensorfile: onnx.create(): ${where} must be an object with name, nodes, inputs and outputs`);
-  for (const n of listOf(g.nodes, `${where}.nodes`)) w.messageField(1, (m) => writeNode(m, n));
-  w.stringField(2, g.name ?? "");
-  for (const t of listOf(g.initializers, `${where}.initializers`, true)) w.messageField(5, (m) => writeTensor(m, t));
-  if (g.docString) w.stringField(10, g.docString);
-  for (const v of listOf(g.inputs, `${where}.inputs`)) w.messageField(11, (m) => writeValueInfo(m, v));
-  for (const v of listOf(g.outputs, `${where}.outputs`)) w.messageField(12, (m) => writeValueInfo(m, v));
-  for (const v of listOf(g.valueInfo, `${where}.valueInfo`, true)) w.messageField(13, (m) => writeValueInfo(m, v));
+  if (g === null || typeof g !== "object" || Array.isArray(g)) throw new TypeError(`tensorfile: onnx.create(): ${where} must be an object with name, nodes, inputs and outputs`);
+  const name = g.name === undefined ? "" : text(g.name, `${where}.name`);
+  const docString = optionalText(g.docString, `${where}.docString`);
+  listOf(g.nodes, `${where}.nodes`).forEach((n, k) => w.messageField(1, (m) => writeNode(m, n, `${where}.nodes[${k}]`)));
+  w.stringField(2, name);
+  listOf(g.initializers, `${where}.initializers`, true).forEach((t, k) => w.messageField(5, (m) => writeTensor(m, t, `${where}.initializers[${k}]`)));
+  if (docString) w.stringField(10, docString);
+  listOf(g.inputs, `${where}.inputs`).forEach((v, k) => w.messageField(11, (m) => writeValueInfo(m, v, `${where}.inputs[${k}]`)));
+  listOf(g.outputs, `${where}.outputs`).forEach((v, k) => w.messageField(12, (m) => writeValueInfo(m, v, `${where}.outputs[${k}]`)));
+  listOf(g.valueInfo, `${where}.valueInfo`, true).forEach((v, k) => w.messageField(13, (m) => writeValueInfo(m, v, `${where}.valueInfo[${k}]`)));
 }
 
 function modelWriter(model: OnnxModelInput): ProtoWriter {
-  if (model === null || typeof model !== "object") throw new TypeError("tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }");
+  if (model === null || typeof model !== "object" || Array.isArray(model)) throw new TypeError("tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }");
   const w = new ProtoWriter();
-  w.uintField(1, model.irVersion ?? 8);
-  w.stringField(2, model.producerName ?? "tensorfile");
-  if (model.producerVersion !== undefined) w.stringField(3, model.producerVersion);
-  if (model.domain !== undefined) w.stringField(4, model.domain);
-  if (model.modelVersion !== undefined) w.uintField(5, model.modelVersion);
-  if (model.docString) w.stringField(6, model.docString);
+  w.uintField(1, model.irVersion === undefined ? 8 : int64(model.irVersion, "irVersion", 0n));
+  w.stringField(2, model.producerName === undefined ? "tensorfile" : text(model.producerName, "producerName"));
+  const producerVersion = optionalText(model.producerVersion, "producerVersion");
+  if (producerVersion !== undefined) w.stringField(3, producerVersion);
+  const domain = optionalText(model.domain, "domain");
+  if (domain !== undefined) w.stringField(4, domain);
+  if (model.modelVersion !== undefined) w.uintField(5, int64(model.modelVersion, "modelVersion"));
+  const docString = optionalText(model.docString, "docString");
+  if (docString) w.stringField(6, docString);
   w.messageField(7, (g) => writeGraph(g, model.graph, "graph"));
-  for (const op of model.opsetImports ?? [{ domain: "", version: 17 }]) {
-    w.messageField(8, (m) => m.stringField(1, op.domain ?? "").uintField(2, op.version));
+  listOf(model.opsetImports ?? [{ domain: "", version: 17 }], "opsetImports").forEach((input, k) => {
+    const op = plainObject(input, `opsetImports[${k}]`) as { domain?: unknown; version?: unknown };
+    const opDomain = op.domain === undefined ? "" : text(op.domain, `opsetImports[${k}].domain`);
+    const version = int64(op.version, `opsetImports[${k}].version`, 0n);
+    w.messageField(8, (m) => m.stringField(1, opDomain).uintField(2, version));
+  });
+  const metadata = model.metadata === undefined ? {} : plainObject(model.metadata, "metadata");
+  for (const [key, value] of Object.entries(metadata)) {
+    const k = text(key, "a metadata key");
+    const v = text(value, `metadata[${JSON.stringify(key)}]`);
+    w.messageField(14, (m) => m.stringField(1, k).stringField(2, v));
   }
-  for (const [key, value] of Object.entries(model.metadata ?? {})) w.messageField(14, (m) => m.stringField(1, key).stringField(2, value));
   return w;
 }
 

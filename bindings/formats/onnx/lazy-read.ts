@@ -202,6 +202,13 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
     const value = (varintValue.lo >>> 0) + (varintValue.hi >>> 0) * 2 ** 32;
     return value <= Number.MAX_SAFE_INTEGER ? { value, next: at + n } : undefined;
   };
+  /** The offset after the varint at `at` (below `limit`), whatever its value; undefined when malformed. */
+  const varintEnd = async (at: number, limit: number): Promise<number | undefined> => {
+    if (at >= limit) return undefined;
+    const chunk = await cache.ensure(at, Math.min(10, limit - at));
+    const n = readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start);
+    return n > 0 ? at + n : undefined;
+  };
   const walk = async (from: number, to: number, plan: WalkPlan, depth: number): Promise<boolean> => {
     let pos = from;
     while (pos < to) {
@@ -211,9 +218,10 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
       const wire = tag.value % 8;
       pos = tag.next;
       if (wire === 0) {
-        const value = await varint(pos, to);
-        if (!value) return false;
-        pos = value.next;
+        // a value, not a length: any varint of up to 10 bytes (a negative int64, `axis=-1`, is 10 bytes long)
+        const next = await varintEnd(pos, to);
+        if (next === undefined) return false;
+        pos = next;
       } else if (wire === 1 || wire === 5) {
         const n = wire === 1 ? 8 : 4;
         if (n > to - pos) return false;

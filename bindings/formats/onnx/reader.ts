@@ -33,7 +33,23 @@ interface Context {
   unknown: number;
   /** Frames enclosing the message being read (outermost first). */
   frames: OnnxFrame[];
+  /** Told every message object read and its frame (edit.ts: the write-time snapshot). */
+  onMessage: ((message: object, frame: OnnxFrame) => void) | undefined;
+  /** What the frames are offsets of (messageOrigins). */
+  origin: object;
 }
+
+/**
+ * The frame of every message object read() built (nodes, graphs, attributes, tensors, value infos, types, shapes,
+ * opset and metadata entries): write() compares an object with the message at its frame and copies the stored
+ * bytes of every message that did not change (edit.ts).
+ */
+export const messageFrames = new WeakMap<object, OnnxFrame>();
+/** What each message object was read from (parseModel's `origin`: the bytes read() was given), so a frame is only used with its own bytes. */
+export const messageOrigins = new WeakMap<object, object>();
+
+/** The object read() builds, before it is handed out with its read-only fields. */
+type Building<T> = { -readonly [K in keyof T]: T[K] };
 
 function frameOf(head: FieldHead, span: LenSpan): OnnxFrame {
   return { tagAt: head.tagAt, lengthAt: span.lengthAt, lengthBytes: span.lengthBytes, bodyStart: span.start, bodyEnd: span.end };
@@ -44,9 +60,16 @@ function nested<T>(ctx: Context, c: ProtoCursor, head: FieldHead, field: string,
   c.expect(head, WIRE_LEN, field);
   const { span, cursor } = c.message(field);
   const resume = c.pos;
-  ctx.frames.push(frameOf(head, span));
+  const frame = frameOf(head, span);
+  ctx.frames.push(frame);
   try {
-    return parse(cursor());
+    const message = parse(cursor());
+    if (typeof message === "object" && message !== null) {
+      messageFrames.set(message, frame);
+      messageOrigins.set(message, ctx.origin);
+      ctx.onMessage?.(message, frame);
+    }
+    return message;
   } finally {
     ctx.frames.pop();
     c.r.pos = resume;
@@ -252,7 +275,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
   if (dataLocation !== 0 && dataLocation !== 1) {
     throw new CorruptDataError(format, `data_location ${dataLocation} (0 DEFAULT or 1 EXTERNAL)`, dataLocationAt, `${path}.data_location`);
   }
-  const tensor: OnnxTensor = {
+  const tensor: Building<OnnxTensor> = {
     name, dataType, dims, docString, storage, data: { byteOffset: first < 0 ? 0 : first, byteLength: first < 0 ? 0 : last - first },
     frames: ctx.frames.slice(),
   };
@@ -461,14 +484,20 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
 
 /** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
 export function parseModel(
-  r: ByteReader, options: { eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string },
+  r: ByteReader,
+  options: {
+    eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string;
+    onMessage?: ((message: object, frame: OnnxFrame) => void) | undefined;
+    /** The bytes being read when they are in memory (read()): write() copies an object's stored message only from them. */
+    origin?: Uint8Array | undefined;
+  },
 ): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage, origin: options.origin ?? r };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
-  const model: OnnxModel = {
+  const model: Building<OnnxModel> = {
     irVersion: 0, producerName: "", producerVersion: "", domain: "", modelVersion: 0, docString: "", opsetImports: [],
     metadataProps: [], graph: undefined, functionCount: 0, unknownFieldCount: 0, span: { byteOffset: start, byteLength: end - start },
   };
@@ -521,6 +550,23 @@ export function parseModel(
   }
   model.unknownFieldCount = ctx.unknown;
   return model;
+}
+
+/**
+ * Parses a bare TensorProto in [start, end) of the reader's bytes (an ONNX test data file, `input_0.pb`) with the
+ * checks every weight of a model gets; `root` names it in error paths. Returns the tensor and its unknown fields.
+ */
+export function parseTensorProto(
+  r: ByteReader, options: { eager: boolean; countVarints?: boolean; start?: number; end?: number; root?: string },
+): { tensor: OnnxTensor; unknownFieldCount: number } {
+  const start = options.start ?? 0;
+  const end = options.end ?? r.fileSize;
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: undefined, origin: r };
+  const c = new ProtoCursor(r, start, end, 0, options.root ?? "tensor");
+  // the tensor's own frame: its body is the whole range (typed fields are decoded from it)
+  ctx.frames.push({ tagAt: start, lengthAt: start, lengthBytes: 0, bodyStart: start, bodyEnd: end });
+  const tensor = parseTensor(ctx, c);
+  return { tensor, unknownFieldCount: ctx.unknown };
 }
 
 /** Fields of a message for detection: wire type, whether the payload is UTF-8 text, the nested message's fields. */

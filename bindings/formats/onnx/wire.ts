@@ -140,13 +140,25 @@ export class ProtoCursor {
 
   /** CORRUPT unless a known field came with the wire type its declaration gives it. */
   expect(head: FieldHead, wire: number, name: string): void {
-    if (head.wire !== wire) this.corrupt(`field ${head.field} (${name}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)}`, head.tagAt, `${this.path}.${name}`);
+    if (head.wire === wire) return;
+    const { short, path } = this.fieldPath(name);
+    this.corrupt(`field ${head.field} (${short}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)}`, head.tagAt, path);
+  }
+
+  /**
+   * A field's name and path for errors: callers pass either the bare name (`data_type`) or the path already
+   * prefixed with this message's (`model.producer_name`), which must not be prefixed twice.
+   */
+  private fieldPath(name: string): { short: string; path: string } {
+    const prefix = `${this.path}.`;
+    return name.startsWith(prefix) ? { short: name.slice(prefix.length), path: name } : { short: name, path: prefix + name };
   }
 
   /** For repeated scalars: packed (length-delimited) or one element (`wire`). */
   expectRepeated(head: FieldHead, wire: number, name: string): void {
     if (head.wire !== wire && head.wire !== WIRE_LEN) {
-      this.corrupt(`field ${head.field} (${name}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)} or packed`, head.tagAt, `${this.path}.${name}`);
+      const { short, path } = this.fieldPath(name);
+      this.corrupt(`field ${head.field} (${short}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)} or packed`, head.tagAt, path);
     }
   }
 

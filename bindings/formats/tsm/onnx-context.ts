@@ -62,9 +62,23 @@ export class OnnxContext {
     return unique;
   }
 
-  /** Forgets the nodes after `count` (a translation that failed half-way). */
+  /** Values made once and read by every node that needs the same thing (key -> name, index of the node making it). */
+  private readonly sharedValues = new Map<string, { name: string; node: number }>();
+
+  /** Forgets the nodes after `count` (a translation that failed half-way), and the shared values they made. */
   truncate(count: number): void {
     for (const node of this.nodes.splice(count)) this.nodeNames.delete(node.name!);
+    for (const [key, value] of this.sharedValues) if (value.node >= count) this.sharedValues.delete(key);
+  }
+
+  /** The value `make` returns (it must add exactly the nodes of that value), made once per `key`. */
+  shared(key: string, make: () => string): string {
+    const known = this.sharedValues.get(key);
+    if (known) return known.name;
+    const node = this.nodes.length;
+    const name = make();
+    this.sharedValues.set(key, { name, node });
+    return name;
   }
 
   reserve(name: string): string {

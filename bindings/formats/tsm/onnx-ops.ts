@@ -7,7 +7,9 @@
  *                             BLACK (0) divides by the number of pixels inside, WHITE (3) by kh*kw. Written as an
  *                             explicit Pad (-inf; bottom/right padding + s - 1 for the ceil) and an unpadded MaxPool;
  *                             AVG = window sums (a ones-kernel Conv, zero padding) / kh*kw (WHITE) or / the same
- *                             sums over a map of ones (BLACK), so no count_include_pad subtlety.
+ *                             sums over a map of ones (BLACK), so no count_include_pad subtlety (ORT's AveragePool
+ *                             refuses pads >= kernel, which TenniS allows). The ones kernel is a ConstantOfShape, so
+ *                             the model does not grow with the kernel size.
  *  _onnx_pooling2d_padding    (auto_pad NOTSET or VALID) feeding pooling2d_v2: the dynamic bottom/right padding it
  *                             computes turns the ceil formula into floor((H + pt + pb - k) / s) + 1 with the same
  *                             window starts, so pooling2d_v2 pools in floor mode with the static padding.
@@ -36,6 +38,8 @@
  *                             Sum with broadcasting, which is what the graph says, so that is what is written.
  */
 import type { DType } from "../../tensor.js";
+import { tsmDTypeCode, tsmDTypeName } from "./dtypes.js";
+import type { OnnxAttributeValue } from "../onnx/builder.js";
 import { type OnnxContext, type Translation, type Value, Unconvertible, constNumbers, numbers, onnxDType } from "./onnx-context.js";
 import type { TsmGraphNode } from "./graph.js";
 
@@ -101,7 +105,7 @@ function formatAttr(node: TsmGraphNode): "NCHW" | "NHWC" {
 
 /** Ranks beyond this are refused (no real model has them; the translations build per-axis lists). */
 const MAX_RANK = 64;
-/** Pooling kernels beyond this many taps are refused (the average pooling builds a ones kernel of that size). */
+/** Pooling kernels beyond this many taps are refused (the average pooling's ones kernel is that big at run time). */
 const MAX_KERNEL_TAPS = 1 << 20;
 
 function needRank(v: Value, what: string): number {
@@ -112,6 +116,59 @@ function needRank(v: Value, what: string): number {
 
 function needFloat(v: Value, what: string): void {
   if (v.dtype !== "float32" && v.dtype !== "float64" && v.dtype !== "float16") throw new Unconvertible(`${what} needs a float input, "${v.node.name}" is ${v.dtype}`);
+}
+
+/**
+ * The element types onnxruntime (CPU and web) has kernels for, per ONNX op as written here (checked by loading
+ * one-node models): a converted model must load, so a TenniS value of another dtype is refused, not written.
+ */
+const FLOATS: readonly DType[] = ["float32", "float16", "float64"];
+const ORT_TYPES = {
+  Sum: FLOATS,
+  Relu: [...FLOATS, "int8", "int32"],
+  Sigmoid: FLOATS,
+  Softmax: FLOATS,
+  PRelu: [...FLOATS, "int32", "int64"],
+  Conv: ["float32", "float16"],
+  Gemm: FLOATS,
+  Resize: ["float32", "float16", "int8", "uint8", "int32"],
+  Pad: [...FLOATS, "int8", "uint8", "int32", "uint32", "int64", "uint64", "bool"],
+  Arithmetic: [...FLOATS, "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64"],
+} satisfies Record<string, readonly DType[]>;
+
+function needOrtType(v: Value, op: keyof typeof ORT_TYPES, what: string): void {
+  if (!(ORT_TYPES[op] as readonly DType[]).includes(v.dtype)) throw new Unconvertible(`${what} of ${v.dtype} ("${v.node.name}"): onnxruntime has no ${op} for it`);
+}
+
+/** Inputs of different dtypes are refused: TenniS checks they agree (e.g. add_bias: x.dtype() == b.dtype()), ONNX needs one. */
+function sameDType(inputs: readonly Value[], what: string): void {
+  const first = inputs[0];
+  for (const v of inputs) {
+    if (first && v.dtype !== first.dtype) throw new Unconvertible(`${what} of ${first.dtype} "${first.node.name}" and ${v.dtype} "${v.node.name}" (they must agree, in TenniS as in ONNX)`);
+  }
+}
+
+/**
+ * TenniS's element-wise add/sub/mul of two dtypes computes in the dtype its upcast table gives
+ * (base/element_wise_reduce.cpp upcast_dtype, indexed by TenniS dtype codes; 0: it refuses the pair).
+ */
+const UPCAST: readonly string[] = [
+  "0000000000000000000000", "0113355779ab0135000001", "0123356779ab0135000002", "0333355779ab0335000003",
+  "0333456789ab0335000004", "055555577aab0555000005", "056565678aab0555000006", "077777777bbb0777000007",
+  "077787878bbb0777000008", "09999aabb9ab099a000009", "0aaaaaabbaab0aab00000a", "0bbbbbbbbbbb0bbb00000b",
+  "0000000000000000000000", "0113355779ab0def00000d", "0333355779ab0eef00000e", "055555577abb0fff00000f",
+  "0123456789ab0def00000l", "0000000000000000000000", "0000000000000000000000", "0000000000000000000000",
+  "0000000000000000000000", "0123456789ab0def00000l",
+];
+
+function upcast(a: DType, b: DType): DType | undefined {
+  if (a === b) return a;
+  const [ca, cb] = [tsmDTypeCode(a), tsmDTypeCode(b)];
+  // (uncorr_cast_dtype: VOID, PTR and the codes past CHAR32 but BOOLEAN are never cast)
+  const castable = (code: number | undefined): code is number => code !== undefined && code !== 0 && code !== 12 && (code <= 15 || code === 21);
+  if (!castable(ca) || !castable(cb)) return undefined;
+  const code = parseInt(UPCAST[ca]![cb]!, 36);
+  return code === 0 ? undefined : tsmDTypeName(code);
 }
 
 function inputCount(inputs: Value[], n: number, op: string): void {
@@ -169,8 +226,14 @@ function spatial(format: "NCHW" | "NHWC"): [number, number] {
   return format === "NCHW" ? [2, 3] : [1, 2];
 }
 
+/** A 2-D op's input must be 4-D (ONNX's Conv and pools take the spatial rank from it). */
+function need4D(x: Value, what: string): void {
+  if (x.rank !== undefined && x.rank !== 4) throw new Unconvertible(`${what} needs a 4-D input, "${x.node.name}" has rank ${x.rank}`);
+}
+
 function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", spec: PoolSpec): void {
   needFloat(x, "pooling");
+  need4D(x, "pooling");
   const [pt, pb, pl, pr] = spec.padding as [number, number, number, number];
   const [kh, kw] = spec.kernel as [number, number];
   const [sh, sw] = spec.stride as [number, number];
@@ -191,7 +254,10 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
     if (!padded) return last("AveragePool", [src], poolAttrs);
     // Window sums as a convolution with a ones kernel over [N*C, 1, H, W]: Conv takes any zero padding (ORT's pools
     // refuse pads >= kernel, and it fuses a zero Pad into the pool that follows).
-    const ones = ctx.tensor(onnxDType(x.dtype), [1, 1, kh, kw], onesOf(x.dtype, kh * kw), "ones");
+    // The ones kernel is made at run time from its shape: a stored [kh, kw] kernel would make the ONNX (and the
+    // memory of every onnxSupport() check, so of `inspect`) grow with the kernel size a few attribute bytes name.
+    // One per dtype and kernel shape, shared by the nodes that pool alike.
+    const ones = ctx.shared(`ones ${x.dtype} ${kh}x${kw}`, () => ctx.add("ConstantOfShape", [ctx.int64([1, 1, kh, kw])], { value: onesValue(x.dtype) }));
     const convAttrs = { kernel_shape: [kh, kw], strides: [sh, sw], pads: [pt, pl, bottom, right] };
     const planes = ctx.add("Reshape", [src, ctx.int64([-1, 1, 0, 0])]);
     const sums = ctx.add("Conv", [planes, ones], convAttrs);
@@ -201,17 +267,18 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
     // BLACK: divide by the pixels inside the image, the same convolution over a map of ones
     const hw = ctx.add("Slice", [ctx.add("Shape", [src]), ctx.int64([2]), ctx.int64([4])]);
     const onesShape = ctx.add("Concat", [ctx.int64([1, 1]), hw], { axis: 0 });
-    const map = ctx.add("ConstantOfShape", [onesShape], { value: { type: "tensor", value: { dtype: onnxDType(x.dtype), dims: [1], data: onesOf(x.dtype, 1) } } });
+    const map = ctx.add("ConstantOfShape", [onesShape], { value: onesValue(x.dtype) });
     const count = ctx.add("Conv", [map, ones], convAttrs);
     const safe = ctx.add("Max", [count, scalarOf(ctx, x.dtype, 0.5)]);
     return last("Div", [sum, safe]);
   });
 }
 
-function onesOf(dtype: DType, n: number): Float32Array | Float64Array {
-  if (dtype === "float64") return new Float64Array(n).fill(1);
-  if (dtype === "float32") return new Float32Array(n).fill(1);
-  throw new Unconvertible(`average pooling of ${dtype}`);
+/** ConstantOfShape's `value` attribute for a tensor of ones of `dtype`. */
+function onesValue(dtype: DType): OnnxAttributeValue {
+  const one = dtype === "float64" ? new Float64Array([1]) : dtype === "float32" ? new Float32Array([1]) : undefined;
+  if (!one) throw new Unconvertible(`average pooling of ${dtype}`);
+  return { type: "tensor", value: { dtype: onnxDType(dtype), dims: [1], data: one } };
 }
 
 function poolFromAttrs(node: TsmGraphNode, format: "NCHW" | "NHWC", padding8: number[], ksize4: number[], stride4: number[], ceil: boolean): PoolSpec {
@@ -269,6 +336,9 @@ const onnxPoolingPadding: Translation = (_ctx, node, inputs) => {
 
 const conv2d: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "conv2d");
+  sameDType(inputs, "conv2d");
+  needOrtType(inputs[0]!, "Conv", "conv2d");
+  need4D(inputs[0]!, "conv2d");
   const format = formatAttr(node);
   const padding = intsAttr(node, "padding", 8);
   const stride = intsAttr(node, "stride", 4);
@@ -287,6 +357,8 @@ const conv2d: Translation = (ctx, node, inputs, read) => {
 const innerProd: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "inner_prod");
   const [x, w] = inputs as [Value, Value];
+  sameDType(inputs, "inner_prod");
+  needOrtType(x, "Gemm", "inner_prod");
   if (x.rank === 0) throw new Unconvertible("the left-hand side is a scalar");
   if (w.rank !== undefined && w.rank !== 2) throw new Unconvertible("the right-hand side is not 2-D");
   const lhs = x.rank === 2 ? read(x) : ctx.add("Flatten", [read(x)], { axis: 1 });
@@ -303,18 +375,24 @@ function channelDim(node: TsmGraphNode): number {
 const addBias: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "add_bias");
   const [x, b] = inputs as [Value, Value];
+  sameDType(inputs, "add_bias");
+  needOrtType(x, "Arithmetic", "add_bias");
   ctx.final("Add", [read(x), channelVector(ctx, read(b), channelDim(node), needRank(x, "add_bias"))]);
 };
 
 const prelu: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "prelu");
   const [x, slope] = inputs as [Value, Value];
+  sameDType(inputs, "prelu");
+  needOrtType(x, "PRelu", "prelu");
   ctx.final("PRelu", [read(x), channelVector(ctx, read(slope), intAttr(node, "dim"), needRank(x, "prelu"))]);
 };
 
 const batchScale: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 3, "batch_scale");
   const [x, scale, bias] = inputs as [Value, Value, Value];
+  sameDType(inputs, "batch_scale");
+  needOrtType(x, "Arithmetic", "batch_scale");
   const rank = needRank(x, "batch_scale");
   const dim = intAttr(node, "dim");
   const scaled = ctx.add("Mul", [read(x), channelVector(ctx, read(scale), dim, rank)]);
@@ -325,6 +403,7 @@ const batchNorm: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 3, "batch_norm");
   const [x, mean, variance] = inputs as [Value, Value, Value];
   needFloat(x, "batch_norm");
+  sameDType(inputs, "batch_norm");
   const rank = needRank(x, "batch_norm");
   const dim = intAttr(node, "dim");
   const epsilon = attr(node, "epsilon") === undefined ? 1e-5 : numbers(attr(node, "epsilon"), "epsilon")[0]!;
@@ -336,9 +415,10 @@ const batchNorm: Translation = (ctx, node, inputs, read) => {
 // ---------------------------------------------------------------------------------------------------------
 // element-wise, activations, shapes
 
-function unary(op: string): Translation {
-  return (ctx, _node, inputs, read) => {
+function unary(op: "Relu" | "Sigmoid"): Translation {
+  return (ctx, node, inputs, read) => {
     inputCount(inputs, 1, op);
+    needOrtType(inputs[0]!, op, node.op);
     ctx.final(op, [read(inputs[0]!)]);
   };
 }
@@ -352,17 +432,56 @@ function maxRank(inputs: Value[]): number | undefined {
   return rank;
 }
 
+/** The static shape of an input or a constant, when every dim is a known number. */
+function staticShape(v: Value): number[] | undefined {
+  const shape = v.constFields?.length === 1 ? v.constFields[0]!.shape : v.shape;
+  return shape?.every((d): d is number => typeof d === "number") ? shape : undefined;
+}
+
+/** Numpy broadcasting of static shapes (a `what` error when they do not broadcast, as ONNX refuses the model). */
+function broadcast(shapes: number[][], what: string): number[] {
+  const rank = Math.max(...shapes.map((s) => s.length));
+  const out = Array<number>(rank).fill(1);
+  for (const shape of shapes) {
+    shape.forEach((d, i) => {
+      const k = rank - shape.length + i;
+      if (d !== 1 && out[k] !== 1 && out[k] !== d) throw new Unconvertible(`${what}: shapes [${shapes.map((s) => s.join(", ")).join("], [")}] do not broadcast`);
+      if (d !== 1) out[k] = d;
+    });
+  }
+  return out;
+}
+
 function binary(op: string, nary?: string): Translation {
   return (ctx, node, inputs, read) => {
     if (inputs.length < 2 || (inputs.length > 2 && !nary)) throw new Unconvertible(`${node.op} takes 2 inputs, this node has ${inputs.length}`);
-    ctx.final(inputs.length === 2 ? op : nary!, inputs.map(read));
-    return { rank: maxRank(inputs) };
+    let dtype = inputs[0]!.dtype;
+    if (inputs.length === 2) {
+      // two dtypes: both cast to the one TenniS computes in
+      const common = upcast(inputs[0]!.dtype, inputs[1]!.dtype);
+      if (!common) throw new Unconvertible(`${node.op} of ${inputs[0]!.dtype} and ${inputs[1]!.dtype} (TenniS cannot reduce that pair)`);
+      dtype = common;
+    } else {
+      sameDType(inputs, node.op);
+    }
+    needOrtType({ ...inputs[0]!, dtype }, inputs.length === 2 ? "Arithmetic" : "Sum", node.op);
+    const shapes = inputs.map(staticShape);
+    const shape = shapes.every((s) => s !== undefined) ? broadcast(shapes as number[][], node.op) : undefined;
+    const operands = inputs.map((v) => (v.dtype === dtype ? read(v) : ctx.add("Cast", [read(v)], { to: ONNX_CODE[onnxDType(dtype)]! })));
+    ctx.final(inputs.length === 2 ? op : nary!, operands);
+    return { rank: maxRank(inputs), shape, dtype };
   };
 }
 
 const softmax: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 1, "softmax");
-  ctx.final("Softmax", [read(inputs[0]!)], { axis: intAttr(node, "dim") });
+  const x = inputs[0]!;
+  needOrtType(x, "Softmax", "softmax");
+  const dim = intAttr(node, "dim");
+  // TenniS (base/base_softmax.cpp) refuses a dim outside [-rank, rank) when it runs; a negative one counts from the end
+  if (x.rank !== undefined && (dim < -x.rank || dim >= x.rank)) throw new Unconvertible(`dim ${dim} is outside [-${x.rank}, ${x.rank}) (TenniS refuses it)`);
+  if (x.rank === undefined && Math.abs(dim) > MAX_RANK) throw new Unconvertible(`dim ${dim} is out of range`);
+  ctx.final("Softmax", [read(x)], { axis: dim });
 };
 
 const toFloat: Translation = (ctx, _node, inputs, read) => {
@@ -414,6 +533,7 @@ const transpose: Translation = (ctx, node, inputs, read) => {
 
 const concat: Translation = (ctx, node, inputs, read) => {
   if (inputs.length < 1) throw new Unconvertible("concat without inputs");
+  sameDType(inputs, "concat");
   ctx.final("Concat", inputs.map(read), { axis: intAttr(node, "dim") });
 };
 
@@ -429,6 +549,7 @@ const limit: Translation = (ctx, node, inputs, read) => {
   const x = inputs[0]!;
   const shape = intsAttr(node, "shape");
   const rank = needRank(x, "_limit");
+  needOrtType(x, "Pad", "_limit");
   if (rank < shape.length) throw new Unconvertible(`the input has rank ${rank}, the limit ${shape.length} dims`);
   const limits = [...Array<number>(rank - shape.length).fill(-1), ...shape];
   if (limits.every((l) => l <= 0)) {
@@ -449,6 +570,7 @@ const cropNd: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 2, "crop_nd");
   const [x, sizeValue] = inputs as [Value, Value];
   const size = integers(constNumbers(sizeValue, "crop_nd size"), "size");
+  needOrtType(x, "Pad", "crop_nd");
   if (x.rank !== undefined && x.rank !== size.length) throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
   const shift = attr(node, "shift") === undefined ? undefined : intsAttr(node, "shift", size.length);
   const xs = read(x);
@@ -477,7 +599,9 @@ const resize2d: Translation = (ctx, node, inputs, read) => {
   const xs = read(x);
   const keep = ctx.add("Mul", [ctx.add("Shape", [xs]), ctx.int64(size.map((s) => (s > 0 ? 0 : 1)))]);
   const sizes = ctx.add("Add", [keep, ctx.int64(size.map((s) => (s > 0 ? s : 0)))]);
-  const isFloat = x.dtype === "float32" || x.dtype === "float64";
+  const isFloat = x.dtype === "float32" || x.dtype === "float16" || x.dtype === "float64";
+  // LINEAR of an integer input resizes its float32 cast; every other resize is of the input's own dtype
+  if (type !== 0 || isFloat) needOrtType(x, "Resize", "_resize2d");
   if (type === 0) {
     const linear = { mode: "linear", coordinate_transformation_mode: "half_pixel" };
     if (isFloat) ctx.final("Resize", [xs, "", "", sizes], linear);

@@ -13,7 +13,7 @@
  */
 import { UnsupportedError } from "../../errors.js";
 import type { DType } from "../../tensor.js";
-import { type OnnxNodeInput, type OnnxTensorInput, type OnnxValueInfoInput, create, createPieces } from "../onnx/builder.js";
+import { ONNX_DTYPES, type OnnxNodeInput, type OnnxTensorInput, type OnnxValueInfoInput, create, createPieces } from "../onnx/builder.js";
 import { type TsmGraph, type TsmGraphNode, buildGraph } from "./graph.js";
 import { type TsmModule, isLoaded } from "./module.js";
 import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-context.js";
@@ -25,7 +25,9 @@ export interface ToOnnxOptions {
   /** The ONNX opset (default 17; 13 to 21 are accepted: every op and attribute used means the same in that range). */
   opset?: number | undefined;
   /**
-   * Dtype and shape of graph inputs the module does not declare (or to override them), by TenniS input name.
+   * Dtype and shape of graph inputs the module does not declare, by TenniS input name. A dtype other than a
+   * declared `#dtype` makes the graph input that dtype, cast to the declared one (as TenniS casts its inputs); a
+   * shape for an input that declares one must agree with it (a RangeError otherwise).
    * Shapes: a number, a symbolic name or null per dim.
    */
   inputs?: Record<string, {
@@ -110,6 +112,15 @@ function plan(module: TsmModule): Plan {
   return { graph, order };
 }
 
+/** A shape given for an input that declares one may only name what the declaration leaves open. */
+function checkShapeOverride(name: string, given: readonly (number | string | null)[], declared: readonly (number | null)[]): void {
+  const agrees = given.length === declared.length && given.every((d, i) => declared[i] === null || typeof d !== "number" || d === declared[i]);
+  if (!agrees) {
+    const show = (dims: readonly (number | string | null)[]) => `[${dims.map((d) => d ?? "?").join(", ")}]`;
+    throw new RangeError(`tsm.toOnnx: options.inputs gives "${name}" the shape ${show(given)}, which the module's declared shape ${show(declared)} does not allow`);
+  }
+}
+
 interface Translated {
   nodes: OnnxNodeInput[];
   initializers: OnnxTensorInput[];
@@ -148,12 +159,24 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
   for (const n of graph.inputs) {
     if (!reachableParams.has(n.index)) continue;
     const override = ownValue(options.inputs, n.name);
-    const dtype = override?.dtype ?? n.dtype ?? "float32";
+    // TenniS casts what is fed to an input to its declared #dtype; without one, the input is what is fed
+    const declared = n.dtype === "void" ? undefined : n.dtype;
+    const fed = override?.dtype ?? declared ?? "float32";
+    const dtype = declared ?? fed;
     // TenniS writes -1 for a dim it does not fix: ONNX says that with an unnamed dim
-    const shape = override?.shape ?? n.shape?.map((d) => (d >= 0 ? d : null));
+    const declaredShape = n.shape?.map((d) => (d >= 0 ? d : null));
+    if (override?.shape && declaredShape) checkShapeOverride(n.name, override.shape, declaredShape);
+    const shape = override?.shape ?? declaredShape;
     try {
-      graphInputs.push({ name: valueName.get(n.index)!, dtype: onnxDType(dtype), ...(shape ? { shape } : {}) });
-      values.set(n.index, { name: valueName.get(n.index)!, dtype, rank: shape?.length, shape, node: n });
+      const inputName = valueName.get(n.index)!;
+      graphInputs.push({ name: inputName, dtype: onnxDType(fed), ...(shape ? { shape } : {}) });
+      let name = inputName;
+      if (fed !== dtype) {
+        // the graph input takes the dtype asked for, and the module reads it as its declared dtype, as TenniS does
+        ctx.current = n;
+        name = ctx.add("Cast", [inputName], { to: ONNX_DTYPES[onnxDType(dtype)] });
+      }
+      values.set(n.index, { name, dtype, rank: shape?.length, shape, node: n });
     } catch (e) {
       if (!(e instanceof Unconvertible)) throw e;
       block(n, e.message);
