@@ -22,7 +22,8 @@
  * `params.offset`; verify() warns when libapril would not find them there. write() always emits the
  * reference layout, which is what libapril can load.
  *
- * The code: april/model.ts (constants, types), reader.ts, writer.ts, builder.ts (create), view.ts, patch.ts.
+ * The code: april/model.ts (constants, types), reader.ts, writer.ts, builder.ts (create), view.ts, patch.ts,
+ * edit.ts (setField; a network's ONNX model is edited with onnx's edits and written by write()).
  */
 import { bytesOrUndefined } from "../io/input.js";
 import { MAGIC } from "./april/model.js";
@@ -48,3 +49,4 @@ export { encodeHeaderAndParams, write, writeTo } from "./april/writer.js";
 export { create } from "./april/builder.js";
 export { blobs, inspect, loadTensor, tensorInfos, tensors, verify } from "./april/view.js";
 export { replaceTensors } from "./april/patch.js";
+export { HEADER_FIELDS, networkModel, setField } from "./april/edit.js";

@@ -11,8 +11,9 @@
  * weight is named `<node name>/<attribute name>/<weight name>` (a node without a name: `<op_type>#<index>`).
  * The code: onnx/model.ts (types and the full field table), wire.ts (the strict read cursor), reader.ts,
  * lazy-read.ts (lazy opens: small range reads, the header walk for asynchronous sources), view.ts, writer.ts,
- * patch.ts, typed-chunks.ts (large typed-field weights decoded and patched in pieces); proto-writer.ts is the
- * shared encoder.
+ * patch.ts, typed-chunks.ts (large typed-field weights decoded and patched in pieces); edit.ts (edits: metadata,
+ * renames, shapes, new tensors) and edit-write.ts (write() of an edited model); proto-writer.ts is the shared
+ * encoder.
  */
 import { ByteReader } from "../io/byte-reader.js";
 import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
@@ -36,8 +37,10 @@ export type {
 export { ATTRIBUTE_TYPES, DATA_TYPES, MAX_GRAPH_DEPTH, dataTypeName, dataTypeOf } from "./onnx/model.js";
 export type { OnnxStorageInfo, OnnxTensorInfo, OnnxWeight } from "./onnx/view.js";
 export { blobs, inspect, loadTensor, nodeLabel, tensorInfos, tensors, verify, weights } from "./onnx/view.js";
-export { write, writeTo } from "./onnx/writer.js";
+export { write, writeTo } from "./onnx/edit-write.js";
 export { replaceTensors } from "./onnx/patch.js";
+export type { OnnxDim, OnnxModelField } from "./onnx/edit.js";
+export { MODEL_FIELDS, deleteMetadata, makeTensor, parseShape, renameValue, setMetadata, setModelField, setShape } from "./onnx/edit.js";
 export type {
   OnnxAttributeInput, OnnxAttributeValue, OnnxDTypeName, OnnxGraphInput, OnnxModelInput, OnnxNodeInput, OnnxTensorInput,
   OnnxValueInfoInput,

@@ -143,7 +143,7 @@ export interface AprilFile {
   /** The format version (1). */
   version: number;
   /** header_size as stored (write() stores the real size of the header it writes). */
-  headerSize: number;
+  readonly headerSize: number;
   /** The language tag up to its first NUL. */
   language: string;
   /** The model's name. */
@@ -159,15 +159,17 @@ export interface AprilFile {
   /** ONNX bytes: zero-copy views of the input after read(), ByteRanges after readFrom(). */
   networks: AprilNetworks;
   /** Where header, networks and params are in the file. */
-  layout: AprilLayout;
+  readonly layout: AprilLayout;
   /**
    * The stored bytes of language, name, description and tokens. write() uses raw bytes whenever they still
    * decode to the current string (so edits win, and untouched invalid UTF-8 survives).
    */
-  raw?: AprilRawText | undefined;
+  readonly raw?: AprilRawText | undefined;
   /**
    * The networks read as ONNX models (graphs and weights; payloads are byte ranges of this file): the weights of
-   * tensors()/tensorInfos(), named `encoder/<name>`, `decoder/<name>`, `joiner/<name>`.
+   * tensors()/tensorInfos(), named `encoder/<name>`, `decoder/<name>`, `joiner/<name>`. Edits made to a model
+   * (onnx's edits: metadata, names, shapes, nodes, initializers) are written by write() while `networks` still
+   * holds that network's bytes as read (a network replaced in `networks` is written as given).
    */
   onnx?: AprilNetworkModels | undefined;
   /** Why a network is not a readable ONNX model (its FormatError's message), by network. */

@@ -1,6 +1,6 @@
 /**
  * april writing: always the reference layout (header | encoder | decoder | joiner | params), networks passed
- * through (write) or streamed (writeTo).
+ * through (write) or streamed (writeTo), with the edits made to their ONNX models (file.onnx) stored.
  */
 
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
@@ -16,6 +16,8 @@ import {
 } from "./model.js";
 import { paramsViolation } from "./reader.js";
 import { checkWriterInput } from "../../io/arguments.js";
+import { writePieces as writeOnnxPieces } from "../onnx/edit-write.js";
+import { modelBytes } from "../onnx/view.js";
 
 // ----------------------------------------------------------------------------------------------- write
 
@@ -94,17 +96,38 @@ export function networkBytes(file: Pick<AprilFile, "networks">): Uint8Array[] {
 }
 
 /**
+ * Each network as pieces: the ONNX model read from it with its edits stored (onnx edit-write.ts) while
+ * `networks` still holds the bytes the model was read from, else the network's bytes as given.
+ */
+export function networkPieces(file: Pick<AprilFile, "networks" | "onnx">): Uint8Array[][] {
+  const networks = networkBytes(file);
+  return NETWORK_NAMES.map((name, i) => {
+    const n = networks[i]!;
+    const model = file.onnx?.[name];
+    const bytes = model && modelBytes.get(model);
+    const readFrom = bytes !== undefined && n.buffer === bytes.buffer && n.byteOffset === bytes.byteOffset + model!.span.byteOffset && n.byteLength === model!.span.byteLength;
+    return readFrom ? writeOnnxPieces(model!) : [n];
+  });
+}
+
+function piecesSize(pieces: readonly Uint8Array[]): number {
+  let size = 0;
+  for (const p of pieces) size += p.length;
+  return size;
+}
+
+/**
  * Writes the reference layout: header, encoder, decoder, joiner, params, no gaps, header_size = the header's
  * real size. A file read from another layout (params before the networks, gaps, extra header bytes) is
  * re-laid out, which is what libapril can load. Invalid content throws a CORRUPT FormatError naming the field.
  */
 export function write(file: AprilFile, _options?: unknown): Uint8Array {
   checkWriterInput(file, "april.write", "an april file (from read() or create())", { arrays: ["tokens"], objects: ["params", "networks"] });
-  const networks = networkBytes(file);
-  const { header, params, layout } = encodeHeaderAndParams(file, networks.map((n) => n.length));
+  const networks = networkPieces(file);
+  const { header, params, layout } = encodeHeaderAndParams(file, networks.map(piecesSize));
   const w = new ByteWriter(layout.fileSize);
   w.bytes(header);
-  for (const n of networks) w.bytes(n);
+  for (const n of networks) for (const piece of n) w.bytes(piece);
   w.bytes(params);
   return w.finish();
 }
@@ -114,9 +137,9 @@ export function write(file: AprilFile, _options?: unknown): Uint8Array {
  * are (no copy), the params. Resolves to the byte count.
  */
 export async function writeTo(file: AprilFile, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
-  const networks = networkBytes(file);
-  const { header, params } = encodeHeaderAndParams(file, networks.map((n) => n.length));
-  return writePiecesTo(sink, [header, ...networks, params], { end: options.end, caller: "april.writeTo" });
+  const networks = networkPieces(file);
+  const { header, params } = encodeHeaderAndParams(file, networks.map(piecesSize));
+  return writePiecesTo(sink, [header, ...networks.flat(), params], { end: options.end, caller: "april.writeTo" });
 }
 
 /**

@@ -253,18 +253,27 @@ function tensorBytes(code: number, data: OnnxTensorInput["data"]): Uint8Array {
   return numbersToBytes(code, data as readonly (number | bigint)[]);
 }
 
-function writeTensor(w: ProtoWriter, t: OnnxTensorInput): void {
+/**
+ * A tensor input's data type code and elements in raw_data layout (a typed array's own bytes, not copied), its
+ * dims and size checked (`fn` names the caller in errors).
+ */
+export function tensorInputBytes(t: OnnxTensorInput, fn = "onnx.create"): { dataType: number; bytes: Uint8Array } {
   const code = dtypeCode(t.dtype);
   const bytes = tensorBytes(code, t.data);
   let count = 1;
   for (const d of t.dims) {
-    if (!Number.isInteger(d) || d < 0) throw new RangeError(`onnx.create: tensor ${t.name ?? ""} has a bad dim ${d}`);
+    if (!Number.isInteger(d) || d < 0) throw new RangeError(`${fn}: tensor ${t.name ?? ""} has a bad dim ${d}`);
     count *= d;
   }
   const size = DTYPE_BYTES[code];
   if (size !== undefined && bytes.length !== count * size) {
-    throw new RangeError(`onnx.create: tensor ${t.name ?? ""} has ${bytes.length} bytes, its dims [${t.dims.join(", ")}] need ${count * size}`);
+    throw new RangeError(`${fn}: tensor ${t.name ?? ""} has ${bytes.length} bytes, its dims [${t.dims.join(", ")}] need ${count * size}`);
   }
+  return { dataType: code, bytes };
+}
+
+function writeTensor(w: ProtoWriter, t: OnnxTensorInput): void {
+  const { dataType: code, bytes } = tensorInputBytes(t);
   if (t.dims.length > 0) w.packedVarintField(1, t.dims);
   w.uintField(2, code);
   if (t.name !== undefined) w.stringField(8, t.name);

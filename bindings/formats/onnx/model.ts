@@ -78,24 +78,30 @@ export interface OnnxTensor {
   dims: number[];
   /** Field 12 doc_string ("" when absent). */
   docString: string;
-  /** Which field holds the elements. */
-  storage: OnnxStorage;
+  /** Which field holds the elements (as read; a new tensor: `raw_data` with its elements in `values`). */
+  readonly storage: OnnxStorage;
   /**
    * raw_data: the payload's range. Typed fields: the range from the first to the end of the last data field
    * (tags included). external/none: empty.
    */
-  data: ByteRange;
+  readonly data: ByteRange;
   /**
    * float_data/double_data stored as one packed field: its payload, which is exactly raw_data's layout
    * (little-endian floats), so the weight is read, loaded and patched in place like raw_data.
    */
-  packed?: ByteRange | undefined;
+  readonly packed?: ByteRange | undefined;
   /** storage `external`: where the data is. */
-  external?: OnnxExternalData | undefined;
+  readonly external?: OnnxExternalData | undefined;
   /** STRING tensors: the number of strings (shown by inspect, never a weight). */
-  stringCount?: number | undefined;
-  /** The TensorProto message: its frame and those enclosing it, outermost first (the last is its own). */
-  frames: OnnxFrame[];
+  readonly stringCount?: number | undefined;
+  /** The TensorProto message: its frame and those enclosing it, outermost first (the last is its own; [] for a new tensor). */
+  readonly frames: OnnxFrame[];
+  /**
+   * New elements that write() stores as raw_data (little-endian, row-major, packed, as raw_data lays them out),
+   * replacing whatever the tensor held: set it on a new tensor (onnx.makeTensor) or to change a tensor's values.
+   * read() leaves it undefined.
+   */
+  values?: Uint8Array | undefined;
 }
 
 /** A SparseTensorProto (a sparse initializer or SPARSE_TENSOR attribute); shown by inspect, never a weight. */
@@ -245,11 +251,11 @@ export interface OnnxModel {
   /** Field 7 graph; undefined when the model has none. */
   graph: OnnxGraph | undefined;
   /** Number of model-local functions (field 25); their bodies are kept as bytes, not read. */
-  functionCount: number;
-  /** Fields of any message this reader does not know, kept as bytes (write() copies them). */
-  unknownFieldCount: number;
+  readonly functionCount: number;
+  /** Fields of any message this reader does not know, kept as bytes (write() copies them), as read. */
+  readonly unknownFieldCount: number;
   /** Where the model is: [start, end) of the file (an .april network: its range). */
-  span: ByteRange;
+  readonly span: ByteRange;
   /**
    * Replacement values (by weight name) that write() stores: the element bytes in the weight's dtype, row-major,
    * little-endian. replaceTensors() sets it; read() leaves it undefined.

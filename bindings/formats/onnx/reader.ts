@@ -33,7 +33,19 @@ interface Context {
   unknown: number;
   /** Frames enclosing the message being read (outermost first). */
   frames: OnnxFrame[];
+  /** Told every message object read and its frame (edit.ts: the write-time snapshot). */
+  onMessage: ((message: object, frame: OnnxFrame) => void) | undefined;
 }
+
+/**
+ * The frame of every message object read() built (nodes, graphs, attributes, tensors, value infos, types, shapes,
+ * opset and metadata entries): write() compares an object with the message at its frame and copies the stored
+ * bytes of every message that did not change (edit.ts).
+ */
+export const messageFrames = new WeakMap<object, OnnxFrame>();
+
+/** The object read() builds, before it is handed out with its read-only fields. */
+type Building<T> = { -readonly [K in keyof T]: T[K] };
 
 function frameOf(head: FieldHead, span: LenSpan): OnnxFrame {
   return { tagAt: head.tagAt, lengthAt: span.lengthAt, lengthBytes: span.lengthBytes, bodyStart: span.start, bodyEnd: span.end };
@@ -44,9 +56,15 @@ function nested<T>(ctx: Context, c: ProtoCursor, head: FieldHead, field: string,
   c.expect(head, WIRE_LEN, field);
   const { span, cursor } = c.message(field);
   const resume = c.pos;
-  ctx.frames.push(frameOf(head, span));
+  const frame = frameOf(head, span);
+  ctx.frames.push(frame);
   try {
-    return parse(cursor());
+    const message = parse(cursor());
+    if (typeof message === "object" && message !== null) {
+      messageFrames.set(message, frame);
+      ctx.onMessage?.(message, frame);
+    }
+    return message;
   } finally {
     ctx.frames.pop();
     c.r.pos = resume;
@@ -252,7 +270,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
   if (dataLocation !== 0 && dataLocation !== 1) {
     throw new CorruptDataError(format, `data_location ${dataLocation} (0 DEFAULT or 1 EXTERNAL)`, dataLocationAt, `${path}.data_location`);
   }
-  const tensor: OnnxTensor = {
+  const tensor: Building<OnnxTensor> = {
     name, dataType, dims, docString, storage, data: { byteOffset: first < 0 ? 0 : first, byteLength: first < 0 ? 0 : last - first },
     frames: ctx.frames.slice(),
   };
@@ -461,14 +479,18 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
 
 /** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
 export function parseModel(
-  r: ByteReader, options: { eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string },
+  r: ByteReader,
+  options: {
+    eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string;
+    onMessage?: ((message: object, frame: OnnxFrame) => void) | undefined;
+  },
 ): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [] };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
-  const model: OnnxModel = {
+  const model: Building<OnnxModel> = {
     irVersion: 0, producerName: "", producerVersion: "", domain: "", modelVersion: 0, docString: "", opsetImports: [],
     metadataProps: [], graph: undefined, functionCount: 0, unknownFieldCount: 0, span: { byteOffset: start, byteLength: end - start },
   };

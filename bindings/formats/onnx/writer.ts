@@ -25,7 +25,7 @@ export interface SpliceEdit {
 
 
 /** The packed field for `values` (raw_data-layout bytes of the tensor's dtype) in the tensor's typed storage. */
-function encodeTypedField(w: ProtoWriter, tensor: OnnxTensor, values: Uint8Array): void {
+export function encodeTypedField(w: ProtoWriter, tensor: OnnxTensor, values: Uint8Array): void {
   const type = DATA_TYPES[tensor.dataType]!;
   const field = TYPED_FIELD_NUMBERS[tensor.storage]!;
   if (tensor.storage === "float_data" || tensor.storage === "double_data") {
