@@ -11,7 +11,7 @@ import { ort } from "./ort.js";
 import { rng as mulberry32 } from "./rng.js";
 
 function tensorInput(t: OnnxTensor, bytes: Uint8Array | undefined): OnnxTensorInput {
-  const values = (t as OnnxTensor & { values?: Uint8Array }).values;
+  const values = t.values;
   let data: Uint8Array;
   if (values) data = values;
   else if (t.storage === "none") data = new Uint8Array(0);

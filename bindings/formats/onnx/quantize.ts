@@ -20,8 +20,7 @@
  */
 import { UnsupportedError } from "../../errors.js";
 import * as kernels from "../../kernels.js";
-import type { OnnxTensorInput } from "./builder.js";
-import { ONNX_DTYPES } from "./builder.js";
+import { makeTensor } from "./edit.js";
 import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxTensor, type OnnxValueInfo, DATA_TYPES, id, rawByteLength } from "./model.js";
 import { modelBytes, tensorOf, weightInfo } from "./view.js";
 
@@ -115,6 +114,12 @@ export const FP16_OPS: Readonly<Record<string, Fp16Op>> = (() => {
 /** Ops whose float inputs are sizes, scales or indices (they stay float32). */
 const INDEX_INPUTS: Readonly<Record<string, readonly number[]>> = { Range: [0, 1, 2], Resize: [1, 2], Upsample: [1], ConstantOfShape: [0], OneHot: [1] };
 const SHAPE_OPS = new Set(["Shape", "Size"]);
+/**
+ * The elementwise ops that size and index formulas are made of: a float that only ends in integers (a Cast to an
+ * integer type, Range, Resize sizes) is walked back through these, and they stay float32. The walk stops at any
+ * other op (a Conv or Gemm whose result is later used as an index is data, and runs in float16).
+ */
+const INDEX_ARITHMETIC = new Set(["Add", "Sub", "Mul", "Div", "Floor", "Ceil", "Round", "Neg", "Abs", "Max", "Min", "Clip", "Sqrt", "Pow", "Reciprocal", "Mod", "Identity"]);
 /** Ops that move elements without arithmetic: on weights alone (not data) they still run in float16 (exact). */
 const DATA_MOVEMENT = new Set(["Slice", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Gather", "Split", "Identity", "Flatten", "Expand", "Tile"]);
 const INTEGER_TYPES = new Set([2, 3, 4, 5, 6, 7, 9, 12, 13]);
@@ -263,7 +268,7 @@ class Analysis {
         continue;
       }
       for (const k of INDEX_INPUTS[node.opType] ?? []) if (isFloat(node.inputs[k] ?? "")) this.indexLike.add(node.inputs[k]!);
-      if (subgraphsOf(node).length > 0) continue;
+      if (!INDEX_ARITHMETIC.has(node.opType)) continue;
       const floatOutputs = node.outputs.filter(isFloat);
       if (floatOutputs.length > 0 && floatOutputs.every((o) => this.indexLike.has(o) && !this.branchOutputs.has(o) && !this.isMainOutput(o))) {
         for (const n of node.inputs) if (isFloat(n)) this.indexLike.add(n);
@@ -309,28 +314,6 @@ export function opsetOf(model: OnnxModel): number {
 
 // ------------------------------------------------------------------------------------------- tensors
 
-/**
- * A new tensor for a model object (the editing convention): its elements in `values`, written fresh as raw_data.
- * The same behaviour as the edits' makeTensor (formats/onnx/edit.ts); kept here until the two are merged.
- */
-export function makeTensor(input: OnnxTensorInput): OnnxTensor {
-  const dataType = typeof input.dtype === "number" ? input.dtype : ONNX_DTYPES[input.dtype];
-  const data = input.data;
-  let values: Uint8Array;
-  if (data instanceof Uint8Array) values = data;
-  else if (ArrayBuffer.isView(data)) values = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  else throw new TypeError("makeTensor: data must be bytes or a typed array here");
-  const info = DATA_TYPES[dataType];
-  const count = input.dims.reduce((a, b) => a * b, 1);
-  if (info && info.bits > 0 && rawByteLength(info, count) !== values.length) {
-    throw new RangeError(`makeTensor: ${input.name ?? ""} has ${values.length} bytes, dims [${input.dims.join(", ")}] need ${rawByteLength(info, count)}`);
-  }
-  return {
-    name: input.name ?? "", dataType, dims: input.dims.slice(), docString: input.docString ?? "", storage: "raw_data",
-    data: { byteOffset: 0, byteLength: 0 }, frames: [], values,
-  } as OnnxTensor;
-}
-
 function tensorBytes(t: OnnxTensor): number {
   const info = DATA_TYPES[t.dataType];
   if (!info || info.bits === 0) return 0;
@@ -343,7 +326,7 @@ function elementCount(t: OnnxTensor): number {
 
 /** The float32 values of a weight (a copy). */
 function floatValues(bytes: Uint8Array, source: Source): Float32Array {
-  const values = (source.tensor as OnnxTensor & { values?: Uint8Array }).values;
+  const values = source.tensor.values;
   if (values) return new Float32Array(values.slice().buffer);
   const w = { name: source.name, tensor: source.tensor, kind: source.kind };
   const decoded = tensorOf(bytes, w, weightInfo(w));
@@ -423,17 +406,24 @@ function allWeights(model: OnnxModel): OnnxTensor[] {
   return out;
 }
 
+/** Throws what quantizeInPlace() would refuse (a TypeError for a bad mode; bf16 below opset 13), changing nothing. */
+export function checkQuantize(model: OnnxModel, options: QuantizeOptions, where?: string): void {
+  const mode = options?.mode;
+  if (mode !== "fp16" && mode !== "bf16" && mode !== "i8") throw new TypeError(`tensorfile: quantize: mode must be fp16, bf16 or i8, not ${String(mode)}`);
+  const opset = opsetOf(model);
+  if (mode === "bf16" && opset < 13) {
+    throw new UnsupportedError(id, `bf16 needs opset 13 or later (ONNX has no Cast from bfloat16 before it); ${where ? `the ${where} network` : "this model"} imports opset ${opset}`);
+  }
+}
+
 /**
  * Changes `model` in place (an object read() returned, whose bytes `bytes` are) to `options.mode` and returns
  * what it did. Refused (UnsupportedError, nothing changed) for bf16 below opset 13 and i8 below opset 10.
  */
 export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, bytes: Uint8Array | undefined = modelBytes.get(model)): QuantizeReport {
+  checkQuantize(model, options);
   const mode = options.mode;
-  if (mode !== "fp16" && mode !== "bf16" && mode !== "i8") throw new TypeError(`onnx.quantize: mode must be fp16, bf16 or i8, not ${String(mode)}`);
   const opset = opsetOf(model);
-  if (mode === "bf16" && opset < 13) {
-    throw new UnsupportedError(id, `bf16 needs opset 13 or later (ONNX has no Cast from bfloat16 before it); this model imports opset ${opset}`);
-  }
   const report = emptyReport(mode, opset);
   const before = allWeights(model);
   report.weightBytesBefore = before.reduce((s, t) => s + tensorBytes(t), 0);
@@ -478,7 +468,7 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, bytes: () =>
     if (!op) { keep(node.opType, "no float16 in the allowlist"); continue; }
     if (opset < op.minOpset) { keep(node.opType, `float16 from opset ${op.minOpset}`); continue; }
     if (!node.inputs.some((n) => a.tainted.has(n)) && !DATA_MOVEMENT.has(node.opType)) { keep(node.opType, "constant or shape arithmetic"); continue; }
-    if (node.outputs.some((o) => isFloat(o) && a.indexLike.has(o))) { keep(node.opType, "sizes or indices computed in float"); continue; }
+    if (INDEX_ARITHMETIC.has(node.opType) && node.outputs.some((o) => isFloat(o) && a.indexLike.has(o))) { keep(node.opType, "sizes or indices computed in float"); continue; }
     const tIn = (op.tInputs ?? node.inputs.map((_, i) => i)).filter((i) => (node.inputs[i] ?? "") !== "");
     if (tIn.some((i) => a.typeOf(node.inputs[i]!) !== FLOAT) || !isFloat(node.outputs[0] ?? "")) { keep(node.opType, "not float32 (or its type is unknown)"); continue; }
     if (node.opType === "LayerNormalization" && node.outputs.slice(1).some((o) => o !== "" && ((a.uses.get(o)?.length ?? 0) > 0 || mainOutputs.has(o)))) {
