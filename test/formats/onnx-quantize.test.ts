@@ -15,7 +15,7 @@ import * as april from "../../bindings/formats/april.js";
 import * as tsm from "../../bindings/formats/tsm.js";
 import type { OnnxModel, QuantizeMode, QuantizeReport } from "../../bindings/formats/onnx.js";
 import { fixturePath, haveFixtures, readFixture } from "../helpers/fixtures.js";
-import { VAD_MODELS } from "../helpers/onnx-models.js";
+import { VAD_MODELS, buildModel } from "../helpers/onnx-models.js";
 import { ort, runOnnx } from "../helpers/ort.js";
 import { difference, generateFeeds, rebuild } from "../helpers/quantize-run.js";
 
@@ -37,6 +37,7 @@ function expectClose(mode: QuantizeMode, want: ort.Tensor, got: ort.Tensor, labe
   else expect(d.cosine, text).toBeGreaterThanOrEqual(mode === "bf16" ? 0.999 : 0.99);
 }
 
+const MODES: QuantizeMode[] = ["fp16", "bf16", "i8"];
 const BYTE_RATIO: Record<QuantizeMode, number> = { fp16: 0.55, bf16: 0.55, i8: 0.3 };
 
 async function checkModel(bytes: Uint8Array, mode: QuantizeMode, feeds: Record<string, ort.Tensor>, options: { ratio?: boolean; skipOutputs?: string[] } = {}): Promise<QuantizeReport> {
@@ -190,6 +191,81 @@ describe("fp16", () => {
   });
 });
 
+describe("fp16 borders", () => {
+  it("a graph output that float16 computation also reads stays float32 for the caller, and the model runs", async () => {
+    // m = x * w is both an output and the input of y = m + x
+    const bytes = onnx.write(onnx.create({
+      graph: {
+        name: "both",
+        nodes: [{ opType: "Mul", inputs: ["x", "w"], outputs: ["m"] }, { opType: "Add", inputs: ["m", "x"], outputs: ["y"] }],
+        initializers: [{ name: "w", dtype: "float32", dims: [4], data: new Float32Array([1, 2, 3, 4]) }],
+        inputs: [{ name: "x", dtype: "float32", shape: [4] }],
+        outputs: [{ name: "m", dtype: "float32", shape: [4] }, { name: "y", dtype: "float32", shape: [4] }],
+      },
+    }));
+    const model = onnx.quantize(onnx.read(bytes), { mode: "fp16" });
+    const result = await runOnnx(onnx.write(model), { x: new ort.Tensor("float32", new Float32Array([1, 1, 1, 1]), [4]) });
+    expect(result.outputs.m!.type).toBe("float32");
+    expect(Array.from(result.outputs.m!.data as Float32Array)).toEqual([1, 2, 3, 4]);
+    expect(Array.from(result.outputs.y!.data as Float32Array)).toEqual([2, 3, 4, 5]);
+  });
+
+  it("a Loop body keeps its declared types at its borders and the model runs", async () => {
+    // acc = x; repeat 3 times: acc = acc * w (w an outer float32 weight read inside the body)
+    const body = {
+      name: "body",
+      nodes: [{ opType: "Mul", inputs: ["acc_in", "w"], outputs: ["acc_out"] }, { opType: "Identity", inputs: ["cond_in"], outputs: ["cond_out"] }],
+      inputs: [{ name: "i", dtype: "int64" as const, shape: [] }, { name: "cond_in", dtype: "bool" as const, shape: [] }, { name: "acc_in", dtype: "float32" as const, shape: [4] }],
+      outputs: [{ name: "cond_out", dtype: "bool" as const, shape: [] }, { name: "acc_out", dtype: "float32" as const, shape: [4] }],
+    };
+    const bytes = onnx.write(onnx.create({
+      graph: {
+        name: "loop",
+        nodes: [{ opType: "Loop", inputs: ["n", "", "x"], outputs: ["y"], attributes: { body: { type: "graph", value: body } } }],
+        initializers: [{ name: "w", dtype: "float32", dims: [4], data: new Float32Array([2, 2, 0.5, 1]) }, { name: "n", dtype: "int64", dims: [], data: [3n] }],
+        inputs: [{ name: "x", dtype: "float32", shape: [4] }],
+        outputs: [{ name: "y", dtype: "float32", shape: [4] }],
+      },
+    }));
+    const { model, report } = onnx.quantizeWithReport(onnx.read(bytes), { mode: "fp16" });
+    expect(report.tensorsConverted).toBe(1);
+    const result = await runOnnx(onnx.write(model), { x: new ort.Tensor("float32", new Float32Array([1, 2, 8, 3]), [4]) });
+    expect(Array.from(result.outputs.y!.data as Float32Array)).toEqual([8, 16, 1, 3]);
+  });
+
+  it("ops of another domain and weights in external files are left float32, with the reason", () => {
+    const model = onnx.read(onnx.write(onnx.create({
+      opsetImports: [{ version: 17 }, { domain: "com.example", version: 1 }],
+      graph: {
+        name: "custom",
+        nodes: [{ opType: "Mystery", domain: "com.example", inputs: ["x", "w"], outputs: ["y"] }],
+        initializers: [{ name: "w", dtype: "float32", dims: [4], data: new Float32Array(4) }],
+        inputs: [{ name: "x", dtype: "float32", shape: [4] }], outputs: [{ name: "y", dtype: "float32", shape: [4] }],
+      },
+    })));
+    const { report } = onnx.quantizeWithReport(model, { mode: "fp16" });
+    expect(report.opsKeptFloat32).toEqual([{ opType: "com.example.Mystery", count: 1, reason: "not an ai.onnx op" }]);
+    expect(report.tensorsKept).toEqual([{ name: "w", reason: "no float16 computation reads it" }]);
+    const external = onnx.read(buildModel({
+      graph: {
+        nodes: [{ opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }],
+        initializers: [{ name: "w", dataType: 1, dims: [8, 8], external: { location: "w.bin" } }],
+        inputs: [{ name: "x", elemType: 1, shape: [1, 8] }], outputs: [{ name: "y", elemType: 1, shape: [1, 8] }],
+      },
+    }));
+    for (const mode of MODES) {
+      expect(onnx.quantizeWithReport(external, { mode }).report.tensorsKept).toEqual([{ name: "w", reason: "stored in an external file" }]);
+    }
+  });
+
+  it("a model with no graph, and a bad mode", () => {
+    const empty = onnx.read(buildModel({ graph: {} }));
+    expect(onnx.quantizeWithReport(empty, { mode: "i8" }).report.tensorsConverted).toBe(0);
+    expect(() => onnx.quantize(empty, { mode: "int4" as QuantizeMode })).toThrow(TypeError);
+    expect(() => onnx.quantize({} as OnnxModel, { mode: "fp16" })).toThrow(/needs a model read\(\) returned/);
+  });
+});
+
 describe("bf16 and i8", () => {
   it("bf16 below opset 13 is refused, naming the opset, and nothing is changed", () => {
     const bytes = onnx.write(onnx.create({
@@ -269,7 +345,6 @@ describe("bf16 and i8", () => {
 
 // ---------------------------------------------------------------------------------------------- real models
 
-const MODES: QuantizeMode[] = ["fp16", "bf16", "i8"];
 
 describe.skipIf(VAD_MODELS.length === 0)("Silero VAD (@ricky0123/vad-web): If subgraphs, Casts, LSTM", () => {
   for (const path of VAD_MODELS) {
