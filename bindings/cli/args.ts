@@ -8,11 +8,11 @@ import { closestNames } from "../any.js";
 import { type CliIO, print } from "./common.js";
 
 /** The options a command takes, in parseArgs form. */
-export type OptionTable = Readonly<Record<string, { readonly type: "boolean" | "string"; readonly short?: string }>>;
+export type OptionTable = Readonly<Record<string, { readonly type: "boolean" | "string"; readonly short?: string; readonly multiple?: boolean }>>;
 
 /** What parseCommandArgs read: option values by name, and the positionals. */
 export interface ParsedArgs {
-  values: Record<string, string | boolean | undefined>;
+  values: Record<string, string | boolean | string[] | undefined>;
   positionals: string[];
 }
 
@@ -22,7 +22,7 @@ export interface ParsedArgs {
  * message lists `options` only.
  */
 export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, rest: string[], unlisted: OptionTable = {}): ParsedArgs | undefined {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({
@@ -30,7 +30,7 @@ export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, 
       options: { ...options, ...unlisted, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
-    }) as { values: Record<string, string | boolean | undefined>; positionals: string[] });
+    }) as { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] });
   } catch (error) {
     const message = (error as Error).message;
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec(message)?.[1];

@@ -45,11 +45,36 @@ function metaText(format: string, key: string, value: unknown, full: boolean): s
   return valueText(value, full);
 }
 
+/** A graph input or output as onnx's inspect() gives it. */
+interface ValueRow {
+  name: string;
+  dtype: string | null;
+  shape: (number | string | null)[] | null;
+  kind?: string;
+}
+
 function printInspect(io: CliIO, path: string, info: InspectResult, full: boolean): void {
   const out = io.stdout;
   print(out, `file     ${path}`);
   print(out, `format   ${info.format}${versionText(info)}`);
-  const metaKeys = Object.keys(info.meta ?? {});
+  // an ONNX model's inputs and outputs (name, dtype, shape) and metadata_props, each on a line of its own
+  const shown = new Set(["format", "version", "meta", "tensors"]);
+  for (const key of info.format === "onnx" ? ["inputs", "outputs"] : []) {
+    const values = info[key];
+    if (!Array.isArray(values)) continue;
+    shown.add(key);
+    print(out, `${key}${values.length === 0 ? "  (none)" : ""}`);
+    const rows = (values as ValueRow[]).map((v) => [v.name, v.dtype ?? (v.kind ?? "?"), v.shape === null ? "(rank unknown)" : `[${v.shape.map((d) => d ?? "?").join(", ")}]`]);
+    const widths = [0, 1].map((c) => rows.reduce((w, r) => Math.max(w, r[c]!.length), 0));
+    for (const r of rows) print(out, `  ${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`.trimEnd());
+  }
+  const metadata = info.format === "onnx" && Array.isArray(info.meta?.metadataProps) ? info.meta.metadataProps as { key: string; value: string }[] : undefined;
+  if (metadata) {
+    print(out, `metadata${metadata.length === 0 ? "  (none)" : ""}`);
+    const width = Math.min(28, metadata.reduce((w, e) => Math.max(w, e.key.length), 0));
+    for (const e of metadata) print(out, `  ${e.key.padEnd(width)}  ${valueText(e.value, full)}`);
+  }
+  const metaKeys = Object.keys(info.meta ?? {}).filter((k) => !(metadata && k === "metadataProps"));
   if (metaKeys.length > 0) {
     print(out, "meta");
     const width = Math.min(28, metaKeys.reduce((w, k) => Math.max(w, k.length), 0)); // (no spread: any count)
@@ -81,7 +106,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
     if (batch !== "") out.write(batch);
   }
   for (const key of Object.keys(info)) {
-    if (["format", "version", "meta", "tensors"].includes(key)) continue;
+    if (shown.has(key)) continue;
     const value = info[key];
     const count = Array.isArray(value) ? ` (${value.length})` : "";
     print(out, `${key}${count}  ${valueText(value, full)}`);

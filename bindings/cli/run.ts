@@ -5,7 +5,7 @@
  * 141 when standard output was closed).
  *
  * One module per command: inspect.ts, verify.ts, convert.ts (with batch.ts for --out-dir and tsm-onnx.ts for
- * .onnx), extract.ts, stats.ts, view.ts, patch.ts, diff.ts; each exports its command, its --help text and its
+ * .onnx), extract.ts, stats.ts, view.ts, patch.ts, diff.ts, edit.ts; each exports its command, its --help text and its
  * options. Under them the shared layer, which imports no command: common.ts (the streams, error classes,
  * error lines, printing, a closed standard output), args.ts (option parsing and usage errors), inputs.ts
  * (FILE as a ByteSource: "-", pipes, URLs, files; picking a tensor), output.ts (outputs put in place safely),
@@ -17,6 +17,7 @@ import { parseCommandArgs, takeTimeout } from "./args.js";
 import { type CliIO, InputError, UsageError, print, reportError } from "./common.js";
 import { CONVERT_HELP, CONVERT_OPTIONS, type ConvertOptions, convertCommand } from "./convert.js";
 import { DIFF_HELP, DIFF_OPTIONS, type DiffCommandOptions, diffCommand } from "./diff.js";
+import { EDIT_HELP, EDIT_OPTIONS, type EditCommandOptions, editCommand } from "./edit.js";
 import { EXTRACT_HELP, EXTRACT_OPTIONS, extractCommand } from "./extract.js";
 import { openLazy, openSource, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_HELP, INSPECT_OPTIONS, inspectCommand } from "./inspect.js";
@@ -39,6 +40,8 @@ const USAGE = `Usage:
   tensorfile view [FILE…] [--port N] [--open]
   tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME]
   tensorfile diff A B [--atol X] [--rtol Y] [--json]
+  tensorfile edit MODEL OUT [--set-meta KEY=VALUE]… [--delete-meta KEY]… [--rename OLD=NEW]… [--shape NAME=DIMS]…
+                  [--set FIELD=VALUE]… [--json] [--force]
 
 FILE may be "-" (standard input), a pipe or device, or an http(s) URL (read with Range requests; every command
 reading files takes --timeout SECONDS: a URL that sends nothing for that long fails, default 30).
@@ -56,7 +59,8 @@ const OPTIONS = {
   view: VIEW_OPTIONS,
   patch: PATCH_OPTIONS,
   diff: DIFF_OPTIONS,
-} as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string }>>;
+  edit: EDIT_OPTIONS,
+} as const satisfies Record<string, Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>>;
 
 type CommandName = keyof typeof OPTIONS;
 /** Taken by every command that reads FILEs: the idle timeout of http(s) inputs. */
@@ -71,6 +75,7 @@ const HELP: Record<CommandName, string> = {
   view: VIEW_HELP,
   patch: PATCH_HELP,
   diff: DIFF_HELP,
+  edit: EDIT_HELP,
 };
 
 /** Runs the CLI; returns the exit status. */
@@ -124,6 +129,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         return await patchCommand({ ...io, openSource, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m) }, positionals, values as PatchCommandOptions);
       case "diff":
         return await diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions);
+      case "edit":
+        return await editCommand(io, positionals, values as EditCommandOptions);
     }
   } catch (error) {
     return reportError(io, name, error);

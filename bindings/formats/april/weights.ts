@@ -38,7 +38,7 @@ function networkError(error: FormatError, networkOffset: number): string {
  * payloads are counted lazily too: a network with a malformed one has no weights in read(), so it has none in
  * readFrom() either (a lazy open of an .onnx file leaves that check to loadTensor).
  */
-function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean, varintCounter?: VarintCounter): Parsed {
+function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean, varintCounter?: VarintCounter, origin?: Uint8Array): Parsed {
   const models: AprilNetworkModels = {};
   const errors: Partial<Record<NetworkName, string>> = {};
   NETWORK_NAMES.forEach((name, i) => {
@@ -48,7 +48,7 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean,
       return;
     }
     try {
-      models[name] = parseModel(r, { eager, countVarints: true, varintCounter, start: entry.offset, end: entry.offset + entry.size, root: name });
+      models[name] = parseModel(r, { eager, countVarints: true, varintCounter, start: entry.offset, end: entry.offset + entry.size, root: name, origin });
     } catch (error) {
       if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
       errors[name] = networkError(error, entry.offset);
@@ -59,7 +59,7 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean,
 
 /** read(): the networks' models over the whole file's bytes. */
 export function attachModels<F extends AprilFile>(file: F, bytes: Uint8Array): F {
-  const { models, errors } = parseAll(new ByteReader(bytes, id), file.layout.networks, true);
+  const { models, errors } = parseAll(new ByteReader(bytes, id), file.layout.networks, true, undefined, bytes);
   for (const model of Object.values(models)) modelBytes.set(model, bytes);
   return { ...file, onnx: models, onnxErrors: errors };
 }
@@ -83,7 +83,7 @@ export function modelsOfNetworks(networks: Partial<Record<NetworkName, Uint8Arra
       continue;
     }
     try {
-      const model = parseModel(new ByteReader(bytes, id), { eager: true, root: name });
+      const model = parseModel(new ByteReader(bytes, id), { eager: true, root: name, origin: bytes });
       modelBytes.set(model, bytes);
       models[name] = model;
     } catch (error) {

@@ -25,8 +25,8 @@ import {
   type OnnxSparseTensor, type OnnxTensor, type OnnxValueInfo, type OnnxValueType, dataTypeName, id, rawByteLength,
 } from "./model.js";
 import { ProtoWriter } from "./proto-writer.js";
-import { messageFrames, parseModel } from "./reader.js";
-import { modelBytes, weights } from "./view.js";
+import { messageFrames, messageOrigins, parseModel } from "./reader.js";
+import { decodeTypedBody, modelBytes, weights } from "./view.js";
 import { encodeTypedField, sameBytes, typedValues, writePieces as splicedPieces } from "./writer.js";
 
 type Kind = "graph" | "node" | "attribute" | "tensor" | "sparse" | "valueInfo" | "opset" | "entry";
@@ -128,7 +128,7 @@ function snapshot(model: OnnxModel, bytes: Uint8Array): Snapshot {
   const at = new Map<number, object>();
   const start = model.span.byteOffset;
   const stored = parseModel(new ByteReader(bytes, id), {
-    eager: false, countVarints: false, start, end: start + model.span.byteLength, maxGraphDepth: Number.MAX_SAFE_INTEGER,
+    eager: false, countVarints: false, start, end: start + model.span.byteLength, maxGraphDepth: Number.MAX_SAFE_INTEGER, origin: bytes,
     onMessage: (message, frame) => at.set(frame.bodyStart, message),
   });
   return { model: stored, at };
@@ -167,6 +167,9 @@ class EditWriter {
 
   /** The stored message `value` was read from (in this model's bytes), with its frame; undefined for a new object. */
   private base<T extends object>(kind: Kind, value: T): { frame: OnnxFrame; old: T } | undefined {
+    const origin = messageOrigins.get(value);
+    // read from other bytes (another model, a lazy open): its frame says nothing about these bytes
+    if (origin !== undefined && origin !== this.bytes) return undefined;
     let frame = messageFrames.get(value);
     if (!frame && kind === "tensor") {
       const frames = (value as unknown as OnnxTensor).frames;
@@ -515,7 +518,9 @@ class EditWriter {
     const count = elementCount(t.dims);
     if (t.dims.some((d) => !Number.isSafeInteger(d) || d < 0)) throw new RangeError(`tensorfile: onnx.write: tensor "${path}" has a bad dim in [${t.dims.join(", ")}]`);
     const replaced = this.replaced.get(t);
-    const newData = t.values ?? replaced;
+    // a tensor read from other bytes (moved from another model): its elements come along, stored as raw_data
+    const moved = !old && t.values === undefined ? movedValues(t) : undefined;
+    const newData = t.values ?? replaced ?? moved;
     let sameData = old !== undefined && newData === undefined && t.storage === old.storage;
     if (newData !== undefined) {
       if (!info || info.dtype === undefined) throw new CorruptDataError(id, `cannot write: ${dataTypeName(t.dataType)} values`, undefined, `${path}.data_type`);
@@ -545,7 +550,7 @@ class EditWriter {
         same: sameData,
         emit: (o) => {
           if (newData === undefined) return;
-          if (t.values !== undefined || t.storage === "raw_data" || t.storage === "none" || t.storage === "external") o.bytesField(9, newData);
+          if (t.values !== undefined || moved !== undefined || t.storage === "raw_data" || t.storage === "none" || t.storage === "external") o.bytesField(9, newData);
           else if (t.packed) o.bytesField(t.storage === "float_data" ? 4 : 10, newData);
           else encodeTypedField(o, t, newData);
         },
@@ -583,6 +588,22 @@ class EditWriter {
       this.sameChild("graph", model.graph, old.graph) && this.sameList("opset", model.opsetImports, old.opsetImports) &&
       this.sameList("entry", model.metadataProps, old.metadataProps);
   }
+}
+
+/** The elements (raw_data layout) of a tensor read from other bytes than the model's, or undefined. */
+function movedValues(t: OnnxTensor): Uint8Array | undefined {
+  const origin = messageOrigins.get(t);
+  if (!(origin instanceof Uint8Array) || t.storage === "none") return undefined;
+  const path = t.name || "tensor";
+  if (t.storage === "external" || t.storage === "string_data") {
+    throw new UnsupportedError(id, `tensor "${path}" comes from another model and holds ${t.storage === "external" ? "external data" : "strings"}; give its elements in \`values\``, undefined, path);
+  }
+  if (t.storage === "raw_data" || t.packed) {
+    const range = t.packed ?? t.data;
+    return origin.subarray(range.byteOffset, range.byteOffset + range.byteLength);
+  }
+  const own = t.frames[t.frames.length - 1]!;
+  return decodeTypedBody(origin.subarray(own.bodyStart, own.bodyEnd), own.bodyStart, t.storage, t.dataType, path);
 }
 
 function lastField(fields: readonly Field[], field: number): Field | undefined {

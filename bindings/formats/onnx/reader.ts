@@ -35,6 +35,8 @@ interface Context {
   frames: OnnxFrame[];
   /** Told every message object read and its frame (edit.ts: the write-time snapshot). */
   onMessage: ((message: object, frame: OnnxFrame) => void) | undefined;
+  /** What the frames are offsets of (messageOrigins). */
+  origin: object;
 }
 
 /**
@@ -43,6 +45,8 @@ interface Context {
  * bytes of every message that did not change (edit.ts).
  */
 export const messageFrames = new WeakMap<object, OnnxFrame>();
+/** What each message object was read from (parseModel's `origin`: the bytes read() was given), so a frame is only used with its own bytes. */
+export const messageOrigins = new WeakMap<object, object>();
 
 /** The object read() builds, before it is handed out with its read-only fields. */
 type Building<T> = { -readonly [K in keyof T]: T[K] };
@@ -62,6 +66,7 @@ function nested<T>(ctx: Context, c: ProtoCursor, head: FieldHead, field: string,
     const message = parse(cursor());
     if (typeof message === "object" && message !== null) {
       messageFrames.set(message, frame);
+      messageOrigins.set(message, ctx.origin);
       ctx.onMessage?.(message, frame);
     }
     return message;
@@ -483,11 +488,13 @@ export function parseModel(
   options: {
     eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string;
     onMessage?: ((message: object, frame: OnnxFrame) => void) | undefined;
+    /** The bytes being read when they are in memory (read()): write() copies an object's stored message only from them. */
+    origin?: Uint8Array | undefined;
   },
 ): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage, origin: options.origin ?? r };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
   const model: Building<OnnxModel> = {

@@ -10,7 +10,7 @@ import { type ByteSource, SourceError, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import {
-  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, TYPED_FIELD_NUMBERS,
+  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, type OnnxValueInfo, TYPED_FIELD_NUMBERS,
   dataTypeName, id, rawByteLength,
 } from "./model.js";
 import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
@@ -99,6 +99,8 @@ export function weightInfo(w: OnnxWeight, prefix = ""): OnnxTensorInfo {
     byteOrder: "le" as const, layout: "row-major" as const, format: id,
   };
   const bytes = rawByteLength(type, elementCount(t.dims));
+  // a new tensor (makeTensor) or new elements set on one: they are in `values`, not in the model's bytes yet
+  if (t.values) return { ...base, byteOffset: 0, byteLength: t.values.length };
   if (t.packed) return { ...base, byteOffset: t.packed.byteOffset, byteLength: t.packed.byteLength };
   switch (t.storage) {
     case "raw_data":
@@ -226,6 +228,7 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
 /** One weight of a model whose bytes are in memory (`bytes`: the whole file). */
 export function tensorOf(bytes: Uint8Array, w: OnnxWeight, info: OnnxTensorInfo, options?: DecodeOptions): NamedTensor {
   const t = w.tensor;
+  if (t.values) return decodeWeight(t.values, info, { ...options, copy: options?.copy ?? false });
   if (t.storage === "external") throw externalNeeded(info, "open the model from its path (fromFile, loadFile or the CLI) to read it");
   if (info.onnx) {
     const own = t.frames[t.frames.length - 1]!;
@@ -376,11 +379,19 @@ export function inspectExtras(model: OnnxModel, prefix = ""): Record<string, unk
 }
 
 /**
- * A summary: ir_version, the producer/opset/metadata fields, every weight, the main graph (inputs, outputs,
+ * A summary: ir_version, the producer/opset/metadata fields, every weight, the main graph's inputs and outputs
+ * (name, dtype, shape: sizes, dim_param names, null for unknown; null for an unknown rank), the main graph (inputs, outputs,
  * counts of nodes, ops and subgraphs), storage kinds, STRING tensors, sparse initializers, external data, and
  * the unknown-field and function counts.
  */
 export function inspect(model: OnnxModel): InspectResult {
+  const initializers = new Set(model.graph?.initializers.map((t) => t.name) ?? []);
+  const valueOf = (v: OnnxValueInfo) => ({
+    name: v.name,
+    dtype: v.type.elemType === undefined ? null : (DATA_TYPES[v.type.elemType]?.dtype ?? dataTypeName(v.type.elemType)),
+    shape: v.type.shape ?? null,
+    ...(v.type.kind === "tensor" ? {} : { kind: v.type.kind }),
+  });
   return {
     format: id,
     version: model.irVersion,
@@ -389,6 +400,9 @@ export function inspect(model: OnnxModel): InspectResult {
       modelVersion: model.modelVersion, docString: model.docString, opsetImports: model.opsetImports, metadataProps: model.metadataProps,
     },
     tensors: inspectTensors(model),
+    // the main graph's inputs (initializers listed as inputs, as IR < 4 wants, left out) and outputs
+    inputs: (model.graph?.inputs ?? []).filter((v) => !initializers.has(v.name)).map(valueOf),
+    outputs: (model.graph?.outputs ?? []).map(valueOf),
     ...inspectExtras(model),
   };
 }

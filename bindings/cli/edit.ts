@@ -1,0 +1,184 @@
+/**
+ * `tensorfile edit MODEL OUT [--set-meta KEY=VALUE]… [--delete-meta KEY]… [--rename OLD=NEW]… [--shape NAME=DIMS]…
+ * [--set FIELD=VALUE]… [--json] [--force]`: MODEL (.onnx or .april) with the edits applied in that order, written
+ * to OUT (a temporary file renamed into place). A thin layer over onnx's and april's edit functions
+ * (formats/onnx/edit.ts, formats/april/edit.ts): every message byte that no edit touches is written as read.
+ * An unknown name, a rename onto an existing name or a shape of another rank: exit 1, nothing written.
+ */
+import { open } from "node:fs/promises";
+import { extname } from "node:path";
+import { detectFormat } from "../any.js";
+import * as april from "../formats/april.js";
+import * as onnx from "../formats/onnx.js";
+import type { OnnxModel } from "../formats/onnx.js";
+import { type CliIO, InputError, UsageError, jsonText, print } from "./common.js";
+import { readWhole } from "./inputs.js";
+import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
+import { formatBytes } from "./progress.js";
+
+export const EDIT_HELP = `tensorfile edit MODEL OUT [--set-meta KEY=VALUE]… [--delete-meta KEY]… [--rename OLD=NEW]…
+                [--shape NAME=DIMS]… [--set FIELD=VALUE]… [--json] [--force]
+
+Writes OUT: MODEL (.onnx or .april) with the edits below, applied in this order (each option may be repeated).
+Everything no edit touches is written byte for byte as read (an edit re-encodes only its message and the
+lengths around it).
+  --set-meta KEY=VALUE  set a metadata_props entry (added when absent)
+  --delete-meta KEY     remove the metadata_props entries named KEY
+  --rename OLD=NEW      rename a value (graph input or output, node output, initializer) and every use of it,
+                        subgraphs included where they use the outer value
+  --shape NAME=DIMS     the shape of a graph input, output or value_info, e.g. 1x80x9, Nx80 (a name is a
+                        symbolic dim, ? an unknown one; write 1,80,9 when a name holds an "x"); same rank only
+  --set FIELD=VALUE     onnx: producer_name, producer_version, domain, doc_string, model_version, graph_name,
+                        graph_doc_string; april: name, description, language (at most 8 bytes) or a params
+                        field (batch_size, segment_size, segment_step, mel_features, samplerate, …)
+  --json                print a JSON summary of the edits instead of lines
+  --force               overwrite an existing OUT
+For an .april, the ONNX edits name a network first: --set-meta encoder/KEY=VALUE, --rename joiner/OLD=NEW,
+--shape encoder/NAME=DIMS, --set decoder/producer_name=VALUE.
+Exit 1, writing nothing, for an unknown name, a rename onto a name that exists, a shape of another rank or a
+value that cannot be stored; exit 2 for an option that cannot be read. OUT ends in MODEL's extension.
+${OUTPUT_RULES}`;
+
+export const EDIT_OPTIONS = {
+  "set-meta": { type: "string", multiple: true },
+  "delete-meta": { type: "string", multiple: true },
+  rename: { type: "string", multiple: true },
+  shape: { type: "string", multiple: true },
+  set: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  force: { type: "boolean" },
+} as const;
+
+export interface EditCommandOptions {
+  "set-meta"?: string[] | undefined;
+  "delete-meta"?: string[] | undefined;
+  rename?: string[] | undefined;
+  shape?: string[] | undefined;
+  set?: string[] | undefined;
+  json?: boolean | undefined;
+  force?: boolean | undefined;
+}
+
+/** One edit as the summary shows it. */
+interface EditDone {
+  edit: "set-meta" | "delete-meta" | "rename" | "shape" | "set";
+  network?: string;
+  name: string;
+  value?: string | (number | string | null)[];
+  /** rename: the places renamed. */
+  uses?: number;
+}
+
+function pair(option: string, text: string): [string, string] {
+  const at = text.indexOf("=");
+  const form = { "set-meta": "KEY=VALUE", rename: "OLD=NEW", shape: "NAME=DIMS", set: "FIELD=VALUE" }[option] ?? "NAME=VALUE";
+  if (at <= 0) throw new UsageError(`--${option} takes ${form}, not ${JSON.stringify(text)}`);
+  return [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** The network a name starts with in an .april (`encoder/x`), and the rest. */
+function networkOf(file: april.AprilFile, option: string, text: string): [OnnxModel, string, string] {
+  const slash = text.indexOf("/");
+  const network = slash > 0 ? text.slice(0, slash) : "";
+  if (!(april.NETWORK_NAMES as readonly string[]).includes(network)) {
+    throw new UsageError(`--${option} on an .april names a network first: encoder/…, decoder/… or joiner/…, not ${JSON.stringify(text)}`);
+  }
+  return [april.networkModel(file, network), network, text.slice(slash + 1)];
+}
+
+/** Applies the edits to the model read from MODEL; RangeErrors (an unknown name, …) are the input's fault: exit 1. */
+function applyEdits(format: "onnx" | "april", file: OnnxModel | april.AprilFile, options: EditCommandOptions): EditDone[] {
+  const done: EditDone[] = [];
+  const target = (option: string, text: string): [OnnxModel, string | undefined, string] => {
+    if (format === "onnx") return [file as OnnxModel, undefined, text];
+    const [model, network, rest] = networkOf(file as april.AprilFile, option, text);
+    return [model, network, rest];
+  };
+  const withNetwork = (entry: EditDone, network: string | undefined): EditDone => (network === undefined ? entry : { ...entry, network });
+  for (const text of options["set-meta"] ?? []) {
+    const [where, value] = pair("set-meta", text);
+    const [model, network, key] = target("set-meta", where);
+    onnx.setMetadata(model, key, value);
+    done.push(withNetwork({ edit: "set-meta", name: key, value }, network));
+  }
+  for (const text of options["delete-meta"] ?? []) {
+    const [model, network, key] = target("delete-meta", text);
+    onnx.deleteMetadata(model, key);
+    done.push(withNetwork({ edit: "delete-meta", name: key }, network));
+  }
+  for (const text of options.rename ?? []) {
+    const [where, to] = pair("rename", text);
+    const [model, network, from] = target("rename", where);
+    const uses = onnx.renameValue(model, from, to);
+    done.push(withNetwork({ edit: "rename", name: from, value: to, uses }, network));
+  }
+  for (const text of options.shape ?? []) {
+    const [where, dimsText] = pair("shape", text);
+    const [model, network, name] = target("shape", where);
+    const dims = onnx.parseShape(dimsText);
+    onnx.setShape(model, name, dims);
+    done.push(withNetwork({ edit: "shape", name, value: dims }, network));
+  }
+  for (const text of options.set ?? []) {
+    const [where, value] = pair("set", text);
+    if (format === "april" && !where.includes("/")) {
+      april.setField(file as april.AprilFile, where, value);
+      done.push({ edit: "set", name: where, value });
+      continue;
+    }
+    const [model, network, field] = target("set", where);
+    onnx.setModelField(model, field, value);
+    done.push(withNetwork({ edit: "set", name: field, value }, network));
+  }
+  return done;
+}
+
+function editText(e: EditDone): string {
+  const where = e.network ? `${e.network}: ` : "";
+  switch (e.edit) {
+    case "set-meta": return `${where}metadata ${e.name} = ${JSON.stringify(e.value)}`;
+    case "delete-meta": return `${where}metadata ${e.name} deleted`;
+    case "rename": return `${where}renamed ${e.name} -> ${String(e.value)} (${e.uses} place${e.uses === 1 ? "" : "s"})`;
+    case "shape": return `${where}shape of ${e.name} = [${(e.value as (number | string | null)[]).map((d) => d ?? "?").join(", ")}]`;
+    case "set": return `${where}${e.name} = ${JSON.stringify(e.value)}`;
+  }
+}
+
+/** Runs `tensorfile edit`; returns the exit status. */
+export async function editCommand(io: CliIO, args: string[], options: EditCommandOptions): Promise<number> {
+  if (args.length !== 2) throw new UsageError("edit takes MODEL and OUT");
+  const [modelPath, output] = args as [string, string];
+  if (output === "-") throw new UsageError("OUT must be a file (the edited model is written to a temporary file and renamed)");
+  const count = ["set-meta", "delete-meta", "rename", "shape", "set"].reduce((n, k) => n + (options[k as keyof EditCommandOptions] as string[] | undefined ?? []).length, 0);
+  if (count === 0) throw new UsageError("edit needs at least one of --set-meta, --delete-meta, --rename, --shape, --set");
+  await checkOutput(output, [modelPath], { force: options.force ?? false });
+  const bytes = await readWhole(modelPath);
+  const format = detectFormat(bytes.subarray(0, 64));
+  if (format !== "onnx" && format !== "april") throw new InputError(`${modelPath} is ${format ? `a ${format} file` : "not a format tensorfile reads"}: edit changes .onnx and .april models`);
+  const ext = extname(output).toLowerCase();
+  const own = format === "onnx" ? onnx.extensions : april.extensions;
+  if (!own.includes(ext)) throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": an edited ${format} model is written as ${own.join(" or ")}`);
+  const file = format === "onnx" ? onnx.read(bytes) : april.read(bytes);
+  let done: EditDone[];
+  try {
+    done = applyEdits(format, file, options);
+  } catch (error) {
+    if (error instanceof RangeError || error instanceof TypeError) throw new InputError(error.message.replace(/^tensorfile: /, ""));
+    throw error;
+  }
+  const written = await writeAtomically(output, async (temp) => {
+    const handle = await open(temp, "w");
+    try {
+      const sink = async (chunk: Uint8Array) => {
+        for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
+      };
+      return format === "onnx" ? await onnx.writeTo(file as OnnxModel, sink) : await april.writeTo(file as april.AprilFile, sink);
+    } finally {
+      await handle.close();
+    }
+  }, { force: options.force ?? false });
+  if (options.json) print(io.stdout, jsonText({ file: modelPath, output, format, byteLength: written, edits: done }));
+  else for (const e of done) print(io.stdout, editText(e));
+  io.stderr.write(`wrote ${output} (${format}, ${formatBytes(written)})\n`);
+  return 0;
+}
