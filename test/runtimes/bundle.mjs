@@ -73,7 +73,9 @@ const entries = {
   // whole (Vite: tsm.read alone stays 5 KB) (2026-11-25)
   // the ONNX header walk for asynchronous sources (fromBlob, fromUrl: the browser's path) added ~0.5 KB to readFromAny;
   // large typed-field ONNX weights decoded and patched in pieces (typed-chunks.ts) ~1.7 KB more to everything (2026-11-26)
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 130],
+  // editing ONNX/april objects (onnx/edit.ts, edit-write.ts: ~6.5 KB) and onnx.quantize/april.quantize (quantize.ts:
+  // ~5.5 KB) added ~12 KB to everything (2026-11-27: 141.2 KB measured with both)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 142],
   "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 57],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
