@@ -6,6 +6,7 @@
  * dependency, imported only here) and refuses (exit 1, nothing written) when an output's cosine distance is above
  * the tolerance.
  */
+import { createWriteStream } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { extname, join } from "node:path";
 import * as april from "../formats/april.js";
@@ -269,15 +270,18 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
 
   const keepIO = keep !== "false";
   const reports: { network: string; report: QuantizeReport }[] = [];
-  let written: Uint8Array;
+  // without --check the result is streamed to OUT (writeTo): no whole copy of the converted model is made
+  let written: Uint8Array | undefined;
+  let stream: (sink: import("node:fs").WriteStream) => Promise<number>;
   const checks: OutputCheck[] = [];
   const given = ort ? await readInputs(ort, options.inputs) : new Map<string, OrtTensor>();
   if (kind === "april") {
     const file = april.read(bytes);
     const result = april.quantizeWithReport(file, { mode, keepIO });
     for (const [network, report] of Object.entries(result.reports)) reports.push({ network, report: report! });
-    written = april.write(result.file);
+    stream = (sink) => april.writeTo(result.file, sink);
     if (ort) {
+      written = april.write(result.file);
       const after = april.read(written);
       for (const network of april.NETWORK_NAMES) {
         const before = file.onnx?.[network];
@@ -295,13 +299,26 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
     const model = onnx.read(original);
     const result = onnx.quantizeWithReport(model, { mode, keepIO });
     reports.push({ network: "", report: result.report });
-    written = onnx.write(result.model);
-    if (ort) checks.push(...await checkPair(ort, "", original, written, model, given, shapes, tolerance));
+    stream = (sink) => onnx.writeTo(result.model, sink);
+    if (ort) {
+      written = onnx.write(result.model);
+      checks.push(...await checkPair(ort, "", original, written, model, given, shapes, tolerance));
+    }
   }
 
   const failed = checks.filter((c) => !c.passed);
+  let size = written?.length ?? 0;
+  if (failed.length === 0) {
+    size = await writeAtomically(output, async (temp) => {
+      if (written) {
+        await writeFile(temp, written);
+        return written.length;
+      }
+      return stream(createWriteStream(temp));
+    }, { force: options.force ?? false });
+  }
   if (options.json) {
-    await writeStdout(io, `${jsonText({ input, output, mode, written: failed.length === 0, bytes: written.length, reports, check: ort ? { tolerance, outputs: checks } : undefined })}\n`);
+    await writeStdout(io, `${jsonText({ input, output, mode, written: failed.length === 0, bytes: failed.length === 0 ? size : undefined, reports, check: ort ? { tolerance, outputs: checks } : undefined })}\n`);
   } else {
     for (const { network, report } of reports) for (const line of reportText(report, network ? `${network}: ` : "")) print(io.stderr, line);
     for (const c of checks) {
@@ -312,7 +329,6 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
     print(io.stderr, `tensorfile: --check: ${failed.map((c) => c.output).join(", ")} differ by more than the tolerance (1 - cosine > ${tolerance}); nothing written (raise it with --tolerance X)`);
     return 1;
   }
-  await writeAtomically(output, (temp) => writeFile(temp, written), { force: options.force ?? false });
-  if (!options.json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${written.length} bytes)`);
+  if (!options.json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);
   return 0;
 }
