@@ -210,6 +210,23 @@ describe("fp16 borders", () => {
     expect(Array.from(result.outputs.y!.data as Float32Array)).toEqual([2, 3, 4, 5]);
   });
 
+  it("value_info follows its value's new type, and ORT (which checks it) loads the model", async () => {
+    const bytes = onnx.write(onnx.create({
+      graph: {
+        name: "vi",
+        nodes: [{ opType: "Mul", inputs: ["x", "w"], outputs: ["m"] }, { opType: "Shape", inputs: ["m"], outputs: ["s"] }, { opType: "Relu", inputs: ["m"], outputs: ["y"] }],
+        initializers: [{ name: "w", dtype: "float32", dims: [4], data: new Float32Array([1, -2, 3, -4]) }],
+        inputs: [{ name: "x", dtype: "float32", shape: [4] }],
+        outputs: [{ name: "y", dtype: "float32", shape: [4] }, { name: "s", dtype: "int64", shape: [1] }],
+        valueInfo: [{ name: "m", dtype: "float32", shape: [4] }],
+      },
+    }));
+    const model = onnx.quantize(onnx.read(bytes), { mode: "fp16" });
+    expect(model.graph!.valueInfo[0]!.type.elemType).toBe(10);
+    const result = await runOnnx(onnx.write(model), { x: new ort.Tensor("float32", new Float32Array([1, 1, 1, 1]), [4]) });
+    expect(Array.from(result.outputs.y!.data as Float32Array)).toEqual([1, 0, 3, 0]);
+  });
+
   it("a Loop body keeps its declared types at its borders and the model runs", async () => {
     // acc = x; repeat 3 times: acc = acc * w (w an outer float32 weight read inside the body)
     const body = {

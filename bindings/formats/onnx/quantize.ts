@@ -616,7 +616,6 @@ function weightCandidates(a: Analysis, report: QuantizeReport, accept: (s: Sourc
 
 /** Puts the weight's stored form under a new name and a node computing the original name from it. */
 function storeBehind(a: Analysis, s: Source, stored: OnnxTensor, makeNodes: (storedName: string) => OnnxNode[]): number {
-  const original = s.name;
   const storedName = a.freshName(stored.name);
   stored.name = storedName;
   const g = s.ctx.graph;
@@ -631,7 +630,6 @@ function storeBehind(a: Analysis, s: Source, stored: OnnxTensor, makeNodes: (sto
   s.node!.outputs[0] = storedName;
   const nodes = makeNodes(storedName);
   g.nodes.splice(g.nodes.indexOf(s.node!) + 1, 0, ...nodes);
-  void original;
   return nodes.length;
 }
 
