@@ -46,7 +46,7 @@ export type {
   OnnxValueInfoInput,
 } from "./onnx/builder.js";
 export { createPieces, ONNX_DTYPES } from "./onnx/builder.js";
-export type { QuantizeMode, QuantizeOptions, QuantizeReport } from "./onnx/quantize.js";
+export type { Fp16Op, QuantizeMode, QuantizeOptions, QuantizeReport } from "./onnx/quantize.js";
 export { FP16_OPS, MIN_WEIGHT_ELEMENTS } from "./onnx/quantize.js";
 
 /**
@@ -82,7 +82,12 @@ export async function readFrom(source: ByteSource, options: OnnxReadOptions = {}
  * (see onnx/quantize.ts), with what was done. `model` itself is not changed; write() the result to get its bytes.
  * An .april network's model gives a standalone ONNX model (use april.quantize for the whole file).
  */
-export function quantizeWithReport(model: OnnxModel, options: QuantizeOptions): { model: OnnxModel; report: QuantizeReport } {
+export function quantizeWithReport(model: OnnxModel, options: QuantizeOptions): {
+  /** The new model object, changed. */
+  model: OnnxModel;
+  /** What was done. */
+  report: QuantizeReport;
+} {
   const bytes = modelBytes.get(model);
   if (!bytes) throw new UnsupportedError(id, "quantize needs a model read() returned (a lazy readFrom() model has no bytes in memory)", undefined, "quantize");
   const whole = model.span.byteOffset === 0 && model.span.byteLength === bytes.length;

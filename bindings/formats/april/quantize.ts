@@ -9,7 +9,12 @@ import { read } from "./reader.js";
 import { write } from "./writer.js";
 
 /** A new file object (the same bytes read again) whose networks are converted, with a report per network. */
-export function quantizeWithReport(file: AprilFile, options: QuantizeOptions): { file: AprilFile; reports: Partial<Record<NetworkName, QuantizeReport>> } {
+export function quantizeWithReport(file: AprilFile, options: QuantizeOptions): {
+  /** The new file object, its networks changed. */
+  file: AprilFile;
+  /** What was done, per network. */
+  reports: Partial<Record<NetworkName, QuantizeReport>>;
+} {
   const first = NETWORK_NAMES.map((n) => file.onnx?.[n]).find((m) => m !== undefined);
   const bytes = first ? modelBytes.get(first) : undefined;
   // a read() result: its bytes again; otherwise (create(), replaced networks) the file as write() gives it

@@ -44,7 +44,12 @@ export interface QuantizeReport {
   /** Weights converted (float32 -> float16, bfloat16 or int8). */
   tensorsConverted: number;
   /** float32 weights left as they are, with the reason. */
-  tensorsKept: { name: string; reason: string }[];
+  tensorsKept: {
+    /** The weight's name (an initializer's, or a Constant's output). */
+    name: string;
+    /** Why it was left float32. */
+    reason: string;
+  }[];
   /** Bytes of every weight before (all dtypes). */
   weightBytesBefore: number;
   /** Bytes of every weight after (scales of i8 included). */
@@ -56,7 +61,14 @@ export interface QuantizeReport {
   /** Non-zero values that became zero (underflow). */
   flushed: number;
   /** fp16: ops that compute in float32, by op type, with the reason. */
-  opsKeptFloat32: { opType: string; count: number; reason: string }[];
+  opsKeptFloat32: {
+    /** The op type (`domain.op` outside ai.onnx). */
+    opType: string;
+    /** How many nodes. */
+    count: number;
+    /** Why they stay float32. */
+    reason: string;
+  }[];
   /** fp16: ops that compute in float16. */
   opsFloat16: number;
   /** Cast (fp16, bf16) or DequantizeLinear (i8) nodes added. */
@@ -75,9 +87,13 @@ const HALF_MAX = 65504;
 /** Weights with fewer elements are left float32 by bf16 and i8 (their size does not matter; they are often scalars of formulas). */
 export const MIN_WEIGHT_ELEMENTS = 16;
 
-/** Which inputs share the op's float type T (undefined: all of them). */
-type TInputs = readonly number[] | undefined;
-interface Fp16Op { minOpset: number; tInputs?: TInputs }
+/** An op of the fp16 allowlist: the first opset with float16, and which inputs share its float type. */
+export interface Fp16Op {
+  /** The first ai.onnx opset whose version of the op takes float16. */
+  minOpset: number;
+  /** The inputs that take the float type T (undefined: all of them); the others keep their type. */
+  tInputs?: readonly number[] | undefined;
+}
 
 /**
  * The ops that compute in float16 (ai.onnx, with float16 in their type constraints from `minOpset`; onnxruntime
