@@ -50,3 +50,4 @@ export { create } from "./april/builder.js";
 export { blobs, inspect, loadTensor, tensorInfos, tensors, verify } from "./april/view.js";
 export { replaceTensors } from "./april/patch.js";
 export { HEADER_FIELDS, SETTABLE_FIELDS, networkModel, setField } from "./april/edit.js";
+export { quantize, quantizeWithReport } from "./april/quantize.js";
