@@ -103,6 +103,18 @@ export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefi
   return undefined;
 }
 
+/**
+ * The format a file's name chooses when its first bytes do not decide: `onnx` for a name ending in `.onnx` (ONNX
+ * has no magic, and detection refuses heads it is unsure of, such as a model whose ir_version comes late). Only the
+ * parser is chosen, so the error for a file that is not ONNX is the parser's, with its offset and field. A URL's
+ * query and fragment are not part of its name.
+ */
+export function formatFromName(name: string | undefined): FormatId | undefined {
+  if (typeof name !== "string") return undefined;
+  const path = /^[a-z][a-z0-9+.-]*:\/\//i.test(name) ? name.replace(/[?#].*$/s, "") : name;
+  return /\.onnx$/i.test(path) ? "onnx" : undefined;
+}
+
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
 export function unknownFormatError(head: Uint8Array): FormatError {
   const tried = READERS.map((f) => f.id).join(", ");
@@ -124,10 +136,13 @@ export type AnyFile = {
   };
 }[FormatId];
 
-/** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
-export function readAny(input: Uint8Array | ArrayBuffer): AnyFile {
+/**
+ * Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. `name`
+ * (the file's name, optional) chooses the parser when the first bytes do not decide: see {@link formatFromName}.
+ */
+export function readAny(input: Uint8Array | ArrayBuffer, name?: string): AnyFile {
   const bytes = asBytes(input, "readAny");
-  const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
+  const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0))) ?? formatFromName(name);
   if (!id) throw unknownFormatError(bytes);
   const module = readerOf(id);
   const file = module.read(bytes);
@@ -192,12 +207,15 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options?: Decod
   return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
 }
 
-/** Detects the format from the first bytes of `source` and opens it lazily (headers only). */
+/**
+ * Detects the format from the first bytes of `source` and opens it lazily (headers only). When they do not decide,
+ * the source's name (a path, a File's name, a URL) may choose the parser: see {@link formatFromName}.
+ */
 export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
   const source = asSource(input, "readFromAny");
   const { size } = await sourceSize(source);
   const head = await readExactly(source, 0, Math.min(size, DETECT_BYTES), "tensorfile", "head");
-  const id = detectFormat(head);
+  const id = detectFormat(head) ?? formatFromName(source.name);
   if (!id) throw unknownFormatError(head);
   const module = readerOf(id);
   const file = await module.readFrom(source);

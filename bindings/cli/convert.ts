@@ -124,7 +124,7 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   // a re-encode in the input's own format
   if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
   const bytes = await readWhole(input);
-  const { module } = readWholeAny(bytes);
+  const { module } = readWholeAny(bytes, input);
   if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
     throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`);
   }

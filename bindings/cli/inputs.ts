@@ -91,9 +91,9 @@ export async function openLazy(path: string) {
 /** A FILE opened by openLazy: its source, format, file object and module. */
 export type OpenedInput = Awaited<ReturnType<typeof openLazy>>;
 
-/** Reads a whole file of any format; the module that read it comes along. */
-export function readWholeAny(bytes: Uint8Array): { module: AnyModule; file: unknown } {
-  const { format, file } = readAny(bytes);
+/** Reads a whole file of any format (`name`: its path, which may choose the parser); the module that read it comes along. */
+export function readWholeAny(bytes: Uint8Array, name?: string): { module: AnyModule; file: unknown } {
+  const { format, file } = readAny(bytes, name);
   return { module: formatModule(format) as AnyModule, file };
 }
 
