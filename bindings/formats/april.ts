@@ -46,5 +46,5 @@ export {
 export { loadNetworks, read, readFrom } from "./april/reader.js";
 export { encodeHeaderAndParams, write, writeTo } from "./april/writer.js";
 export { create } from "./april/builder.js";
-export { blobs, inspect, loadTensor, tensorInfos, tensors, verify } from "./april/view.js";
+export { blobs, inspect, loadTensor, tensorInfos, tensors, verify, verifyErrors } from "./april/view.js";
 export { replaceTensors } from "./april/patch.js";
