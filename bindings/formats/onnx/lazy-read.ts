@@ -228,6 +228,7 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
       if (!tag || tag.value > 0xffffffff) return false;
       const field = Math.floor(tag.value / 8);
       const wire = tag.value % 8;
+      if (field === 0) return false;
       const spec = depth === 0 ? MODEL.fields[field] : undefined;
       if (spec && !wireMatches(spec, wire)) return false;
       pos = tag.next;
