@@ -9,10 +9,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import onnxProto from "onnx-proto";
-import { describe, expect, it } from "vitest";
-import { detectFormat, readAny, readFromAny } from "../../bindings/any.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { detectFormat, formatFromName, readAny, readFromAny } from "../../bindings/any.js";
 import { isFormatError } from "../../bindings/errors.js";
 import * as onnx from "../../bindings/formats/onnx.js";
+import { TYPED_CHUNK_TUNING, typedFieldChunks } from "../../bindings/formats/onnx/typed-chunks.js";
 import { loadBlob, loadFile, openFile } from "../../bindings/load-file.js";
 import { patchFrom } from "../../bindings/patch.js";
 import { fromBlob, fromBytes } from "../../bindings/io/source.js";
@@ -103,6 +104,8 @@ function baseModel(): Uint8Array {
 }
 
 const BASE = baseModel();
+const DEFAULT_TUNING = { ...TYPED_CHUNK_TUNING };
+afterEach(() => Object.assign(TYPED_CHUNK_TUNING, DEFAULT_TUNING));
 
 describe("onnx: fields in any order and unknown fields of every wire type, in every message", () => {
   const cases = [
@@ -142,6 +145,16 @@ describe("onnx: fields in any order and unknown fields of every wire type, in ev
           expect(infos.map((i) => i.name)).toEqual(expected.map((e) => e.name));
           for (const [i, info] of infos.entries()) expect(same(bytesOf(await onnx.loadTensor(source, info)), expected[i]!.data)).toBe(true);
         }
+        // the streamed decode of typed-field weights (convert, verify, stats of large ones), in tiny windows
+        Object.assign(TYPED_CHUNK_TUNING, { windowBytes: 5, pieceBytes: 4, minBytes: 0 });
+        const source = fromBytes(bytes);
+        for (const [i, info] of onnx.tensorInfos(model).entries()) {
+          if (!(info as onnx.OnnxTensorInfo).onnx) continue;
+          const pieces: Uint8Array[] = [];
+          for await (const piece of typedFieldChunks(source, info, undefined)) pieces.push(piece.slice());
+          expect(same(Buffer.concat(pieces), expected[i]!.data), info.name).toBe(true);
+        }
+        Object.assign(TYPED_CHUNK_TUNING, DEFAULT_TUNING);
         // patch: a raw_data weight in place, a typed one re-encoded; onnx-proto reads the result
         const patched = await patchFrom(fromBytes(bytes, "m.onnx"), {
           w: { name: "w", dtype: "float32", shape: [2, 3], data: new Float32Array([6, 5, 4, 3, 2, 1]) },
@@ -177,6 +190,15 @@ describe("onnx: a minimal model in any field order is detected; a .onnx name cho
   const minimal = proto.ModelProto.encode({
     irVersion: 8, opsetImport: [{ domain: "", version: 17 }], graph: { node: [{ opType: "Relu", input: ["x"], output: ["y"] }] },
   }).finish();
+
+  it("a name chooses the parser by its extension only (a URL without its query)", () => {
+    expect(formatFromName("dir/model.onnx")).toBe("onnx");
+    expect(formatFromName("MODEL.ONNX")).toBe("onnx");
+    expect(formatFromName("https://example.com/m.onnx?token=1#x")).toBe("onnx");
+    expect(formatFromName("model.onnx.bin")).toBeUndefined();
+    expect(formatFromName("onnx")).toBeUndefined();
+    expect(formatFromName(undefined)).toBeUndefined();
+  });
 
   it("every order of ir_version, graph and opset_import (and of the node's fields): detectFormat, readAny, CLI", async () => {
     const dir = mkdtempSync(join(tmpdir(), "tensorfile-order-"));
