@@ -109,19 +109,26 @@ export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefi
 }
 
 /**
- * The formats a file's name picks when its content is not recognised (no magic to detect them by), with their
- * extensions (taken member by member, as READERS does, so readFromAny's bundle keeps no whole format namespace).
+ * The formats a file's name picks when its content is not recognised (no magic, or a head detection is unsure
+ * of), with their extensions (taken member by member, as READERS does, so readFromAny's bundle keeps no whole
+ * format namespace).
  */
-const CHOSEN_BY_NAME: readonly { id: FormatId; extensions: readonly string[] }[] = [{ id: onnxTensor.id, extensions: onnxTensor.extensions }];
+const CHOSEN_BY_NAME: readonly { id: FormatId; extensions: readonly string[] }[] = [
+  { id: onnx.id, extensions: onnx.extensions },
+  { id: onnxTensor.id, extensions: onnxTensor.extensions },
+];
 
 /**
- * The format a file name picks when detection by content found none: `x.pb` is a TensorProto (onnx-tensor), whose
- * parser then says what is wrong with it instead of "unknown format". Undefined for other names.
+ * The format a file name picks when detection by content found none: `x.onnx` is parsed as ONNX (which has no
+ * magic: detection refuses heads it is unsure of, such as a model whose ir_version comes late) and `x.pb` as a
+ * TensorProto (onnx-tensor). Only the parser is chosen, so the error for a file that is not one is the parser's,
+ * with its offset and field, not "unknown format". A URL's query and fragment are not part of its name. Undefined
+ * for other names.
  */
 export function formatOfName(name: string | undefined): FormatId | undefined {
-  if (!name) return undefined;
-  const lower = name.toLowerCase();
-  return CHOSEN_BY_NAME.find((f) => f.extensions.some((e) => lower.endsWith(e)))?.id;
+  if (typeof name !== "string" || name === "") return undefined;
+  const path = (/^[a-z][a-z0-9+.-]*:\/\//i.test(name) ? name.replace(/[?#].*$/s, "") : name).toLowerCase();
+  return CHOSEN_BY_NAME.find((f) => f.extensions.some((e) => path.endsWith(e)))?.id;
 }
 
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
@@ -145,10 +152,13 @@ export type AnyFile = {
   };
 }[FormatId];
 
-/** Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. */
-export function readAny(input: Uint8Array | ArrayBuffer): AnyFile {
+/**
+ * Detects the format and reads the whole file. BAD_MAGIC, listing the formats tried, when none matches. `name`
+ * (the file's name, optional) chooses the parser when the first bytes do not decide: see {@link formatOfName}.
+ */
+export function readAny(input: Uint8Array | ArrayBuffer, name?: string): AnyFile {
   const bytes = asBytes(input, "readAny");
-  const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0)));
+  const id = detectFormat(bytes.subarray(0, Math.max(DETECT_BYTES, 0))) ?? formatOfName(name);
   if (!id) throw unknownFormatError(bytes);
   const module = readerOf(id);
   const file = module.read(bytes);
@@ -214,8 +224,8 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options?: Decod
 }
 
 /**
- * Detects the format from the first bytes of `source` and opens it lazily (headers only); a source named `*.pb`
- * that no format recognises is opened as onnx-tensor.
+ * Detects the format from the first bytes of `source` and opens it lazily (headers only). When they do not decide,
+ * the source's name (a path, a File's name, a URL) may choose the parser: see {@link formatOfName}.
  */
 export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
   const source = asSource(input, "readFromAny");

@@ -16,8 +16,9 @@ import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { isStreamedReencode, streamReencode } from "./reencode-stream.js";
 import { writeTensorOutput } from "./tensor-output.js";
 import { InputNameError, convertTsmToOnnx, parseInputs, parseOpset } from "./tsm-onnx.js";
+import { QUANTIZE_HELP, type QuantizeCliOptions, quantizeConvert, quantizeOnlyOption } from "./quantize.js";
 
-export const CONVERT_HELP = `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force] [--to json|npy]
+export const CONVERT_HELP = `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|bf16|i8] [--tensor NAME] [--force] [--to json|npy]
 
 OUT's extension picks the target:
   .safetensors  every tensor, row-major, logical shape (streamed tensor by tensor)
@@ -36,6 +37,7 @@ OUT's extension picks the target:
                     with a scale and offset)
                     (for .safetensors/.npy; for a bw2l re-encode: store float32 params)
   --quantize fp16|i8  bw2l re-encode: store float32 layer params as float16 or as int8 (version 1) with per-layer scale/offset
+${QUANTIZE_HELP}
   --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
   --force           overwrite an existing OUT
 
@@ -47,7 +49,7 @@ for files holding one tensor), exactly as "convert FILE OUT" writes it. A file t
   -j N              threads (default: the number of cores; -j 1 converts in the main thread)
 ${OUTPUT_RULES}`;
 
-export const CONVERT_OPTIONS = { dtype: { type: "string" }, quantize: { type: "string" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" }, opset: { type: "string" }, input: { type: "string" } } as const;
+export const CONVERT_OPTIONS = { dtype: { type: "string" }, quantize: { type: "string" }, "keep-io": { type: "string" }, check: { type: "boolean" }, inputs: { type: "string" }, shape: { type: "string" }, tolerance: { type: "string" }, json: { type: "boolean" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" }, opset: { type: "string" }, input: { type: "string" } } as const;
 
 const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
@@ -64,7 +66,7 @@ function allowedExtensions(module: AnyModule, input: string): string[] {
   return [...TENSOR_OUTPUTS, ...own];
 }
 
-export interface ConvertOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string; opset?: string; input?: string }
+export interface ConvertOptions extends QuantizeCliOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string; opset?: string; input?: string }
 
 export async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
   if (options["out-dir"] !== undefined) {
@@ -75,7 +77,14 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   if (args.length !== 2) throw new UsageError("convert takes IN and OUT (or --out-dir DIR --to safetensors|npy FILE…)");
   const [input, output] = args as [string, string];
   if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
-  if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8, not ${options.quantize}`);
+  // precision changes of ONNX models, .april files and TenniS modules (cli/quantize.ts)
+  if (options.quantize !== undefined && output !== "-" && !TENSOR_OUTPUTS.includes(extname(output).toLowerCase()) && await isModelInput(input)) {
+    if (options.dtype !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does not go with --quantize for this input`);
+    return quantizeConvert(io, input, output, options);
+  }
+  const only = quantizeOnlyOption(options);
+  if (only !== undefined) throw new UsageError(`--${only} goes with --quantize fp16|bf16|i8 for ONNX, .april and TenniS inputs`);
+  if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8 (bf16 too for ONNX, .april and TenniS inputs), not ${options.quantize}`);
   const toStdout = output === "-";
   if (toStdout && options.to !== "json" && options.to !== "npy") throw new UsageError('OUT "-" (standard output) needs --to json or --to npy (a .safetensors file or a re-encode cannot be streamed to a pipe here)');
   if (!toStdout && options.to !== undefined) throw new UsageError("--to goes with OUT \"-\" (standard output): otherwise OUT's extension picks the target");
@@ -160,4 +169,11 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
   print(io.stderr, `wrote ${output} (${module.id}, ${out.length} bytes)`);
   return 0;
+}
+
+/** Whether IN is an ONNX model, an .april file or a TenniS module (by its first bytes). */
+async function isModelInput(input: string): Promise<boolean> {
+  // the first bytes only (a stream is read once per command: cli/stream-input.ts keeps it for the conversion)
+  const format = await detectInputFormat(input);
+  return format === "onnx" || format === "april" || format === "tsm";
 }

@@ -151,14 +151,9 @@ export async function openLazy(path: string) {
 /** A FILE opened by openLazy: its source, format, file object and module. */
 export type OpenedInput = Awaited<ReturnType<typeof openLazy>>;
 
-/** Reads a whole file of any format (`name`: FILE, whose `.pb` picks onnx-tensor); the module that read it comes along. */
+/** Reads a whole file of any format (`name`: its path, which may choose the parser); the module that read it comes along. */
 export function readWholeAny(bytes: Uint8Array, name?: string): { module: AnyModule; file: unknown } {
-  const named = detectFormat(bytes.subarray(0, DETECT_BYTES)) === undefined ? formatOfName(name) : undefined;
-  if (named !== undefined) {
-    const module = formatModule(named) as AnyModule;
-    return { module, file: module.read(bytes) };
-  }
-  const { format, file } = readAny(bytes);
+  const { format, file } = readAny(bytes, name);
   return { module: formatModule(format) as AnyModule, file };
 }
 

@@ -123,13 +123,17 @@ export async function inspectCommand(io: CliIO, paths: string[], options: { json
       const opened = await openLazy(path);
       try {
         const info = opened.module.inspect(opened.file);
+        // what the file holds but could not be read (an april network that is not ONNX): said, not only listed
+        const problems = opened.module.verifyErrors?.(opened.file) ?? [];
         if (opened.format === "tsm") info.meta.onnx = await tsmOnnxVerdict(opened.source);
         if (options.json) {
           if (many) results.push({ file: path, ...info });
           else print(io.stdout, jsonText(info));
+          for (const problem of problems) print(io.stderr, `tensorfile: ${many ? `${path}: ` : ""}warning: ${problem}`);
         } else {
           if (many && i > 0) print(io.stdout, "");
           printInspect(io, path, info, options.full ?? false);
+          for (const problem of problems) print(io.stdout, `warning: ${problem}`);
         }
       } finally {
         await opened.source.close?.();

@@ -36,6 +36,7 @@ const USAGE = `Usage:
   tensorfile inspect FILE… [--json] [--full]
   tensorfile verify FILE… [--strict] [--json]
   tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
+  tensorfile convert IN.onnx|IN.april OUT --quantize fp16|bf16|i8 [--keep-io true|false] [--check] [--json]
   tensorfile convert MODEL.tsm|MODEL.csta OUT.onnx [--opset N] [--input NAME=DTYPE[:SHAPE]] [--force]
   tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
   tensorfile extract FILE DIR [--dtype float32] [--force]

@@ -17,9 +17,10 @@ import { summarizeWarnings } from "./warnings.js";
 export const VERIFY_HELP = `tensorfile verify FILE… [--strict] [--json]
 
 Reads the whole file with every check on and decodes every tensor; prints what it found and warns about what a
-reference runtime would refuse (for example an .april file whose params do not follow the joiner).
+reference runtime would refuse (for example an .april file whose params do not follow the joiner). A part of the
+file that cannot be read (an .april network that is not a readable ONNX model) is an error: exit 1.
   --strict  exit 1 on warnings too
-  --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "error": { "code", "offset", "field", "message" } }`;
+  --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "errors", "error": { "code", "offset", "field", "message" } }`;
 
 export const VERIFY_OPTIONS = { strict: { type: "boolean" }, json: { type: "boolean" } } as const;
 
@@ -108,19 +109,22 @@ export async function verifyCommand(io: CliIO, paths: string[], options: { stric
       const { module, file, tensors: decoded, size, read, warnings: checked } = await readAndDecode(path);
       const info = module.inspect(file);
       const warnings = checked ?? module.verify(file);
+      const errors = module.verifyErrors?.(file) ?? [];
       const total = decoded.bytes;
       if (warnings.length > 0) warned++;
-      const ok = !(options.strict && warnings.length > 0);
+      const ok = errors.length === 0 && !(options.strict && warnings.length > 0);
       if (!ok) failed++;
       if (options.json) {
-        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, error: null }, 0));
+        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, errors, error: null }, 0));
         continue;
       }
       print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`);
       const { shown, more } = summarizeWarnings(warnings);
       for (const w of shown) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
       for (const m of more) print(io.stdout, `${many ? `${path}: ` : ""}warning: … and ${m.count} more like: ${m.like} (--json lists every warning)`);
-      print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
+      for (const e of errors) print(io.stderr, `tensorfile: ${many ? `${path}: ` : ""}error: ${e}`);
+      if (errors.length > 0) print(io.stdout, `failed with ${plural(errors.length, "error")}${warnings.length > 0 ? ` and ${plural(warnings.length, "warning")}` : ""}`);
+      else print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
     } catch (error) {
       if (!isInputError(error)) throw error;
       failed++;

@@ -47,6 +47,7 @@ export {
 export { loadNetworks, read, readFrom } from "./april/reader.js";
 export { encodeHeaderAndParams, write, writeTo } from "./april/writer.js";
 export { create } from "./april/builder.js";
-export { blobs, inspect, loadTensor, tensorInfos, tensors, verify } from "./april/view.js";
+export { blobs, inspect, loadTensor, tensorInfos, tensors, verify, verifyErrors } from "./april/view.js";
 export { replaceTensors } from "./april/patch.js";
 export { HEADER_FIELDS, SETTABLE_FIELDS, networkModel, setField } from "./april/edit.js";
+export { quantize, quantizeWithReport } from "./april/quantize.js";

@@ -23,6 +23,8 @@ import { parseSmallChunks } from "./onnx/lazy-read.js";
 import { looksLikeModel, parseModel } from "./onnx/reader.js";
 import { modelBytes } from "./onnx/view.js";
 import { type OnnxModelInput, create as encodeModel } from "./onnx/builder.js";
+import { type QuantizeOptions, type QuantizeReport, quantizeInPlace } from "./onnx/quantize.js";
+import { UnsupportedError } from "../errors.js";
 
 export { id };
 /** The file extensions this format is written with. */
@@ -44,6 +46,8 @@ export type {
   OnnxValueInfoInput,
 } from "./onnx/builder.js";
 export { createPieces, ONNX_DTYPES } from "./onnx/builder.js";
+export type { Fp16Op, QuantizeMode, QuantizeOptions, QuantizeReport } from "./onnx/quantize.js";
+export { FP16_OPS, MIN_WEIGHT_ELEMENTS } from "./onnx/quantize.js";
 
 /**
  * A new model from plain objects (graph, nodes, initializers stored as raw_data, inputs/outputs), as the other
@@ -71,4 +75,28 @@ export function read(bytes: Uint8Array, options: OnnxReadOptions = {}): OnnxMode
 /** The same object as read(), reading headers only (payloads are never fetched): use loadTensor per weight. */
 export async function readFrom(source: ByteSource, options: OnnxReadOptions = {}): Promise<OnnxModel> {
   return parseSmallChunks(asSource(source, "onnx.readFrom"), id, (backing) => parseModel(new ByteReader(backing, id), { eager: false, maxGraphDepth: options.maxGraphDepth }));
+}
+
+/**
+ * A new model object (the same bytes read again) changed to float16 computation, bfloat16 weights or int8 weights
+ * (see onnx/quantize.ts), with what was done. `model` itself is not changed; write() the result to get its bytes.
+ * An .april network's model gives a standalone ONNX model (use april.quantize for the whole file).
+ */
+export function quantizeWithReport(model: OnnxModel, options: QuantizeOptions): {
+  /** The new model object, changed. */
+  model: OnnxModel;
+  /** What was done. */
+  report: QuantizeReport;
+} {
+  const bytes = modelBytes.get(model);
+  if (!bytes) throw new UnsupportedError(id, "quantize needs a model read() returned (a lazy readFrom() model has no bytes in memory)", undefined, "quantize");
+  const whole = model.span.byteOffset === 0 && model.span.byteLength === bytes.length;
+  const fresh = read(whole ? bytes : bytes.subarray(model.span.byteOffset, model.span.byteOffset + model.span.byteLength));
+  const report = quantizeInPlace(fresh, options);
+  return { model: fresh, report };
+}
+
+/** {@link quantizeWithReport}'s model: a new model object in float16, bfloat16 weights or int8 weights. */
+export function quantize(model: OnnxModel, options: QuantizeOptions): OnnxModel {
+  return quantizeWithReport(model, options).model;
 }

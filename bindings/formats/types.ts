@@ -77,6 +77,11 @@ export interface FormatModule<F = unknown, R = unknown, W = unknown> {
   inspect(file: F): InspectResult;
   /** Warnings: what a reference runtime would refuse or what looks wrong but is readable. */
   verify(file: F): string[];
+  /**
+   * Errors found in a file that reads: parts that could not be read (an april network that is not a readable ONNX
+   * model, so its weights are missing). `tensorfile verify` fails on them; inspect shows them. Absent: none.
+   */
+  verifyErrors?(file: F): string[];
   /** Embedded files for `extract`. */
   blobs(file: F): EmbeddedBlob[];
 }

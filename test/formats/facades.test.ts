@@ -29,18 +29,19 @@ describe("format facades", () => {
 
   it("april exports the public namespace, name for name", () => {
     expect(Object.keys(april).sort()).toEqual([
-      "MODEL_TYPE_LSTM_TRANSDUCER_STATELESS", "NETWORK_NAMES", "REFERENCE_PARAMS", "blobs", "create", "detect",
-      "encodeHeaderAndParams", "extensions", "id", "inspect", "loadNetworks", "loadTensor", "read", "readFrom",
-      "replaceTensors", "tensorInfos", "tensors", "verify", "write", "writeTo",
+      "HEADER_FIELDS", "MODEL_TYPE_LSTM_TRANSDUCER_STATELESS", "NETWORK_NAMES", "REFERENCE_PARAMS", "blobs", "create", "detect",
+      "encodeHeaderAndParams", "extensions", "id", "inspect", "loadNetworks", "loadTensor", "networkModel", "quantize",
+      "quantizeWithReport", "read", "readFrom", "replaceTensors", "setField", "tensorInfos", "tensors", "verify", "write", "writeTo",
     ]);
     expect(april.id).toBe("april");
   });
 
   it("onnx exports the public namespace, name for name", () => {
     expect(Object.keys(onnx).sort()).toEqual([
-      "ATTRIBUTE_TYPES", "DATA_TYPES", "MAX_GRAPH_DEPTH", "ONNX_DTYPES", "blobs", "create", "createPieces", "dataTypeName",
-      "dataTypeOf", "detect", "extensions", "id",
-      "inspect", "loadTensor", "nodeLabel", "read", "readFrom", "replaceTensors", "tensorInfos", "tensors", "verify", "weights",
+      "ATTRIBUTE_TYPES", "DATA_TYPES", "FP16_OPS", "MAX_GRAPH_DEPTH", "MIN_WEIGHT_ELEMENTS", "MODEL_FIELDS", "ONNX_DTYPES", "blobs",
+      "create", "createPieces", "dataTypeName", "dataTypeOf", "deleteMetadata", "detect", "extensions", "id",
+      "inspect", "loadTensor", "makeTensor", "nodeLabel", "parseShape", "quantize", "quantizeWithReport", "read", "readFrom",
+      "renameValue", "replaceTensors", "setMetadata", "setModelField", "setShape", "tensorInfos", "tensors", "verify", "weights",
       "write", "writeTo",
     ]);
     expect(onnx.id).toBe("onnx");

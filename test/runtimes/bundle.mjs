@@ -76,8 +76,9 @@ const entries = {
   // the onnx-tensor format (.pb TensorProto files: its detector, the bare-tensor reader over the ONNX parser, the
   // name-picks-the-parser rule) added ~2.0 KB to everything and ~1.6 KB to readFromAny; fromUrl's version check
   // (If-Range, ETag/Last-Modified) and least body rate, and the FIFO/device refusal of the file openers
-  // (io/url-checks.ts, io/file-kind.ts) ~0.8 KB to everything (2026-11-27)
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 133],
+  // (io/url-checks.ts, io/file-kind.ts) ~0.8 KB to everything; editing ONNX/april objects (onnx/edit.ts,
+  // edit-write.ts: ~6.5 KB) and onnx.quantize/april.quantize (quantize.ts: ~5.5 KB) ~12 KB more (2026-11-27)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 145],
   "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 59],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],

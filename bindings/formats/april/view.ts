@@ -5,7 +5,7 @@ import { assertEager } from "../../io/lazy.js";
 import { utf8Bytes } from "../../io/byte-writer.js";
 import { type ByteSource } from "../../io/source.js";
 import { loadTensor as loadOnnxTensor } from "../onnx/view.js";
-import { inspectNetworks, inspectWeights, verifyNetworks, weightInfos, weightTensors } from "./weights.js";
+import { inspectNetworks, inspectWeights, networkProblems, verifyNetworks, weightInfos, weightTensors } from "./weights.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
@@ -101,6 +101,15 @@ export function verify(file: AprilFile): string[] {
   if (file.params.melHigh > nyquist) warnings.push(`mel_high ${file.params.melHigh} is above samplerate / 2 (${nyquist})`);
   warnings.push(...verifyNetworks(file));
   return warnings;
+}
+
+/**
+ * What makes `tensorfile verify` fail (exit 1) although the file reads: each network that is not a readable ONNX
+ * model (libapril cannot load it, and its weights are missing from tensors()), by name and the parser's reason. An
+ * empty network is a verify() warning instead.
+ */
+export function verifyErrors(file: AprilFile): string[] {
+  return networkProblems(file);
 }
 
 /** encoder.onnx, decoder.onnx, joiner.onnx, params.json (the 13 fields) and tokens.json (a string array). */

@@ -2,8 +2,10 @@
  * april's weights: every weight of its three ONNX networks, named `encoder/<name>`, `decoder/<name>`,
  * `joiner/<name>`, read through the onnx module's code. Each network is parsed as a ModelProto over its range of
  * the .april file (offsets stay absolute), eagerly for read() and with small range reads for readFrom(), so a
- * lazy open fetches the networks' headers and never their payloads. A network that is not a readable ONNX model
- * (april files may hold anything there) has no weights; verify() names its error.
+ * lazy open fetches the networks' headers and never their payloads. Every network is parsed, whatever its first
+ * bytes look like (protobuf fields may come in any order): one that is not a readable ONNX model has no weights,
+ * and says so: `onnxErrors` holds the parser's error, verifyErrors() (tensorfile verify: exit 1) and inspect name
+ * the network and the reason.
  */
 import { type FormatError, isFormatError } from "../../errors.js";
 import { ByteReader } from "../../io/byte-reader.js";
@@ -21,8 +23,14 @@ interface Parsed {
   errors: Partial<Record<NetworkName, string>>;
 }
 
-/** The error of a network whose first bytes are not ModelProto fields (an opaque blob, as april files may hold). */
-export const NOT_ONNX = "not an ONNX model (its first bytes are not ModelProto fields)";
+/** The error of an empty network (no bytes: no model). */
+export const EMPTY_NETWORK = "the network is empty (0 bytes)";
+
+/** Why a network that failed to parse is not ONNX: the parser's error, and whether its first bytes looked like a model. */
+function parseFailure(error: FormatError, networkOffset: number, head: Uint8Array): string {
+  const why = networkError(error, networkOffset);
+  return looksLikeModel(head) ? why : `not an ONNX model (its first bytes are not ModelProto fields; the parser: ${why})`;
+}
 
 /**
  * A network's FormatError as text with the offset inside the network (so it reads the same after write() moves
@@ -43,15 +51,15 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean,
   const errors: Partial<Record<NetworkName, string>> = {};
   NETWORK_NAMES.forEach((name, i) => {
     const entry = entries[i]!;
-    if (!looksLikeModel(r.viewOf({ byteOffset: entry.offset, byteLength: Math.min(64, entry.size) }))) {
-      errors[name] = NOT_ONNX;
+    if (entry.size === 0) {
+      errors[name] = EMPTY_NETWORK;
       return;
     }
     try {
       models[name] = parseModel(r, { eager, countVarints: true, varintCounter, start: entry.offset, end: entry.offset + entry.size, root: name, origin });
     } catch (error) {
       if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
-      errors[name] = networkError(error, entry.offset);
+      errors[name] = parseFailure(error, entry.offset, r.viewOf({ byteOffset: entry.offset, byteLength: Math.min(64, entry.size) }));
     }
   });
   return { models, errors };
@@ -78,8 +86,8 @@ export function modelsOfNetworks(networks: Partial<Record<NetworkName, Uint8Arra
   for (const name of NETWORK_NAMES) {
     const bytes = networks[name];
     if (!bytes) continue;
-    if (!looksLikeModel(bytes.subarray(0, 64))) {
-      errors[name] = NOT_ONNX;
+    if (bytes.length === 0) {
+      errors[name] = EMPTY_NETWORK;
       continue;
     }
     try {
@@ -88,7 +96,7 @@ export function modelsOfNetworks(networks: Partial<Record<NetworkName, Uint8Arra
       models[name] = model;
     } catch (error) {
       if (!isFormatError(error)) throw error;
-      errors[name] = networkError(error, 0);
+      errors[name] = parseFailure(error, 0, bytes.subarray(0, 64));
     }
   }
   return { models, errors };
@@ -132,17 +140,22 @@ export function inspectNetworks(file: AprilFile): Record<string, unknown> {
   return out;
 }
 
-/**
- * Warnings about the networks: a network that starts like an ONNX model but does not read as one (a network
- * that is not ONNX at all is an opaque blob: inspect names why), and each model's own warnings.
- */
+/** Warnings about the networks: each model's own warnings (a network that is not a model: {@link networkProblems}). */
 export function verifyNetworks(file: AprilFile): string[] {
   const warnings: string[] = [];
+  for (const [name, model] of networkModels(file)) for (const w of verifyModel(model)) warnings.push(`${name}: ${w}`);
+  return warnings;
+}
+
+/**
+ * Each network that is not a readable ONNX model, by name and reason: libapril cannot load it, and its weights
+ * are missing from tensors() (verify fails on these; inspect shows them).
+ */
+export function networkProblems(file: AprilFile): string[] {
+  const problems: string[] = [];
   for (const name of NETWORK_NAMES) {
     const error = file.onnxErrors?.[name];
-    if (error && error !== NOT_ONNX) warnings.push(`the ${name} network is not a readable ONNX model (${error}): its weights are not shown`);
-    const model = file.onnx?.[name];
-    if (model) for (const w of verifyModel(model)) warnings.push(`${name}: ${w}`);
+    if (error !== undefined && error !== EMPTY_NETWORK && !file.onnx?.[name]) problems.push(`the ${name} network is not a readable ONNX model: ${error}; its weights are not listed`);
   }
-  return warnings;
+  return problems;
 }

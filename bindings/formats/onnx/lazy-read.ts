@@ -18,7 +18,8 @@ import { type ByteBacking, NeedBytes } from "../../io/byte-reader.js";
 import { bytesOrUndefined } from "../../io/input.js";
 import { markLazy } from "../../io/lazy.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "../../io/source.js";
-import { type VarintCounter, looksLikeModel } from "./reader.js";
+import type { VarintCounter } from "./reader.js";
+import { ATTRIBUTE, GRAPH, type MessageSchema, MODEL, NODE, SPARSE_TENSOR, TENSOR, wireMatches } from "./schema.js";
 import { PackedVarintCounter, readVarintAt, varintValue } from "./wire.js";
 
 /** After a jump: sources that read synchronously (local files) take small reads; others fewer, larger ones. */
@@ -175,8 +176,27 @@ function modelPlan(varintPayloads: boolean): WalkPlan {
   const sparse: WalkPlan = { 1: tensor, 2: tensor, 3: "read" };
   const graph: WalkPlan = { 2: "read", 5: tensor, 10: "read", 11: "read", 12: "read", 13: "read", 15: sparse };
   const attribute: WalkPlan = { 1: "read", 4: "read", 5: tensor, 6: graph, 7: "read", 8: "read", 9: "read", 10: tensor, 11: graph, 13: "read", 21: "read", 22: sparse };
-  graph[1] = { 1: "read", 2: "read", 3: "read", 4: "read", 5: attribute, 6: "read", 7: "read" }; // NodeProto
-  return { 2: "read", 3: "read", 4: "read", 6: "read", 7: graph, 8: "read", 14: "read" };
+  const node: WalkPlan = { 1: "read", 2: "read", 3: "read", 4: "read", 5: attribute, 6: "read", 7: "read" };
+  graph[1] = node;
+  const model: WalkPlan = { 2: "read", 3: "read", 4: "read", 6: "read", 7: graph, 8: "read", 14: "read" };
+  // the other messages onnx.proto declares (training_info, functions, metadata_props, …): walked for their tags
+  const memo = new Map<MessageSchema, WalkPlan>();
+  for (const [plan, message] of [[tensor, TENSOR], [sparse, SPARSE_TENSOR], [graph, GRAPH], [attribute, ATTRIBUTE], [node, NODE], [model, MODEL]] as const) {
+    for (const [number, spec] of Object.entries(message.fields)) {
+      if (spec?.message && plan[Number(number)] === undefined) plan[Number(number)] = tagsPlan(spec.message, memo);
+    }
+  }
+  return model;
+}
+
+/** The plan of a message the parser passes over field by field (schema.ts: known, not held): into its messages. */
+function tagsPlan(message: MessageSchema, memo: Map<MessageSchema, WalkPlan>): WalkPlan {
+  const known = memo.get(message);
+  if (known) return known;
+  const plan: WalkPlan = {};
+  memo.set(message, plan);
+  for (const [number, spec] of Object.entries(message.fields)) if (spec?.message) plan[Number(number)] = tagsPlan(spec.message, memo);
+  return plan;
 }
 const MODEL_WALK = modelPlan(false);
 const MODEL_WALK_VARINTS = modelPlan(true);
@@ -190,9 +210,8 @@ const MAX_WALK_DEPTH = 128;
 async function walkHeaders(cache: SmallChunkCache, start: number, end: number, plan: WalkPlan): Promise<boolean> {
   end = Math.min(end, cache.size);
   if (end <= start) return false;
-  // only what the parser takes for a model (an .april network may be any blob)
-  const first = await cache.ensure(start, Math.min(64, end - start));
-  if (!looksLikeModel(first.bytes.subarray(start - first.start, start - first.start + Math.min(64, end - start)))) return false;
+  // (an .april network may be any blob: the walk stops where the parser does, at the first model field with a wrong
+  // wire type, or at the first thing that is not protobuf)
   /** A varint at `at` (below `limit`): its value (up to 2^53) and the offset after it, or undefined when malformed. */
   const varint = async (at: number, limit: number): Promise<{ value: number; next: number } | undefined> => {
     if (at >= limit) return undefined;
@@ -216,6 +235,9 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
       if (!tag || tag.value > 0xffffffff) return false;
       const field = Math.floor(tag.value / 8);
       const wire = tag.value % 8;
+      if (field === 0) return false;
+      const spec = depth === 0 ? MODEL.fields[field] : undefined;
+      if (spec && !wireMatches(spec, wire)) return false;
       pos = tag.next;
       if (wire === 0) {
         // a value, not a length: any varint of up to 10 bytes (a negative int64, `axis=-1`, is 10 bytes long)
@@ -238,7 +260,7 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
         } else if (kind !== undefined) {
           if (depth >= MAX_WALK_DEPTH || !(await walk(body, pos, kind, depth + 1))) return false;
         }
-      } else return false;
+      } else if (wire !== 3 && wire !== 4) return false; // a group's tags (3 start, 4 end): its fields follow as fields
     }
     return true;
   };

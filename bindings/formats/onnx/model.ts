@@ -1,6 +1,7 @@
 /**
  * ONNX models (onnx/onnx `onnx.proto`, proto2 syntax; protobuf wire format, see wire.ts). The object model that
- * read() returns. Field numbers used (everything else is kept as unknown bytes, which write() copies):
+ * read() returns. Field numbers read into it (every other field is kept as bytes, which write() copies; the
+ * other fields onnx.proto declares up to ONNX 1.22 are listed in schema.ts: known, checked, not counted as unknown):
  *
  *   ModelProto      1 ir_version int64 | 2 producer_name | 3 producer_version | 4 domain | 5 model_version int64 |
  *                   6 doc_string | 7 graph GraphProto | 8 opset_import {1 domain, 2 version int64} |
@@ -15,7 +16,8 @@
  *                   8 name | 9 raw_data | 10 double_data | 11 uint64_data | 12 doc_string |
  *                   13 external_data {1 key, 2 value} | 14 data_location (1 = EXTERNAL)
  *   ValueInfoProto  1 name | 2 type TypeProto {1 tensor_type {1 elem_type, 2 shape {1 dim {1 dim_value, 2 dim_param}}},
- *                   4 sequence_type, 5 map_type, 8 sparse_tensor_type, 9 optional_type} | 3 doc_string
+ *                   4 sequence_type {1 elem_type TypeProto}, 5 map_type {1 key_type, 2 value_type TypeProto},
+ *                   8 sparse_tensor_type, 9 optional_type {1 elem_type TypeProto}} | 3 doc_string
  *
  * raw_data is little-endian, row-major, packed; typed fields hold one element per entry (int32_data carries the
  * 8/16-bit types and float16/bfloat16/float8 as their bit patterns; float_data/double_data hold complex numbers
@@ -181,13 +183,17 @@ export interface OnnxNode {
 export interface OnnxValueType {
   /**
    * Which TypeProto member is set (1 tensor_type, 8 sparse_tensor_type, 4 sequence_type, 5 map_type, 9 optional_type);
-   * only tensor and sparse_tensor are read further; `unknown` when none is.
+   * `unknown` when none is (or onnx-ml's 7 opaque_type).
    */
   kind: "tensor" | "sparse_tensor" | "sequence" | "map" | "optional" | "unknown";
   /** tensor/sparse_tensor: elem_type, a TensorProto.DataType code (see {@link dataTypeName}). */
   elemType?: number | undefined;
   /** undefined: rank unknown. */
   shape?: (number | string | null)[] | undefined;
+  /** map: key_type, a TensorProto.DataType code. */
+  keyType?: number | undefined;
+  /** sequence/optional: the elements' type (elem_type); map: the values' type (value_type). */
+  elem?: OnnxValueType | undefined;
 }
 
 /** A ValueInfoProto: a named value's declared type (graph inputs, outputs, value_info). */
@@ -250,7 +256,7 @@ export interface OnnxModel {
   }[];
   /** Field 7 graph; undefined when the model has none. */
   graph: OnnxGraph | undefined;
-  /** Number of model-local functions (field 25); their bodies are kept as bytes, not read. */
+  /** Number of model-local functions (field 25); their bodies are walked for unknown fields, not held. */
   readonly functionCount: number;
   /** Fields of any message this reader does not know, kept as bytes (write() copies them), as read. */
   readonly unknownFieldCount: number;

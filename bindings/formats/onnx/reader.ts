@@ -15,7 +15,14 @@ import {
   type OnnxFrame, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxSparseTensor, type OnnxStorage,
   type OnnxTensor, type OnnxValueInfo, type OnnxValueType, dataTypeName, rawByteLength,
 } from "./model.js";
-import { type FieldHead, type LenSpan, ProtoCursor, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, packedVarintCount } from "./wire.js";
+import {
+  ATTRIBUTE, DIMENSION, GRAPH, type MessageSchema, MODEL, NODE, OPERATOR_SET_ID, SPARSE_TENSOR, STRING_STRING_ENTRY, TENSOR, TENSOR_SHAPE,
+  TYPE, TYPE_MAP, TYPE_OPTIONAL, TYPE_SEQUENCE, TYPE_SPARSE_TENSOR, TYPE_TENSOR, VALUE_INFO, wireMatches,
+} from "./schema.js";
+import {
+  type FieldHead, type LenSpan, MAX_MESSAGE_DEPTH, ProtoCursor, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
+  packedVarintCount,
+} from "./wire.js";
 
 /**
  * Counts the packed varints of [offset, offset + length) without going through the reader's backing (a lazy open
@@ -86,6 +93,31 @@ function unknownField(ctx: Context, c: ProtoCursor, head: FieldHead): void {
   c.skip(head, `${c.path}.field${head.field}`);
 }
 
+/**
+ * A field of `message` that the object model does not hold. One onnx.proto declares (schema.ts) must have its
+ * declared wire type (CORRUPT otherwise, as for the fields read) and, when it is a message, is walked for the
+ * fields inside it that are really unknown; one it does not declare is unknown: counted and skipped (a group
+ * through its end group).
+ */
+function otherField(ctx: Context, c: ProtoCursor, head: FieldHead, message: MessageSchema): void {
+  const spec = message.fields[head.field];
+  if (!spec) {
+    unknownField(ctx, c, head);
+    return;
+  }
+  const field = `${c.path}.${spec.name}`;
+  if (!wireMatches(spec, head.wire)) {
+    if (spec.packed) c.expectRepeated(head, spec.wire, spec.name);
+    else c.expect(head, spec.wire, spec.name);
+  }
+  const inner = spec.message;
+  if (inner && head.wire === WIRE_LEN) {
+    nested(ctx, c, head, field, (body) => {
+      for (let h = body.next(); h; h = body.next()) otherField(ctx, body, h, inner);
+    });
+  } else c.skip(head, field);
+}
+
 /** A repeated int64 (packed or not), appended to `out`. */
 function repeatedInt64(c: ProtoCursor, head: FieldHead, field: string, out: number[]): void {
   c.expectRepeated(head, WIRE_VARINT, field);
@@ -141,7 +173,7 @@ function readExternal(ctx: Context, c: ProtoCursor, head: FieldHead, field: stri
     for (let h = inner.next(); h; h = inner.next()) {
       if (h.field === 1) key = str(inner, h, `${field}.key`);
       else if (h.field === 2) value = str(inner, h, `${field}.value`);
-      else unknownField(ctx, inner, h);
+      else otherField(ctx, inner, h, STRING_STRING_ENTRY);
     }
     entries.push({ key, value, at });
   });
@@ -258,8 +290,8 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         dataLocation = c.int32(`${path}.data_location`);
         break;
       default:
-        // 3 segment, 16 metadata_props and anything newer: kept as bytes
-        unknownField(ctx, c, head);
+        // 3 segment, 16 metadata_props (known, not held) and anything newer: kept as bytes
+        otherField(ctx, c, head, TENSOR);
     }
   }
   for (const d of dims) {
@@ -328,7 +360,7 @@ function parseSparse(ctx: Context, c: ProtoCursor): OnnxSparseTensor {
     if (head.field === 1) values = nested(ctx, c, head, `${c.path}.values`, (inner) => parseTensor(ctx, inner));
     else if (head.field === 2) indices = nested(ctx, c, head, `${c.path}.indices`, (inner) => parseTensor(ctx, inner));
     else if (head.field === 3) repeatedInt64(c, head, `${c.path}.dims`, dims);
-    else unknownField(ctx, c, head);
+    else otherField(ctx, c, head, SPARSE_TENSOR);
   }
   const empty = (): OnnxTensor => ({ name: "", dataType: 0, dims: [], docString: "", storage: "none", data: { byteOffset: 0, byteLength: 0 }, frames: [] });
   return { values: values ?? empty(), indices: indices ?? empty(), dims };
@@ -340,7 +372,7 @@ function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
   const shape: (number | string | null)[] = [];
   for (let head = c.next(); head; head = c.next()) {
     if (head.field !== 1) {
-      unknownField(ctx, c, head);
+      otherField(ctx, c, head, TENSOR_SHAPE);
       continue;
     }
     shape.push(nested(ctx, c, head, `${c.path}.dim[${shape.length}]`, (dim) => {
@@ -350,7 +382,7 @@ function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
           dim.expect(h, WIRE_VARINT, "dim_value");
           value = dim.int64(`${dim.path}.dim_value`);
         } else if (h.field === 2) value = str(dim, h, `${dim.path}.dim_param`);
-        else unknownField(ctx, dim, h);
+        else otherField(ctx, dim, h, DIMENSION);
       }
       return value;
     }));
@@ -358,30 +390,44 @@ function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
   return shape;
 }
 
-function parseTensorType(ctx: Context, c: ProtoCursor, kind: OnnxValueType["kind"]): OnnxValueType {
+function parseTensorType(ctx: Context, c: ProtoCursor, kind: "tensor" | "sparse_tensor"): OnnxValueType {
   const type: OnnxValueType = { kind };
   for (let head = c.next(); head; head = c.next()) {
     if (head.field === 1) {
       c.expect(head, WIRE_VARINT, "elem_type");
       type.elemType = c.int32(`${c.path}.elem_type`);
     } else if (head.field === 2) type.shape = nested(ctx, c, head, `${c.path}.shape`, (inner) => parseShape(ctx, inner));
-    else unknownField(ctx, c, head);
+    else otherField(ctx, c, head, kind === "tensor" ? TYPE_TENSOR : TYPE_SPARSE_TENSOR);
   }
   return type;
 }
 
+/** TypeProto.Sequence / Optional (field 1 elem_type) and Map (1 key_type, 2 value_type): the kind and what it holds. */
+function parseContainerType(ctx: Context, c: ProtoCursor, kind: "sequence" | "map" | "optional"): OnnxValueType {
+  const type: OnnxValueType = { kind };
+  const message = kind === "sequence" ? TYPE_SEQUENCE : kind === "map" ? TYPE_MAP : TYPE_OPTIONAL;
+  for (let head = c.next(); head; head = c.next()) {
+    if (kind === "map" && head.field === 1) {
+      c.expect(head, WIRE_VARINT, "key_type");
+      type.keyType = c.int32(`${c.path}.key_type`);
+    } else if ((kind === "map" && head.field === 2) || (kind !== "map" && head.field === 1)) {
+      const name = kind === "map" ? "value_type" : "elem_type";
+      type.elem = nested(ctx, c, head, `${c.path}.${name}`, (inner) => parseType(ctx, inner));
+    } else otherField(ctx, c, head, message);
+  }
+  return type;
+}
+
+const CONTAINER_KINDS: Record<number, "sequence" | "map" | "optional"> = { 4: "sequence", 5: "map", 9: "optional" };
+
 function parseType(ctx: Context, c: ProtoCursor): OnnxValueType {
   let type: OnnxValueType = { kind: "unknown" };
   for (let head = c.next(); head; head = c.next()) {
-    const kinds: Record<number, OnnxValueType["kind"]> = { 4: "sequence", 5: "map", 9: "optional" };
+    const container = CONTAINER_KINDS[head.field];
     if (head.field === 1) type = nested(ctx, c, head, `${c.path}.tensor_type`, (inner) => parseTensorType(ctx, inner, "tensor"));
     else if (head.field === 8) type = nested(ctx, c, head, `${c.path}.sparse_tensor_type`, (inner) => parseTensorType(ctx, inner, "sparse_tensor"));
-    else if (kinds[head.field]) {
-      c.expect(head, WIRE_LEN, kinds[head.field]!);
-      ctx.unknown++; // read as a kind only: its contents stay bytes
-      c.len(`${c.path}.${kinds[head.field]}`);
-      type = { kind: kinds[head.field]! };
-    } else unknownField(ctx, c, head);
+    else if (container) type = nested(ctx, c, head, `${c.path}.${container}_type`, (inner) => parseContainerType(ctx, inner, container));
+    else otherField(ctx, c, head, TYPE); // 6 denotation, 7 opaque_type (onnx-ml)
   }
   return type;
 }
@@ -392,7 +438,7 @@ function parseValueInfo(ctx: Context, c: ProtoCursor): OnnxValueInfo {
     if (head.field === 1) info.name = str(c, head, `${c.path}.name`);
     else if (head.field === 2) info.type = nested(ctx, c, head, `${c.path}.type`, (inner) => parseType(ctx, inner));
     else if (head.field === 3) info.docString = str(c, head, `${c.path}.doc_string`);
-    else unknownField(ctx, c, head);
+    else otherField(ctx, c, head, VALUE_INFO); // 4 metadata_props
   }
   return info;
 }
@@ -435,7 +481,7 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
       case 13: a.docString = str(c, head, `${p}.doc_string`); break;
       case 21: a.refAttrName = str(c, head, `${p}.ref_attr_name`); break;
       case 22: a.sparseTensor = nested(ctx, c, head, `${p}.sparse_tensor`, (inner) => parseSparse(ctx, inner)); break;
-      default: unknownField(ctx, c, head); // 14 tp, 15 type_protos, 23 sparse_tensors and newer: bytes
+      default: otherField(ctx, c, head, ATTRIBUTE); // 14 tp, 15 type_protos, 23 sparse_tensors: known, kept as bytes
     }
   }
   a.type = declared >= 0 && declared < ATTRIBUTE_TYPES.length ? ATTRIBUTE_TYPES[declared]! : inferred;
@@ -454,7 +500,7 @@ function parseNode(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxNode {
       case 5: node.attributes.push(nested(ctx, c, head, `${p}.attribute[${node.attributes.length}]`, (inner) => parseAttribute(ctx, inner, graphDepth))); break;
       case 6: node.docString = str(c, head, `${p}.doc_string`); break;
       case 7: node.domain = str(c, head, `${p}.domain`); break;
-      default: unknownField(ctx, c, head);
+      default: otherField(ctx, c, head, NODE); // 8 overload, 9 metadata_props, 10 device_configurations
     }
   }
   return node;
@@ -476,7 +522,7 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
       case 12: g.outputs.push(nested(ctx, c, head, `${p}.output[${g.outputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
       case 13: g.valueInfo.push(nested(ctx, c, head, `${p}.value_info[${g.valueInfo.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
       case 15: g.sparseInitializers.push(nested(ctx, c, head, `${p}.sparse_initializer[${g.sparseInitializers.length}]`, (inner) => parseSparse(ctx, inner))); break;
-      default: unknownField(ctx, c, head);
+      default: otherField(ctx, c, head, GRAPH); // 14 quantization_annotation, 16 metadata_props
     }
   }
   return g;
@@ -523,7 +569,7 @@ export function parseModel(
             else if (h.field === 2) {
               inner.expect(h, WIRE_VARINT, "version");
               opset.version = inner.int64(`${inner.path}.version`);
-            } else unknownField(ctx, inner, h);
+            } else otherField(ctx, inner, h, OPERATOR_SET_ID);
           }
           return opset;
         }));
@@ -534,18 +580,17 @@ export function parseModel(
           for (let h = inner.next(); h; h = inner.next()) {
             if (h.field === 1) entry.key = str(inner, h, `${inner.path}.key`);
             else if (h.field === 2) entry.value = str(inner, h, `${inner.path}.value`);
-            else unknownField(ctx, inner, h);
+            else otherField(ctx, inner, h, STRING_STRING_ENTRY);
           }
           return entry;
         }));
         break;
       case 25:
-        c.expect(head, WIRE_LEN, "functions");
-        c.len(`${root}.functions`);
         model.functionCount++;
+        otherField(ctx, c, head, MODEL);
         break;
       default:
-        unknownField(ctx, c, head);
+        otherField(ctx, c, head, MODEL); // 20 training_info, 26 configuration
     }
   }
   model.unknownFieldCount = ctx.unknown;
@@ -569,39 +614,27 @@ export function parseTensorProto(
   return { tensor, unknownFieldCount: ctx.unknown };
 }
 
-/** Fields of a message for detection: wire type, whether the payload is UTF-8 text, the nested message's fields. */
-interface Schema {
-  /** `packed`: a repeated scalar, either one value of its own wire type or packed (length-delimited). */
-  [field: number]: { wire: number; packed?: boolean; text?: boolean; sub?: Schema } | undefined;
-}
-const LEN = { wire: WIRE_LEN };
-const packedOf = (wire: number) => ({ wire, packed: true });
-const TEXT = { wire: WIRE_LEN, text: true };
-const NODE_FIELDS: Schema = { 1: TEXT, 2: TEXT, 3: TEXT, 4: TEXT, 5: LEN, 6: TEXT, 7: TEXT, 8: TEXT, 9: LEN, 10: LEN };
-const TENSOR_FIELDS: Schema = {
-  1: packedOf(WIRE_VARINT), 2: { wire: WIRE_VARINT }, 3: LEN, 4: packedOf(WIRE_FIXED32), 5: packedOf(WIRE_VARINT), 6: LEN, 7: packedOf(WIRE_VARINT),
-  8: TEXT, 9: LEN, 10: packedOf(WIRE_FIXED64), 11: packedOf(WIRE_VARINT), 12: TEXT, 13: LEN, 14: { wire: WIRE_VARINT }, 16: LEN,
-};
-const GRAPH_FIELDS: Schema = {
-  1: { wire: WIRE_LEN, sub: NODE_FIELDS }, 2: TEXT, 5: { wire: WIRE_LEN, sub: TENSOR_FIELDS }, 10: TEXT, 11: LEN, 12: LEN, 13: LEN, 14: LEN, 15: LEN, 16: LEN,
-};
-const OPSET_FIELDS: Schema = { 1: TEXT, 2: { wire: WIRE_VARINT } };
-const ENTRY_FIELDS: Schema = { 1: TEXT, 2: TEXT };
-const MODEL_FIELDS: Schema = {
-  1: { wire: WIRE_VARINT }, 2: TEXT, 3: TEXT, 4: TEXT, 5: { wire: WIRE_VARINT }, 6: TEXT, 7: { wire: WIRE_LEN, sub: GRAPH_FIELDS },
-  8: { wire: WIRE_LEN, sub: OPSET_FIELDS }, 14: { wire: WIRE_LEN, sub: ENTRY_FIELDS }, 20: LEN, 25: LEN, 26: LEN,
-};
-/** Highest number of an unknown field detection accepts inside the graph (ONNX's messages use 1-26 so far). */
-const MAX_UNKNOWN_FIELD = 127;
-/** Highest IR version detection accepts (ONNX 1.18 writes 11). */
+/** Highest IR version detection accepts (ONNX 1.22 writes 13). */
 const MAX_IR_VERSION = 32;
 
 /**
- * True when `head` (the first bytes) reads as the start of a ModelProto: every field seen (in the head) is a
- * ModelProto field with its wire type, text fields are UTF-8, the graph's and its first node's or initializer's
- * known fields seen have their wire types (unknown ones inside them a protobuf wire type), lengths stay inside
- * their messages, and ir_version (1..32) comes first. Random bytes and other protobuf messages fail it.
+ * True when `head` (the first bytes) reads as the start of a ModelProto, in any field order: every field seen (in
+ * the head) has a protobuf wire type, the one onnx.proto declares when it is a known field (schema.ts), text fields
+ * are UTF-8, the known messages seen (graph, node, tensor, …) hold fields by the same rules, groups close with their
+ * own field number, lengths stay inside their messages, and an ir_version (1..32) is among the model's fields in
+ * the head next to a known length-delimited field (graph, opset_import, a producer string). Unknown fields (a
+ * newer ONNX's) are accepted in the model, graph, node, attribute and tensor, up to number 127. Random bytes and
+ * other protobuf messages fail it; a model this is unsure of (its ir_version after the head, an unknown field in a
+ * small message) can still be read by name: readFromAny, loadFile and the CLI parse a `.onnx` file as ONNX.
  */
+/** Highest number of an unknown field detection accepts (ONNX's messages use 1-26 so far). */
+const MAX_UNKNOWN_FIELD = 127;
+/**
+ * The messages in which detection accepts unknown fields (a newer ONNX's): the large ones. In the small ones
+ * (opset_import, key/value entries, types) an unknown field in the head makes detection unsure, as random bytes
+ * inside a known message would otherwise pass too easily.
+ */
+const OPEN_MESSAGES = new Set<MessageSchema>([MODEL, GRAPH, NODE, TENSOR, ATTRIBUTE]);
 export function looksLikeModel(head: Uint8Array): boolean {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   let i = 0;
@@ -617,24 +650,36 @@ export function looksLikeModel(head: Uint8Array): boolean {
     }
     return -1;
   };
-  let firstIr = false;
-  let fields = 0;
-  /** Checks fields in [i, end) (end may be past the head); false on anything a ModelProto cannot hold. */
-  const check = (end: number, schema: Schema, top: boolean): boolean => {
+  let irVersion = false;
+  /** The model's known length-delimited fields (graph, opset_import, producer_name, …) that are not empty. */
+  let knownMessages = 0;
+  /**
+   * Checks fields in [i, end) (end may be past the head) of `message`; false on anything a ModelProto cannot hold.
+   * `top`: the ModelProto itself.
+   */
+  const check = (end: number, message: MessageSchema, top: boolean, depth: number): boolean => {
     const stop = Math.min(end, head.length);
+    const groups: number[] = [];
     while (i < stop) {
-      const tagAt = i;
       const tag = varint();
       if (tag === undefined) return true;
       if (tag < 0 || tag > 0xffffffff) return false;
       const field = Math.floor(tag / 8);
       const wire = tag % 8;
-      // inside the graph, a field this reader does not know (a newer ONNX's: a small number) may have any wire
-      // type protobuf has; the ModelProto's own fields must be known ones
-      const unknownAllowed = !top && field >= 1 && field <= MAX_UNKNOWN_FIELD && (wire === WIRE_VARINT || wire === WIRE_FIXED64 || wire === WIRE_LEN || wire === WIRE_FIXED32);
-      const known = schema[field] ?? (unknownAllowed ? { wire } : undefined);
-      if (!known || (known.wire !== wire && !(known.packed && wire === WIRE_LEN))) return false;
-      if (top) fields++;
+      if (field === 0 || wire > 5) return false;
+      // inside a group, fields belong to the unknown group's message: any field number, any wire type
+      const spec = groups.length === 0 ? message.fields[field] : undefined;
+      if (spec && !wireMatches(spec, wire)) return false;
+      if (!spec && groups.length === 0 && (field > MAX_UNKNOWN_FIELD || !OPEN_MESSAGES.has(message))) return false;
+      if (wire === WIRE_END_GROUP) {
+        if (groups.pop() !== field) return false;
+        continue;
+      }
+      if (wire === WIRE_START_GROUP) {
+        groups.push(field);
+        if (depth + groups.length > MAX_MESSAGE_DEPTH) return false;
+        continue;
+      }
       if (wire === WIRE_FIXED32 || wire === WIRE_FIXED64) {
         i += wire === WIRE_FIXED32 ? 4 : 8;
         if (i > end) return false; // past the enclosing message
@@ -644,9 +689,9 @@ export function looksLikeModel(head: Uint8Array): boolean {
         const value = varint();
         if (value === undefined) return true;
         if (value < 0) return false;
-        if (top && field === 1) {
-          if (tagAt !== 0 || value < 1 || value > MAX_IR_VERSION) return false;
-          firstIr = true;
+        if (top && spec && field === 1) {
+          if (value < 1 || value > MAX_IR_VERSION) return false;
+          irVersion = true;
         }
         continue;
       }
@@ -655,21 +700,20 @@ export function looksLikeModel(head: Uint8Array): boolean {
       if (length < 0) return false;
       const bodyEnd = i + length;
       if (bodyEnd > end) return false; // longer than the enclosing message
-      if (known.text) {
+      if (top && spec && groups.length === 0 && length > 0) knownMessages++;
+      if (spec?.text) {
         try {
           utf8.decode(head.subarray(i, Math.min(bodyEnd, head.length)), { stream: bodyEnd > head.length });
         } catch {
           return false;
         }
-        i = bodyEnd;
-      } else if (known.sub) {
-        if (!check(bodyEnd, known.sub, false)) return false;
-        i = bodyEnd;
-      } else {
-        i = bodyEnd;
+      } else if (spec?.message && wire === WIRE_LEN && !spec.packed) {
+        if (depth >= MAX_MESSAGE_DEPTH || !check(bodyEnd, spec.message, false, depth + 1)) return false;
       }
+      i = bodyEnd;
     }
-    return true;
+    // a message that ends inside the head closes its groups
+    return groups.length === 0 || end > head.length;
   };
-  return check(Number.POSITIVE_INFINITY, MODEL_FIELDS, true) && firstIr && fields >= 2;
+  return check(Number.POSITIVE_INFINITY, MODEL, true, 0) && irVersion && knownMessages >= 1;
 }

@@ -17,7 +17,9 @@ import { CorruptDataError, UnsupportedError } from "../../errors.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DecodeOptions, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
 import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, TYPED_FIELD_NUMBERS, dataTypeName, id, rawByteLength } from "./model.js";
-import { WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT, putEntry, readVarintAt as readVarint, varintValue } from "./wire.js";
+import {
+  MAX_MESSAGE_DEPTH, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT, putEntry, readVarintAt as readVarint, varintValue,
+} from "./wire.js";
 
 /** Sizes (not public; tests make them small): weights whose TensorProto is over `minBytes` stream. */
 export const TYPED_CHUNK_TUNING = { windowBytes: 4 * 1024 * 1024, pieceBytes: 16 * 1024 * 1024, minBytes: 16 * 1024 * 1024 };
@@ -88,6 +90,8 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
   let pos = info.byteOffset;
   /** The end of the packed field of the weight's entries being read (0: between fields). */
   let fieldEnd = 0;
+  /** The field numbers of the unknown groups open (wire 3 … wire 4): fields inside them are not the weight's. */
+  const groups: number[] = [];
   while (pos < end) {
     await w.from(pos);
     const bytes = w.bytes;
@@ -137,13 +141,23 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       const number = (varintValue.lo >>> 3) + varintValue.hi * 2 ** 29;
       const wire = varintValue.lo & 7;
       pos += tagLength;
-      if (wire === WIRE_LEN) {
+      if (number === 0) corrupt("field number 0", at);
+      const inGroup = groups.length > 0;
+      if (wire === WIRE_START_GROUP) {
+        if (groups.length >= MAX_MESSAGE_DEPTH) corrupt(`groups nested deeper than ${MAX_MESSAGE_DEPTH}`, at);
+        groups.push(number);
+        visit?.(at, pos, false);
+      } else if (wire === WIRE_END_GROUP) {
+        const started = groups.pop();
+        if (started !== number) corrupt(started === undefined ? `end group (field ${number}) without a start group` : `end group (field ${number}) closes a group of field ${started}`, at);
+        visit?.(at, pos, false);
+      } else if (wire === WIRE_LEN) {
         const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
         if (n <= 0) corrupt(n === 0 ? "length runs past the end of the tensor" : "varint longer than 10 bytes", pos);
         const length = varintValue.lo >>> 0;
         if (varintValue.hi !== 0 || varintValue.lo < 0 || length > end - pos - n) corrupt(`length reaches past the end of the tensor`, pos);
         pos += n;
-        if (number === fieldNumber) {
+        if (number === fieldNumber && !inGroup) {
           if (fixed > 0 && length % fixed !== 0) corrupt(`packed ${onnx.storage} of ${length} bytes (not a multiple of ${fixed})`, pos - n);
           fieldEnd = pos + length;
           visit?.(at, fieldEnd, true);
@@ -154,7 +168,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       } else if (wire === WIRE_VARINT) {
         const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
         if (n <= 0) corrupt(n === 0 ? "varint runs past the end of the tensor" : "varint longer than 10 bytes", pos);
-        const entry = number === fieldNumber && entryWire === WIRE_VARINT;
+        const entry = number === fieldNumber && entryWire === WIRE_VARINT && !inGroup;
         if (entry) {
           if (done + filled + width > total) corrupt("more entries than the dims hold", at);
           if (filled === piece.length) {
@@ -169,7 +183,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       } else if (wire === WIRE_FIXED32 || wire === WIRE_FIXED64) {
         const n = wire === WIRE_FIXED32 ? 4 : 8;
         if (n > end - pos) corrupt(`${n}-byte value runs past the end of the tensor`, pos);
-        const entry = number === fieldNumber && entryWire === wire;
+        const entry = number === fieldNumber && entryWire === wire && !inGroup;
         if (entry) {
           if (done + filled + n > total) corrupt("more entries than the dims hold", at);
           if (filled === piece.length) {
@@ -182,7 +196,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
         }
         pos += n;
         visit?.(at, pos, entry);
-      } else corrupt(`wire type ${wire} (field ${number}) does not occur in ONNX`, at);
+      } else corrupt(`wire type ${wire} (field ${number}) does not exist in protobuf`, at);
     }
     if (full) {
       yield piece;
@@ -192,6 +206,7 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       filled = 0;
     }
   }
+  if (groups.length > 0) corrupt(`group (field ${groups[groups.length - 1]}) has no end group before the end of the tensor`, end);
   if (done + filled !== total) {
     corrupt(`shape [${info.shape.join(", ")}] of ${type.name} takes ${total} bytes, ${onnx.storage} holds ${done + filled}`, info.byteOffset);
   }

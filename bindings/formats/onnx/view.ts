@@ -363,24 +363,37 @@ export function verify(model: OnnxModel): string[] {
     if (type.asStoredBytes) warnings.push(`weight "${w.name}" is ${type.name}: shown as its stored bytes (uint8)`);
     if (w.tensor.storage === "external") warnings.push(`weight "${w.name}" is in the external file ${JSON.stringify(w.tensor.external!.location)}`);
   }
-  const checkGraph = (g: OnnxGraph, where: string, outer: Set<string>) => {
-    const known = new Set<string>(outer);
-    for (const v of g.inputs) known.add(v.name);
-    for (const t of g.initializers) known.add(t.name);
-    for (const s of g.sparseInitializers) known.add(s.values.name);
-    for (const n of g.nodes) for (const o of n.outputs) known.add(o);
+  // the names in scope: each defined name with the number of enclosing graphs that define it. A subgraph sees its
+  // own names and every enclosing graph's; its names are added on entry and taken out on exit, so the check is
+  // linear in the names of all graphs (a copy of the enclosing names per subgraph was quadratic: 8,000 If nodes)
+  const inScope = new Map<string, number>();
+  const checkGraph = (g: OnnxGraph, where: string) => {
+    const own: string[] = [];
+    const define = (name: string) => {
+      inScope.set(name, (inScope.get(name) ?? 0) + 1);
+      own.push(name);
+    };
+    for (const v of g.inputs) define(v.name);
+    for (const t of g.initializers) define(t.name);
+    for (const s of g.sparseInitializers) define(s.values.name);
+    for (const n of g.nodes) for (const o of n.outputs) define(o);
     g.nodes.forEach((n, i) => {
       for (const input of n.inputs) {
-        if (input !== "" && !known.has(input)) warnings.push(`${where}node ${nodeLabel(n, i)} (${n.opType}) reads "${input}", which nothing defines`);
+        if (input !== "" && !inScope.has(input)) warnings.push(`${where}node ${nodeLabel(n, i)} (${n.opType}) reads "${input}", which nothing defines`);
       }
       for (const a of n.attributes) {
-        if (a.g) checkGraph(a.g, `${where}${nodeLabel(n, i)}/${a.name}: `, known);
-        a.graphs?.forEach((sub, k) => checkGraph(sub, `${where}${nodeLabel(n, i)}/${a.name}/${k}: `, known));
+        if (a.g) checkGraph(a.g, `${where}${nodeLabel(n, i)}/${a.name}: `);
+        a.graphs?.forEach((sub, k) => checkGraph(sub, `${where}${nodeLabel(n, i)}/${a.name}/${k}: `));
       }
     });
-    for (const o of g.outputs) if (!known.has(o.name)) warnings.push(`${where}graph output "${o.name}" is not produced`);
+    for (const o of g.outputs) if (!inScope.has(o.name)) warnings.push(`${where}graph output "${o.name}" is not produced`);
+    for (const name of own) {
+      const left = inScope.get(name)! - 1;
+      if (left === 0) inScope.delete(name);
+      else inScope.set(name, left);
+    }
   };
-  if (model.graph) checkGraph(model.graph, "", new Set());
+  if (model.graph) checkGraph(model.graph, "");
   return warnings.slice(0, 1000);
 }
 

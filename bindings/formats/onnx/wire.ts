@@ -5,7 +5,9 @@
  *
  *   field  = tag payload;  tag = varint((field_number << 3) | wire_type), field_number >= 1
  *   wire 0 = varint (1-10 bytes)   wire 1 = 8 bytes   wire 2 = varint length + bytes   wire 5 = 4 bytes
- *   wire 3/4 (groups) and 6/7 do not occur in ONNX: CORRUPT.
+ *   wire 3 = start group, then fields, then wire 4 = end group with the same field number (protobuf's deprecated
+ *   groups: ONNX declares none, but an unknown field may be one, and is skipped as protobuf skips it)
+ *   wire 6/7 do not exist: CORRUPT.
  *
  * Rules (each a FormatError with the absolute offset and the field path): a varint longer than 10 bytes or one
  * whose 10th byte carries more than the 64th bit; a length that reaches past the enclosing message; a known
@@ -17,6 +19,8 @@ import { ByteReader } from "../../io/byte-reader.js";
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
+export const WIRE_START_GROUP = 3;
+export const WIRE_END_GROUP = 4;
 export const WIRE_FIXED32 = 5;
 
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
@@ -134,7 +138,7 @@ export class ProtoCursor {
     const field = Math.floor(t / 8);
     const wire = t & 7;
     if (field === 0) this.corrupt("field number 0", tagAt, `${this.path}.tag`);
-    if (wire === 3 || wire === 4 || wire > 5) this.corrupt(`${wireName(wire)} (field ${field}) does not occur in ONNX`, tagAt, `${this.path}.tag`);
+    if (wire > 5) this.corrupt(`${wireName(wire)} (field ${field}) does not exist in protobuf`, tagAt, `${this.path}.tag`);
     return { field, wire, tagAt };
   }
 
@@ -175,9 +179,17 @@ export class ProtoCursor {
     return { lengthAt, lengthBytes: start - lengthAt, start, end: start + length };
   }
 
-  /** Skips a field's payload (any wire type). */
+  /**
+   * Skips a field's payload (any wire type). A group (wire 3) is skipped through its end group, nested groups
+   * included; an end group (wire 4) with no group open is CORRUPT.
+   */
   skip(head: FieldHead, field: string): void {
     switch (head.wire) {
+      case WIRE_START_GROUP:
+        this.skipGroup(head, field);
+        return;
+      case WIRE_END_GROUP:
+        this.corrupt(`end group (field ${head.field}) without a start group`, head.tagAt, field);
       case WIRE_VARINT:
         this.varint(field);
         return;
@@ -191,6 +203,28 @@ export class ProtoCursor {
         return;
       default:
         this.len(field);
+    }
+  }
+
+  /** The fields of the group `head` starts, through its end group (nested groups count toward the depth limit). */
+  private skipGroup(head: FieldHead, field: string): void {
+    const open = [head.field];
+    while (open.length > 0) {
+      if (this.r.pos >= this.end) {
+        const detail = `group (field ${open[open.length - 1]}) has no end group before the end of its message`;
+        if (this.end < this.top) this.corrupt(detail, head.tagAt, field);
+        throw new TruncatedError(this.r.format, this.r.pos, field, 1, 0);
+      }
+      const inner = this.next()!;
+      if (inner.wire === WIRE_END_GROUP) {
+        const started = open.pop()!;
+        if (inner.field !== started) this.corrupt(`end group (field ${inner.field}) closes a group of field ${started}`, inner.tagAt, field);
+      } else if (inner.wire === WIRE_START_GROUP) {
+        if (this.depth + open.length >= MAX_MESSAGE_DEPTH) {
+          throw new LimitError(this.r.format, `groups nested deeper than ${MAX_MESSAGE_DEPTH}`, inner.tagAt, field, this.depth + open.length + 1, MAX_MESSAGE_DEPTH);
+        }
+        open.push(inner.field);
+      } else this.skip(inner, field);
     }
   }
 
