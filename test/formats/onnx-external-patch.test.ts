@@ -83,6 +83,24 @@ describe("patch API, external weights", () => {
     expect(out.bytes("data.bin").equals(expected)).toBe(true);
   });
 
+  it("two spellings of one location (data.bin, ./data.bin) are one file, with both weights' edits", async () => {
+    const { folder, data } = modelFolder("two-spellings");
+    const model = join(folder, "spellings.onnx");
+    writeFileSync(model, buildModel({ graph: { initializers: [
+      { name: "ext", dataType: 1, dims: [2, 3], external: { location: "data.bin", offset: 16 } },
+      { name: "ext2", dataType: 1, dims: [4], external: { location: "./data.bin", offset: 40 } },
+    ] } }));
+    const source = await fromFile(model);
+    const out = collector();
+    await patchTo(source, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW }, ext2: { name: "ext2", dtype: "float32", shape: [4], data: Float32Array.of(1, 2, 3, 4) } }, () => undefined, { externalSink: out.sink });
+    await source.close();
+    expect([...out.files.keys()]).toEqual(["data.bin"]);
+    const expected = new Uint8Array(readFileSync(data));
+    expected.set(le(NEW), 16);
+    expected.set(le(Float32Array.of(1, 2, 3, 4)), 40);
+    expect(out.bytes("data.bin").equals(expected)).toBe(true);
+  });
+
   it("weights from an ONNX model with external weights are copied through from its external file", async () => {
     const { model, data } = modelFolder("weights-external");
     const weightsFolder = join(dir, "weights-external-w");

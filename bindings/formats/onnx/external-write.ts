@@ -68,23 +68,29 @@ export function externalRefused(w: OnnxWeight, name: string): UnsupportedError {
   return new UnsupportedError(id, `weight "${name}" is stored in the external file ${JSON.stringify(w.tensor.external!.location)}; to patch it, rewrite the external files (the externalSink option; the CLI writes them beside OUT) or store it in the model (inlineExternal: true, --inline-external)`, undefined, name);
 }
 
+/** A location's file, whatever its spelling: "./a.bin", "a.bin" and "x//a.bin"-like runs name one file once. */
+function sameFileKey(location: string): string {
+  return location.split(/[\\/]+/).filter((part) => part !== "" && part !== ".").join("/");
+}
+
 /**
  * The output's external files: one per location the model's weights name, each with the edits of the weights
  * replaced in it. `source` is the model's (its external data found where it says: io/external-data.ts).
  */
 export async function planExternalFiles(weightsOf: readonly OnnxWeight[], prefix: string, source: ByteSource, incoming: ReadonlyMap<string, Incoming>): Promise<ExternalFileOutput[]> {
-  const byLocation = new Map<string, { first: TensorInfo; replaced: [TensorInfo, Incoming][] }>();
+  const byLocation = new Map<string, { location: string; first: TensorInfo; replaced: [TensorInfo, Incoming][] }>();
   for (const w of weightsOf) {
     if (w.tensor.storage !== "external") continue;
     const info = weightInfo(w, prefix);
     const location = w.tensor.external!.location;
-    const entry = byLocation.get(location) ?? { first: info, replaced: [] };
-    byLocation.set(location, entry);
+    const key = sameFileKey(location);
+    const entry = byLocation.get(key) ?? { location, first: info, replaced: [] };
+    byLocation.set(key, entry);
     const given = incoming.get(info.name);
     if (given) entry.replaced.push([info, given]);
   }
   const out: ExternalFileOutput[] = [];
-  for (const [location, { first, replaced }] of byLocation) {
+  for (const { location, first, replaced } of byLocation.values()) {
     const opened = await openExternal(source, first);
     let size: number;
     try {
