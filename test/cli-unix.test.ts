@@ -160,7 +160,11 @@ describe("OUT's extension means what it says", () => {
     expect(dtypes.has("float16")).toBe(true);
     expect((await cli("convert", input, join(dir, "x.json"), "--dtype", "float32")).code).toBe(2);
     expect((await cli("convert", input, join(dir, "x.safetensors"), "--quantize", "i8")).code).toBe(2);
-    expect((await cli("convert", example("tsm"), join(dir, "x.tsm"), "--quantize", "fp16")).stderr).toMatch(/applies to bw2l/);
+    // a TenniS module quantizes only into ONNX (convert --quantize composes TenniS -> ONNX with onnx.quantize)
+    const tsmToTsm = await cli("convert", example("tsm"), join(dir, "x.tsm"), "--quantize", "fp16");
+    expect(tsmToTsm.code).toBe(2);
+    expect(tsmToTsm.stderr).toMatch(/--quantize writes an ONNX model: OUT must end in \.onnx/);
+    expect((await cli("convert", example("primitiv"), join(dir, "x.model"), "--quantize", "fp16")).stderr).toMatch(/applies to bw2l/);
   });
 
   it("--tensor with an unknown name is exit 1 with the closest names", async () => {

@@ -29,9 +29,10 @@ describe("format facades", () => {
 
   it("april exports the public namespace, name for name", () => {
     expect(Object.keys(april).sort()).toEqual([
-      "HEADER_FIELDS", "MODEL_TYPE_LSTM_TRANSDUCER_STATELESS", "NETWORK_NAMES", "REFERENCE_PARAMS", "blobs", "create", "detect",
-      "encodeHeaderAndParams", "extensions", "id", "inspect", "loadNetworks", "loadTensor", "networkModel", "quantize",
-      "quantizeWithReport", "read", "readFrom", "replaceTensors", "setField", "tensorInfos", "tensors", "verify", "write", "writeTo",
+      "HEADER_FIELDS", "MODEL_TYPE_LSTM_TRANSDUCER_STATELESS", "NETWORK_NAMES", "REFERENCE_PARAMS", "SETTABLE_FIELDS", "blobs", "create",
+      "detect", "encodeHeaderAndParams", "extensions", "id", "inspect", "loadNetworks", "loadTensor", "networkModel", "quantize",
+      "quantizeWithReport", "read", "readFrom", "replaceTensors", "setField", "tensorInfos", "tensors", "verify", "verifyErrors", "write",
+      "writeTo",
     ]);
     expect(april.id).toBe("april");
   });

@@ -370,7 +370,8 @@ describe("onnx-tensor: detection never takes another format's file", () => {
   it("a name ending in .pb picks onnx-tensor when the content is not recognised, and only then", async () => {
     expect(formatOfName("x/input_0.pb")).toBe("onnx-tensor");
     expect(formatOfName("X.PB")).toBe("onnx-tensor");
-    expect(formatOfName("model.onnx")).toBeUndefined();
+    expect(formatOfName("model.onnx")).toBe("onnx"); // .onnx chooses the ONNX parser the same way
+    expect(formatOfName("model.bin")).toBeUndefined();
     expect(formatOfName(undefined)).toBeUndefined();
     // raw_data before data_type: not detected by content, read by name
     const odd = Uint8Array.of(0x4a, 0x04, 0, 0, 0x80, 0x3f, 0x10, 0x01);
