@@ -19,6 +19,12 @@ export const VERIFY_HELP = `tensorfile verify FILE… [--strict] [--json]
 Reads the whole file with every check on and decodes every tensor; prints what it found and warns about what a
 reference runtime would refuse (for example an .april file whose params do not follow the joiner). A part of the
 file that cannot be read (an .april network that is not a readable ONNX model) is an error: exit 1.
+For ONNX (.onnx and each .april network) it checks the protobuf structure (every field's wire type, lengths inside
+their message, subgraph depth), every weight's data against its dims and data type (raw_data sizes, typed-field
+entry counts, external data: the file, its offset and length, read from beside a model opened by path), and it
+warns about a missing ir_version or opset_import, unknown fields, a node input nothing defines (in scope, subgraphs
+included) and a graph output nothing produces. It does not infer types or shapes, nor check operators against
+their schemas (what onnx.checker's full check does): a model that verifies may still be refused by a runtime.
   --strict  exit 1 on warnings too
   --json    one JSON line per file: { "file", "ok", "format", "version", "tensors", "warnings", "errors", "error": { "code", "offset", "field", "message" } }`;
 
