@@ -7,6 +7,7 @@
  * `.pb` name still opens them and gets a clear refusal). Files named `.pb` are opened by name whatever their head.
  */
 import { DATA_TYPES } from "../onnx/model.js";
+import { headVarint } from "../onnx/wire.js";
 
 const VARINT = 0;
 const FIXED64 = 1;
@@ -41,15 +42,9 @@ export function looksLikeTensorProto(bytes: Uint8Array): boolean {
   let i = 0;
   /** A varint at i: its value (up to 2^53), undefined past the head, -1 when malformed or beyond 2^53. */
   const varint = (): number | undefined => {
-    let v = 0;
-    for (let k = 0; k < 10; k++) {
-      if (i >= head.length) return undefined;
-      const b = head[i++]!;
-      if (k < 7) v += (b & 0x7f) * 2 ** (7 * k);
-      else if ((b & 0x7f) !== 0) return -1;
-      if ((b & 0x80) === 0) return v;
-    }
-    return -1;
+    const read = headVarint(head, i, -1);
+    i = read?.next ?? head.length;
+    return read?.value;
   };
   let lastField = 0;
   let sawDataType = false;

@@ -20,6 +20,7 @@ import {
   TYPE, TYPE_MAP, TYPE_OPTIONAL, TYPE_SEQUENCE, TYPE_SPARSE_TENSOR, TYPE_TENSOR, VALUE_INFO, wireMatches,
 } from "./schema.js";
 import {
+  headVarint,
   type FieldHead, type LenSpan, MAX_MESSAGE_DEPTH, ProtoCursor, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
   packedVarintCount,
 } from "./wire.js";
@@ -638,17 +639,11 @@ const OPEN_MESSAGES = new Set<MessageSchema>([MODEL, GRAPH, NODE, TENSOR, ATTRIB
 export function looksLikeModel(head: Uint8Array): boolean {
   const utf8 = new TextDecoder("utf-8", { fatal: true });
   let i = 0;
-  /** A varint at i: its value (numbers up to 2^53), undefined past the head, -1 when malformed. */
+  /** A varint at i: its value (numbers up to 2^53; beyond: MAX_SAFE_INTEGER), undefined past the head, -1 when malformed. */
   const varint = (): number | undefined => {
-    let v = 0;
-    for (let k = 0; k < 10; k++) {
-      if (i >= head.length) return undefined;
-      const b = head[i++]!;
-      if (k < 7) v += (b & 0x7f) * 2 ** (7 * k);
-      else if ((b & 0x7f) !== 0) v = Number.MAX_SAFE_INTEGER;
-      if ((b & 0x80) === 0) return v;
-    }
-    return -1;
+    const read = headVarint(head, i, Number.MAX_SAFE_INTEGER);
+    i = read?.next ?? head.length;
+    return read?.value;
   };
   let irVersion = false;
   /** The model's known length-delimited fields (graph, opset_import, producer_name, …) that are not empty. */

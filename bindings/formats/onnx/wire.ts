@@ -326,6 +326,26 @@ export function packedVarintCount(bytes: Uint8Array, base: number, format: strin
 export const varintValue = { lo: 0, hi: 0 };
 
 /**
+ * A varint of `head` at `at` for format detection, which never throws: its value (exact up to 2^53) and the offset
+ * after it; undefined when the head ends inside it. A value with bits beyond 2^49 in its last bytes (a negative
+ * int64, say) is `beyond` (-1 marks it malformed); one longer than 10 bytes is -1.
+ */
+export function headVarint(head: Uint8Array, at: number, beyond: number): { value: number; next: number } | undefined {
+  let value = 0;
+  for (let k = 0; k < 10; k++) {
+    if (at + k >= head.length) return undefined;
+    const b = head[at + k]!;
+    if (k < 7) value += (b & 0x7f) * 2 ** (7 * k);
+    else if ((b & 0x7f) !== 0) {
+      if (beyond < 0) return { value: -1, next: at + k + 1 };
+      value = beyond;
+    }
+    if ((b & 0x80) === 0) return { value, next: at + k + 1 };
+  }
+  return { value: -1, next: at + 10 };
+}
+
+/**
  * Reads the varint at bytes[i] without allocating (its value into {@link varintValue}); returns its length, 0 when
  * it reaches `stop` unfinished, -1 when it is longer than 10 bytes.
  */
