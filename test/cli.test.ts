@@ -263,3 +263,16 @@ describe("tensorfile help COMMAND", () => {
     expect((await cli("help")).stdout).toBe((await cli("--help")).stdout);
   });
 });
+
+describe("each writing command's help speaks of what it writes", () => {
+  it("extract's rules name DIR (never OUT); convert's and edit's name OUT", async () => {
+    const extract = (await cli("extract", "--help")).stdout;
+    expect(extract).toMatch(/temporary folder beside DIR/);
+    expect(extract).not.toMatch(/\bOUT\b/);
+    for (const command of ["convert", "edit"]) {
+      const help = (await cli(command, "--help")).stdout;
+      expect(help, command).toMatch(/temporary file beside OUT/);
+      expect(help, command).not.toMatch(/non-empty DIR/);
+    }
+  });
+});

@@ -14,7 +14,7 @@ import { type CliIO, InputError, UsageError, jsonText, plural, print } from "./c
 import { MANIFEST, folderPaths } from "./folder-names.js";
 import { firstRepeat } from "../io/names.js";
 import { lazyTensors, openLazy, readWhole } from "./inputs.js";
-import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
+import { FOLDER_OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { Progress } from "./progress.js";
 import { npyNamed } from "./tensor-output.js";
 
@@ -25,7 +25,7 @@ bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" pri
 holds which tensor or blob; "patch" takes the names from it). File names work on any system and decode back:
 "%", "\\", control characters and <>:"|?* are %XX, an empty part is %, "." and ".." are %2E; a part over 200
 bytes is cut (~ and a hash); names alike but for case, or too deep for folders, become one file (see docs/cli.md).
-${OUTPUT_RULES}`;
+${FOLDER_OUTPUT_RULES}`;
 
 export const EXTRACT_OPTIONS = { dtype: { type: "string" }, force: { type: "boolean" } } as const;
 

@@ -318,8 +318,13 @@ export async function writeAtomically<T>(path: string, write: (tempPath: string)
   }
 }
 
-/** The output rules every writing command's --help ends with (convert, extract). */
-export const OUTPUT_RULES = `Outputs are written in a hidden temporary folder beside OUT and put in place when complete (Ctrl-C leaves
-nothing behind); an existing OUT (or a non-empty DIR) needs --force, and without it an OUT that appears while
-writing is left alone (exit 1); writing over the input, or replacing a DIR that holds the input or the current
-folder, is refused (exit 2); missing parent folders are created.`;
+/** The output rules a command that writes one file OUT ends its --help with (convert, edit). */
+export const OUTPUT_RULES = `Outputs are written to a hidden temporary file beside OUT and put in place when complete (Ctrl-C leaves
+nothing behind); an existing OUT needs --force, and without it an OUT that appears while writing is left alone
+(exit 1); writing over the input is refused (exit 2); missing parent folders are created.`;
+
+/** The same for a command that writes a folder DIR (extract). */
+export const FOLDER_OUTPUT_RULES = `DIR is written as a hidden temporary folder beside DIR and put in place when complete (Ctrl-C leaves nothing
+behind); a non-empty DIR needs --force, and without it a DIR that appears while writing is left alone (exit 1);
+replacing a DIR that holds the input or the current folder is refused (exit 2); missing parent folders are
+created.`;
