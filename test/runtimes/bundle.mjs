@@ -77,19 +77,25 @@ const entries = {
   // name-picks-the-parser rule) added ~2.0 KB to everything and ~1.6 KB to readFromAny; fromUrl's version check
   // (If-Range, ETag/Last-Modified) and least body rate, and the FIFO/device refusal of the file openers
   // (io/url-checks.ts, io/file-kind.ts) ~0.8 KB to everything; editing ONNX/april objects (onnx/edit.ts,
-  // edit-write.ts: ~6.5 KB) and onnx.quantize/april.quantize (quantize.ts: ~5.5 KB) ~12 KB more (2026-11-27)
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 145],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 59],
+  // edit-write.ts: ~6.5 KB) and onnx.quantize/april.quantize (quantize.ts: ~5.5 KB) ~12 KB more; together with ONNX
+  // 1.22's field table (onnx/schema.ts: every field known, groups skipped), external data resolved only from a real
+  // path (io/regular-file.ts, onnx/external.ts, external-write.ts) and unique names (io/names.ts): everything 152.6 KB,
+  // readFromAny 62.2 KB measured (2026-11-27)
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 154],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 63.5],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],
-  "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 31.5],
-  "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 24.5],
+  // tsm.toOnnx's dtype tables and input checks (every model it writes loads in onnxruntime) travel with the tsm
+  // namespace (34.2 KB), and unique names (io/names.ts) with primitiv's (24.7 KB) (2026-11-27)
+  "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 35],
+  "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 25],
   // the subpaths: single functions keep only what they reach (f16ToF32: the convert module)
   "subpath spraak: read": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak.read;`, 12.5],
   "subpath spraak: all": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak;`, 31],
   "subpath bw2l: read+tensors": [`import { read, tensors } from "tensorfile/bw2l"; globalThis.x = [read, tensors];`, 16],
-  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 16],
+  // ONNX 1.22's field table (onnx/schema.ts) and the reader's record of each message for edits: 17.8 KB (2026-11-27)
+  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 18.5],
   "subpath kernels: f16ToF32": [`import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, 4.5],
   "subpath kernels: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
