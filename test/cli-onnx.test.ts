@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import onnxProto from "onnx-proto";
 import { afterAll, describe, expect, it } from "vitest";
+import { exampleFiles } from "../bindings/examples.js";
 import { writeSafetensors } from "../bindings/export/safetensors.js";
 import * as onnx from "../bindings/formats/onnx.js";
 import { cli } from "./helpers/cli.js";
@@ -160,5 +161,20 @@ describe("tensorfile CLI on broken .onnx files", () => {
         expect(r.code, `${argv[0]} ${name}: ${r.stderr}`).toBeGreaterThanOrEqual(1);
       }
     }
+  });
+});
+
+describe("options that would do nothing on an ONNX re-encode are refused", () => {
+  it("--opset and --input on an .onnx input to .onnx are usage errors, and nothing is written", async () => {
+    const model = fresh("noop.onnx");
+    writeFileSync(model, exampleFiles().find((e) => e.format === "onnx")!.bytes);
+    for (const option of [["--opset", "13"], ["--input", "x=float16"]]) {
+      const out = fresh("noop-out.onnx");
+      const r = await cli("convert", model, out, ...option);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`${option[0]} goes with a TenniS module`));
+      expect(existsSync(out)).toBe(false);
+    }
+    expect((await cli("convert", model, fresh("plain.onnx"))).code).toBe(0);
   });
 });

@@ -29,8 +29,8 @@ OUT's extension picks the target:
   -             standard output, with --to json or --to npy
   .onnx         a TenniS module (.tsm) or SeetaFace6 .csta as a standard ONNX model (refused, exit 1 and nothing
                 written, when an op cannot be translated exactly: the message lists the ops and node names)
-  --opset N     the ONNX opset for an .onnx OUT (13 to 21, default 17)
-  --input NAME=DTYPE[:SHAPE][,…]  for an .onnx OUT: the dtype (and shape, e.g. 1x227x227x3) of module inputs
+  --opset N     the ONNX opset of a TenniS module converted to .onnx (13 to 21, default 17; refused for other inputs)
+  --input NAME=DTYPE[:SHAPE][,…]  for a TenniS module converted to .onnx: the dtype (and shape, e.g. 1x227x227x3) of module inputs
                 that do not declare them (float32 otherwise); another dtype than a declared one is cast to it, as
                 TenniS does; a shape must agree with a declared one (it may name the dims it leaves open)
   --dtype float32   every real-valued tensor as float32 (widens float16, bfloat16 and float8, dequantizes int8
@@ -99,13 +99,17 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
     const usage = (m: string) => new UsageError(m);
     const opset = parseOpset(options.opset, usage);
     const inputs = parseInputs(options.input?.split(","), usage);
-    if ((await detectInputFormat(input)) === "tsm") {
+    const format = await detectInputFormat(input);
+    if (format === "tsm") {
       const message = await convertTsmToOnnx(await readWhole(input), output, opset, inputs)
         .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
       if (message !== undefined) {
         print(io.stderr, message);
         return 0;
       }
+    } else if (options.opset !== undefined || options.input !== undefined) {
+      // an ONNX (or .april) input is re-encoded as it is: an opset or input types would silently do nothing
+      throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with a TenniS module or SeetaFace6 .csta converted to ONNX; this ${format ?? "input"} is re-encoded as it is`);
     }
   }
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
