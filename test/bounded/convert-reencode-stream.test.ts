@@ -188,7 +188,7 @@ describe("the streamed rewrite is write(read())", () => {
       if (bytes.length === 0) break;
       const at = m.at % bytes.length;
       if (m.kind === "truncate") bytes = bytes.slice(0, at);
-      else if (m.kind === "flip") bytes[at] ^= 1 << (m.value & 7);
+      else if (m.kind === "flip") bytes[at] = bytes[at]! ^ (1 << (m.value & 7));
       else bytes[at] = m.value;
     }
     return bytes;

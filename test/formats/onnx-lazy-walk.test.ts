@@ -267,7 +267,7 @@ describe("onnx: a malformed model gives read()'s error through the header walk",
           if (bytes.length === 0) break;
           const at = m.at % bytes.length;
           if (m.kind === "truncate") bytes = bytes.slice(0, at);
-          else if (m.kind === "flip") bytes[at] ^= 1 << (m.value & 7);
+          else if (m.kind === "flip") bytes[at] = bytes[at]! ^ (1 << (m.value & 7));
           else bytes[at] = m.value;
         }
         const outcome = async (fn: () => unknown) => {

@@ -289,7 +289,7 @@ describe("primitiv: seeded fuzzing (only FormatErrors escape)", () => {
       const kind = next();
       const at = Math.floor(next() * out.length);
       if (kind < 0.6) out[at] = Math.floor(next() * 256);
-      else if (kind < 0.75) out[at] ^= 1 << Math.floor(next() * 8);
+      else if (kind < 0.75) out[at] = out[at]! ^ (1 << Math.floor(next() * 8));
       else if (kind < 0.85) out = out.subarray(0, at);
       else if (kind < 0.95) {
         const grown = new Uint8Array(out.length + 1);

@@ -319,7 +319,7 @@ describe("primitiv: detect", () => {
     for (let n = 0; n < 15; n++) expect(primitiv.detect(header.subarray(0, n))).toBe(false);
     for (let i = 0; i < 11; i++) {
       const changed = header.slice();
-      changed[i] ^= 0x01;
+      changed[i] = changed[i]! ^ 0x01;
       expect(primitiv.detect(changed), `byte ${i}`).toBe(false);
     }
     expect(primitiv.detect(undefined as unknown as Uint8Array)).toBe(false);

@@ -68,7 +68,7 @@ const iota = (n: number, scale = 1, offset = 0): Float32Array => Float32Array.fr
 // TypeScript references (TenniS CPU semantics)
 
 /** NCHW pooling as TenniS's cpu pooling2d_core: ceil output size, windows clipped to the image. */
-function refPool(x: Float32Array, [n, c, h, w]: number[], kind: "max" | "avg-black" | "avg-white", [pt, pb, pl, pr]: number[], [kh, kw]: number[], [sh, sw]: number[], ceil = true): { data: Float32Array; dims: number[] } {
+function refPool(x: Float32Array, [n = 0, c = 0, h = 0, w = 0]: number[], kind: "max" | "avg-black" | "avg-white", [pt = 0, pb = 0, pl = 0, pr = 0]: number[], [kh = 0, kw = 0]: number[], [sh = 0, sw = 0]: number[], ceil = true): { data: Float32Array; dims: number[] } {
   const size = (len: number, a: number, b: number, k: number, s: number) => (ceil ? Math.ceil((len + a + b - k) / s) + 1 : Math.floor((len + a + b - k) / s) + 1);
   const oh = size(h, pt, pb, kh, sh);
   const ow = size(w, pl, pr, kw, sw);
@@ -96,7 +96,7 @@ function refPool(x: Float32Array, [n, c, h, w]: number[], kind: "max" | "avg-bla
   return { data: out, dims: [n, c, oh, ow] };
 }
 
-function refConv(x: Float32Array, [n, c, h, w]: number[], wt: Float32Array, [o, , kh, kw]: number[], [pt, pb, pl, pr]: number[], [sh, sw]: number[], [dh, dw]: number[]): { data: Float32Array; dims: number[] } {
+function refConv(x: Float32Array, [n = 0, c = 0, h = 0, w = 0]: number[], wt: Float32Array, [o = 0, , kh = 0, kw = 0]: number[], [pt = 0, pb = 0, pl = 0, pr = 0]: number[], [sh = 0, sw = 0]: number[], [dh = 0, dw = 0]: number[]): { data: Float32Array; dims: number[] } {
   const oh = Math.floor((h + pt + pb - (dh * (kh - 1) + 1)) / sh) + 1;
   const ow = Math.floor((w + pl + pr - (dw * (kw - 1) + 1)) / sw) + 1;
   const out = new Float32Array(n * o * oh * ow);
@@ -113,7 +113,7 @@ function refConv(x: Float32Array, [n, c, h, w]: number[], wt: Float32Array, [o, 
   return { data: out, dims: [n, o, oh, ow] };
 }
 
-function nchwToNhwc(x: Float32Array, [n, c, h, w]: number[]): Float32Array {
+function nchwToNhwc(x: Float32Array, [n = 0, c = 0, h = 0, w = 0]: number[]): Float32Array {
   const out = new Float32Array(x.length);
   for (let b = 0; b < n; b++) for (let ch = 0; ch < c; ch++) for (let y = 0; y < h; y++) for (let xx = 0; xx < w; xx++) out[((b * h + y) * w + xx) * c + ch] = x[((b * c + ch) * h + y) * w + xx]!;
   return out;
