@@ -6,7 +6,7 @@
  * plausibility check that must never win over a model format), and last onnx-tensor (a bare TensorProto, no magic
  * either: a conservative check of its first fields; a source named `.pb` is opened as one whatever its head).
  */
-import { FormatError } from "./errors.js";
+import { FormatError } from "./bytes/errors.js";
 import * as april from "./formats/april.js";
 import * as bw2l from "./formats/bw2l.js";
 import * as npy from "./formats/npy.js";
@@ -19,7 +19,9 @@ import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
 import type { FormatId, FormatModule } from "./formats/types.js";
 import { loadTensor as lazyLoadTensor } from "./io/lazy.js";
-import { asBytes, asSource } from "./io/input.js";
+import { asBytes, asSource } from "./bytes/input.js";
+import { closestNames } from "./bytes/names.js";
+export { closestNames };
 import { type ByteSource, readExactly, sourceSize } from "./io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
@@ -193,21 +195,6 @@ export function pickInfo(infos: readonly TensorInfo[], wanted: TensorInfo | stri
   if (found) return found;
   const close = closestNames(wanted, infos.map((i) => i.name));
   throw new RangeError(`tensorfile: no tensor named "${wanted}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : infos.length === 0 ? " (the file holds no tensors)" : ""}`);
-}
-
-/** Up to `limit` of `names` closest to `name` (edit distance, then a shared prefix), for "did you mean" messages. */
-export function closestNames(name: string, names: readonly string[], limit = 5): string[] {
-  const distance = (a: string, b: string): number => {
-    if (Math.abs(a.length - b.length) > 64) return Math.abs(a.length - b.length);
-    let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-      const row = [i];
-      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = row;
-    }
-    return prev[b.length]!;
-  };
-  return names.map((n) => ({ n, d: distance(name, n) })).sort((x, y) => x.d - y.d).slice(0, limit).map((x) => x.n);
 }
 
 /**

@@ -16,7 +16,7 @@ import { type LazyTensors, decodeInChunks } from "./export/stream.js";
 import * as kernels from "./kernels.js";
 import * as js from "./kernels-js.js";
 import type { DiffStatsResult } from "./kernels.js";
-import { TruncatedError } from "./errors.js";
+import { TruncatedError } from "./bytes/errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
 import { type DType, type NamedTensor, type TensorInfo, decodedDType, dtypeBytes, elementCount, viewAs } from "./tensor.js";
 

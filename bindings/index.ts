@@ -23,14 +23,14 @@ export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js"
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
   UnsupportedError, FORMAT_ERROR_CODES, isFormatError,
-} from "./errors.js";
-export type { FormatErrorCode } from "./errors.js";
+} from "./bytes/errors.js";
+export type { FormatErrorCode } from "./bytes/errors.js";
 export { decodeTensor, dtypeBytes, elementCount } from "./tensor.js";
 export type { DType, StandardDType, FormatSpecificDType, NarrowFloatDType, NamedTensor, TensorInfo, TypedArray, Quantization, DecodeOptions } from "./tensor.js";
 export type { FormatId, InputFormatId, FormatModule, InspectResult, InspectTensor, EmbeddedBlob } from "./formats/types.js";
-export { ByteReader } from "./io/byte-reader.js";
-export type { ByteRange } from "./io/byte-reader.js";
-export { ByteWriter } from "./io/byte-writer.js";
+export { ByteReader } from "./bytes/byte-reader.js";
+export type { ByteRange } from "./bytes/byte-reader.js";
+export { ByteWriter } from "./bytes/byte-writer.js";
 export { DEFAULT_URL_IDLE_TIMEOUT_MS, fromBytes, fromBlob, fromFile, fromUrl, SourceError } from "./io/source.js";
 export { DEFAULT_URL_MIN_BYTES_PER_SECOND } from "./io/url-checks.js";
 export { loadFile, openFile, loadBlob, loadSource } from "./load-file.js";

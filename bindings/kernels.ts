@@ -10,7 +10,7 @@
  *   copy out), which never grows memory and so never detaches a view;
  * - transposes of ordinary arrays need the whole array at once: they go through a reusable work memory.
  */
-import { copyBytes } from "./io/input.js";
+import { copyBytes } from "./bytes/input.js";
 import * as js from "./kernels-js.js";
 // The WASM kernels come in families, one module each (wasm/families.ts), compiled on the first use of one of their
 // kernels: every wrapper names the family it runs, and nothing here refers to all of them, so a bundle keeps only

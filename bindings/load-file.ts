@@ -17,7 +17,7 @@ import { type ArenaPlan, decodeIntoArenas, planArena } from "./io/arena.js";
 import { type FileAccess, openFileAccess } from "./io/file-access.js";
 import { type ExternalDataOption, checkExternalDataOption, withExternalData } from "./io/external-data.js";
 import { markRegularFile } from "./io/regular-file.js";
-import { asSource } from "./io/input.js";
+import { asSource } from "./bytes/input.js";
 import { type ByteSource, fromBlob, fromBytes } from "./io/source.js";
 import { getBackend, wasmAvailable } from "./kernels.js";
 import { type NamedTensor, isPlainlyStored } from "./tensor.js";

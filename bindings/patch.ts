@@ -20,7 +20,7 @@
  * files are held whole.
  */
 import { formatModule, readFromAny } from "./any.js";
-import { UnsupportedError } from "./errors.js";
+import { UnsupportedError } from "./bytes/errors.js";
 import type { FormatId } from "./formats/types.js";
 import * as aprilPatch from "./formats/april/patch.js";
 import * as bw2lPatch from "./formats/bw2l/patch.js";
@@ -29,7 +29,7 @@ import type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 import * as primitivPatch from "./formats/primitiv/patch.js";
 import * as spraakPatch from "./formats/spraak/patch.js";
 import * as tsmPatch from "./formats/tsm/patch.js";
-import { asBytes, asSource } from "./io/input.js";
+import { asBytes, asSource } from "./bytes/input.js";
 import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
 import { type Incoming, type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
 import { type PatchPlan, runPlan } from "./patch/plan.js";

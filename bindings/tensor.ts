@@ -3,8 +3,8 @@
  * tensor's bytes are in a file and how they are stored). Readers turn on-disk layouts into `NamedTensor`s
  * through `decodeTensor`, which runs the kernels (byte swap, fp16 widening, dequantization, transpose).
  */
-import { copyBytes } from "./io/input.js";
-import { CorruptDataError, UnsupportedError } from "./errors.js";
+import { copyBytes } from "./bytes/input.js";
+import { CorruptDataError, UnsupportedError } from "./bytes/errors.js";
 import * as kernels from "./kernels.js";
 
 /** Element types every format maps onto. float16 data is a Uint16Array of raw halves. */

@@ -1,7 +1,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { DETECT_BYTES, FORMATS, detectFormat, formatModule, loadTensor, readAny, readFromAny } from "../bindings/any.js";
-import { FormatError } from "../bindings/errors.js";
+import { FormatError } from "../bindings/bytes/errors.js";
 import { exampleFiles } from "../bindings/examples.js";
 import type { FormatId } from "../bindings/formats/types.js";
 import { fromBytes } from "../bindings/io/source.js";

@@ -4,7 +4,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FORMATS, READERS } from "../bindings/any.js";
-import { UnsupportedError } from "../bindings/errors.js";
+import { UnsupportedError } from "../bindings/bytes/errors.js";
 import { encodeBytes, encodeRowMajorBytes } from "../bindings/patch/encode.js";
 import { type DType, type TensorInfo, decodeRowMajorTensor, decodeTensor, dtypeBytes, elementCount } from "../bindings/tensor.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FormatError } from "../bindings/errors.js";
+import { FormatError } from "../bindings/bytes/errors.js";
 import * as kernels from "../bindings/kernels.js";
 import { type TensorInfo, decodeTensor } from "../bindings/tensor.js";
 

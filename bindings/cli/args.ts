@@ -5,7 +5,7 @@
  */
 import { statSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { closestNames } from "../any.js";
+import { closestNames, editDistance } from "../bytes/names.js";
 import { type CliIO, print } from "./common.js";
 
 /** The options a command takes, in parseArgs form. */
@@ -100,12 +100,5 @@ function optionProblem(message: string, args: readonly string[]): string {
 
 /** Small enough an edit to suggest (at most a third of the word, and at most 3). */
 function levenshteinClose(a: string, b: string): boolean {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  const d = prev[b.length]!;
-  return d <= Math.min(3, Math.max(1, Math.floor(b.length / 3)));
+  return editDistance(a, b) <= Math.min(3, Math.max(1, Math.floor(b.length / 3)));
 }

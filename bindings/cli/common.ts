@@ -3,7 +3,7 @@
  * classes that pick the exit status (UsageError 2, InputError 1, StdoutClosed 141), how an error reads on one line
  * or as JSON, and the small text helpers several commands print with.
  */
-import { isFormatError } from "../errors.js";
+import { isFormatError } from "../bytes/errors.js";
 import type { InspectResult } from "../formats/types.js";
 import { SourceError } from "../io/source.js";
 import { OutputError, OutputRefused, fsReason } from "./output.js";

@@ -5,14 +5,14 @@
 import { createWriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isFormatError } from "../errors.js";
+import { isFormatError } from "../bytes/errors.js";
 import { writeNpyTo, writePiecesTo } from "../export/stream.js";
 import type { EmbeddedBlob } from "../formats/types.js";
 import { rangeChunks } from "../io/source.js";
 import type { DecodeOptions } from "../tensor.js";
 import { type CliIO, InputError, UsageError, jsonText, plural, print } from "./common.js";
 import { MANIFEST, folderPaths } from "./folder-names.js";
-import { firstRepeat } from "../io/names.js";
+import { firstRepeat } from "../bytes/names.js";
 import { lazyTensors, openLazy, readWhole } from "./inputs.js";
 import { FOLDER_OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { Progress } from "./progress.js";

@@ -11,7 +11,7 @@ import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSi
 import { openFileAccess } from "../io/file-access.js";
 import { withExternalData } from "../io/external-data.js";
 import type { TensorInfo } from "../tensor.js";
-import { isFormatError } from "../errors.js";
+import { isFormatError } from "../bytes/errors.js";
 import { InputError, UsageError } from "./common.js";
 import { fsReason } from "./output.js";
 import { DEFAULT_MAX_STREAM_BYTES, readDeviceBounded, readStreamBounded } from "./stream-input.js";

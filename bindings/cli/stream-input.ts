@@ -7,8 +7,8 @@
  */
 import { createReadStream } from "node:fs";
 import { DETECT_BYTES, detectFormat, unknownFormatError } from "../any.js";
-import { LimitError } from "../errors.js";
-import { concatBytes } from "../io/input.js";
+import { LimitError } from "../bytes/errors.js";
+import { concatBytes } from "../bytes/input.js";
 import { MAX_BYTES_IN_ONE_ARRAY } from "../io/source.js";
 
 /** The most bytes read whole from a stream unless told otherwise: 2 GiB. */

@@ -6,9 +6,9 @@
 import { createWriteStream } from "node:fs";
 import { writePiecesTo } from "../export/stream.js";
 import * as tsm from "../formats/tsm.js";
-import type { ByteRange } from "../io/byte-reader.js";
+import type { ByteRange } from "../bytes/byte-reader.js";
 import { type ByteSource, fromBytes, readExactly, sourceSize } from "../io/source.js";
-import { dictionary } from "../io/names.js";
+import { dictionary } from "../bytes/names.js";
 import { type DType, viewAs } from "../tensor.js";
 import { obfuscatedEnd, xorObfuscation } from "../formats/tsm/csta.js";
 import { writeAtomically } from "./output.js";

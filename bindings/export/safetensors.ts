@@ -12,9 +12,9 @@
  */
 import type { DType, NamedTensor } from "../tensor.js";
 import { dtypeBytes, storedByteLength } from "../tensor.js";
-import { checkMetadata } from "../io/arguments.js";
+import { checkMetadata } from "../bytes/arguments.js";
 import { checkEntry, checkTensor } from "./check.js";
-import { dictionary } from "../io/names.js";
+import { dictionary } from "../bytes/names.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
   float16: "F16", float32: "F32", float64: "F64",

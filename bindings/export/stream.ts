@@ -14,7 +14,7 @@
  *   ('drain'), and `end()` at the end (awaiting 'finish' or 'close') unless `{ end: false }`.
  * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
  */
-import { CorruptDataError } from "../errors.js";
+import { CorruptDataError } from "../bytes/errors.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
 import { type ByteSource, readExactly } from "../io/source.js";

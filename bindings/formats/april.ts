@@ -25,7 +25,7 @@
  * The code: april/model.ts (constants, types), reader.ts, writer.ts, builder.ts (create), view.ts, patch.ts,
  * edit.ts (setField; a network's ONNX model is edited with onnx's edits and written by write()).
  */
-import { bytesOrUndefined } from "../io/input.js";
+import { bytesOrUndefined } from "../bytes/input.js";
 import { MAGIC } from "./april/model.js";
 
 /** The file extensions this format is written with. */

@@ -14,8 +14,8 @@
  * Array data is ArrayFire column-major; v2 dims are usually 4-D with trailing 1s. tensors() gives row-major data
  * for the stored dims. Quantization (config `quantization`: fp16 / i8) is our own convention: see bw2l/quantize.ts.
  */
-import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
-import { ByteReader } from "../io/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined } from "../bytes/input.js";
+import { ByteReader } from "../bytes/byte-reader.js";
 import * as lazy from "../io/lazy.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
@@ -25,7 +25,7 @@ import { parseFile } from "./bw2l/reader.js";
 import { decodableInfo } from "./bw2l/view.js";
 import { writeFile, writePieces } from "./bw2l/writer.js";
 import { type ByteSink, writePiecesTo } from "../export/stream.js";
-import { checkWriterInput } from "../io/arguments.js";
+import { checkWriterInput } from "../bytes/arguments.js";
 
 /** The format's id. */
 export const id = "bw2l" as const;

@@ -11,15 +11,15 @@
  * order transposed by tensors()/loadTensor. The tensor is named `array` (the `name` option changes it).
  * To write .npy from any tensor use writeNpy.
  */
-import { ByteReader } from "../io/byte-reader.js";
-import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
+import { ByteReader } from "../bytes/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined } from "../bytes/input.js";
 import * as lazy from "../io/lazy.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { type NpyArray, MAGIC, encodeHeader, parseNpy, writeNpyArray } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, decodeArray, headerMeta, inspectRow } from "./npy/view.js";
-import { checkWriterInput } from "../io/arguments.js";
+import { checkWriterInput } from "../bytes/arguments.js";
 
 /** The format's id. */
 export const id = "npy" as const;

@@ -11,9 +11,9 @@
  * readFrom() reads the directory, the local headers and each
  * member's .npy header (inflating only the start of deflated members); loadTensor reads one member.
  */
-import { CorruptDataError } from "../errors.js";
-import { ByteReader } from "../io/byte-reader.js";
-import { asBytes, asSource, bytesOrUndefined, copyBytes } from "../io/input.js";
+import { CorruptDataError } from "../bytes/errors.js";
+import { ByteReader } from "../bytes/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined, copyBytes } from "../bytes/input.js";
 import * as lazy from "../io/lazy.js";
 import { type ByteSource, readExactly } from "../io/source.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } from "../tensor.js";
@@ -23,7 +23,7 @@ import { arrayInfo, arrayWarnings, headerMeta, inspectRow } from "./npy/view.js"
 import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from "./npz/members.js";
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
-import { checkWriterInput } from "../io/arguments.js";
+import { checkWriterInput } from "../bytes/arguments.js";
 
 /** The format's id. */
 export const id = "npz" as const;

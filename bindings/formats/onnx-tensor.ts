@@ -14,11 +14,11 @@
  * typed fields); a STRING tensor is listed, not decoded; external data is refused with a SourceError; a
  * SequenceProto or OptionalProto `.pb` is refused saying what it is.
  */
-import { ByteReader } from "../io/byte-reader.js";
-import { asBytes, asSource, bytesOrUndefined, copyBytes } from "../io/input.js";
+import { ByteReader } from "../bytes/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined, copyBytes } from "../bytes/input.js";
 import * as lazy from "../io/lazy.js";
 import type { ByteSource } from "../io/source.js";
-import { checkWriterInput } from "../io/arguments.js";
+import { checkWriterInput } from "../bytes/arguments.js";
 import { looksLikeTensorProto } from "./onnx-tensor/detect.js";
 import { type OnnxTensorFile, DEFAULT_NAME, id } from "./onnx-tensor/model.js";
 import { parseTensorFile } from "./onnx-tensor/reader.js";

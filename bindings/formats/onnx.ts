@@ -15,8 +15,8 @@
  * renames, shapes, new tensors) and edit-write.ts (write() of an edited model); proto-writer.ts is the shared
  * encoder.
  */
-import { ByteReader } from "../io/byte-reader.js";
-import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
+import { ByteReader } from "../bytes/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined } from "../bytes/input.js";
 import type { ByteSource } from "../io/source.js";
 import { type OnnxModel, type OnnxReadOptions, id } from "./onnx/model.js";
 import { parseSmallChunks } from "./onnx/lazy-read.js";
@@ -24,7 +24,7 @@ import { looksLikeModel, parseModel } from "./onnx/reader.js";
 import { modelBytes } from "./onnx/view.js";
 import { type OnnxModelInput, create as encodeModel } from "./onnx/builder.js";
 import { type QuantizeOptions, type QuantizeReport, quantizeInPlace } from "./onnx/quantize.js";
-import { UnsupportedError } from "../errors.js";
+import { UnsupportedError } from "../bytes/errors.js";
 
 export { id };
 /** The file extensions this format is written with. */

@@ -24,7 +24,7 @@
  * The code: primitiv/model.ts (types), reader.ts, writer.ts, view.ts (tensors, inspect, verify), builder.ts
  * (make*), patch.ts, msgpack.ts.
  */
-import { bytesOrUndefined } from "../io/input.js";
+import { bytesOrUndefined } from "../bytes/input.js";
 
 /** The file extensions this format is written with (primitiv files have none of their own). */
 export const extensions: readonly string[] = [".param", ".model", ".optimizer", ".tensor", ".shape"];

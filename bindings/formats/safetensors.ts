@@ -12,14 +12,14 @@
  * Dtypes: BOOL U8 I8 I16 U16 I32 U32 I64 U64 F16 F32 F64 C64, BF16 (bfloat16), F8_E4M3 / F8_E5M2 (float8_*);
  * F4, F6_* and F8_E8M0 are UNSUPPORTED. To write safetensors from any tensors use writeSafetensors.
  */
-import { ByteReader } from "../io/byte-reader.js";
-import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
+import { ByteReader } from "../bytes/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined } from "../bytes/input.js";
 import * as lazy from "../io/lazy.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { type SafetensorsFile, isLoaded } from "./safetensors/model.js";
 import { MAX_HEADER_BYTES, parseFile } from "./safetensors/reader.js";
-import { checkWriterInput } from "../io/arguments.js";
+import { checkWriterInput } from "../bytes/arguments.js";
 
 /** The format's id. */
 export const id = "safetensors" as const;

@@ -15,14 +15,14 @@
  */
 import { assertEager } from "../io/lazy.js";
 import { type ByteSink, writePiecesTo } from "../export/stream.js";
-import { copyBytes } from "../io/input.js";
-import { asBytes, asSource, bytesOrUndefined } from "../io/input.js";
-import { UnsupportedError } from "../errors.js";
-import { ByteReader } from "../io/byte-reader.js";
-import type { ByteBacking } from "../io/byte-reader.js";
-import { ByteWriter } from "../io/byte-writer.js";
+import { copyBytes } from "../bytes/input.js";
+import { asBytes, asSource, bytesOrUndefined } from "../bytes/input.js";
+import { UnsupportedError } from "../bytes/errors.js";
+import { ByteReader } from "../bytes/byte-reader.js";
+import type { ByteBacking } from "../bytes/byte-reader.js";
+import { ByteWriter } from "../bytes/byte-writer.js";
 import * as lazy from "../io/lazy.js";
-import { uniqueNames } from "../io/names.js";
+import { uniqueNames } from "../bytes/names.js";
 import { type ByteSource, readExactly, sourceSize } from "../io/source.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeRowMajorTensor, elementCount } from "../tensor.js";
 import {
@@ -34,7 +34,7 @@ import {
   MODULE_CODE, type TsmField, type TsmModule, type TsmNode, isLoaded, moduleByteLength, readModule, writeModule,
 } from "./tsm/module.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "./types.js";
-import { checkWriterInput } from "../io/arguments.js";
+import { checkWriterInput } from "../bytes/arguments.js";
 import type { TsmFile, TsmTensorInfo } from "./tsm/file.js";
 
 export type { TsmField, TsmHeader, TsmModule, TsmNode, TsmParam } from "./tsm/module.js";

@@ -2,7 +2,7 @@
  * What every format module exports (see docs/guide.md), so that readAny, the CLI and the
  * tests can treat the five formats alike.
  */
-import type { ByteRange } from "../io/byte-reader.js";
+import type { ByteRange } from "../bytes/byte-reader.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 

@@ -26,7 +26,7 @@
  * kernels' work memory for a band, and a window when one is needed; all bounded by `bandBytes`, whatever the size
  * of the tensor.
  */
-import { TruncatedError } from "../errors.js";
+import { TruncatedError } from "../bytes/errors.js";
 import { type DecodeOptions, type TensorInfo, decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
 import type { ByteSource } from "./source.js";
 

@@ -6,7 +6,7 @@
  * `node:fs` is imported dynamically through a variable specifier (as fromFile does in io/source.ts): browser
  * bundlers leave it alone and the main entry stays free of static `node:` imports.
  */
-import { TruncatedError } from "../errors.js";
+import { TruncatedError } from "../bytes/errors.js";
 import { type FileKind, notRegularFile } from "./file-kind.js";
 import { markRegularFile } from "./regular-file.js";
 import { type ByteSource, SourceError } from "./source.js";

@@ -5,10 +5,10 @@
  * again. Payload ranges that parsers pass over with `ByteReader.range()` are never fetched, so opening a model
  * reads its headers and not its tensors. `loadTensor` then reads and decodes one tensor.
  */
-import { LimitError, TruncatedError, UnsupportedError } from "../errors.js";
+import { LimitError, TruncatedError, UnsupportedError } from "../bytes/errors.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, decodeTensor } from "../tensor.js";
-import { type ByteBacking, NeedBytes } from "./byte-reader.js";
-import { bytesOrUndefined } from "./input.js";
+import { type ByteBacking, NeedBytes } from "../bytes/byte-reader.js";
+import { bytesOrUndefined } from "../bytes/input.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "./source.js";
 
 /** A source's answer as a plain Uint8Array (a Node Buffer's slice() is a view). */

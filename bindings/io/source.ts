@@ -8,9 +8,9 @@
  * - fromUrl(url, { fetch, headers, idleTimeoutMs, minBytesPerSecond, ifRange }): HTTP Range requests; the size comes
  *   from Content-Range; one version of the file (ETag/Last-Modified, If-Range) and a least body rate (url-checks.ts)
  */
-import { LimitError, TruncatedError } from "../errors.js";
+import { LimitError, TruncatedError } from "../bytes/errors.js";
 import { markRegularFile } from "./regular-file.js";
-import { asBytes, bytesOrUndefined } from "./input.js";
+import { asBytes, bytesOrUndefined } from "../bytes/input.js";
 import { type FileKind, notRegularFile } from "./file-kind.js";
 import { DEFAULT_URL_MIN_BYTES_PER_SECOND, ProgressWatch, VersionCheck } from "./url-checks.js";
 

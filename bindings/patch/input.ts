@@ -11,7 +11,7 @@
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
  */
 import type { LazyTensors } from "../export/stream.js";
-import { TruncatedError } from "../errors.js";
+import { TruncatedError } from "../bytes/errors.js";
 import { isExternal, openExternal } from "../formats/onnx/external.js";
 import { type ByteSource, rangeChunks, readExactly } from "../io/source.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";

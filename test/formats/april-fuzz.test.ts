@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as april from "../../bindings/formats/april.js";
 import { fromBytes } from "../../bindings/io/source.js";
 import { buildApril, sampleNetworks } from "../helpers/april-builders.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as april from "../../bindings/formats/april.js";
-import type { ByteRange } from "../../bindings/io/byte-reader.js";
+import type { ByteRange } from "../../bindings/bytes/byte-reader.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import { FIXTURE_TOKENS, buildApril, sampleNetworks, virtualApril } from "../helpers/april-builders.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";

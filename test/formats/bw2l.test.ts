@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { type FormatErrorCode, isFormatError } from "../../bindings/errors.js";
+import { type FormatErrorCode, isFormatError } from "../../bindings/bytes/errors.js";
 import * as bw2l from "../../bindings/formats/bw2l.js";
 import { isByteRange } from "../../bindings/formats/bw2l/model.js";
 import { fromBytes } from "../../bindings/io/source.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { detectFormat, readAny, readFromAny } from "../../bindings/any.js";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import { npyDescr, writeNpy } from "../../bindings/export/npy.js";
 import * as npy from "../../bindings/formats/npy.js";
 import { fromBytes } from "../../bindings/io/source.js";

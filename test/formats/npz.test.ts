@@ -1,7 +1,7 @@
 import { deflateSync, zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { detectFormat, readAny, readFromAny } from "../../bindings/any.js";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import { writeNpy } from "../../bindings/export/npy.js";
 import { npyDescr } from "../../bindings/export/npy.js";
 import * as npy from "../../bindings/formats/npy.js";

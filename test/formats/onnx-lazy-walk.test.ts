@@ -6,7 +6,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as april from "../../bindings/formats/april.js";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { LAZY_READ_STATS } from "../../bindings/formats/onnx/lazy-read.js";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import onnxProto from "onnx-proto";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectFormat, formatOfName, readAny, readFromAny } from "../../bindings/any.js";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { TYPED_CHUNK_TUNING, typedFieldChunks } from "../../bindings/formats/onnx/typed-chunks.js";
 import { loadBlob, loadFile, openFile } from "../../bindings/load-file.js";

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { UnsupportedError } from "../../bindings/errors.js";
+import { UnsupportedError } from "../../bindings/bytes/errors.js";
 import * as onnx from "../../bindings/formats/onnx.js";
 import * as april from "../../bindings/formats/april.js";
 import * as tsm from "../../bindings/formats/tsm.js";

@@ -10,7 +10,7 @@ import fc from "fast-check";
 import onnxProto from "onnx-proto";
 import { describe, expect, it } from "vitest";
 import { DETECT_BYTES, FORMATS, detectFormat, formatOfName, readAny, readFromAny } from "../../bindings/any.js";
-import { FormatError, UnsupportedError, isFormatError } from "../../bindings/errors.js";
+import { FormatError, UnsupportedError, isFormatError } from "../../bindings/bytes/errors.js";
 import { exampleFiles } from "../../bindings/examples.js";
 import * as onnx from "../../bindings/formats/onnx.js";
 import * as onnxTensor from "../../bindings/formats/onnx-tensor.js";

@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import { writeSafetensors } from "../../bindings/export/safetensors.js";
 import { writeSafetensorsTo } from "../../bindings/export/stream.js";
 import * as onnx from "../../bindings/formats/onnx.js";

@@ -4,7 +4,7 @@ import onnxProto from "onnx-proto";
 import fc from "fast-check";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { detectFormat, readAny, readFromAny } from "../../bindings/any.js";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import { fromBytes } from "../../bindings/io/source.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";

@@ -6,7 +6,7 @@
  */
 import { encode } from "@msgpack/msgpack";
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
 import { fromBytes } from "../../bindings/io/source.js";
 import { bytes, mp, randomFile } from "../helpers/primitiv-builders.js";

@@ -4,9 +4,9 @@
  * reading its headers only; and builder -> write -> read round trips with tensorInfos() offsets.
  */
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
-import type { ByteRange } from "../../bindings/io/byte-reader.js";
+import type { ByteRange } from "../../bindings/bytes/byte-reader.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { randomFile, virtualModel } from "../helpers/primitiv-builders.js";

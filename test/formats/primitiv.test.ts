@@ -7,7 +7,7 @@ import { decodeMulti } from "@msgpack/msgpack";
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
 import { fixtureObjects } from "../helpers/primitiv-builders.js";
 import { fixturePath, haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";

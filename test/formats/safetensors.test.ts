@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { detectFormat, readAny, readFromAny } from "../../bindings/any.js";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import { writeSafetensors } from "../../bindings/export/safetensors.js";
 import * as safetensors from "../../bindings/formats/safetensors.js";
 import { fromBytes } from "../../bindings/io/source.js";

@@ -5,7 +5,7 @@
 import { gzipSync as zlibGzip } from "node:zlib";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { FormatError } from "../../bindings/errors.js";
+import { FormatError } from "../../bindings/bytes/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 import type { TypedArray } from "../../bindings/tensor.js";
 import { ALL_TYPES, bytes, concatBytes, matrixVariants, randomValues, text } from "../helpers/spraak-builders.js";

@@ -3,7 +3,7 @@
  * only) and seeded byte-flip fuzzing (only FormatErrors escape).
  */
 import { describe, expect, it } from "vitest";
-import { FormatError } from "../../bindings/errors.js";
+import { FormatError } from "../../bindings/bytes/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 import { fromBytes } from "../../bindings/io/source.js";
 import { haveFixtures, readFixture } from "../helpers/fixtures.js";

@@ -5,7 +5,7 @@
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FormatError, isFormatError } from "../../bindings/errors.js";
+import { FormatError, isFormatError } from "../../bindings/bytes/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 import { FIXTURES, haveFixtures, readFixture } from "../helpers/fixtures.js";
 import {

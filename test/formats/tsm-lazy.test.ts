@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import * as tsm from "../../bindings/formats/tsm.js";
 import type { TsmFile } from "../../bindings/formats/tsm.js";
 import { readFromAny } from "../../bindings/any.js";
-import type { ByteRange } from "../../bindings/io/byte-reader.js";
+import type { ByteRange } from "../../bindings/bytes/byte-reader.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import { bytesOf } from "../../bindings/tensor.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";

@@ -9,7 +9,7 @@
 import { describe, expect, it } from "vitest";
 import * as tsm from "../../bindings/formats/tsm.js";
 import type { TsmNodeInput } from "../../bindings/formats/tsm.js";
-import { UnsupportedError } from "../../bindings/errors.js";
+import { UnsupportedError } from "../../bindings/bytes/errors.js";
 import { parseInputs } from "../../bindings/cli/tsm-onnx.js";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";

@@ -4,10 +4,10 @@
  * byte for byte).
  */
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as tsm from "../../bindings/formats/tsm.js";
 import { type CstaContainer, type StaValue, STA_CODE, writeCstaBytes, xorObfuscation } from "../../bindings/formats/tsm/csta.js";
-import { ByteWriter } from "../../bindings/io/byte-writer.js";
+import { ByteWriter } from "../../bindings/bytes/byte-writer.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/rng.js";
 import { constNode, field, module, node, param, patchU32, richModule, text } from "../helpers/tsm-builders.js";

@@ -3,10 +3,10 @@
  * a valid module: the graph must be complete, and a .csta's tree ends inside its last 16-byte block).
  */
 import { describe, expect, it } from "vitest";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as tsm from "../../bindings/formats/tsm.js";
 import { readModule } from "../../bindings/formats/tsm/module.js";
-import { ByteReader } from "../../bindings/io/byte-reader.js";
+import { ByteReader } from "../../bindings/bytes/byte-reader.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/rng.js";
 

@@ -1,6 +1,6 @@
 /** Small helpers the format tests share: joining bytes, comparing them, catching FormatErrors. */
 import { expect } from "vitest";
-import { type FormatError, type FormatErrorCode, isFormatError } from "../../bindings/errors.js";
+import { type FormatError, type FormatErrorCode, isFormatError } from "../../bindings/bytes/errors.js";
 
 export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

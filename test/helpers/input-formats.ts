@@ -6,7 +6,7 @@ import { readdirSync, statSync } from "node:fs";
 import { expect } from "vitest";
 import { readAny } from "../../bindings/any.js";
 import { exampleFiles } from "../../bindings/examples.js";
-import { isFormatError } from "../../bindings/errors.js";
+import { isFormatError } from "../../bindings/bytes/errors.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
 import { fixturePath, haveFixtures, readFixture } from "./fixtures.js";
 

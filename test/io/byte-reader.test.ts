@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { BadMagicError, FormatError, LimitError, TruncatedError, UnsupportedVersionError } from "../../bindings/errors.js";
-import { ByteReader, NeedBytes } from "../../bindings/io/byte-reader.js";
-import { ByteWriter } from "../../bindings/io/byte-writer.js";
+import { BadMagicError, FormatError, LimitError, TruncatedError, UnsupportedVersionError } from "../../bindings/bytes/errors.js";
+import { ByteReader, NeedBytes } from "../../bindings/bytes/byte-reader.js";
+import { ByteWriter } from "../../bindings/bytes/byte-writer.js";
 import { ChunkCache } from "../../bindings/io/lazy.js";
 import { fromBytes } from "../../bindings/io/source.js";
 

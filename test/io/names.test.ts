@@ -1,4 +1,4 @@
-// io/names.ts: the one function that makes repeated weight names distinct (ONNX, april, TenniS, primitiv use it),
+// bytes/names.ts: the one function that makes repeated weight names distinct (ONNX, april, TenniS, primitiv use it),
 // and the dictionary helpers for objects keyed by names from files. Then each format that names weights by a
 // file-given name: the hostile case W, W, W#2 that gave two "W#2" before.
 import fc from "fast-check";
@@ -7,7 +7,7 @@ import * as april from "../../bindings/formats/april.js";
 import * as onnx from "../../bindings/formats/onnx.js";
 import * as primitiv from "../../bindings/formats/primitiv.js";
 import * as tsm from "../../bindings/formats/tsm.js";
-import { dictionary, firstRepeat, ownValue, uniqueNames } from "../../bindings/io/names.js";
+import { dictionary, firstRepeat, ownValue, uniqueNames } from "../../bindings/bytes/names.js";
 import { constNode, field, module } from "../helpers/tsm-builders.js";
 
 /** Names built from few letters and "#digits", so that repeats and look-alike suffixes are common. */

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FormatError } from "../../bindings/errors.js";
+import { FormatError } from "../../bindings/bytes/errors.js";
 import { SourceError, fromUrl, readExactly, sourceSize } from "../../bindings/io/source.js";
 import { readFromAny } from "../../bindings/any.js";
 import { writeSafetensors } from "../../bindings/export/safetensors.js";

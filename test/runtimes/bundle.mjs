@@ -79,7 +79,7 @@ const entries = {
   // (io/url-checks.ts, io/file-kind.ts) ~0.8 KB to everything; editing ONNX/april objects (onnx/edit.ts,
   // edit-write.ts: ~6.5 KB) and onnx.quantize/april.quantize (quantize.ts: ~5.5 KB) ~12 KB more; together with ONNX
   // 1.22's field table (onnx/schema.ts: every field known, groups skipped), external data resolved only from a real
-  // path (io/regular-file.ts, onnx/external.ts, external-write.ts) and unique names (io/names.ts): everything 152.6 KB,
+  // path (io/regular-file.ts, onnx/external.ts, external-write.ts) and unique names (bytes/names.ts): everything 152.6 KB,
   // readFromAny 62.2 KB measured (2026-11-27)
   "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 154],
   "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 63.5],
@@ -87,7 +87,7 @@ const entries = {
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],
   // tsm.toOnnx's dtype tables and input checks (every model it writes loads in onnxruntime) travel with the tsm
-  // namespace (34.2 KB), and unique names (io/names.ts) with primitiv's (24.7 KB) (2026-11-27)
+  // namespace (34.2 KB), and unique names (bytes/names.ts) with primitiv's (24.7 KB) (2026-11-27)
   "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 35],
   "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 25],
   // the subpaths: single functions keep only what they reach (f16ToF32: the convert module)

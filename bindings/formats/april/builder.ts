@@ -17,7 +17,7 @@ import {
 } from "./model.js";
 import { modelsOfNetworks } from "./weights.js";
 import { encodeFields, networkBytes, referenceLayout } from "./writer.js";
-import { checkWriterInput } from "../../io/arguments.js";
+import { checkWriterInput } from "../../bytes/arguments.js";
 
 
 /**

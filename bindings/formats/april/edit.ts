@@ -3,7 +3,7 @@
  * params are always written from the object; a network's ONNX model in `file.onnx` is written with its edits,
  * see onnx/edit.ts for the edits of a network). setField() is the checked form of a header or params change.
  */
-import { utf8Bytes } from "../../io/byte-writer.js";
+import { utf8Bytes } from "../../bytes/byte-writer.js";
 import { type AprilFile, type AprilParams, LANGUAGE_BYTES, NETWORK_NAMES, type NetworkName, PARAM_FIELDS } from "./model.js";
 import type { OnnxModel } from "../onnx/model.js";
 

@@ -5,9 +5,9 @@
  */
 
 
-import { asBytes, asSource } from "../../io/input.js";
-import { CorruptDataError, TruncatedError, UnsupportedError } from "../../errors.js";
-import { type ByteRange, ByteReader } from "../../io/byte-reader.js";
+import { asBytes, asSource } from "../../bytes/input.js";
+import { CorruptDataError, TruncatedError, UnsupportedError } from "../../bytes/errors.js";
+import { type ByteRange, ByteReader } from "../../bytes/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
 import { attachModels, attachModelsFrom } from "./weights.js";
 import { type ByteSource, readExactly } from "../../io/source.js";

@@ -2,7 +2,7 @@
  * april views: tensors (every weight of the three ONNX networks, weights.ts), inspect, verify, blobs.
  */
 import { assertEager } from "../../io/lazy.js";
-import { utf8Bytes } from "../../io/byte-writer.js";
+import { utf8Bytes } from "../../bytes/byte-writer.js";
 import { type ByteSource } from "../../io/source.js";
 import { loadTensor as loadOnnxTensor } from "../onnx/view.js";
 import { inspectNetworks, inspectWeights, networkProblems, verifyNetworks, weightInfos, weightTensors } from "./weights.js";

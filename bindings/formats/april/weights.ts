@@ -7,8 +7,8 @@
  * and says so: `onnxErrors` holds the parser's error, verifyErrors() (tensorfile verify: exit 1) and inspect name
  * the network and the reason.
  */
-import { type FormatError, isFormatError } from "../../errors.js";
-import { ByteReader } from "../../io/byte-reader.js";
+import { type FormatError, isFormatError } from "../../bytes/errors.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
 import type { ByteSource } from "../../io/source.js";
 import type { DecodeOptions, NamedTensor } from "../../tensor.js";
 import type { InspectTensor } from "../types.js";

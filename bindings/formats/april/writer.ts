@@ -4,8 +4,8 @@
  */
 
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { CorruptDataError } from "../../errors.js";
-import { ByteWriter, utf8Bytes } from "../../io/byte-writer.js";
+import { CorruptDataError } from "../../bytes/errors.js";
+import { ByteWriter, utf8Bytes } from "../../bytes/byte-writer.js";
 
 
 
@@ -15,7 +15,7 @@ import {
   MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES, PARAM_FIELDS, PARAMS_MAGIC, PRELUDE_BYTES,
 } from "./model.js";
 import { paramsViolation } from "./reader.js";
-import { checkWriterInput } from "../../io/arguments.js";
+import { checkWriterInput } from "../../bytes/arguments.js";
 import { writePieces as writeOnnxPieces } from "../onnx/edit-write.js";
 import { modelBytes } from "../onnx/view.js";
 

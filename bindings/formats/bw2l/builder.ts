@@ -12,7 +12,7 @@ import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lDType, type Bw2lFile, type Bw2lSection, type Bw2lVersion, DTYPES, deferredColumnMajor, isBw2lDType,
 } from "./model.js";
 import { compareBytewise } from "./quantize.js";
-import { checkWriterInput } from "../../io/arguments.js";
+import { checkWriterInput } from "../../bytes/arguments.js";
 
 /** Key/value entries for {@link create}: a record, a Map or [key, value] pairs. */
 export type KeyvalInput = Record<string, string> | Map<string, string> | readonly (readonly [string, string])[];

@@ -1,5 +1,5 @@
 /** The plain objects a BW2L file reads into (and writes from), and the facts about its element types. */
-import type { ByteRange } from "../../io/byte-reader.js";
+import type { ByteRange } from "../../bytes/byte-reader.js";
 import type { StandardDType } from "../../tensor.js";
 
 /** The file format version: 1 (talonvoice/wav2letter) or 2 (libw2l: arrays carry their dims). */

@@ -15,7 +15,7 @@
  *   ... arch | f32 scale | i64 offset | u64 param_count | short dtype | u64 len | data ...
  * so they are found from the first param's data offset.
  */
-import { CorruptDataError } from "../../errors.js";
+import { CorruptDataError } from "../../bytes/errors.js";
 import * as kernels from "../../kernels.js";
 import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";

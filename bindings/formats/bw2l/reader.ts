@@ -1,7 +1,7 @@
 /** The BW2L parser: one synchronous pass over a ByteReader, shared by read() (eager) and readFrom() (lazy). */
-import { copyBytes } from "../../io/input.js";
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import type { ByteRange, ByteReader } from "../../io/byte-reader.js";
+import { copyBytes } from "../../bytes/input.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteRange, ByteReader } from "../../bytes/byte-reader.js";
 import { viewAs } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lEntry, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,

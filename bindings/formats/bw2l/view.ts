@@ -1,7 +1,7 @@
 /** The uniform view of a BW2L file (tensors, tensorInfos), and inspect / verify / blobs / keyval helpers. */
 import { assertEager } from "../../io/lazy.js";
-import { uniqueNames } from "../../io/names.js";
-import { UnsupportedError } from "../../errors.js";
+import { uniqueNames } from "../../bytes/names.js";
+import { UnsupportedError } from "../../bytes/errors.js";
 import { type DecodeOptions, type NamedTensor, type Quantization, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
@@ -328,7 +328,7 @@ function safeFileName(name: string): string {
 
 /**
  * `data` sections (such as `spm`) as `<section name>.bin`; sections whose names are made alike by the cleaning
- * (`a/b` and `a_b`) get `#2`, … (io/names.ts uniqueNames), so that each blob has its own name.
+ * (`a/b` and `a_b`) get `#2`, … (bytes/names.ts uniqueNames), so that each blob has its own name.
  */
 export function blobs(file: Bw2lFile): EmbeddedBlob[] {
   const data = effectiveSections(file).filter((s) => s.type === "data" && isRawSection(s));

@@ -3,7 +3,7 @@
  * Mistakes in a file object (a short string over 255 bytes, a payload that was never loaded, data of the wrong
  * typed array) are reported with a TypeError or RangeError naming the field; nothing is written silently wrong.
  */
-import { ByteWriter, PASS_THROUGH_BYTES } from "../../io/byte-writer.js";
+import { ByteWriter, PASS_THROUGH_BYTES } from "../../bytes/byte-writer.js";
 import { bytesOf } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,

@@ -6,10 +6,10 @@
  *           (latin-1; UTF-8 in 3.0), so that magic + lengths + header is a multiple of 64 (16 before numpy 1.14) |
  *   data: product(shape) elements of descr, C order or (fortran_order) column-major, nothing after them.
  */
-import { CorruptDataError, LimitError, TruncatedError, UnsupportedError, UnsupportedVersionError } from "../../errors.js";
-import type { ByteRange, ByteReader } from "../../io/byte-reader.js";
-import { decodeLatin1 } from "../../io/byte-reader.js";
-import { copyBytes } from "../../io/input.js";
+import { CorruptDataError, LimitError, TruncatedError, UnsupportedError, UnsupportedVersionError } from "../../bytes/errors.js";
+import type { ByteRange, ByteReader } from "../../bytes/byte-reader.js";
+import { decodeLatin1 } from "../../bytes/byte-reader.js";
+import { copyBytes } from "../../bytes/input.js";
 import type { DType } from "../../tensor.js";
 
 export const MAGIC = Uint8Array.of(0x93, 0x4e, 0x55, 0x4d, 0x50, 0x59);

@@ -1,7 +1,7 @@
 /** npz members: each a .npy, stored or deflated. Parsing (eager and header-only lazy) and bounded inflating. */
 import { Inflate } from "fflate";
-import { CorruptDataError, FormatError, LimitError, TruncatedError } from "../../errors.js";
-import { ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError, FormatError, LimitError, TruncatedError } from "../../bytes/errors.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type NpyArray, parseNpy } from "../npy/parse.js";
 import { type ZipEntry, crc32 } from "./zip.js";

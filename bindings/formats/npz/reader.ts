@@ -1,6 +1,6 @@
 /** The npz parser: one synchronous pass over a ByteReader, shared by read() (eager) and readFrom() (lazy). */
-import { CorruptDataError } from "../../errors.js";
-import type { ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError } from "../../bytes/errors.js";
+import type { ByteReader } from "../../bytes/byte-reader.js";
 import { MAX_HEADER_BYTES, parseNpy } from "../npy/parse.js";
 import { type NpzMember, checkCrc, inflateMember, inflatePrefix, npyHeaderBytes, parseInflated, tensorName } from "./members.js";
 import { type ZipEntry, checkOverlaps, readDirectory, readLocalHeader } from "./zip.js";

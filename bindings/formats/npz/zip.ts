@@ -15,8 +15,8 @@
  *   end           "PK\5\6" | disk u16 | cd_disk u16 | entries_on_disk u16 | entries u16 | cd_size u32 |
  *                 cd_offset u32 | comment_len u16 | comment   (the comment runs to the end of the file)
  */
-import { CorruptDataError, TruncatedError, UnsupportedError } from "../../errors.js";
-import type { ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError, TruncatedError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteReader } from "../../bytes/byte-reader.js";
 
 export const LOCAL_SIGNATURE = 0x04034b50;
 const CENTRAL_SIGNATURE = 0x02014b50;

@@ -3,8 +3,8 @@
  * weight gets) over the whole file. A file that does not parse but has the shape of a SequenceProto or an
  * OptionalProto (ONNX test data keeps sequence and optional inputs in `.pb` files too) is refused saying so.
  */
-import { UnsupportedError, isFormatError } from "../../errors.js";
-import type { ByteReader } from "../../io/byte-reader.js";
+import { UnsupportedError, isFormatError } from "../../bytes/errors.js";
+import type { ByteReader } from "../../bytes/byte-reader.js";
 import { DATA_TYPES, dataTypeName } from "../onnx/model.js";
 import { parseTensorProto } from "../onnx/reader.js";
 import { DEFAULT_NAME, type OnnxTensorFile, id } from "./model.js";

@@ -3,7 +3,7 @@
  * raw_data as a byte range; typed fields, float16, int64, … decoded from the TensorProto), inspect and verify.
  * STRING tensors are listed by inspect and never decoded; external data (a file beside the .pb) is refused.
  */
-import { UnsupportedError } from "../../errors.js";
+import { UnsupportedError } from "../../bytes/errors.js";
 import * as lazy from "../../io/lazy.js";
 import { type ByteSource, SourceError } from "../../io/source.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, elementCount } from "../../tensor.js";

@@ -16,9 +16,9 @@
  * Large copied ranges stay views of the model's bytes (writeTo streams them without a second copy).
  */
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import { ByteReader } from "../../io/byte-reader.js";
-import { concatBytes } from "../../io/input.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
+import { concatBytes } from "../../bytes/input.js";
 import { elementCount } from "../../tensor.js";
 import {
   ATTRIBUTE_TYPES, DATA_TYPES, type OnnxAttribute, type OnnxFrame, type OnnxGraph, type OnnxModel, type OnnxNode,

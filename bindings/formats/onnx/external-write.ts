@@ -15,7 +15,7 @@
  * Without either, replacing an external weight is an UnsupportedError (its values live in another file).
  * Weights are streamed in pieces both ways: a multi-GB external weight is never whole in memory.
  */
-import { UnsupportedError } from "../../errors.js";
+import { UnsupportedError } from "../../bytes/errors.js";
 import { type ByteSink, sinkWriter } from "../../export/stream.js";
 import { type ByteSource, rangeChunks, readExactly, sourceSize } from "../../io/source.js";
 import type { Incoming } from "../../patch/input.js";

@@ -16,10 +16,10 @@
  * with O_NONBLOCK (a FIFO cannot block the open), then fstat of the opened descriptor must say "regular file"
  * (a FIFO, a device, a socket or a folder is a SourceError naming the tensor and the location).
  */
-import { LimitError } from "../../errors.js";
+import { LimitError } from "../../bytes/errors.js";
 import { openFileAccess } from "../../io/file-access.js";
 import { type ExternalDataPlace, externalDataPlace } from "../../io/external-data.js";
-import { asSource, bytesOrUndefined } from "../../io/input.js";
+import { asSource, bytesOrUndefined } from "../../bytes/input.js";
 import { type ByteSource, MAX_BYTES_IN_ONE_ARRAY, SourceError, fromBytes, readExactly } from "../../io/source.js";
 import type { TensorInfo } from "../../tensor.js";
 import { id } from "./model.js";

@@ -13,9 +13,9 @@
  * then runs once over what it fetched. The walk only fetches: it decides nothing, and stops quietly at anything
  * malformed, which the parser then reports with its offset (a restart fetches what the walk did not foresee).
  */
-import { LimitError, TruncatedError } from "../../errors.js";
-import { type ByteBacking, NeedBytes } from "../../io/byte-reader.js";
-import { bytesOrUndefined } from "../../io/input.js";
+import { LimitError, TruncatedError } from "../../bytes/errors.js";
+import { type ByteBacking, NeedBytes } from "../../bytes/byte-reader.js";
+import { bytesOrUndefined } from "../../bytes/input.js";
 import { markLazy } from "../../io/lazy.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "../../io/source.js";
 import type { VarintCounter } from "./reader.js";

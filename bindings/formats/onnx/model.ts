@@ -25,7 +25,7 @@
  * every depth; a weight in a subgraph is named `<node name>/<attribute name>/<name>` (GRAPHS attributes add the
  * graph's index: `<node>/<attribute>/<i>/<name>`); a Constant's weight is named by its output.
  */
-import type { ByteRange } from "../../io/byte-reader.js";
+import type { ByteRange } from "../../bytes/byte-reader.js";
 import type { DType } from "../../tensor.js";
 
 /** The format's id. */

@@ -12,7 +12,7 @@ import { encodeRowMajorBytes, replacementData } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, asTensor, checkIncoming, storedForm, tensorEdit } from "../../patch/plan.js";
 import type { TensorInfo } from "../../tensor.js";
-import { concatBytes } from "../../io/input.js";
+import { concatBytes } from "../../bytes/input.js";
 import { DATA_TYPES, type OnnxModel, TYPED_FIELD_NUMBERS, id, rawByteLength } from "./model.js";
 import { ProtoWriter } from "./proto-writer.js";
 import { entryEncoding, streamsTypedField, typedEntryPieces } from "./typed-chunks.js";

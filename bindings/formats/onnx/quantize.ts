@@ -18,7 +18,7 @@
  * Value names are taken as unique across the model (as exporters write them); a subgraph that shadows an outer
  * name is not told apart.
  */
-import { UnsupportedError } from "../../errors.js";
+import { UnsupportedError } from "../../bytes/errors.js";
 import * as kernels from "../../kernels.js";
 import { makeTensor } from "./edit.js";
 import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxTensor, type OnnxValueInfo, DATA_TYPES, id, rawByteLength } from "./model.js";

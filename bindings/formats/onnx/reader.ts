@@ -7,8 +7,8 @@
  * weight is decoded after a lazy open, which fetches no payload), one storage, external locations inside the
  * model's folder.
  */
-import { CorruptDataError, LimitError, UnsupportedError } from "../../errors.js";
-import { ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError, LimitError, UnsupportedError } from "../../bytes/errors.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
 import { elementCount } from "../../tensor.js";
 import {
   ATTRIBUTE_TYPES, DATA_TYPES, MAX_GRAPH_DEPTH, type OnnxAttribute, type OnnxAttributeType, type OnnxExternalData,

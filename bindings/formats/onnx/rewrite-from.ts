@@ -5,7 +5,7 @@
  * source in chunks. So `tensorfile convert big.onnx copy.onnx` holds a chunk, not the model.
  */
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { ByteReader } from "../../io/byte-reader.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
 import { type ByteSource, rangeChunks } from "../../io/source.js";
 import { parseSmallChunks } from "./lazy-read.js";
 import { id } from "./model.js";

@@ -13,7 +13,7 @@
  * The rules are decodeTypedBody's (view.ts): every entry fits its width's bits as stored (two's complement kept),
  * a varint over 10 bytes or cut off by its field is CORRUPT, and the entries must fill the dims exactly.
  */
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DecodeOptions, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
 import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, TYPED_FIELD_NUMBERS, dataTypeName, id, rawByteLength } from "./model.js";

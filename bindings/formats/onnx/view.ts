@@ -3,10 +3,10 @@
  * tensorInfos/tensors/loadTensor (raw_data as plain byte ranges; typed fields decoded from their TensorProto;
  * external data read through external.ts), inspect, verify, blobs.
  */
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import { type ByteBacking, ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import { type ByteBacking, ByteReader } from "../../bytes/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
-import { dictionary, uniqueNames } from "../../io/names.js";
+import { dictionary, uniqueNames } from "../../bytes/names.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
@@ -61,7 +61,7 @@ function isWeightTensor(t: OnnxTensor): boolean {
 
 /**
  * Every weight of `model`, in file order per graph (initializers, then nodes' Constants and subgraphs), with
- * distinct names: a repeated name gets `#2`, `#3`, … skipping names already taken (io/names.ts uniqueNames).
+ * distinct names: a repeated name gets `#2`, `#3`, … skipping names already taken (bytes/names.ts uniqueNames).
  */
 export function weights(model: OnnxModel): OnnxWeight[] {
   const out: OnnxWeight[] = [];

@@ -13,8 +13,8 @@
  * whose 10th byte carries more than the 64th bit; a length that reaches past the enclosing message; a known
  * field with the wrong wire type; nesting deeper than MAX_MESSAGE_DEPTH.
  */
-import { CorruptDataError, LimitError, TruncatedError } from "../../errors.js";
-import { ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError, LimitError, TruncatedError } from "../../bytes/errors.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
 
 export const WIRE_VARINT = 0;
 export const WIRE_FIXED64 = 1;

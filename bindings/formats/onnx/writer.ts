@@ -6,9 +6,9 @@
  * everything else are the stored bytes, so write(read(x)) is x.
  */
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { UnsupportedError } from "../../errors.js";
-import { ByteReader } from "../../io/byte-reader.js";
-import { concatBytes } from "../../io/input.js";
+import { UnsupportedError } from "../../bytes/errors.js";
+import { ByteReader } from "../../bytes/byte-reader.js";
+import { concatBytes } from "../../bytes/input.js";
 import { DATA_TYPES, type OnnxFrame, type OnnxModel, type OnnxTensor, TYPED_FIELD_NUMBERS, id } from "./model.js";
 import { ProtoWriter, varintSize } from "./proto-writer.js";
 import { backingAt, decodeTypedBody, modelBytes, weights } from "./view.js";

@@ -6,7 +6,7 @@
 
 
 
-import { type ByteRange } from "../../io/byte-reader.js";
+import { type ByteRange } from "../../bytes/byte-reader.js";
 
 
 

@@ -13,9 +13,9 @@
  * Strings are raw bytes in primitiv; we decode UTF-8 and keep every byte that is not valid UTF-8 as a lone
  * surrogate U+DC80..U+DCFF (Python's "surrogateescape"), so any key round-trips byte for byte.
  */
-import { CorruptDataError, LimitError } from "../../errors.js";
-import type { ByteReader } from "../../io/byte-reader.js";
-import type { ByteWriter } from "../../io/byte-writer.js";
+import { CorruptDataError, LimitError } from "../../bytes/errors.js";
+import type { ByteReader } from "../../bytes/byte-reader.js";
+import type { ByteWriter } from "../../bytes/byte-writer.js";
 
 export const FORMAT = "primitiv";
 

@@ -4,9 +4,9 @@
  */
 
 
-import { asBytes, asSource } from "../../io/input.js";
-import { BadMagicError, CorruptDataError, UnsupportedError, UnsupportedVersionError } from "../../errors.js";
-import { type ByteRange, ByteReader } from "../../io/byte-reader.js";
+import { asBytes, asSource } from "../../bytes/input.js";
+import { BadMagicError, CorruptDataError, UnsupportedError, UnsupportedVersionError } from "../../bytes/errors.js";
+import { type ByteRange, ByteReader } from "../../bytes/byte-reader.js";
 import { parseFrom } from "../../io/lazy.js";
 import { type ByteSource } from "../../io/source.js";
 

@@ -5,14 +5,14 @@
 import { assertEager } from "../../io/lazy.js";
 
 
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 
 
 
 import { type ByteSource, readExactly } from "../../io/source.js";
 import * as kernels from "../../kernels.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
-import { uniqueNames } from "../../io/names.js";
+import { uniqueNames } from "../../bytes/names.js";
 import { decodeKeyBytes, hasEscapedBytes } from "./msgpack.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import { compareKeyPaths } from "./builder.js";
@@ -33,7 +33,7 @@ export function logicalShape(shape: PrimitivShape): number[] {
 
 /**
  * Every tensor with its contract name, in file order. Names are distinct: where two come out alike (a key holding
- * "." or "/stats/"), the later one gets `#2`, … (io/names.ts uniqueNames).
+ * "." or "/stats/"), the later one gets `#2`, … (bytes/names.ts uniqueNames).
  */
 export function namedTensors(input: PrimitivFileLike): {
   /** The tensor's name, as {@link tensors} names it. */

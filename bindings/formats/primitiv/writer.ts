@@ -3,9 +3,9 @@
  */
 
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import { type ByteRange } from "../../io/byte-reader.js";
-import { ByteWriter } from "../../io/byte-writer.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import { type ByteRange } from "../../bytes/byte-reader.js";
+import { ByteWriter } from "../../bytes/byte-writer.js";
 
 
 

@@ -4,7 +4,7 @@
  * Strings must be valid UTF-8 with no raw control characters and no lone surrogate escapes; objects keep their
  * key order (JSON.parse puts integer-like keys first) and refuse duplicate keys; nesting is capped.
  */
-import { CorruptDataError, LimitError } from "../../errors.js";
+import { CorruptDataError, LimitError } from "../../bytes/errors.js";
 
 export const MAX_JSON_DEPTH = 64;
 

@@ -1,5 +1,5 @@
 /** The safetensors file object and its dtype table. */
-import type { ByteRange } from "../../io/byte-reader.js";
+import type { ByteRange } from "../../bytes/byte-reader.js";
 import type { DType } from "../../tensor.js";
 
 /** The dtype names safetensors files use that tensorfile reads (Hugging Face `Dtype`). */

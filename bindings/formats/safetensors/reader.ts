@@ -1,7 +1,7 @@
 /** The safetensors parser: one synchronous pass over a ByteReader, shared by read() (eager) and readFrom() (lazy). */
-import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../errors.js";
-import type { ByteReader } from "../../io/byte-reader.js";
-import { copyBytes } from "../../io/input.js";
+import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteReader } from "../../bytes/byte-reader.js";
+import { copyBytes } from "../../bytes/input.js";
 import { dtypeBytes } from "../../tensor.js";
 import { type JsonObject, type JsonValue, kindName, parseJson } from "./json.js";
 import { DTYPES, type SafetensorsFile, type SafetensorsTensor, UNSUPPORTED_DTYPES, isSafetensorsDType } from "./model.js";

@@ -6,8 +6,8 @@
  * gzip stream: one or more members back to back (RFC 1952 2.2; `gzip` and Python read them all, concatenated)
  */
 import { Gunzip, Inflate, gzipSync } from "fflate";
-import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../errors.js";
-import { concatBytes } from "../../io/input.js";
+import { CorruptDataError, LimitError, TruncatedError, UnsupportedError } from "../../bytes/errors.js";
+import { concatBytes } from "../../bytes/input.js";
 
 export function isGzip(head: Uint8Array): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;

@@ -13,8 +13,8 @@
  *
  * Every line is kept as it was (`raw`) so that an unchanged header is written back byte for byte.
  */
-import { CorruptDataError, LimitError, TruncatedError } from "../../errors.js";
-import type { ByteReader } from "../../io/byte-reader.js";
+import { CorruptDataError, LimitError, TruncatedError } from "../../bytes/errors.js";
+import type { ByteReader } from "../../bytes/byte-reader.js";
 import { PROVISIONAL } from "./provisional.js";
 import { type TextEncoding, decodeText, isSpace, isSpaceChar, trimSpace } from "./text.js";
 

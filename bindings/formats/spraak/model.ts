@@ -1,8 +1,8 @@
 /**
  * The SPRAAK file model (what read() returns and write() takes) and the typed view of a header's keys.
  */
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import type { ByteRange } from "../../io/byte-reader.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteRange } from "../../bytes/byte-reader.js";
 import type { DType, TensorInfo, TypedArray } from "../../tensor.js";
 import type { HeaderLine } from "./header.js";
 import { INTEGER_TOKEN } from "./codecs.js";

@@ -2,9 +2,9 @@
  * SPRAAK reading: magic detection, the header (.spr, key header, external keys), the data part (binary,
  * ASCII, LIST, CUSTOM; gzip around the file or COMPRESS gzip on the data) and the originals write() reuses.
  */
-import { CorruptDataError, TruncatedError, UnsupportedError } from "../../errors.js";
-import { ByteReader, type ByteRange } from "../../io/byte-reader.js";
-import { asBytes, asSource, bytesOrUndefined, copyBytes } from "../../io/input.js";
+import { CorruptDataError, TruncatedError, UnsupportedError } from "../../bytes/errors.js";
+import { ByteReader, type ByteRange } from "../../bytes/byte-reader.js";
+import { asBytes, asSource, bytesOrUndefined, copyBytes } from "../../bytes/input.js";
 import * as lazy from "../../io/lazy.js";
 import type { ByteSource } from "../../io/source.js";
 import { type TypedArray, bytesOf } from "../../tensor.js";

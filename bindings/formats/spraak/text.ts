@@ -2,8 +2,8 @@
  * Byte-exact text for SPRAAK headers and LIST data. "latin1" here is ISO-8859-1 (one byte = one code point,
  * so every byte string round-trips), not the WHATWG "latin1" label, which is windows-1252.
  */
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import { decodeLatin1 } from "../../io/byte-reader.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import { decodeLatin1 } from "../../bytes/byte-reader.js";
 
 /** The text encoding of a header and LIST data: latin-1 (byte-exact, the default) or UTF-8. */
 export type TextEncoding = "latin1" | "utf-8";

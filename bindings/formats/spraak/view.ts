@@ -2,8 +2,8 @@
  * SPRAAK views of a read file: tensor infos, tensors, loadTensor, inspect, verify, blobs and the channels of
  * sample data.
  */
-import { CorruptDataError, UnsupportedError } from "../../errors.js";
-import type { ByteRange } from "../../io/byte-reader.js";
+import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteRange } from "../../bytes/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
 import { assertEager } from "../../io/lazy.js";
 import { type ByteSource, readExactly, sourceSize } from "../../io/source.js";

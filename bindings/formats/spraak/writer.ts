@@ -2,9 +2,9 @@
  * SPRAAK writing: the header rendered back line by line (kept lines as they were) and the data encoded in
  * the header's TYPE/FORMAT, gzip re-used when nothing changed.
  */
-import { CorruptDataError } from "../../errors.js";
+import { CorruptDataError } from "../../bytes/errors.js";
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
-import { concatBytes, copyBytes } from "../../io/input.js";
+import { concatBytes, copyBytes } from "../../bytes/input.js";
 import * as kernels from "../../kernels.js";
 import { type TypedArray, bytesOf, decodeRowMajorTensor } from "../../tensor.js";
 import { formatF32, formatF64, gzip } from "./codecs.js";
@@ -13,7 +13,7 @@ import { type SpraakFileParts, type SpraakMeta, type SpraakType, TYPE_INFO, desc
 import { MAGIC_SPR, effectiveKeys, packedOrigins, textOrigins } from "./reader.js";
 import { encodeText } from "./text.js";
 import { loaded, matrixInfo } from "./view.js";
-import { checkWriterInput } from "../../io/arguments.js";
+import { checkWriterInput } from "../../bytes/arguments.js";
 
 // ------------------------------------------------------------------------------------------------ write
 

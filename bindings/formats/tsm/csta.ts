@@ -13,10 +13,10 @@
  * The module is the binary at root["backbone"]["tsm"]. Offsets everywhere stay file offsets: the decoded view
  * is the file with the obfuscated region XOR-ed back, byte for byte.
  */
-import { copyBytes } from "../../io/input.js";
-import { BadMagicError, CorruptDataError, LimitError, UnsupportedError } from "../../errors.js";
-import type { ByteBacking, ByteRange, ByteReader } from "../../io/byte-reader.js";
-import { ByteWriter } from "../../io/byte-writer.js";
+import { copyBytes } from "../../bytes/input.js";
+import { BadMagicError, CorruptDataError, LimitError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteBacking, ByteRange, ByteReader } from "../../bytes/byte-reader.js";
+import { ByteWriter } from "../../bytes/byte-writer.js";
 import { FORMAT, decodeText, isLoaded } from "./module.js";
 
 /** "fast" as the first four bytes. */

@@ -2,7 +2,7 @@
  * The graph view of a TenniS module: nodes by `#name` with their op, attributes decoded to plain values,
  * inputs (and consumers) resolved to nodes, `<param>` shapes and `<const>` values.
  */
-import type { ByteRange } from "../../io/byte-reader.js";
+import type { ByteRange } from "../../bytes/byte-reader.js";
 import * as kernels from "../../kernels.js";
 import { type DType, bytesOf, isStandardDType } from "../../tensor.js";
 import { tsmDTypeName } from "./dtypes.js";

@@ -13,10 +13,10 @@
  * Nothing is reordered, normalised or dropped: node order, param order, 0-d vs [1] shapes, the reserved header
  * bytes and any bytes after the graph all round-trip.
  */
-import { copyBytes } from "../../io/input.js";
-import { BadMagicError, CorruptDataError, UnsupportedError } from "../../errors.js";
-import type { ByteRange, ByteReader } from "../../io/byte-reader.js";
-import type { ByteWriter } from "../../io/byte-writer.js";
+import { copyBytes } from "../../bytes/input.js";
+import { BadMagicError, CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
+import type { ByteRange, ByteReader } from "../../bytes/byte-reader.js";
+import type { ByteWriter } from "../../bytes/byte-writer.js";
 import { type DType, type TypedArray, bytesOf, dtypeBytes, viewAs } from "../../tensor.js";
 import { tsmDTypeCode, tsmDTypeName } from "./dtypes.js";
 

@@ -7,9 +7,9 @@
  * module as SeetaFace6 loads it. A patch plan over the file writes each field's new bytes XOR-ed with the
  * key at their absolute offset (the obfuscation is position-dependent and the module does not move).
  */
-import { copyBytes } from "../../io/input.js";
+import { copyBytes } from "../../bytes/input.js";
 import type { ByteSource } from "../../io/source.js";
-import { uniqueNames } from "../../io/names.js";
+import { uniqueNames } from "../../bytes/names.js";
 import { type TensorInfo, bytesOf, viewAs } from "../../tensor.js";
 import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";

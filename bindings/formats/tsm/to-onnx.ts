@@ -11,14 +11,14 @@
  * attributes) we cannot express exactly makes the whole conversion fail with TsmOnnxUnsupportedError, listing
  * every such op with the names of the nodes that use it: no partial model is ever returned.
  */
-import { UnsupportedError } from "../../errors.js";
+import { UnsupportedError } from "../../bytes/errors.js";
 import type { DType } from "../../tensor.js";
 import { ONNX_DTYPES, type OnnxNodeInput, type OnnxTensorInput, type OnnxValueInfoInput, create, createPieces } from "../onnx/builder.js";
 import { type TsmGraph, type TsmGraphNode, buildGraph } from "./graph.js";
 import { type TsmModule, isLoaded } from "./module.js";
 import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-context.js";
 import { TRANSLATIONS } from "./onnx-ops.js";
-import { ownValue } from "../../io/names.js";
+import { ownValue } from "../../bytes/names.js";
 
 /** Options of tsm.toOnnx(), toOnnxPieces() and onnxSupport(). */
 export interface ToOnnxOptions {

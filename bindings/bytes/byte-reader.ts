@@ -8,7 +8,7 @@
  * lazy driver (io/lazy.ts) catches to fetch the range and parse again. Parsers never see the difference.
  */
 import { copyBytes } from "./input.js";
-import { BadMagicError, CorruptDataError, LimitError, TruncatedError, UnsupportedVersionError } from "../errors.js";
+import { BadMagicError, CorruptDataError, LimitError, TruncatedError, UnsupportedVersionError } from "./errors.js";
 
 /** Thrown (only with a partial backing) when a read needs bytes that have not been fetched yet. */
 export class NeedBytes extends Error {
