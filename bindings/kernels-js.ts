@@ -266,9 +266,9 @@ export function diffStats(a: ArrayLike<number>, b: ArrayLike<number>, atol: numb
     const ym = finite ? y : 0;
     if (i < vectorEnd) {
       const lane = i & 3;
-      dot[lane] += xm * ym;
-      normA[lane] += xm * xm;
-      normB[lane] += ym * ym;
+      dot[lane] = dot[lane]! + xm * ym;
+      normA[lane] = normA[lane]! + xm * xm;
+      normB[lane] = normB[lane]! + ym * ym;
     } else {
       tailDot += xm * ym;
       tailNormA += xm * xm;

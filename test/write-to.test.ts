@@ -47,7 +47,7 @@ describe("writeTo gives write()'s bytes", () => {
 
 describe("large payloads are passed through, not copied", () => {
   const big = new Float32Array(1 << 16).map((_, i) => i);
-  type Anything = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  type Anything = any;
   it.each([
     ["bw2l", () => lib.bw2l.create({ layers: [{ arch: "L", params: [{ dims: [1 << 16], data: big }] }] }),
       (f: Anything) => f.sections.find((s: Anything) => s.type === "layers").layers[0].params[0].data],

@@ -395,7 +395,7 @@ function causeText(error: unknown): string {
   const parts: string[] = [];
   for (let e = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
     const code = (e as { code?: unknown }).code;
-    const message = (e as Error).message ?? String(e);
+    const message = (e as Error).message ?? String(e as unknown);
     parts.push(typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message);
   }
   return parts.join(": ");

@@ -162,7 +162,7 @@ type Sliceable = TypedArray & { subarray(begin: number, end: number): TypedArray
 
 /** Finishes one chunk: convert, byte-swap; never hands out the caller's memory in a form it could change. */
 function finish(chunk: TypedArray, from: string, form: StoredForm, swap: boolean): Uint8Array {
-  let out = convert(chunk, from, form.dtype);
+  const out = convert(chunk, from, form.dtype);
   if (swap) {
     const bytes = out === chunk ? Uint8Array.from(bytesOf(out)) : bytesOf(out);
     kernels.byteSwap(bytes, swapWidth(form.dtype) as 2 | 4 | 8);

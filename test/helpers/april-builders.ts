@@ -69,7 +69,8 @@ export function sampleNetworks(seed = 1, sizes: number[] = [97, 61, 43]): Uint8A
 function le(bytes: number, value: number | bigint, signed = false): Uint8Array {
   const out = new Uint8Array(bytes);
   const view = new DataView(out.buffer);
-  if (bytes === 4) signed ? view.setInt32(0, Number(value), true) : view.setUint32(0, Number(value), true);
+  if (bytes === 4 && signed) view.setInt32(0, Number(value), true);
+  else if (bytes === 4) view.setUint32(0, Number(value), true);
   else view.setBigUint64(0, BigInt(value), true);
   return out;
 }

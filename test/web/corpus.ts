@@ -79,7 +79,7 @@ export function readableFiles(): CorpusFile[] {
 
 /** Damaged and other invalid fixtures (every one makes readAny throw a FormatError or opens with warnings). */
 export function invalidFiles(): CorpusFile[] {
-  return [...fixtureFiles(true), "spraak/sx313.crlf-damaged.trk"].filter((p) => HAVE_FIXTURES).map((path) => ({ label: path, bytes: readFixture(...path.split("/")) }));
+  return [...fixtureFiles(true), "spraak/sx313.crlf-damaged.trk"].filter(() => HAVE_FIXTURES).map((path) => ({ label: path, bytes: readFixture(...path.split("/")) }));
 }
 
 const NUMERIC = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);

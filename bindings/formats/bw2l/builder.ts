@@ -136,7 +136,7 @@ function columnMajorLater(dtype: Bw2lDType, data: Bw2lArrayData, dims: number[],
 }
 
 function entriesOf(input: KeyvalInput): { key: string; value: string }[] {
-  const pairs: (readonly [string, string])[] = input instanceof Map ? [...input] : Array.isArray(input) ? [...input] : Object.entries(input);
+  const pairs: (readonly [string, string])[] = input instanceof Map ? [...input] : Array.isArray(input) ? [...(input as readonly (readonly [string, string])[])] : Object.entries(input);
   return pairs.map(([key, value]) => ({ key, value: String(value) })).sort((a, b) => compareBytewise(a.key, b.key));
 }
 

@@ -504,7 +504,7 @@ function listOf<T>(value: readonly T[] | undefined, what: string, optional = fal
   if (!Array.isArray(value)) {
     throw new TypeError(`tensorfile: onnx.create(): ${what} must be an array${optional ? " (or left out)" : ""}, not ${value === null ? "null" : typeof value}`);
   }
-  return value;
+  return value as readonly T[];
 }
 
 function writeGraph(w: ProtoWriter, g: OnnxGraphInput, where: string): void {

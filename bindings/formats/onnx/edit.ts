@@ -52,7 +52,7 @@ export const MODEL_FIELDS = ["producer_name", "producer_version", "domain", "doc
 export type OnnxModelField = (typeof MODEL_FIELDS)[number];
 
 /** Sets a ModelProto field (or the main graph's name / doc_string) from text; model_version must be an integer. */
-export function setModelField(model: OnnxModel, field: OnnxModelField | string, value: string): void {
+export function setModelField(model: OnnxModel, field: OnnxModelField | (string & {}), value: string): void {
   switch (field) {
     case "producer_name": model.producerName = value; return;
     case "producer_version": model.producerVersion = value; return;
@@ -204,7 +204,7 @@ export function parseShape(text: string): OnnxDim[] {
 export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[]): void {
   const graph = model.graph;
   if (!graph) fail("setShape", "the model has no graph");
-  if (!Array.isArray(dims)) throw new TypeError("tensorfile: onnx.setShape takes the dims as an array");
+  if (!Array.isArray(dims as unknown)) throw new TypeError("tensorfile: onnx.setShape takes the dims as an array");
   for (const d of dims) {
     if (!(d === null || typeof d === "string" || (typeof d === "number" && Number.isSafeInteger(d) && d >= 0))) {
       fail("setShape", `a dim is a size (a non-negative integer), a name or null, not ${JSON.stringify(d)}`);

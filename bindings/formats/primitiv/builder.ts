@@ -29,7 +29,7 @@ export function makeShape(dims: readonly number[], batch = 1): PrimitivShape {
   try {
     checkShape(shape, "shape");
   } catch (error) {
-    throw new RangeError((error as Error).message);
+    throw new RangeError((error as Error).message, { cause: error });
   }
   return shape;
 }
@@ -109,7 +109,7 @@ function keyPathOf(path: unknown, where: string): string[] {
  * a path is `["sub", "w"]` or `"sub.w"`; each parameter is a makeParameter() result.
  */
 export function makeModel(entries: Iterable<readonly [KeyPath, PrimitivParameter]> | Readonly<Record<string, PrimitivParameter>>): PrimitivModel {
-  if (!isRecord(entries)) throw new TypeError(`primitiv.makeModel() takes [path, parameter] pairs or a record { "sub.w": parameter }, not ${String(entries)}`);
+  if (!isRecord(entries)) throw new TypeError(`primitiv.makeModel() takes [path, parameter] pairs or a record { "sub.w": parameter }, not ${String(entries as unknown)}`);
   const pairs: unknown[] = Symbol.iterator in entries ? Array.from(entries as Iterable<unknown>) : Object.entries(entries);
   const parameters = pairs.map((pair, i) => {
     if (!Array.isArray(pair) || pair.length !== 2) {

@@ -72,7 +72,7 @@ function readLength(
   const at = r.pos;
   const type = r.u8(field);
   let length: number;
-  let minimum = 0;
+  let minimum: number;
   if (fixMask !== 0 && (type & ~fixMask & 0xff) === fixTag) {
     return type & fixMask;
   } else if (wide[0] !== undefined && type === wide[0]) {

@@ -27,7 +27,7 @@ export interface JsonNumber extends Node<"number"> {
   /** The number as written (to tell 3 from 3.0 or 3e0). */
   text: string;
 }
-export interface JsonLiteral extends Node<"true" | "false" | "null"> {}
+export type JsonLiteral = Node<"true" | "false" | "null">;
 export type JsonValue = JsonObject | JsonArray | JsonString | JsonNumber | JsonLiteral;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

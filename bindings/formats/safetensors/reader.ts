@@ -121,7 +121,7 @@ export function parseFile(r: ByteReader, options: ParseOptions): SafetensorsFile
       firstError = error;
     }
   });
-  if (firstError !== undefined) throw firstError;
+  if (firstError !== undefined) throw firstError as Error;
   const header = new TextDecoder().decode(headerBytes); // valid UTF-8: parseJson checked every string, the rest is ASCII
   const dataStart = r.pos;
   const dataSize = r.remaining;

@@ -215,7 +215,7 @@ export function alignTabs(length: number, column: number = PROVISIONAL.valueColu
 }
 
 /** How new lines are written: "align" = TABs to the value column (SPRAAK style), else this separator. */
-export type SeparatorStyle = "align" | string;
+export type SeparatorStyle = "align" | (string & {});
 
 /** The leading white space, the key and the separator of an existing line (first physical line). */
 function lineParts(raw: string): { lead: string; sep: string } {

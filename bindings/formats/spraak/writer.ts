@@ -163,8 +163,8 @@ function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8
 
 function formatAscii(values: TypedArray, type: SpraakType, rows: number, cols: number): string {
   const format = type === "F32" ? formatF32 : type === "F64" ? formatF64 : (v: number | bigint) => String(v);
-  const lines: string[] = new Array(rows);
-  const row: string[] = new Array(cols);
+  const lines = new Array<string>(rows);
+  const row = new Array<string>(cols);
   for (let i = 0; i < rows; i++) {
     for (let j = 0; j < cols; j++) row[j] = format(values[i * cols + j]! as number);
     lines[i] = row.join(" ");

@@ -46,7 +46,7 @@ function field(input: TsmFieldInput, where: string): TsmField {
     const data = new TextEncoder().encode(input);
     return { dtype: "char8", shape: [data.length], data };
   }
-  if (typeof input !== "object" || input === null || typeof input.dtype !== "string" || !Array.isArray(input.shape) || !ArrayBuffer.isView(input.data)) {
+  if (typeof input !== "object" || input === null || typeof input.dtype !== "string" || !Array.isArray(input.shape as unknown) || !ArrayBuffer.isView(input.data)) {
     throw new TypeError(`tsm.create: ${where} is a string or { dtype, shape, data } with a typed array`);
   }
   if (tsmDTypeCode(input.dtype) === undefined) throw new TypeError(`tsm.create: ${where} has dtype ${input.dtype}, which TenniS cannot store`);
@@ -70,7 +70,7 @@ function fields(input: TsmFieldInput | readonly TsmFieldInput[], where: string):
 
 /** A TenniS module that write() (or writeCsta()) takes as it is. */
 export function create(input: TsmCreateInput): TsmModule {
-  if (typeof input !== "object" || input === null || !Array.isArray(input.nodes)) {
+  if (typeof input !== "object" || input === null || !Array.isArray(input.nodes as unknown)) {
     throw new TypeError("tsm.create() takes { nodes: [{ op, name, inputs?, params?, value? }, …], inputs, outputs }");
   }
   const indexByName = new Map<string, number>();
