@@ -103,7 +103,7 @@ describe("EditSession on a hand-built model", () => {
     expect(m.graph!.node![1]!.attribute![0]!.f).toBe(0.5);
     const summary = session.summary();
     expect(summary.done).toHaveLength(edits.length);
-    expect(summary.model!.inputs.map((v) => [v.name, shapeText(v.shape)])).toEqual([["audio", "1x4"]]);
+    expect(summary.model!.inputs.map((v) => [v.name, v.dtype, shapeText(v.shape)])).toEqual([["audio", "float32", "1x4"]]);
   });
 
   it("refuses bad edits and changes nothing", async () => {
@@ -202,6 +202,14 @@ describe.skipIf(!existsSync(APRIL))("EditSession on an .april fixture", () => {
     expect([again.name, again.language]).toEqual(["Edited model", "en-gb"]);
     expect(again.onnx!.decoder!.metadataProps).toEqual([{ key: "k", value: "v" }]);
   });
+});
+
+it("shapeText is read back by parseShape: sizes, names, unknown dims, a scalar; nothing for an unknown rank", () => {
+  for (const shape of [[1, 80, "N"], [null, 3], [], ["p2o.DynamicDimension.0", 3], ["max_x", 2]]) {
+    expect(onnx.parseShape(shapeText(shape))).toEqual(shape);
+  }
+  expect(shapeText([])).toBe("[]");
+  expect(shapeText(undefined)).toBe("");
 });
 
 it("HOLE_BYTES is above the writer's copy threshold (4096), so a hole is never copied from the buffer", () => {

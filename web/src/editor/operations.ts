@@ -119,9 +119,13 @@ export function applyEdit(target: EditedFile, edit: EditOp): string {
   }
 }
 
-/** A shape as the editor shows it and parseShape reads it back: `1x?x64`, with commas when a name holds an "x". */
+/**
+ * A shape as the editor shows it and parseShape reads it back: `1x?x64`, with commas when a name holds an "x";
+ * `[]` for a scalar, nothing for an unknown rank.
+ */
 export function shapeText(shape: readonly (number | string | null)[] | undefined): string {
   if (shape === undefined) return "";
+  if (shape.length === 0) return "[]";
   const dims = shape.map((d) => (d === null ? "?" : String(d)));
   return dims.some((d) => d.includes("x")) ? dims.join(",") : dims.join("x");
 }

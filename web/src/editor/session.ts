@@ -105,7 +105,10 @@ async function readInto(buffer: Uint8Array, blob: Blob, start: number, end: numb
 }
 
 function dtypeOf(type: onnx.OnnxValueType): string {
-  if (type.kind === "tensor" || type.kind === "sparse_tensor") return type.elemType !== undefined ? onnx.dataTypeName(type.elemType).toLowerCase() : "?";
+  if (type.kind === "tensor" || type.kind === "sparse_tensor") {
+    if (type.elemType === undefined) return "?";
+    return onnx.DATA_TYPES[type.elemType]?.dtype ?? onnx.dataTypeName(type.elemType).toLowerCase();
+  }
   return type.kind;
 }
 
