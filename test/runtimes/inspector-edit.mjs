@@ -215,6 +215,12 @@ async function refusalScenario(context, where) {
   await settled(page, 0, where, true);
   const refused = await page.evaluate(() => ({ alert: document.querySelector("#edit-error[role=alert]")?.textContent ?? "", edits: document.querySelector("#editor").dataset.edits, input: document.querySelector("#edit-input-0-name")?.value }));
   check(/already has a value named/.test(refused.alert) && refused.edits === "0" && refused.input === "x", `${where}: a rename onto an existing name is refused, said, and changes nothing (${JSON.stringify(refused)})`);
+  // bfloat16 needs opset 13; this model is opset 9: refused, the opset named, nothing changed
+  await page.getByLabel("bfloat16", { exact: true }).check();
+  await page.getByRole("button", { name: "Convert" }).click();
+  await settled(page, 0, where, true);
+  const bf16 = await page.evaluate(() => ({ alert: document.querySelector("#edit-error[role=alert]")?.textContent ?? "", edits: document.querySelector("#editor").dataset.edits }));
+  check(/opset 9/.test(bf16.alert) && bf16.edits === "0", `${where}: bfloat16 below opset 13 is refused, naming the opset (${JSON.stringify(bf16)})`);
   // a dynamic dim fixed, then undone with Reset: the download is the file as read
   await type(page.getByLabel("input 1 shape", { exact: true }), "1x3x48x192");
   await settled(page, 1, where);
