@@ -213,10 +213,8 @@ export class EditSession {
     this.holes = [];
   }
 
-  /** Applies one edit; a refusal throws and changes nothing. */
+  /** Applies one edit; a refusal throws and changes nothing (the library's edit functions check before changing). */
   apply(edit: EditOp): string {
-    // a refused edit may have changed nothing, but the library's checks run before any change: still, edit a copy
-    // of nothing: applyEdit's functions are all-or-nothing
     const line = applyEdit(this.target, edit);
     this.edits.push({ edit, line });
     return line;
