@@ -17,6 +17,7 @@ import { download, h, inTextField } from "./dom.js";
 import { ProgressStrip, type Task } from "./progress.js";
 import { AUTO_STATS_BYTES, type AnyModule, type FailedFile, type InspectorContext, type OpenedFile, type ViewController } from "./context.js";
 import { DiffView } from "./diff-view.js";
+import { EditorPanel } from "../editor/editor-view.js";
 import { ExportView } from "./export-view.js";
 import { GraphView, hasGraph } from "./graph-view.js";
 import { SummaryView } from "./summary-view.js";
@@ -40,6 +41,7 @@ export class App implements InspectorContext {
   private opens = 0;
   readonly tableView: TableView;
   readonly tensorView: TensorView;
+  private readonly editor: EditorPanel;
 
   constructor(scriptUrl: string) {
     const fatal = (message: string) => this.setStatus(`worker failed: ${message}`, true);
@@ -61,6 +63,7 @@ export class App implements InspectorContext {
       diff: new DiffView(this, this.sections.diff),
       export: new ExportView(this, this.sections.export),
     };
+    this.editor = new EditorPanel(this, scriptUrl);
     this.wireOpening();
     this.wireTabs();
     this.wireTheme();
@@ -248,6 +251,7 @@ export class App implements InspectorContext {
     byId("file-name").textContent = this.current ? `${this.current.name} · ${this.current.lazy.format} · ${formatBytes(this.current.size)}` : this.failed ? `${this.failed.name} · not readable` : "";
     document.title = `${this.current?.name ?? this.failed?.name ?? ""} — tensorfile inspector`;
     for (const v of Object.values(this.views)) v.reset();
+    this.editor.fileChanged();
     const list = byId("file-list") as HTMLSelectElement;
     if (!list.hidden && url) list.value = url;
     // a file of one tensor opens on it, unless it is big: the tensor view reads all of it at once, the table waits
@@ -387,6 +391,12 @@ export class App implements InspectorContext {
       this.views[view].show();
     }
     this.updateTabs();
+  }
+
+  /** Opens `input` (the editor's edited file) as B of the Diff view and compares it with the open file. */
+  async compareWith(input: OpenInput): Promise<void> {
+    this.showView("diff");
+    await (this.views.diff as DiffView).openCompare(input);
   }
 
   /** Opens a tensor's statistics, histogram and heatmap. */

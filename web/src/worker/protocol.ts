@@ -6,6 +6,7 @@ import type { LineEnvelope } from "../model/line-plot.js";
 import type { DifferenceMatrix } from "../model/diff.js";
 import type { Positioned } from "../model/graph.js";
 import type { ErrorModel } from "../model/summary.js";
+import type { EditRequest, EditResult } from "../editor/protocol.js";
 
 export type Slot = "a" | "b";
 
@@ -21,7 +22,8 @@ export type Request =
   | { kind: "pair"; name: string; bins: number }
   | { kind: "layout"; input: LayoutInput }
   | { kind: "line"; slot: Slot; name: string; start: number; end: number; columns: number }
-  | { kind: "pairDiff"; name: string; maxRows: number; maxCols: number };
+  | { kind: "pairDiff"; name: string; maxRows: number; maxCols: number }
+  | EditRequest;
 
 export interface StatsPartial {
   name: string;
@@ -79,6 +81,7 @@ export interface Results {
   layout: Positioned;
   line: LineEnvelope;
   pairDiff: DifferenceMatrix;
+  edit: EditResult;
 }
 
 export type Envelope = Request & { id: number };

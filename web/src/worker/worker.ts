@@ -14,6 +14,7 @@ import { lineEnvelope } from "../model/line-plot.js";
 import { differenceMatrix } from "../model/diff.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
+import { handleEdit } from "../editor/handler.js";
 import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
 import type { Envelope, OpenInput, ReplyBody, Request, SliceWindow, Slot } from "./protocol.js";
 
@@ -216,6 +217,8 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const { values: numbers } = await values(request.slot, request.name);
       return lineEnvelope(numbers, request.start, request.end, request.columns);
     }
+    case "edit":
+      return handleEdit(request);
   }
 }
 

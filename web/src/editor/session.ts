@@ -1,0 +1,320 @@
+/**
+ * The editing worker's state: one file opened for editing, the edits made to it, and the edited file as a Blob.
+ *
+ * Memory: the page never holds two copies of a model. An `.onnx` file is opened "with holes": its headers are read
+ * lazily (onnx.readFrom), every raw_data payload of at least {@link HOLE_BYTES} is left unread (zero pages of one
+ * buffer of the file's size, which the OS does not back until they are written), and the rest is read into that
+ * buffer, which onnx.read() then parses. write() copies an unchanged message as a view of that buffer, so the
+ * edited file is a Blob of new pieces (the re-encoded messages) and slices of the original File for everything
+ * else: every untouched byte comes from the file as read, and nothing of the weights is copied in JS. A precision
+ * change reads the holes first (it reads every weight); an `.april` file is read whole (its networks are ONNX
+ * models inside it), and its download is built from slices the same way.
+ */
+import { april, fromBlob, onnx } from "../../../bindings/index.js";
+import { type EditOp, type EditedFile, type NetworkName, type PrecisionChoice, SCALAR_ATTRIBUTE_TYPES, applyEdit, attributeText, targetModel } from "./operations.js";
+
+/** raw_data payloads at least this big are left unread until a precision change needs them. */
+export const HOLE_BYTES = 64 * 1024;
+
+/** What the editor shows of one ONNX model (the file's, or one network's of an `.april`). */
+export interface ModelSummary {
+  metadata: { key: string; value: string }[];
+  fields: Record<onnx.OnnxModelField, string>;
+  opset: number;
+  inputs: ValueSummary[];
+  outputs: ValueSummary[];
+  nodes: NodeSummary[];
+}
+
+export interface ValueSummary {
+  name: string;
+  dtype: string;
+  /** undefined: rank unknown. */
+  shape: (number | string | null)[] | undefined;
+}
+
+export interface NodeSummary {
+  index: number;
+  name: string;
+  opType: string;
+  /** FLOAT, INT and STRING attributes, as text. */
+  attributes: { name: string; type: string; value: string }[];
+}
+
+/** What the editor shows after each step. */
+export interface SessionSummary {
+  format: "onnx" | "april";
+  /** `.april`: the header fields. */
+  header?: { name: string; description: string; language: string } | undefined;
+  /** `.april`: the networks that read as ONNX models. */
+  networks: NetworkName[];
+  network: NetworkName | undefined;
+  model: ModelSummary | undefined;
+  /** The edits in force, one line each. */
+  done: string[];
+  precision: PrecisionChoice | undefined;
+  /** The precision change's report, as lines. */
+  report: string[];
+  /** Bytes left unread (holes). */
+  unread: number;
+}
+
+interface Hole {
+  start: number;
+  end: number;
+}
+
+/** The raw_data payloads (and packed float fields) of at least HOLE_BYTES, anywhere in the model, sorted. */
+function payloadHoles(model: onnx.OnnxModel): Hole[] {
+  const holes: Hole[] = [];
+  const tensor = (t: onnx.OnnxTensor | undefined) => {
+    if (!t) return;
+    const range = t.storage === "raw_data" ? t.data : t.packed;
+    if (range && range.byteLength >= HOLE_BYTES) holes.push({ start: range.byteOffset, end: range.byteOffset + range.byteLength });
+  };
+  const graph = (g: onnx.OnnxGraph | undefined) => {
+    if (!g) return;
+    for (const t of g.initializers) tensor(t);
+    for (const n of g.nodes) {
+      for (const a of n.attributes) {
+        tensor(a.t);
+        for (const t of a.tensors ?? []) tensor(t);
+        graph(a.g);
+        for (const sub of a.graphs ?? []) graph(sub);
+      }
+    }
+  };
+  graph(model.graph);
+  holes.sort((a, b) => a.start - b.start);
+  // overlapping ranges cannot happen in a valid model, but a hostile one must not make us skip bytes we need
+  const merged: Hole[] = [];
+  for (const h of holes) {
+    const last = merged[merged.length - 1];
+    if (last && h.start < last.end) last.end = Math.max(last.end, h.end);
+    else merged.push({ ...h });
+  }
+  return merged;
+}
+
+async function readInto(buffer: Uint8Array, blob: Blob, start: number, end: number): Promise<void> {
+  const STEP = 64 * 1024 * 1024;
+  for (let at = start; at < end; at += STEP) {
+    const stop = Math.min(end, at + STEP);
+    buffer.set(new Uint8Array(await blob.slice(at, stop).arrayBuffer()), at);
+  }
+}
+
+function dtypeOf(type: onnx.OnnxValueType): string {
+  if (type.kind === "tensor" || type.kind === "sparse_tensor") {
+    if (type.elemType === undefined) return "?";
+    return onnx.DATA_TYPES[type.elemType]?.dtype ?? onnx.dataTypeName(type.elemType).toLowerCase();
+  }
+  return type.kind;
+}
+
+function summarize(model: onnx.OnnxModel): ModelSummary {
+  const graph = model.graph;
+  const initializers = new Set(graph?.initializers.map((t) => t.name) ?? []);
+  const value = (v: onnx.OnnxValueInfo): ValueSummary => ({ name: v.name, dtype: dtypeOf(v.type), shape: v.type.shape ? [...v.type.shape] : undefined });
+  return {
+    metadata: model.metadataProps.map((e) => ({ key: e.key, value: e.value })),
+    fields: {
+      producer_name: model.producerName, producer_version: model.producerVersion, domain: model.domain, doc_string: model.docString,
+      model_version: String(model.modelVersion), graph_name: graph?.name ?? "", graph_doc_string: graph?.docString ?? "",
+    },
+    opset: model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version ?? 0,
+    // an input that is also an initializer is a weight with a default (IR < 4), not something to feed
+    inputs: (graph?.inputs ?? []).filter((v) => !initializers.has(v.name)).map(value),
+    outputs: (graph?.outputs ?? []).map(value),
+    nodes: (graph?.nodes ?? []).map((n, index) => ({
+      index, name: n.name, opType: n.domain ? `${n.domain}.${n.opType}` : n.opType,
+      attributes: n.attributes.filter((a) => SCALAR_ATTRIBUTE_TYPES.includes(a.type)).map((a) => ({ name: a.name, type: a.type, value: attributeText(a) ?? "" })),
+    })),
+  };
+}
+
+function sizeText(bytes: number): string {
+  if (bytes < 10 * 1024) return `${bytes} B`;
+  if (bytes < 10 * 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** The precision change's report as lines (what `convert --quantize` prints). */
+export function reportLines(report: onnx.QuantizeReport, prefix = ""): string[] {
+  const ratio = report.weightBytesBefore > 0 ? ` (${(report.weightBytesAfter / report.weightBytesBefore).toFixed(2)}x)` : "";
+  const lines = [`${prefix}${report.mode}: ${report.tensorsConverted} tensors converted; weights ${sizeText(report.weightBytesBefore)} -> ${sizeText(report.weightBytesAfter)}${ratio}`];
+  if (report.mode === "fp16") {
+    lines.push(`${prefix}values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`);
+    lines.push(`${prefix}ops computing in float16: ${report.opsFloat16}; Casts added: ${report.nodesAdded}; Cast(to=FLOAT) retargeted to FLOAT16: ${report.castsRetargeted}`);
+    if (report.opsKeptFloat32.length > 0) lines.push(`${prefix}ops left in float32: ${report.opsKeptFloat32.map((o) => `${o.opType} x${o.count} (${o.reason})`).join(", ")}`);
+  } else {
+    lines.push(`${prefix}values flushed to zero: ${report.flushed}; ${report.mode === "bf16" ? "Casts" : "dequantizing nodes"} added: ${report.nodesAdded}`);
+  }
+  if (report.tensorsKept.length > 0) {
+    const reasons = new Map<string, number>();
+    for (const k of report.tensorsKept) reasons.set(k.reason, (reasons.get(k.reason) ?? 0) + 1);
+    lines.push(`${prefix}float32 tensors left as they are: ${[...reasons].map(([r, n]) => `${n} ${r}`).join("; ")}`);
+  }
+  for (const note of report.notes) lines.push(`${prefix}note: ${note}`);
+  return lines;
+}
+
+/** One file being edited. */
+export class EditSession {
+  private edits: { edit: EditOp; line: string }[] = [];
+  private precision: PrecisionChoice | undefined;
+  private report: string[] = [];
+  private target: EditedFile;
+  private holes: Hole[];
+  network: NetworkName | undefined;
+
+  private constructor(private readonly blob: Blob, readonly name: string, private readonly bytes: Uint8Array, format: "onnx" | "april", holes: Hole[]) {
+    this.holes = holes;
+    this.target = this.fresh(format);
+    this.network = format === "april" ? this.networks()[0] : undefined;
+  }
+
+  /** Opens `blob` (an `.onnx` or `.april` file) for editing. */
+  static async open(blob: Blob, name: string): Promise<EditSession> {
+    const head = new Uint8Array(await blob.slice(0, 64).arrayBuffer());
+    if (april.detect(head)) {
+      return new EditSession(blob, name, new Uint8Array(await blob.arrayBuffer()), "april", []);
+    }
+    if (!onnx.detect(head)) throw new RangeError(`${name} is not an ONNX model or an .april file: the editor changes those two`);
+    const lazy = await onnx.readFrom(fromBlob(blob, name));
+    const holes = payloadHoles(lazy);
+    const bytes = new Uint8Array(blob.size);
+    let at = 0;
+    for (const h of holes) {
+      await readInto(bytes, blob, at, h.start);
+      at = h.end;
+    }
+    await readInto(bytes, blob, at, blob.size);
+    return new EditSession(blob, name, bytes, "onnx", holes);
+  }
+
+  get format(): "onnx" | "april" {
+    return this.target.format;
+  }
+
+  private fresh(format: "onnx" | "april"): EditedFile {
+    return format === "onnx" ? { format, model: onnx.read(this.bytes) } : { format, file: april.read(this.bytes) };
+  }
+
+  private networks(): NetworkName[] {
+    if (this.target.format !== "april") return [];
+    const file = this.target.file;
+    return april.NETWORK_NAMES.filter((n) => file.onnx?.[n] !== undefined);
+  }
+
+  /** Reads the holes (a precision change reads every weight). */
+  private async fillHoles(): Promise<void> {
+    for (const h of this.holes) await readInto(this.bytes, this.blob, h.start, h.end);
+    this.holes = [];
+  }
+
+  /** Applies one edit; a refusal throws and changes nothing (the library's edit functions check before changing). */
+  apply(edit: EditOp): string {
+    const line = applyEdit(this.target, edit);
+    this.edits.push({ edit, line });
+    return line;
+  }
+
+  /** Converts the whole model (every network of an `.april`) as `convert --quantize` does, then replays the edits. */
+  async convert(choice: PrecisionChoice | undefined): Promise<string[]> {
+    await this.fillHoles();
+    const options = choice ? { mode: choice.mode, keepIO: choice.keepIO } : undefined;
+    let next: EditedFile;
+    let report: string[] = [];
+    if (this.target.format === "onnx") {
+      const base = onnx.read(this.bytes);
+      if (options) {
+        const result = onnx.quantizeWithReport(base, options);
+        next = { format: "onnx", model: result.model };
+        report = reportLines(result.report);
+      } else next = { format: "onnx", model: base };
+    } else {
+      const base = april.read(this.bytes);
+      if (options) {
+        const result = april.quantizeWithReport(base, options);
+        next = { format: "april", file: result.file };
+        for (const [network, r] of Object.entries(result.reports)) if (r) report.push(...reportLines(r, `${network}: `));
+      } else next = { format: "april", file: base };
+    }
+    // the edits made so far, on the converted model (a refusal now, e.g. a rename onto a name the conversion
+    // added, drops that edit and says so)
+    const kept: { edit: EditOp; line: string }[] = [];
+    for (const e of this.edits) {
+      try {
+        kept.push({ edit: e.edit, line: applyEdit(next, e.edit) });
+      } catch (error) {
+        report.push(`edit dropped: ${e.line} (${(error as Error).message})`);
+      }
+    }
+    this.target = next;
+    this.edits = kept;
+    this.precision = choice;
+    this.report = report;
+    return report;
+  }
+
+  /** Forgets every edit and the precision change. */
+  reset(): void {
+    this.edits = [];
+    this.precision = undefined;
+    this.report = [];
+    this.target = this.fresh(this.target.format);
+  }
+
+  summary(): SessionSummary {
+    const header = this.target.format === "april" ? { name: this.target.file.name, description: this.target.file.description, language: this.target.file.language } : undefined;
+    let model: ModelSummary | undefined;
+    try {
+      model = summarize(targetModel(this.target, this.network));
+    } catch {
+      model = undefined;
+    }
+    return {
+      format: this.target.format, header, networks: this.networks(), network: this.network, model,
+      done: this.edits.map((e) => e.line), precision: this.precision, report: this.report,
+      unread: this.holes.reduce((a, h) => a + h.end - h.start, 0),
+    };
+  }
+
+  get edited(): boolean {
+    return this.edits.length > 0 || this.precision !== undefined;
+  }
+
+  /**
+   * The edited file as a Blob: re-encoded pieces, and slices of the original file for every piece write() copied
+   * from the bytes read (so a hole is never read from the buffer: its bytes come from the file).
+   */
+  async write(): Promise<Blob> {
+    const parts: BlobPart[] = [];
+    let sliceStart = -1;
+    let sliceEnd = -1;
+    const flush = () => {
+      if (sliceStart >= 0) parts.push(this.blob.slice(sliceStart, sliceEnd));
+      sliceStart = sliceEnd = -1;
+    };
+    const sink = (chunk: Uint8Array) => {
+      if (chunk.buffer === this.bytes.buffer && chunk.length > 0) {
+        const start = chunk.byteOffset - this.bytes.byteOffset;
+        if (start === sliceEnd) sliceEnd += chunk.length;
+        else {
+          flush();
+          sliceStart = start;
+          sliceEnd = start + chunk.length;
+        }
+        return;
+      }
+      flush();
+      // a new piece: copied (write() may hand out views of objects the next edit changes)
+      if (chunk.length > 0) parts.push(chunk.slice());
+    };
+    if (this.target.format === "onnx") await onnx.writeTo(this.target.model, sink);
+    else await april.writeTo(this.target.file, sink);
+    flush();
+    return new Blob(parts, { type: "application/octet-stream" });
+  }
+}
