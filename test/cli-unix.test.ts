@@ -114,7 +114,8 @@ describe("never lose or fake data", () => {
         mkdirSync(outDir);
         const out = join(outDir, "out.safetensors");
         const child = spawn(process.execPath, [CLI, "convert", url, out], { stdio: "ignore" });
-        for (let i = 0; i < 200 && leftovers(outDir).length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+        // until the temporary appears (up to a minute: a loaded machine is slow to start node; 5 s was the limit)
+        for (let i = 0; i < 2400 && leftovers(outDir).length === 0 && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 25));
         expect(leftovers(outDir), "the temporary file exists while converting").toHaveLength(1);
         child.kill(signal);
         const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));

@@ -228,7 +228,11 @@ describe("tensorfile view", () => {
 
   it("--open without a browser to start is a warning, and the server still runs", async () => {
     const view = await start([other, "--open"], { env: { ...process.env, PATH: join(dir, "no-such-bin") } });
-    await new Promise((ok) => setTimeout(ok, 300));
+    // the warning follows the URL once spawning the opener has failed: wait for it (a fixed 300 ms wait was not
+    // always enough on a loaded machine), up to a minute
+    for (let waited = 0; waited < 60_000 && !/warning: could not open a browser/.test(view.stderr()); waited += 25) {
+      await new Promise((ok) => setTimeout(ok, 25));
+    }
     expect(view.stderr()).toMatch(/warning: could not open a browser/);
     expect((await fetch(`${view.base}files.json`)).status).toBe(200);
   });

@@ -98,6 +98,23 @@ console.log(JSON.stringify(ids));`]));
     });
   }
 
+  // a CommonJS project (no "type": "module") in TypeScript: nodenext compiles its import of the package to a require()
+  // Node >= 20.19 runs; node16 refuses it with TS1479 (what docs/bundlers.md says)
+  await step("strict TypeScript in a CommonJS project: module nodenext compiles, node16 gives TS1479", () => {
+    writeFileSync(join(work, "package.json"), JSON.stringify({ name: "fresh-project", version: "1.0.0", private: true }));
+    const compile = (module) => {
+      const config = { compilerOptions: { strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false,
+        module, moduleResolution: module, target: "es2022", lib: ["es2022", "dom"], types: [], noEmit: true }, files: ["usage.ts", "usage-subpaths.ts"] };
+      writeFileSync(join(work, "tsconfig.json"), JSON.stringify(config));
+      return spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: work, encoding: "utf8" });
+    };
+    const nodenext = compile("nodenext");
+    if (nodenext.status !== 0) throw new Error(`module nodenext: ${nodenext.stdout}${nodenext.stderr}`);
+    const node16 = compile("node16");
+    if (node16.status === 0 || !node16.stdout.includes("TS1479")) throw new Error(`module node16 was expected to fail with TS1479: ${node16.stdout}`);
+    return "TS1479 with node16";
+  });
+
   await step("esbuild browser bundle of the installed package, run in Chromium", async () => {
     const entry = join(work, "entry.mjs");
     writeFileSync(entry, `import * as tf from "tensorfile";

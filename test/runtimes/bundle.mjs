@@ -8,14 +8,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { build as viteBuild, createLogger } from "vite";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-const out = resolve(process.argv[2] ?? join(root, "build/bundle"));
-mkdirSync(out, { recursive: true });
 
 /** Fails when a browser bundle statically imports a node: module (fromFile's dynamic one fails only if called). */
 function checkNoNodeImport(text, name) {
@@ -36,7 +34,8 @@ export async function bundle(source, name) {
 }
 
 /** The same with a Vite production build (Rolldown; minified, one chunk); returns the output text. */
-async function bundleWithVite(source, name) {
+export async function bundleWithVite(source, name) {
+  mkdirSync(join(root, "build"), { recursive: true });
   const dir = mkdtempSync(join(root, "build/vite-entry-"));
   try {
     const entry = join(dir, "entry.js");
@@ -100,6 +99,12 @@ const entries = {
   "subpath kernels: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
 };
+// run as a script (scripts/bundle-sizes.mjs imports bundle and bundleWithVite only)
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main();
+
+async function main() {
+const out = resolve(process.argv[2] ?? join(root, "build/bundle"));
+mkdirSync(out, { recursive: true });
 let failed = false;
 for (const [name, [source, budget]] of Object.entries(entries)) {
   try {
@@ -117,3 +122,4 @@ for (const [name, [source, budget]] of Object.entries(entries)) {
 const smoke = await bundle(`import * as tf from "tensorfile"; import { smoke } from ${JSON.stringify(join(root, "test/runtimes/smoke.mjs"))}; globalThis.__tensorfile = tf; globalThis.__smoke = smoke;`, "smoke page");
 writeFileSync(join(out, "smoke.js"), smoke);
 process.exit(failed ? 1 : 0);
+}
