@@ -5,6 +5,11 @@
 /** The bytes of a typed array (a view, no copy). */
 export function bytesOf(data: ArrayBufferView): Uint8Array {
   checkArgs("bytesOf", "data:view", data);
+  return viewBytes(data);
+}
+
+/** bytesOf without the check, for arrays the caller has checked already. */
+export function viewBytes(data: ArrayBufferView): Uint8Array {
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
@@ -23,11 +28,13 @@ function tagOf(value: unknown): string | undefined {
  * of counts); a trailing "?" lets the value be undefined.
  */
 export function checkArgs(fn: string, spec: string, ...values: unknown[]): void {
-  spec.split(" ").forEach((entry, i) => {
-    const [what, kindSpec] = entry.split(":") as [string, string];
-    const kind = kindSpec.replace("?", "");
+  const entries = parsedSpecs.get(spec) ?? parseSpec(spec);
+  for (let i = 0; i < entries.length; i++) {
+    const { what, kind, optional, ctor } = entries[i]!;
     const value = values[i];
-    if (value === undefined && kindSpec.endsWith("?")) return;
+    if (value === undefined && optional) continue;
+    // the common case first: an array of this realm (instanceof costs next to nothing, the tag a getter call)
+    if (ctor !== undefined && value instanceof ctor) continue;
     const tag = tagOf(value);
     const want = kind === "same" ? tagOf(values[0]) : kind;
     let ok: boolean;
@@ -38,10 +45,34 @@ export function checkArgs(fn: string, spec: string, ...values: unknown[]): void 
       const got = value === null ? "null" : Array.isArray(value) ? "an Array" : tag ?? (typeof value === "object" ? "an object" : `a ${typeof value}`);
       throw new TypeError(`tensorfile: ${fn}() takes ${kind === "view" ? "a typed array" : kind === "shape" ? "a shape array" : `a ${want}`} as ${what}, not ${got}`);
     }
-    for (const n of kind === "count" ? [value] : kind === "shape" ? (value as unknown[]) : []) {
-      if (!Number.isSafeInteger(n) || (n as number) < 0) throw new RangeError(`tensorfile: ${fn}() takes whole numbers >= 0 as ${what}, not ${String(n)}`);
+    if (kind === "count" || kind === "shape") {
+      for (const n of kind === "count" ? [value] : (value as unknown[])) {
+        if (!Number.isSafeInteger(n) || (n as number) < 0) throw new RangeError(`tensorfile: ${fn}() takes whole numbers >= 0 as ${what}, not ${String(n)}`);
+      }
     }
+  }
+}
+
+interface SpecEntry {
+  what: string;
+  kind: string;
+  optional: boolean;
+  /** The typed array class of this realm that `kind` names (undefined for the other kinds). */
+  ctor: (abstract new (...args: never[]) => unknown) | undefined;
+}
+
+/** Specs parsed once (they are literals: one entry per kernel), since the checks run on every call. */
+const parsedSpecs = new Map<string, readonly SpecEntry[]>();
+
+function parseSpec(spec: string): readonly SpecEntry[] {
+  const entries = spec.split(" ").map((entry) => {
+    const [what, kindSpec] = entry.split(":") as [string, string];
+    const kind = kindSpec.replace("?", "");
+    const named = /^[A-Z]\w*Array$/.test(kind) ? (globalThis as unknown as Record<string, unknown>)[kind] : undefined;
+    return { what, kind, optional: kindSpec.endsWith("?"), ctor: typeof named === "function" ? named as SpecEntry["ctor"] : undefined };
   });
+  parsedSpecs.set(spec, entries);
+  return entries;
 }
 
 /** The length of a default dst, before src is checked (0 for what is not an array: the check names it). */

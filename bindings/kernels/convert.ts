@@ -4,7 +4,7 @@
  */
 import { convertFamily } from "../wasm/families.js";
 import { elementwise, useWasm } from "./backend.js";
-import { bytesOf, checkArgs, checkLength, lengthOf, wordsOf } from "./checks.js";
+import { viewBytes, checkArgs, checkLength, lengthOf, wordsOf } from "./checks.js";
 import * as js from "./convert-js.js";
 
 /** IEEE binary16 (raw bits) to float32, exact for every half. */
@@ -12,7 +12,7 @@ export function f16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array(
   checkArgs("f16ToF32", "src:Uint16Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
+    elementwise(convertFamily, viewBytes(src), 2, viewBytes(dst), 4, src.length, (k, s, d, n) => k.f16ToF32(s, d, n));
   } else {
     js.f16ToF32(src, wordsOf(dst));
   }
@@ -24,7 +24,7 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(l
   checkArgs("f32ToF16", "src:Float32Array dst:Uint16Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
+    elementwise(convertFamily, viewBytes(src), 4, viewBytes(dst), 2, src.length, (k, s, d, n) => k.f32ToF16(s, d, n));
   } else {
     js.f32ToF16(wordsOf(src), dst);
   }
@@ -36,7 +36,7 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
   checkArgs("dequantizeI8", "src:Int8Array scale:number offset:number dst:Float32Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, bytesOf(src), 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
+    elementwise(convertFamily, viewBytes(src), 1, viewBytes(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
   } else {
     js.dequantizeI8(src, dst, scale, offset);
   }
@@ -48,7 +48,7 @@ export function quantizeI8(src: Float32Array, scale: number, offset: number, dst
   checkArgs("quantizeI8", "src:Float32Array scale:number offset:number dst:Int8Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, bytesOf(src), 4, bytesOf(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
+    elementwise(convertFamily, viewBytes(src), 4, viewBytes(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
   } else {
     js.quantizeI8(src, dst, scale, offset);
   }
@@ -59,7 +59,7 @@ export function quantizeI8(src: Float32Array, scale: number, offset: number, dst
 export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): T {
   checkArgs("byteSwap", "data:view", data);
   if (width !== 2 && width !== 4 && width !== 8) throw new RangeError(`tensorfile: byteSwap width must be 2, 4 or 8, not ${String(width)}`);
-  const bytes = bytesOf(data);
+  const bytes = viewBytes(data);
   if (bytes.byteLength % width !== 0) {
     throw new RangeError(`tensorfile: byteSwap of ${bytes.byteLength} bytes: not a multiple of ${width}`);
   }
@@ -86,7 +86,7 @@ export function bf16ToF32(src: Uint16Array, dst: Float32Array = new Float32Array
   checkArgs("bf16ToF32", "src:Uint16Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, bytesOf(src), 2, bytesOf(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
+    elementwise(convertFamily, viewBytes(src), 2, viewBytes(dst), 4, src.length, (k, s, d, n) => k.bf16ToF32(s, d, n));
   } else {
     js.bf16ToF32(src, wordsOf(dst));
   }
@@ -101,7 +101,7 @@ export function f8e4m3ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
   checkArgs("f8e4m3ToF32", "src:Uint8Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
+    elementwise(convertFamily, src, 1, viewBytes(dst), 4, src.length, (k, s, d, n) => k.f8e4m3ToF32(s, d, n));
   } else {
     js.f8e4m3ToF32(src, wordsOf(dst));
   }
@@ -116,7 +116,7 @@ export function f8e5m2ToF32(src: Uint8Array, dst: Float32Array = new Float32Arra
   checkArgs("f8e5m2ToF32", "src:Uint8Array dst:Float32Array", src, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, src, 1, bytesOf(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
+    elementwise(convertFamily, src, 1, viewBytes(dst), 4, src.length, (k, s, d, n) => k.f8e5m2ToF32(s, d, n));
   } else {
     js.f8e5m2ToF32(src, wordsOf(dst));
   }

@@ -4,7 +4,7 @@
 import { SCRATCH_OFFSET, kernelsIn, memoryOf } from "../wasm/instance.js";
 import { diffFamily } from "../wasm/families.js";
 import { useWasm } from "./backend.js";
-import { bytesOf, checkLength } from "./checks.js";
+import { viewBytes, checkLength } from "./checks.js";
 import * as js from "./diff-js.js";
 
 // issue 15 (diff): diffStats, the reduction behind `tensorfile diff` and diffTensors (assembly/diff.ts; TS twin
@@ -70,8 +70,8 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
       k.diffStats(a.byteOffset + start * 4, b.byteOffset + start * 4, count, atol, rtol, out);
     } else {
       const heap = new Uint8Array(home.memory.buffer);
-      heap.set(bytesOf(a.subarray(start, start + count)), aAt);
-      heap.set(bytesOf(b.subarray(start, start + count)), bAt);
+      heap.set(viewBytes(a.subarray(start, start + count)), aAt);
+      heap.set(viewBytes(b.subarray(start, start + count)), bAt);
       k.diffStats(aAt, bAt, count, atol, rtol, out);
     }
     const r = new Float64Array(home.memory.buffer, out, 6);

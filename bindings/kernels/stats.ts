@@ -4,7 +4,7 @@
 import { type KernelFamily, type KernelMemory, SCRATCH_BYTES, SCRATCH_OFFSET, familyModule, kernelsIn, memoryOf } from "../wasm/instance.js";
 import { type StatsExports, convertFamily, statsFamily } from "../wasm/families.js";
 import { useWasm } from "./backend.js";
-import { bytesOf } from "./checks.js";
+import { viewBytes } from "./checks.js";
 import * as convertJs from "./convert-js.js";
 import * as js from "./stats-js.js";
 
@@ -230,7 +230,7 @@ function forEachChunk(
   const resident = memoryOf(data.buffer);
   const home = resident ?? wasm;
   const k = kernelsIn(home, statsFamily);
-  const bytes = bytesOf(data);
+  const bytes = viewBytes(data);
   const size = plan.elementBytes;
   for (let start = 0; start < count; start += STATS_CHUNK) {
     const n = Math.min(STATS_CHUNK, count - start);

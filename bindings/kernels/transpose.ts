@@ -10,7 +10,7 @@ import {
   type TransposeExports, type TransposeF16Exports, convertFamily, transposeFamily, transposeF16Family,
 } from "../wasm/families.js";
 import { useWasm } from "./backend.js";
-import { bytesOf, checkArgs, checkLength, elementSize, sameType } from "./checks.js";
+import { viewBytes, checkArgs, checkLength, elementSize, sameType } from "./checks.js";
 import { f16ToF32 } from "./convert.js";
 import * as js from "./transpose-js.js";
 
@@ -170,7 +170,7 @@ export function transpose<T extends ArrayBufferView & {
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
   const size = elementSize(src);
-  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(out), transposeKind(size), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
+  if (rows * cols > 0) runTransposes(viewBytes(src), viewBytes(out), transposeKind(size), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
   return out;
 }
 
@@ -182,7 +182,7 @@ export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, 
   checkArgs("transposeF16ToF32", "src:Uint16Array rows:count cols:count dst:Float32Array", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
-  if (rows * cols > 0) runTransposes(bytesOf(src), bytesOf(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
+  if (rows * cols > 0) runTransposes(viewBytes(src), viewBytes(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
   return dst;
 }
 
@@ -193,7 +193,7 @@ export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly numbe
   checkLength("src", src.length, count);
   const out = dst ?? new Float32Array(count);
   checkLength("dst", out.length, count);
-  columnToRowMajorBytes(bytesOf(src), bytesOf(out), shape, 2, true);
+  columnToRowMajorBytes(viewBytes(src), viewBytes(out), shape, 2, true);
   return out;
 }
 
@@ -210,7 +210,7 @@ export function columnToRowMajor<T extends ArrayBufferView & {
   checkLength("src", src.length, count);
   const out = dst ?? sameType(src, count);
   checkLength("dst", out.length, count);
-  reorderColumnMajorBytes(bytesOf(src), bytesOf(out), shape, elementSize(src));
+  reorderColumnMajorBytes(viewBytes(src), viewBytes(out), shape, elementSize(src));
   return out;
 }
 
@@ -327,9 +327,9 @@ export function transposeColumns<T extends ArrayBufferView & {
   const bytes = rows * w * size;
   if (home && useWasm(rows * w, transposeFamily) && bytes <= SCRATCH_BYTES) {
     kind.call(kernelsIn(home, transposeFamily), src.byteOffset + c0 * size, SCRATCH_OFFSET, rows, w, cols, rows);
-    bytesOf(out).set(new Uint8Array(home.memory.buffer, SCRATCH_OFFSET, bytes));
+    viewBytes(out).set(new Uint8Array(home.memory.buffer, SCRATCH_OFFSET, bytes));
     return out;
   }
-  transposeJs(bytesOf(src), bytesOf(out), kind, rows, w, cols, rows, [{ srcOffset: c0, dstOffset: 0 }], false);
+  transposeJs(viewBytes(src), viewBytes(out), kind, rows, w, cols, rows, [{ srcOffset: c0, dstOffset: 0 }], false);
   return out;
 }

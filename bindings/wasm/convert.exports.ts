@@ -15,7 +15,7 @@ export interface ConvertExports extends FamilyCommonExports {
   byteSwap16(ptr: number, count: number): void;
   byteSwap32(ptr: number, count: number): void;
   byteSwap64(ptr: number, count: number): void;
-  /** Eight halves at a time, in 16-bit lanes: an f32's high half is sign | ((em >> 3) + re-bias) and its low half is the last three mantissa bits (h << 13); the two are interleaved into two f32 vectors. Zero needs no special case; subnormal halves (rare in real weights) are patched with the exact 32-bit path only in the groups that have one. */
+  /** Eight halves at a time: zero and normal halves (the whole of real weights, nearly) by one exact multiply, sign | (em << 13) as f32 times 2^112; groups holding a subnormal, Inf or NaN half take the exact lane-wise path (widen4) for those lanes, so no denormal ever reaches the multiply. */
   f16ToF32(src: number, dst: number, count: number): void;
   f32ToF16(src: number, dst: number, count: number): void;
   dequantizeI8(src: number, dst: number, count: number, scale: number, offset: number): void;
