@@ -96,7 +96,7 @@ export function elementwise<E>(family: KernelFamily<E>, src: Uint8Array, srcSize
     const at = awayFrom(SCRATCH_OFFSET, src.byteOffset);
     for (let start = 0; start < count; start += chunk) {
       const n = Math.min(chunk, count - start);
-      heap.set(src.subarray(start * srcSize, (start + n) * srcSize), at);
+      heap.subarray(at, at + n * srcSize).set(src.subarray(start * srcSize, (start + n) * srcSize));
       call(k, at, dst.byteOffset + start * dstSize, n);
     }
     return;
@@ -121,7 +121,7 @@ export function elementwise<E>(family: KernelFamily<E>, src: Uint8Array, srcSize
   const out = inPlace ? at : awayFrom(SCRATCH_OFFSET + 4096 + chunk * srcSize, dst.byteOffset);
   for (let start = 0; start < count; start += chunk) {
     const n = Math.min(chunk, count - start);
-    heap.set(src.subarray(start * srcSize, (start + n) * srcSize), at);
+    heap.subarray(at, at + n * srcSize).set(src.subarray(start * srcSize, (start + n) * srcSize));
     call(k, at, out, n);
     dst.set(heap.subarray(out, out + n * dstSize), start * dstSize);
   }

@@ -3,7 +3,7 @@
  */
 import { type KernelFamily, type KernelMemory, SCRATCH_BYTES, SCRATCH_OFFSET, familyModule, kernelsIn, memoryOf } from "../wasm/instance.js";
 import { type StatsExports, convertFamily, statsFamily } from "../wasm/families.js";
-import { useWasm } from "./backend.js";
+import { awayFrom, useWasm } from "./backend.js";
 import { viewBytes } from "./checks.js";
 import * as convertJs from "./convert-js.js";
 import * as js from "./stats-js.js";
@@ -232,14 +232,18 @@ function forEachChunk(
   const k = kernelsIn(home, statsFamily);
   const bytes = viewBytes(data);
   const size = plan.elementBytes;
+  // the raw chunk 2 KiB from the array's offset modulo 4 KiB (backend.ts awayFrom: no 4 KiB-aliased memcpy), where
+  // that leaves it clear of the widened chunk at +256 KiB (a chunk of 4-byte integers fills those 256 KiB)
+  const raw = plan.widen && size * STATS_CHUNK + 4096 > STATS_WIDE - STATS_RAW ? STATS_RAW : awayFrom(STATS_RAW, data.byteOffset);
+  const heap = home.bytes;
   for (let start = 0; start < count; start += STATS_CHUNK) {
     const n = Math.min(STATS_CHUNK, count - start);
     let at: number;
     if (resident) {
       at = data.byteOffset + start * size;
     } else {
-      new Uint8Array(home.memory.buffer).set(bytes.subarray(start * size, (start + n) * size), STATS_RAW);
-      at = STATS_RAW;
+      heap.subarray(raw, raw + n * size).set(bytes.subarray(start * size, (start + n) * size));
+      at = raw;
     }
     if (plan.widen) {
       plan.widen(home, at, STATS_WIDE, n);
