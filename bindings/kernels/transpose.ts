@@ -9,7 +9,7 @@ import {
 import {
   type TransposeExports, type TransposeF16Exports, convertFamily, transposeFamily, transposeF16Family,
 } from "../wasm/families.js";
-import { useWasm } from "./backend.js";
+import { awayFrom, useWasm } from "./backend.js";
 import { viewBytes, checkArgs, checkLength, elementSize, sameType } from "./checks.js";
 import { f16ToF32 } from "./convert.js";
 import * as js from "./transpose-js.js";
@@ -81,33 +81,35 @@ function runTransposes<E>(
     return;
   }
   const slabBytes = srcStride * kind.srcBytes;
-  // a small result shares the shared instance's scratch with the bands (bands in the first half)
-  const small = !dstHome && dst.byteLength <= SCRATCH_BYTES / 2;
-  const bandBytes = small ? SCRATCH_BYTES / 2 : SCRATCH_BYTES;
+  // a small result shares the shared instance's scratch with the bands (bands in the first half). Every copy in or
+  // out keeps 2 KiB from its array modulo 4 KiB (awayFrom: no 4 KiB-aliased memcpy), hence the 4 KiB of slack.
+  const small = !dstHome && dst.byteLength <= SCRATCH_BYTES / 2 - 4096;
+  const bandBytes = (small ? SCRATCH_BYTES / 2 : SCRATCH_BYTES) - 4096;
   // widening: a band of halves in the first third, widened into the other two thirds, transposed as f32 from there
   const narrowCap = widen ? Math.floor(bandBytes / 3 / 16) * 16 : bandBytes;
   if (slabBytes <= narrowCap && rows * slabBytes <= src.byteLength) {
-    const target = dstHome ?? (small ? wasm : workMemory(dst.byteLength));
+    const target = dstHome ?? (small ? wasm : workMemory(dst.byteLength + 4096));
     if (!target) {
       transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
       return;
     }
-    const out = dstHome ? dst.byteOffset : small ? SCRATCH_OFFSET + bandBytes : DATA_OFFSET;
-    const heap = new Uint8Array(target.memory.buffer);
+    const out = dstHome ? dst.byteOffset : awayFrom(small ? SCRATCH_OFFSET + SCRATCH_BYTES / 2 : DATA_OFFSET, dst.byteOffset);
+    const heap = target.bytes;
     const band = Math.max(1, Math.floor(narrowCap / slabBytes));
-    const wideAt = SCRATCH_OFFSET + narrowCap;
     for (let a = 0; a < rows; a += band) {
       const n = Math.min(band, rows - a);
-      heap.set(src.subarray(a * slabBytes, (a + n) * slabBytes), SCRATCH_OFFSET);
+      const at = awayFrom(SCRATCH_OFFSET, src.byteOffset + a * slabBytes);
+      heap.subarray(at, at + n * slabBytes).set(src.subarray(a * slabBytes, (a + n) * slabBytes));
       if (widen) {
-        kernelsIn(target, convertFamily).f16ToF32(SCRATCH_OFFSET, wideAt, n * srcStride);
+        const wideAt = at + narrowCap;
+        kernelsIn(target, convertFamily).f16ToF32(at, wideAt, n * srcStride);
         const k = kernelsIn(target, transposeFamily);
         for (const b of blocks) k.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
         continue;
       }
       const k = kernelsIn(target, kind.family);
       for (const b of blocks) {
-        kind.call(k, SCRATCH_OFFSET + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
+        kind.call(k, at + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
       }
     }
     if (!dstHome) dst.set(heap.subarray(out, out + dst.byteLength));
