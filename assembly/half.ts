@@ -1,5 +1,5 @@
 // IEEE binary16 <-> binary32, exact.
-// f16ToF32: normal halves by re-biasing the exponent, subnormals through an exact int->float convert and a
+// f16ToF32: normal halves by an exact multiply by 2^112 (see scaled4), subnormals through an exact int->float convert and a
 // multiply by 2^-24 (all operands normal, so no denormal-operand slow path), Inf kept, NaN quieted with its
 // payload kept (bit 22 set, the 10 payload bits shifted up): the behaviour of x86 F16C and ARM FCVT.
 // f32ToF16: round to nearest even, overflow to +-Inf, NaN -> quiet NaN keeping the top payload bits.
@@ -15,6 +15,8 @@ const HALF_CONSTANTS = memory.data<u32>([
   0x00400000, 0x00400000, 0x00400000, 0x00400000, // 80: f32 quiet bit
   0x0400, 0x0400, 0x0400, 0x0400, // 96: smallest normal half
   0x33800000, 0x33800000, 0x33800000, 0x33800000, // 112: 2^-24 as f32
+  0x8fffe000, 0x8fffe000, 0x8fffe000, 0x8fffe000, // 128: sign and em << 13 of a sign-extended half << 13
+  0x77800000, 0x77800000, 0x77800000, 0x77800000, // 144: 2^112 as f32 (f32 bias 127 - half bias 15)
 ], 16);
 
 const FLOAT_CONSTANTS = memory.data<u32>([
@@ -83,39 +85,40 @@ const HALF16_CONSTANTS = memory.data<u16>([
   0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, 0x03ff, // 112: subnormal count
 ], 16);
 
+// The f32 bits sign | (em << 13) for four halves: the sign-extended half shifted left by 13 has the sign in bits
+// 28..31; the mask keeps bit 31 and em (bits 13..27). Times 2^112 (an exact power-of-two multiply), that f32 is
+// the half's value for every normal half and for zero.
+// @ts-ignore: decorator
+@inline
+function scaled4(h32: v128, keep: v128, magic: v128): v128 {
+  return f32x4.mul(v128.and(i32x4.shl(h32, 13), keep), magic);
+}
+
 /**
- * Eight halves at a time, in 16-bit lanes: an f32's high half is sign | ((em >> 3) + re-bias) and its low half
- * is the last three mantissa bits (h << 13); the two are interleaved into two f32 vectors. Zero needs no
- * special case; subnormal halves (rare in real weights) are patched with the exact 32-bit path only in the
- * groups that have one.
+ * Eight halves at a time: zero and normal halves (the whole of real weights, nearly) by one exact multiply,
+ * sign | (em << 13) as f32 times 2^112; groups holding a subnormal, Inf or NaN half take the exact lane-wise
+ * path (widen4) for those lanes, so no denormal ever reaches the multiply.
  */
 export function f16ToF32(src: usize, dst: usize, count: usize): void {
   const c = changetype<usize>(HALF16_CONSTANTS);
-  const emMask = v128.load(c), rebias16 = v128.load(c, 16), maxFinite16 = v128.load(c, 32), inf16 = v128.load(c, 48);
-  const quiet16 = v128.load(c, 64), sign16 = v128.load(c, 80), one16 = v128.load(c, 96), subCount = v128.load(c, 112);
+  const emMask = v128.load(c), maxFinite16 = v128.load(c, 32), one16 = v128.load(c, 96), subCount = v128.load(c, 112);
   const w = changetype<usize>(HALF_CONSTANTS);
   const signMask = v128.load(w), emMask32 = v128.load(w, 16), rebias = v128.load(w, 32);
   const maxFinite = v128.load(w, 48), inf = v128.load(w, 64), quiet = v128.load(w, 80);
-  const minNormal = v128.load(w, 96), subScale = v128.load(w, 112);
+  const minNormal = v128.load(w, 96), subScale = v128.load(w, 112), keep = v128.load(w, 128), magic = v128.load(w, 144);
   const vectorEnd = count & ~(<usize>7);
   let i: usize = 0;
   for (; i < vectorEnd; i += 8) {
     const h = v128.load(src + (i << 1));
+    let out0 = scaled4(i32x4.extend_low_i16x8_s(h), keep, magic);
+    let out1 = scaled4(i32x4.extend_high_i16x8_s(h), keep, magic);
     const em = v128.and(h, emMask);
-    let hi = i16x8.add(i16x8.shr_u(em, 3), rebias16);
-    hi = i16x8.add(hi, v128.and(i16x8.gt_s(em, maxFinite16), rebias16));
-    hi = v128.or(hi, v128.and(i16x8.gt_s(em, inf16), quiet16));
-    hi = v128.andnot(hi, i16x8.eq(em, v128.splat<i16>(0)));
-    hi = v128.or(hi, v128.and(h, sign16));
-    const lo = i16x8.shl(h, 13);
-    let out0 = v128.shuffle<i16>(lo, hi, 0, 8, 1, 9, 2, 10, 3, 11);
-    let out1 = v128.shuffle<i16>(lo, hi, 4, 12, 5, 13, 6, 14, 7, 15);
-    const sub = i16x8.lt_u(i16x8.sub(em, one16), subCount);
-    if (v128.any_true(sub)) {
+    const special = v128.or(i16x8.lt_u(i16x8.sub(em, one16), subCount), i16x8.gt_u(em, maxFinite16));
+    if (v128.any_true(special)) {
       out0 = v128.bitselect(widen4(i32x4.extend_low_i16x8_u(h), signMask, emMask32, rebias, maxFinite, inf, quiet, minNormal, subScale),
-        out0, i32x4.extend_low_i16x8_s(sub));
+        out0, i32x4.extend_low_i16x8_s(special));
       out1 = v128.bitselect(widen4(i32x4.extend_high_i16x8_u(h), signMask, emMask32, rebias, maxFinite, inf, quiet, minNormal, subScale),
-        out1, i32x4.extend_high_i16x8_s(sub));
+        out1, i32x4.extend_high_i16x8_s(special));
     }
     const out = dst + (i << 2);
     v128.store(out, out0);

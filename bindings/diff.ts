@@ -13,9 +13,9 @@
  * with the defaults (0, 0) only identical values are equal.
  */
 import { type LazyTensors, decodeInChunks } from "./export/stream.js";
-import * as kernels from "./kernels.js";
-import * as js from "./kernels-js.js";
-import type { DiffStatsResult } from "./kernels.js";
+import * as kernels from "./kernels/index.js";
+import * as js from "./kernels/diff-js.js";
+import type { DiffStatsResult } from "./kernels/index.js";
 import { TruncatedError } from "./bytes/errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
 import { type DType, type NamedTensor, type TensorInfo, decodedDType, dtypeBytes, elementCount, viewAs } from "./tensor.js";

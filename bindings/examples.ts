@@ -9,7 +9,7 @@ import * as primitiv from "./formats/primitiv.js";
 import * as spraak from "./formats/spraak.js";
 import * as tsm from "./formats/tsm.js";
 import type { FormatId } from "./formats/types.js";
-import * as kernels from "./kernels.js";
+import * as kernels from "./kernels/index.js";
 
 export interface ExampleFile {
   format: FormatId;

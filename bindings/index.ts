@@ -13,7 +13,7 @@ export * as safetensors from "./formats/safetensors.js";
 export * as npy from "./formats/npy.js";
 export * as npz from "./formats/npz.js";
 export * as onnxTensor from "./formats/onnx-tensor.js";
-export * as kernels from "./kernels.js";
+export * as kernels from "./kernels/index.js";
 export { FORMATS, DETECT_BYTES, detectFormat, formatModule, formatOfName, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";

@@ -19,7 +19,7 @@ import { type ExternalDataOption, checkExternalDataOption, withExternalData } fr
 import { markRegularFile } from "./io/regular-file.js";
 import { asSource } from "./bytes/input.js";
 import { type ByteSource, fromBlob, fromBytes } from "./io/source.js";
-import { getBackend, wasmAvailable } from "./kernels.js";
+import { getBackend, wasmAvailable } from "./kernels/index.js";
 import { type NamedTensor, isPlainlyStored } from "./tensor.js";
 
 /** Options of {@link loadFile}, {@link loadBlob} and {@link loadSource}. */

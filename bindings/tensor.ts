@@ -5,7 +5,7 @@
  */
 import { copyBytes } from "./bytes/input.js";
 import { CorruptDataError, UnsupportedError } from "./bytes/errors.js";
-import * as kernels from "./kernels.js";
+import * as kernels from "./kernels/index.js";
 
 /** Element types every format maps onto. float16 data is a Uint16Array of raw halves. */
 export type StandardDType =

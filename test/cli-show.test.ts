@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseSlice } from "../bindings/cli/show.js";
 import { writeNpy } from "../bindings/export/npy.js";
 import type { NamedTensor } from "../bindings/tensor.js";
-import * as kernels from "../bindings/kernels.js";
+import * as kernels from "../bindings/kernels/index.js";
 import { cli } from "./helpers/cli.js";
 import { rng } from "./helpers/rng.js";
 

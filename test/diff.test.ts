@@ -8,7 +8,7 @@ import { readAny, readFromAny } from "../bindings/any.js";
 import { diffTensors } from "../bindings/diff.js";
 import { exampleFiles } from "../bindings/examples.js";
 import { writeSafetensors } from "../bindings/export/safetensors.js";
-import * as kernels from "../bindings/kernels.js";
+import * as kernels from "../bindings/kernels/index.js";
 import { fromBytes } from "../bindings/io/source.js";
 import type { NamedTensor, TensorInfo } from "../bindings/tensor.js";
 import { BACKENDS } from "./helpers/backends.js";

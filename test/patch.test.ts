@@ -20,7 +20,7 @@ import * as spraak from "../bindings/formats/spraak.js";
 import * as tsm from "../bindings/formats/tsm.js";
 import type { FormatId } from "../bindings/formats/types.js";
 import { fromBytes } from "../bindings/io/source.js";
-import * as kernels from "../bindings/kernels.js";
+import * as kernels from "../bindings/kernels/index.js";
 import { patch, patchFrom, patchTo } from "../bindings/patch.js";
 import type { LazyTensors } from "../bindings/patch.js";
 import type { DType, NamedTensor, TensorInfo } from "../bindings/tensor.js";

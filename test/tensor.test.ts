@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { FormatError } from "../bindings/bytes/errors.js";
-import * as kernels from "../bindings/kernels.js";
+import * as kernels from "../bindings/kernels/index.js";
 import { type TensorInfo, decodeTensor } from "../bindings/tensor.js";
 
 function info(partial: Partial<TensorInfo>): TensorInfo {

@@ -14,7 +14,7 @@ import * as npy from "../formats/npy.js";
 import * as onnx from "../formats/onnx.js";
 import * as tsm from "../formats/tsm.js";
 import type { OnnxModel, QuantizeMode, QuantizeReport } from "../formats/onnx.js";
-import * as kernels from "../kernels.js";
+import * as kernels from "../kernels/index.js";
 import { type CliIO, InputError, UsageError, jsonText, print, writeStdout } from "./common.js";
 import { readWhole } from "./inputs.js";
 import { checkOutput, writeAtomically } from "./output.js";

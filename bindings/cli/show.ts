@@ -5,7 +5,7 @@
  * (`0:4,:`, `-1`, `::2`); `--head N` keeps the first N entries of the first axis. float16, bfloat16 and float8
  * values are printed widened (exactly); int8 with a scale prints its stored steps (the scale is named above).
  */
-import * as kernels from "../kernels.js";
+import * as kernels from "../kernels/index.js";
 import type { DType, NamedTensor, TensorInfo } from "../tensor.js";
 import { type CliIO, InputError, UsageError, jsonText, print, shapeText } from "./common.js";
 import { openLazy, pickTensor } from "./inputs.js";

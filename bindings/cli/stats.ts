@@ -13,7 +13,7 @@
  * has no finite value. A skipped tensor has "skipped": the reason, and no numbers.
  */
 import { closestNames } from "../any.js";
-import * as kernels from "../kernels.js";
+import * as kernels from "../kernels/index.js";
 import { type LazyTensors, decodeInChunks } from "../export/stream.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodedDType, isStandardDType, viewAs } from "../tensor.js";
 import { Progress, formatBytes } from "./progress.js";

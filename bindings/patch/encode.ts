@@ -11,7 +11,7 @@
  * element size, which is how writeSafetensors exports such tensors. Anything else is a TypeError naming the
  * tensor, and a shape other than the stored logical shape a RangeError.
  */
-import * as kernels from "../kernels.js";
+import * as kernels from "../kernels/index.js";
 import { type DType, type NamedTensor, type TypedArray, bytesOf, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
 
 /** The stored form of one tensor: TensorInfo's layout facts (primitiv adds the batch). */

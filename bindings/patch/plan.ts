@@ -6,7 +6,7 @@
  * ASCII/gzip data replace larger ranges.
  */
 import { type ByteSource, readExactly } from "../io/source.js";
-import * as kernels from "../kernels.js";
+import * as kernels from "../kernels/index.js";
 import { type DType, type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, isStandardDType, viewAs } from "../tensor.js";
 import { TruncatedError } from "../bytes/errors.js";
 import type { ByteSink } from "../export/stream.js";

@@ -44,6 +44,8 @@ export interface KernelMemory {
   readonly memory: WebAssembly.Memory;
   /** Bytes of memory (fixed: these memories never grow). */
   readonly byteLength: number;
+  /** All of its bytes (kept: the memory never grows, so this view never detaches; `memory.buffer` costs a call). */
+  readonly bytes: Uint8Array;
   /** The exports of each family's instance on this memory, by family id (an array: this is on every call's path). */
   readonly exports: unknown[];
 }
@@ -146,7 +148,7 @@ export function kernelsIn<E>(home: KernelMemory, family: KernelFamily<E>): E {
 
 function kernelMemory(pages: number): KernelMemory {
   const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-  return { memory, byteLength: memory.buffer.byteLength, exports: [] };
+  return { memory, byteLength: memory.buffer.byteLength, bytes: new Uint8Array(memory.buffer), exports: [] };
 }
 
 let shared: KernelMemory | null | undefined;

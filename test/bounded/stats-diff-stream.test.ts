@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import * as bw2l from "../../bindings/formats/bw2l.js";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { cli } from "../helpers/cli.js";
 
 const reads: number[] = [];

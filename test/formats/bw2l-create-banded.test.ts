@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import * as lib from "../../bindings/index.js";
 import { BAND_TUNING } from "../../bindings/io/banded.js";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import type { Bw2lArrayData, Bw2lDType, ModelInput, ParamInput } from "../../bindings/formats/bw2l.js";
 import { BACKENDS } from "../helpers/backends.js";
 import { concat, sameBytes } from "../helpers/bytes.js";

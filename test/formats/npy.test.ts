@@ -4,7 +4,7 @@ import { isFormatError } from "../../bindings/bytes/errors.js";
 import { npyDescr, writeNpy } from "../../bindings/export/npy.js";
 import * as npy from "../../bindings/formats/npy.js";
 import { fromBytes } from "../../bindings/io/source.js";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { type DType, type NamedTensor, allocateArray, dtypeBytes } from "../../bindings/tensor.js";
 import { expectFormatError } from "../helpers/bytes.js";
 import { bytesOf, expectSameTensors, f32Bytes, f64Bytes, i32Bytes, inputForms, npyFile, tensorSets } from "../helpers/input-formats.js";

@@ -8,7 +8,7 @@ import { describe, expect, it } from "vitest";
 import * as tsm from "../../bindings/formats/tsm.js";
 import type { TsmField, TsmFile } from "../../bindings/formats/tsm.js";
 import { detectFormat, readAny } from "../../bindings/any.js";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { bytesOf } from "../../bindings/tensor.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { cloneModule, constNode, field, module, node, richModule, text } from "../helpers/tsm-builders.js";

@@ -1,4 +1,4 @@
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 
 export const BACKENDS = ["js", "wasm"] as const;
 

@@ -15,7 +15,7 @@ import { openFileAccess } from "../../bindings/io/file-access.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodeTensor, dtypeBytes } from "../../bindings/tensor.js";
 import { isFormatError } from "../../bindings/bytes/errors.js";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { BACKENDS, withBackend } from "../helpers/backends.js";
 import { concat, sameBytes } from "../helpers/bytes.js";
 import { randomBytes, rng } from "../helpers/rng.js";

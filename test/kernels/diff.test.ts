@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { BACKENDS, withBackend } from "../helpers/backends.js";
 import { randomNormal, randomWords } from "../helpers/rng.js";
 

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -30,6 +30,22 @@ describe("embedded WASM families", () => {
         const { bytes, sha256 } = await embedded(name);
         expect(createHash("sha256").update(bytes).digest("hex")).toBe(sha256);
         expect(Buffer.from(bytes).equals(built[name]!.bytes), `bindings/wasm/${name}.wasm.ts is stale: run npm run build`).toBe(true);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it("have export interfaces (bindings/wasm/<name>.exports.ts) generated from assembly/ and up to date", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "tensorfile-asc-"));
+    try {
+      const built = (await buildFamilies(dir)) as Record<string, { exportsSource: string }>;
+      for (const { name } of families) {
+        const file = new URL(`../../bindings/wasm/${name}.exports.ts`, import.meta.url);
+        expect(readFileSync(file, "utf8"), `bindings/wasm/${name}.exports.ts is stale: run npm run build`).toBe(built[name]!.exportsSource);
+        // every export but staticEnd (FamilyCommonExports) is a member
+        const names = WebAssembly.Module.exports(new WebAssembly.Module((await embedded(name)).bytes)).map((e) => e.name);
+        for (const n of names.filter((n) => n !== "staticEnd")) expect(built[name]!.exportsSource, name).toMatch(new RegExp(`\\n  ${n}\\(`));
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

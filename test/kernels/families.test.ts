@@ -5,14 +5,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { randomNormal, randomWords } from "../helpers/rng.js";
 
-type Kernels = typeof import("../../bindings/kernels.js");
+type Kernels = typeof import("../../bindings/kernels/index.js");
 type Instance = typeof import("../../bindings/wasm/instance.js");
 type Families = typeof import("../../bindings/wasm/families.js");
 
 /** Fresh copies of the kernel modules: nothing compiled yet. */
 async function fresh(): Promise<{ kernels: Kernels; instance: Instance; families: Families }> {
   vi.resetModules();
-  const kernels = await import("../../bindings/kernels.js");
+  const kernels = await import("../../bindings/kernels/index.js");
   const instance = await import("../../bindings/wasm/instance.js");
   const families = await import("../../bindings/wasm/families.js");
   return { kernels, instance, families };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { BACKENDS, withBackend } from "../helpers/backends.js";
 
 /** f32 bits of a value (NaN handled by the callers). */

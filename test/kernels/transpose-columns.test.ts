@@ -4,7 +4,7 @@
  * memory (the kernel reads it in place) and in an ordinary array, on both backends.
  */
 import { describe, expect, it } from "vitest";
-import * as kernels from "../../bindings/kernels.js";
+import * as kernels from "../../bindings/kernels/index.js";
 import { BACKENDS, withBackend } from "../helpers/backends.js";
 import { randomWords } from "../helpers/rng.js";
 

@@ -5,8 +5,8 @@
  * offsets, arrays from kernels.allocate() (in place) and mixes; all 65,536 halves through the fused kernel.
  */
 import { describe, expect, it } from "vitest";
-import * as kernels from "../../bindings/kernels.js";
-import * as js from "../../bindings/kernels-js.js";
+import * as kernels from "../../bindings/kernels/index.js";
+import * as js from "../../bindings/kernels/transpose-js.js";
 import { withBackend } from "../helpers/backends.js";
 import { randomWords } from "../helpers/rng.js";
 

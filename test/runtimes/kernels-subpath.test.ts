@@ -19,7 +19,7 @@ describe.skipIf(!built)("tensorfile/kernels (dist/)", () => {
       import { kernels } from "tensorfile";
       import { createRequire } from "node:module";
       const required = createRequire(process.cwd() + "/")("tensorfile/kernels");
-      const perFile = await import(process.cwd() + "/dist/kernels.js");
+      const perFile = await import(process.cwd() + "/dist/kernels/index.js");
       const same = Object.keys(kernels).every((k) => sub[k] === kernels[k] && required[k] === kernels[k]);
       sub.setBackend("js");
       const shared = kernels.getBackend();

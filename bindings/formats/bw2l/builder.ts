@@ -6,7 +6,7 @@
  * array is kept (not copied) until then.
  */
 import { bandedChunksOfBytes, planBands } from "../../io/banded.js";
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import { bytesOf } from "../../tensor.js";
 import {
   type Bw2lArray, type Bw2lArrayData, type Bw2lDType, type Bw2lFile, type Bw2lSection, type Bw2lVersion, DTYPES, deferredColumnMajor, isBw2lDType,

@@ -16,7 +16,7 @@
  * so they are found from the first param's data offset.
  */
 import { CorruptDataError } from "../../bytes/errors.js";
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";
 import { type NamedTensor, type TensorInfo, bytesOf, viewAs } from "../../tensor.js";

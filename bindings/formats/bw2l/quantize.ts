@@ -12,7 +12,7 @@
  * Dequantizing (read({ dequantize: true })) widens every fp16 array and turns every int8 param of a v1 layer
  * into float32 with that layer's scale and offset (a reference file's 1 and 0 give the integers back as floats).
  */
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import {
   type Bw2lArray, type Bw2lFile, type Bw2lKeyvalSection, type Bw2lLayer, type Bw2lSection,
   isArraySection, isByteRange, isKeyvalSection, isLayersSection,

@@ -19,7 +19,7 @@
  * name is not told apart.
  */
 import { UnsupportedError } from "../../bytes/errors.js";
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import { makeTensor } from "./edit.js";
 import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxTensor, type OnnxValueInfo, DATA_TYPES, id, rawByteLength } from "./model.js";
 import { modelBytes, tensorOf, weightInfo } from "./view.js";

@@ -9,7 +9,7 @@
 
 
 
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import { bytesOf } from "../../tensor.js";
 import { encodeKey, hasEscapedBytes } from "./msgpack.js";
 import {

@@ -10,7 +10,7 @@ import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 
 
 import { type ByteSource, readExactly } from "../../io/source.js";
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
 import { uniqueNames } from "../../bytes/names.js";
 import { decodeKeyBytes, hasEscapedBytes } from "./msgpack.js";

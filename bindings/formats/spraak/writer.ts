@@ -5,7 +5,7 @@
 import { CorruptDataError } from "../../bytes/errors.js";
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
 import { concatBytes, copyBytes } from "../../bytes/input.js";
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import { type TypedArray, bytesOf, decodeRowMajorTensor } from "../../tensor.js";
 import { formatF32, formatF64, gzip } from "./codecs.js";
 import { type HeaderKind, type SeparatorStyle, renderLine, separatorStyle } from "./header.js";

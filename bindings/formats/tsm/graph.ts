@@ -3,7 +3,7 @@
  * inputs (and consumers) resolved to nodes, `<param>` shapes and `<const>` values.
  */
 import type { ByteRange } from "../../bytes/byte-reader.js";
-import * as kernels from "../../kernels.js";
+import * as kernels from "../../kernels/index.js";
 import { type DType, bytesOf, isStandardDType } from "../../tensor.js";
 import { tsmDTypeName } from "./dtypes.js";
 import { type TsmField, type TsmModule, type TsmNode, isLoaded } from "./module.js";
