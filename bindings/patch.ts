@@ -26,7 +26,7 @@ import type { FormatId } from "./formats/types.js";
 import type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 import { asBytes, asSource } from "./io/input.js";
 import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
-import { type Incoming, type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
+import { type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
 import { type PatchPlan, runPlan } from "./patch/plan.js";
 import { type ByteSink, sinkWriter } from "./export/stream.js";
 

@@ -145,7 +145,11 @@ export interface FormatCapabilities<M extends FormatModule<unknown, never, never
   readonly convertsTo?: readonly FormatId[] | undefined;
   /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */
   readonly embeds?: { readonly format: FormatId; readonly names: readonly string[] } | undefined;
-  /** The tensor name a file of one unnamed tensor lacks, said as a reason to give `--tensor` (npy, onnx-tensor). */
+  /**
+   * Set for formats of one tensor whose name the file may not carry (npy, onnx-tensor): what the file is and that
+   * its tensor's name must be given (`a .npy file: it holds one tensor and no name; give the name with --tensor
+   * NAME`), or undefined when this file names it.
+   */
   unnamedTensor?(file: F): string | undefined;
   /** The inspect rows printed as tables of name, dtype and shape (ONNX's `inputs`, `outputs`). */
   readonly inspectTables?: readonly string[] | undefined;

@@ -24,5 +24,5 @@ export const reading: FormatReading<File> = {
 export const capabilities: FormatCapabilities<typeof npy, File> = {
   id: npy.id,
   module: npy,
-  unnamedTensor: () => "a .npy file: it holds one tensor and no name",
+  unnamedTensor: () => "a .npy file: it holds one tensor and no name; give the name with --tensor NAME",
 };

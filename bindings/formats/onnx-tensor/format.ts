@@ -25,5 +25,5 @@ export const reading: FormatReading<File> = {
 export const capabilities: FormatCapabilities<typeof onnxTensor, File> = {
   id: onnxTensor.id,
   module: onnxTensor,
-  unnamedTensor: (file) => (file.tensor.name === "" ? "a TensorProto without a name" : undefined),
+  unnamedTensor: (file) => (file.tensor.name === "" ? "a TensorProto without a name: give the tensor's name in the model with --tensor NAME" : undefined),
 };
