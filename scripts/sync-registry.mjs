@@ -11,12 +11,12 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The format ids in the registry's order, read from registry.ts's READINGS list and its imports. */
 export function registryIds(text = readFileSync(join(root, "bindings/formats/registry.ts"), "utf8")) {
-  const folders = new Map([...text.matchAll(/^import \* as (\w+) from "\.\/([\w-]+)\/format\.js";$/gm)].map((m) => [m[1], m[2]]));
+  const folders = new Map([...text.matchAll(/^import \{[^}]*\breading as (\w+) \} from "\.\/([\w-]+)\/format\.js";$/gm)].map((m) => [m[1], m[2]]));
   const list = /export const READINGS[^=]*=\s*\[([^\]]*)\]/.exec(text);
   if (!list) throw new Error("sync-registry: no READINGS list in bindings/formats/registry.ts");
-  return [...list[1].matchAll(/(\w+)\.reading/g)].map((m) => {
-    const id = folders.get(m[1]);
-    if (!id) throw new Error(`sync-registry: ${m[1]}.reading is not imported from ./<id>/format.js`);
+  return [...list[1].matchAll(/\w+/g)].map((m) => {
+    const id = folders.get(m[0]);
+    if (!id) throw new Error(`sync-registry: ${m[0]} is not a reading imported from ./<id>/format.js`);
     return id;
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The one list of formats. A format is its folder (`formats/<id>/`, with `format.ts` declaring its reading functions
- * and its capabilities), its facade `formats/<id>.ts`, and one import plus its name in each list below. The order is
- * the order detection tries them in: the five model formats with magic bytes first, then ONNX (no magic: its
+ * and its capabilities), its facade `formats/<id>.ts`, and one import line plus its name in each list below. The
+ * order is the order detection tries them in: the five model formats with magic bytes first, then ONNX (no magic: its
  * detector checks that the first bytes are ModelProto fields with their wire types and an ir_version), then the
  * input formats safetensors, npy and npz (safetensors has no magic, so its detector is a plausibility check that must
  * never win over a model format), and last onnx-tensor (a bare TensorProto, no magic either: a conservative check of
@@ -9,32 +9,33 @@
  *
  * Two lists, not one, so that bundlers can drop what a program does not use: `READINGS` reaches only the readers
  * (detectFormat, readAny and readFromAny use it), `CAPABILITIES` the whole format (writers, patch planners, the
- * graph): esbuild keeps every export of a module namespace used as a value. A test checks the two name the same
- * formats in the same order, and that what is derived from them (package.json's subpaths, typedoc.json's entry
- * points, the CLI's format list, the inspector's accepted extensions) is up to date.
+ * graph): esbuild keeps every export of a module namespace used as a value, and Rolldown (Vite) keeps what an unused
+ * array reads from a namespace, hence the named imports. test/formats/registry.test.ts checks that the two name the
+ * same formats in the same order, and that what derives from them (package.json's subpaths and typedoc.json's entry
+ * points, written by scripts/sync-registry.mjs; the CLI usage's format list) is up to date.
  */
-import * as april from "./april/format.js";
-import * as bw2l from "./bw2l/format.js";
-import * as npy from "./npy/format.js";
-import * as npz from "./npz/format.js";
-import * as onnx from "./onnx/format.js";
-import * as onnxTensor from "./onnx-tensor/format.js";
-import * as primitiv from "./primitiv/format.js";
-import * as safetensors from "./safetensors/format.js";
-import * as spraak from "./spraak/format.js";
-import * as tsm from "./tsm/format.js";
+import { capabilities as aprilCapabilities, reading as aprilReading } from "./april/format.js";
+import { capabilities as bw2lCapabilities, reading as bw2lReading } from "./bw2l/format.js";
+import { capabilities as npyCapabilities, reading as npyReading } from "./npy/format.js";
+import { capabilities as npzCapabilities, reading as npzReading } from "./npz/format.js";
+import { capabilities as onnxCapabilities, reading as onnxReading } from "./onnx/format.js";
+import { capabilities as onnxTensorCapabilities, reading as onnxTensorReading } from "./onnx-tensor/format.js";
+import { capabilities as primitivCapabilities, reading as primitivReading } from "./primitiv/format.js";
+import { capabilities as safetensorsCapabilities, reading as safetensorsReading } from "./safetensors/format.js";
+import { capabilities as spraakCapabilities, reading as spraakReading } from "./spraak/format.js";
+import { capabilities as tsmCapabilities, reading as tsmReading } from "./tsm/format.js";
 import type { FormatCapabilities, FormatId, FormatReading } from "./types.js";
 
 /** Every format's reading functions, in the order detection tries them. */
 export const READINGS: readonly FormatReading[] = [
-  bw2l.reading, april.reading, tsm.reading, primitiv.reading, spraak.reading,
-  onnx.reading, safetensors.reading, npy.reading, npz.reading, onnxTensor.reading,
+  bw2lReading, aprilReading, tsmReading, primitivReading, spraakReading,
+  onnxReading, safetensorsReading, npyReading, npzReading, onnxTensorReading,
 ];
 
 /** The built-in formats' capabilities, in the same order (typed per format: FormatModules derives from it). */
 const BUILT_IN_CAPABILITIES = [
-  bw2l.capabilities, april.capabilities, tsm.capabilities, primitiv.capabilities, spraak.capabilities,
-  onnx.capabilities, safetensors.capabilities, npy.capabilities, npz.capabilities, onnxTensor.capabilities,
+  bw2lCapabilities, aprilCapabilities, tsmCapabilities, primitivCapabilities, spraakCapabilities,
+  onnxCapabilities, safetensorsCapabilities, npyCapabilities, npzCapabilities, onnxTensorCapabilities,
 ] as const;
 
 /** Every format's capabilities, in the order of READINGS (the same array: registerFormat adds to it). */

@@ -1,31 +1,25 @@
 /**
  * The april format as the registry (../registry.ts) sees it: its reading functions, and apart from them (so that a
- * reader-only bundle drops the rest) what it offers beyond reading.
+ * reader-only bundle drops the rest) what it offers beyond reading, in capabilities.ts (re-exported here: a bundle
+ * that uses only `reading` never includes that module, which holds the whole format as a value). The reading
+ * functions are named imports: Rolldown (Vite) keeps a whole namespace whose members are read here.
  */
-import * as april from "../april.js";
-import type { FormatCapabilities, FormatReading } from "../types.js";
-import { planPatch } from "./patch.js";
+import { detect, extensions, id, loadTensor, read, readFrom, tensorInfos, tensors } from "../april.js";
+import type { FormatReading } from "../types.js";
 
 /** The format's file object, as its read() returns it. */
-type File = ReturnType<typeof april.read>;
+type File = ReturnType<typeof read>;
 
 /** What detection and the readers need: no writer, builder or patcher is reachable from here. */
 export const reading: FormatReading<File> = {
-  id: april.id,
-  extensions: april.extensions,
-  detect: april.detect,
-  read: april.read,
-  readFrom: april.readFrom,
-  tensors: april.tensors,
-  tensorInfos: april.tensorInfos,
-  loadTensor: april.loadTensor,
+  id,
+  extensions,
+  detect,
+  read,
+  readFrom,
+  tensors,
+  tensorInfos,
+  loadTensor,
 };
 
-/** What the format offers beyond reading (see FormatCapabilities). */
-export const capabilities: FormatCapabilities<typeof april, File> = {
-  id: april.id,
-  module: april,
-  planPatch,
-  graph: (file) => file,
-  embeds: { format: "onnx", names: april.NETWORK_NAMES },
-};
+export { capabilities } from "./capabilities.js";

@@ -1,34 +1,26 @@
 /**
  * The onnx format as the registry (../registry.ts) sees it: its reading functions, and apart from them (so that a
- * reader-only bundle drops the rest) what it offers beyond reading.
+ * reader-only bundle drops the rest) what it offers beyond reading, in capabilities.ts (re-exported here: a bundle
+ * that uses only `reading` never includes that module, which holds the whole format as a value). The reading
+ * functions are named imports: Rolldown (Vite) keeps a whole namespace whose members are read here.
  */
-import * as onnx from "../onnx.js";
-import type { FormatCapabilities, FormatReading } from "../types.js";
-import { planPatch } from "./patch.js";
+import { detect, extensions, id, loadTensor, read, readFrom, tensorInfos, tensors } from "../onnx.js";
+import type { FormatReading } from "../types.js";
 
 /** The format's file object, as its read() returns it. */
-type File = ReturnType<typeof onnx.read>;
+type File = ReturnType<typeof read>;
 
 /** What detection and the readers need: no writer, builder or patcher is reachable from here. */
 export const reading: FormatReading<File> = {
-  id: onnx.id,
-  extensions: onnx.extensions,
+  id,
+  extensions,
   chosenByName: true,
-  detect: onnx.detect,
-  read: onnx.read,
-  readFrom: onnx.readFrom,
-  tensors: onnx.tensors,
-  tensorInfos: onnx.tensorInfos,
-  loadTensor: onnx.loadTensor,
+  detect,
+  read,
+  readFrom,
+  tensors,
+  tensorInfos,
+  loadTensor,
 };
 
-/** What the format offers beyond reading (see FormatCapabilities). */
-export const capabilities: FormatCapabilities<typeof onnx, File> = {
-  id: onnx.id,
-  module: onnx,
-  planPatch,
-  externalData: true,
-  graph: (file) => file,
-  inspectTables: ["inputs", "outputs"],
-  inspectMetadataKey: "metadataProps",
-};
+export { capabilities } from "./capabilities.js";

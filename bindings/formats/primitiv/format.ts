@@ -1,29 +1,25 @@
 /**
  * The primitiv format as the registry (../registry.ts) sees it: its reading functions, and apart from them (so that a
- * reader-only bundle drops the rest) what it offers beyond reading.
+ * reader-only bundle drops the rest) what it offers beyond reading, in capabilities.ts (re-exported here: a bundle
+ * that uses only `reading` never includes that module, which holds the whole format as a value). The reading
+ * functions are named imports: Rolldown (Vite) keeps a whole namespace whose members are read here.
  */
-import * as primitiv from "../primitiv.js";
-import type { FormatCapabilities, FormatReading } from "../types.js";
-import { planPatch } from "./patch.js";
+import { detect, extensions, id, loadTensor, read, readFrom, tensorInfos, tensors } from "../primitiv.js";
+import type { FormatReading } from "../types.js";
 
 /** The format's file object, as its read() returns it. */
-type File = ReturnType<typeof primitiv.read>;
+type File = ReturnType<typeof read>;
 
 /** What detection and the readers need: no writer, builder or patcher is reachable from here. */
 export const reading: FormatReading<File> = {
-  id: primitiv.id,
-  extensions: primitiv.extensions,
-  detect: primitiv.detect,
-  read: primitiv.read,
-  readFrom: primitiv.readFrom,
-  tensors: primitiv.tensors,
-  tensorInfos: primitiv.tensorInfos,
-  loadTensor: primitiv.loadTensor,
+  id,
+  extensions,
+  detect,
+  read,
+  readFrom,
+  tensors,
+  tensorInfos,
+  loadTensor,
 };
 
-/** What the format offers beyond reading (see FormatCapabilities). */
-export const capabilities: FormatCapabilities<typeof primitiv, File> = {
-  id: primitiv.id,
-  module: primitiv,
-  planPatch,
-};
+export { capabilities } from "./capabilities.js";

@@ -1,32 +1,25 @@
 /**
  * The spraak format as the registry (../registry.ts) sees it: its reading functions, and apart from them (so that a
- * reader-only bundle drops the rest) what it offers beyond reading.
+ * reader-only bundle drops the rest) what it offers beyond reading, in capabilities.ts (re-exported here: a bundle
+ * that uses only `reading` never includes that module, which holds the whole format as a value). The reading
+ * functions are named imports: Rolldown (Vite) keeps a whole namespace whose members are read here.
  */
-import * as spraak from "../spraak.js";
-import type { FormatCapabilities, FormatReading } from "../types.js";
-import { planPatch } from "./patch.js";
+import { detect, extensions, id, loadTensor, read, readFrom, tensorInfos, tensors } from "../spraak.js";
+import type { FormatReading } from "../types.js";
 
 /** The format's file object, as its read() returns it. */
-type File = ReturnType<typeof spraak.read>;
+type File = ReturnType<typeof read>;
 
 /** What detection and the readers need: no writer, builder or patcher is reachable from here. */
 export const reading: FormatReading<File> = {
-  id: spraak.id,
-  extensions: spraak.extensions,
-  detect: spraak.detect,
-  read: spraak.read,
-  readFrom: spraak.readFrom,
-  tensors: spraak.tensors,
-  tensorInfos: spraak.tensorInfos,
-  loadTensor: spraak.loadTensor,
+  id,
+  extensions,
+  detect,
+  read,
+  readFrom,
+  tensors,
+  tensorInfos,
+  loadTensor,
 };
 
-/** What the format offers beyond reading (see FormatCapabilities). */
-export const capabilities: FormatCapabilities<typeof spraak, File> = {
-  id: spraak.id,
-  module: spraak,
-  planPatch,
-  errorHint: (message) => /\d+ bytes? short/.test(message)
-    ? " (hint: a binary file a few bytes short was often copied as text, which turns CRLF into LF inside the data: git autocrlf, FTP ASCII mode; get a binary copy)"
-    : undefined,
-};
+export { capabilities } from "./capabilities.js";
