@@ -7,17 +7,8 @@
  * either: a conservative check of its first fields; a source named `.pb` is opened as one whatever its head).
  */
 import { FormatError } from "./bytes/errors.js";
-import * as april from "./formats/april.js";
-import * as bw2l from "./formats/bw2l.js";
-import * as npy from "./formats/npy.js";
-import * as npz from "./formats/npz.js";
-import * as onnx from "./formats/onnx.js";
-import * as onnxTensor from "./formats/onnx-tensor.js";
-import * as primitiv from "./formats/primitiv.js";
-import * as safetensors from "./formats/safetensors.js";
-import * as spraak from "./formats/spraak.js";
-import * as tsm from "./formats/tsm.js";
-import type { FormatId, FormatModule } from "./formats/types.js";
+import { type BuiltInModules, CAPABILITIES, READINGS, capabilitiesOf, readingOf } from "./formats/registry.js";
+import type { FormatId, FormatModule, FormatReading } from "./formats/types.js";
 import { loadTensor as lazyLoadTensor } from "./io/lazy.js";
 import { asBytes, asSource } from "./bytes/input.js";
 import { closestNames } from "./bytes/names.js";
@@ -25,73 +16,34 @@ export { closestNames };
 import { type ByteSource, readExactly, sourceSize } from "./io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "./tensor.js";
 
-/** Each format id's module (typed per id: `formatModule("tsm").graph` exists). */
-export interface FormatModules {
-  /** Binary wav2letter models. */
-  bw2l: typeof bw2l;
-  /** april-asr models. */
-  april: typeof april;
-  /** TenniS modules and SeetaFace6 containers. */
-  tsm: typeof tsm;
-  /** primitiv File Format v0.1. */
-  primitiv: typeof primitiv;
-  /** SPRAAK data files. */
-  spraak: typeof spraak;
-  /** ONNX models. */
-  onnx: typeof onnx;
-  /** Hugging Face safetensors (input format). */
-  safetensors: typeof safetensors;
-  /** NumPy .npy (input format). */
-  npy: typeof npy;
-  /** NumPy .npz (input format). */
-  npz: typeof npz;
-  /** ONNX TensorProto files, `.pb` (input format). */
-  "onnx-tensor": typeof onnxTensor;
-}
+/** Each format id's module (typed per id: `formatModule("tsm").graph` exists); derived from formats/registry.ts. */
+export type FormatModules = BuiltInModules;
 
 /** Each format id's file object, as read() returns it. */
 export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules[K]["read"]> };
 
-/** The reading functions over a format's own file type, as the dispatchers here use them. */
-type ReaderOf<K extends FormatId> = Pick<FormatModule<FormatFiles[K], unknown, unknown>, "id" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
+/** Every format module, in the order detection tries them (the registry's, formats/registry.ts). */
+export const FORMATS: readonly FormatModule<unknown, never, never>[] = /* @__PURE__ */ CAPABILITIES.map((format) => format.module);
 
-/** Every format module, in the order detection tries them. */
-export const FORMATS: readonly FormatModule<never, never, never>[] = [bw2l, april, tsm, primitiv, spraak, onnx, safetensors, npy, npz, onnxTensor] as unknown as FormatModule<never, never, never>[];
-
-/** What detection and the readAny/readFromAny/loadTensor dispatchers use of a format: its reading functions. */
-type FormatReader = Pick<FormatModule<never, never, never>, "id" | "detect" | "read" | "readFrom" | "tensors" | "tensorInfos" | "loadTensor">;
-
-/**
- * FORMATS' reading functions, in the same order, taken member by member: a bundler then keeps only these (and
- * what they reach) for detectFormat/readAny/readFromAny, not the writers, builders and patch code of every format
- * (esbuild keeps a whole module namespace once it is used as a value, as FORMATS does).
- */
-export const READERS = [
-  { id: bw2l.id, detect: bw2l.detect, read: bw2l.read, readFrom: bw2l.readFrom, tensors: bw2l.tensors, tensorInfos: bw2l.tensorInfos, loadTensor: bw2l.loadTensor },
-  { id: april.id, detect: april.detect, read: april.read, readFrom: april.readFrom, tensors: april.tensors, tensorInfos: april.tensorInfos, loadTensor: april.loadTensor },
-  { id: tsm.id, detect: tsm.detect, read: tsm.read, readFrom: tsm.readFrom, tensors: tsm.tensors, tensorInfos: tsm.tensorInfos, loadTensor: tsm.loadTensor },
-  { id: primitiv.id, detect: primitiv.detect, read: primitiv.read, readFrom: primitiv.readFrom, tensors: primitiv.tensors, tensorInfos: primitiv.tensorInfos, loadTensor: primitiv.loadTensor },
-  { id: spraak.id, detect: spraak.detect, read: spraak.read, readFrom: spraak.readFrom, tensors: spraak.tensors, tensorInfos: spraak.tensorInfos, loadTensor: spraak.loadTensor },
-  { id: onnx.id, detect: onnx.detect, read: onnx.read, readFrom: onnx.readFrom, tensors: onnx.tensors, tensorInfos: onnx.tensorInfos, loadTensor: onnx.loadTensor },
-  { id: safetensors.id, detect: safetensors.detect, read: safetensors.read, readFrom: safetensors.readFrom, tensors: safetensors.tensors, tensorInfos: safetensors.tensorInfos, loadTensor: safetensors.loadTensor },
-  { id: npy.id, detect: npy.detect, read: npy.read, readFrom: npy.readFrom, tensors: npy.tensors, tensorInfos: npy.tensorInfos, loadTensor: npy.loadTensor },
-  { id: npz.id, detect: npz.detect, read: npz.read, readFrom: npz.readFrom, tensors: npz.tensors, tensorInfos: npz.tensorInfos, loadTensor: npz.loadTensor },
-  { id: onnxTensor.id, detect: onnxTensor.detect, read: onnxTensor.read, readFrom: onnxTensor.readFrom, tensors: onnxTensor.tensors, tensorInfos: onnxTensor.tensorInfos, loadTensor: onnxTensor.loadTensor },
-] as unknown as readonly FormatReader[];
+/** Every format's reading functions, in FORMATS' order (the registry's READINGS: what detection uses). */
+export const READERS: readonly FormatReading[] = READINGS;
 
 /** How many leading bytes detectFormat needs at most. */
 export const DETECT_BYTES = 64;
 
 /** The format module of `id` (a `TypeError` for an unknown id). */
-export function formatModule<K extends FormatId>(id: K): FormatModules[K] {
-  const found = FORMATS.find((f) => f.id === id);
-  if (!found) throw new TypeError(`tensorfile: unknown format ${String(id)} (the formats are ${FORMATS.map((f) => f.id).join(", ")})`);
-  return found as unknown as FormatModules[K];
+export function formatModule<K extends FormatId>(id: K): FormatModules[K];
+export function formatModule(id: FormatId): FormatModule<unknown, never, never> {
+  const found = capabilitiesOf(id);
+  if (!found) throw new TypeError(`tensorfile: unknown format ${String(id)} (the formats are ${CAPABILITIES.map((f) => f.id).join(", ")})`);
+  return found.module;
 }
 
-/** The reading functions of format `id` (one of READERS: detection found it). */
-function readerOf<K extends FormatId>(id: K): ReaderOf<K> {
-  return READERS.find((f) => f.id === id) as unknown as ReaderOf<K>;
+/** The reading functions of format `id` (detection or a name found it, so it is registered). */
+function readerOf(id: FormatId): FormatReading {
+  const found = readingOf(id);
+  if (!found) throw new TypeError(`tensorfile: unknown format ${String(id)}`);
+  return found;
 }
 
 /**
@@ -100,7 +52,7 @@ function readerOf<K extends FormatId>(id: K): ReaderOf<K> {
  */
 export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefined {
   const head = asBytes(value, "detectFormat", "head");
-  for (const format of READERS) {
+  for (const format of READINGS) {
     try {
       if (format.detect(head)) return format.id;
     } catch {
@@ -109,16 +61,6 @@ export function detectFormat(value: Uint8Array | ArrayBuffer): FormatId | undefi
   }
   return undefined;
 }
-
-/**
- * The formats a file's name picks when its content is not recognised (no magic, or a head detection is unsure
- * of), with their extensions (taken member by member, as READERS does, so readFromAny's bundle keeps no whole
- * format namespace).
- */
-const CHOSEN_BY_NAME: readonly { id: FormatId; extensions: readonly string[] }[] = [
-  { id: onnx.id, extensions: onnx.extensions },
-  { id: onnxTensor.id, extensions: onnxTensor.extensions },
-];
 
 /**
  * The format a file name picks when detection by content found none: `x.onnx` is parsed as ONNX (which has no
@@ -130,12 +72,12 @@ const CHOSEN_BY_NAME: readonly { id: FormatId; extensions: readonly string[] }[]
 export function formatOfName(name: string | undefined): FormatId | undefined {
   if (typeof name !== "string" || name === "") return undefined;
   const path = (/^[a-z][a-z0-9+.-]*:\/\//i.test(name) ? name.replace(/[?#].*$/s, "") : name).toLowerCase();
-  return CHOSEN_BY_NAME.find((f) => f.extensions.some((e) => path.endsWith(e)))?.id;
+  return READINGS.find((f) => f.chosenByName === true && f.extensions.some((e) => path.endsWith(e)))?.id;
 }
 
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
 export function unknownFormatError(head: Uint8Array): FormatError {
-  const tried = READERS.map((f) => f.id).join(", ");
+  const tried = READINGS.map((f) => f.id).join(", ");
   if (head.length === 0) return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: empty file (0 bytes; the formats tried: ${tried})`);
   // every byte as two hex digits (0x89 of "\x89PNG" included), at most 16
   const shown = Array.from(head.subarray(0, 16), (b) => (b & 0xff).toString(16).padStart(2, "0")).join(" ");
@@ -206,7 +148,7 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options?: Decod
   if (info === null || typeof info !== "object" || typeof info.byteOffset !== "number") {
     return Promise.reject(new TypeError(`tensorfile: loadTensor(source, info) takes a TensorInfo from tensorInfos(); to load by name use the loadTensor of a readFromAny() result`));
   }
-  const format = READERS.find((f) => f.id === info.format);
+  const format = info.format === undefined ? undefined : readingOf(info.format);
   return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
 }
 

@@ -225,12 +225,12 @@ function widenChunk(tensor: NamedTensor, start: number, end: number, out: Float3
   if (dtype === "float32") return (data as Float32Array).subarray(start, end);
   if (dtype === "float16") return kernels.f16ToF32((data as Uint16Array).subarray(start, end), target);
   if (dtype === "bfloat16") {
-    const halves = data instanceof Uint16Array ? data : halvesOf(data as unknown as Uint8Array);
+    const halves = data instanceof Uint16Array ? data : halvesOf(tensor.data as Uint8Array);
     return kernels.bf16ToF32(halves.subarray(start, end), target);
   }
-  if (dtype === "float8_e4m3") return kernels.f8e4m3ToF32((data as unknown as Uint8Array).subarray(start, end), target);
-  if (dtype === "float8_e5m2") return kernels.f8e5m2ToF32((data as unknown as Uint8Array).subarray(start, end), target);
-  target.set(data.subarray(start, end) as unknown as ArrayLike<number>);
+  if (dtype === "float8_e4m3") return kernels.f8e4m3ToF32((tensor.data as Uint8Array).subarray(start, end), target);
+  if (dtype === "float8_e5m2") return kernels.f8e5m2ToF32((tensor.data as Uint8Array).subarray(start, end), target);
+  target.set(data.subarray(start, end));
   return target;
 }
 
@@ -423,7 +423,7 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
     let diff: TensorDiff;
     let bytes = 0;
     if (!sameShape(ea.shape, eb.shape)) {
-      diff = compare(ea.name, { ...ea, data: new Uint8Array(0) } as unknown as NamedTensor, { ...eb, data: new Uint8Array(0) } as unknown as NamedTensor, atol, rtol);
+      diff = compare(ea.name, { ...ea, data: new Uint8Array(0) } as NamedTensor, { ...eb, data: new Uint8Array(0) } as NamedTensor, atol, rtol);
     } else if (sideA.streams(i) && sideB.streams(j)) {
       // both stored as plain row-major values: compared slice by slice, never loaded whole
       const count = elementCount(ea.shape);

@@ -19,22 +19,16 @@
  * chunks; a bw2l int8 layer given float values is held whole while it is re-quantized; SPRAAK ASCII/gzip
  * files are held whole.
  */
-import { formatModule, readFromAny } from "./any.js";
+import { readFromAny } from "./any.js";
 import { UnsupportedError } from "./bytes/errors.js";
+import { capabilitiesOf } from "./formats/registry.js";
 import type { FormatId } from "./formats/types.js";
-import * as aprilPatch from "./formats/april/patch.js";
-import * as bw2lPatch from "./formats/bw2l/patch.js";
-import * as onnxPatch from "./formats/onnx/patch.js";
 import type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
-import * as primitivPatch from "./formats/primitiv/patch.js";
-import * as spraakPatch from "./formats/spraak/patch.js";
-import * as tsmPatch from "./formats/tsm/patch.js";
 import { asBytes, asSource } from "./bytes/input.js";
 import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
-import { type Incoming, type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
+import { type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
 import { type PatchPlan, runPlan } from "./patch/plan.js";
 import { type ByteSink, sinkWriter } from "./export/stream.js";
-import type { TensorInfo } from "./tensor.js";
 
 export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsHolder, TensorsInput } from "./patch/input.js";
 export type { ByteSink } from "./export/stream.js";
@@ -84,19 +78,6 @@ export interface PatchToResult extends PatchSummary {
   byteLength: number;
 }
 
-type Planner = (
-  file: never, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
-) => Promise<PatchPlan>;
-
-const PLANNERS: Partial<Record<string, Planner>> = {
-  bw2l: bw2lPatch.planPatch as Planner,
-  tsm: tsmPatch.planPatch as Planner,
-  primitiv: primitivPatch.planPatch as Planner,
-  spraak: spraakPatch.planPatch as Planner,
-  april: aprilPatch.planPatch as Planner,
-  onnx: onnxPatch.planPatch as Planner,
-};
-
 function checkOptions(options: PatchOptions): void {
   if (options === null || typeof options !== "object") throw new TypeError("tensorfile: patch options must be an object ({ partial })");
   if (options.externalSink !== undefined && typeof options.externalSink !== "function") {
@@ -123,10 +104,9 @@ async function planFor(source: ByteSource, weights: Weights, options: PatchOptio
   const { size } = await sourceSize(source);
   const opened = await readFromAny(source);
   const format = opened.format as FormatId;
-  const planner = PLANNERS[format];
-  if (!planner) throw new UnsupportedError(format, `${format} files hold weights but are not a model format that can be patched; patch a model with them`);
-  const module = formatModule(format) as unknown as { tensorInfos(file: unknown): TensorInfo[] };
-  const plan = await planner(opened.file as never, module.tensorInfos(opened.file), source, size, incoming, options);
+  const capabilities = capabilitiesOf(format);
+  if (!capabilities?.planPatch) throw new UnsupportedError(format, `${format} files hold weights but are not a model format that can be patched; patch a model with them`);
+  const plan = await capabilities.planPatch(opened.file, opened.tensorInfos(), source, size, incoming, options);
   return { plan, format, size };
 }
 

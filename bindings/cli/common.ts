@@ -4,6 +4,7 @@
  * or as JSON, and the small text helpers several commands print with.
  */
 import { isFormatError } from "../bytes/errors.js";
+import { capabilitiesOf } from "../formats/registry.js";
 import type { InspectResult } from "../formats/types.js";
 import { SourceError } from "../io/source.js";
 import { OutputError, OutputRefused, fsReason } from "./output.js";
@@ -50,9 +51,7 @@ export function errorLine(error: unknown): string {
   }
   const message = (error as Error)?.message ?? String(error);
   let line = message.startsWith("tensorfile: ") ? message.slice("tensorfile: ".length) : message;
-  if (isFormatError(error) && error.format === "spraak" && /\d+ bytes? short/.test(message)) {
-    line += " (hint: a binary file a few bytes short was often copied as text, which turns CRLF into LF inside the data: git autocrlf, FTP ASCII mode; get a binary copy)";
-  }
+  if (isFormatError(error)) line += capabilitiesOf(error.format)?.errorHint?.(message) ?? "";
   return line;
 }
 

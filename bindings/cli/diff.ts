@@ -6,6 +6,7 @@
  * tolerances, 1 otherwise (and for bad input), 2 on a usage error.
  */
 import { type DiffResult, type TensorDiff, diffTensors } from "../diff.js";
+import { capabilitiesOf } from "../formats/registry.js";
 import type { ByteSource } from "../io/source.js";
 import type { TensorInfo } from "../tensor.js";
 import { fitColumn, tableWidth } from "./columns.js";
@@ -34,8 +35,6 @@ shortened in the middle to fit the width (COLUMNS); piped, they are printed whol
 /** A lazily opened file as diff uses it. */
 type DiffSide = Awaited<ReturnType<DiffCliContext["openLazy"]>>;
 
-const APRIL_NETWORKS = ["encoder", "decoder", "joiner"] as const;
-
 /**
  * An .april file against one .onnx network: the april side keeps only that network's weights
  * (`encoder/<name>` …) and the onnx side's names get the same prefix, so `diff model.april encoder.onnx` compares
@@ -43,14 +42,17 @@ const APRIL_NETWORKS = ["encoder", "decoder", "joiner"] as const;
  * (encoder.onnx, my-decoder.onnx …), else the one with the most weights of the same name and shape. Other pairs are returned as given.
  */
 export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB: string): { a: DiffSide; b: DiffSide; note?: string } {
-  const aprilFirst = a.format === "april" && b.format === "onnx";
-  if (!aprilFirst && !(a.format === "onnx" && b.format === "april")) return { a, b };
+  const embedsB = capabilitiesOf(a.format)?.embeds;
+  const embedsA = capabilitiesOf(b.format)?.embeds;
+  const aprilFirst = embedsB?.format === b.format;
+  if (!aprilFirst && embedsA?.format !== a.format) return { a, b };
+  const networks = (aprilFirst ? embedsB : embedsA)!.names;
   const [aprilSide, onnxSide, onnxPath] = aprilFirst ? [a, b, pathB] : [b, a, pathA];
   const onnxShapes = new Map(onnxSide.tensorInfos().map((i) => [i.name, i.shape.join("x")]));
   const base = onnxPath.split(/[\\/]/).pop()!.toLowerCase();
   const shared = (network: string) => aprilSide.tensorInfos()
     .filter((i) => i.name.startsWith(`${network}/`) && onnxShapes.get(i.name.slice(network.length + 1)) === i.shape.join("x")).length;
-  const network = APRIL_NETWORKS.find((n) => base.includes(n)) ?? [...APRIL_NETWORKS].sort((x, y) => shared(y) - shared(x))[0]!;
+  const network = networks.find((n) => base.includes(n)) ?? [...networks].sort((x, y) => shared(y) - shared(x))[0]!;
   const prefix = `${network}/`;
   const aprilInfos = aprilSide.tensorInfos().filter((i) => i.name.startsWith(prefix));
   const originals = new Map<TensorInfo, TensorInfo>();
@@ -69,8 +71,10 @@ export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB
   return aprilFirst ? { a: narrowed, b: prefixed, note } : { a: prefixed, b: narrowed, note };
 }
 
-/** The formats that hold one tensor whose name the file may not carry (a .npy's is always `array`). */
-const ONE_TENSOR_FORMATS = new Set(["npy", "onnx-tensor"]);
+/** True for the formats that hold one tensor whose name the file may not carry (a .npy's is always `array`). */
+function isOneTensorFormat(format: string): boolean {
+  return capabilitiesOf(format)?.unnamedTensor !== undefined;
+}
 
 /**
  * Two files of one tensor each, one of them a one-tensor format (.npy, .pb), under different names: B's tensor is
@@ -79,7 +83,7 @@ const ONE_TENSOR_FORMATS = new Set(["npy", "onnx-tensor"]);
 export function pairSingleTensors(a: DiffSide, b: DiffSide): { a: DiffSide; b: DiffSide; note?: string } {
   const [infoA, infoB] = [a.tensorInfos(), b.tensorInfos()];
   if (infoA.length !== 1 || infoB.length !== 1 || infoA[0]!.name === infoB[0]!.name) return { a, b };
-  if (!ONE_TENSOR_FORMATS.has(a.format) && !ONE_TENSOR_FORMATS.has(b.format)) return { a, b };
+  if (!isOneTensorFormat(a.format) && !isOneTensorFormat(b.format)) return { a, b };
   const original = infoB[0]!;
   const renamed = { ...original, name: infoA[0]!.name };
   const note = `comparing the one tensor of each file: "${infoA[0]!.name}" in A with "${original.name}" in B`;

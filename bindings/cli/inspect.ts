@@ -2,6 +2,7 @@
  * `tensorfile inspect FILE… [--json] [--full]`: the format, version, metadata and a table of tensors of each FILE,
  * from its headers only (a TenniS module also gets the verdict of its ONNX translation).
  */
+import { capabilitiesOf } from "../formats/registry.js";
 import type { InspectResult } from "../formats/types.js";
 import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText, versionText } from "./common.js";
 import { openLazy } from "./inputs.js";
@@ -36,12 +37,10 @@ function valueText(value: unknown, full: boolean): string {
 
 /** A meta value as a person reads it: tsm's reserved header bytes as bytes, not as one run of hex digits. */
 function metaText(format: string, key: string, value: unknown, full: boolean): string {
-  if (format === "tsm" && key === "reserved" && typeof value === "string") {
-    if (value === "") return "all zero";
-    const bytes = value.match(/../g) ?? [];
-    return `${bytes.join(" ")} (then zeros)`;
-  }
-  if (format === "tsm" && key === "onnx") return onnxVerdictText(value);
+  const capabilities = capabilitiesOf(format);
+  const own = capabilities?.inspectMetaText?.(key, value);
+  if (own !== undefined) return own;
+  if (key === "onnx" && capabilities?.convertsTo?.includes("onnx")) return onnxVerdictText(value);
   return valueText(value, full);
 }
 
@@ -59,7 +58,8 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   print(out, `format   ${info.format}${versionText(info)}`);
   // an ONNX model's inputs and outputs (name, dtype, shape) and metadata_props, each on a line of its own
   const shown = new Set(["format", "version", "meta", "tensors"]);
-  for (const key of info.format === "onnx" ? ["inputs", "outputs"] : []) {
+  const capabilities = capabilitiesOf(info.format);
+  for (const key of capabilities?.inspectTables ?? []) {
     const values = info[key];
     if (!Array.isArray(values)) continue;
     shown.add(key);
@@ -68,13 +68,14 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
     const widths = [0, 1].map((c) => rows.reduce((w, r) => Math.max(w, r[c]!.length), 0));
     for (const r of rows) print(out, `  ${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`.trimEnd());
   }
-  const metadata = info.format === "onnx" && Array.isArray(info.meta?.metadataProps) ? info.meta.metadataProps as { key: string; value: string }[] : undefined;
+  const metadataKey = capabilities?.inspectMetadataKey;
+  const metadata = metadataKey !== undefined && Array.isArray(info.meta?.[metadataKey]) ? info.meta[metadataKey] as { key: string; value: string }[] : undefined;
   if (metadata) {
     print(out, `metadata${metadata.length === 0 ? "  (none)" : ""}`);
     const width = Math.min(28, metadata.reduce((w, e) => Math.max(w, e.key.length), 0));
     for (const e of metadata) print(out, `  ${e.key.padEnd(width)}  ${valueText(e.value, full)}`);
   }
-  const metaKeys = Object.keys(info.meta ?? {}).filter((k) => !(metadata && k === "metadataProps"));
+  const metaKeys = Object.keys(info.meta ?? {}).filter((k) => !(metadata && k === metadataKey));
   if (metaKeys.length > 0) {
     print(out, "meta");
     const width = Math.min(28, metaKeys.reduce((w, k) => Math.max(w, k.length), 0)); // (no spread: any count)
@@ -125,7 +126,7 @@ export async function inspectCommand(io: CliIO, paths: string[], options: { json
         const info = opened.module.inspect(opened.file);
         // what the file holds but could not be read (an april network that is not ONNX): said, not only listed
         const problems = opened.module.verifyErrors?.(opened.file) ?? [];
-        if (opened.format === "tsm") info.meta.onnx = await tsmOnnxVerdict(opened.source);
+        if (capabilitiesOf(opened.format)?.convertsTo?.includes("onnx")) info.meta.onnx = await tsmOnnxVerdict(opened.source);
         if (options.json) {
           if (many) results.push({ file: path, ...info });
           else print(io.stdout, jsonText(info));

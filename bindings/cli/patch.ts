@@ -11,6 +11,7 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { dirname, extname, join, relative, resolve, sep } from "node:path";
 import { formatModule, readFromAny } from "../any.js";
 import type { LazyTensorsWithSource } from "../patch.js";
+import { capabilitiesOf } from "../formats/registry.js";
 import type { FormatId } from "../formats/types.js";
 import { type ByteSource, fromFile } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
@@ -178,7 +179,6 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
   try {
     const opened = await readFromAny(source);
     const infos = opened.tensorInfos();
-    const format = opened.format as string;
     let chosen = infos;
     if (tensorName !== undefined) {
       if (infos.length === 1) chosen = [{ ...infos[0]!, name: tensorName }];
@@ -187,10 +187,9 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
         if (found.length === 0) throw ctx.inputError(`${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
         chosen = found;
       }
-    } else if (format === "npy") {
-      throw ctx.usageError(`${path} is a .npy file: it holds one tensor and no name; give the name with --tensor NAME`);
-    } else if (format === "onnx-tensor" && (opened.file as { tensor: { name: string } }).tensor.name === "") {
-      throw ctx.usageError(`${path} is a TensorProto without a name: give the tensor's name in the model with --tensor NAME`);
+    } else {
+      const unnamed = capabilitiesOf(opened.format)?.unnamedTensor?.(opened.file);
+      if (unnamed !== undefined) throw ctx.usageError(`${path} is ${unnamed}`);
     }
     if (infos.length === 0) throw ctx.inputError(`${path} holds no tensors`);
     const original = new Map(chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]));
@@ -230,7 +229,8 @@ function checkExtension(model: string, output: string, format: FormatId, ctx: Pa
   const outExt = extname(output).toLowerCase();
   const own = [...(formatModule(format) as { extensions: readonly string[] }).extensions];
   if (outExt === modelExt) return;
-  if (own.includes(outExt) && (format !== "tsm" || own.includes(modelExt))) return;
+  const containers = capabilitiesOf(format)?.containers?.extensions ?? [];
+  if (own.includes(outExt) && (!containers.includes(outExt) || own.includes(modelExt))) return;
   const allowed = [...new Set([modelExt, ...own].filter(Boolean))];
   throw ctx.usageError(`OUT ${output} ends in "${outExt || "(nothing)"}": a patched ${format} model is written as ${allowed.join(" or ")}`);
 }
@@ -280,7 +280,7 @@ async function sameFileOrPath(a: string, b: string): Promise<boolean> {
 
 /** The locations of MODEL's external weights (ONNX), in file order without repeats. */
 function externalLocations(format: FormatId, infos: readonly TensorInfo[]): string[] {
-  if (format !== "onnx") return [];
+  if (!capabilitiesOf(format)?.externalData) return [];
   const locations = infos.filter(isExternal).map((info) => (info as TensorInfo & { onnx: { location: string } }).onnx.location);
   return [...new Set(locations)];
 }
@@ -318,15 +318,14 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
     const weights = isFolder ? await openFolder(weightsPath, ctx) : await openWeightsFile(weightsPath, ctx, options.tensor);
     try {
       const outExt = extname(output).toLowerCase();
-      const rewrap = format === "tsm" && outExt !== extname(model).toLowerCase() && (outExt === ".tsm" || outExt === ".csta");
+      const containers = capabilitiesOf(format)?.containers;
+      const rewrap = containers !== undefined && outExt !== extname(model).toLowerCase() && containers.extensions.includes(outExt) ? containers : undefined;
       let result: PatchToResult;
       try {
         result = await writeAtomically(output, async (temp) => {
           if (rewrap) {
             const patched = await patchFrom(modelSource, weights.tensors, { partial: options.partial ?? false });
-            const tsm = await import("../formats/tsm.js");
-            const file = tsm.read(patched.bytes);
-            const bytes = outExt === ".tsm" ? tsm.write({ ...file, container: undefined }) : tsm.writeCsta(file);
+            const bytes = rewrap.rewrap(patched.bytes, outExt);
             await writeFile(temp, bytes);
             return nothingReplaced({ ...patched, byteLength: bytes.length }, ctx);
           }
@@ -353,7 +352,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       }
       const out = (text: string) => ctx.stdout.write(`${text}\n`);
       // april: whole networks, or weights of its networks (encoder/<name>…)
-      const unit = format === "april" && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor";
+      const unit = capabilitiesOf(format)?.embeds !== undefined && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor";
       out(`replaced ${count(result.replaced.length, unit)}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
       out(`kept     ${count(result.kept.length, unit)} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
       if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);

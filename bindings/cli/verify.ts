@@ -5,7 +5,7 @@
 import { stat } from "node:fs/promises";
 import { formatModule, readFromAny } from "../any.js";
 import { decodeInChunks } from "../export/stream.js";
-import { verifyFrom as npzVerifyFrom } from "../formats/npz.js";
+import { capabilitiesOf } from "../formats/registry.js";
 import { openFileAccess } from "../io/file-access.js";
 import { inheritExternalData } from "../io/external-data.js";
 import { type ByteSource, fromBytes } from "../io/source.js";
@@ -54,7 +54,7 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
         for await (const piece of decodeInChunks(opened, info, {})) bytes += piece.byteLength;
       }
       // npz: the CRC-32s of stored members, read in chunks (deflated ones were checked as they inflated)
-      const warnings = opened.format === "npz" ? await npzVerifyFrom(source, opened.file) : undefined;
+      const warnings = await capabilitiesOf(opened.format)?.verifyFrom?.(source, opened.file);
       const module = formatModule(opened.format) as AnyModule;
       return { module, file: opened.file, tensors: { count: infos.length, bytes }, size: source.size, read: Math.min(source.size, source.bytesRead), warnings };
     } finally {
@@ -63,7 +63,7 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes, path);
-  if (module.id === "onnx") {
+  if (capabilitiesOf(module.id)?.externalData) {
     // external weights are read where --external-dir says (standard input, a pipe or a URL has no folder), in pieces
     const source = withCliExternalData(fromBytes(bytes, path));
     const opened = { ...(await readFromAny(source)), source };

@@ -5,6 +5,8 @@
 import type { ByteRange } from "../bytes/byte-reader.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
+import type { Incoming, ReplaceOptions } from "../patch/input.js";
+import type { PatchPlan } from "../patch/plan.js";
 
 /** The id of every format tensorfile reads: the five model formats, ONNX and the input formats. */
 export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | "onnx" | InputFormatId;
@@ -84,4 +86,77 @@ export interface FormatModule<F = unknown, R = unknown, W = unknown> {
   verifyErrors?(file: F): string[];
   /** Embedded files for `extract`. */
   blobs(file: F): EmbeddedBlob[];
+}
+
+/**
+ * What the registry (formats/registry.ts) needs of a format to detect and read it: its id, extensions, detector
+ * and reading functions. Declared in the format's `format.ts` beside its {@link FormatCapabilities}, apart from
+ * them, so that a bundle of detectFormat/readAny/readFromAny keeps the readers and drops writers and patchers.
+ * @internal
+ */
+export interface FormatReading<F = unknown> {
+  /** The format's id. */
+  readonly id: FormatId;
+  /** File extensions, lower case with the dot. */
+  readonly extensions: readonly string[];
+  /**
+   * True when a file name ending in one of `extensions` picks this format's parser when the content does not
+   * decide (ONNX has no magic; a `.pb` is a TensorProto): the parser's error then says what is wrong.
+   */
+  readonly chosenByName?: boolean | undefined;
+  /** True when the first bytes are this format's; never throws. */
+  detect(head: Uint8Array): boolean;
+  /** The format's read(). */
+  read(bytes: Uint8Array): F;
+  /** The format's readFrom(). */
+  readFrom(source: ByteSource): Promise<F>;
+  /** The format's tensors(). */
+  tensors(file: F, options?: DecodeOptions): NamedTensor[];
+  /** The format's tensorInfos(). */
+  tensorInfos(file: F): TensorInfo[];
+  /** The format's loadTensor(). */
+  loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor>;
+}
+
+/**
+ * What a format offers beyond reading, each optional: callers (patch, the CLI, the inspector) ask for one of
+ * these rather than compare format ids. `M` is the format's module (its facade namespace), `F` its file object.
+ * @internal
+ */
+export interface FormatCapabilities<M extends FormatModule<unknown, never, never> = FormatModule<unknown, never, never>, F = unknown> {
+  /** The format's id (the same as its reading's). */
+  readonly id: FormatId;
+  /** The format's whole module, as `formatModule(id)` returns it. */
+  readonly module: M;
+  /** Plans a patch (patch/plan.ts runs it): absent for formats that hold weights but are not models to patch. */
+  planPatch?(file: F, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions): Promise<PatchPlan>;
+  /** Checks of a lazily opened file that reading its tensors does not make (npz: stored members' CRC-32s). */
+  verifyFrom?(source: ByteSource, file: F): Promise<string[]>;
+  /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
+  readonly externalData?: boolean | undefined;
+  /** The model's graph for the inspector's graph view (tsm, onnx, april). */
+  graph?(file: F): unknown;
+  /**
+   * Container relations: extensions a patched file may be written as that wrap the same content differently
+   * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.
+   */
+  readonly containers?: { readonly extensions: readonly string[]; rewrap(bytes: Uint8Array, extension: string): Uint8Array } | undefined;
+  /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */
+  readonly convertsTo?: readonly FormatId[] | undefined;
+  /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */
+  readonly embeds?: { readonly format: FormatId; readonly names: readonly string[] } | undefined;
+  /**
+   * Set for formats of one tensor whose name the file may not carry (npy, onnx-tensor): what the file is and that
+   * its tensor's name must be given (`a .npy file: it holds one tensor and no name; give the name with --tensor
+   * NAME`), or undefined when this file names it.
+   */
+  unnamedTensor?(file: F): string | undefined;
+  /** The inspect rows printed as tables of name, dtype and shape (ONNX's `inputs`, `outputs`). */
+  readonly inspectTables?: readonly string[] | undefined;
+  /** The meta key holding key/value pairs printed one per line (ONNX's `metadataProps`). */
+  readonly inspectMetadataKey?: string | undefined;
+  /** A meta value as a person reads it, when the format knows better than JSON (tsm's reserved bytes). */
+  inspectMetaText?(key: string, value: unknown): string | undefined;
+  /** A hint to add to an error message of this format (SPRAAK: a binary file copied as text). */
+  errorHint?(message: string): string | undefined;
 }

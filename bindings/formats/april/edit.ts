@@ -5,7 +5,7 @@
  */
 import { utf8Bytes } from "../../bytes/byte-writer.js";
 import { type AprilFile, type AprilParams, LANGUAGE_BYTES, NETWORK_NAMES, type NetworkName, PARAM_FIELDS } from "./model.js";
-import type { OnnxModel } from "../onnx/model.js";
+import type { OnnxModel } from "../onnx/embed.js";
 
 /** The header fields setField() sets; params fields go by their names in the file (batch_size, samplerate, …). */
 export const HEADER_FIELDS = ["name", "description", "language"] as const;

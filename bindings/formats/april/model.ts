@@ -7,7 +7,7 @@
 
 
 import { type ByteRange } from "../../bytes/byte-reader.js";
-import type { OnnxModel } from "../onnx/model.js";
+import type { OnnxModel } from "../onnx/embed.js";
 
 
 

@@ -18,8 +18,7 @@ import { type NamedTensor, type TensorInfo, bytesOf, elementCount } from "../../
 import { sameBytes } from "../../patch/encode.js";
 import { type Incoming, type PatchValue, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, rangePlan } from "../../patch/plan.js";
-import { write as writeOnnx } from "../onnx/edit-write.js";
-import { type ModelPlan, planModel, replaceTensors as replaceOnnxTensors } from "../onnx/patch.js";
+import { type ModelPlan, planModel, replaceModelTensors as replaceOnnxTensors, writeModel as writeOnnx } from "../onnx/embed.js";
 import { type AprilFile, type NetworkName, NETWORK_NAMES } from "./model.js";
 import { modelsOfNetworks, weightInfos } from "./weights.js";
 import { encodeHeaderAndParams } from "./writer.js";

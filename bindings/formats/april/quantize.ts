@@ -2,8 +2,7 @@
  * april.quantize: the three ONNX networks of an .april file changed to float16 computation, bfloat16 weights or
  * int8 weights (onnx/quantize.ts), as edits of a new file object that write() stores.
  */
-import { modelBytes } from "../onnx/view.js";
-import { type QuantizeOptions, type QuantizeReport, checkQuantize, quantizeInPlace } from "../onnx/quantize.js";
+import { type QuantizeOptions, type QuantizeReport, checkQuantize, modelBytes, quantizeInPlace } from "../onnx/embed.js";
 import { type AprilFile, type NetworkName, NETWORK_NAMES } from "./model.js";
 import { read } from "./reader.js";
 import { write } from "./writer.js";

@@ -6,7 +6,7 @@
  */
 import { type ByteSink, writePiecesTo } from "../../export/stream.js";
 import { type ByteSource, rangeChunks } from "../../io/source.js";
-import { REWRITE_CHUNK_BYTES } from "../onnx/rewrite-from.js";
+import { REWRITE_CHUNK_BYTES } from "../onnx/embed.js";
 import { NETWORK_NAMES, id, isRange } from "./model.js";
 import { readFrom } from "./reader.js";
 import { encodeHeaderAndParams } from "./writer.js";

@@ -4,7 +4,7 @@
 import { assertEager } from "../../io/lazy.js";
 import { utf8Bytes } from "../../bytes/byte-writer.js";
 import { type ByteSource } from "../../io/source.js";
-import { loadTensor as loadOnnxTensor } from "../onnx/view.js";
+import { loadModelTensor as loadOnnxTensor } from "../onnx/embed.js";
 import { inspectNetworks, inspectWeights, networkProblems, verifyNetworks, weightInfos, weightTensors } from "./weights.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";

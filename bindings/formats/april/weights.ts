@@ -12,10 +12,10 @@ import { ByteReader } from "../../bytes/byte-reader.js";
 import type { ByteSource } from "../../io/source.js";
 import type { DecodeOptions, NamedTensor } from "../../tensor.js";
 import type { InspectTensor } from "../types.js";
-import type { OnnxModel } from "../onnx/model.js";
-import { parseSmallChunks } from "../onnx/lazy-read.js";
-import { type VarintCounter, looksLikeModel, parseModel } from "../onnx/reader.js";
-import { type OnnxTensorInfo, inspectExtras, inspectTensors, modelBytes, tensorOf, verify as verifyModel, weightInfo, weights } from "../onnx/view.js";
+import {
+  type OnnxModel, type OnnxTensorInfo, type VarintCounter, inspectExtras, inspectTensors, looksLikeModel, modelBytes,
+  parseModel, parseSmallChunks, tensorOf, verifyModel, weightInfo, weights,
+} from "../onnx/embed.js";
 import { type AprilEntry, type AprilFile, type AprilNetworkModels, type NetworkName, NETWORK_NAMES, id } from "./model.js";
 
 interface Parsed {

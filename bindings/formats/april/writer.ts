@@ -16,8 +16,7 @@ import {
 } from "./model.js";
 import { paramsViolation } from "./reader.js";
 import { checkWriterInput } from "../../bytes/arguments.js";
-import { writePieces as writeOnnxPieces } from "../onnx/edit-write.js";
-import { modelBytes } from "../onnx/view.js";
+import { modelBytes, writeModelPieces as writeOnnxPieces } from "../onnx/embed.js";
 
 // ----------------------------------------------------------------------------------------------- write
 

@@ -4,7 +4,7 @@
  */
 import type { ByteRange } from "../../bytes/byte-reader.js";
 import * as kernels from "../../kernels/index.js";
-import { type DType, bytesOf, isStandardDType } from "../../tensor.js";
+import { type DType, type TypedArray, bytesOf, isStandardDType } from "../../tensor.js";
 import { tsmDTypeName } from "./dtypes.js";
 import { type TsmField, type TsmModule, type TsmNode, isLoaded } from "./module.js";
 
@@ -110,7 +110,7 @@ function elementValues(field: TsmField, data: ArrayBufferView & { length: number
       out[i] = v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= -BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
     }
   } else {
-    const nums = data as unknown as ArrayLike<number>;
+    const nums = data as Exclude<TypedArray, BigInt64Array | BigUint64Array>;
     for (let i = 0; i < data.length; i++) out[i] = nums[i]!;
   }
   return out;

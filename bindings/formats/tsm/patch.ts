@@ -14,7 +14,7 @@ import { type TensorInfo, bytesOf, viewAs } from "../../tensor.js";
 import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
 import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
 import { type PatchPlan, asTensor, rangePlan } from "../../patch/plan.js";
-import type { TsmFile } from "./file.js";
+import type { TsmFile } from "./model.js";
 import { obfuscatedEnd, xorObfuscation } from "./csta.js";
 import { type TsmField, type TsmNode, isLoaded } from "./module.js";
 

@@ -6,6 +6,11 @@ import type { TensorInfo } from "../../tensor.js";
 import type { CstaContainer } from "./csta.js";
 import type { TsmModule } from "./module.js";
 
+/** The format's id. */
+export const id = "tsm" as const;
+/** The file extensions this format is written with. */
+export const extensions: readonly string[] = [".tsm", ".csta"];
+
 /** A TenniS module; `container` is set when it came out of (and will be written back into) a .csta file. */
 export interface TsmFile extends TsmModule {
   /** The SeetaFace6 container the module came in (a `.csta`); written back around it. */

@@ -38,10 +38,10 @@
  *                             Sum with broadcasting, which is what the graph says, so that is what is written.
  */
 import type { DType } from "../../tensor.js";
-import { tsmDTypeCode, tsmDTypeName } from "./dtypes.js";
-import type { OnnxAttributeValue } from "../onnx/builder.js";
+import { tsmDTypeCode, tsmDTypeName } from "../../formats/tsm/dtypes.js";
+import type { OnnxAttributeValue } from "../../formats/onnx/builder.js";
 import { type OnnxContext, type Translation, type Value, Unconvertible, constNumbers, numbers, onnxDType } from "./onnx-context.js";
-import type { TsmGraphNode } from "./graph.js";
+import type { TsmGraphNode } from "../../formats/tsm/graph.js";
 
 type Read = (v: Value) => string;
 

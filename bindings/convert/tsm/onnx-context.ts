@@ -3,9 +3,9 @@
  * each value (Value), and the one error a translation throws when it cannot be exact (Unconvertible).
  */
 import { type DType, bytesOf, viewAs } from "../../tensor.js";
-import type { OnnxAttributeValue, OnnxDTypeName, OnnxNodeInput, OnnxTensorInput } from "../onnx/builder.js";
-import type { TsmGraphNode } from "./graph.js";
-import { type TsmField, isLoaded } from "./module.js";
+import type { OnnxAttributeValue, OnnxDTypeName, OnnxNodeInput, OnnxTensorInput } from "../../formats/onnx/builder.js";
+import type { TsmGraphNode } from "../../formats/tsm/graph.js";
+import { type TsmField, isLoaded } from "../../formats/tsm/module.js";
 
 /** A translation cannot express this node exactly. */
 export class Unconvertible extends Error {}

@@ -13,9 +13,9 @@
  */
 import { UnsupportedError } from "../../bytes/errors.js";
 import type { DType } from "../../tensor.js";
-import { ONNX_DTYPES, type OnnxNodeInput, type OnnxTensorInput, type OnnxValueInfoInput, create, createPieces } from "../onnx/builder.js";
-import { type TsmGraph, type TsmGraphNode, buildGraph } from "./graph.js";
-import { type TsmModule, isLoaded } from "./module.js";
+import { ONNX_DTYPES, type OnnxNodeInput, type OnnxTensorInput, type OnnxValueInfoInput, create, createPieces } from "../../formats/onnx/builder.js";
+import { type TsmGraph, type TsmGraphNode, buildGraph } from "../../formats/tsm/graph.js";
+import { type TsmModule, isLoaded } from "../../formats/tsm/module.js";
 import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-context.js";
 import { TRANSLATIONS } from "./onnx-ops.js";
 import { ownValue } from "../../bytes/names.js";

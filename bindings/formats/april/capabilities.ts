@@ -1,0 +1,16 @@
+/** What april offers beyond reading, for the registry (see FormatCapabilities in ../types.ts and format.ts). */
+import * as april from "../april.js";
+import type { FormatCapabilities } from "../types.js";
+import { planPatch } from "./patch.js";
+
+/** The format's file object, as its read() returns it. */
+type File = ReturnType<typeof april.read>;
+
+/** What the format offers beyond reading (see FormatCapabilities). */
+export const capabilities: FormatCapabilities<typeof april, File> = {
+  id: april.id,
+  module: april,
+  planPatch,
+  graph: (file) => file,
+  embeds: { format: "onnx", names: april.NETWORK_NAMES },
+};

@@ -1,0 +1,18 @@
+/** What onnx offers beyond reading, for the registry (see FormatCapabilities in ../types.ts and format.ts). */
+import * as onnx from "../onnx.js";
+import type { FormatCapabilities } from "../types.js";
+import { planPatch } from "./patch.js";
+
+/** The format's file object, as its read() returns it. */
+type File = ReturnType<typeof onnx.read>;
+
+/** What the format offers beyond reading (see FormatCapabilities). */
+export const capabilities: FormatCapabilities<typeof onnx, File> = {
+  id: onnx.id,
+  module: onnx,
+  planPatch,
+  externalData: true,
+  graph: (file) => file,
+  inspectTables: ["inputs", "outputs"],
+  inspectMetadataKey: "metadataProps",
+};
