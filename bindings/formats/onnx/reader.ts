@@ -57,9 +57,21 @@ interface Context {
  * opset and metadata entries): write() compares an object with the message at its frame and copies the stored
  * bytes of every message that did not change (edit.ts).
  */
-export const messageFrames = new WeakMap<object, OnnxFrame>();
+export const messageFrames: Pick<WeakMap<object, OnnxFrame>, "get" | "has"> = {
+  get: (message) => messageRecords.get(message)?.frame,
+  has: (message) => messageRecords.has(message),
+};
 /** What each message object was read from (parseModel's `origin`: the bytes read() was given), so a frame is only used with its own bytes. */
-export const messageOrigins = new WeakMap<object, object>();
+export const messageOrigins: Pick<WeakMap<object, object>, "get"> = {
+  get: (message) => messageRecords.get(message)?.origin,
+};
+/** Both, in one map (an entry in a WeakMap costs more than the small object holding the two). */
+const messageRecords = new WeakMap<object, { frame: OnnxFrame; origin: object }>();
+
+/** Records the frame and origin of a message object read() built. */
+function recordMessage(message: object, frame: OnnxFrame, origin: object): void {
+  messageRecords.set(message, { frame, origin });
+}
 
 /** The object read() builds, before it is handed out with its read-only fields. */
 type Building<T> = { -readonly [K in keyof T]: T[K] };
@@ -70,16 +82,15 @@ function frameOf(head: FieldHead, span: LenSpan): OnnxFrame {
 
 /** Reads the nested message of field `head` with `parse`, keeping the frame stack. */
 function nested<T>(ctx: Context, c: ProtoCursor, head: FieldHead, field: string, parse: (inner: ProtoCursor) => T): T {
-  c.expect(head, WIRE_LEN, field);
-  const { span, cursor } = c.message(field);
+  if (head.wire !== WIRE_LEN) c.expect(head, WIRE_LEN, field);
+  const span = c.len(field);
   const resume = c.pos;
   const frame = frameOf(head, span);
   ctx.frames.push(frame);
   try {
-    const message = parse(cursor());
+    const message = parse(new ProtoCursor(c.r, span.start, span.end, c.depth + 1, field, c.top));
     if (typeof message === "object" && message !== null) {
-      messageFrames.set(message, frame);
-      messageOrigins.set(message, ctx.origin);
+      recordMessage(message, frame, ctx.origin);
       ctx.onMessage?.(message, frame);
     }
     return message;
@@ -273,7 +284,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         stringCount++;
         break;
       case 8:
-        name = str(c, head, `${path}.name`);
+        name = c.text(head, "name");
         break;
       case 9: {
         c.expect(head, WIRE_LEN, "raw_data");
@@ -285,7 +296,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         break;
       }
       case 12:
-        docString = str(c, head, `${path}.doc_string`);
+        docString = c.text(head, "doc_string");
         break;
       case 13:
         readExternal(ctx, c, head, `${path}.external_data`, external);
@@ -387,7 +398,7 @@ function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
         if (h.field === 1) {
           dim.expect(h, WIRE_VARINT, "dim_value");
           value = dim.int64(`${dim.path}.dim_value`);
-        } else if (h.field === 2) value = str(dim, h, `${dim.path}.dim_param`);
+        } else if (h.field === 2) value = dim.text(h, "dim_param");
         else otherField(ctx, dim, h, DIMENSION);
       }
       return value;
@@ -441,9 +452,9 @@ function parseType(ctx: Context, c: ProtoCursor): OnnxValueType {
 function parseValueInfo(ctx: Context, c: ProtoCursor): OnnxValueInfo {
   const info: OnnxValueInfo = { name: "", type: { kind: "unknown" }, docString: "" };
   for (let head = c.next(); head; head = c.next()) {
-    if (head.field === 1) info.name = str(c, head, `${c.path}.name`);
+    if (head.field === 1) info.name = c.text(head, "name");
     else if (head.field === 2) info.type = nested(ctx, c, head, `${c.path}.type`, (inner) => parseType(ctx, inner));
-    else if (head.field === 3) info.docString = str(c, head, `${c.path}.doc_string`);
+    else if (head.field === 3) info.docString = c.text(head, "doc_string");
     else otherField(ctx, c, head, VALUE_INFO); // 4 metadata_props
   }
   return info;
@@ -464,16 +475,16 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
   for (let head = c.next(); head; head = c.next()) {
     if (TYPE_BY_FIELD[head.field] && inferred === "UNDEFINED") inferred = TYPE_BY_FIELD[head.field]!;
     switch (head.field) {
-      case 1: a.name = str(c, head, `${p}.name`); break;
+      case 1: a.name = c.text(head, "name"); break;
       case 20: c.expect(head, WIRE_VARINT, "type"); declared = c.int32(`${p}.type`); break;
       case 2: c.expect(head, WIRE_FIXED32, "f"); a.f = c.float(`${p}.f`); break;
       case 3: c.expect(head, WIRE_VARINT, "i"); a.i = c.int64(`${p}.i`); break;
-      case 4: a.s = str(c, head, `${p}.s`); break;
+      case 4: a.s = c.text(head, "s"); break;
       case 5: a.t = nested(ctx, c, head, `${p}.t`, (inner) => parseTensor(ctx, inner)); break;
       case 6: a.g = nested(ctx, c, head, `${p}.g`, (inner) => parseGraph(ctx, inner, graphDepth + 1)); break;
       case 7: repeatedFloat(c, head, `${p}.floats`, (a.floats ??= [])); break;
       case 8: repeatedInt64(c, head, `${p}.ints`, (a.ints ??= [])); break;
-      case 9: (a.strings ??= []).push(str(c, head, `${p}.strings`)); break;
+      case 9: (a.strings ??= []).push(c.text(head, "strings")); break;
       case 10: {
         const list = (a.tensors ??= []);
         list.push(nested(ctx, c, head, `${p}.tensors[${list.length}]`, (inner) => parseTensor(ctx, inner)));
@@ -484,8 +495,8 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
         list.push(nested(ctx, c, head, `${p}.graphs[${list.length}]`, (inner) => parseGraph(ctx, inner, graphDepth + 1)));
         break;
       }
-      case 13: a.docString = str(c, head, `${p}.doc_string`); break;
-      case 21: a.refAttrName = str(c, head, `${p}.ref_attr_name`); break;
+      case 13: a.docString = c.text(head, "doc_string"); break;
+      case 21: a.refAttrName = c.text(head, "ref_attr_name"); break;
       case 22: a.sparseTensor = nested(ctx, c, head, `${p}.sparse_tensor`, (inner) => parseSparse(ctx, inner)); break;
       default: otherField(ctx, c, head, ATTRIBUTE); // 14 tp, 15 type_protos, 23 sparse_tensors: known, kept as bytes
     }
@@ -499,13 +510,13 @@ function parseNode(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxNode {
   const p = c.path;
   for (let head = c.next(); head; head = c.next()) {
     switch (head.field) {
-      case 1: node.inputs.push(str(c, head, `${p}.input`)); break;
-      case 2: node.outputs.push(str(c, head, `${p}.output`)); break;
-      case 3: node.name = str(c, head, `${p}.name`); break;
-      case 4: node.opType = str(c, head, `${p}.op_type`); break;
+      case 1: node.inputs.push(c.text(head, "input")); break;
+      case 2: node.outputs.push(c.text(head, "output")); break;
+      case 3: node.name = c.text(head, "name"); break;
+      case 4: node.opType = c.text(head, "op_type"); break;
       case 5: node.attributes.push(nested(ctx, c, head, `${p}.attribute[${node.attributes.length}]`, (inner) => parseAttribute(ctx, inner, graphDepth))); break;
-      case 6: node.docString = str(c, head, `${p}.doc_string`); break;
-      case 7: node.domain = str(c, head, `${p}.domain`); break;
+      case 6: node.docString = c.text(head, "doc_string"); break;
+      case 7: node.domain = c.text(head, "domain"); break;
       default: otherField(ctx, c, head, NODE); // 8 overload, 9 metadata_props, 10 device_configurations
     }
   }
@@ -540,9 +551,9 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
         nodes.push(nested(ctx, c, head, `${p}.node[${nodes.length}]`, (inner) => parseNode(ctx, inner, depth)));
         break;
       }
-      case 2: g.name = str(c, head, `${p}.name`); break;
+      case 2: g.name = c.text(head, "name"); break;
       case 5: g.initializers.push(nested(ctx, c, head, `${p}.initializer[${g.initializers.length}]`, (inner) => parseTensor(ctx, inner))); break;
-      case 10: g.docString = str(c, head, `${p}.doc_string`); break;
+      case 10: g.docString = c.text(head, "doc_string"); break;
       case 11: g.inputs.push(nested(ctx, c, head, `${p}.input[${g.inputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
       case 12: g.outputs.push(nested(ctx, c, head, `${p}.output[${g.outputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
       case 13: g.valueInfo.push(nested(ctx, c, head, `${p}.value_info[${g.valueInfo.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
@@ -582,37 +593,51 @@ interface LazyNodes {
 /** Node's util.inspect hook (a symbol in the global registry): set on a graph whose nodes are not parsed yet. */
 const INSPECT = Symbol.for("nodejs.util.inspect.custom");
 
+/** The graphs whose nodes wait for their first access, with what parses them. */
+const waitingNodes = new WeakMap<object, LazyNodes>();
+
+/** The graph (`object` or one it inherits from) whose nodes wait, or undefined. */
+function waitingGraph(object: object): OnnxGraph | undefined {
+  for (let o: object | null = object; o !== null; o = Object.getPrototypeOf(o) as object | null) {
+    if (waitingNodes.has(o)) return o as OnnxGraph;
+  }
+  return undefined;
+}
+
+/** `nodes` becomes a plain data property of `g` (holding `nodes`), as parseGraph would have made it. */
+function settleNodes(g: OnnxGraph, nodes: OnnxNode[]): void {
+  waitingNodes.delete(g);
+  delete (g as unknown as Record<symbol, unknown>)[INSPECT];
+  Object.defineProperty(g, "nodes", { value: nodes, writable: true, enumerable: true, configurable: true });
+}
+
+// the accessor and the inspect hook: one set of functions for every graph (the state is in waitingNodes)
+function getNodes(this: OnnxGraph): OnnxNode[] {
+  const g = waitingGraph(this);
+  if (!g) return [];
+  const nodes = parseLaterNodes(waitingNodes.get(g)!);
+  settleNodes(g, nodes);
+  return nodes;
+}
+function setNodes(this: OnnxGraph, nodes: OnnxNode[]): void {
+  if (waitingNodes.has(this)) settleNodes(this, nodes);
+  else Object.defineProperty(this, "nodes", { value: nodes, writable: true, enumerable: true, configurable: true });
+}
+/** util.inspect's hook: parse, then let util.inspect show the graph as it shows any object (returning `this` does that). */
+function inspectNodes(this: OnnxGraph): OnnxGraph {
+  void this.nodes;
+  return this;
+}
+
 /**
  * Makes `graph.nodes` parse its nodes on first access (reading, spreading, JSON.stringify, util.inspect: the
  * object looks the same as one parsed at once), then become a plain data property; assigning it first drops the
  * parse.
  */
 function lazyNodes(g: OnnxGraph, later: LazyNodes): void {
-  const settle = (nodes: OnnxNode[]) => {
-    Object.defineProperty(g, "nodes", { value: nodes, writable: true, enumerable: true, configurable: true });
-    delete (g as unknown as Record<symbol, unknown>)[INSPECT];
-  };
-  Object.defineProperty(g, "nodes", {
-    enumerable: true,
-    configurable: true,
-    get(): OnnxNode[] {
-      const nodes = parseLaterNodes(later);
-      settle(nodes);
-      return nodes;
-    },
-    set(nodes: OnnxNode[]) {
-      settle(nodes);
-    },
-  });
-  Object.defineProperty(g, INSPECT, {
-    enumerable: false,
-    configurable: true,
-    // parse, then let util.inspect show the graph as it shows any object (returning `this` does that)
-    value(this: OnnxGraph) {
-      void this.nodes;
-      return this;
-    },
-  });
+  waitingNodes.set(g, later);
+  Object.defineProperty(g, "nodes", { enumerable: true, configurable: true, get: getNodes, set: setNodes });
+  Object.defineProperty(g, INSPECT, { enumerable: false, configurable: true, writable: true, value: inspectNodes });
 }
 
 function parseLaterNodes(later: LazyNodes): OnnxNode[] {
@@ -627,8 +652,7 @@ function parseLaterNodes(later: LazyNodes): OnnxNode[] {
     ctx.frames.push(frame);
     const node = parseNode(ctx, new ProtoCursor(r, frame.bodyStart, frame.bodyEnd, later.cursorDepth, `${later.path}.node[${i}]`, later.top), later.depth);
     ctx.frames.pop();
-    messageFrames.set(node, frame);
-    messageOrigins.set(node, ctx.origin);
+    recordMessage(node, frame, ctx.origin);
     return node;
   });
 }
@@ -817,7 +841,7 @@ export function parseModel(
         model.opsetImports.push(nested(ctx, c, head, `${root}.opset_import[${model.opsetImports.length}]`, (inner) => {
           const opset = { domain: "", version: 0 };
           for (let h = inner.next(); h; h = inner.next()) {
-            if (h.field === 1) opset.domain = str(inner, h, `${inner.path}.domain`);
+            if (h.field === 1) opset.domain = inner.text(h, "domain");
             else if (h.field === 2) {
               inner.expect(h, WIRE_VARINT, "version");
               opset.version = inner.int64(`${inner.path}.version`);
@@ -830,8 +854,8 @@ export function parseModel(
         model.metadataProps.push(nested(ctx, c, head, `${root}.metadata_props[${model.metadataProps.length}]`, (inner) => {
           const entry = { key: "", value: "" };
           for (let h = inner.next(); h; h = inner.next()) {
-            if (h.field === 1) entry.key = str(inner, h, `${inner.path}.key`);
-            else if (h.field === 2) entry.value = str(inner, h, `${inner.path}.value`);
+            if (h.field === 1) entry.key = inner.text(h, "key");
+            else if (h.field === 2) entry.value = inner.text(h, "value");
             else otherField(ctx, inner, h, STRING_STRING_ENTRY);
           }
           return entry;

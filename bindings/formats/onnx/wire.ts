@@ -329,6 +329,29 @@ export class ProtoCursor {
     return textDecoder.decode(this.r.viewOf({ byteOffset: span.start, byteLength: span.end - span.start }));
   }
 
+  /**
+   * The string field `name` of this message (`head` its tag): as {@link string}, but its field path is only built
+   * for an error (CORRUPT for another wire type, as {@link expect}).
+   */
+  text(head: FieldHead, name: string): string {
+    if (head.wire !== WIRE_LEN) this.expect(head, WIRE_LEN, name);
+    const at = this.r.pos;
+    if (this.fastVarint() > 0 && this.hi === 0) {
+      const start = this.r.pos;
+      const n = this.lo >>> 0;
+      if (n <= SHORT_STRING && n <= this.end - start) {
+        const index = this.r.loadedIndex(start, n);
+        const ascii = index < 0 ? undefined : asciiText(this.r.loadedBytes, index, n);
+        if (ascii !== undefined) {
+          this.r.pos = start + n;
+          return ascii;
+        }
+      }
+      this.r.pos = at;
+    }
+    return this.string(`${this.path}.${name}`);
+  }
+
   /** A bytes payload as a view (eager reads only: lazy callers keep the span). */
   bytes(field: string): Uint8Array {
     const span = this.len(field);
