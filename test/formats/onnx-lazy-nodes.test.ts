@@ -86,10 +86,11 @@ describe("onnx.read: nodes parsed on first access", () => {
       if (k < 2) expect(utilInspect(onnx.read(bytes), { depth: Infinity, showHidden: true })).toBe(utilInspect(expected, { depth: Infinity, showHidden: true }));
       expect(utilInspect(onnx.read(bytes), { depth: 3 })).toBe(utilInspect(expected, { depth: 3 }));
       expect(JSON.stringify(onnx.read(bytes))).toBe(JSON.stringify(expected));
+      expect(JSON.stringify(structuredClone(onnx.read(bytes)))).toBe(JSON.stringify(expected)); // a worker's postMessage
       expect({ ...onnx.read(bytes).graph! }).toEqual({ ...expected.graph! });
       const lazy = onnx.read(bytes);
       expect(JSON.stringify(onnx.inspect(lazy))).toBe(JSON.stringify(onnx.inspect(expected)));
-      // tensors() (misaligned weights copied into one buffer) against copies made one by one
+      // tensors() (views where raw_data is aligned, copies where not) against copies of every weight
       const summary = (list: NamedTensor[]) => list.map((t) => {
         const data = t.data as ArrayBufferView;
         const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);

@@ -8,7 +8,7 @@ import { type ByteBacking, ByteReader } from "../../io/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
 import { dictionary, uniqueNames } from "../../io/names.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
-import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
+import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import {
   DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, type OnnxValueInfo, TYPED_FIELD_NUMBERS,
@@ -210,8 +210,9 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
 // ------------------------------------------------------------------------------------------ tensors
 
 function decodeWeight(bytes: Uint8Array, info: OnnxTensorInfo, options: DecodeOptions | undefined): NamedTensor {
-  const plain: TensorInfo = { ...info, byteLength: bytes.length };
-  delete (plain as OnnxTensorInfo).onnx;
+  // without `onnx` (a rest copy: `delete` would leave an object in slow dictionary mode, one per weight)
+  const { onnx: _storage, ...rest } = info;
+  const plain: TensorInfo = { ...rest, byteLength: bytes.length };
   const tensor = decodeRowMajorTensor(bytes, plain, options, id);
   tensor.shape = info.shape.slice();
   return tensor;
@@ -223,41 +224,7 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
   lazy.assertEager(model, id);
   const bytes = modelBytes.get(model);
   if (!bytes) throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "tensors");
-  const list = weights(model);
-  const infos = list.map((w) => weightInfo(w));
-  const aligned = options?.copy || options?.dtype || options?.out ? undefined : alignedCopies(bytes, list, infos);
-  return list.map((w, i) => {
-    const copy = aligned?.get(i);
-    return copy ? decodeWeight(copy, infos[i]!, { ...options, copy: false }) : tensorOf(bytes, w, infos[i]!, options);
-  });
-}
-
-/**
- * The raw_data weights whose elements are not aligned in `bytes` for a view (a typed array needs its element size
- * to divide the offset; protobuf aligns nothing), copied into one buffer at aligned offsets: one allocation for them
- * all instead of one per weight (a model stored in Constants has hundreds), each weight a view of it.
- */
-function alignedCopies(bytes: Uint8Array, list: readonly OnnxWeight[], infos: readonly OnnxTensorInfo[]): Map<number, Uint8Array> | undefined {
-  const misaligned: number[] = [];
-  let total = 0;
-  infos.forEach((info, i) => {
-    const size = dtypeBytes(info.dtype);
-    if (info.onnx || list[i]!.tensor.values || size <= 1 || (bytes.byteOffset + info.byteOffset) % size === 0) return;
-    misaligned.push(i);
-    total += Math.ceil(info.byteLength / 8) * 8;
-  });
-  if (misaligned.length < 2) return undefined;
-  const slab = new Uint8Array(total);
-  const out = new Map<number, Uint8Array>();
-  let at = 0;
-  for (const i of misaligned) {
-    const info = infos[i]!;
-    if (info.byteOffset + info.byteLength > bytes.length) return undefined; // tensorOf reports it
-    slab.set(bytes.subarray(info.byteOffset, info.byteOffset + info.byteLength), at);
-    out.set(i, slab.subarray(at, at + info.byteLength));
-    at += Math.ceil(info.byteLength / 8) * 8;
-  }
-  return out;
+  return weights(model).map((w) => tensorOf(bytes, w, weightInfo(w), options));
 }
 
 /** One weight of a model whose bytes are in memory (`bytes`: the whole file). */
