@@ -11,18 +11,27 @@
 // (@ricky0123/vad-web, If subgraphs); a model whose package is missing is skipped. Goals: read <= 0.5x decode,
 // read+tensors <= 1.0x decode+copy. Prints a markdown table (with `uptime`) and writes bench/results/onnx-structure.json.
 //
-//   npm run build && node bench/onnx-structure.bench.mjs [--rounds 31]
+//   npm run build && node bench/onnx-structure.bench.mjs [--rounds 31] [--no-gc]
+// (each sample starts after a full collection, gc(), unless --no-gc: then one case's garbage may be collected in
+// the time of the next)
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { execSync } from "node:child_process";
+import { execSync, spawnSync } from "node:child_process";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(join(root, "package.json"));
 const args = process.argv.slice(2);
 const rounds = Number(args[args.indexOf("--rounds") + 1] ?? 31) || 31;
+
+const collect = !args.includes("--no-gc");
+if (collect && typeof globalThis.gc !== "function") {
+  // each sample starts after a full collection (so one case's garbage is not collected in another's time)
+  const { status } = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), ...args], { stdio: "inherit" });
+  process.exit(status ?? 1);
+}
 
 const onnx = await import(join(root, "dist/formats/onnx.js"));
 const { fromBytes } = await import(join(root, "dist/index.js"));
@@ -93,6 +102,7 @@ const sink = [];
 for (let i = 0; i < 5; i++) for (const c of cases) sink.push(await c.run());
 for (let r = 0; r < rounds; r++) {
   for (const c of cases) {
+    if (collect) globalThis.gc();
     const start = performance.now();
     const result = await c.run();
     samples.get(c).push(performance.now() - start);
@@ -123,7 +133,7 @@ const lazyMs = ms(chainLabel, "readFrom+tensorInfos");
 const walkMs = ms(chainLabel, "readFrom+tensorInfos (no readSync)");
 
 const lines = [
-  `ONNX structure, Node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × ${cpus().length}, ${rounds} interleaved rounds (medians)`,
+  `ONNX structure, Node ${process.version}, ${cpus()[0]?.model ?? "cpu"} × ${cpus().length}, ${rounds} interleaved rounds (medians)${collect ? ", gc() before each sample" : ""}`,
   `uptime: ${uptime}`,
   "",
   "| model | case | tensorfile | onnx-proto | ratio | goal |",
