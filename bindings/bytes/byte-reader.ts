@@ -124,6 +124,20 @@ export class ByteReader {
     return at - w.start;
   }
 
+  /**
+   * For tight loops (protobuf varints): the index of absolute offset `at` in {@link loadedBytes} when [at, at + n) is in
+   * the window already loaded, else -1 (nothing is fetched or thrown: the caller takes the checked reads instead).
+   */
+  loadedIndex(at: number, n: number): number {
+    const index = at - this.windowStart;
+    return index >= 0 && index + n <= this.bytes.length ? index : -1;
+  }
+
+  /** The window {@link loadedIndex} indexes (the whole input when it is one Uint8Array). */
+  get loadedBytes(): Uint8Array {
+    return this.bytes;
+  }
+
   private take(n: number, field: string | undefined): number {
     this.need(n, field);
     const index = this.locate(this.pos, n);

@@ -67,7 +67,7 @@ export function detect(value: Uint8Array): boolean {
 /** The whole model; payloads stay byte ranges of `bytes` (which the result keeps for tensors() and write()). */
 export function read(bytes: Uint8Array, options: OnnxReadOptions = {}): OnnxModel {
   const input = asBytes(bytes, "onnx.read");
-  const model = parseModel(new ByteReader(input, id), { eager: true, maxGraphDepth: options.maxGraphDepth, origin: input });
+  const model = parseModel(new ByteReader(input, id), { eager: true, maxGraphDepth: options.maxGraphDepth, origin: input, lazyNodes: input });
   modelBytes.set(model, input);
   return model;
 }

@@ -150,6 +150,11 @@ class SmallChunkCache implements ByteBacking {
     return counter.finish(offset + length);
   }
 
+  /** The loaded chunk holding [offset, offset + length), or undefined when it is not loaded (nothing fetched). */
+  loaded(offset: number, length: number): Chunk | undefined {
+    return this.chunks.find(offset, length);
+  }
+
   /** The loaded chunk holding [offset, offset + length), fetched first when needed. */
   async ensure(offset: number, length: number): Promise<Chunk> {
     return this.chunks.find(offset, length) ?? (await this.load(offset, length), this.chunks.find(offset, length)!);
@@ -212,54 +217,56 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
   if (end <= start) return false;
   // (an .april network may be any blob: the walk stops where the parser does, at the first model field with a wrong
   // wire type, or at the first thing that is not protobuf)
-  /** A varint at `at` (below `limit`): its value (up to 2^53) and the offset after it, or undefined when malformed. */
-  const varint = async (at: number, limit: number): Promise<{ value: number; next: number } | undefined> => {
-    if (at >= limit) return undefined;
-    const chunk = await cache.ensure(at, Math.min(10, limit - at));
-    const n = readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start);
-    if (n <= 0) return undefined;
-    const value = (varintValue.lo >>> 0) + (varintValue.hi >>> 0) * 2 ** 32;
-    return value <= Number.MAX_SAFE_INTEGER ? { value, next: at + n } : undefined;
+  // (every step takes the loaded bytes as they are and awaits only a fetch: an await per varint made a walk over
+  // loaded bytes slower than the parse it prepares)
+  /**
+   * Reads the varint at `at` (below `limit`) from the loaded bytes, fetching them first when needed: its length in
+   * bytes (its bits in varintValue), or 0 when it is malformed.
+   */
+  const varintAt = async (at: number, limit: number): Promise<number> => {
+    if (at >= limit) return 0;
+    const n = Math.min(10, limit - at);
+    const chunk = cache.loaded(at, n) ?? (await cache.ensure(at, n));
+    return Math.max(0, readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start));
   };
-  /** The offset after the varint at `at` (below `limit`), whatever its value; undefined when malformed. */
-  const varintEnd = async (at: number, limit: number): Promise<number | undefined> => {
-    if (at >= limit) return undefined;
-    const chunk = await cache.ensure(at, Math.min(10, limit - at));
-    const n = readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start);
-    return n > 0 ? at + n : undefined;
+  /** The value of the varint varintAt read last, or -1 beyond 2^53. */
+  const value = (): number => {
+    const v = (varintValue.lo >>> 0) + (varintValue.hi >>> 0) * 2 ** 32;
+    return v <= Number.MAX_SAFE_INTEGER ? v : -1;
   };
   const walk = async (from: number, to: number, plan: WalkPlan, depth: number): Promise<boolean> => {
     let pos = from;
     while (pos < to) {
-      const tag = await varint(pos, to);
-      if (!tag || tag.value > 0xffffffff) return false;
-      const field = Math.floor(tag.value / 8);
-      const wire = tag.value % 8;
+      const tagBytes = await varintAt(pos, to);
+      const tag = value();
+      if (tagBytes === 0 || tag < 0 || tag > 0xffffffff) return false;
+      const field = Math.floor(tag / 8);
+      const wire = tag % 8;
       if (field === 0) return false;
       const spec = depth === 0 ? MODEL.fields[field] : undefined;
       if (spec && !wireMatches(spec, wire)) return false;
-      pos = tag.next;
+      pos += tagBytes;
       if (wire === 0) {
         // a value, not a length: any varint of up to 10 bytes (a negative int64, `axis=-1`, is 10 bytes long)
-        const next = await varintEnd(pos, to);
-        if (next === undefined) return false;
-        pos = next;
+        const n = await varintAt(pos, to);
+        if (n === 0) return false;
+        pos += n;
       } else if (wire === 1 || wire === 5) {
         const n = wire === 1 ? 8 : 4;
         if (n > to - pos) return false;
-        await cache.ensure(pos, n);
+        if (!cache.loaded(pos, n)) await cache.ensure(pos, n);
         pos += n;
       } else if (wire === 2) {
-        const length = await varint(pos, to);
-        if (!length || length.value > to - length.next) return false;
-        const body = length.next;
-        pos = body + length.value;
+        const lengthBytes = await varintAt(pos, to);
+        const length = value();
+        if (lengthBytes === 0 || length < 0 || length > to - pos - lengthBytes) return false;
+        const body = pos + lengthBytes;
+        pos = body + length;
         const kind = plan[field];
-        if (kind === "read") {
-          if (length.value > 0) await cache.ensure(body, length.value);
-        } else if (kind !== undefined) {
-          if (depth >= MAX_WALK_DEPTH || !(await walk(body, pos, kind, depth + 1))) return false;
-        }
+        // a field whose bytes are all loaded already has nothing to fetch (a node, say, inside the last read)
+        if (kind === undefined || length === 0 || cache.loaded(body, length)) continue;
+        if (kind === "read") await cache.ensure(body, length);
+        else if (depth >= MAX_WALK_DEPTH || !(await walk(body, pos, kind, depth + 1))) return false;
       } else if (wire !== 3 && wire !== 4) return false; // a group's tags (3 start, 4 end): its fields follow as fields
     }
     return true;

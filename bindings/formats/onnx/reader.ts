@@ -22,7 +22,7 @@ import {
 import {
   headVarint,
   type FieldHead, type LenSpan, MAX_MESSAGE_DEPTH, ProtoCursor, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
-  packedVarintCount,
+  packedVarintCount, readVarintAt, varintValue,
 } from "./wire.js";
 
 /**
@@ -45,6 +45,11 @@ interface Context {
   onMessage: ((message: object, frame: OnnxFrame) => void) | undefined;
   /** What the frames are offsets of (messageOrigins). */
   origin: object;
+  /**
+   * The bytes of the whole input when graphs index their nodes and parse them on first access (read(): see
+   * scanNode and lazyNodes below); undefined: every node is parsed as it is met.
+   */
+  lazyBytes: Uint8Array | undefined;
 }
 
 /**
@@ -52,9 +57,21 @@ interface Context {
  * opset and metadata entries): write() compares an object with the message at its frame and copies the stored
  * bytes of every message that did not change (edit.ts).
  */
-export const messageFrames = new WeakMap<object, OnnxFrame>();
+export const messageFrames: Pick<WeakMap<object, OnnxFrame>, "get" | "has"> = {
+  get: (message) => messageRecords.get(message)?.frame,
+  has: (message) => messageRecords.has(message),
+};
 /** What each message object was read from (parseModel's `origin`: the bytes read() was given), so a frame is only used with its own bytes. */
-export const messageOrigins = new WeakMap<object, object>();
+export const messageOrigins: Pick<WeakMap<object, object>, "get"> = {
+  get: (message) => messageRecords.get(message)?.origin,
+};
+/** Both, in one map (an entry in a WeakMap costs more than the small object holding the two). */
+const messageRecords = new WeakMap<object, { frame: OnnxFrame; origin: object }>();
+
+/** Records the frame and origin of a message object read() built. */
+function recordMessage(message: object, frame: OnnxFrame, origin: object): void {
+  messageRecords.set(message, { frame, origin });
+}
 
 /** The object read() builds, before it is handed out with its read-only fields. */
 type Building<T> = { -readonly [K in keyof T]: T[K] };
@@ -65,16 +82,15 @@ function frameOf(head: FieldHead, span: LenSpan): OnnxFrame {
 
 /** Reads the nested message of field `head` with `parse`, keeping the frame stack. */
 function nested<T>(ctx: Context, c: ProtoCursor, head: FieldHead, field: string, parse: (inner: ProtoCursor) => T): T {
-  c.expect(head, WIRE_LEN, field);
-  const { span, cursor } = c.message(field);
+  if (head.wire !== WIRE_LEN) c.expect(head, WIRE_LEN, field);
+  const span = c.len(field);
   const resume = c.pos;
   const frame = frameOf(head, span);
   ctx.frames.push(frame);
   try {
-    const message = parse(cursor());
+    const message = parse(new ProtoCursor(c.r, span.start, span.end, c.depth + 1, field, c.top));
     if (typeof message === "object" && message !== null) {
-      messageFrames.set(message, frame);
-      messageOrigins.set(message, ctx.origin);
+      recordMessage(message, frame, ctx.origin);
       ctx.onMessage?.(message, frame);
     }
     return message;
@@ -268,7 +284,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         stringCount++;
         break;
       case 8:
-        name = str(c, head, `${path}.name`);
+        name = c.text(head, "name");
         break;
       case 9: {
         c.expect(head, WIRE_LEN, "raw_data");
@@ -280,7 +296,7 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         break;
       }
       case 12:
-        docString = str(c, head, `${path}.doc_string`);
+        docString = c.text(head, "doc_string");
         break;
       case 13:
         readExternal(ctx, c, head, `${path}.external_data`, external);
@@ -382,7 +398,7 @@ function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
         if (h.field === 1) {
           dim.expect(h, WIRE_VARINT, "dim_value");
           value = dim.int64(`${dim.path}.dim_value`);
-        } else if (h.field === 2) value = str(dim, h, `${dim.path}.dim_param`);
+        } else if (h.field === 2) value = dim.text(h, "dim_param");
         else otherField(ctx, dim, h, DIMENSION);
       }
       return value;
@@ -436,9 +452,9 @@ function parseType(ctx: Context, c: ProtoCursor): OnnxValueType {
 function parseValueInfo(ctx: Context, c: ProtoCursor): OnnxValueInfo {
   const info: OnnxValueInfo = { name: "", type: { kind: "unknown" }, docString: "" };
   for (let head = c.next(); head; head = c.next()) {
-    if (head.field === 1) info.name = str(c, head, `${c.path}.name`);
+    if (head.field === 1) info.name = c.text(head, "name");
     else if (head.field === 2) info.type = nested(ctx, c, head, `${c.path}.type`, (inner) => parseType(ctx, inner));
-    else if (head.field === 3) info.docString = str(c, head, `${c.path}.doc_string`);
+    else if (head.field === 3) info.docString = c.text(head, "doc_string");
     else otherField(ctx, c, head, VALUE_INFO); // 4 metadata_props
   }
   return info;
@@ -459,16 +475,16 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
   for (let head = c.next(); head; head = c.next()) {
     if (TYPE_BY_FIELD[head.field] && inferred === "UNDEFINED") inferred = TYPE_BY_FIELD[head.field]!;
     switch (head.field) {
-      case 1: a.name = str(c, head, `${p}.name`); break;
+      case 1: a.name = c.text(head, "name"); break;
       case 20: c.expect(head, WIRE_VARINT, "type"); declared = c.int32(`${p}.type`); break;
       case 2: c.expect(head, WIRE_FIXED32, "f"); a.f = c.float(`${p}.f`); break;
       case 3: c.expect(head, WIRE_VARINT, "i"); a.i = c.int64(`${p}.i`); break;
-      case 4: a.s = str(c, head, `${p}.s`); break;
+      case 4: a.s = c.text(head, "s"); break;
       case 5: a.t = nested(ctx, c, head, `${p}.t`, (inner) => parseTensor(ctx, inner)); break;
       case 6: a.g = nested(ctx, c, head, `${p}.g`, (inner) => parseGraph(ctx, inner, graphDepth + 1)); break;
       case 7: repeatedFloat(c, head, `${p}.floats`, (a.floats ??= [])); break;
       case 8: repeatedInt64(c, head, `${p}.ints`, (a.ints ??= [])); break;
-      case 9: (a.strings ??= []).push(str(c, head, `${p}.strings`)); break;
+      case 9: (a.strings ??= []).push(c.text(head, "strings")); break;
       case 10: {
         const list = (a.tensors ??= []);
         list.push(nested(ctx, c, head, `${p}.tensors[${list.length}]`, (inner) => parseTensor(ctx, inner)));
@@ -479,8 +495,8 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
         list.push(nested(ctx, c, head, `${p}.graphs[${list.length}]`, (inner) => parseGraph(ctx, inner, graphDepth + 1)));
         break;
       }
-      case 13: a.docString = str(c, head, `${p}.doc_string`); break;
-      case 21: a.refAttrName = str(c, head, `${p}.ref_attr_name`); break;
+      case 13: a.docString = c.text(head, "doc_string"); break;
+      case 21: a.refAttrName = c.text(head, "ref_attr_name"); break;
       case 22: a.sparseTensor = nested(ctx, c, head, `${p}.sparse_tensor`, (inner) => parseSparse(ctx, inner)); break;
       default: otherField(ctx, c, head, ATTRIBUTE); // 14 tp, 15 type_protos, 23 sparse_tensors: known, kept as bytes
     }
@@ -494,13 +510,13 @@ function parseNode(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxNode {
   const p = c.path;
   for (let head = c.next(); head; head = c.next()) {
     switch (head.field) {
-      case 1: node.inputs.push(str(c, head, `${p}.input`)); break;
-      case 2: node.outputs.push(str(c, head, `${p}.output`)); break;
-      case 3: node.name = str(c, head, `${p}.name`); break;
-      case 4: node.opType = str(c, head, `${p}.op_type`); break;
+      case 1: node.inputs.push(c.text(head, "input")); break;
+      case 2: node.outputs.push(c.text(head, "output")); break;
+      case 3: node.name = c.text(head, "name"); break;
+      case 4: node.opType = c.text(head, "op_type"); break;
       case 5: node.attributes.push(nested(ctx, c, head, `${p}.attribute[${node.attributes.length}]`, (inner) => parseAttribute(ctx, inner, graphDepth))); break;
-      case 6: node.docString = str(c, head, `${p}.doc_string`); break;
-      case 7: node.domain = str(c, head, `${p}.domain`); break;
+      case 6: node.docString = c.text(head, "doc_string"); break;
+      case 7: node.domain = c.text(head, "domain"); break;
       default: otherField(ctx, c, head, NODE); // 8 overload, 9 metadata_props, 10 device_configurations
     }
   }
@@ -513,12 +529,31 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
   }
   const g: OnnxGraph = { name: "", docString: "", nodes: [], initializers: [], sparseInitializers: [], inputs: [], outputs: [], valueInfo: [] };
   const p = c.path;
+  const bytes = ctx.lazyBytes;
+  /** The nodes: parsed, or the offset in `frames` of one whose parse waits for the first access to `nodes`. */
+  const nodes: (OnnxNode | number)[] = [];
+  const frames: number[] = [];
   for (let head = c.next(); head; head = c.next()) {
     switch (head.field) {
-      case 1: g.nodes.push(nested(ctx, c, head, `${p}.node[${g.nodes.length}]`, (inner) => parseNode(ctx, inner, depth))); break;
-      case 2: g.name = str(c, head, `${p}.name`); break;
+      case 1: {
+        if (bytes && head.wire === WIRE_LEN) {
+          // the node's frame, and a scan that vouches that parsing it will not fail (else it is parsed now)
+          const lengthAt = c.pos;
+          const bodyStart = scanVarint(bytes, lengthAt, c.end);
+          const length = scanHi === 0 ? scanLo >>> 0 : -1;
+          if (bodyStart > 0 && length >= 0 && length <= c.end - bodyStart && scanNode(bytes, bodyStart, bodyStart + length, c.depth + 1)) {
+            nodes.push(frames.length);
+            frames.push(head.tagAt, lengthAt, bodyStart, bodyStart + length);
+            c.r.pos = bodyStart + length;
+            break;
+          }
+        }
+        nodes.push(nested(ctx, c, head, `${p}.node[${nodes.length}]`, (inner) => parseNode(ctx, inner, depth)));
+        break;
+      }
+      case 2: g.name = c.text(head, "name"); break;
       case 5: g.initializers.push(nested(ctx, c, head, `${p}.initializer[${g.initializers.length}]`, (inner) => parseTensor(ctx, inner))); break;
-      case 10: g.docString = str(c, head, `${p}.doc_string`); break;
+      case 10: g.docString = c.text(head, "doc_string"); break;
       case 11: g.inputs.push(nested(ctx, c, head, `${p}.input[${g.inputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
       case 12: g.outputs.push(nested(ctx, c, head, `${p}.output[${g.outputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
       case 13: g.valueInfo.push(nested(ctx, c, head, `${p}.value_info[${g.valueInfo.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
@@ -526,7 +561,240 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
       default: otherField(ctx, c, head, GRAPH); // 14 quantization_annotation, 16 metadata_props
     }
   }
+  if (frames.length === 0) g.nodes = nodes as OnnxNode[];
+  else {
+    const later: LazyNodes = { ctx, frames: ctx.frames.slice(), nodes, offsets: frames, depth, cursorDepth: c.depth + 1, top: c.top, path: p };
+    lazyNodes(g, later);
+  }
   return g;
+}
+
+// --------------------------------------------------------------------------------- nodes parsed on access
+
+/**
+ * A graph's nodes as read() found them: the ones already parsed and the frames (tag, length, body start and end
+ * offsets, four numbers each) of the ones scanNode vouched for, parsed on the first access to `graph.nodes`.
+ */
+interface LazyNodes {
+  ctx: Context;
+  /** The frames enclosing the graph's nodes (the graph's own last). */
+  frames: OnnxFrame[];
+  nodes: (OnnxNode | number)[];
+  offsets: number[];
+  /** The graph's subgraph depth (parseNode's). */
+  depth: number;
+  /** The nodes' cursor depth and the outermost message's end (ProtoCursor's). */
+  cursorDepth: number;
+  top: number;
+  /** The graph's field path. */
+  path: string;
+}
+
+/** Node's util.inspect hook (a symbol in the global registry): set on a graph whose nodes are not parsed yet. */
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/** The graphs whose nodes wait for their first access, with what parses them. */
+const waitingNodes = new WeakMap<object, LazyNodes>();
+
+/** The graph (`object` or one it inherits from) whose nodes wait, or undefined. */
+function waitingGraph(object: object): OnnxGraph | undefined {
+  for (let o: object | null = object; o !== null; o = Object.getPrototypeOf(o) as object | null) {
+    if (waitingNodes.has(o)) return o as OnnxGraph;
+  }
+  return undefined;
+}
+
+/** `nodes` becomes a plain data property of `g` (holding `nodes`), as parseGraph would have made it. */
+function settleNodes(g: OnnxGraph, nodes: OnnxNode[]): void {
+  waitingNodes.delete(g);
+  delete (g as unknown as Record<symbol, unknown>)[INSPECT];
+  Object.defineProperty(g, "nodes", { value: nodes, writable: true, enumerable: true, configurable: true });
+}
+
+// the accessor and the inspect hook: one set of functions for every graph (the state is in waitingNodes)
+function getNodes(this: OnnxGraph): OnnxNode[] {
+  const g = waitingGraph(this);
+  if (!g) return [];
+  const nodes = parseLaterNodes(waitingNodes.get(g)!);
+  settleNodes(g, nodes);
+  return nodes;
+}
+function setNodes(this: OnnxGraph, nodes: OnnxNode[]): void {
+  if (waitingNodes.has(this)) settleNodes(this, nodes);
+  else Object.defineProperty(this, "nodes", { value: nodes, writable: true, enumerable: true, configurable: true });
+}
+/** util.inspect's hook: parse, then let util.inspect show the graph as it shows any object (returning `this` does that). */
+function inspectNodes(this: OnnxGraph): OnnxGraph {
+  void this.nodes;
+  return this;
+}
+
+/**
+ * Makes `graph.nodes` parse its nodes on first access (reading, spreading, JSON.stringify, util.inspect: the
+ * object looks the same as one parsed at once), then become a plain data property; assigning it first drops the
+ * parse.
+ */
+function lazyNodes(g: OnnxGraph, later: LazyNodes): void {
+  waitingNodes.set(g, later);
+  Object.defineProperty(g, "nodes", { enumerable: true, configurable: true, get: getNodes, set: setNodes });
+  Object.defineProperty(g, INSPECT, { enumerable: false, configurable: true, writable: true, value: inspectNodes });
+}
+
+function parseLaterNodes(later: LazyNodes): OnnxNode[] {
+  const { ctx: readCtx, offsets } = later;
+  const r = new ByteReader(readCtx.lazyBytes!, readCtx.r.format);
+  const ctx: Context = { ...readCtx, r, unknown: 0, frames: later.frames.slice() };
+  return later.nodes.map((entry, i) => {
+    if (typeof entry !== "number") return entry;
+    const frame: OnnxFrame = {
+      tagAt: offsets[entry]!, lengthAt: offsets[entry + 1]!, lengthBytes: offsets[entry + 2]! - offsets[entry + 1]!, bodyStart: offsets[entry + 2]!, bodyEnd: offsets[entry + 3]!,
+    };
+    ctx.frames.push(frame);
+    const node = parseNode(ctx, new ProtoCursor(r, frame.bodyStart, frame.bodyEnd, later.cursorDepth, `${later.path}.node[${i}]`, later.top), later.depth);
+    ctx.frames.pop();
+    recordMessage(node, frame, ctx.origin);
+    return node;
+  });
+}
+
+/** The low and high 32 bits of the varint scanVarint read last. */
+let scanLo = 0;
+let scanHi = 0;
+
+/** The varint at bytes[i] below `stop` (its bits into scanLo/scanHi): the offset after it, or -1 when malformed. */
+function scanVarint(bytes: Uint8Array, i: number, stop: number): number {
+  if (i < stop) {
+    const b = bytes[i]!;
+    if (b < 0x80) {
+      scanLo = b;
+      scanHi = 0;
+      return i + 1;
+    }
+  }
+  const n = readVarintAt(bytes, i, stop);
+  if (n <= 0 || (n === 10 && bytes[i + 9]! > 1)) return -1;
+  scanLo = varintValue.lo;
+  scanHi = varintValue.hi;
+  return i + n;
+}
+
+/** The last varint read as an int64 (two's complement), or NaN beyond ±2^53 (which the parser refuses). */
+function scannedInt64(): number {
+  const value = (scanHi | 0) * 4294967296 + (scanLo >>> 0);
+  return Math.abs(value) <= Number.MAX_SAFE_INTEGER ? value : Number.NaN;
+}
+
+/** The end of the length-delimited payload whose length varint is at `i` (inside [i, stop)), or -1. */
+function scanLen(bytes: Uint8Array, i: number, stop: number): number {
+  const body = scanVarint(bytes, i, stop);
+  if (body < 0 || scanHi !== 0) return -1;
+  const length = scanLo >>> 0;
+  return length <= stop - body ? body + length : -1;
+}
+
+/**
+ * True when parseNode will read the NodeProto body [start, end) without an error, having met only what it holds
+ * (inputs, outputs, name, op_type, attributes, doc_string, domain): then read() leaves it for later. False for
+ * anything else (a malformed field, a field it keeps as bytes, a subgraph, a tensor beyond raw_data): the node is
+ * parsed at once, which reports what is wrong with its offset. `depth`: the node's cursor depth.
+ */
+function scanNode(bytes: Uint8Array, start: number, end: number, depth: number): boolean {
+  // attribute (depth + 1), tensor (+ 2), its packed dims (+ 3): all within the cursor's limit
+  if (depth + 3 > MAX_MESSAGE_DEPTH) return false;
+  let i = start;
+  while (i < end) {
+    i = scanVarint(bytes, i, end);
+    if (i < 0 || scanHi !== 0) return false;
+    const field = scanLo >>> 3;
+    if ((scanLo & 7) !== WIRE_LEN || field < 1 || field > 7) return false;
+    const bodyEnd = scanLen(bytes, i, end);
+    if (bodyEnd < 0) return false;
+    if (field === 5 && !scanAttribute(bytes, bodyEnd - (scanLo >>> 0), bodyEnd)) return false;
+    i = bodyEnd;
+  }
+  return true;
+}
+
+/** scanNode for an AttributeProto: scalars, lists, strings and a TENSOR of raw_data (scanTensor); no subgraphs. */
+function scanAttribute(bytes: Uint8Array, start: number, end: number): boolean {
+  let i = start;
+  while (i < end) {
+    i = scanVarint(bytes, i, end);
+    if (i < 0 || scanHi !== 0) return false;
+    const field = scanLo >>> 3;
+    const wire = scanLo & 7;
+    if (wire === WIRE_LEN) {
+      const bodyEnd = scanLen(bytes, i, end);
+      if (bodyEnd < 0) return false;
+      const body = bodyEnd - (scanLo >>> 0);
+      switch (field) {
+        case 1: case 4: case 9: case 13: case 21: break; // name, s, strings, doc_string, ref_attr_name
+        case 5: if (!scanTensor(bytes, body, bodyEnd)) return false; break;
+        case 7: if ((bodyEnd - body) % 4 !== 0) return false; break; // packed floats
+        case 8: // packed ints: each within ±2^53
+          for (let k = body; k < bodyEnd;) {
+            k = scanVarint(bytes, k, bodyEnd);
+            if (k < 0 || Number.isNaN(scannedInt64())) return false;
+          }
+          break;
+        default: return false;
+      }
+      i = bodyEnd;
+    } else if (wire === WIRE_VARINT && (field === 3 || field === 8 || field === 20)) {
+      i = scanVarint(bytes, i, end);
+      if (i < 0 || (field !== 20 && Number.isNaN(scannedInt64()))) return false;
+    } else if (wire === WIRE_FIXED32 && (field === 2 || field === 7)) {
+      if (end - i < 4) return false;
+      i += 4;
+    } else return false;
+  }
+  return true;
+}
+
+/**
+ * scanNode for a TensorProto (a Constant's value): dims, data_type, name, doc_string and at most one raw_data whose
+ * length the dims and type give (the checks of parseTensor); anything else is left to parseTensor.
+ */
+function scanTensor(bytes: Uint8Array, start: number, end: number): boolean {
+  let count = 1;
+  let dataType = 0;
+  let raw = -1;
+  let i = start;
+  while (i < end) {
+    i = scanVarint(bytes, i, end);
+    if (i < 0 || scanHi !== 0) return false;
+    const field = scanLo >>> 3;
+    const wire = scanLo & 7;
+    if (field === 1 && wire === WIRE_VARINT) {
+      i = scanVarint(bytes, i, end);
+      const d = scannedInt64();
+      if (i < 0 || !(d >= 0)) return false;
+      count *= d;
+    } else if (field === 1 && wire === WIRE_LEN) {
+      const bodyEnd = scanLen(bytes, i, end);
+      if (bodyEnd < 0) return false;
+      for (let k = bodyEnd - (scanLo >>> 0); k < bodyEnd;) {
+        k = scanVarint(bytes, k, bodyEnd);
+        const d = scannedInt64();
+        if (k < 0 || !(d >= 0)) return false;
+        count *= d;
+      }
+      i = bodyEnd;
+    } else if (field === 2 && wire === WIRE_VARINT) {
+      i = scanVarint(bytes, i, end);
+      if (i < 0) return false;
+      dataType = scanLo | 0;
+    } else if (wire === WIRE_LEN && (field === 8 || field === 12 || (field === 9 && raw < 0))) {
+      const bodyEnd = scanLen(bytes, i, end);
+      if (bodyEnd < 0) return false;
+      if (field === 9) raw = scanLo >>> 0;
+      i = bodyEnd;
+    } else return false;
+  }
+  if (!Number.isSafeInteger(count)) return false;
+  const info = DATA_TYPES[dataType];
+  if (raw >= 0) return info !== undefined && info.name !== "STRING" && raw === rawByteLength(info, count);
+  return info === undefined || info.name === "STRING" || count === 0;
 }
 
 /** Parses a ModelProto in [start, end) of the reader's bytes (an .april network passes its range). */
@@ -537,11 +805,18 @@ export function parseModel(
     onMessage?: ((message: object, frame: OnnxFrame) => void) | undefined;
     /** The bytes being read when they are in memory (read()): write() copies an object's stored message only from them. */
     origin?: Uint8Array | undefined;
+    /**
+     * The whole input (read()): graphs check their nodes with a scan and parse them on the first access to
+     * `graph.nodes` (see lazyNodes). Not with onMessage, which is told every message as it is read.
+     */
+    lazyNodes?: Uint8Array | undefined;
   },
 ): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage, origin: options.origin ?? r };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage, origin: options.origin ?? r,
+    lazyBytes: options.onMessage ? undefined : options.lazyNodes,
+  };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
   const model: Building<OnnxModel> = {
@@ -566,7 +841,7 @@ export function parseModel(
         model.opsetImports.push(nested(ctx, c, head, `${root}.opset_import[${model.opsetImports.length}]`, (inner) => {
           const opset = { domain: "", version: 0 };
           for (let h = inner.next(); h; h = inner.next()) {
-            if (h.field === 1) opset.domain = str(inner, h, `${inner.path}.domain`);
+            if (h.field === 1) opset.domain = inner.text(h, "domain");
             else if (h.field === 2) {
               inner.expect(h, WIRE_VARINT, "version");
               opset.version = inner.int64(`${inner.path}.version`);
@@ -579,8 +854,8 @@ export function parseModel(
         model.metadataProps.push(nested(ctx, c, head, `${root}.metadata_props[${model.metadataProps.length}]`, (inner) => {
           const entry = { key: "", value: "" };
           for (let h = inner.next(); h; h = inner.next()) {
-            if (h.field === 1) entry.key = str(inner, h, `${inner.path}.key`);
-            else if (h.field === 2) entry.value = str(inner, h, `${inner.path}.value`);
+            if (h.field === 1) entry.key = inner.text(h, "key");
+            else if (h.field === 2) entry.value = inner.text(h, "value");
             else otherField(ctx, inner, h, STRING_STRING_ENTRY);
           }
           return entry;
@@ -607,7 +882,7 @@ export function parseTensorProto(
 ): { tensor: OnnxTensor; unknownFieldCount: number } {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: undefined, origin: r };
+  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: undefined, origin: r, lazyBytes: undefined };
   const c = new ProtoCursor(r, start, end, 0, options.root ?? "tensor");
   // the tensor's own frame: its body is the whole range (typed fields are decoded from it)
   ctx.frames.push({ tagAt: start, lengthAt: start, lengthBytes: 0, bodyStart: start, bodyEnd: end });

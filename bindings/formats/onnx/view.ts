@@ -210,8 +210,9 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
 // ------------------------------------------------------------------------------------------ tensors
 
 function decodeWeight(bytes: Uint8Array, info: OnnxTensorInfo, options: DecodeOptions | undefined): NamedTensor {
-  const plain: TensorInfo = { ...info, byteLength: bytes.length };
-  delete (plain as OnnxTensorInfo).onnx;
+  // without `onnx` (a rest copy: `delete` would leave an object in slow dictionary mode, one per weight)
+  const { onnx: _storage, ...rest } = info;
+  const plain: TensorInfo = { ...rest, byteLength: bytes.length };
   const tensor = decodeRowMajorTensor(bytes, plain, options, id);
   tensor.shape = info.shape.slice();
   return tensor;

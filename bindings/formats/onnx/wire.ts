@@ -25,6 +25,20 @@ export const WIRE_FIXED32 = 5;
 
 const textDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
+/** Strings up to this many bytes are tried as ASCII first (names, op types: TextDecoder costs more than they do). */
+const SHORT_STRING = 64;
+
+/** bytes[index, index + n) as text when every byte is ASCII (the same text UTF-8 decoding gives), else undefined. */
+export function asciiText(bytes: Uint8Array, index: number, n: number): string | undefined {
+  let text = "";
+  for (let i = index; i < index + n; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80) return undefined;
+    text += String.fromCharCode(b);
+  }
+  return text;
+}
+
 /** Messages nested deeper than this are refused (protobuf's own default recursion limit is 100). */
 export const MAX_MESSAGE_DEPTH = 100;
 
@@ -84,6 +98,43 @@ export class ProtoCursor {
     throw new CorruptDataError(this.r.format, detail, at, field);
   }
 
+  /** The low and high 32 bits of the varint {@link fastVarint} read last. */
+  private lo = 0;
+  private hi = 0;
+
+  /**
+   * Reads a well-formed varint of this message that is in the reader's loaded window without allocating (its bits
+   * into lo/hi) and returns its length; 0 when it is not (ends past the message or the window, longer than 10
+   * bytes, beyond 64 bits): nothing is read, and the checked reads below take it with their errors.
+   */
+  private fastVarint(): number {
+    const r = this.r;
+    const at = r.pos;
+    const index = r.loadedIndex(at, 1);
+    if (index < 0) return 0;
+    const bytes = r.loadedBytes;
+    const stop = Math.min(bytes.length, index + (this.end - at));
+    let lo = 0;
+    let hi = 0;
+    for (let k = 0; k < 10; k++) {
+      if (index + k >= stop) return 0;
+      const b = bytes[index + k]!;
+      if (k < 4) lo |= (b & 0x7f) << (7 * k);
+      else if (k === 4) {
+        lo |= (b & 0x7f) << 28;
+        hi = (b & 0x7f) >>> 4;
+      } else hi |= (b & 0x7f) << (7 * k - 32);
+      if (b < 0x80) {
+        if (k === 9 && b > 1) return 0;
+        this.lo = lo;
+        this.hi = hi;
+        r.pos = at + k + 1;
+        return k + 1;
+      }
+    }
+    return 0;
+  }
+
   /** A varint inside this message, as a bigint (unsigned 64-bit). */
   varint(field: string): bigint {
     const at = this.r.pos;
@@ -108,6 +159,10 @@ export class ProtoCursor {
   /** A varint that must fit a non-negative safe integer (lengths, tags, counts). */
   uint(field: string): number {
     const at = this.r.pos;
+    if (this.fastVarint() > 0) {
+      if (this.hi >>> 0 <= 0x1fffff) return (this.hi >>> 0) * 4294967296 + (this.lo >>> 0);
+      this.r.pos = at; // beyond 2^53: the checked read reports it
+    }
     const v = this.varint(field);
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new LimitError(this.r.format, `value ${v} is too large`, at, field, v, Number.MAX_SAFE_INTEGER);
     return Number(v);
@@ -116,6 +171,11 @@ export class ProtoCursor {
   /** An int64 field (two's complement in 10 bytes when negative) as a number; LIMIT beyond ±2^53. */
   int64(field: string): number {
     const at = this.r.pos;
+    if (this.fastVarint() > 0) {
+      const value = (this.hi | 0) * 4294967296 + (this.lo >>> 0);
+      if (Math.abs(value) <= Number.MAX_SAFE_INTEGER) return value;
+      this.r.pos = at; // beyond ±2^53: the checked read reports it
+    }
     const v = BigInt.asIntN(64, this.varint(field));
     if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
       throw new LimitError(this.r.format, `int64 ${v} is beyond ±2^53`, at, field, v, Number.MAX_SAFE_INTEGER);
@@ -125,6 +185,7 @@ export class ProtoCursor {
 
   /** An int32/enum field (protobuf truncates the varint to 32 bits). */
   int32(field: string): number {
+    if (this.fastVarint() > 0) return this.lo | 0;
     return Number(BigInt.asIntN(32, this.varint(field)));
   }
 
@@ -132,6 +193,13 @@ export class ProtoCursor {
   next(): FieldHead | undefined {
     if (this.r.pos >= this.end) return undefined;
     const tagAt = this.r.pos;
+    if (this.fastVarint() > 0 && this.hi === 0) {
+      const t = this.lo >>> 0;
+      const field = Math.floor(t / 8);
+      const wire = t & 7;
+      if (field !== 0 && wire <= 5) return { field, wire, tagAt };
+    }
+    this.r.pos = tagAt;
     const tag = this.varint(`${this.path}.tag`);
     if (tag > 0xffffffffn) this.corrupt(`tag ${tag} is beyond 32 bits`, tagAt, `${this.path}.tag`);
     const t = Number(tag);
@@ -191,7 +259,7 @@ export class ProtoCursor {
       case WIRE_END_GROUP:
         this.corrupt(`end group (field ${head.field}) without a start group`, head.tagAt, field);
       case WIRE_VARINT:
-        this.varint(field);
+        if (this.fastVarint() === 0) this.varint(field);
         return;
       case WIRE_FIXED64:
         this.fixed(8, field);
@@ -250,7 +318,38 @@ export class ProtoCursor {
   /** A string payload (UTF-8; invalid sequences become U+FFFD, as protobufjs decodes them). */
   string(field: string): string {
     const span = this.len(field);
+    const n = span.end - span.start;
+    if (n <= SHORT_STRING) {
+      const index = this.r.loadedIndex(span.start, n);
+      if (index >= 0) {
+        const ascii = asciiText(this.r.loadedBytes, index, n);
+        if (ascii !== undefined) return ascii;
+      }
+    }
     return textDecoder.decode(this.r.viewOf({ byteOffset: span.start, byteLength: span.end - span.start }));
+  }
+
+  /**
+   * The string field `name` of this message (`head` its tag): as {@link string}, but its field path is only built
+   * for an error (CORRUPT for another wire type, as {@link expect}).
+   */
+  text(head: FieldHead, name: string): string {
+    if (head.wire !== WIRE_LEN) this.expect(head, WIRE_LEN, name);
+    const at = this.r.pos;
+    if (this.fastVarint() > 0 && this.hi === 0) {
+      const start = this.r.pos;
+      const n = this.lo >>> 0;
+      if (n <= SHORT_STRING && n <= this.end - start) {
+        const index = this.r.loadedIndex(start, n);
+        const ascii = index < 0 ? undefined : asciiText(this.r.loadedBytes, index, n);
+        if (ascii !== undefined) {
+          this.r.pos = start + n;
+          return ascii;
+        }
+      }
+      this.r.pos = at;
+    }
+    return this.string(`${this.path}.${name}`);
   }
 
   /** A bytes payload as a view (eager reads only: lazy callers keep the span). */
