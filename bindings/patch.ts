@@ -100,7 +100,7 @@ function isByteSource(value: unknown): value is ByteSource {
 async function planFor(source: ByteSource, weights: Weights, options: PatchOptions, fn: string): Promise<{ plan: PatchPlan; format: FormatId; size: number }> {
   checkOptions(options);
   const tensors: TensorsInput | LazyTensorsWithSource = isByteSource(weights) ? { ...(await readFromAny(weights)), source: weights } : weights;
-  const incoming = replacementsLazy(tensors, fn);
+  const incoming = replacementsLazy(tensors, fn, (from, info) => (info.format ? capabilitiesOf(info.format as FormatId)?.storedBytesOutside?.(from, info) : undefined));
   const { size } = await sourceSize(source);
   const opened = await readFromAny(source);
   const format = opened.format as FormatId;

@@ -8,8 +8,10 @@
 //   node scripts/check-layers.mjs --doc FILE --root DIR   # another page or tree (the tests use this)
 //
 // The layer table: one row a layer, bottom first; its "modules" cell lists globs in backticks, relative to the
-// root (`bindings/errors.ts`, `bindings/io/**`, `bindings/formats/*/**`). A module belongs to the first row
-// whose glob matches it, and may import from its own layer and any row above it in the table (a lower layer).
+// root (`bindings/errors.ts`, `bindings/io/**`, `bindings/formats/*/**`). A module belongs to the row of the most
+// specific glob that matches it (the most characters outside wildcards; the earlier row on a tie), so
+// `bindings/formats/*/format.ts` in one row takes those modules from `bindings/formats/*/**` in another. It may
+// import from its own layer and any row above it in the table (a lower layer).
 // Every .ts module under bindings/ and web/src/ must match a row: a new folder is placed on purpose.
 //
 // Formats: a module of formats/<x>/ (or the facade formats/<x>.ts) may import, among the formats, only its own
@@ -86,7 +88,16 @@ for (const layer of layers) if (layer.globs.length === 0) fail(`the layer "${lay
 const tieRows = tableAfter(doc, "## The layers", "to") ?? [];
 const ties = tieRows.map((row) => ({ from: codeSpans(row.from)[0], to: codeSpans(row.to)[0] })).filter((t) => t.from && t.to).map((t) => ({ ...t, fromRe: globToRegExp(t.from), toRe: globToRegExp(t.to) }));
 
-const layerOf = (file) => layers.find((layer) => layer.globs.some((g) => g.re.test(file)));
+const specificity = (glob) => glob.replace(/\*/g, "").length;
+const layerOf = (file) => {
+  let best = null;
+  for (const layer of layers) {
+    for (const g of layer.globs) {
+      if (g.re.test(file) && (best === null || specificity(g.glob) > best.score)) best = { layer, score: specificity(g.glob) };
+    }
+  }
+  return best?.layer;
+};
 /** formats/<x>/… and formats/<x>.ts → "x"; any other module → null. */
 const formatOf = (file) => /^bindings\/formats\/([^/]+?)(?:\.ts$|\/)/.exec(file)?.[1] ?? null;
 const isFormatModule = (file) => {

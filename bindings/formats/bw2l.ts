@@ -24,7 +24,7 @@ import { type QuantizeMode, dequantizeFile, quantizeFile } from "./bw2l/quantize
 import { parseFile } from "./bw2l/reader.js";
 import { decodableInfo } from "./bw2l/view.js";
 import { writeFile, writePieces } from "./bw2l/writer.js";
-import { type ByteSink, writePiecesTo } from "../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../io/sink.js";
 import { checkWriterInput } from "../bytes/arguments.js";
 
 /** The format's id. */

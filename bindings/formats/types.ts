@@ -134,6 +134,11 @@ export interface FormatCapabilities<M extends FormatModule<unknown, never, never
   verifyFrom?(source: ByteSource, file: F): Promise<string[]>;
   /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
   readonly externalData?: boolean | undefined;
+  /**
+   * The stored bytes of a weight kept outside the file's plain ranges (an ONNX weight in an external file), for a
+   * patch that copies them through: undefined for a weight that is not.
+   */
+  storedBytesOutside?(source: ByteSource, info: TensorInfo): Incoming["raw"];
   /** The model's graph for the inspector's graph view (tsm, onnx, april). */
   graph?(file: F): unknown;
   /**

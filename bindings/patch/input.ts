@@ -10,13 +10,12 @@
  *
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
  */
-import type { LazyTensors } from "../export/stream.js";
+import type { LazyTensors } from "../io/sink.js";
 import { TruncatedError } from "../bytes/errors.js";
-import { isExternal, openExternal } from "../formats/onnx/external.js";
 import { type ByteSource, rangeChunks, readExactly } from "../io/source.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 
-export type { LazyTensors } from "../export/stream.js";
+export type { LazyTensors } from "../io/sink.js";
 
 /**
  * A replacement: a tensor (its `name` is ignored where a Map or record key names it), or raw bytes for what is
@@ -69,23 +68,15 @@ const RAW_READABLE = new Set(["safetensors", "npy"]);
 /** Bytes per read when streaming stored bytes. */
 const RAW_CHUNK = 8 << 20;
 
-function rawAccess(source: ByteSource, info: TensorInfo): Incoming["raw"] {
-  if (isExternal(info)) {
-    // an ONNX weight in an external file: its stored bytes are a plain range of that file, copied through in chunks
-    const plain: TensorInfo = { ...info };
-    delete (plain as { onnx?: unknown }).onnx;
-    return {
-      info: plain,
-      async *chunks() {
-        const opened = await openExternal(source, info);
-        try {
-          yield* rangeChunks(opened.source, info.byteOffset, info.byteOffset + info.byteLength, RAW_CHUNK, info.format ?? "onnx", info.name);
-        } finally {
-          await opened.close();
-        }
-      },
-    };
-  }
+/**
+ * The stored bytes of a weight that a format keeps outside its file's plain ranges (an ONNX weight in an external
+ * file), as patch.ts gives it from the format's capabilities: undefined for any other weight.
+ */
+export type OutsideRawAccess = (source: ByteSource, info: TensorInfo) => Incoming["raw"];
+
+function rawAccess(source: ByteSource, info: TensorInfo, outside: OutsideRawAccess | undefined): Incoming["raw"] {
+  const elsewhere = outside?.(source, info);
+  if (elsewhere) return elsewhere;
   if (!RAW_READABLE.has(info.format ?? "")) return undefined;
   const readInto = source.readInto?.bind(source);
   return {
@@ -161,13 +152,13 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
 }
 
 /** The replacements by name with their dtype and shape; values load on demand (lazy files: one at a time). */
-export function replacementsLazy(input: TensorsInput | LazyTensorsWithSource, fn: string): Map<string, Incoming> {
+export function replacementsLazy(input: TensorsInput | LazyTensorsWithSource, fn: string, outside?: OutsideRawAccess): Map<string, Incoming> {
   const out = new Map<string, Incoming>();
   if (isLazy(input)) {
     const source = (input as LazyTensorsWithSource).source;
     for (const info of input.tensorInfos()) {
       if (out.has(info.name)) throw new RangeError(`tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`);
-      const raw = source && typeof source.read === "function" ? rawAccess(source, info) : undefined;
+      const raw = source && typeof source.read === "function" ? rawAccess(source, info, outside) : undefined;
       out.set(info.name, { name: info.name, dtype: info.dtype, shape: info.shape.slice(), load: () => input.loadTensor(info), ...(raw ? { raw } : {}) });
     }
     return out;

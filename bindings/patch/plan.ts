@@ -9,7 +9,7 @@ import { type ByteSource, readExactly } from "../io/source.js";
 import * as kernels from "../kernels/index.js";
 import { type DType, type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, isStandardDType, viewAs } from "../tensor.js";
 import { TruncatedError } from "../bytes/errors.js";
-import type { ByteSink } from "../export/stream.js";
+import type { ByteSink } from "../io/sink.js";
 import { type ChunkReuse, type StoredForm, checkReplacement, chunkReuse, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
 

@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { LAZY_READ_STATS } from "../../bindings/formats/onnx/lazy-read.js";
 import { parseModel } from "../../bindings/formats/onnx/reader.js";
-import { ByteReader } from "../../bindings/io/byte-reader.js";
+import { ByteReader } from "../../bindings/bytes/byte-reader.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
 import { type GraphSpec, type NodeSpec, type TensorSpec, VAD_MODELS, buildModel, le } from "../helpers/onnx-models.js";
 import { countingSource } from "../helpers/sources.js";

@@ -4,7 +4,7 @@
  * params are encoded as write() encodes them, and the three networks, which write() passes through as they are,
  * are copied from the source in chunks. So `tensorfile convert big.april copy.april` holds a chunk, not the file.
  */
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { type ByteSource, rangeChunks } from "../../io/source.js";
 import { REWRITE_CHUNK_BYTES } from "../onnx/embed.js";
 import { NETWORK_NAMES, id, isRange } from "./model.js";

@@ -3,7 +3,7 @@
  * through (write) or streamed (writeTo), with the edits made to their ONNX models (file.onnx) stored.
  */
 
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { CorruptDataError } from "../../bytes/errors.js";
 import { ByteWriter, utf8Bytes } from "../../bytes/byte-writer.js";
 

@@ -1,6 +1,7 @@
 /** What onnx offers beyond reading, for the registry (see FormatCapabilities in ../types.ts and format.ts). */
 import * as onnx from "../onnx.js";
 import type { FormatCapabilities } from "../types.js";
+import { externalStoredBytes } from "./external.js";
 import { planPatch } from "./patch.js";
 
 /** The format's file object, as its read() returns it. */
@@ -12,6 +13,7 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
   module: onnx,
   planPatch,
   externalData: true,
+  storedBytesOutside: externalStoredBytes,
   graph: (file) => file,
   inspectTables: ["inputs", "outputs"],
   inspectMetadataKey: "metadataProps",

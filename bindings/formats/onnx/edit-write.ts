@@ -15,7 +15,7 @@
  * Replacements (replaceTensors) are stored along: a model with no other change is written by writer.ts.
  * Large copied ranges stay views of the model's bytes (writeTo streams them without a second copy).
  */
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 import { ByteReader } from "../../bytes/byte-reader.js";
 import { concatBytes } from "../../bytes/input.js";

@@ -16,7 +16,7 @@
  * Weights are streamed in pieces both ways: a multi-GB external weight is never whole in memory.
  */
 import { UnsupportedError } from "../../bytes/errors.js";
-import { type ByteSink, sinkWriter } from "../../export/stream.js";
+import { type ByteSink, sinkWriter } from "../../io/sink.js";
 import { type ByteSource, rangeChunks, readExactly, sourceSize } from "../../io/source.js";
 import type { Incoming } from "../../patch/input.js";
 import { type PatchEdit, runPlan, tensorEdit } from "../../patch/plan.js";

@@ -20,7 +20,8 @@ import { LimitError } from "../../bytes/errors.js";
 import { openFileAccess } from "../../io/file-access.js";
 import { type ExternalDataPlace, externalDataPlace } from "../../io/external-data.js";
 import { asSource, bytesOrUndefined } from "../../bytes/input.js";
-import { type ByteSource, MAX_BYTES_IN_ONE_ARRAY, SourceError, fromBytes, readExactly } from "../../io/source.js";
+import { type ByteSource, MAX_BYTES_IN_ONE_ARRAY, SourceError, fromBytes, rangeChunks, readExactly } from "../../io/source.js";
+import type { Incoming } from "../../patch/input.js";
 import type { TensorInfo } from "../../tensor.js";
 import { id } from "./model.js";
 
@@ -184,4 +185,28 @@ export async function readExternalBytes(source: ByteSource, info: TensorInfo): P
   } finally {
     await opened.close();
   }
+}
+
+/** Bytes per read when a patch copies an external weight's stored bytes through. */
+const RAW_CHUNK = 8 << 20;
+
+/**
+ * An ONNX weight in an external file, for a patch: its stored bytes are a plain range of that file, copied through
+ * in chunks (undefined for a weight stored in the model itself).
+ */
+export function externalStoredBytes(source: ByteSource, info: TensorInfo): Incoming["raw"] {
+  if (!isExternal(info)) return undefined;
+  const plain: TensorInfo = { ...info };
+  delete (plain as { onnx?: unknown }).onnx;
+  return {
+    info: plain,
+    async *chunks() {
+      const opened = await openExternal(source, info);
+      try {
+        yield* rangeChunks(opened.source, info.byteOffset, info.byteOffset + info.byteLength, RAW_CHUNK, info.format ?? "onnx", info.name);
+      } finally {
+        await opened.close();
+      }
+    },
+  };
 }

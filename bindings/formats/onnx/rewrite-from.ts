@@ -4,7 +4,7 @@
  * read() does), then its bytes, which is what write() gives for a model without replacements, are copied from the
  * source in chunks. So `tensorfile convert big.onnx copy.onnx` holds a chunk, not the model.
  */
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { ByteReader } from "../../bytes/byte-reader.js";
 import { type ByteSource, rangeChunks } from "../../io/source.js";
 import { parseSmallChunks } from "./lazy-read.js";

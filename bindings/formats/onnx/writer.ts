@@ -5,7 +5,7 @@
  * message enclosing it (tensor, attribute, node, graph, …) is re-encoded. Unknown fields, field order and
  * everything else are the stored bytes, so write(read(x)) is x.
  */
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { UnsupportedError } from "../../bytes/errors.js";
 import { ByteReader } from "../../bytes/byte-reader.js";
 import { concatBytes } from "../../bytes/input.js";

@@ -2,7 +2,7 @@
  * primitiv writing: primitiv's exact MessagePack widths; payloads passed through (write) or streamed (writeTo).
  */
 
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 import { type ByteRange } from "../../bytes/byte-reader.js";
 import { ByteWriter } from "../../bytes/byte-writer.js";

@@ -3,7 +3,7 @@
  * the header's TYPE/FORMAT, gzip re-used when nothing changed.
  */
 import { CorruptDataError } from "../../bytes/errors.js";
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { concatBytes, copyBytes } from "../../bytes/input.js";
 import * as kernels from "../../kernels/index.js";
 import { type TypedArray, bytesOf, decodeRowMajorTensor } from "../../tensor.js";

@@ -1,5 +1,5 @@
 /** Writing TenniS modules and SeetaFace6 .csta containers: write, writeTo, writeCsta. */
-import { type ByteSink, writePiecesTo } from "../../export/stream.js";
+import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { checkWriterInput } from "../../bytes/arguments.js";
 import { ByteWriter } from "../../bytes/byte-writer.js";
 import { type CstaContainer, defaultContainer, writeCstaBytes } from "./csta.js";
