@@ -13,6 +13,7 @@ import * as april from "../bindings/formats/april.js";
 import * as onnx from "../bindings/formats/onnx.js";
 import { cli } from "./helpers/cli.js";
 import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
+import { VAD_MODELS } from "./helpers/onnx-models.js";
 import { ort, runOnnx } from "./helpers/ort.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-quantize-"));
@@ -150,7 +151,38 @@ describe("convert --quantize (ONNX)", () => {
   });
 });
 
+describe.skipIf(VAD_MODELS.length === 0)("convert --quantize streams from IN (no --check)", () => {
+  it("writes the bytes of onnx.write(onnx.quantize(...)) for a real model, in fp16, bf16 and i8", async () => {
+    for (const path of VAD_MODELS) {
+      const bytes = new Uint8Array(readFileSync(path));
+      for (const mode of ["fp16", "bf16", "i8"] as const) {
+        const output = join(dir, `vad-${mode}.onnx`);
+        const result = await cli("convert", path, output, "--quantize", mode, "--force");
+        expect(result.code, result.stderr).toBe(0);
+        const want = onnx.write(onnx.quantize(onnx.read(bytes), { mode }));
+        expect(Buffer.compare(readFileSync(output), Buffer.from(want)), `${path} ${mode}`).toBe(0);
+        // the report printed after the streamed write is the in-memory one
+        const report = onnx.quantizeWithReport(onnx.read(bytes), { mode }).report;
+        expect(result.stderr).toContain(`${mode}: ${report.tensorsConverted} tensors converted`);
+        if (mode !== "fp16") expect(result.stderr).toContain(`values flushed to zero: ${report.flushed}`);
+        else expect(result.stderr).toContain(`values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`);
+      }
+    }
+  });
+});
+
 describe.skipIf(!haveFixtures())("convert --quantize (.april, TenniS)", () => {
+  it(".april streamed: the bytes of april.write(april.quantize(...))", async () => {
+    const input = fixturePath("april", "tiny_en-us.april");
+    for (const mode of ["fp16", "i8"] as const) {
+      const output = join(dir, `tiny-streamed-${mode}.april`);
+      const result = await cli("convert", input, output, "--quantize", mode);
+      expect(result.code, result.stderr).toBe(0);
+      const want = april.write(april.quantize(april.read(new Uint8Array(readFileSync(input))), { mode }));
+      expect(Buffer.compare(readFileSync(output), Buffer.from(want))).toBe(0);
+    }
+  });
+
   it(".april i8 and fp16: every network converted and checked", async () => {
     for (const mode of ["fp16", "i8"]) {
       const output = join(dir, `tiny-${mode}.april`);

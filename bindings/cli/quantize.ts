@@ -15,9 +15,13 @@ import * as onnx from "../formats/onnx.js";
 import * as tsm from "../formats/tsm.js";
 import type { OnnxModel, QuantizeMode, QuantizeReport } from "../formats/onnx.js";
 import * as kernels from "../kernels.js";
+import { writePiecesTo } from "../export/stream.js";
+import { quantizedPieces as aprilQuantizedPieces } from "../formats/april/quantize-stream.js";
+import { type OutputPiece, quantizedPieces as onnxQuantizedPieces } from "../formats/onnx/quantize-stream.js";
 import { type CliIO, InputError, UsageError, jsonText, print, writeStdout } from "./common.js";
-import { readWhole } from "./inputs.js";
+import { detectInputFormat, openSource, readWhole } from "./inputs.js";
 import { checkOutput, writeAtomically } from "./output.js";
+import { Progress } from "./progress.js";
 import { parseInputs, parseOpset } from "./tsm-onnx.js";
 
 export const QUANTIZE_HELP = `  --quantize fp16|bf16|i8  for an .onnx or .april OUT from the same format (or an .onnx OUT from a TenniS module):
@@ -259,8 +263,9 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
   const tolerance = options.tolerance === undefined ? DEFAULT_TOLERANCE[mode] : Number(options.tolerance);
   if (!(tolerance >= 0) || !/^\s*[\d.e+-]+\s*$/i.test(options.tolerance ?? "0")) throw new UsageError(`--tolerance takes a number >= 0 (the largest 1 - cosine allowed), not ${options.tolerance}`);
   const shapes = parseShapes(options.shape);
-  const bytes = await readWhole(input);
-  const kind = onnx.detect(bytes) ? "onnx" : april.detect(bytes) ? "april" : tsm.detect(bytes) ? "tsm" : undefined;
+  // the first bytes decide (convert routed here on them): a model is read whole only when --check runs it
+  const format = await detectInputFormat(input);
+  const kind = format === "onnx" || format === "april" || format === "tsm" ? format : undefined;
   if (kind === undefined) throw new UsageError(`--quantize ${mode} applies to ONNX models, .april files and TenniS modules (and to bw2l re-encodes as fp16|i8); ${input} is none of these`);
   const wanted = kind === "april" ? ".april" : ".onnx";
   if (extname(output).toLowerCase() !== wanted) throw new UsageError(`--quantize writes ${kind === "tsm" ? "an ONNX model" : `the input's format`}: OUT must end in ${wanted}, not ${extname(output) || "(nothing)"}`);
@@ -270,7 +275,12 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
 
   const keepIO = keep !== "false";
   const reports: { network: string; report: QuantizeReport }[] = [];
-  // without --check the result is streamed to OUT (writeTo): no whole copy of the converted model is made
+  if (!ort && kind !== "tsm") {
+    const size = await streamQuantized(io, input, output, kind, { mode, keepIO }, reports, options.force ?? false);
+    return finish(io, input, output, mode, kind, reports, [], undefined, tolerance, size, options.json ?? false);
+  }
+  const bytes = await readWhole(input);
+  // --check (which runs both models) and TenniS inputs (translated in memory): the model is converted in memory
   let written: Uint8Array | undefined;
   let stream: (sink: import("node:fs").WriteStream) => Promise<number>;
   const checks: OutputCheck[] = [];
@@ -317,7 +327,56 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
       return stream(createWriteStream(temp));
     }, { force: options.force ?? false });
   }
-  if (options.json) {
+  return finish(io, input, output, mode, kind, reports, checks, ort, tolerance, size, options.json ?? false);
+}
+
+/**
+ * A .onnx or .april IN converted straight from its source into OUT (no --check): its structure and one weight at a
+ * time in memory (onnx/quantize-stream.ts), a progress bar on a terminal. The reports are complete once written.
+ */
+async function streamQuantized(io: CliIO, input: string, output: string, kind: "onnx" | "april", options: { mode: QuantizeMode; keepIO: boolean },
+  reports: { network: string; report: QuantizeReport }[], force: boolean): Promise<number> {
+  const source = await openSource(input);
+  try {
+    let pieces: OutputPiece[];
+    let total: number;
+    if (kind === "april") {
+      const converted = await aprilQuantizedPieces(source, options);
+      for (const [network, report] of Object.entries(converted.reports)) reports.push({ network, report: report! });
+      ({ pieces, size: total } = converted);
+    } else {
+      const converted = await onnxQuantizedPieces(source, options);
+      reports.push({ network: "", report: converted.report });
+      ({ pieces, size: total } = converted);
+    }
+    const progress = new Progress(io.stderr, `--quantize ${options.mode}`, total);
+    try {
+      return await writeAtomically(output, (temp) => writePiecesTo(createWriteStream(temp), pieces.map((p) => counted(p, progress)), { caller: "convert" }), { force });
+    } finally {
+      progress.finish();
+    }
+  } finally {
+    await source.close?.();
+  }
+}
+
+async function* counted(piece: OutputPiece, progress: Progress): AsyncGenerator<Uint8Array> {
+  if (piece instanceof Uint8Array) {
+    yield piece;
+    progress.advance(piece.length);
+    return;
+  }
+  for await (const chunk of piece) {
+    yield chunk;
+    progress.advance(chunk.length);
+  }
+}
+
+/** Prints the reports and --check's results (or the JSON); exit 1 when a check failed (nothing was written). */
+async function finish(io: CliIO, input: string, output: string, mode: QuantizeMode, kind: string, reports: { network: string; report: QuantizeReport }[],
+  checks: OutputCheck[], ort: Ort | undefined, tolerance: number, size: number, json: boolean): Promise<number> {
+  const failed = checks.filter((c) => !c.passed);
+  if (json) {
     await writeStdout(io, `${jsonText({ input, output, mode, written: failed.length === 0, bytes: failed.length === 0 ? size : undefined, reports, check: ort ? { tolerance, outputs: checks } : undefined })}\n`);
   } else {
     for (const { network, report } of reports) for (const line of reportText(report, network ? `${network}: ` : "")) print(io.stderr, line);
@@ -329,6 +388,6 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
     print(io.stderr, `tensorfile: --check: ${failed.map((c) => c.output).join(", ")} differ by more than the tolerance (1 - cosine > ${tolerance}); nothing written (raise it with --tolerance X)`);
     return 1;
   }
-  if (!options.json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);
+  if (!json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);
   return 0;
 }
