@@ -159,6 +159,14 @@ describe("generated models: the same bytes or the same error as in memory", () =
     }
   });
 
+  it("onnx.quantize of a lazily opened model says to use quantizeTo, which converts it", async () => {
+    const bytes = chain([{ storage: "raw", rows: 64, cols: 40, constant: false, seed: 2 }], 17, false);
+    const lazy = await onnx.readFrom(fromBytes(bytes));
+    expect(() => onnx.quantize(lazy, { mode: "i8" })).toThrow(/onnx\.quantizeTo\(source, sink, options\)/);
+    const got = await streamed((sink) => onnx.quantizeTo(fromBytes(bytes), sink, { mode: "i8" }));
+    expect(got).toBe(Buffer.from(onnx.write(onnx.quantize(onnx.read(bytes), { mode: "i8" }))).toString("hex"));
+  });
+
   it("bf16 below opset 13 is refused (UNSUPPORTED) before anything is written", async () => {
     const bytes = chain([{ storage: "raw", rows: 64, cols: 40, constant: false, seed: 1 }], 11, false);
     const chunks: Uint8Array[] = [];
