@@ -744,11 +744,23 @@ function scalesFrom(max: Float32Array): Float32Array {
   return max.map((m) => Math.fround(m > 0 ? m / 127 : 1));
 }
 
+/** Buffers quantizePiece reuses from one piece of a weight to the next. */
+interface PieceScratch { order: Int32Array; grouped: Float32Array; groupedQ: Int8Array }
+
+function scratchFor(scratch: Partial<PieceScratch>, n: number): PieceScratch {
+  if (!scratch.order || scratch.order.length < n) {
+    scratch.order = new Int32Array(n);
+    scratch.grouped = new Float32Array(n);
+    scratch.groupedQ = new Int8Array(n);
+  }
+  return scratch as PieceScratch;
+}
+
 /**
  * The int8 steps of a piece of the weight that starts at element `start`, with the quantizeI8 kernel, channel by
  * channel (the kernel works element by element, so a piece gives the steps the whole weight gives).
  */
-function quantizePiece(piece: Float32Array, start: number, layout: ChannelLayout, scales: Float32Array): Int8Array {
+function quantizePiece(piece: Float32Array, start: number, layout: ChannelLayout, scales: Float32Array, reuse: Partial<PieceScratch>): Int8Array {
   const q = new Int8Array(piece.length);
   const { channels, inner } = layout;
   if (channels === 1) {
@@ -760,18 +772,16 @@ function quantizePiece(piece: Float32Array, start: number, layout: ChannelLayout
   const counts = new Int32Array(channels + 1);
   for (let i = 0; i < piece.length; i++) counts[channelOf(i) + 1]!++;
   for (let c = 0; c < channels; c++) counts[c + 1]! += counts[c]!;
-  const order = new Int32Array(piece.length);
+  const { order, grouped, groupedQ } = scratchFor(reuse, piece.length);
   const next = counts.slice(0, channels);
   for (let i = 0; i < piece.length; i++) order[next[channelOf(i)]!++] = i;
-  const grouped = new Float32Array(piece.length);
-  for (let k = 0; k < order.length; k++) grouped[k] = piece[order[k]!]!;
-  const groupedQ = new Int8Array(piece.length);
+  for (let k = 0; k < piece.length; k++) grouped[k] = piece[order[k]!]!;
   for (let c = 0; c < channels; c++) {
     const from = counts[c]!;
     const to = counts[c + 1]!;
     if (to > from) kernels.quantizeI8(grouped.subarray(from, to), scales[c]!, 0, groupedQ.subarray(from, to));
   }
-  for (let k = 0; k < order.length; k++) q[order[k]!] = groupedQ[k]!;
+  for (let k = 0; k < piece.length; k++) q[order[k]!] = groupedQ[k]!;
   return q;
 }
 
@@ -836,8 +846,9 @@ function i8(a: Analysis, opset: number, report: QuantizeReport, access: WeightAc
     const scales = scalesFrom(max);
     const stored = convertedTensor(access, { name: `${s.name}_quantized`, dataType: INT8, dims, docString: s.tensor.docString }, elementCount(s.tensor), function* () {
       let at = 0;
+      const reuse: Partial<PieceScratch> = {};
       for (const piece of access.pieces(read)) {
-        const q = quantizePiece(piece, at, layout, scales);
+        const q = quantizePiece(piece, at, layout, scales, reuse);
         for (let i = 0; i < piece.length; i++) if (piece[i] !== 0 && q[i] === 0) report.flushed++;
         at += piece.length;
         yield asBytes(q);
