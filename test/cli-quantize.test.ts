@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadOrt } from "../bindings/cli/quantize.js";
+import { compareOutput, loadOrt } from "../bindings/cli/quantize.js";
 import { npyHeader } from "../bindings/export/npy.js";
 import * as april from "../bindings/formats/april.js";
 import * as onnx from "../bindings/formats/onnx.js";
@@ -144,6 +144,27 @@ describe("convert --quantize (ONNX)", () => {
     expect(wrongExt.code).toBe(2);
     expect(wrongExt.stderr).toMatch(/OUT must end in \.onnx/);
     expect(existsSync(join(dir, "never.onnx"))).toBe(false);
+  });
+
+  it("--check's comparison (the kernels' diffStats): a NaN fails, a zero reference leaves the relative difference finite", () => {
+    const t = (values: number[]) => new ort.Tensor("float32", Float32Array.from(values), [values.length]);
+    const same = compareOutput("y", t([1, 2, 3]), t([1, 2, 3]), 1e-3);
+    expect(same).toMatchObject({ maxAbsDifference: 0, maxRelativeDifference: 0, cosine: 1, passed: true });
+    // the finite pairs alone have cosine 1: a NaN where the original has a number must still fail
+    const nan = compareOutput("y", t([1, 2, 3, 4]), t([1, 2, 3, Number.NaN]), 1e-3);
+    expect(nan.passed).toBe(false);
+    expect(nan.maxAbsDifference).toBe(Infinity);
+    // NaN opposite NaN is equal
+    expect(compareOutput("y", t([1, Number.NaN]), t([1, Number.NaN]), 1e-3).passed).toBe(true);
+    // a ReLU output: zeros in the reference, tiny values in the converted one
+    const relu = compareOutput("y", t([0, 0, 2]), t([1e-4, 0, 2.002]), 1e-3);
+    expect(relu.maxRelativeDifference).toBeCloseTo(1e-3, 6);
+    expect(relu.maxAbsDifference).toBeCloseTo(2e-3, 6);
+    expect(relu.passed).toBe(true);
+    // float16 outputs are widened; a missing or shorter output fails
+    expect(compareOutput("y", t([0.5]), new ort.Tensor("float16", Uint16Array.of(0x3800), [1]), 0).passed).toBe(true);
+    expect(compareOutput("y", t([1, 2]), t([1]), 1).passed).toBe(false);
+    expect(compareOutput("y", t([1, 2]), undefined, 1).passed).toBe(false);
   });
 
   it("without onnxruntime-web, --check says how to install it", async () => {

@@ -18,6 +18,7 @@
  * Value names are taken as unique across the model (as exporters write them); a subgraph that shadows an outer
  * name is not told apart.
  */
+import { bfloat16Bits } from "../../bfloat16.js";
 import { UnsupportedError } from "../../errors.js";
 import * as kernels from "../../kernels.js";
 import { makeTensor } from "./edit.js";
@@ -416,16 +417,15 @@ function toFloat16(values: Float32Array, counters: Counters): Uint16Array {
   return half;
 }
 
-/** bfloat16 bits of float32 values, rounded to nearest even (NaN stays NaN). */
+/** bfloat16 bits of float32 values, rounded to nearest even (NaN stays NaN): bfloat16.ts's bfloat16Bits. */
 export function toBfloat16(values: Float32Array, counters: Counters): Uint16Array {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   const out = new Uint16Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const x = bits[i]!;
-    if ((x & 0x7fffffff) > 0x7f800000) { out[i] = ((x >>> 16) | 0x40) & 0xffff; continue; }
-    const rounded = ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
+    const rounded = bfloat16Bits(x);
     out[i] = rounded;
-    if ((x & 0x7fffffff) !== 0 && (rounded & 0x7fff) === 0) counters.flushed++;
+    if ((x & 0x7fffffff) !== 0 && (x & 0x7fffffff) <= 0x7f800000 && (rounded & 0x7fff) === 0) counters.flushed++;
   }
   return out;
 }
