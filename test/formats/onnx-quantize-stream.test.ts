@@ -167,6 +167,25 @@ describe("generated models: the same bytes or the same error as in memory", () =
     expect(got).toBe(Buffer.from(onnx.write(onnx.quantize(onnx.read(bytes), { mode: "i8" }))).toString("hex"));
   });
 
+  it("weights in external data are left as they are, with a note saying the output still reads their file", async () => {
+    const bytes = buildModel({ graph: {
+      nodes: [{ name: "mm", opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }, { name: "mm2", opType: "MatMul", inputs: ["y", "v"], outputs: ["z"] }],
+      initializers: [
+        { name: "w", dataType: 1, dims: [64, 40], external: { location: "weights.bin", offset: 0, length: 64 * 40 * 4 } },
+        { name: "v", dataType: 1, dims: [40, 8], raw: le(values(40 * 8, 1)) },
+      ],
+      inputs: [{ name: "x", elemType: 1, shape: [1, 64] }], outputs: [{ name: "z", elemType: 1, shape: [1, 8] }],
+    } });
+    for (const mode of MODES) {
+      const report = await onnx.quantizeTo(fromBytes(bytes), () => {}, { mode });
+      expect(report.tensorsConverted, mode).toBe(1);
+      expect(report.tensorsKept).toContainEqual({ name: "w", reason: "stored in an external file" });
+      expect(report.notes.join("\n")).toMatch(/1 float32 weight is stored in external data \(weights\.bin\) .*keep it next to it/);
+      const [want, ...got] = await outcomes(bytes, mode);
+      for (const g of got) expect(g === want).toBe(true);
+    }
+  });
+
   it("bf16 below opset 13 is refused (UNSUPPORTED) before anything is written", async () => {
     const bytes = chain([{ storage: "raw", rows: 64, cols: 40, constant: false, seed: 1 }], 11, false);
     const chunks: Uint8Array[] = [];

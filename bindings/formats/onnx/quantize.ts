@@ -494,6 +494,11 @@ export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, byte
   report.float32BytesBefore = before.filter((t) => t.dataType === FLOAT).reduce((s, t) => s + tensorBytes(t), 0);
   if (!model.graph) return report;
   const analysis = new Analysis(model);
+  const external = [...analysis.sources.values()].filter((s) => s.tensor.storage === "external");
+  if (external.length > 0) {
+    const files = [...new Set(external.map((s) => s.tensor.external?.location ?? "?"))];
+    report.notes.push(`${external.length} float32 weight${external.length === 1 ? " is" : "s are"} stored in external data (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) and left as ${external.length === 1 ? "it is" : "they are"}: the converted model still reads ${files.length === 1 ? "that file" : "those files"} by ${files.length === 1 ? "its" : "their"} relative path, so keep it next to ${files.length === 1 ? "it" : "them"}`);
+  }
   const needBytes = (): Uint8Array => {
     if (!bytes) throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "quantize");
     return bytes;
