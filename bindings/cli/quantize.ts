@@ -27,7 +27,8 @@ import { parseInputs, parseOpset } from "./tsm-onnx.js";
 export const QUANTIZE_HELP = `  --quantize fp16|bf16|i8  for an .onnx or .april OUT from the same format (or an .onnx OUT from a TenniS module):
                 fp16: float32 weights and computation in float16 (Casts around the ops kept float32);
                 bf16: weights stored as bfloat16 (opset 13+); i8: MatMul/Gemm/Conv/LSTM weights as int8 per channel.
-                Prints what was done (see docs/changing-a-model.md)
+                Prints what was done (see docs/changing-a-model.md). Streamed from IN (its structure and 16 MiB
+                of a weight at a time in memory) unless --check or a TenniS IN
   --keep-io true|false  fp16: keep the graph's inputs and outputs float32 (default true)
   --check       run the original and the converted model in onnxruntime-web (install it: npm install
                 onnxruntime-web) and print per output max |difference|, max relative difference and cosine;
