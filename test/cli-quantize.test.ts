@@ -7,12 +7,13 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { loadOrt } from "../bindings/cli/quantize.js";
+import { compareOutput, loadOrt } from "../bindings/cli/quantize.js";
 import { npyHeader } from "../bindings/export/npy.js";
 import * as april from "../bindings/formats/april.js";
 import * as onnx from "../bindings/formats/onnx.js";
 import { cli } from "./helpers/cli.js";
 import { fixturePath, haveFixtures } from "./helpers/fixtures.js";
+import { VAD_MODELS } from "./helpers/onnx-models.js";
 import { ort, runOnnx } from "./helpers/ort.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-quantize-"));
@@ -145,12 +146,64 @@ describe("convert --quantize (ONNX)", () => {
     expect(existsSync(join(dir, "never.onnx"))).toBe(false);
   });
 
+  it("--check's comparison (the kernels' diffStats): a NaN fails, a zero reference leaves the relative difference finite", () => {
+    const t = (values: number[]) => new ort.Tensor("float32", Float32Array.from(values), [values.length]);
+    const same = compareOutput("y", t([1, 2, 3]), t([1, 2, 3]), 1e-3);
+    expect(same).toMatchObject({ maxAbsDifference: 0, maxRelativeDifference: 0, cosine: 1, passed: true });
+    // the finite pairs alone have cosine 1: a NaN where the original has a number must still fail
+    const nan = compareOutput("y", t([1, 2, 3, 4]), t([1, 2, 3, Number.NaN]), 1e-3);
+    expect(nan.passed).toBe(false);
+    expect(nan.maxAbsDifference).toBe(Infinity);
+    // NaN opposite NaN is equal
+    expect(compareOutput("y", t([1, Number.NaN]), t([1, Number.NaN]), 1e-3).passed).toBe(true);
+    // a ReLU output: zeros in the reference, tiny values in the converted one
+    const relu = compareOutput("y", t([0, 0, 2]), t([1e-4, 0, 2.002]), 1e-3);
+    expect(relu.maxRelativeDifference).toBeCloseTo(1e-3, 6);
+    expect(relu.maxAbsDifference).toBeCloseTo(2e-3, 6);
+    expect(relu.passed).toBe(true);
+    // float16 outputs are widened; a missing or shorter output fails
+    expect(compareOutput("y", t([0.5]), new ort.Tensor("float16", Uint16Array.of(0x3800), [1]), 0).passed).toBe(true);
+    expect(compareOutput("y", t([1, 2]), t([1]), 1).passed).toBe(false);
+    expect(compareOutput("y", t([1, 2]), undefined, 1).passed).toBe(false);
+  });
+
   it("without onnxruntime-web, --check says how to install it", async () => {
     await expect(loadOrt("onnxruntime-web-not-installed")).rejects.toThrow(/npm install onnxruntime-web.*optional peer dependency/);
   });
 });
 
+describe.skipIf(VAD_MODELS.length === 0)("convert --quantize streams from IN (no --check)", () => {
+  it("writes the bytes of onnx.write(onnx.quantize(...)) for a real model, in fp16, bf16 and i8", async () => {
+    for (const path of VAD_MODELS) {
+      const bytes = new Uint8Array(readFileSync(path));
+      for (const mode of ["fp16", "bf16", "i8"] as const) {
+        const output = join(dir, `vad-${mode}.onnx`);
+        const result = await cli("convert", path, output, "--quantize", mode, "--force");
+        expect(result.code, result.stderr).toBe(0);
+        const want = onnx.write(onnx.quantize(onnx.read(bytes), { mode }));
+        expect(Buffer.compare(readFileSync(output), Buffer.from(want)), `${path} ${mode}`).toBe(0);
+        // the report printed after the streamed write is the in-memory one
+        const report = onnx.quantizeWithReport(onnx.read(bytes), { mode }).report;
+        expect(result.stderr).toContain(`${mode}: ${report.tensorsConverted} tensors converted`);
+        if (mode !== "fp16") expect(result.stderr).toContain(`values flushed to zero: ${report.flushed}`);
+        else expect(result.stderr).toContain(`values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`);
+      }
+    }
+  });
+});
+
 describe.skipIf(!haveFixtures())("convert --quantize (.april, TenniS)", () => {
+  it(".april streamed: the bytes of april.write(april.quantize(...))", async () => {
+    const input = fixturePath("april", "tiny_en-us.april");
+    for (const mode of ["fp16", "i8"] as const) {
+      const output = join(dir, `tiny-streamed-${mode}.april`);
+      const result = await cli("convert", input, output, "--quantize", mode);
+      expect(result.code, result.stderr).toBe(0);
+      const want = april.write(april.quantize(april.read(new Uint8Array(readFileSync(input))), { mode }));
+      expect(Buffer.compare(readFileSync(output), Buffer.from(want))).toBe(0);
+    }
+  });
+
   it(".april i8 and fp16: every network converted and checked", async () => {
     for (const mode of ["fp16", "i8"]) {
       const output = join(dir, `tiny-${mode}.april`);

@@ -15,15 +15,20 @@ import * as onnx from "../formats/onnx.js";
 import * as tsm from "../formats/tsm.js";
 import type { OnnxModel, QuantizeMode, QuantizeReport } from "../formats/onnx.js";
 import * as kernels from "../kernels/index.js";
+import { writePiecesTo } from "../export/stream.js";
+import { quantizedPieces as aprilQuantizedPieces } from "../formats/april/quantize-stream.js";
+import { type OutputPiece, quantizedPieces as onnxQuantizedPieces } from "../formats/onnx/quantize-stream.js";
 import { type CliIO, InputError, UsageError, jsonText, print, writeStdout } from "./common.js";
-import { readWhole } from "./inputs.js";
+import { detectInputFormat, openSource, readWhole } from "./inputs.js";
 import { checkOutput, writeAtomically } from "./output.js";
+import { Progress } from "./progress.js";
 import { parseInputs, parseOpset } from "./tsm-onnx.js";
 
 export const QUANTIZE_HELP = `  --quantize fp16|bf16|i8  for an .onnx or .april OUT from the same format (or an .onnx OUT from a TenniS module):
                 fp16: float32 weights and computation in float16 (Casts around the ops kept float32);
                 bf16: weights stored as bfloat16 (opset 13+); i8: MatMul/Gemm/Conv/LSTM weights as int8 per channel.
-                Prints what was done (see docs/changing-a-model.md)
+                Prints what was done (see docs/changing-a-model.md). Streamed from IN (its structure and 16 MiB
+                of a weight at a time in memory) unless --check or a TenniS IN
   --keep-io true|false  fp16: keep the graph's inputs and outputs float32 (default true)
   --check       run the original and the converted model in onnxruntime-web (install it: npm install
                 onnxruntime-web) and print per output max |difference|, max relative difference and cosine;
@@ -185,37 +190,41 @@ function feedsFor(ort: Ort, model: OnnxModel, given: Map<string, OrtTensor>, sha
   return feeds;
 }
 
-function asNumbers(t: OrtTensor): ArrayLike<number> {
+function asFloat32(t: OrtTensor): Float32Array {
+  if (t.type === "float32") return t.data as Float32Array;
   if (t.type === "float16") return kernels.f16ToF32(t.data as Uint16Array);
   const data = t.data as ArrayLike<number | bigint>;
-  return Array.from({ length: data.length }, (_, i) => Number(data[i]));
+  return Float32Array.from({ length: data.length }, (_, i) => Number(data[i]));
 }
 
-function compare(label: string, want: OrtTensor, got: OrtTensor, tolerance: number): OutputCheck {
-  const a = asNumbers(want);
-  const b = asNumbers(got);
-  let maxAbs = 0;
+/**
+ * One output of the converted model (`got`) against the original's (`want`). The kernels' diffStats gives the
+ * max |difference| and the sums of the cosine (over the pairs where both are finite; NaN opposite NaN is equal, a
+ * NaN or infinity opposite anything else is infinitely far, so such an output fails). The relative difference is
+ * measured here, over the reference's non-zero values: diffStats's maxRel is infinite wherever the reference is 0,
+ * which a ReLU or sigmoid output has everywhere, and would say nothing.
+ */
+export function compareOutput(label: string, want: OrtTensor, got: OrtTensor | undefined, tolerance: number): OutputCheck {
+  const a = asFloat32(want);
+  const b = got === undefined ? undefined : asFloat32(got);
+  if (b === undefined || a.length !== b.length) return { output: label, maxAbsDifference: Number.NaN, maxRelativeDifference: Number.NaN, cosine: Number.NaN, passed: false };
+  const stats = kernels.diffStats(b, a);
   let maxRel = 0;
   let maxRef = 0;
-  let dot = 0;
-  let a2 = 0;
-  let b2 = 0;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i] ?? NaN;
-    const d = Math.abs(x - y);
-    maxAbs = Math.max(maxAbs, d);
-    if (x !== 0) maxRel = Math.max(maxRel, d / Math.abs(x));
-    maxRef = Math.max(maxRef, Math.abs(x));
-    dot += x * y;
-    a2 += x * x;
-    b2 += y * y;
+    const x = Math.abs(a[i]!);
+    if (x > maxRef && x < Infinity) maxRef = x;
+    if (x > 0 && x < Infinity) {
+      const rel = Math.abs(b[i]! - a[i]!) / x;
+      if (rel > maxRel) maxRel = rel;
+    }
   }
-  const cosine = a.length !== b.length ? NaN : a2 === 0 && b2 === 0 ? 1 : a2 === 0 || b2 === 0 ? 0 : dot / Math.sqrt(a2 * b2);
+  const { dot, normA2, normB2 } = stats;
+  const cosine = normA2 === 0 && normB2 === 0 ? 1 : normA2 === 0 || normB2 === 0 ? 0 : dot / Math.sqrt(normA2 * normB2);
   // an output of values near zero (a sigmoid map of a blank image) has a cosine that means little: it also passes
   // when its largest difference is within the tolerance times its largest value
-  const passed = 1 - cosine <= tolerance || (a.length === b.length && maxAbs <= tolerance * maxRef);
-  return { output: label, maxAbsDifference: maxAbs, maxRelativeDifference: maxRel, cosine, passed };
+  const passed = stats.maxAbs < Infinity && (1 - cosine <= tolerance || stats.maxAbs <= tolerance * maxRef);
+  return { output: label, maxAbsDifference: stats.maxAbs, maxRelativeDifference: maxRel, cosine, passed };
 }
 
 async function run(ort: Ort, bytes: Uint8Array, feeds: Record<string, OrtTensor>, which: string): Promise<Record<string, OrtTensor>> {
@@ -244,7 +253,7 @@ async function checkPair(ort: Ort, label: string, original: Uint8Array, converte
     }
   }
   const got = await run(ort, converted, convertedFeeds, `converted ${label || "model"}`);
-  return Object.keys(want).map((name) => compare(label ? `${label}/${name}` : name, want[name]!, got[name]!, tolerance));
+  return Object.keys(want).map((name) => compareOutput(label ? `${label}/${name}` : name, want[name]!, got[name], tolerance));
 }
 
 // ------------------------------------------------------------------------------------------- the command
@@ -259,8 +268,9 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
   const tolerance = options.tolerance === undefined ? DEFAULT_TOLERANCE[mode] : Number(options.tolerance);
   if (!(tolerance >= 0) || !/^\s*[\d.e+-]+\s*$/i.test(options.tolerance ?? "0")) throw new UsageError(`--tolerance takes a number >= 0 (the largest 1 - cosine allowed), not ${options.tolerance}`);
   const shapes = parseShapes(options.shape);
-  const bytes = await readWhole(input);
-  const kind = onnx.detect(bytes) ? "onnx" : april.detect(bytes) ? "april" : tsm.detect(bytes) ? "tsm" : undefined;
+  // the first bytes decide (convert routed here on them): a model is read whole only when --check runs it
+  const format = await detectInputFormat(input);
+  const kind = format === "onnx" || format === "april" || format === "tsm" ? format : undefined;
   if (kind === undefined) throw new UsageError(`--quantize ${mode} applies to ONNX models, .april files and TenniS modules (and to bw2l re-encodes as fp16|i8); ${input} is none of these`);
   const wanted = kind === "april" ? ".april" : ".onnx";
   if (extname(output).toLowerCase() !== wanted) throw new UsageError(`--quantize writes ${kind === "tsm" ? "an ONNX model" : `the input's format`}: OUT must end in ${wanted}, not ${extname(output) || "(nothing)"}`);
@@ -270,7 +280,12 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
 
   const keepIO = keep !== "false";
   const reports: { network: string; report: QuantizeReport }[] = [];
-  // without --check the result is streamed to OUT (writeTo): no whole copy of the converted model is made
+  if (!ort && kind !== "tsm") {
+    const size = await streamQuantized(io, input, output, kind, { mode, keepIO }, reports, options.force ?? false);
+    return finish(io, input, output, mode, kind, reports, [], undefined, tolerance, size, options.json ?? false);
+  }
+  const bytes = await readWhole(input);
+  // --check (which runs both models) and TenniS inputs (translated in memory): the model is converted in memory
   let written: Uint8Array | undefined;
   let stream: (sink: import("node:fs").WriteStream) => Promise<number>;
   const checks: OutputCheck[] = [];
@@ -317,7 +332,56 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
       return stream(createWriteStream(temp));
     }, { force: options.force ?? false });
   }
-  if (options.json) {
+  return finish(io, input, output, mode, kind, reports, checks, ort, tolerance, size, options.json ?? false);
+}
+
+/**
+ * A .onnx or .april IN converted straight from its source into OUT (no --check): its structure and one weight at a
+ * time in memory (onnx/quantize-stream.ts), a progress bar on a terminal. The reports are complete once written.
+ */
+async function streamQuantized(io: CliIO, input: string, output: string, kind: "onnx" | "april", options: { mode: QuantizeMode; keepIO: boolean },
+  reports: { network: string; report: QuantizeReport }[], force: boolean): Promise<number> {
+  const source = await openSource(input);
+  try {
+    let pieces: OutputPiece[];
+    let total: number;
+    if (kind === "april") {
+      const converted = await aprilQuantizedPieces(source, options);
+      for (const [network, report] of Object.entries(converted.reports)) reports.push({ network, report: report! });
+      ({ pieces, size: total } = converted);
+    } else {
+      const converted = await onnxQuantizedPieces(source, options);
+      reports.push({ network: "", report: converted.report });
+      ({ pieces, size: total } = converted);
+    }
+    const progress = new Progress(io.stderr, `--quantize ${options.mode}`, total);
+    try {
+      return await writeAtomically(output, (temp) => writePiecesTo(createWriteStream(temp), pieces.map((p) => counted(p, progress)), { caller: "convert" }), { force });
+    } finally {
+      progress.finish();
+    }
+  } finally {
+    await source.close?.();
+  }
+}
+
+async function* counted(piece: OutputPiece, progress: Progress): AsyncGenerator<Uint8Array> {
+  if (piece instanceof Uint8Array) {
+    yield piece;
+    progress.advance(piece.length);
+    return;
+  }
+  for await (const chunk of piece) {
+    yield chunk;
+    progress.advance(chunk.length);
+  }
+}
+
+/** Prints the reports and --check's results (or the JSON); exit 1 when a check failed (nothing was written). */
+async function finish(io: CliIO, input: string, output: string, mode: QuantizeMode, kind: string, reports: { network: string; report: QuantizeReport }[],
+  checks: OutputCheck[], ort: Ort | undefined, tolerance: number, size: number, json: boolean): Promise<number> {
+  const failed = checks.filter((c) => !c.passed);
+  if (json) {
     await writeStdout(io, `${jsonText({ input, output, mode, written: failed.length === 0, bytes: failed.length === 0 ? size : undefined, reports, check: ort ? { tolerance, outputs: checks } : undefined })}\n`);
   } else {
     for (const { network, report } of reports) for (const line of reportText(report, network ? `${network}: ` : "")) print(io.stderr, line);
@@ -329,6 +393,6 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
     print(io.stderr, `tensorfile: --check: ${failed.map((c) => c.output).join(", ")} differ by more than the tolerance (1 - cosine > ${tolerance}); nothing written (raise it with --tolerance X)`);
     return 1;
   }
-  if (!options.json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);
+  if (!json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);
   return 0;
 }

@@ -6,6 +6,7 @@
  * values are printed widened (exactly); int8 with a scale prints its stored steps (the scale is named above).
  */
 import * as kernels from "../kernels/index.js";
+import { bfloat16Bits } from "../bfloat16.js";
 import type { DType, NamedTensor, TensorInfo } from "../tensor.js";
 import { type CliIO, InputError, UsageError, jsonText, print, shapeText } from "./common.js";
 import { openLazy, pickTensor } from "./inputs.js";
@@ -117,8 +118,8 @@ type Rounder = (v: number) => number;
 
 const f16Round: Rounder = (v) => kernels.f16ToF32(kernels.f32ToF16(new Float32Array([v])))[0]!;
 const bf16Round: Rounder = (v) => {
-  const bits = new Uint32Array(new Float32Array([v]).buffer)[0]!;
-  const rounded = (bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16; // round half to even, as onnx/quantize.ts stores bfloat16 (there is no bfloat16 narrowing kernel)
+  // round half to even, as onnx/quantize.ts stores bfloat16 (both through bfloat16.ts)
+  const rounded = bfloat16Bits(new Uint32Array(new Float32Array([v]).buffer)[0]!);
   return kernels.bf16ToF32(new Uint16Array([rounded]))[0]!;
 };
 const ROUNDERS: Partial<Record<DType, Rounder>> = { float32: Math.fround, float16: f16Round, bfloat16: bf16Round, float64: (v) => v };

@@ -48,6 +48,8 @@ export type {
 export { createPieces, ONNX_DTYPES } from "./onnx/builder.js";
 export type { Fp16Op, QuantizeMode, QuantizeOptions, QuantizeReport } from "./onnx/quantize.js";
 export { FP16_OPS, MIN_WEIGHT_ELEMENTS } from "./onnx/quantize.js";
+export type { QuantizeToOptions } from "./onnx/quantize-stream.js";
+export { quantizeTo } from "./onnx/quantize-stream.js";
 
 /**
  * A new model from plain objects (graph, nodes, initializers stored as raw_data, inputs/outputs), as the other
@@ -89,7 +91,7 @@ export function quantizeWithReport(model: OnnxModel, options: QuantizeOptions): 
   report: QuantizeReport;
 } {
   const bytes = modelBytes.get(model);
-  if (!bytes) throw new UnsupportedError(id, "quantize needs a model read() returned (a lazy readFrom() model has no bytes in memory)", undefined, "quantize");
+  if (!bytes) throw new UnsupportedError(id, "quantize needs a model read() returned (a lazy readFrom() model has no bytes in memory: convert it from its source with onnx.quantizeTo(source, sink, options))", undefined, "quantize");
   const whole = model.span.byteOffset === 0 && model.span.byteLength === bytes.length;
   const fresh = read(whole ? bytes : bytes.subarray(model.span.byteOffset, model.span.byteOffset + model.span.byteLength));
   const report = quantizeInPlace(fresh, options);

@@ -31,7 +31,7 @@ describe("format facades", () => {
     expect(Object.keys(april).sort()).toEqual([
       "HEADER_FIELDS", "MODEL_TYPE_LSTM_TRANSDUCER_STATELESS", "NETWORK_NAMES", "REFERENCE_PARAMS", "SETTABLE_FIELDS", "blobs", "create",
       "detect", "encodeHeaderAndParams", "extensions", "id", "inspect", "loadNetworks", "loadTensor", "networkModel", "quantize",
-      "quantizeWithReport", "read", "readFrom", "replaceTensors", "setField", "tensorInfos", "tensors", "verify", "verifyErrors", "write",
+      "quantizeTo", "quantizeWithReport", "read", "readFrom", "replaceTensors", "setField", "tensorInfos", "tensors", "verify", "verifyErrors", "write",
       "writeTo",
     ]);
     expect(april.id).toBe("april");
@@ -41,7 +41,7 @@ describe("format facades", () => {
     expect(Object.keys(onnx).sort()).toEqual([
       "ATTRIBUTE_TYPES", "DATA_TYPES", "FP16_OPS", "MAX_GRAPH_DEPTH", "MIN_WEIGHT_ELEMENTS", "MODEL_FIELDS", "ONNX_DTYPES", "blobs",
       "create", "createPieces", "dataTypeName", "dataTypeOf", "deleteMetadata", "detect", "extensions", "id",
-      "inspect", "loadTensor", "makeTensor", "nodeLabel", "parseShape", "quantize", "quantizeWithReport", "read", "readFrom",
+      "inspect", "loadTensor", "makeTensor", "nodeLabel", "parseShape", "quantize", "quantizeTo", "quantizeWithReport", "read", "readFrom",
       "renameValue", "replaceTensors", "setMetadata", "setModelField", "setShape", "tensorInfos", "tensors", "verify", "weights",
       "write", "writeTo",
     ]);

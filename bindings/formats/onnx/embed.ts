@@ -13,3 +13,4 @@ export { write as writeModel, writePieces as writeModelPieces } from "./edit-wri
 export { type ModelPlan, planModel, replaceTensors as replaceModelTensors } from "./patch.js";
 export { type QuantizeOptions, type QuantizeReport, checkQuantize, quantizeInPlace } from "./quantize.js";
 export { REWRITE_CHUNK_BYTES } from "./rewrite-from.js";
+export { type OutputPiece, QUANTIZE_CHUNK_BYTES, type SparseModel, quantizeSparse, readSparse, synchronousSource } from "./quantize-stream.js";

@@ -19,6 +19,9 @@ export const WIRE_FIXED32 = 5;
 
 const textEncoder = new TextEncoder();
 
+/** raw() keeps payloads of this many bytes or more by reference (smaller ones are copied into its buffer). */
+export const RAW_BY_REFERENCE_BYTES = 4096;
+
 /** Bytes the varint encoding of `value` takes (a non-negative safe integer or a bigint). */
 export function varintSize(value: number | bigint): number {
   let v = BigInt.asUintN(64, BigInt(value));
@@ -87,7 +90,7 @@ export class ProtoWriter {
 
   /** Raw bytes; payloads of 4 KiB or more are kept by reference (the caller must not change them before finish). */
   raw(bytes: Uint8Array): this {
-    if (bytes.length >= 4096) {
+    if (bytes.length >= RAW_BY_REFERENCE_BYTES) {
       this.flushScratch();
       this.parts.push(bytes);
     } else {

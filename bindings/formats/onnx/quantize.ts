@@ -18,6 +18,7 @@
  * Value names are taken as unique across the model (as exporters write them); a subgraph that shadows an outer
  * name is not told apart.
  */
+import { bfloat16Bits } from "../../bfloat16.js";
 import { UnsupportedError } from "../../bytes/errors.js";
 import * as kernels from "../../kernels/index.js";
 import { makeTensor } from "./edit.js";
@@ -340,8 +341,8 @@ function elementCount(t: OnnxTensor): number {
   return t.dims.reduce((a, b) => a * b, 1);
 }
 
-/** The float32 values of a weight (a copy). */
-function floatValues(bytes: Uint8Array, source: Source): Float32Array {
+/** The float32 values of a weight (a copy), from the model's bytes. */
+export function floatValues(bytes: Uint8Array, source: Pick<Source, "name" | "tensor" | "kind">): Float32Array {
   const values = source.tensor.values;
   if (values) return new Float32Array(values.slice().buffer);
   const w = { name: source.name, tensor: source.tensor, kind: source.kind };
@@ -358,6 +359,54 @@ function unreadable(t: OnnxTensor): string | undefined {
 
 interface Counters { clamped: number; flushed: number }
 
+/** A weight as quantizeInPlace found it (its tensor as read, before it is replaced). */
+export interface WeightSource {
+  /** The weight's name (an initializer's, or a Constant's output). */
+  name: string;
+  /** The tensor as read. */
+  tensor: OnnxTensor;
+  /** Where it is stored. */
+  kind: "initializer" | "constant";
+}
+
+/**
+ * How quantizeInPlace reads weights and stores what it converts, when not from and into memory (the streamed
+ * conversion of onnx/quantize-stream.ts): `pieces` gives a weight's float32 values in order, in pieces (each one
+ * may be changed, and is not used after the next is asked for); `defer`, given the byte length of a converted
+ * tensor and how to compute it piece by piece, returns a stand-in of that length that write() keeps by reference
+ * (the pieces are then swapped for what `produce` gives, as they are written), or undefined to have it computed
+ * now. Counters (values clamped, flushed) of deferred tensors are added to the report as they are made.
+ */
+export interface WeightAccess {
+  pieces(source: WeightSource): Iterable<Float32Array>;
+  defer(byteLength: number, produce: () => Iterable<Uint8Array>): Uint8Array | undefined;
+}
+
+function memoryAccess(bytes: () => Uint8Array): WeightAccess {
+  return { pieces: (source) => [floatValues(bytes(), source)], defer: () => undefined };
+}
+
+/** A raw_data tensor whose elements `produce` computes: now, or when written (access.defer). */
+function convertedTensor(access: WeightAccess, header: { name: string; dataType: number; dims: number[]; docString: string }, byteLength: number, produce: () => Iterable<Uint8Array>): OnnxTensor {
+  let values = access.defer(byteLength, produce);
+  if (!values) {
+    const parts = [...produce()];
+    values = parts.length === 1 ? parts[0]! : new Uint8Array(byteLength);
+    if (parts.length !== 1) {
+      let at = 0;
+      for (const part of parts) {
+        values.set(part, at);
+        at += part.length;
+      }
+    }
+  }
+  return { ...header, dims: [...header.dims], storage: "raw_data", data: { byteOffset: 0, byteLength: 0 }, frames: [], values };
+}
+
+function asBytes(view: ArrayBufferView): Uint8Array {
+  return new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+}
+
 function toFloat16(values: Float32Array, counters: Counters): Uint16Array {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
@@ -368,16 +417,15 @@ function toFloat16(values: Float32Array, counters: Counters): Uint16Array {
   return half;
 }
 
-/** bfloat16 bits of float32 values, rounded to nearest even (NaN stays NaN). */
+/** bfloat16 bits of float32 values, rounded to nearest even (NaN stays NaN): bfloat16.ts's bfloat16Bits. */
 export function toBfloat16(values: Float32Array, counters: Counters): Uint16Array {
   const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
   const out = new Uint16Array(values.length);
   for (let i = 0; i < values.length; i++) {
     const x = bits[i]!;
-    if ((x & 0x7fffffff) > 0x7f800000) { out[i] = ((x >>> 16) | 0x40) & 0xffff; continue; }
-    const rounded = ((x + 0x7fff + ((x >>> 16) & 1)) >>> 16) & 0xffff;
+    const rounded = bfloat16Bits(x);
     out[i] = rounded;
-    if ((x & 0x7fffffff) !== 0 && (rounded & 0x7fff) === 0) counters.flushed++;
+    if ((x & 0x7fffffff) !== 0 && (x & 0x7fffffff) <= 0x7f800000 && (rounded & 0x7fff) === 0) counters.flushed++;
   }
   return out;
 }
@@ -436,7 +484,7 @@ export function checkQuantize(model: OnnxModel, options: QuantizeOptions, where?
  * Changes `model` in place (an object read() returned, whose bytes `bytes` are) to `options.mode` and returns
  * what it did. Refused (UnsupportedError, nothing changed) for bf16 below opset 13 and i8 below opset 10.
  */
-export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, bytes: Uint8Array | undefined = modelBytes.get(model)): QuantizeReport {
+export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, bytes: Uint8Array | undefined = modelBytes.get(model), access?: WeightAccess): QuantizeReport {
   checkQuantize(model, options);
   const mode = options.mode;
   const opset = opsetOf(model);
@@ -446,20 +494,26 @@ export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, byte
   report.float32BytesBefore = before.filter((t) => t.dataType === FLOAT).reduce((s, t) => s + tensorBytes(t), 0);
   if (!model.graph) return report;
   const analysis = new Analysis(model);
+  const external = [...analysis.sources.values()].filter((s) => s.tensor.storage === "external");
+  if (external.length > 0) {
+    const files = [...new Set(external.map((s) => s.tensor.external?.location ?? "?"))];
+    report.notes.push(`${external.length} float32 weight${external.length === 1 ? " is" : "s are"} stored in external data (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) and left as ${external.length === 1 ? "it is" : "they are"}: the converted model still reads ${files.length === 1 ? "that file" : "those files"} by ${files.length === 1 ? "its" : "their"} relative path, so keep it next to ${files.length === 1 ? "it" : "them"}`);
+  }
   const needBytes = (): Uint8Array => {
     if (!bytes) throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "quantize");
     return bytes;
   };
-  if (mode === "fp16") fp16(analysis, options.keepIO ?? true, report, needBytes);
-  else if (mode === "bf16") bf16(analysis, report, needBytes);
-  else i8(analysis, opset, report, needBytes);
+  const weights = access ?? memoryAccess(needBytes);
+  if (mode === "fp16") fp16(analysis, options.keepIO ?? true, report, weights);
+  else if (mode === "bf16") bf16(analysis, report, weights);
+  else i8(analysis, opset, report, weights);
   report.weightBytesAfter = allWeights(model).reduce((s, t) => s + tensorBytes(t), 0);
   return report;
 }
 
 // ---------------------------------------------------------------------------------------------- fp16
 
-function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, bytes: () => Uint8Array): void {
+function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: WeightAccess): void {
   const model = a.model;
   const opset = report.opset;
   const main = model.graph!;
@@ -536,19 +590,17 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, bytes: () =>
   }
 
   // 3. weights and Casts
-  const counters = { clamped: 0, flushed: 0 };
   for (const [name, s] of a.sources) {
     if (is16(name)) {
-      const values = floatValues(bytes(), s);
-      replaceSource(s, makeTensor({ name: s.tensor.name, dtype: FLOAT16, dims: s.tensor.dims, data: toFloat16(values, counters), docString: s.tensor.docString }));
+      const read = { name: s.name, tensor: s.tensor, kind: s.kind };
+      replaceSource(s, convertedTensor(access, { name: s.tensor.name, dataType: FLOAT16, dims: s.tensor.dims, docString: s.tensor.docString }, elementCount(s.tensor) * 2,
+        function* () { for (const piece of access.pieces(read)) yield asBytes(toFloat16(piece, report)); }));
       report.tensorsConverted++;
     } else {
       const why = unreadable(s.tensor) ?? (pinned(name) ? "a graph output" : a.indexLike.has(name) ? "sizes or scales" : "no float16 computation reads it");
       report.tensorsKept.push({ name, reason: why });
     }
   }
-  report.clamped = counters.clamped;
-  report.flushed = counters.flushed;
   for (const { node } of a.order) {
     if (isDefault(node) && node.opType === "Cast" && is16(node.outputs[0] ?? "")) {
       const to = node.attributes.find((x) => x.name === "to")!;
@@ -649,15 +701,14 @@ function storeBehind(a: Analysis, s: Source, stored: OnnxTensor, makeNodes: (sto
   return nodes.length;
 }
 
-function bf16(a: Analysis, report: QuantizeReport, bytes: () => Uint8Array): void {
-  const counters = { clamped: 0, flushed: 0 };
+function bf16(a: Analysis, report: QuantizeReport, access: WeightAccess): void {
   for (const s of weightCandidates(a, report, () => undefined)) {
-    const values = floatValues(bytes(), s);
-    const stored = makeTensor({ name: `${s.name}_bf16`, dtype: BFLOAT16, dims: s.tensor.dims, data: toBfloat16(values, counters), docString: s.tensor.docString });
+    const read = { name: s.name, tensor: s.tensor, kind: s.kind };
+    const stored = convertedTensor(access, { name: `${s.name}_bf16`, dataType: BFLOAT16, dims: s.tensor.dims, docString: s.tensor.docString }, elementCount(s.tensor) * 2,
+      function* () { for (const piece of access.pieces(read)) yield asBytes(toBfloat16(piece, report)); });
     report.nodesAdded += storeBehind(a, s, stored, (storedName) => [castNode(a.freshName(`${s.name}_cast`), storedName, s.name, FLOAT)]);
     report.tensorsConverted++;
   }
-  report.flushed = counters.flushed;
 }
 
 // ------------------------------------------------------------------------------------------------ i8
@@ -675,36 +726,71 @@ function channelAxis(node: OnnxNode, index: number, rank: number): number | unde
   }
 }
 
-function quantizePerChannel(values: Float32Array, dims: readonly number[], axis: number | undefined): { q: Int8Array; scales: Float32Array } {
-  const q = new Int8Array(values.length);
-  if (axis === undefined) {
-    let max = 0;
-    for (const v of values) if (Math.abs(v) > max) max = Math.abs(v);
-    const scale = Math.fround(max > 0 ? max / 127 : 1);
-    kernels.quantizeI8(values, scale, 0, q);
-    return { q, scales: Float32Array.of(scale) };
-  }
-  const channels = dims[axis]!;
-  const inner = dims.slice(axis + 1).reduce((x, y) => x * y, 1);
-  const outer = values.length / (channels * inner);
-  const scales = new Float32Array(channels);
-  const slice = new Float32Array(outer * inner);
-  const sliceQ = new Int8Array(outer * inner);
-  for (let c = 0; c < channels; c++) {
-    let k = 0;
-    for (let o = 0; o < outer; o++) for (let i = 0; i < inner; i++) slice[k++] = values[(o * channels + c) * inner + i]!;
-    let max = 0;
-    for (const v of slice) if (Math.abs(v) > max) max = Math.abs(v);
-    const scale = Math.fround(max > 0 ? max / 127 : 1);
-    scales[c] = scale;
-    kernels.quantizeI8(slice, scale, 0, sliceQ);
-    k = 0;
-    for (let o = 0; o < outer; o++) for (let i = 0; i < inner; i++) q[(o * channels + c) * inner + i] = sliceQ[k++]!;
-  }
-  return { q, scales };
+/** Where a weight's channels are: `channels` runs of `inner` elements, repeated (axis undefined: one channel). */
+interface ChannelLayout { channels: number; inner: number }
+
+function channelLayout(dims: readonly number[], axis: number | undefined): ChannelLayout {
+  if (axis === undefined) return { channels: 1, inner: dims.reduce((x, y) => x * y, 1) || 1 };
+  return { channels: dims[axis]!, inner: dims.slice(axis + 1).reduce((x, y) => x * y, 1) };
 }
 
-function i8(a: Analysis, opset: number, report: QuantizeReport, bytes: () => Uint8Array): void {
+/** Adds the largest |w| per channel of a piece of the weight that starts at element `start` to `max`. */
+function channelMax(piece: Float32Array, start: number, layout: ChannelLayout, max: Float32Array): void {
+  const { channels, inner } = layout;
+  for (let i = 0; i < piece.length; i++) {
+    const c = channels === 1 ? 0 : Math.floor((start + i) / inner) % channels;
+    const v = Math.abs(piece[i]!);
+    if (v > max[c]!) max[c] = v;
+  }
+}
+
+/** Scales from the largest |w| per channel: max / 127 as float32 (1 for an all-zero channel). */
+function scalesFrom(max: Float32Array): Float32Array {
+  return max.map((m) => Math.fround(m > 0 ? m / 127 : 1));
+}
+
+/** Buffers quantizePiece reuses from one piece of a weight to the next. */
+interface PieceScratch { order: Int32Array; grouped: Float32Array; groupedQ: Int8Array }
+
+function scratchFor(scratch: Partial<PieceScratch>, n: number): PieceScratch {
+  if (!scratch.order || scratch.order.length < n) {
+    scratch.order = new Int32Array(n);
+    scratch.grouped = new Float32Array(n);
+    scratch.groupedQ = new Int8Array(n);
+  }
+  return scratch as PieceScratch;
+}
+
+/**
+ * The int8 steps of a piece of the weight that starts at element `start`, with the quantizeI8 kernel, channel by
+ * channel (the kernel works element by element, so a piece gives the steps the whole weight gives).
+ */
+function quantizePiece(piece: Float32Array, start: number, layout: ChannelLayout, scales: Float32Array, reuse: Partial<PieceScratch>): Int8Array {
+  const q = new Int8Array(piece.length);
+  const { channels, inner } = layout;
+  if (channels === 1) {
+    kernels.quantizeI8(piece, scales[0]!, 0, q);
+    return q;
+  }
+  // the piece's elements grouped by channel (counting sort), quantized group by group, put back
+  const channelOf = (i: number) => Math.floor((start + i) / inner) % channels;
+  const counts = new Int32Array(channels + 1);
+  for (let i = 0; i < piece.length; i++) counts[channelOf(i) + 1]!++;
+  for (let c = 0; c < channels; c++) counts[c + 1]! += counts[c]!;
+  const { order, grouped, groupedQ } = scratchFor(reuse, piece.length);
+  const next = counts.slice(0, channels);
+  for (let i = 0; i < piece.length; i++) order[next[channelOf(i)]!++] = i;
+  for (let k = 0; k < piece.length; k++) grouped[k] = piece[order[k]!]!;
+  for (let c = 0; c < channels; c++) {
+    const from = counts[c]!;
+    const to = counts[c + 1]!;
+    if (to > from) kernels.quantizeI8(grouped.subarray(from, to), scales[c]!, 0, groupedQ.subarray(from, to));
+  }
+  for (let k = 0; k < piece.length; k++) q[order[k]!] = groupedQ[k]!;
+  return q;
+}
+
+function i8(a: Analysis, opset: number, report: QuantizeReport, access: WeightAccess): void {
   // opset 13+: DequantizeLinear with axis; 10-12: DequantizeLinear with one scale per tensor (no axis before
   // 13); below 10 (no DequantizeLinear): Cast to float and Mul by the scales (the same values), per channel
   const castMul = opset < 10;
@@ -750,13 +836,29 @@ function i8(a: Analysis, opset: number, report: QuantizeReport, bytes: () => Uin
     axes.set(s.name, found.axis!);
     return undefined;
   });
-  let zeroFlushed = 0;
   for (const s of candidates) {
-    const values = floatValues(bytes(), s);
+    const read = { name: s.name, tensor: s.tensor, kind: s.kind };
     const axis = perChannel ? axes.get(s.name) : undefined;
-    const { q, scales } = quantizePerChannel(values, s.tensor.dims, axis);
-    for (let i = 0; i < values.length; i++) if (values[i] !== 0 && q[i] === 0) zeroFlushed++;
-    const stored = makeTensor({ name: `${s.name}_quantized`, dtype: INT8, dims: s.tensor.dims, data: q, docString: s.tensor.docString });
+    const dims = s.tensor.dims;
+    // the scales are needed now (a tensor of their own); a deferred int8 tensor reads the weight again when written
+    const layout = channelLayout(dims, axis);
+    const max = new Float32Array(layout.channels);
+    let start = 0;
+    for (const piece of access.pieces(read)) {
+      channelMax(piece, start, layout, max);
+      start += piece.length;
+    }
+    const scales = scalesFrom(max);
+    const stored = convertedTensor(access, { name: `${s.name}_quantized`, dataType: INT8, dims, docString: s.tensor.docString }, elementCount(s.tensor), function* () {
+      let at = 0;
+      const reuse: Partial<PieceScratch> = {};
+      for (const piece of access.pieces(read)) {
+        const q = quantizePiece(piece, at, layout, scales, reuse);
+        for (let i = 0; i < piece.length; i++) if (piece[i] !== 0 && q[i] === 0) report.flushed++;
+        at += piece.length;
+        yield asBytes(q);
+      }
+    });
     const scaleName = a.freshName(`${s.name}_scale`);
     const rank = s.tensor.dims.length;
     const scaleDims = axis === undefined ? [] : castMul ? [scales.length, ...new Array<number>(rank - axis - 1).fill(1)] : [scales.length];
@@ -777,5 +879,4 @@ function i8(a: Analysis, opset: number, report: QuantizeReport, bytes: () => Uin
     });
     report.tensorsConverted++;
   }
-  report.flushed = zeroFlushed;
 }
