@@ -3,6 +3,7 @@
  * input's format, .onnx for a TenniS module); OUT "-" is standard output with --to json|npy; `--out-dir DIR` hands
  * many files to cli/batch.ts.
  */
+import type { Command } from "./command.js";
 import { writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { FORMATS, formatModule } from "../any.js";
@@ -181,3 +182,17 @@ async function isModelInput(input: string): Promise<boolean> {
   const format = await detectInputFormat(input);
   return format === "onnx" || format === "april" || format === "tsm";
 }
+
+/** The `convert` command, as run.ts lists it. */
+export const CONVERT_COMMAND: Command = {
+  name: "convert",
+  synopsis: `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force]
+tensorfile convert IN.onnx|IN.april OUT --quantize fp16|bf16|i8 [--keep-io true|false] [--check] [--json]
+tensorfile convert MODEL.tsm|MODEL.csta OUT.onnx [--opset N] [--input NAME=DTYPE[:SHAPE]] [--force]
+tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]`,
+  help: CONVERT_HELP,
+  options: CONVERT_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => convertCommand(io, positionals, values as ConvertOptions),
+};

@@ -5,6 +5,7 @@
  * (formats/onnx/edit.ts, formats/april/edit.ts): every message byte that no edit touches is written as read.
  * An unknown name, a rename onto an existing name or a shape of another rank: exit 1, nothing written.
  */
+import type { Command } from "./command.js";
 import { open } from "node:fs/promises";
 import { extname } from "node:path";
 import { detectFormat } from "../any.js";
@@ -187,3 +188,15 @@ export async function editCommand(io: CliIO, args: string[], options: EditComman
   io.stderr.write(`wrote ${output} (${format}, ${formatBytes(written)})\n`);
   return 0;
 }
+
+/** The `edit` command, as run.ts lists it. */
+export const EDIT_COMMAND: Command = {
+  name: "edit",
+  synopsis: `tensorfile edit MODEL OUT [--set-meta KEY=VALUE]… [--delete-meta KEY]… [--rename OLD=NEW]… [--shape NAME=DIMS]…
+                [--set FIELD=VALUE]… [--json] [--force]`,
+  help: EDIT_HELP,
+  options: EDIT_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => editCommand(io, positionals, values as EditCommandOptions),
+};

@@ -2,6 +2,7 @@
  * `tensorfile extract FILE DIR [--dtype float32] [--force]`: every tensor as DIR/<name>.npy, every embedded blob as
  * a file, and DIR/meta.json, written in a temporary folder put in place when complete (cli/output.ts).
  */
+import type { Command } from "./command.js";
 import { createWriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -109,3 +110,14 @@ async function mkdirInside(root: string, relative: string): Promise<void> {
     }
   }
 }
+
+/** The `extract` command, as run.ts lists it. */
+export const EXTRACT_COMMAND: Command = {
+  name: "extract",
+  synopsis: "tensorfile extract FILE DIR [--dtype float32] [--force]",
+  help: EXTRACT_HELP,
+  options: EXTRACT_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => extractCommand(io, positionals, values as { dtype?: string; force?: boolean }),
+};

@@ -2,6 +2,7 @@
  * `tensorfile inspect FILE… [--json] [--full]`: the format, version, metadata and a table of tensors of each FILE,
  * from its headers only (a TenniS module also gets the verdict of its ONNX translation).
  */
+import type { Command } from "./command.js";
 import type { InspectResult } from "../formats/types.js";
 import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText, versionText } from "./common.js";
 import { openLazy } from "./inputs.js";
@@ -149,3 +150,14 @@ export async function inspectCommand(io: CliIO, paths: string[], options: { json
   if (many) print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
   return failed > 0 ? 1 : 0;
 }
+
+/** The `inspect` command, as run.ts lists it. */
+export const INSPECT_COMMAND: Command = {
+  name: "inspect",
+  synopsis: "tensorfile inspect FILE… [--json] [--full]",
+  help: INSPECT_HELP,
+  options: INSPECT_OPTIONS,
+  inputs: "all",
+  inputOptions: "all",
+  run: (io, positionals, values) => inspectCommand(io, positionals, values as { json?: boolean; full?: boolean }),
+};

@@ -16,6 +16,9 @@ import { type ByteSource, fromFile } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
+import type { Command } from "./command.js";
+import { InputError, UsageError } from "./common.js";
+import { openSource } from "./inputs.js";
 import { MANIFEST, decodePath } from "./folder-names.js";
 import { OutputRefused, checkOutput, placeFile, reserveTemporary, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
@@ -369,3 +372,16 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
     await modelSource.close?.();
   }
 }
+
+/** The `patch` command, as run.ts lists it. */
+export const PATCH_COMMAND: Command = {
+  name: "patch",
+  synopsis: "tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]",
+  help: PATCH_HELP,
+  options: PATCH_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values, { externalDir }) => patchCommand({
+    ...io, openSource, externalDir, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m),
+  }, positionals, values as PatchCommandOptions),
+};
