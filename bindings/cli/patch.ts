@@ -16,6 +16,7 @@ import { type ByteSource, fromFile } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
+import { isPatchError } from "../errors.js";
 import type { Command } from "./command.js";
 import { InputError, UsageError } from "./common.js";
 import { openSource } from "./inputs.js";
@@ -350,8 +351,8 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
           }
         }, { force: options.force ?? false });
       } catch (error) {
-        // the checks of the patch (names, dtypes, shapes) are about the input: exit 1
-        if (error instanceof TypeError || error instanceof RangeError) throw ctx.inputError((error.message).replace(/^tensorfile: /, ""));
+        // the checks of the patch (names, dtypes, shapes: a PatchError) are about the input: exit 1
+        if (isPatchError(error)) throw ctx.inputError(error.message.replace(/^tensorfile: /, ""));
         throw error;
       }
       const out = (text: string) => ctx.stdout.write(`${text}\n`);
