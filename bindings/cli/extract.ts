@@ -12,7 +12,7 @@ import type { EmbeddedBlob } from "../formats/types.js";
 import { rangeChunks } from "../io/source.js";
 import type { DecodeOptions } from "../tensor.js";
 import { type CliIO, InputError, UsageError, jsonText, plural, print } from "./common.js";
-import { MANIFEST, folderPaths } from "./folder-names.js";
+import { MANIFEST, folderPaths } from "../folder/names.js";
 import { firstRepeat } from "../io/names.js";
 import { lazyTensors, openLazy, readWhole } from "./inputs.js";
 import { FOLDER_OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";

@@ -6,13 +6,13 @@
  * april networks). MODEL is read lazily and OUT streamed (patchTo): one weights tensor in memory at a time.
  * Unknown names (without --partial), dtypes that cannot be stored and shapes that differ: exit 1, nothing written.
  */
-import { open, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { open, stat, writeFile } from "node:fs/promises";
 import { createWriteStream, mkdirSync } from "node:fs";
-import { dirname, extname, join, relative, resolve, sep } from "node:path";
+import { dirname, extname, resolve } from "node:path";
 import { formatModule, readFromAny } from "../any.js";
 import type { LazyTensorsWithSource } from "../patch.js";
 import type { FormatId } from "../formats/types.js";
-import { type ByteSource, fromFile } from "../io/source.js";
+import type { ByteSource } from "../io/source.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
@@ -20,7 +20,7 @@ import { isPatchError } from "../errors.js";
 import type { Command } from "./command.js";
 import { InputError, UsageError } from "./common.js";
 import { openSource } from "./inputs.js";
-import { MANIFEST, decodePath } from "./folder-names.js";
+import { openTensorFolder } from "../folder/open.js";
 import { OutputRefused, checkOutput, placeFile, reserveTemporary, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
@@ -68,112 +68,14 @@ export interface PatchCliContext {
 }
 
 interface OpenedWeights {
-  tensors: LazyTensorsWithSource | Map<string, Uint8Array>;
+  tensors: LazyTensorsWithSource;
   label: string;
   close(): Promise<void>;
 }
 
-/** Every file under `dir` (relative paths with "/"), sorted. */
-async function walk(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (folder: string) => {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) await visit(path);
-      else if (entry.isFile()) out.push(relative(dir, path).split(sep).join("/"));
-    }
-  };
-  await visit(dir);
-  return out.sort();
-}
-
-/** One lazily readable tensor file (opened to read its header, closed; reopened to load the tensor). */
-async function fileTensor(path: string, name: string, ctx: PatchCliContext): Promise<{ info: TensorInfo; load(): Promise<NamedTensor> }> {
-  const source = await fromFile(path);
-  try {
-    const opened = await readFromAny(source);
-    const infos = opened.tensorInfos();
-    if (infos.length !== 1) throw ctx.inputError(`${path} holds ${infos.length} tensors; a folder of weights holds one tensor a file`);
-    const info = { ...infos[0]!, name };
-    return {
-      info,
-      async load() {
-        const again = await fromFile(path);
-        try {
-          const file = await readFromAny(again);
-          const tensor = await file.loadTensor(file.tensorInfos()[0]!);
-          return { ...tensor, name } as NamedTensor;
-        } finally {
-          await again.close();
-        }
-      },
-    };
-  } finally {
-    await source.close();
-  }
-}
-
-/**
- * A folder as extract writes it (cli/folder-names.ts): names from meta.json's "files" for the files it lists,
- * else decoded from the .npy paths. Two files for one name are refused.
- */
-async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
-  const files = await walk(dir);
-  // a listed path as the folder holds it (exactly, or in another Unicode normalization, as macOS may give it)
-  const onDisk = new Map<string, string>();
-  for (const file of files) {
-    onDisk.set(file.normalize("NFC"), file);
-    onDisk.set(file, file);
-  }
-  let named: [string, string][] = [];
-  if (files.includes(MANIFEST)) {
-    let listed: [string, unknown][];
-    try {
-      const meta = JSON.parse(await readFile(join(dir, MANIFEST), "utf8")) as { files?: unknown };
-      listed = meta.files !== null && typeof meta.files === "object" ? Object.entries(meta.files) : [];
-    } catch (cause) {
-      throw ctx.inputError(`${join(dir, MANIFEST)} is not the JSON extract writes: ${(cause as Error).message}`);
-    }
-    for (const [name, file] of listed) {
-      const found = typeof file === "string" ? onDisk.get(file) ?? onDisk.get(file.normalize("NFC")) : undefined;
-      if (found !== undefined && (found.endsWith(".npy") || found.endsWith(".onnx"))) named.push([name, found]);
-    }
-  }
-  const mapped = new Set(named.map(([, f]) => f));
-  for (const file of files) {
-    if (mapped.has(file)) continue;
-    if (file.endsWith(".npy")) named.push([decodePath(file, ".npy"), file]);
-    else if (file.endsWith(".onnx") && !file.includes("/")) named.push([file, file]);
-  }
-  const byName = new Map<string, string>();
-  for (const [name, file] of named) {
-    const other = byName.get(name);
-    if (other !== undefined) throw ctx.inputError(`${dir}: both ${other} and ${file} hold the tensor ${JSON.stringify(name)}; remove one (meta.json's "files" says which file holds which name)`);
-    byName.set(name, file);
-  }
-  const networks = new Map<string, Uint8Array>();
-  const tensors: { info: TensorInfo; load(): Promise<NamedTensor> }[] = [];
-  for (const [name, file] of named) {
-    const path = join(dir, ...file.split("/"));
-    if (file.endsWith(".onnx")) networks.set(name.replace(/\.onnx$/, ""), new Uint8Array(await readFile(path)));
-    else tensors.push(await fileTensor(path, name, ctx));
-  }
-  if (tensors.length === 0 && networks.size === 0) throw ctx.inputError(`${dir} holds no .npy or .onnx files`);
-  if (networks.size > 0 && tensors.length === 0) return { tensors: networks, label: dir, close: async () => {} };
-  // an april extract folder holds both: the networks go along as 1-D uint8 tensors, and april's patch uses a
-  // network only where it differs from the model's (a changed network and its own .npy weights are refused there)
-  for (const [name, bytes] of networks) {
-    const info: TensorInfo = { name, dtype: "uint8", shape: [bytes.length], byteOffset: 0, byteLength: bytes.length, byteOrder: "le", layout: "row-major" };
-    tensors.push({ info, load: async () => ({ name, dtype: "uint8", shape: [bytes.length], data: bytes }) });
-  }
-  return {
-    label: dir,
-    close: async () => {},
-    tensors: {
-      tensorInfos: () => tensors.map((t) => t.info),
-      loadTensor: (info: TensorInfo) => tensors.find((t) => t.info.name === info.name)!.load(),
-    },
-  };
+/** A folder as extract writes it (folder/open.ts: the library's openTensorFolder). */
+async function openFolder(dir: string): Promise<OpenedWeights> {
+  return { tensors: await openTensorFolder(dir), label: dir, close: async () => {} };
 }
 
 /** WEIGHTS as a file: any format readFromAny reads, opened lazily; --tensor names (or picks) its tensor. */
@@ -319,7 +221,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       pending.push({ temp: reserved.temp, target, release: reserved.release });
       return createWriteStream(reserved.temp);
     };
-    const weights = isFolder ? await openFolder(weightsPath, ctx) : await openWeightsFile(weightsPath, ctx, options.tensor);
+    const weights = isFolder ? await openFolder(weightsPath) : await openWeightsFile(weightsPath, ctx, options.tensor);
     try {
       const outExt = extname(output).toLowerCase();
       const rewrap = format === "tsm" && outExt !== extname(model).toLowerCase() && (outExt === ".tsm" || outExt === ".csta");
@@ -327,7 +229,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       try {
         result = await writeAtomically(output, async (temp) => {
           if (rewrap) {
-            const patched = await patchFrom(modelSource, weights.tensors, { partial: options.partial ?? false });
+            const patched = await patchFrom(modelSource, weights.tensors, { opened: head, partial: options.partial ?? false });
             const tsm = await import("../formats/tsm.js");
             const file = tsm.read(patched.bytes);
             const bytes = outExt === ".tsm" ? tsm.write({ ...file, container: undefined }) : tsm.writeCsta(file);
@@ -340,7 +242,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             const patched = await patchTo(modelSource, weights.tensors, async (chunk) => {
               for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
               progress.advance(chunk.length);
-            }, { partial: options.partial ?? false, reuseChunks: true, inlineExternal: inline, externalSink }).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
+            }, { opened: head, partial: options.partial ?? false, reuseChunks: true, inlineExternal: inline, externalSink }).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
             // OUT's external files, complete: put in place before OUT itself
             for (const file of pending) placeFile(file.temp, file.target, options.force ?? false);
             return patched;
