@@ -39,7 +39,7 @@ describe("openTensorFolder", () => {
     const info = folder0.tensorInfos().find((i) => i.name === "weight")!;
     const weight = await folder0.loadTensor(info);
     const data = Float32Array.from(weight.data as Float32Array, (x, i) => (i === 0 ? x + 1 : x));
-    writeFileSync(join(out, folder0.files.get("weight")!), writeNpy({ ...weight, data }));
+    writeFileSync(join(out, folder0.files.get("weight")!), writeNpy({ name: weight.name, dtype: "float32", shape: weight.shape, data }));
     const patched = await patch(example.bytes, await openTensorFolder(out));
     expect(patched.replaced).toContain("weight");
     const back = readAny(patched.bytes).tensors().find((t) => t.name === "weight")!;

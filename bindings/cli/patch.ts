@@ -9,12 +9,14 @@
 import { open, stat, writeFile } from "node:fs/promises";
 import { createWriteStream, mkdirSync } from "node:fs";
 import { dirname, extname, resolve } from "node:path";
-import { formatModule, readFromAny } from "../any.js";
+import { type AnyLazyFile, formatModule, readFromAny } from "../any.js";
 import type { LazyTensorsWithSource } from "../patch.js";
 import type { FormatId } from "../formats/types.js";
-import type { ByteSource } from "../io/source.js";
+import { type ByteSource, fromFile, readExactly } from "../io/source.js";
+import { NETWORK_NAMES } from "../formats/april/model.js";
+import { sameBytes } from "../patch/encode.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
-import type { NamedTensor, TensorInfo } from "../tensor.js";
+import { type NamedTensor, type TensorInfo, bytesOf } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
 import { isPatchError } from "../errors.js";
 import type { Command } from "./command.js";
@@ -47,13 +49,14 @@ Outputs are written in a hidden temporary folder beside OUT and put in place whe
 OUT that appears meanwhile is left alone; writing over MODEL or WEIGHTS is refused; missing parent folders are
 created. A patch that replaces nothing (no name of WEIGHTS is in MODEL) writes nothing and exits 1.`;
 
-export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" }, "inline-external": { type: "boolean" } } as const;
+export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" }, "inline-external": { type: "boolean" }, json: { type: "boolean" } } as const;
 
 export interface PatchCommandOptions {
   partial?: boolean | undefined;
   force?: boolean | undefined;
   tensor?: string | undefined;
   "inline-external"?: boolean | undefined;
+  json?: boolean | undefined;
 }
 
 /** What run.ts lends the command (from cli/inputs.ts and cli/common.ts). */
@@ -191,6 +194,83 @@ function externalLocations(format: FormatId, infos: readonly TensorInfo[]): stri
   return [...new Set(locations)];
 }
 
+/** What `patch --json` prints (docs/cli.md lists the keys). */
+export interface PatchReport {
+  model: string;
+  weights: string;
+  output: string;
+  format: FormatId;
+  /** OUT's size in bytes. */
+  bytes: number;
+  /** What the names count: "network" (april networks given whole) or "tensor". */
+  unit: "tensor" | "network";
+  /** Names given whose stored bytes differ from MODEL's, in file order. */
+  changed: string[];
+  /** Names given that came back with exactly MODEL's bytes. */
+  unchanged: string[];
+  /** Names of MODEL that WEIGHTS does not hold (left as they were). */
+  kept: string[];
+  /** Names of WEIGHTS that MODEL does not hold (only with --partial). */
+  skipped: string[];
+  /** bw2l v1 int8 tensors not given but re-encoded with their layer's new scale and offset. */
+  requantized: string[];
+  /** The external data files written beside OUT. */
+  external: string[];
+  /** True with --inline-external. */
+  inlined: boolean;
+}
+
+/** The text report of a patch, a line each (standard error). */
+function reportLines(r: PatchReport): string[] {
+  const lines = [`${count(r.changed.length, r.unit)} changed, ${r.unchanged.length} given back unchanged${r.kept.length > 0 ? `, ${r.kept.length} not in WEIGHTS kept as ${r.kept.length === 1 ? "it was" : "they were"}` : ""}`];
+  if (r.changed.length > 0) lines.push(`changed:   ${listText(r.changed)}`);
+  if (r.unchanged.length > 0) lines.push(`unchanged: ${listText(r.unchanged)}`);
+  if (r.kept.length > 0) lines.push(`kept:      ${listText(r.kept)}`);
+  if (r.requantized.length > 0) lines.push(`re-quantized with their layer's new scale and offset: ${listText(r.requantized)}`);
+  if (r.skipped.length > 0) lines.push(`skipped   ${count(r.skipped.length, "name")} the ${r.format} MODEL does not hold (--partial): ${listText(r.skipped)}`);
+  for (const target of r.external) lines.push(`wrote ${target} (an external data file of ${r.output})`);
+  if (r.inlined) lines.push(`stored the external weights in ${r.output}`);
+  lines.push(`wrote ${r.output} (${r.format}, ${formatBytes(r.bytes)})`);
+  return lines;
+}
+
+/** Equal dtype, shape and bytes. */
+function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
+  return a.dtype === b.dtype && a.shape.length === b.shape.length && a.shape.every((d, i) => d === b.shape[i]) && sameBytes(bytesOf(a.data), bytesOf(b.data));
+}
+
+/**
+ * The names of `replaced` whose tensor (or april network) in OUT, as written, equals MODEL's: loaded from both one
+ * at a time and compared (dtype, shape, bytes). A name that cannot be found on both sides counts as changed.
+ */
+async function unchangedNames(model: AnyLazyFile, modelSource: ByteSource, output: string, replaced: readonly string[]): Promise<Set<string>> {
+  const same = new Set<string>();
+  if (replaced.length === 0) return same;
+  const outSource = await fromFile(output);
+  try {
+    const out = await readFromAny(outSource);
+    const modelInfos = new Map(model.tensorInfos().map((i) => [i.name, i]));
+    const outInfos = new Map(out.tensorInfos().map((i) => [i.name, i]));
+    for (const name of replaced) {
+      const a = modelInfos.get(name);
+      const b = outInfos.get(name);
+      if (a !== undefined && b !== undefined) {
+        if (sameTensor(await model.loadTensor(a), await out.loadTensor(b))) same.add(name);
+      } else if (model.format === "april" && out.format === "april") {
+        const i = (NETWORK_NAMES as readonly string[]).indexOf(name);
+        const ea = model.file.layout.networks[i];
+        const eb = out.file.layout.networks[i];
+        if (ea === undefined || eb === undefined || ea.size !== eb.size) continue;
+        const bytesA = await readExactly(modelSource, ea.offset, ea.size, "april", name);
+        if (sameBytes(bytesA, await readExactly(outSource, eb.offset, eb.size, "april", name))) same.add(name);
+      }
+    }
+  } finally {
+    await outSource.close();
+  }
+  return same;
+}
+
 /** Runs `tensorfile patch`; returns the exit status. */
 export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
   if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
@@ -257,16 +337,18 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
         if (isPatchError(error)) throw ctx.inputError(error.message.replace(/^tensorfile: /, ""));
         throw error;
       }
-      const out = (text: string) => ctx.stdout.write(`${text}\n`);
-      // april: whole networks, or weights of its networks (encoder/<name>…)
-      const unit = format === "april" && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor";
-      out(`replaced ${count(result.replaced.length, unit)}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
-      out(`kept     ${count(result.kept.length, unit)} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
-      if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);
-      if (result.unknown.length > 0) out(`skipped  ${count(result.unknown.length, "name")} ${format} model does not hold (--partial): ${listText(result.unknown)}`);
-      for (const target of targets.values()) ctx.stderr.write(`wrote ${target} (an external data file of ${output})\n`);
-      if (inline) ctx.stderr.write(`stored the external weights in ${output}\n`);
-      ctx.stderr.write(`wrote ${output} (${format}, ${formatBytes(result.byteLength)})\n`);
+      // what came back as it was: each replaced tensor (or april network) compared with MODEL's, in OUT as written
+      const unchanged = await unchangedNames(head, modelSource, output, result.replaced);
+      const changed = result.replaced.filter((name) => !unchanged.has(name));
+      const report: PatchReport = {
+        model, weights: weightsPath, output, format, bytes: result.byteLength,
+        // april: whole networks, or weights of its networks (encoder/<name>…)
+        unit: format === "april" && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor",
+        changed, unchanged: result.replaced.filter((name) => unchanged.has(name)), kept: result.kept,
+        skipped: result.unknown, requantized: result.requantized, external: [...targets.values()], inlined: inline,
+      };
+      if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else for (const line of reportLines(report)) ctx.stderr.write(`${line}\n`);
       return 0;
     } finally {
       await weights.close();
