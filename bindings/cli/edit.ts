@@ -32,7 +32,8 @@ lengths around it).
   --set FIELD=VALUE     onnx: producer_name, producer_version, domain, doc_string, model_version, graph_name,
                         graph_doc_string; april: name, description, language (at most 8 bytes) or a params
                         field (batch_size, segment_size, segment_step, mel_features, samplerate, …)
-  --json                print a JSON summary of the edits instead of lines
+  --json                print a JSON summary of the edits on standard output instead of the lines (which go to
+                        standard error, with what was written)
   --force               overwrite an existing OUT
 For an .april, the ONNX edits name a network first: --set-meta encoder/KEY=VALUE, --rename joiner/OLD=NEW,
 --shape encoder/NAME=DIMS, --set decoder/producer_name=VALUE.
@@ -184,8 +185,11 @@ export async function editCommand(io: CliIO, args: string[], options: EditComman
     }
   }, { force: options.force ?? false });
   if (options.json) print(io.stdout, jsonText({ file: modelPath, output, format, byteLength: written, edits: done }));
-  else for (const e of done) print(io.stdout, editText(e));
-  io.stderr.write(`wrote ${output} (${format}, ${formatBytes(written)})\n`);
+  else {
+    // the report on one stream, standard error (as convert, extract and patch report)
+    for (const e of done) print(io.stderr, editText(e));
+    io.stderr.write(`wrote ${output} (${format}, ${formatBytes(written)})\n`);
+  }
   return 0;
 }
 

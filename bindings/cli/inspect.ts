@@ -116,6 +116,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
 
 export async function inspectCommand(io: CliIO, paths: string[], options: { json?: boolean; full?: boolean }): Promise<number> {
   if (paths.length === 0) throw new UsageError("inspect takes one or more FILEs");
+  if (options.json && options.full) throw new UsageError("--full shows long values whole in the text output; --json never shortens them: give one of them");
   const many = paths.length > 1;
   const results: unknown[] = [];
   let failed = 0;

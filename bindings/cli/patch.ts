@@ -18,28 +18,32 @@ import { sameBytes } from "../patch/encode.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import { type NamedTensor, type TensorInfo, bytesOf } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
-import { isPatchError } from "../errors.js";
+import { type PatchError, isPatchError } from "../errors.js";
 import type { Command } from "./command.js";
-import { InputError, UsageError } from "./common.js";
+import { InputError, UsageError, errorLine, isInputError } from "./common.js";
 import { openSource } from "./inputs.js";
 import { openTensorFolder } from "../folder/open.js";
 import { OutputRefused, checkOutput, placeFile, reserveTemporary, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
-export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]
+export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external] [--json]
 
 Writes OUT: MODEL with its tensors replaced by those of WEIGHTS, by name (the names "inspect MODEL" lists).
 Everything else in MODEL is kept byte for byte; values are stored as MODEL stores them (column-major, float16,
 bw2l v1 int8 with a fresh scale/offset when needed); a .csta stays a SeetaFace6 container.
 WEIGHTS is a .safetensors, .npz or .npy file (any readable file of tensors), or a folder as "extract" writes it
 (.npy files, a "/" in a name being a subfolder; april networks as encoder.onnx, decoder.onnx, joiner.onnx).
-Prints what was replaced and what was kept. Exit 1, writing nothing, when WEIGHTS names a tensor MODEL does not
-hold, or holds a tensor of another shape or of a dtype MODEL cannot store.
+Reports on standard error how many tensors given changed and how many came back unchanged (each compared with
+MODEL's: dtype, shape and bytes), and what was kept; --json prints it as one JSON document on standard output
+instead. Exit 1, writing nothing, when WEIGHTS names a tensor MODEL does not hold, or holds a tensor of another
+shape or of a dtype MODEL cannot store.
   --partial      skip names MODEL does not hold (listed) instead of failing
   --tensor NAME  the name of the one tensor in WEIGHTS (a .npy holds one tensor and no name)
   --force        overwrite an existing OUT (and existing external files beside it)
   --inline-external  an ONNX MODEL with weights in external files: store every one of them in OUT (raw_data),
                  which then needs no other file
+  --json         the report as JSON: model, weights, output, format, bytes, unit, changed, unchanged, kept,
+                 skipped, requantized, external, inlined
 An ONNX MODEL with weights in external files (read from MODEL's folder, or --external-dir DIR): OUT keeps
 MODEL's bytes and its external files are written again beside OUT at the same relative locations, replaced
 weights overwritten; OUT in MODEL's folder would overwrite MODEL's own external files, which is refused (write
@@ -77,15 +81,33 @@ interface OpenedWeights {
 }
 
 /** A folder as extract writes it (folder/open.ts: the library's openTensorFolder). */
-async function openFolder(dir: string): Promise<OpenedWeights> {
-  return { tensors: await openTensorFolder(dir), label: dir, close: async () => {} };
+async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
+  const tensors = await openTensorFolder(dir).catch((error: unknown) => { throw about("WEIGHTS", "", error, ctx); });
+  return { tensors, label: dir, close: async () => {} };
+}
+
+/**
+ * An error reading MODEL or WEIGHTS, saying which one is meant ("MODEL m.onnx: onnx: truncated …"); an error that
+ * is not about the input (a bug) as it is.
+ */
+function about(role: "MODEL" | "WEIGHTS", path: string, error: unknown, ctx: PatchCliContext): unknown {
+  if (!isInputError(error)) return error;
+  const line = errorLine(error);
+  return ctx.inputError(`${role} ${path === "" || line.startsWith(path) ? "" : `${path}: `}${line}`);
+}
+
+/** A PatchError's message for the command line: the file it speaks of is MODEL, and the API's hint is --partial. */
+function patchErrorText(error: PatchError, model: string): string {
+  return error.message.replace(/^tensorfile: /, "")
+    .replace(/^this (\S+) file has no tensor named/, (_all, format: string) => `MODEL ${model} (${format}) has no tensor named`)
+    .replace(/; pass \{ partial: true \} to skip unknown names$/, "; --partial skips the names MODEL does not hold");
 }
 
 /** WEIGHTS as a file: any format readFromAny reads, opened lazily; --tensor names (or picks) its tensor. */
 async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: string | undefined): Promise<OpenedWeights> {
   const source = await ctx.openSource(path);
   try {
-    const opened = await readFromAny(source);
+    const opened = await readFromAny(source).catch((error: unknown) => { throw about("WEIGHTS", path, error, ctx); });
     const infos = opened.tensorInfos();
     const format = opened.format as string;
     let chosen = infos;
@@ -93,15 +115,15 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
       if (infos.length === 1) chosen = [{ ...infos[0]!, name: tensorName }];
       else {
         const found = infos.filter((i) => i.name === tensorName);
-        if (found.length === 0) throw ctx.inputError(`${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
+        if (found.length === 0) throw ctx.inputError(`WEIGHTS ${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
         chosen = found;
       }
     } else if (format === "npy") {
-      throw ctx.usageError(`${path} is a .npy file: it holds one tensor and no name; give the name with --tensor NAME`);
+      throw ctx.usageError(`WEIGHTS ${path} is a .npy file: it holds one tensor and no name; give the name with --tensor NAME`);
     } else if (format === "onnx-tensor" && (opened.file as { tensor: { name: string } }).tensor.name === "") {
-      throw ctx.usageError(`${path} is a TensorProto without a name: give the tensor's name in the model with --tensor NAME`);
+      throw ctx.usageError(`WEIGHTS ${path} is a TensorProto without a name: give the tensor's name in the model with --tensor NAME`);
     }
-    if (infos.length === 0) throw ctx.inputError(`${path} holds no tensors`);
+    if (infos.length === 0) throw ctx.inputError(`WEIGHTS ${path} holds no tensors`);
     const original = new Map(chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]));
     return {
       label: path,
@@ -279,7 +301,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
   await checkOutput(output, [model, weightsPath], { force: options.force ?? false });
   const modelSource = await ctx.openSource(model);
   try {
-    const head = await readFromAny(modelSource);
+    const head = await readFromAny(modelSource).catch((error: unknown) => { throw about("MODEL", model, error, ctx); });
     const format = head.format as FormatId;
     checkExtension(model, output, format, ctx);
     let isFolder = false;
@@ -301,7 +323,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       pending.push({ temp: reserved.temp, target, release: reserved.release });
       return createWriteStream(reserved.temp);
     };
-    const weights = isFolder ? await openFolder(weightsPath) : await openWeightsFile(weightsPath, ctx, options.tensor);
+    const weights = isFolder ? await openFolder(weightsPath, ctx) : await openWeightsFile(weightsPath, ctx, options.tensor);
     try {
       const outExt = extname(output).toLowerCase();
       const rewrap = format === "tsm" && outExt !== extname(model).toLowerCase() && (outExt === ".tsm" || outExt === ".csta");
@@ -334,7 +356,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
         }, { force: options.force ?? false });
       } catch (error) {
         // the checks of the patch (names, dtypes, shapes: a PatchError) are about the input: exit 1
-        if (isPatchError(error)) throw ctx.inputError(error.message.replace(/^tensorfile: /, ""));
+        if (isPatchError(error)) throw ctx.inputError(patchErrorText(error, model));
         throw error;
       }
       // what came back as it was: each replaced tensor (or april network) compared with MODEL's, in OUT as written
@@ -361,7 +383,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
 /** The `patch` command, as run.ts lists it. */
 export const PATCH_COMMAND: Command = {
   name: "patch",
-  synopsis: "tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]",
+  synopsis: "tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external] [--json]",
   help: PATCH_HELP,
   options: PATCH_OPTIONS,
   inputs: "first",

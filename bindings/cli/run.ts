@@ -59,6 +59,34 @@ Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; 
 const URL_OPTIONS = { timeout: { type: "string" }, "max-stdin-bytes": { type: "string" }, "external-dir": { type: "string" } } as const;
 const INPUT_OPTIONS: Record<Command["inputOptions"], OptionTable> = { all: URL_OPTIONS, stdin: { "max-stdin-bytes": URL_OPTIONS["max-stdin-bytes"] }, none: {} };
 
+/** --quiet, taken by every command but completion (diff has its own: exit status only). */
+const QUIET_OPTION = { quiet: { type: "boolean" } } as const;
+/** The line run.ts adds to the --help of the commands it gives --quiet. */
+const QUIET_HELP = "  --quiet  print nothing but errors (on standard error); the exit status says how it went";
+
+/** Whether run.ts gives `command` --quiet (diff and completion: no). */
+function takesQuiet(command: Command): boolean {
+  return command.name !== "completion" && !Object.hasOwn(command.options, "quiet");
+}
+
+/** A command's --help: its record's, with the --quiet line when run.ts gives it --quiet. */
+function helpOf(command: Command): string {
+  return takesQuiet(command) ? `${command.help}\n${QUIET_HELP}` : command.help;
+}
+
+/**
+ * The streams of a --quiet run: standard output and standard error swallowed but for error lines ("tensorfile: "
+ * lines that are not warnings); data a command streams to standard output (convert OUT "-") still goes out.
+ */
+function quietIO(io: CliIO): CliIO {
+  const errorsOnly = (text: string) => {
+    const lines = String(text).split(/(?<=\n)/).filter((line) => line.startsWith("tensorfile: ") && !/^tensorfile: (?:.*?: )?warning: /.test(line));
+    if (lines.length > 0) io.stderr.write(lines.join(""));
+    return true;
+  };
+  return { stdout: { isTTY: false, write: () => true, data: io.stdout }, stderr: { isTTY: false, write: errorsOnly } };
+}
+
 /** Runs the CLI; returns the exit status. */
 export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const [command, ...rest] = argv;
@@ -78,11 +106,11 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     return 2;
   }
   const name = found.name;
-  const parsed = parseCommandArgs(io, name, found.options, rest, INPUT_OPTIONS[found.inputOptions]);
+  const parsed = parseCommandArgs(io, name, found.options, rest, { ...INPUT_OPTIONS[found.inputOptions], ...(takesQuiet(found) ? QUIET_OPTION : {}) });
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
-    print(io.stdout, found.help);
+    print(io.stdout, helpOf(found));
     return 0;
   }
   setUrlIdleTimeout(undefined);
@@ -105,8 +133,14 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
     return 2;
   }
+  const quiet = takesQuiet(found) && values.quiet === true;
+  if (takesQuiet(found)) delete values.quiet;
+  if (quiet && values.json === true) {
+    print(io.stderr, `tensorfile: --quiet prints nothing and --json prints a report: give one of them (see "tensorfile ${name} --help")`);
+    return 2;
+  }
   try {
-    return await found.run(io, positionals, values, { externalDir, commands: COMMANDS });
+    return await found.run(quiet ? quietIO(io) : io, positionals, values, { externalDir, commands: COMMANDS });
   } catch (error) {
     return reportError(io, name, error);
   }
