@@ -9,6 +9,7 @@ import { EDIT_COMMAND } from "../bindings/cli/edit.js";
 import { EXTRACT_COMMAND } from "../bindings/cli/extract.js";
 import { INSPECT_COMMAND } from "../bindings/cli/inspect.js";
 import { PATCH_COMMAND } from "../bindings/cli/patch.js";
+import { SAMPLE_COMMAND } from "../bindings/cli/sample.js";
 import { SHOW_COMMAND } from "../bindings/cli/show.js";
 import { STATS_COMMAND } from "../bindings/cli/stats.js";
 import { VERIFY_COMMAND } from "../bindings/cli/verify.js";
@@ -16,7 +17,7 @@ import { VIEW_COMMAND } from "../bindings/cli/view.js";
 import { cli } from "./helpers/cli.js";
 
 const RECORDS: Command[] = [INSPECT_COMMAND, VERIFY_COMMAND, CONVERT_COMMAND, EXTRACT_COMMAND, STATS_COMMAND, VIEW_COMMAND,
-  PATCH_COMMAND, DIFF_COMMAND, EDIT_COMMAND, SHOW_COMMAND, COMPLETION_COMMAND];
+  PATCH_COMMAND, DIFF_COMMAND, EDIT_COMMAND, SHOW_COMMAND, SAMPLE_COMMAND, COMPLETION_COMMAND];
 
 describe("commands as records", () => {
   it("the usage lists every command's synopsis, in order", async () => {

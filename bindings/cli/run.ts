@@ -26,6 +26,7 @@ import { EXTRACT_COMMAND } from "./extract.js";
 import { setExternalDir, setMaxStreamBytes, setUrlIdleTimeout } from "./inputs.js";
 import { INSPECT_COMMAND } from "./inspect.js";
 import { PATCH_COMMAND } from "./patch.js";
+import { SAMPLE_COMMAND } from "./sample.js";
 import { SHOW_COMMAND } from "./show.js";
 import { maxStreamBytesSetting } from "./stream-input.js";
 import { STATS_COMMAND } from "./stats.js";
@@ -37,7 +38,7 @@ export type { CliIO } from "./common.js";
 /** Every command, in the order the usage lists them: the one list usage, help, parsing, completion and dispatch come from. */
 const COMMANDS: readonly Command[] = [
   INSPECT_COMMAND, VERIFY_COMMAND, CONVERT_COMMAND, EXTRACT_COMMAND, STATS_COMMAND, VIEW_COMMAND, PATCH_COMMAND,
-  DIFF_COMMAND, EDIT_COMMAND, SHOW_COMMAND, COMPLETION_COMMAND,
+  DIFF_COMMAND, EDIT_COMMAND, SHOW_COMMAND, SAMPLE_COMMAND, COMPLETION_COMMAND,
 ];
 
 const USAGE = `Usage:
