@@ -51,6 +51,7 @@ An ONNX model's external data is read from the folder of its path (a regular fil
 or to look elsewhere, every command reading files but view takes --external-dir DIR.
 Formats: bw2l (.b2l), april (.april), tsm (.tsm, SeetaFace6 .csta), primitiv, spraak (.spr .trk .sam .cor .seg .key), onnx (.onnx);
 read only: safetensors, npy, npz, onnx-tensor (an ONNX TensorProto .pb, as in ONNX test data).
+Every command but completion takes --quiet (print only errors); the commands that report take --json.
 Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; "tensorfile --version" for the version.`;
 
 /**
