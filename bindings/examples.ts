@@ -144,7 +144,9 @@ function tsmExample(): ExampleFile {
       { op: "<const>", name: "weight", value: { dtype: "float32", shape: [4, 3], data: ramp(12, 1) } },
       { op: "<const>", name: "bias", value: { dtype: "float16", shape: [4], data: kernels.f32ToF16(ramp(4, 1)) } },
       { op: "inner_prod", name: "fc", inputs: ["input", "weight"], params: { transpose: { dtype: "bool", shape: [], data: new Uint8Array([1]) } } },
-      { op: "add_bias", name: "fc_bias", inputs: ["fc", "bias"], params: { dim: { dtype: "int32", shape: [], data: new Int32Array([1]) } } },
+      // TenniS's add_bias refuses a float16 bias on a float32 layer: the bias is cast to float32 first
+      { op: "to_float", name: "bias_float32", inputs: ["bias"] },
+      { op: "add_bias", name: "fc_bias", inputs: ["fc", "bias_float32"], params: { dim: { dtype: "int32", shape: [], data: new Int32Array([1]) } } },
       { op: "sigmoid", name: "output", inputs: ["fc_bias"] },
     ],
     inputs: ["input"],
@@ -152,7 +154,7 @@ function tsmExample(): ExampleFile {
   });
   return {
     format: "tsm", name: "demo.tsm", bytes: tsm.write(module), hasFloat16: true,
-    description: "a TenniS module: input -> inner_prod -> add_bias -> sigmoid, float32 and float16 constants",
+    description: "a TenniS module: input -> inner_prod -> add_bias (its float16 bias cast by to_float) -> sigmoid",
   };
 }
 
@@ -187,3 +189,55 @@ function spraakExample(): ExampleFile {
 export function exampleFiles(): ExampleFile[] {
   return [bw2lExample(), aprilExample(), tsmExample(), primitivExample(), spraakExample(), onnxExample()];
 }
+
+/**
+ * The files the README's quick start and transcripts open, as `tensorfile sample DIR` writes them beside the demo
+ * files: model.b2l (what examples/make-model.mjs writes), model.april (the demo's april model) and edit.py (the
+ * numpy edit of examples/april-edit.py that the README's april transcript runs).
+ */
+export function quickStartFiles(): { name: string; bytes: Uint8Array; description: string }[] {
+  const ramp = (n: number, scale = 0.01) => Float32Array.from({ length: n }, (_, i) => Math.sin(i) * scale);
+  const model = bw2l.create({
+    flags: { criterion: "ctc", samplerate: "16000" },
+    config: { criterion: "ctc" },
+    tokens: ["a", "b", "c", "|"],
+    layers: [
+      { arch: "C 40 16 3 1 1 1", params: [{ dims: [3, 1, 40, 16], data: ramp(3 * 40 * 16) }, { dims: [1, 1, 16, 1], data: ramp(16) }] },
+      { arch: "R" },
+      { arch: "L 16 4", params: [{ dtype: "fp16", dims: [4, 16, 1, 1], data: kernels.f32ToF16(ramp(64, 0.5)) }] },
+    ],
+  });
+  return [
+    { name: "model.b2l", bytes: bw2l.write(model), description: "the README's quick-start model (examples/make-model.mjs)" },
+    { name: "model.april", bytes: aprilExample().bytes, description: "the README's april model (the demo's demo.april)" },
+    { name: "edit.py", bytes: new TextEncoder().encode(APRIL_EDIT_PY), description: "the README's numpy edit of weights.safetensors" },
+  ];
+}
+
+/** examples/april-edit.py (a test keeps the two equal). */
+const APRIL_EDIT_PY = `# Edits two weights of an april model exported to safetensors, with numpy only (docs/formats/onnx.md, README).
+# safetensors is an 8-byte header length, a JSON header and the tensors' bytes.
+import json, struct
+import numpy as np
+
+raw = open("weights.safetensors", "rb").read()
+n = struct.unpack("<Q", raw[:8])[0]
+header = json.loads(raw[8:8 + n])
+data = bytearray(raw[8 + n:])
+kinds = {"F32": np.float32, "F16": np.float16, "BOOL": np.bool_}
+
+def tensor(name):
+    h = header[name]
+    begin, end = h["data_offsets"]
+    kind = kinds[h["dtype"]]
+    return np.frombuffer(data, dtype=kind, count=(end - begin) // np.dtype(kind).itemsize, offset=begin).reshape(h["shape"])
+
+bias = tensor("joiner/bias")
+print("joiner/bias before:", bias)
+bias += 1.0                                       # shift the joiner's bias by 1
+gain = tensor("joiner/If_0/then_branch/gain")
+gain *= 0.5                                       # halve a weight inside the If subgraph
+print("joiner/bias after: ", bias)
+print("then_branch gain:  ", gain)
+open("edited.safetensors", "wb").write(raw[:8 + n] + bytes(data))
+`;

@@ -22,9 +22,9 @@ export type { ByteSink, LazyTensorRef, LazyTensors, NodeWritableLike, StreamWrit
 export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
   FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
-  UnsupportedError, FORMAT_ERROR_CODES, isFormatError,
+  UnsupportedError, FORMAT_ERROR_CODES, isFormatError, PatchError, isPatchError,
 } from "./bytes/errors.js";
-export type { FormatErrorCode } from "./bytes/errors.js";
+export type { FormatErrorCode, PatchErrorDetails, PatchProblem } from "./bytes/errors.js";
 export { decodeTensor, dtypeBytes, elementCount } from "./tensor.js";
 export type { DType, StandardDType, FormatSpecificDType, NarrowFloatDType, NamedTensor, TensorInfo, TypedArray, Quantization, DecodeOptions } from "./tensor.js";
 export type { FormatId, InputFormatId, FormatModule, InspectResult, InspectTensor, EmbeddedBlob } from "./formats/types.js";

@@ -4,3 +4,5 @@
  */
 export { fromFile, loadFile, openFile, loadBlob, loadSource } from "./index.js";
 export type { LoadOptions, LoadedFile, OpenOptions, OpenedFile } from "./index.js";
+export { openTensorFolder } from "./folder/open.js";
+export type { TensorFolder } from "./folder/open.js";

@@ -19,7 +19,7 @@
  * chunks; a bw2l int8 layer given float values is held whole while it is re-quantized; SPRAAK ASCII/gzip
  * files are held whole.
  */
-import { readFromAny } from "./any.js";
+import { type AnyLazyFile, readFromAny } from "./any.js";
 import { UnsupportedError } from "./bytes/errors.js";
 import { capabilitiesOf } from "./formats/registry.js";
 import type { FormatId } from "./formats/types.js";
@@ -38,7 +38,13 @@ export type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
  * Options of {@link patch} and {@link patchFrom}: `partial`, and for ONNX models with weights in external files
  * `inlineExternal` (store them in the model) or `externalSink` (write the output's external files).
  */
-export interface PatchOptions extends ReplaceOptions, ExternalPatchOptions {}
+export interface PatchOptions extends ReplaceOptions, ExternalPatchOptions {
+  /**
+   * The model as `readFromAny(source)` already opened it (patchFrom and patchTo): its headers are then not parsed
+   * a second time. It must be the opening of this very source.
+   */
+  opened?: AnyLazyFile | undefined;
+}
 
 /** Options of {@link patchTo}. */
 export interface PatchToOptions extends PatchOptions {
@@ -102,7 +108,7 @@ async function planFor(source: ByteSource, weights: Weights, options: PatchOptio
   const tensors: TensorsInput | LazyTensorsWithSource = isByteSource(weights) ? { ...(await readFromAny(weights)), source: weights } : weights;
   const incoming = replacementsLazy(tensors, fn, (from, info) => (info.format ? capabilitiesOf(info.format as FormatId)?.storedBytesOutside?.(from, info) : undefined));
   const { size } = await sourceSize(source);
-  const opened = await readFromAny(source);
+  const opened = options.opened ?? (await readFromAny(source));
   const format = opened.format as FormatId;
   const capabilities = capabilitiesOf(format);
   if (!capabilities?.planPatch) throw new UnsupportedError(format, `${format} files hold weights but are not a model format that can be patched; patch a model with them`);

@@ -280,6 +280,6 @@ describe("reads as a person would expect", () => {
     const tsm = await cli("inspect", example("tsm"));
     expect(tsm.stdout).toMatch(/reserved +(all zero|[0-9a-f]{2}( [0-9a-f]{2})* \(then zeros\))/);
     const one = await cli("extract", example("spraak"), join(dir, "one"));
-    expect(one.stdout).toMatch(/extracted 1 file and meta.json/);
+    expect(one.stderr).toMatch(/extracted 1 file and meta.json/);
   });
 });

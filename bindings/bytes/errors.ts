@@ -177,3 +177,87 @@ export function isFormatError(value: unknown): value is FormatError {
   return value instanceof FormatError || (value instanceof Error && typeof (value as FormatError).code === "string" &&
     FORMAT_ERROR_CODES.includes((value as FormatError).code) && typeof (value as FormatError).format === "string");
 }
+
+/**
+ * What a {@link PatchError} is about: `"unknown-name"` (the file holds no tensor of that name), `"dtype"` (a dtype
+ * that cannot replace the stored one), `"shape"` (another shape than the stored logical shape), `"not-a-tensor"`
+ * (a replacement that is not a NamedTensor, or raw bytes where a tensor is stored), `"conflict"` (two replacements
+ * for one name, data of another size than its shape, a changed april network given with one of its weights) and
+ * `"value"` (a value the stored type cannot hold, such as NaN for bw2l int8).
+ */
+export type PatchProblem = "unknown-name" | "dtype" | "shape" | "not-a-tensor" | "conflict" | "value";
+
+/** The details a {@link PatchError} carries besides its message. */
+export interface PatchErrorDetails {
+  /** The tensor (or april network) the problem is about, when there is one. */
+  tensor?: string | undefined;
+  /** With "unknown-name": every name given that the file does not hold. */
+  names?: readonly string[] | undefined;
+  /** The dtype stored in the file (what a replacement must match or convert to). */
+  expectedDtype?: string | undefined;
+  /** The dtype of the replacement. */
+  actualDtype?: string | undefined;
+  /** The logical shape stored in the file. */
+  expectedShape?: readonly number[] | undefined;
+  /** The shape of the replacement. */
+  actualShape?: readonly number[] | undefined;
+}
+
+interface PatchErrorFields extends PatchErrorDetails {
+  readonly code: "PATCH";
+  readonly problem: PatchProblem;
+}
+
+const PATCH_TYPE_PROBLEMS: ReadonlySet<PatchProblem> = new Set(["dtype", "not-a-tensor"]);
+
+/** A dtype or a replacement of the wrong kind: a TypeError, as patch has always thrown. */
+class PatchTypeError extends TypeError implements PatchErrorFields {
+  override name = "PatchError";
+  readonly code = "PATCH" as const;
+  constructor(readonly problem: PatchProblem, message: string, details: PatchErrorDetails) {
+    super(message);
+    Object.assign(this, details);
+  }
+}
+
+/** An unknown name, a shape, a size or a value: a RangeError, as patch has always thrown. */
+class PatchRangeError extends RangeError implements PatchErrorFields {
+  override name = "PatchError";
+  readonly code = "PATCH" as const;
+  constructor(readonly problem: PatchProblem, message: string, details: PatchErrorDetails) {
+    super(message);
+    Object.assign(this, details);
+  }
+}
+
+/**
+ * Why `patch`, `patchFrom` or `patchTo` (or a format's `replaceTensors`) refused the weights given: `problem`
+ * says what, `tensor` which tensor, and for a mismatch the stored (`expected…`) and given (`actual…`) dtype or
+ * shape. Every check runs before a byte is written. For compatibility a dtype or kind problem is also a
+ * `TypeError` and the others a `RangeError`; `error instanceof PatchError` is true for both (and for a PatchError
+ * of another copy of the package: it checks `code === "PATCH"`). Build one with {@link patchError}.
+ */
+export abstract class PatchError extends Error implements PatchErrorFields {
+  declare readonly code: "PATCH";
+  declare readonly problem: PatchProblem;
+  declare readonly tensor?: string | undefined;
+  declare readonly names?: readonly string[] | undefined;
+  declare readonly expectedDtype?: string | undefined;
+  declare readonly actualDtype?: string | undefined;
+  declare readonly expectedShape?: readonly number[] | undefined;
+  declare readonly actualShape?: readonly number[] | undefined;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isPatchError(value);
+  }
+}
+
+/** True for an error {@link patchError} built (of this or another copy of the package). */
+export function isPatchError(value: unknown): value is PatchError {
+  return value instanceof Error && (value as Partial<PatchErrorFields>).code === "PATCH" && typeof (value as Partial<PatchErrorFields>).problem === "string";
+}
+
+/** A {@link PatchError}: a TypeError for "dtype" and "not-a-tensor", a RangeError for the other problems. */
+export function patchError(problem: PatchProblem, message: string, details: PatchErrorDetails = {}): PatchError & (TypeError | RangeError) {
+  return PATCH_TYPE_PROBLEMS.has(problem) ? new PatchTypeError(problem, message, details) : new PatchRangeError(problem, message, details);
+}

@@ -23,7 +23,7 @@ import { loadFile } from "../load-file.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
 import { OutputError, OutputRefused, fsReason, placeFile, reserveTemporary } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
-import { type CliIO, InputError, UsageError, errorLine, isInputError } from "./common.js";
+import { type CliIO, InputError, UsageError, errorLine, isInputError, jsonText, print } from "./common.js";
 import { externalDirSetting, pickTensor, setExternalDir } from "./inputs.js";
 import { checkSafetensorsNames, convertTensorsTo, noTensorsError } from "./tensor-output.js";
 
@@ -33,6 +33,8 @@ export interface BatchOptions {
   jobs: string | undefined;
   dtype: string | undefined;
   force: boolean;
+  /** Print { outDir, to, converted, failed, bytes, files } on standard output instead of the summary line. */
+  json?: boolean | undefined;
 }
 
 /** One conversion: `input` into `temp`, renamed to `output` when complete. */
@@ -192,6 +194,7 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const progress = new Progress(io.stderr, "convert", sizes.reduce((a, b) => a + b, 0));
   const started = Date.now();
   let failed = 0;
+  const failures = new Map<number, string>();
   let written = 0;
   const threads = Math.min(jobs, Math.ceil(inputs.length / BATCH));
   const reserved = new Map<number, () => void>();
@@ -207,6 +210,7 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
       written += result.bytes;
     } else {
       failed++;
+      failures.set(result.id, result.message);
       progress.finish();
       io.stderr.write(`tensorfile: ${inputs[result.id]}: ${result.message}\n`);
     }
@@ -252,6 +256,10 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   progress.finish();
   const seconds = (Date.now() - started) / 1000;
   const ok = inputs.length - failed;
+  if (options.json) {
+    print(io.stdout, jsonText({ outDir: options.outDir, to: options.to, converted: ok, failed, bytes: written, files: inputs.map((input, i) => ({ input, output: outputs[i]!, ok: !failures.has(i), ...(failures.has(i) ? { error: failures.get(i) } : {}) })) }));
+    return failed > 0 ? 1 : 0;
+  }
   io.stderr.write(`converted ${ok} of ${inputs.length} file${inputs.length === 1 ? "" : "s"} into ${options.outDir} (${formatBytes(written)} written, ${seconds.toFixed(1)} s, ${threads} thread${threads === 1 ? "" : "s"})${failed > 0 ? `; ${failed} failed` : ""}\n`);
   return failed > 0 ? 1 : 0;
 }

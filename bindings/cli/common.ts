@@ -11,7 +11,8 @@ import { OutputError, OutputRefused, fsReason } from "./output.js";
 import type { ProgressStream } from "./progress.js";
 
 export interface CliIO {
-  stdout: ProgressStream;
+  /** Reports (and with --quiet a stream that drops them: `data` is then where data still goes, see writeStdout). */
+  stdout: ProgressStream & { data?: ProgressStream };
   stderr: ProgressStream;
 }
 
@@ -68,10 +69,13 @@ export function errorJson(error: unknown): Record<string, unknown> {
 /** Standard output was closed by its reader while data was streamed to it (exit 141, as for SIGPIPE). */
 export class StdoutClosed extends Error {}
 
-/** Writes to standard output, resolving when the chunk is handed over; rejects with StdoutClosed on EPIPE (cli.ts). */
+/**
+ * Writes data to standard output (even with --quiet: the data is the output, not a report), resolving when the
+ * chunk is handed over; rejects with StdoutClosed on EPIPE (cli.ts).
+ */
 export function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stream = io.stdout as ProgressStream & { write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown };
+    const stream = (io.stdout.data ?? io.stdout) as ProgressStream & { write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown };
     if (stream.write.length >= 2) {
       stream.write(bytes, (error) => {
         if ((error as NodeJS.ErrnoException | null | undefined)?.code === "EPIPE") reject(new StdoutClosed("standard output closed"));

@@ -8,6 +8,7 @@
  */
 import { type CliIO, UsageError, print } from "./common.js";
 import { openLazy } from "./inputs.js";
+import type { Command } from "./command.js";
 
 export const COMPLETION_HELP = `tensorfile completion bash|zsh|fish
 
@@ -124,3 +125,15 @@ export async function completionCommand(io: CliIO, args: string[], options: { te
   io.stdout.write(script(commands));
   return 0;
 }
+
+/** The `completion` command, as run.ts lists it: its scripts know every command of the list run.ts hands it. */
+export const COMPLETION_COMMAND: Command = {
+  name: "completion",
+  synopsis: "tensorfile completion bash|zsh|fish",
+  help: COMPLETION_HELP,
+  options: COMPLETION_OPTIONS,
+  inputs: "none",
+  inputOptions: "none",
+  run: (io, positionals, values, { commands }) => completionCommand(io, positionals, values as { tensors?: string },
+    Object.fromEntries(commands.map((command) => [command.name, Object.keys(command.options)]))),
+};

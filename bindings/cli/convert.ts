@@ -3,7 +3,8 @@
  * input's format, .onnx for a TenniS module); OUT "-" is standard output with --to json|npy; `--out-dir DIR` hands
  * many files to cli/batch.ts.
  */
-import { writeFile } from "node:fs/promises";
+import type { Command } from "./command.js";
+import { stat, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { FORMATS, formatModule } from "../any.js";
 import { npyHeader } from "../export/npy.js";
@@ -40,8 +41,11 @@ OUT's extension picks the target:
 ${QUANTIZE_HELP}
   --tensor NAME     the tensor for .npy (or the only tensor to put in .safetensors)
   --force           overwrite an existing OUT
+  --json            print { input, output, format, bytes } on standard output instead of "wrote OUT" on standard
+                    error (with --quantize: the report above; with --out-dir: { outDir, to, converted, failed,
+                    bytes, files: [{ input, output, ok, error? }] })
 
-tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force]
+tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force] [--json]
 
 Many files at once, on worker threads: each FILE becomes DIR/<its name without extension>.safetensors (or .npy,
 for files holding one tensor), exactly as "convert FILE OUT" writes it. A file that fails is reported and counted
@@ -71,7 +75,7 @@ export interface ConvertOptions extends QuantizeCliOptions { dtype?: string; qua
 export async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
   if (options["out-dir"] !== undefined) {
     if (options.quantize !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "tensor"} does not go with --out-dir`);
-    return runBatch(io, args, { outDir: options["out-dir"], to: options.to, jobs: options.jobs, dtype: options.dtype, force: options.force ?? false });
+    return runBatch(io, args, { outDir: options["out-dir"], to: options.to, jobs: options.jobs, dtype: options.dtype, force: options.force ?? false, json: options.json });
   }
   if (options.jobs !== undefined) throw new UsageError("-j goes with --out-dir (converting many files)");
   if (args.length !== 2) throw new UsageError("convert takes IN and OUT (or --out-dir DIR --to safetensors|npy FILE…)");
@@ -82,11 +86,28 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
     if (options.dtype !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does not go with --quantize for this input`);
     return quantizeConvert(io, input, output, options);
   }
+  if (options.json) {
+    // the report as one JSON document on standard output; the text lines ("wrote …") are not printed
+    if (output === "-") throw new UsageError('--json prints the report on standard output, where OUT "-" writes the data: give OUT a file');
+    let status = 0;
+    await convertFile({ stdout: io.stdout, stderr: { isTTY: false, write: (text: string) => (text.startsWith("tensorfile: ") ? io.stderr.write(text) : true) } }, input, output, options)
+      .then((s) => (status = s));
+    const target = extname(output).toLowerCase();
+    const format = TENSOR_OUTPUTS.includes(target) || target === ".onnx" ? target.slice(1) : (await detectInputFormat(output)) ?? target.slice(1);
+    print(io.stdout, jsonText({ input, output, format, bytes: (await stat(output)).size }));
+    return status;
+  }
+  return convertFile(io, input, output, options);
+}
+
+/** `convert IN OUT` but the quantize route and --json (convertCommand). */
+async function convertFile(io: CliIO, input: string, output: string, options: ConvertOptions): Promise<number> {
   const only = quantizeOnlyOption(options);
   if (only !== undefined) throw new UsageError(`--${only} goes with --quantize fp16|bf16|i8 for ONNX, .april and TenniS inputs`);
   if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8 (bf16 too for ONNX, .april and TenniS inputs), not ${options.quantize}`);
   const toStdout = output === "-";
   if (toStdout && options.to !== "json" && options.to !== "npy") throw new UsageError('OUT "-" (standard output) needs --to json or --to npy (a .safetensors file or a re-encode cannot be streamed to a pipe here)');
+  if (toStdout && options.force) throw new UsageError('--force overwrites an existing OUT file; OUT "-" is standard output, which it does not concern');
   if (!toStdout && options.to !== undefined) throw new UsageError("--to goes with OUT \"-\" (standard output): otherwise OUT's extension picks the target");
   const ext = toStdout ? `.${options.to}` : extname(output).toLowerCase();
   if (ext === ".json" && (options.dtype !== undefined || options.tensor !== undefined)) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does nothing for a .json output (it describes the file, not tensor values)`);
@@ -181,3 +202,17 @@ async function isModelInput(input: string): Promise<boolean> {
   const format = await detectInputFormat(input);
   return format === "onnx" || format === "april" || format === "tsm";
 }
+
+/** The `convert` command, as run.ts lists it. */
+export const CONVERT_COMMAND: Command = {
+  name: "convert",
+  synopsis: `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|i8] [--tensor NAME] [--force] [--json]
+tensorfile convert IN.onnx|IN.april OUT --quantize fp16|bf16|i8 [--keep-io true|false] [--check] [--json]
+tensorfile convert MODEL.tsm|MODEL.csta OUT.onnx [--opset N] [--input NAME=DTYPE[:SHAPE]] [--force]
+tensorfile convert --out-dir DIR --to safetensors|npy FILE… [-j N] [--dtype float32] [--force] [--json]`,
+  help: CONVERT_HELP,
+  options: CONVERT_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => convertCommand(io, positionals, values as ConvertOptions),
+};

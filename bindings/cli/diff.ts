@@ -9,6 +9,9 @@ import { type DiffResult, type TensorDiff, diffTensors } from "../diff.js";
 import { capabilitiesOf } from "../formats/registry.js";
 import type { ByteSource } from "../io/source.js";
 import type { TensorInfo } from "../tensor.js";
+import type { Command } from "./command.js";
+import { UsageError } from "./common.js";
+import { openLazy } from "./inputs.js";
 import { fitColumn, tableWidth } from "./columns.js";
 import { Progress, type ProgressStream } from "./progress.js";
 
@@ -219,3 +222,14 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
     await openedA.source.close?.();
   }
 }
+
+/** The `diff` command, as run.ts lists it. */
+export const DIFF_COMMAND: Command = {
+  name: "diff",
+  synopsis: "tensorfile diff A B [--atol X] [--rtol Y] [--only-different] [--quiet] [--json]",
+  help: DIFF_HELP,
+  options: DIFF_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions),
+};

@@ -5,6 +5,7 @@
  * (formats/onnx/edit.ts, formats/april/edit.ts): every message byte that no edit touches is written as read.
  * An unknown name, a rename onto an existing name or a shape of another rank: exit 1, nothing written.
  */
+import type { Command } from "./command.js";
 import { open } from "node:fs/promises";
 import { extname } from "node:path";
 import { detectFormat } from "../any.js";
@@ -31,7 +32,8 @@ lengths around it).
   --set FIELD=VALUE     onnx: producer_name, producer_version, domain, doc_string, model_version, graph_name,
                         graph_doc_string; april: name, description, language (at most 8 bytes) or a params
                         field (batch_size, segment_size, segment_step, mel_features, samplerate, …)
-  --json                print a JSON summary of the edits instead of lines
+  --json                print a JSON summary of the edits on standard output instead of the lines (which go to
+                        standard error, with what was written)
   --force               overwrite an existing OUT
 For an .april, the ONNX edits name a network first: --set-meta encoder/KEY=VALUE, --rename joiner/OLD=NEW,
 --shape encoder/NAME=DIMS, --set decoder/producer_name=VALUE.
@@ -183,7 +185,22 @@ export async function editCommand(io: CliIO, args: string[], options: EditComman
     }
   }, { force: options.force ?? false });
   if (options.json) print(io.stdout, jsonText({ file: modelPath, output, format, byteLength: written, edits: done }));
-  else for (const e of done) print(io.stdout, editText(e));
-  io.stderr.write(`wrote ${output} (${format}, ${formatBytes(written)})\n`);
+  else {
+    // the report on one stream, standard error (as convert, extract and patch report)
+    for (const e of done) print(io.stderr, editText(e));
+    io.stderr.write(`wrote ${output} (${format}, ${formatBytes(written)})\n`);
+  }
   return 0;
 }
+
+/** The `edit` command, as run.ts lists it. */
+export const EDIT_COMMAND: Command = {
+  name: "edit",
+  synopsis: `tensorfile edit MODEL OUT [--set-meta KEY=VALUE]… [--delete-meta KEY]… [--rename OLD=NEW]… [--shape NAME=DIMS]…
+                [--set FIELD=VALUE]… [--json] [--force]`,
+  help: EDIT_HELP,
+  options: EDIT_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => editCommand(io, positionals, values as EditCommandOptions),
+};

@@ -2,6 +2,7 @@
  * `tensorfile extract FILE DIR [--dtype float32] [--force]`: every tensor as DIR/<name>.npy, every embedded blob as
  * a file, and DIR/meta.json, written in a temporary folder put in place when complete (cli/output.ts).
  */
+import type { Command } from "./command.js";
 import { createWriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -11,25 +12,27 @@ import type { EmbeddedBlob } from "../formats/types.js";
 import { rangeChunks } from "../io/source.js";
 import type { DecodeOptions } from "../tensor.js";
 import { type CliIO, InputError, UsageError, jsonText, plural, print } from "./common.js";
-import { MANIFEST, folderPaths } from "./folder-names.js";
+import { MANIFEST, folderPaths } from "../folder/names.js";
 import { firstRepeat } from "../bytes/names.js";
 import { lazyTensors, openLazy, readWhole } from "./inputs.js";
 import { FOLDER_OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { Progress } from "./progress.js";
 import { npyNamed } from "./tensor-output.js";
 
-export const EXTRACT_HELP = `tensorfile extract FILE DIR [--dtype float32] [--force]
+export const EXTRACT_HELP = `tensorfile extract FILE DIR [--dtype float32] [--force] [--json]
 
 Writes every tensor as DIR/<name>.npy (a "/" in a name becomes a folder), every embedded blob (april networks,
 bw2l data sections, …) as a file, and DIR/meta.json (what "inspect --json" prints, plus "files": which file
 holds which tensor or blob; "patch" takes the names from it). File names work on any system and decode back:
 "%", "\\", control characters and <>:"|?* are %XX, an empty part is %, "." and ".." are %2E; a part over 200
 bytes is cut (~ and a hash); names alike but for case, or too deep for folders, become one file (see docs/cli.md).
+Says what it wrote on standard error ("extracted N files and meta.json into DIR").
+  --json  print { input, dir, files } on standard output instead (files: meta.json's name -> file)
 ${FOLDER_OUTPUT_RULES}`;
 
-export const EXTRACT_OPTIONS = { dtype: { type: "string" }, force: { type: "boolean" } } as const;
+export const EXTRACT_OPTIONS = { dtype: { type: "string" }, force: { type: "boolean" }, json: { type: "boolean" } } as const;
 
-export async function extractCommand(io: CliIO, args: string[], options: { dtype?: string; force?: boolean }): Promise<number> {
+export async function extractCommand(io: CliIO, args: string[], options: { dtype?: string; force?: boolean; json?: boolean }): Promise<number> {
   if (args.length !== 2) throw new UsageError("extract takes FILE and DIR");
   const [input, dir] = args as [string, string];
   if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
@@ -91,7 +94,8 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
   } finally {
     await opened.source.close?.();
   }
-  print(io.stdout, `extracted ${plural(files.length, "file")} and meta.json into ${dir}`);
+  if (options.json) print(io.stdout, jsonText({ input, dir, files: Object.fromEntries(files) }));
+  else print(io.stderr, `extracted ${plural(files.length, "file")} and meta.json into ${dir}`);
   return 0;
 }
 
@@ -109,3 +113,14 @@ async function mkdirInside(root: string, relative: string): Promise<void> {
     }
   }
 }
+
+/** The `extract` command, as run.ts lists it. */
+export const EXTRACT_COMMAND: Command = {
+  name: "extract",
+  synopsis: "tensorfile extract FILE DIR [--dtype float32] [--force] [--json]",
+  help: EXTRACT_HELP,
+  options: EXTRACT_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => extractCommand(io, positionals, values as { dtype?: string; force?: boolean; json?: boolean }),
+};

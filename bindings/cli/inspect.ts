@@ -3,6 +3,7 @@
  * from its headers only (a TenniS module also gets the verdict of its ONNX translation).
  */
 import { capabilitiesOf } from "../formats/registry.js";
+import type { Command } from "./command.js";
 import type { InspectResult } from "../formats/types.js";
 import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText, versionText } from "./common.js";
 import { openLazy } from "./inputs.js";
@@ -116,6 +117,7 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
 
 export async function inspectCommand(io: CliIO, paths: string[], options: { json?: boolean; full?: boolean }): Promise<number> {
   if (paths.length === 0) throw new UsageError("inspect takes one or more FILEs");
+  if (options.json && options.full) throw new UsageError("--full shows long values whole in the text output; --json never shortens them: give one of them");
   const many = paths.length > 1;
   const results: unknown[] = [];
   let failed = 0;
@@ -150,3 +152,14 @@ export async function inspectCommand(io: CliIO, paths: string[], options: { json
   if (many) print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
   return failed > 0 ? 1 : 0;
 }
+
+/** The `inspect` command, as run.ts lists it. */
+export const INSPECT_COMMAND: Command = {
+  name: "inspect",
+  synopsis: "tensorfile inspect FILE… [--json] [--full]",
+  help: INSPECT_HELP,
+  options: INSPECT_OPTIONS,
+  inputs: "all",
+  inputOptions: "all",
+  run: (io, positionals, values) => inspectCommand(io, positionals, values as { json?: boolean; full?: boolean }),
+};

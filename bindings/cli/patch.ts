@@ -6,35 +6,45 @@
  * april networks). MODEL is read lazily and OUT streamed (patchTo): one weights tensor in memory at a time.
  * Unknown names (without --partial), dtypes that cannot be stored and shapes that differ: exit 1, nothing written.
  */
-import { open, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { open, stat, writeFile } from "node:fs/promises";
 import { createWriteStream, mkdirSync } from "node:fs";
-import { dirname, extname, join, relative, resolve, sep } from "node:path";
-import { formatModule, readFromAny } from "../any.js";
+import { dirname, extname, resolve } from "node:path";
+import { type AnyLazyFile, formatModule, readFromAny } from "../any.js";
 import type { LazyTensorsWithSource } from "../patch.js";
 import { capabilitiesOf } from "../formats/registry.js";
 import type { FormatId } from "../formats/types.js";
-import { type ByteSource, fromFile } from "../io/source.js";
+import { type ByteSource, fromFile, readExactly } from "../io/source.js";
+import { NETWORK_NAMES } from "../formats/april/model.js";
+import { sameBytes } from "../patch/encode.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
-import type { NamedTensor, TensorInfo } from "../tensor.js";
+import { type NamedTensor, type TensorInfo, bytesOf } from "../tensor.js";
 import { isExternal } from "../formats/onnx/external.js";
-import { MANIFEST, decodePath } from "./folder-names.js";
+import { type PatchError, isPatchError } from "../bytes/errors.js";
+import type { Command } from "./command.js";
+import { InputError, UsageError, errorLine, isInputError } from "./common.js";
+import { openSource } from "./inputs.js";
+import { openTensorFolder } from "../folder/open.js";
 import { OutputRefused, checkOutput, placeFile, reserveTemporary, writeAtomically } from "./output.js";
 import { Progress, type ProgressStream, formatBytes } from "./progress.js";
 
-export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external]
+export const PATCH_HELP = `tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external] [--json]
 
 Writes OUT: MODEL with its tensors replaced by those of WEIGHTS, by name (the names "inspect MODEL" lists).
 Everything else in MODEL is kept byte for byte; values are stored as MODEL stores them (column-major, float16,
 bw2l v1 int8 with a fresh scale/offset when needed); a .csta stays a SeetaFace6 container.
 WEIGHTS is a .safetensors, .npz or .npy file (any readable file of tensors), or a folder as "extract" writes it
 (.npy files, a "/" in a name being a subfolder; april networks as encoder.onnx, decoder.onnx, joiner.onnx).
-Prints what was replaced and what was kept. Exit 1, writing nothing, when WEIGHTS names a tensor MODEL does not
-hold, or holds a tensor of another shape or of a dtype MODEL cannot store.
+Reports on standard error how many tensors given changed and how many came back unchanged (each compared with
+MODEL's: dtype, shape and bytes), and what was kept; --json prints it as one JSON document on standard output
+instead. Exit 1, writing nothing, when WEIGHTS names a tensor MODEL does not hold, or holds a tensor of another
+shape or of a dtype MODEL cannot store.
   --partial      skip names MODEL does not hold (listed) instead of failing
   --tensor NAME  the name of the one tensor in WEIGHTS (a .npy holds one tensor and no name)
   --force        overwrite an existing OUT (and existing external files beside it)
   --inline-external  an ONNX MODEL with weights in external files: store every one of them in OUT (raw_data),
                  which then needs no other file
+  --json         the report as JSON: model, weights, output, format, bytes, unit, changed, unchanged, kept,
+                 skipped, requantized, external, inlined
 An ONNX MODEL with weights in external files (read from MODEL's folder, or --external-dir DIR): OUT keeps
 MODEL's bytes and its external files are written again beside OUT at the same relative locations, replaced
 weights overwritten; OUT in MODEL's folder would overwrite MODEL's own external files, which is refused (write
@@ -44,13 +54,14 @@ Outputs are written in a hidden temporary folder beside OUT and put in place whe
 OUT that appears meanwhile is left alone; writing over MODEL or WEIGHTS is refused; missing parent folders are
 created. A patch that replaces nothing (no name of WEIGHTS is in MODEL) writes nothing and exits 1.`;
 
-export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" }, "inline-external": { type: "boolean" } } as const;
+export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" }, "inline-external": { type: "boolean" }, json: { type: "boolean" } } as const;
 
 export interface PatchCommandOptions {
   partial?: boolean | undefined;
   force?: boolean | undefined;
   tensor?: string | undefined;
   "inline-external"?: boolean | undefined;
+  json?: boolean | undefined;
 }
 
 /** What run.ts lends the command (from cli/inputs.ts and cli/common.ts). */
@@ -65,133 +76,53 @@ export interface PatchCliContext {
 }
 
 interface OpenedWeights {
-  tensors: LazyTensorsWithSource | Map<string, Uint8Array>;
+  tensors: LazyTensorsWithSource;
   label: string;
   close(): Promise<void>;
 }
 
-/** Every file under `dir` (relative paths with "/"), sorted. */
-async function walk(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  const visit = async (folder: string) => {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) await visit(path);
-      else if (entry.isFile()) out.push(relative(dir, path).split(sep).join("/"));
-    }
-  };
-  await visit(dir);
-  return out.sort();
-}
-
-/** One lazily readable tensor file (opened to read its header, closed; reopened to load the tensor). */
-async function fileTensor(path: string, name: string, ctx: PatchCliContext): Promise<{ info: TensorInfo; load(): Promise<NamedTensor> }> {
-  const source = await fromFile(path);
-  try {
-    const opened = await readFromAny(source);
-    const infos = opened.tensorInfos();
-    if (infos.length !== 1) throw ctx.inputError(`${path} holds ${infos.length} tensors; a folder of weights holds one tensor a file`);
-    const info = { ...infos[0]!, name };
-    return {
-      info,
-      async load() {
-        const again = await fromFile(path);
-        try {
-          const file = await readFromAny(again);
-          const tensor = await file.loadTensor(file.tensorInfos()[0]!);
-          return { ...tensor, name } as NamedTensor;
-        } finally {
-          await again.close();
-        }
-      },
-    };
-  } finally {
-    await source.close();
-  }
+/** A folder as extract writes it (folder/open.ts: the library's openTensorFolder). */
+async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
+  const tensors = await openTensorFolder(dir).catch((error: unknown) => { throw about("WEIGHTS", "", error, ctx); });
+  return { tensors, label: dir, close: async () => {} };
 }
 
 /**
- * A folder as extract writes it (cli/folder-names.ts): names from meta.json's "files" for the files it lists,
- * else decoded from the .npy paths. Two files for one name are refused.
+ * An error reading MODEL or WEIGHTS, saying which one is meant ("MODEL m.onnx: onnx: truncated …"); an error that
+ * is not about the input (a bug) as it is.
  */
-async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
-  const files = await walk(dir);
-  // a listed path as the folder holds it (exactly, or in another Unicode normalization, as macOS may give it)
-  const onDisk = new Map<string, string>();
-  for (const file of files) {
-    onDisk.set(file.normalize("NFC"), file);
-    onDisk.set(file, file);
-  }
-  let named: [string, string][] = [];
-  if (files.includes(MANIFEST)) {
-    let listed: [string, unknown][];
-    try {
-      const meta = JSON.parse(await readFile(join(dir, MANIFEST), "utf8")) as { files?: unknown };
-      listed = meta.files !== null && typeof meta.files === "object" ? Object.entries(meta.files) : [];
-    } catch (cause) {
-      throw ctx.inputError(`${join(dir, MANIFEST)} is not the JSON extract writes: ${(cause as Error).message}`);
-    }
-    for (const [name, file] of listed) {
-      const found = typeof file === "string" ? onDisk.get(file) ?? onDisk.get(file.normalize("NFC")) : undefined;
-      if (found !== undefined && (found.endsWith(".npy") || found.endsWith(".onnx"))) named.push([name, found]);
-    }
-  }
-  const mapped = new Set(named.map(([, f]) => f));
-  for (const file of files) {
-    if (mapped.has(file)) continue;
-    if (file.endsWith(".npy")) named.push([decodePath(file, ".npy"), file]);
-    else if (file.endsWith(".onnx") && !file.includes("/")) named.push([file, file]);
-  }
-  const byName = new Map<string, string>();
-  for (const [name, file] of named) {
-    const other = byName.get(name);
-    if (other !== undefined) throw ctx.inputError(`${dir}: both ${other} and ${file} hold the tensor ${JSON.stringify(name)}; remove one (meta.json's "files" says which file holds which name)`);
-    byName.set(name, file);
-  }
-  const networks = new Map<string, Uint8Array>();
-  const tensors: { info: TensorInfo; load(): Promise<NamedTensor> }[] = [];
-  for (const [name, file] of named) {
-    const path = join(dir, ...file.split("/"));
-    if (file.endsWith(".onnx")) networks.set(name.replace(/\.onnx$/, ""), new Uint8Array(await readFile(path)));
-    else tensors.push(await fileTensor(path, name, ctx));
-  }
-  if (tensors.length === 0 && networks.size === 0) throw ctx.inputError(`${dir} holds no .npy or .onnx files`);
-  if (networks.size > 0 && tensors.length === 0) return { tensors: networks, label: dir, close: async () => {} };
-  // an april extract folder holds both: the networks go along as 1-D uint8 tensors, and april's patch uses a
-  // network only where it differs from the model's (a changed network and its own .npy weights are refused there)
-  for (const [name, bytes] of networks) {
-    const info: TensorInfo = { name, dtype: "uint8", shape: [bytes.length], byteOffset: 0, byteLength: bytes.length, byteOrder: "le", layout: "row-major" };
-    tensors.push({ info, load: async () => ({ name, dtype: "uint8", shape: [bytes.length], data: bytes }) });
-  }
-  return {
-    label: dir,
-    close: async () => {},
-    tensors: {
-      tensorInfos: () => tensors.map((t) => t.info),
-      loadTensor: (info: TensorInfo) => tensors.find((t) => t.info.name === info.name)!.load(),
-    },
-  };
+function about(role: "MODEL" | "WEIGHTS", path: string, error: unknown, ctx: PatchCliContext): unknown {
+  if (!isInputError(error)) return error;
+  const line = errorLine(error);
+  return ctx.inputError(`${role} ${path === "" || line.startsWith(path) ? "" : `${path}: `}${line}`);
+}
+
+/** A PatchError's message for the command line: the file it speaks of is MODEL, and the API's hint is --partial. */
+function patchErrorText(error: PatchError, model: string): string {
+  return error.message.replace(/^tensorfile: /, "")
+    .replace(/^this (\S+) file has no tensor named/, (_all, format: string) => `MODEL ${model} (${format}) has no tensor named`)
+    .replace(/; pass \{ partial: true \} to skip unknown names$/, "; --partial skips the names MODEL does not hold");
 }
 
 /** WEIGHTS as a file: any format readFromAny reads, opened lazily; --tensor names (or picks) its tensor. */
 async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: string | undefined): Promise<OpenedWeights> {
   const source = await ctx.openSource(path);
   try {
-    const opened = await readFromAny(source);
+    const opened = await readFromAny(source).catch((error: unknown) => { throw about("WEIGHTS", path, error, ctx); });
     const infos = opened.tensorInfos();
     let chosen = infos;
     if (tensorName !== undefined) {
       if (infos.length === 1) chosen = [{ ...infos[0]!, name: tensorName }];
       else {
         const found = infos.filter((i) => i.name === tensorName);
-        if (found.length === 0) throw ctx.inputError(`${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
+        if (found.length === 0) throw ctx.inputError(`WEIGHTS ${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
         chosen = found;
       }
     } else {
       const unnamed = capabilitiesOf(opened.format)?.unnamedTensor?.(opened.file);
-      if (unnamed !== undefined) throw ctx.usageError(`${path} is ${unnamed}`);
+      if (unnamed !== undefined) throw ctx.usageError(`WEIGHTS ${path} is ${unnamed}`);
     }
-    if (infos.length === 0) throw ctx.inputError(`${path} holds no tensors`);
+    if (infos.length === 0) throw ctx.inputError(`WEIGHTS ${path} holds no tensors`);
     const original = new Map(chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]));
     return {
       label: path,
@@ -285,6 +216,83 @@ function externalLocations(format: FormatId, infos: readonly TensorInfo[]): stri
   return [...new Set(locations)];
 }
 
+/** What `patch --json` prints (docs/cli.md lists the keys). */
+export interface PatchReport {
+  model: string;
+  weights: string;
+  output: string;
+  format: FormatId;
+  /** OUT's size in bytes. */
+  bytes: number;
+  /** What the names count: "network" (april networks given whole) or "tensor". */
+  unit: "tensor" | "network";
+  /** Names given whose stored bytes differ from MODEL's, in file order. */
+  changed: string[];
+  /** Names given that came back with exactly MODEL's bytes. */
+  unchanged: string[];
+  /** Names of MODEL that WEIGHTS does not hold (left as they were). */
+  kept: string[];
+  /** Names of WEIGHTS that MODEL does not hold (only with --partial). */
+  skipped: string[];
+  /** bw2l v1 int8 tensors not given but re-encoded with their layer's new scale and offset. */
+  requantized: string[];
+  /** The external data files written beside OUT. */
+  external: string[];
+  /** True with --inline-external. */
+  inlined: boolean;
+}
+
+/** The text report of a patch, a line each (standard error). */
+function reportLines(r: PatchReport): string[] {
+  const lines = [`${count(r.changed.length, r.unit)} changed, ${r.unchanged.length} given back unchanged${r.kept.length > 0 ? `, ${r.kept.length} not in WEIGHTS kept as ${r.kept.length === 1 ? "it was" : "they were"}` : ""}`];
+  if (r.changed.length > 0) lines.push(`changed:   ${listText(r.changed)}`);
+  if (r.unchanged.length > 0) lines.push(`unchanged: ${listText(r.unchanged)}`);
+  if (r.kept.length > 0) lines.push(`kept:      ${listText(r.kept)}`);
+  if (r.requantized.length > 0) lines.push(`re-quantized with their layer's new scale and offset: ${listText(r.requantized)}`);
+  if (r.skipped.length > 0) lines.push(`skipped   ${count(r.skipped.length, "name")} the ${r.format} MODEL does not hold (--partial): ${listText(r.skipped)}`);
+  for (const target of r.external) lines.push(`wrote ${target} (an external data file of ${r.output})`);
+  if (r.inlined) lines.push(`stored the external weights in ${r.output}`);
+  lines.push(`wrote ${r.output} (${r.format}, ${formatBytes(r.bytes)})`);
+  return lines;
+}
+
+/** Equal dtype, shape and bytes. */
+function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
+  return a.dtype === b.dtype && a.shape.length === b.shape.length && a.shape.every((d, i) => d === b.shape[i]) && sameBytes(bytesOf(a.data), bytesOf(b.data));
+}
+
+/**
+ * The names of `replaced` whose tensor (or april network) in OUT, as written, equals MODEL's: loaded from both one
+ * at a time and compared (dtype, shape, bytes). A name that cannot be found on both sides counts as changed.
+ */
+async function unchangedNames(model: AnyLazyFile, modelSource: ByteSource, output: string, replaced: readonly string[]): Promise<Set<string>> {
+  const same = new Set<string>();
+  if (replaced.length === 0) return same;
+  const outSource = await fromFile(output);
+  try {
+    const out = await readFromAny(outSource);
+    const modelInfos = new Map(model.tensorInfos().map((i) => [i.name, i]));
+    const outInfos = new Map(out.tensorInfos().map((i) => [i.name, i]));
+    for (const name of replaced) {
+      const a = modelInfos.get(name);
+      const b = outInfos.get(name);
+      if (a !== undefined && b !== undefined) {
+        if (sameTensor(await model.loadTensor(a), await out.loadTensor(b))) same.add(name);
+      } else if (model.format === "april" && out.format === "april") {
+        const i = (NETWORK_NAMES as readonly string[]).indexOf(name);
+        const ea = model.file.layout.networks[i];
+        const eb = out.file.layout.networks[i];
+        if (ea === undefined || eb === undefined || ea.size !== eb.size) continue;
+        const bytesA = await readExactly(modelSource, ea.offset, ea.size, "april", name);
+        if (sameBytes(bytesA, await readExactly(outSource, eb.offset, eb.size, "april", name))) same.add(name);
+      }
+    }
+  } finally {
+    await outSource.close();
+  }
+  return same;
+}
+
 /** Runs `tensorfile patch`; returns the exit status. */
 export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
   if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
@@ -293,7 +301,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
   await checkOutput(output, [model, weightsPath], { force: options.force ?? false });
   const modelSource = await ctx.openSource(model);
   try {
-    const head = await readFromAny(modelSource);
+    const head = await readFromAny(modelSource).catch((error: unknown) => { throw about("MODEL", model, error, ctx); });
     const format = head.format as FormatId;
     checkExtension(model, output, format, ctx);
     let isFolder = false;
@@ -324,7 +332,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       try {
         result = await writeAtomically(output, async (temp) => {
           if (rewrap) {
-            const patched = await patchFrom(modelSource, weights.tensors, { partial: options.partial ?? false });
+            const patched = await patchFrom(modelSource, weights.tensors, { opened: head, partial: options.partial ?? false });
             const bytes = rewrap.rewrap(patched.bytes, outExt);
             await writeFile(temp, bytes);
             return nothingReplaced({ ...patched, byteLength: bytes.length }, ctx);
@@ -335,7 +343,7 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
             const patched = await patchTo(modelSource, weights.tensors, async (chunk) => {
               for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
               progress.advance(chunk.length);
-            }, { partial: options.partial ?? false, reuseChunks: true, inlineExternal: inline, externalSink }).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
+            }, { opened: head, partial: options.partial ?? false, reuseChunks: true, inlineExternal: inline, externalSink }).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
             // OUT's external files, complete: put in place before OUT itself
             for (const file of pending) placeFile(file.temp, file.target, options.force ?? false);
             return patched;
@@ -346,20 +354,22 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
           }
         }, { force: options.force ?? false });
       } catch (error) {
-        // the checks of the patch (names, dtypes, shapes) are about the input: exit 1
-        if (error instanceof TypeError || error instanceof RangeError) throw ctx.inputError((error.message).replace(/^tensorfile: /, ""));
+        // the checks of the patch (names, dtypes, shapes: a PatchError) are about the input: exit 1
+        if (isPatchError(error)) throw ctx.inputError(patchErrorText(error, model));
         throw error;
       }
-      const out = (text: string) => ctx.stdout.write(`${text}\n`);
-      // april: whole networks, or weights of its networks (encoder/<name>…)
-      const unit = capabilitiesOf(format)?.embeds !== undefined && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor";
-      out(`replaced ${count(result.replaced.length, unit)}${result.replaced.length > 0 ? `: ${listText(result.replaced)}` : ""}`);
-      out(`kept     ${count(result.kept.length, unit)} as they were${result.kept.length > 0 ? `: ${listText(result.kept)}` : ""}`);
-      if (result.requantized.length > 0) out(`re-quantized with their layer's new scale and offset: ${listText(result.requantized)}`);
-      if (result.unknown.length > 0) out(`skipped  ${count(result.unknown.length, "name")} ${format} model does not hold (--partial): ${listText(result.unknown)}`);
-      for (const target of targets.values()) ctx.stderr.write(`wrote ${target} (an external data file of ${output})\n`);
-      if (inline) ctx.stderr.write(`stored the external weights in ${output}\n`);
-      ctx.stderr.write(`wrote ${output} (${format}, ${formatBytes(result.byteLength)})\n`);
+      // what came back as it was: each replaced tensor (or april network) compared with MODEL's, in OUT as written
+      const unchanged = await unchangedNames(head, modelSource, output, result.replaced);
+      const changed = result.replaced.filter((name) => !unchanged.has(name));
+      const report: PatchReport = {
+        model, weights: weightsPath, output, format, bytes: result.byteLength,
+        // april: whole networks, or weights of its networks (encoder/<name>…)
+        unit: capabilitiesOf(format)?.embeds !== undefined && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor",
+        changed, unchanged: result.replaced.filter((name) => unchanged.has(name)), kept: result.kept,
+        skipped: result.unknown, requantized: result.requantized, external: [...targets.values()], inlined: inline,
+      };
+      if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else for (const line of reportLines(report)) ctx.stderr.write(`${line}\n`);
       return 0;
     } finally {
       await weights.close();
@@ -368,3 +378,16 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
     await modelSource.close?.();
   }
 }
+
+/** The `patch` command, as run.ts lists it. */
+export const PATCH_COMMAND: Command = {
+  name: "patch",
+  synopsis: "tensorfile patch MODEL WEIGHTS OUT [--partial] [--force] [--tensor NAME] [--inline-external] [--json]",
+  help: PATCH_HELP,
+  options: PATCH_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values, { externalDir }) => patchCommand({
+    ...io, openSource, externalDir, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m),
+  }, positionals, values as PatchCommandOptions),
+};

@@ -68,7 +68,7 @@ export interface OutputCheck {
 
 /** True for the options only the quantize route takes. */
 export function quantizeOnlyOption(options: QuantizeCliOptions): string | undefined {
-  for (const name of ["keep-io", "check", "inputs", "shape", "tolerance", "json"] as const) if (options[name] !== undefined) return name;
+  for (const name of ["keep-io", "check", "inputs", "shape", "tolerance"] as const) if (options[name] !== undefined) return name;
   return undefined;
 }
 

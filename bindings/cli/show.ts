@@ -5,6 +5,7 @@
  * (`0:4,:`, `-1`, `::2`); `--head N` keeps the first N entries of the first axis. float16, bfloat16 and float8
  * values are printed widened (exactly); int8 with a scale prints its stored steps (the scale is named above).
  */
+import type { Command } from "./command.js";
 import * as kernels from "../kernels/index.js";
 import { bfloat16Bits } from "../bfloat16.js";
 import type { DType, NamedTensor, TensorInfo } from "../tensor.js";
@@ -274,3 +275,14 @@ export async function showCommand(io: CliIO, args: string[], options: ShowComman
     await opened.source.close?.();
   }
 }
+
+/** The `show` command, as run.ts lists it. */
+export const SHOW_COMMAND: Command = {
+  name: "show",
+  synopsis: "tensorfile show FILE TENSOR [--slice SPEC] [--head N] [--json]",
+  help: SHOW_HELP,
+  options: SHOW_OPTIONS,
+  inputs: "first",
+  inputOptions: "all",
+  run: (io, positionals, values) => showCommand(io, positionals, values as ShowCommandOptions),
+};

@@ -12,6 +12,7 @@
  * "NaN", "Infinity" or "-Infinity" (Number() reads each back). min, max, mean and std are "NaN" when a tensor
  * has no finite value. A skipped tensor has "skipped": the reason, and no numbers.
  */
+import type { Command } from "./command.js";
 import { closestNames } from "../any.js";
 import * as kernels from "../kernels/index.js";
 import { type LazyTensors, decodeInChunks } from "../export/stream.js";
@@ -204,3 +205,14 @@ export async function statsFiles(io: CliIO, paths: string[], options: StatsComma
   print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
   return failed > 0 ? 1 : 0;
 }
+
+/** The `stats` command, as run.ts lists it. */
+export const STATS_COMMAND: Command = {
+  name: "stats",
+  synopsis: "tensorfile stats FILE… [--tensor NAME] [--json]",
+  help: STATS_HELP,
+  options: STATS_OPTIONS,
+  inputs: "all",
+  inputOptions: "all",
+  run: (io, positionals, values) => statsFiles(io, positionals, values as StatsCommandOptions),
+};

@@ -2,6 +2,7 @@
  * `tensorfile verify FILE… [--strict] [--json]`: each FILE read with every check on and every tensor decoded (a
  * regular file lazily, tensor by tensor: flat memory), then the format's warnings.
  */
+import type { Command } from "./command.js";
 import { stat } from "node:fs/promises";
 import { formatModule, readFromAny } from "../any.js";
 import { decodeInChunks } from "../export/stream.js";
@@ -143,3 +144,14 @@ export async function verifyCommand(io: CliIO, paths: string[], options: { stric
   }
   return failed > 0 ? 1 : 0;
 }
+
+/** The `verify` command, as run.ts lists it. */
+export const VERIFY_COMMAND: Command = {
+  name: "verify",
+  synopsis: "tensorfile verify FILE… [--strict] [--json]",
+  help: VERIFY_HELP,
+  options: VERIFY_OPTIONS,
+  inputs: "all",
+  inputOptions: "all",
+  run: (io, positionals, values) => verifyCommand(io, positionals, values as { strict?: boolean; json?: boolean }),
+};

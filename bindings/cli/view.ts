@@ -18,6 +18,7 @@
  * input, held in memory) or an http(s) URL (read with Range requests and passed through). A FILE that cannot be
  * opened is exit 1 before anything is served.
  */
+import type { Command } from "./command.js";
 import { spawn } from "node:child_process";
 import { type FileHandle, open, readFile, stat } from "node:fs/promises";
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
@@ -343,3 +344,14 @@ export async function viewCommand(io: CliIO, paths: string[], options: ViewComma
 async function closeAll(files: readonly ServedFile[]): Promise<void> {
   await Promise.all(files.map((f) => (f.handle ? f.handle.close() : f.source?.close?.())));
 }
+
+/** The `view` command, as run.ts lists it. */
+export const VIEW_COMMAND: Command = {
+  name: "view",
+  synopsis: "tensorfile view [FILE…] [--port N] [--open]",
+  help: VIEW_HELP,
+  options: VIEW_OPTIONS,
+  inputs: "all",
+  inputOptions: "stdin",
+  run: (io, positionals, values) => viewCommand(io, positionals, values as ViewCommandOptions),
+};

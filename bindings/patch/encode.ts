@@ -11,6 +11,7 @@
  * element size, which is how writeSafetensors exports such tensors. Anything else is a TypeError naming the
  * tensor, and a shape other than the stored logical shape a RangeError.
  */
+import { patchError } from "../bytes/errors.js";
 import * as kernels from "../kernels/index.js";
 import { type DType, type NamedTensor, type TypedArray, bytesOf, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
 
@@ -68,10 +69,12 @@ function acceptedText(stored: string): string {
 export function checkReplacement(stored: { name: string; dtype: string; shape: readonly number[] }, given: { dtype: string; shape: readonly number[] }): void {
   const raw = rawBytesForm(stored, given);
   if (!raw && !acceptsDType(stored.dtype, given.dtype)) {
-    throw new TypeError(`tensorfile: tensor "${stored.name}" is stored as ${stored.dtype}; a ${given.dtype} tensor cannot replace it (give ${acceptedText(stored.dtype)})`);
+    throw patchError("dtype", `tensorfile: tensor "${stored.name}" is stored as ${stored.dtype}; a ${given.dtype} tensor cannot replace it (give ${acceptedText(stored.dtype)})`,
+      { tensor: stored.name, expectedDtype: stored.dtype, actualDtype: given.dtype, expectedShape: stored.shape.slice(), actualShape: given.shape.slice() });
   }
   if (!raw && !sameShape(stored.shape, given.shape)) {
-    throw new RangeError(`tensorfile: tensor "${stored.name}" has shape ${shapeText(stored.shape)} in the file; the replacement has shape ${shapeText(given.shape)}`);
+    throw patchError("shape", `tensorfile: tensor "${stored.name}" has shape ${shapeText(stored.shape)} in the file; the replacement has shape ${shapeText(given.shape)}`,
+      { tensor: stored.name, expectedDtype: stored.dtype, actualDtype: given.dtype, expectedShape: stored.shape.slice(), actualShape: given.shape.slice() });
   }
 }
 
@@ -89,25 +92,25 @@ function rawBytesForm(stored: { dtype: string; shape: readonly number[] }, given
  */
 export function replacementData(stored: { name: string; dtype: string; shape: readonly number[] }, tensor: NamedTensor): TypedArray {
   if (tensor === null || typeof tensor !== "object" || typeof tensor.dtype !== "string" || !Array.isArray(tensor.shape)) {
-    throw new TypeError(`tensorfile: the replacement for "${stored.name}" is not a NamedTensor ({ name, dtype, shape, data })`);
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" is not a NamedTensor ({ name, dtype, shape, data })`, { tensor: stored.name });
   }
   checkReplacement(stored, tensor);
   const data = tensor.data as unknown;
-  if (!ArrayBuffer.isView(data)) throw new TypeError(`tensorfile: the replacement for "${stored.name}" has no typed-array data`);
+  if (!ArrayBuffer.isView(data)) throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" has no typed-array data`, { tensor: stored.name });
   const given = tensor.dtype as string;
   const kind = (data as { constructor: { name: string } }).constructor.name;
   const want = ARRAY_TYPES[given];
   const rawBf16 = given === "bfloat16" && data instanceof Uint8Array;
   if (want === undefined && !(data instanceof Uint8Array)) {
-    throw new TypeError(`tensorfile: the replacement for "${stored.name}" is ${given}, whose data is raw bytes (a Uint8Array), not a ${kind}`);
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" is ${given}, whose data is raw bytes (a Uint8Array), not a ${kind}`, { tensor: stored.name, actualDtype: given });
   }
   if (want !== undefined && !rawBf16 && kind !== want && !(want === "Uint8Array" && data instanceof Uint8Array)) {
-    throw new TypeError(`tensorfile: the replacement for "${stored.name}" is labelled ${given}, whose data is a ${want}, but its data is a ${kind}`);
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" is labelled ${given}, whose data is a ${want}, but its data is a ${kind}`, { tensor: stored.name, actualDtype: given });
   }
   const count = elementCount(tensor.shape);
   const size = given === "bfloat16" ? 2 : dtypeBytes(given as DType);
   if (data.byteLength !== count * size) {
-    throw new RangeError(`tensorfile: the replacement for "${stored.name}" has ${data.byteLength} bytes of data; its ${given} shape ${shapeText(tensor.shape)} needs ${count * size}`);
+    throw patchError("conflict", `tensorfile: the replacement for "${stored.name}" has ${data.byteLength} bytes of data; its ${given} shape ${shapeText(tensor.shape)} needs ${count * size}`, { tensor: stored.name, actualDtype: given, actualShape: tensor.shape.slice() });
   }
   return rawBf16 ? halvesOf(data as Uint8Array) : (data as TypedArray);
 }

@@ -10,6 +10,7 @@
  *
  * A Uint8Array value is raw bytes: april networks (ONNX files) are replaced that way.
  */
+import { patchError } from "../bytes/errors.js";
 import type { LazyTensors } from "../io/sink.js";
 import { TruncatedError } from "../bytes/errors.js";
 import { type ByteSource, rangeChunks, readExactly } from "../io/source.js";
@@ -106,7 +107,7 @@ function describeValue(name: string, value: unknown): { dtype: string; shape: nu
   if (value instanceof Uint8Array && !("dtype" in value)) return { dtype: "bytes", shape: [value.length] };
   const t = value as NamedTensor;
   if (t === null || typeof t !== "object" || typeof t.dtype !== "string" || !Array.isArray(t.shape) || !ArrayBuffer.isView(t.data)) {
-    throw new TypeError(`tensorfile: the replacement for "${name}" is not a NamedTensor ({ name, dtype, shape, data }) or a Uint8Array`);
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${name}" is not a NamedTensor ({ name, dtype, shape, data }) or a Uint8Array`, { tensor: name });
   }
   return { dtype: t.dtype, shape: t.shape };
 }
@@ -122,8 +123,8 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
   const out = new Map<string, PatchValue>();
   if (Array.isArray(input)) {
     input.forEach((t: NamedTensor, i) => {
-      if (t === null || typeof t !== "object" || typeof t.name !== "string") throw new TypeError(`tensorfile: ${fn}: tensors[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
-      if (out.has(t.name)) throw new RangeError(`tensorfile: ${fn}: two replacements are named "${t.name}"`);
+      if (t === null || typeof t !== "object" || typeof t.name !== "string") throw patchError("not-a-tensor", `tensorfile: ${fn}: tensors[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
+      if (out.has(t.name)) throw patchError("conflict", `tensorfile: ${fn}: two replacements are named "${t.name}"`, { tensor: t.name });
       describeValue(t.name, t);
       out.set(t.name, t);
     });
@@ -157,7 +158,7 @@ export function replacementsLazy(input: TensorsInput | LazyTensorsWithSource, fn
   if (isLazy(input)) {
     const source = (input as LazyTensorsWithSource).source;
     for (const info of input.tensorInfos()) {
-      if (out.has(info.name)) throw new RangeError(`tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`);
+      if (out.has(info.name)) throw patchError("conflict", `tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`, { tensor: info.name });
       const raw = source && typeof source.read === "function" ? rawAccess(source, info, outside) : undefined;
       out.set(info.name, { name: info.name, dtype: info.dtype, shape: info.shape.slice(), load: () => input.loadTensor(info), ...(raw ? { raw } : {}) });
     }
@@ -191,5 +192,6 @@ export function checkUnknown(unknown: readonly string[], fileNames: readonly str
   const close = closest(first, fileNames);
   const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more: ${unknown.slice(1, 6).join(", ")}${unknown.length > 6 ? ", …" : ""})` : "";
   const hint = fileNames.length === 0 ? ` (this ${format} file holds no tensors)` : `; the closest: ${close.join(", ")}`;
-  throw new RangeError(`tensorfile: this ${format} file has no tensor named "${first}"${more}${hint}; pass { partial: true } to skip unknown names`);
+  throw patchError("unknown-name", `tensorfile: this ${format} file has no tensor named "${first}"${more}${hint}; pass { partial: true } to skip unknown names`,
+    { tensor: first, names: unknown.slice() });
 }

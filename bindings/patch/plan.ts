@@ -8,7 +8,7 @@
 import { type ByteSource, readExactly } from "../io/source.js";
 import * as kernels from "../kernels/index.js";
 import { type DType, type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, isStandardDType, viewAs } from "../tensor.js";
-import { TruncatedError } from "../bytes/errors.js";
+import { TruncatedError, patchError } from "../bytes/errors.js";
 import type { ByteSink } from "../io/sink.js";
 import { type ChunkReuse, type StoredForm, checkReplacement, chunkReuse, encodeChunks, replacementData } from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
@@ -58,7 +58,7 @@ export function storedForm(info: TensorInfo): StoredForm {
 /** A raw-bytes replacement (a Uint8Array, for april networks) where a tensor is expected: TypeError. */
 export function asTensor(name: string, value: NamedTensor | Uint8Array): NamedTensor {
   if (value instanceof Uint8Array && !("dtype" in value)) {
-    throw new TypeError(`tensorfile: the replacement for "${name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`);
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`, { tensor: name });
   }
   return value as NamedTensor;
 }
@@ -201,7 +201,7 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
 /** Checks a replacement's dtype and shape (before loading it); "bytes" values cannot replace a tensor. */
 export function checkIncoming(info: { name: string; dtype: string; shape: readonly number[] }, incoming: Incoming): void {
   if (incoming.dtype === "bytes") {
-    throw new TypeError(`tensorfile: the replacement for "${info.name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`);
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${info.name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`, { tensor: info.name });
   }
   checkReplacement(info, incoming);
 }

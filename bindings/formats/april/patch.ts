@@ -12,6 +12,7 @@
  * A network and weights of that same network in one patch are refused. A model given back its own weights (or
  * networks) comes out byte-identical.
  */
+import { patchError } from "../../bytes/errors.js";
 import type { ByteSource } from "../../io/source.js";
 import { rangeChunks, readExactly } from "../../io/source.js";
 import { type NamedTensor, type TensorInfo, bytesOf, elementCount } from "../../tensor.js";
@@ -29,7 +30,8 @@ const FORMAT = "april";
 function checkNetwork(name: string, given: { dtype: string; shape: readonly number[] }): void {
   if (given.dtype === "bytes") return;
   if ((given.dtype !== "uint8" && given.dtype !== "int8") || given.shape.length !== 1) {
-    throw new TypeError(`tensorfile: april network "${name}" is an ONNX file: give its bytes (a Uint8Array, or a 1-D uint8 tensor), not a ${given.dtype} tensor of shape [${given.shape.join(", ")}]`);
+    throw patchError("dtype", `tensorfile: april network "${name}" is an ONNX file: give its bytes (a Uint8Array, or a 1-D uint8 tensor), not a ${given.dtype} tensor of shape [${given.shape.join(", ")}]`,
+      { tensor: name, expectedDtype: "uint8", actualDtype: given.dtype, actualShape: given.shape.slice() });
   }
 }
 
@@ -53,7 +55,7 @@ function given(file: AprilFile, names: Iterable<string>, options: ReplaceOptions
 }
 
 function clashError(network: NetworkName, weight: string): RangeError {
-  return new RangeError(`tensorfile: april: a changed ${network} network and its weight "${weight}" are both given; give one or the other`);
+  return patchError("conflict", `tensorfile: april: a changed ${network} network and its weight "${weight}" are both given; give one or the other`, { tensor: weight });
 }
 
 /** The weights given for one network, without the network's prefix. */
@@ -176,7 +178,7 @@ export async function planPatch(
       const g = incoming.get(name);
       if (g) {
         const bytes = networkBytesOf(name, await g.load());
-        if (bytes.length !== sizes[i]) throw new RangeError(`tensorfile: april network "${name}" was announced as ${sizes[i]} bytes but has ${bytes.length}`);
+        if (bytes.length !== sizes[i]) throw patchError("conflict", `tensorfile: april network "${name}" was announced as ${sizes[i]} bytes but has ${bytes.length}`, { tensor: name });
         yield bytes;
         continue;
       }

@@ -15,7 +15,7 @@
  *   ... arch | f32 scale | i64 offset | u64 param_count | short dtype | u64 len | data ...
  * so they are found from the first param's data offset.
  */
-import { CorruptDataError } from "../../bytes/errors.js";
+import { CorruptDataError, patchError } from "../../bytes/errors.js";
 import * as kernels from "../../kernels/index.js";
 import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";
@@ -135,7 +135,7 @@ function freshScale(params: readonly QuantParam[], scale: number, offset: number
   values.forEach((v, k) => {
     for (let i = 0; i < v.length; i++) {
       const x = v[i]!;
-      if (!Number.isFinite(x)) throw new RangeError(`tensorfile: tensor "${params[k]!.name}" holds ${x} at element ${i}; ${field} is int8 and needs finite values`);
+      if (!Number.isFinite(x)) throw patchError("value", `tensorfile: tensor "${params[k]!.name}" holds ${x} at element ${i}; ${field} is int8 and needs finite values`, { tensor: params[k]!.name });
       if (x < min) min = x;
       if (x > max) max = x;
     }
