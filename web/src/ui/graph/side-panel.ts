@@ -1,0 +1,78 @@
+/**
+ * The graph's side panel: the graph overview (counts, inputs, outputs, op histogram) or the selected node (name,
+ * weights one click from their tensor, attributes, inputs, consumers, subgraphs). Each panel has an empty
+ * `.graph-panel-actions` row where other features (the editor's "Edit" button) add their controls.
+ */
+import type { GraphModel, GraphNode } from "../../model/graph.js";
+import { weightText } from "../../model/graph.js";
+import { clear, h } from "../dom.js";
+
+export interface SidePanelActions {
+  focusNode(id: number): void;
+  openTensor(name: string): void;
+  openSubgraph(model: GraphModel, title: string): void;
+  select(id: number | undefined): void;
+}
+
+/** A node's or the graph's actions row (empty here; features append buttons to it). */
+export function actionsRow(kind: "graph" | "node"): HTMLElement {
+  return h("div", { class: "graph-panel-actions", id: "graph-panel-actions", "data-panel": kind });
+}
+
+export function renderSidePanel(side: HTMLElement, model: GraphModel | undefined, node: GraphNode | undefined, error: string | undefined, actions: SidePanelActions): void {
+  clear(side);
+  if (!model) {
+    side.append(h("p", { class: "muted" }, error ? `no graph: ${error}` : ""));
+    return;
+  }
+  if (model.error) {
+    side.append(h("h3", {}, model.name), h("p", { id: "graph-error" }, `not a readable ONNX network: ${model.error}`));
+    return;
+  }
+  if (!node) {
+    const name = (id: number) => model.nodes[id]?.name ?? String(id);
+    const weightCount = model.nodes.reduce((a, n) => a + n.weights.length, 0);
+    side.append(
+      h("h3", {}, model.name),
+      actionsRow("graph"),
+      h("dl", { class: "kv" },
+        h("dt", {}, "nodes"), h("dd", { id: "graph-node-count" }, model.sourceNodes),
+        h("dt", {}, "boxes"), h("dd", {}, model.nodes.length),
+        h("dt", {}, "weights"), h("dd", {}, weightCount),
+        h("dt", {}, "edges"), h("dd", {}, model.edges.length),
+        h("dt", {}, "inputs"), h("dd", {}, model.inputs.map(name).join(", ")),
+        h("dt", {}, "outputs"), h("dd", {}, model.outputs.map(name).join(", "))),
+      h("h3", {}, "ops"),
+      h("dl", { class: "kv" }, ...model.ops.flatMap(([op, count]) => [h("dt", {}, op), h("dd", {}, count)])),
+      h("p", { class: "muted" }, "Click a node for its attributes and weights; double-click a weight row for its tensor."),
+    );
+    return;
+  }
+  const link = (id: number) => {
+    const other = model.nodes[id];
+    return h("li", {}, h("button", { class: "linkish", type: "button", onclick: () => actions.focusNode(id) }, other ? `${other.op} ${other.name}` : String(id)));
+  };
+  const tensorButton = (label: string, tensor: string) => h("button", { type: "button", class: "linkish", "data-tensor": tensor, title: `statistics, histogram and heatmap of ${tensor}`, onclick: () => actions.openTensor(tensor) }, label);
+  const parts: (Node | null)[] = [
+    h("h3", {}, node.op),
+    h("div", { class: "mono", style: "word-break:break-all", id: "graph-node-name" }, node.name),
+    actionsRow("node"),
+    ...node.tensors.map((t) => h("p", {}, h("button", { type: "button", class: "primary", "data-tensor": t, onclick: () => actions.openTensor(t) }, `statistics & heatmap: ${t}`))),
+    node.weights.length > 0 ? h("h3", {}, "weights") : null,
+    node.weights.length > 0
+      ? h("ul", { class: "graph-weights", id: "graph-weights" }, ...node.weights.map((w) => h("li", {},
+        w.tensors[0] ? tensorButton(weightText(w), w.tensors[0]) : h("span", {}, weightText(w)),
+        h("span", { class: "muted" }, ` ${w.dtype} · ${w.name}`))))
+      : null,
+    node.attrs.length > 0 ? h("h3", {}, "attributes") : null,
+    node.attrs.length > 0 ? h("dl", { class: "kv", id: "graph-attributes" }, ...node.attrs.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { class: "mono", style: "word-break:break-all" }, v)])) : null,
+    node.inputs.length > 0 ? h("h3", {}, "inputs") : null,
+    node.inputs.length > 0 ? h("ul", { id: "graph-inputs" }, ...node.inputs.map(link)) : null,
+    node.consumers.length > 0 ? h("h3", {}, "used by") : null,
+    node.consumers.length > 0 ? h("ul", { id: "graph-consumers" }, ...node.consumers.map(link)) : null,
+    node.subgraphs.length > 0 ? h("h3", {}, "subgraphs") : null,
+    node.subgraphs.length > 0 ? h("ul", {}, ...node.subgraphs.map((s) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => actions.openSubgraph(s.graph, `${node.name}.${s.name}`) }, `open ${s.name} (${s.graph.nodes.length} nodes)`)))) : null,
+    h("p", {}, h("button", { class: "linkish", type: "button", onclick: () => actions.select(undefined) }, "graph overview")),
+  ];
+  for (const part of parts) if (part) side.append(part);
+}
