@@ -72,12 +72,31 @@ function tensorText(t: OnnxTensor): string {
   return `${DATA_TYPES[t.dataType]?.dtype ?? dataTypeName(t.dataType)} ${shapeText(t.dims)}${t.name ? ` ${t.name}` : ""}`;
 }
 
-/** One attribute as one line of the node panel. */
-export function onnxAttributeText(a: OnnxAttribute): string {
+/** Attributes whose INT value is a TensorProto.DataType (shown by name: `to = FLOAT16`), by op type. */
+const DATA_TYPE_ATTRIBUTES: Record<string, readonly string[]> = {
+  Cast: ["to"],
+  EyeLike: ["dtype"],
+  RandomNormal: ["dtype"],
+  RandomNormalLike: ["dtype"],
+  RandomUniform: ["dtype"],
+  RandomUniformLike: ["dtype"],
+  Multinomial: ["dtype"],
+  Bernoulli: ["dtype"],
+  QuantizeLinear: ["output_dtype"],
+  DynamicQuantizeLinear: ["output_dtype"],
+};
+
+/** Whether `attribute` of `opType` holds a data type number. */
+export function isDataTypeAttribute(opType: string, attribute: string): boolean {
+  return Object.hasOwn(DATA_TYPE_ATTRIBUTES, opType) && DATA_TYPE_ATTRIBUTES[opType]!.includes(attribute);
+}
+
+/** One attribute as one line of the node panel; `opType` names enum values (Cast's `to`: `FLOAT16`, not `10`). */
+export function onnxAttributeText(a: OnnxAttribute, opType = ""): string {
   const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
   switch (a.type) {
     case "FLOAT": return String(a.f ?? 0);
-    case "INT": return String(a.i ?? 0);
+    case "INT": return isDataTypeAttribute(opType, a.name) ? dataTypeName(Number(a.i ?? 0)) : String(a.i ?? 0);
     case "STRING": return clip(JSON.stringify(a.s ?? ""));
     case "FLOATS": return listText(a.floats ?? []);
     case "INTS": return listText(a.ints ?? []);
@@ -163,23 +182,32 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
     sources.set(input.name, { box: id });
     inputIds.push(id);
   }
+  // every node's box id first, then the links: a node list that is not in producer order (ISNet's) still gets
+  // all its edges (the first producer of a name wins, as graph inputs come before nodes)
+  const boxOf = new Map<number, number>();
   graph.nodes.forEach((node, i) => {
     if (folded.has(i)) return;
-    const id = specs.length;
+    const id = inputIds.length + boxOf.size;
+    boxOf.set(i, id);
+    for (const output of node.outputs) if (output !== "" && !sources.has(output)) sources.set(output, { box: id });
+  });
+  graph.nodes.forEach((node, i) => {
+    const id = boxOf.get(i);
+    if (id === undefined) return;
     const label = nodeLabel(node, i);
     const inputs: number[] = [];
     const rows: GraphWeight[] = [];
     node.inputs.forEach((value, position) => {
       if (value === "") return;
       const source = sources.get(value);
-      if (source && "box" in source) {
+      if (source && "box" in source && source.box !== id) {
         inputs.push(source.box);
         return;
       }
       const w = scope.weights.get(value);
       if (w) rows.push(weightRow(node.opType, position, w));
     });
-    const attrs: [string, string][] = node.attributes.map((a) => [a.name, onnxAttributeText(a)]);
+    const attrs: [string, string][] = node.attributes.map((a) => [a.name, onnxAttributeText(a, node.opType)]);
     if (node.domain !== "" && node.domain !== "ai.onnx") attrs.unshift(["#domain", node.domain]);
     const subgraphs: NodeSpec["subgraphs"] = [];
     for (const a of node.attributes) {
@@ -200,7 +228,6 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       tensors: tensor !== undefined ? [tensor] : [],
       subgraphs,
     });
-    for (const output of node.outputs) if (output !== "") sources.set(output, { box: id });
   });
   for (const output of graph.outputs) {
     const id = specs.length;
