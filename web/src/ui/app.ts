@@ -89,6 +89,8 @@ export class App implements InspectorContext {
 
   private wireOpening(): void {
     const fileInput = byId("open-file") as HTMLInputElement;
+    // a real button (reachable by Tab from page load) opens the hidden file input's dialog
+    byId("open-file-button").addEventListener("click", () => fileInput.click());
     fileInput.addEventListener("change", () => {
       const files = [...(fileInput.files ?? [])];
       fileInput.value = "";

@@ -19,7 +19,7 @@ import { Camera, type Screen } from "./graph/camera.js";
 import { graphDocumentOf, hasGraph } from "./graph/document.js";
 import { Minimap } from "./graph/minimap.js";
 import { OnnxExport } from "./graph/onnx-export.js";
-import { COLOUR_NAMES, type Colours, graphSvg, paintGraph } from "./graph/paint.js";
+import { COLOUR_NAMES, type Colours, graphSvg, paintGraph, pngParts } from "./graph/paint.js";
 import { wirePointer } from "./graph/pointer.js";
 import { renderSidePanel } from "./graph/side-panel.js";
 
@@ -28,6 +28,25 @@ export { graphDocumentOf, hasGraph };
 interface Frame {
   model: GraphModel;
   title: string;
+  /** How it was reached from the frame below: `<node name>:<subgraph name>` (the URL's `sg=`). */
+  step?: string | undefined;
+}
+
+/** The frames a link's subgraph path opens from a graph (as far as its steps still match the file). */
+export function subgraphFrames(root: GraphModel, steps: readonly string[]): Frame[] {
+  const frames: Frame[] = [];
+  let model = root;
+  for (const step of steps) {
+    const colon = step.lastIndexOf(":");
+    const nodeName = step.slice(0, colon);
+    const subName = step.slice(colon + 1);
+    const node = model.nodes.find((n) => n.name === nodeName);
+    const sub = node?.subgraphs.find((s) => s.name === subName);
+    if (colon < 0 || !node || !sub) break;
+    frames.push({ model: sub.graph, title: `${node.name}.${sub.name}`, step });
+    model = sub.graph;
+  }
+  return frames;
 }
 
 export class GraphView {
@@ -98,7 +117,7 @@ export class GraphView {
         this.document = graphDocumentOf(this.app);
         const graphs = this.document?.graphs ?? [];
         const index = Math.min(Math.max(0, this.app.state.graph ?? 0), Math.max(0, graphs.length - 1));
-        if (graphs[index]) this.stack = [{ model: graphs[index]!, title: graphs[index]!.name }];
+        if (graphs[index]) this.stack = [{ model: graphs[index]!, title: graphs[index]!.name }, ...subgraphFrames(graphs[index]!, this.app.state.subgraph ?? [])];
       } catch (error) {
         this.error = (error as Error).message;
       }
@@ -185,22 +204,30 @@ export class GraphView {
     const graph = this.document?.graphs[index];
     if (!graph) return;
     this.stack = [{ model: graph, title: graph.name }];
-    this.app.setState({ graph: index === 0 ? undefined : index, node: undefined });
+    this.app.setState({ graph: index === 0 ? undefined : index, subgraph: undefined, node: undefined });
     this.switched();
   }
 
-  private openSubgraph(model: GraphModel, title: string): void {
-    this.stack.push({ model, title });
+  private openSubgraph(model: GraphModel, title: string, step: string): void {
+    this.stack.push({ model, title, step });
     this.switched();
+  }
+
+  /** Writes the open subgraph's path to the URL (a link reopens it, and a node inside it). */
+  private writePath(): void {
+    const steps = this.stack.slice(1).map((frame) => frame.step ?? "");
+    this.app.setState({ subgraph: steps.length > 0 ? steps : undefined, node: undefined });
   }
 
   private switched(): void {
+    this.writePath();
     this.generation++;
     this.layout = undefined;
     this.selected = undefined;
     this.hits = [];
     this.hitIndex = -1;
     if (this.searchInput) this.searchInput.value = "";
+    this.showSearchCount(""); // no stale "1 of 1" from the graph left behind
     this.minimap?.invalidate();
     this.drawCrumbs();
     this.drawSide();
@@ -299,18 +326,28 @@ export class GraphView {
     this.requestDraw();
   }
 
+  /**
+   * Typing shows the first hit (selected and centred) and says how many there are ("12 matches"); the first Enter
+   * (or ↓) then counts that first hit ("1 of 12"), the next one moves on: Enter never skips the first hit.
+   */
   private search(query: string): void {
     const model = this.model;
     this.hits = model ? searchGraph(model, query).map((hit) => hit.node) : [];
     this.hitIndex = -1;
-    if (this.searchCount) this.searchCount.textContent = query.trim() === "" ? "" : this.hits.length === 0 ? "no match" : `${this.hits.length} match${this.hits.length === 1 ? "" : "es"}`;
-    if (this.hits.length > 0) this.nextHit(1);
+    this.showSearchCount(query);
+    if (this.hits.length > 0) this.focusNode(this.hits[0]!, true);
     else this.requestDraw();
+  }
+
+  private showSearchCount(query: string): void {
+    if (!this.searchCount) return;
+    this.searchCount.textContent = query.trim() === "" ? "" : this.hits.length === 0 ? "no match" : `${this.hits.length} match${this.hits.length === 1 ? "" : "es"}`;
   }
 
   private nextHit(direction: 1 | -1): void {
     if (this.hits.length === 0) return;
-    this.hitIndex = (this.hitIndex + direction + this.hits.length) % this.hits.length;
+    // the first step from a fresh search lands on the hit shown while typing (forward) or the last one (back)
+    this.hitIndex = this.hitIndex < 0 ? (direction === 1 ? 0 : this.hits.length - 1) : (this.hitIndex + direction + this.hits.length) % this.hits.length;
     if (this.searchCount) this.searchCount.textContent = `${this.hitIndex + 1} of ${this.hits.length}`;
     this.focusNode(this.hits[this.hitIndex]!, true);
   }
@@ -370,6 +407,8 @@ export class GraphView {
     canvas.dataset.sourceNodes = String(model.sourceNodes);
     canvas.dataset.edges = String(model.edges.length);
     canvas.dataset.engine = layout.engine;
+    canvas.dataset.layoutWidth = String(Math.ceil(layout.width));
+    canvas.dataset.layoutHeight = String(Math.ceil(layout.height));
     canvas.dataset.layoutMs = String(Math.round(this.layoutMs));
     canvas.dataset.scale = this.camera.scale.toFixed(4);
     canvas.dataset.labelPx = (BOX.font * this.camera.scale).toFixed(2);
@@ -389,7 +428,7 @@ export class GraphView {
     renderSidePanel(this.side, model, node, this.error, {
       focusNode: (id) => this.focusNode(id),
       openTensor: (name) => this.app.openTensor(name),
-      openSubgraph: (sub, title) => this.openSubgraph(sub, title),
+      openSubgraph: (sub, title, step) => this.openSubgraph(sub, title, step),
       select: (id) => this.select(id),
     });
   }
@@ -412,24 +451,35 @@ export class GraphView {
     this.app.setStatus(`saved ${this.fileStem()}.svg`);
   }
 
-  /** The whole graph as PNG, at zoom 1 when it fits in 16,384 px and 120 M pixels, smaller otherwise. */
+  /**
+   * The whole graph as PNG at zoom 1, without the selection or search highlights (the file shows the graph, not
+   * this session's state); a graph too big for one browser canvas is saved in parts (`-part2of3.png`), cut in
+   * bands from the top (pngParts), never scaled down.
+   */
   private async exportPng(): Promise<void> {
     const layout = this.layout;
-    if (!layout || !this.model) return;
-    const scale = Math.min(1, 16384 / layout.width, 16384 / layout.height, Math.sqrt(120e6 / Math.max(1, layout.width * layout.height)));
-    const canvas = document.createElement("canvas");
-    canvas.width = Math.max(1, Math.ceil(layout.width * scale));
-    canvas.height = Math.max(1, Math.ceil(layout.height * scale));
-    const context = canvas.getContext("2d")!;
-    context.fillStyle = this.colours["--canvas"]!;
-    context.fillRect(0, 0, canvas.width, canvas.height);
-    paintGraph(context, this.model, layout, { x: 0, y: 0, width: layout.width, height: layout.height }, scale, this.colours, { selected: this.selected, hits: this.hits });
-    const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, "image/png"));
-    if (!blob) {
-      this.app.setStatus("PNG export failed (the canvas was too big for this browser)", true);
-      return;
+    const model = this.model;
+    if (!layout || !model) return;
+    const parts = pngParts(layout.width, layout.height);
+    const stem = this.fileStem();
+    const saved: string[] = [];
+    for (const [k, area] of parts.entries()) {
+      const canvas = document.createElement("canvas");
+      canvas.width = area.width;
+      canvas.height = area.height;
+      const context = canvas.getContext("2d")!;
+      context.fillStyle = this.colours["--canvas"]!;
+      context.fillRect(0, 0, canvas.width, canvas.height);
+      paintGraph(context, model, layout, area, 1, this.colours);
+      const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, "image/png"));
+      if (!blob) {
+        this.app.setStatus(`PNG export failed (a ${canvas.width}×${canvas.height} canvas was too big for this browser)`, true);
+        return;
+      }
+      const name = parts.length === 1 ? `${stem}.png` : `${stem}-part${k + 1}of${parts.length}.png`;
+      download(blob, name, "image/png");
+      saved.push(`${name} (${canvas.width}×${canvas.height} px)`);
     }
-    download(blob, `${this.fileStem()}.png`, "image/png");
-    this.app.setStatus(`saved ${this.fileStem()}.png (${canvas.width}×${canvas.height} px${scale < 1 ? `, scaled ${scale.toFixed(3)}` : ""})`);
+    this.app.setStatus(`saved ${saved.join(", ")} at 1×`);
   }
 }

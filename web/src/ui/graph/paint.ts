@@ -160,3 +160,31 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
   parts.push("</svg>");
   return parts.join("\n");
 }
+
+/** Browsers' canvas limits the PNG export stays under: a side, and pixels per canvas. */
+export const PNG_MAX_SIDE = 16_384;
+export const PNG_MAX_PIXELS = 120e6;
+
+/**
+ * The areas (layout units = pixels at zoom 1) a PNG export of a `width` × `height` layout is cut into so that each
+ * part fits a browser canvas at 1× (no scaling down: the labels stay readable): bands from the top, and columns
+ * when the graph is wider than a canvas may be. One part when it all fits.
+ */
+export function pngParts(width: number, height: number, maxSide = PNG_MAX_SIDE, maxPixels = PNG_MAX_PIXELS): { x: number; y: number; width: number; height: number }[] {
+  const w = Math.max(1, Math.ceil(width));
+  const h = Math.max(1, Math.ceil(height));
+  const columns = Math.ceil(w / maxSide);
+  const partWidth = Math.ceil(w / columns);
+  const bandHeight = Math.max(1, Math.min(maxSide, Math.floor(maxPixels / partWidth)));
+  const rows = Math.ceil(h / bandHeight);
+  const partHeight = Math.ceil(h / rows);
+  const parts: { x: number; y: number; width: number; height: number }[] = [];
+  for (let r = 0; r < rows; r++) {
+    for (let c = 0; c < columns; c++) {
+      const x = c * partWidth;
+      const y = r * partHeight;
+      parts.push({ x, y, width: Math.min(partWidth, w - x), height: Math.min(partHeight, h - y) });
+    }
+  }
+  return parts;
+}

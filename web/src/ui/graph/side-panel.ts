@@ -10,7 +10,8 @@ import { clear, h } from "../dom.js";
 export interface SidePanelActions {
   focusNode(id: number): void;
   openTensor(name: string): void;
-  openSubgraph(model: GraphModel, title: string): void;
+  /** `step` is `<node name>:<subgraph name>` (the URL keeps the path). */
+  openSubgraph(model: GraphModel, title: string, step: string): void;
   select(id: number | undefined): void;
 }
 
@@ -71,7 +72,7 @@ export function renderSidePanel(side: HTMLElement, model: GraphModel | undefined
     node.consumers.length > 0 ? h("h3", {}, "used by") : null,
     node.consumers.length > 0 ? h("ul", { id: "graph-consumers" }, ...node.consumers.map(link)) : null,
     node.subgraphs.length > 0 ? h("h3", {}, "subgraphs") : null,
-    node.subgraphs.length > 0 ? h("ul", {}, ...node.subgraphs.map((s) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => actions.openSubgraph(s.graph, `${node.name}.${s.name}`) }, `open ${s.name} (${s.graph.nodes.length} nodes)`)))) : null,
+    node.subgraphs.length > 0 ? h("ul", {}, ...node.subgraphs.map((s) => h("li", {}, h("button", { type: "button", class: "linkish", onclick: () => actions.openSubgraph(s.graph, `${node.name}.${s.name}`, `${node.name}:${s.name}`) }, `open ${s.name} (${s.graph.nodes.length} nodes)`)))) : null,
     h("p", {}, h("button", { class: "linkish", type: "button", onclick: () => actions.select(undefined) }, "graph overview")),
   ];
   for (const part of parts) if (part) side.append(part);
