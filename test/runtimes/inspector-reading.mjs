@@ -116,7 +116,11 @@ async function open(page, paths) {
   await page.waitForFunction((n) => Number(document.body.dataset.opens ?? 0) > n, before, { timeout: 60_000 });
 }
 const graphData = (page) => page.evaluate(() => ({ ...document.querySelector("#graph")?.dataset, count: document.querySelector("#graph-search-count")?.textContent ?? "" }));
-const waitForLayout = (page, name) => page.waitForFunction((wanted) => { const d = document.querySelector("#graph")?.dataset; return d && (!wanted || d.graph === wanted) && d.engine; }, name, { timeout: 60_000 });
+async function waitForLayout(page, name) {
+  const laidOut = await page.waitForFunction((wanted) => { const d = document.querySelector("#graph")?.dataset; return d && (!wanted || d.graph === wanted) && d.engine; }, name, { timeout: 60_000 }).then(() => true, () => false);
+  if (!laidOut) console.error(`  no layout of ${name}: ${JSON.stringify(await page.evaluate(() => ({ ...document.querySelector("#graph")?.dataset, legend: document.querySelector("#graph-legend")?.textContent, status: document.querySelector("#status")?.textContent, hash: location.hash })))}`);
+  return laidOut;
+}
 async function showGraph(page, name) {
   await page.click('[data-view="graph"]');
   await waitForLayout(page, name);
@@ -176,14 +180,36 @@ try {
 
     // ---- ONNX: edges linked by name whatever the node order; Cast's `to` by name ----
     await open(page, sampleOnnx);
-    await axeOn("summary");
-    await showGraph(page, "sample");
+    // ---- an .onnx opens on its graph, with a Properties panel ----
+    await waitForLayout(page, "sample");
+    const tab = await page.evaluate(() => document.querySelector('[data-view="graph"]')?.getAttribute("aria-selected"));
+    check(tab === "true", at(`an .onnx opens on its graph (graph tab selected: ${tab})`));
+    await page.getByRole("button", { name: "Properties" }).click();
+    const panel = page.getByRole("region", { name: "Properties" });
+    const properties = (await panel.count()) === 1 ? await panel.textContent() : "";
+    check(/reading-test/.test(properties) && /ai\.onnx 17/.test(properties) && /author/.test(properties) && /tensorfile/.test(properties), at(`Properties: producer, opset and metadata_props (${properties.slice(0, 300)})`));
+    check(/x float16 ⟨batch×4⟩/.test(properties) && /flag bool ⟨⟩/.test(properties) && /z float32 ⟨batch×4⟩/.test(properties), at("Properties: inputs and outputs with dtype and shape"));
+    check((await page.getAttribute("#graph-parameters", "data-parameters")) === "4", at(`Properties: the parameter count (${await page.getAttribute("#graph-parameters", "data-parameters")})`));
+    await axeOn("graph (properties)");
     const graph = await graphData(page);
     check(graph.edges === String(SAMPLE_EDGES), at(`a node list out of producer order keeps every edge (${graph.edges} of ${SAMPLE_EDGES})`));
     await page.fill("#graph-search", '"cast"');
     await page.waitForTimeout(80);
     const attrs = await page.textContent("#graph-attributes");
     check(/FLOAT\b/.test(attrs) && !/\b1\b/.test(attrs.replace(/FLOAT/, "")), at(`Cast's to reads FLOAT, not 1 (${attrs})`));
+    // the node panel: its values with dtype and shape, the op's signature and its page on onnx.ai
+    const nodePanel = await page.evaluate(() => ({
+      inputs: document.querySelector("#graph-node-input-values")?.textContent ?? "",
+      signature: document.querySelector("#graph-op-signature")?.textContent ?? "",
+      doc: document.querySelector("#graph-op-doc")?.getAttribute("href") ?? "",
+    }));
+    check(/x float16 ⟨batch×4⟩/.test(nodePanel.inputs), at(`the node panel gives its input's dtype and shape (${nodePanel.inputs})`));
+    check(/Cast\(input\) → output/.test(nodePanel.signature) && /to: INT/.test(nodePanel.signature), at(`the node panel gives the op's signature (${nodePanel.signature})`));
+    check(nodePanel.doc === "https://onnx.ai/onnx/operators/onnx__Cast.html", at(`the node panel links the op's documentation (${nodePanel.doc})`));
+    // the box shows the attribute inline, by name (the SVG export holds the box texts)
+    const svg = await downloads(page, () => page.click("#graph-export-svg"), 1);
+    const svgText = svg[0]?.bytes.toString("utf8") ?? "";
+    check(svgText.includes(">to = FLOAT<"), at("the Cast box shows `to = FLOAT` inline"));
     await axeOn("graph");
 
     // ---- search: Enter lands on the first hit; no stale count after a switch ----

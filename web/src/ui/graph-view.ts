@@ -10,7 +10,7 @@
  * tensor view. Export as SVG and PNG. A picker chooses among several graphs of a file; subgraphs open from the
  * side panel.
  */
-import { BOX, type GraphDocument, type GraphModel, type GraphNode, type Positioned, nodeAt, searchGraph } from "../model/graph.js";
+import { BOX, type GraphDocument, type GraphModel, type GraphNode, type Positioned, graphTensors, nodeAt, searchGraph } from "../model/graph.js";
 import { layoutInput } from "../model/layout.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { InspectorContext } from "./context.js";
@@ -21,7 +21,7 @@ import { Minimap } from "./graph/minimap.js";
 import { OnnxExport } from "./graph/onnx-export.js";
 import { COLOUR_NAMES, type Colours, graphSvg, paintGraph, pngParts } from "./graph/paint.js";
 import { wirePointer } from "./graph/pointer.js";
-import { renderSidePanel } from "./graph/side-panel.js";
+import { type PropertiesExtra, renderSidePanel } from "./graph/side-panel.js";
 
 export { graphDocumentOf, hasGraph };
 
@@ -165,6 +165,7 @@ export class GraphView {
         h("button", { type: "button", title: "Next hit (Enter)", "aria-label": "Next hit", onclick: () => this.nextHit(1) }, "↓"),
         this.searchCount),
       h("span", { class: "spacer" }),
+      h("button", { type: "button", id: "graph-properties-button", title: "The model's inputs, outputs, opset, producer, metadata and parameter count", onclick: () => this.showProperties() }, "Properties"),
       h("button", { type: "button", title: "Zoom out (−)", "aria-label": "Zoom out", onclick: () => this.zoomAnimated(1 / 1.5) }, "−"),
       h("button", { type: "button", title: "Zoom in (+)", "aria-label": "Zoom in", onclick: () => this.zoomAnimated(1.5) }, "+"),
       h("button", { type: "button", title: "Back to the top at a readable size (Home)", onclick: () => this.home() }, "top"),
@@ -425,12 +426,41 @@ export class GraphView {
     if (!this.side) return;
     const model = this.model;
     const node = this.selected !== undefined ? model?.nodes[this.selected] : undefined;
+    // the model's properties belong to the file's graph, not to a subgraph opened from it
+    const root = this.stack[0]?.model;
+    const properties = root && model === root ? { own: root.properties, extra: this.parameterCount(root) } : undefined;
     renderSidePanel(this.side, model, node, this.error, {
       focusNode: (id) => this.focusNode(id),
       openTensor: (name) => this.app.openTensor(name),
       openSubgraph: (sub, title, step) => this.openSubgraph(sub, title, step),
       select: (id) => this.select(id),
-    });
+    }, properties && !properties.own ? { ...properties, own: { format: this.app.current?.lazy.format ?? "", fields: [], metadata: [], inputs: model!.inputs.map((id) => ({ name: model!.nodes[id]?.name ?? String(id) })), outputs: model!.outputs.map((id) => ({ name: model!.nodes[id]?.name ?? String(id) })) } } : properties);
+  }
+
+  /** Elements of the graph's weight tensors (each counted once), from the file's tensor table. */
+  private parameterCount(model: GraphModel): PropertiesExtra {
+    const names = new Set(graphTensors(model));
+    let parameters = 0;
+    let weights = 0;
+    for (const name of names) {
+      const row = this.app.rowByName(name);
+      if (!row) continue;
+      parameters += row.elements;
+      weights++;
+    }
+    return { parameters, weights };
+  }
+
+  /** "Properties": back to the file's graph overview, its Properties section in view and focused. */
+  private showProperties(): void {
+    if (this.stack.length > 1) {
+      this.stack = this.stack.slice(0, 1);
+      this.switched();
+    }
+    if (this.selected !== undefined) this.select(undefined);
+    const section = this.side?.querySelector<HTMLElement>("#graph-properties");
+    section?.scrollIntoView({ block: "nearest" });
+    section?.focus();
   }
 
   // ---- export ----

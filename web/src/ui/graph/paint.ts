@@ -2,7 +2,7 @@
  * Painting a laid-out graph: on a canvas (only the part inside an area, for the screen and for PNG export) and as
  * SVG text (the whole graph, one `<g><title>` per box). Colours come from the page's theme.
  */
-import { BOX, type GraphModel, type GraphNode, type Positioned, headerText, weightText } from "../../model/graph.js";
+import { BOX, type GraphModel, type GraphNode, type Positioned, boxRows, headerText } from "../../model/graph.js";
 
 export type Colours = Record<string, string>;
 
@@ -99,13 +99,14 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
     if (x > x1 || x + node.width < x0 || y > y1 || y + node.height < y0) continue;
     const colour = opColour(node);
     const isHit = hitSet.has(node.id);
+    const rows = boxRows(node);
     context.fillStyle = colours["--bg2"]!;
     context.beginPath();
     context.roundRect(x, y, node.width, node.height, 4);
     context.fill();
     context.fillStyle = colour;
     context.beginPath();
-    context.roundRect(x, y, node.width, BOX.header, node.weights.length > 0 ? [4, 4, 0, 0] : 4);
+    context.roundRect(x, y, node.width, BOX.header, rows.length > 0 ? [4, 4, 0, 0] : 4);
     context.fill();
     context.lineWidth = (node.id === selected ? 3 : isHit ? 2.5 : 1) / Math.max(0.5, scale);
     context.strokeStyle = node.id === selected ? colours["--accent"]! : isHit ? colours["--warn"]! : related.has(node.id) ? colours["--fg"]! : colours["--line"]!;
@@ -119,13 +120,14 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
     context.font = `600 ${BOX.font}px system-ui, sans-serif`;
     context.fillText(headerText(node), cx, y + BOX.header / 2, node.width - 8);
     if (node.kind === "op") ops++;
-    if (node.weights.length > 0) {
+    if (rows.length > 0) {
       context.textAlign = "left";
       context.font = `${BOX.smallFont}px ui-monospace, monospace`;
-      context.fillStyle = colours["--fg"]!;
-      node.weights.forEach((weight, k) => {
-        context.fillText(weightText(weight), x + 8, y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2, node.width - 12);
-        weights++;
+      rows.forEach((row, k) => {
+        // weight rows in the text colour, inline attributes muted
+        context.fillStyle = k < node.weights.length ? colours["--fg"]! : colours["--fg2"]!;
+        context.fillText(row, x + 8, y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2, node.width - 12);
+        if (k < node.weights.length) weights++;
       });
     }
   }
@@ -152,8 +154,8 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
       `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${node.height}" rx="4" fill="${c["--bg2"]}" stroke="${c["--line"]}"/>`,
       `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${BOX.header}" rx="4" fill="${opColour(node)}"/>`,
       `<text x="${layout.x[node.id]!.toFixed(1)}" y="${(y + BOX.header / 2 + 4).toFixed(1)}" text-anchor="middle" font-size="${BOX.font}" font-weight="600" fill="#fff">${esc(headerText(node))}</text>`);
-    node.weights.forEach((weight, k) => {
-      parts.push(`<text x="${(x + 8).toFixed(1)}" y="${(y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${c["--fg"]}">${esc(weightText(weight))}</text>`);
+    boxRows(node).forEach((row, k) => {
+      parts.push(`<text x="${(x + 8).toFixed(1)}" y="${(y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${k < node.weights.length ? c["--fg"] : c["--fg2"]}">${esc(row)}</text>`);
     });
     parts.push("</g>");
   }
