@@ -171,7 +171,7 @@ try {
     await page.keyboard.press("Tab");
     const focused = await page.evaluate(() => ({ text: document.activeElement?.textContent?.trim(), tag: document.activeElement?.tagName }));
     check(focused.text === "Open file…", at(`the first Tab from page load reaches "Open file…" (${JSON.stringify(focused)})`));
-    const chooser = page.waitForEvent("filechooser", { timeout: 5000 }).then(() => "opened", (error) => error.message.split("\n")[0]);
+    const chooser = page.waitForEvent("filechooser", { timeout: 20_000 }).then(() => "opened", (error) => error.message.split("\n")[0]);
     await page.keyboard.press("Enter");
     const chosen = await chooser;
     check(chosen === "opened", at(`Enter on "Open file…" opens the file dialog (${chosen})`));
@@ -210,6 +210,7 @@ try {
     const svg = await downloads(page, () => page.click("#graph-export-svg"), 1);
     const svgText = svg[0]?.bytes.toString("utf8") ?? "";
     check(svgText.includes(">to = FLOAT<"), at("the Cast box shows `to = FLOAT` inline"));
+    check(/class="edge-label"[^>]*>float16 ⟨batch×4⟩</.test(svgText), at("the edge from input x is labelled with its declared type"));
     await axeOn("graph");
 
     // ---- search: Enter lands on the first hit; no stale count after a switch ----

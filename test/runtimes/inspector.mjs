@@ -483,6 +483,7 @@ async function runOrigin(where, url, { screenshotsToo }) {
     await page.emulateMedia({ colorScheme: "dark" });
     await openFile(page, quality, "input");
     await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 60_000 });
+    await page.click('[data-view="tensors"]'); // a TenniS module opens on its graph (issue 36)
     await page.click('#tensor-table [data-sort="std"]');
     await shoot(page, "tensors-dark.png");
     await page.emulateMedia({ colorScheme: "light" });

@@ -39,6 +39,15 @@ describe("the graph's Properties", () => {
   });
 });
 
+describe("edges", () => {
+  it("are labelled with the type the model declares for the value they carry", () => {
+    const label = (from: string, to: string) => graph.edges.find((e) => graph.nodes[e.from]!.name === from && graph.nodes[e.to]!.name === to)?.label;
+    expect(label("x", "unsq")).toBe("float32 ⟨batch×80⟩");
+    expect(label("unsq", "cast")).toBe("float32 ⟨batch×1×80⟩");
+    expect(label("cast", "y")).toBe("float16 ⟨batch×1×80⟩");
+  });
+});
+
 describe("nodes", () => {
   it("list their values with the types the model declares (inputs, value_info, outputs, initializers)", () => {
     expect(byName("unsq").ports).toEqual({ inputs: [{ name: "x", type: "float32 ⟨batch×80⟩" }, { name: "axes", type: "int64 ⟨1⟩" }], outputs: [{ name: "u", type: "float32 ⟨batch×1×80⟩" }] });

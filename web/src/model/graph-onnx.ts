@@ -217,12 +217,14 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
     if (id === undefined) return;
     const label = nodeLabel(node, i);
     const inputs: number[] = [];
+    const inputLabels: (string | undefined)[] = [];
     const rows: GraphWeight[] = [];
     node.inputs.forEach((value, position) => {
       if (value === "") return;
       const source = sources.get(value);
       if (source && "box" in source && source.box !== id) {
         inputs.push(source.box);
+        inputLabels.push(scope.types.get(value));
         return;
       }
       const w = scope.weights.get(value);
@@ -251,6 +253,7 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       tensors: tensor !== undefined ? [tensor] : [],
       subgraphs,
       ports: { inputs: node.inputs.map(port), outputs: node.outputs.map(port) },
+      inputLabels,
       inline: value ? undefined : inline.length > INLINE_MAX ? [...inline.slice(0, INLINE_MAX - 1), `… ${inline.length - INLINE_MAX + 1} more`] : inline,
       docUrl: onnxOpDocUrl(node.opType, node.domain),
     });
@@ -265,6 +268,7 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       op: "output",
       kind: "output",
       inputs: source && "box" in source ? [source.box] : [],
+      inputLabels: [scope.types.get(output.name)],
       outputs: [],
       attrs: [["type", valueTypeText(output.type)]],
       weights: w ? [weightRow("", 0, w)] : [],

@@ -57,6 +57,8 @@ export interface NodeSpec {
   subgraphs: { name: string; graph: GraphModel }[];
   /** The values it reads and writes with their types (the node panel), when the adapter knows them. */
   ports?: { inputs: GraphPort[]; outputs: GraphPort[] } | undefined;
+  /** The declared type of the value each producer edge carries (parallel to `inputs`): edge labels. */
+  inputLabels?: (string | undefined)[] | undefined;
   /** Short `name = value` lines drawn in the box under its weights (`to = FLOAT16`, `axes = [0]`). */
   inline?: string[] | undefined;
   /** The operator's documentation (ONNX: onnx.ai's page of the op). */
@@ -72,6 +74,8 @@ export interface GraphNode extends NodeSpec {
 export interface GraphEdge {
   from: number;
   to: number;
+  /** The type of the value it carries (`float32 ⟨1×80⟩`) when the model declares it. */
+  label?: string | undefined;
 }
 
 export interface GraphModel {
@@ -145,11 +149,12 @@ export function buildGraph(name: string, specs: NodeSpec[], inputs: number[], ou
   const consumers: number[][] = specs.map(() => []);
   const edges: GraphEdge[] = [];
   for (const spec of specs) {
-    for (const from of spec.inputs) {
-      if (!(from >= 0 && from < specs.length)) continue;
+    spec.inputs.forEach((from, k) => {
+      if (!(from >= 0 && from < specs.length)) return;
       consumers[from]!.push(spec.id);
-      edges.push({ from, to: spec.id });
-    }
+      const label = spec.inputLabels?.[k];
+      edges.push(label !== undefined ? { from, to: spec.id, label } : { from, to: spec.id });
+    });
   }
   const nodes: GraphNode[] = specs.map((spec) => ({ ...spec, inputs: spec.inputs.filter((i) => i >= 0 && i < specs.length), consumers: consumers[spec.id]!, ...boxSize(spec) }));
   const counts = new Map<string, number>();

@@ -70,6 +70,8 @@ export class GraphView {
   private crumbs: HTMLElement | undefined;
   private generation = 0;
   private drawPending = false;
+  /** The first view of a new layout, applied at the first draw whose canvas box has a size. */
+  private firstView: number | "home" | undefined;
   /** tsm files: "Export ONNX". */
   private onnxExport: OnnxExport | undefined;
   readonly colours: Colours = {};
@@ -102,6 +104,7 @@ export class GraphView {
     this.selected = undefined;
     this.hits = [];
     this.hitIndex = -1;
+    this.firstView = undefined;
     this.generation++;
     this.onnxExport = undefined;
     clear(this.root);
@@ -165,7 +168,8 @@ export class GraphView {
         h("button", { type: "button", title: "Next hit (Enter)", "aria-label": "Next hit", onclick: () => this.nextHit(1) }, "↓"),
         this.searchCount),
       h("span", { class: "spacer" }),
-      h("button", { type: "button", id: "graph-properties-button", title: "The model's inputs, outputs, opset, producer, metadata and parameter count", onclick: () => this.showProperties() }, "Properties"),
+      // an icon (a phone's toolbar has no room for a word), named "Properties" for screen readers and tests
+      h("button", { type: "button", id: "graph-properties-button", "aria-label": "Properties", title: "Properties: the model's inputs, outputs, opset, producer, metadata and parameter count", onclick: () => this.showProperties() }, "ⓘ"),
       h("button", { type: "button", title: "Zoom out (−)", "aria-label": "Zoom out", onclick: () => this.zoomAnimated(1 / 1.5) }, "−"),
       h("button", { type: "button", title: "Zoom in (+)", "aria-label": "Zoom in", onclick: () => this.zoomAnimated(1.5) }, "+"),
       h("button", { type: "button", title: "Back to the top at a readable size (Home)", onclick: () => this.home() }, "top"),
@@ -222,6 +226,7 @@ export class GraphView {
 
   private switched(): void {
     this.writePath();
+    this.firstView = undefined;
     this.generation++;
     this.layout = undefined;
     this.selected = undefined;
@@ -263,8 +268,9 @@ export class GraphView {
       this.minimap?.invalidate();
       const wanted = this.app.state.node;
       const target = wanted !== undefined ? model.nodes.find((n) => n.name === wanted) : undefined;
-      if (target) this.focusNode(target.id, false);
-      else this.home();
+      // the first view needs the canvas box's real size: a file that opens straight on its graph gets its layout
+      // while the view may not be laid out yet, so the first view waits for a draw with a sized box
+      this.firstView = target ? target.id : "home";
     } catch (error) {
       if (generation !== this.generation) return;
       this.error = error instanceof CancelledError ? "layout cancelled" : (error as Error).message;
@@ -374,6 +380,12 @@ export class GraphView {
   private draw(): void {
     const canvas = this.canvas;
     if (!canvas || this.root.hidden) return;
+    if (this.firstView !== undefined && (canvas.parentElement?.clientWidth ?? 0) > 0) {
+      const first = this.firstView;
+      this.firstView = undefined;
+      if (first === "home") this.home();
+      else this.focusNode(first, false);
+    }
     const screen = this.screen();
     const { width, height } = screen;
     const context = prepareCanvas(canvas, width, height);

@@ -31,6 +31,19 @@ export function opColour(node: GraphNode): string {
 
 type Area = { x: number; y: number; width: number; height: number };
 
+const labelCache = new WeakMap<GraphModel, Map<string, string>>();
+
+/** Edge labels by `from>to` (a layout's edges need not keep the model's order). */
+export function edgeLabels(model: GraphModel): Map<string, string> {
+  let labels = labelCache.get(model);
+  if (!labels) {
+    labels = new Map();
+    for (const edge of model.edges) if (edge.label && !labels.has(`${edge.from}>${edge.to}`)) labels.set(`${edge.from}>${edge.to}`, edge.label);
+    labelCache.set(model, labels);
+  }
+  return labels;
+}
+
 /**
  * Paints the part of the graph inside `area` (layout units) at `scale` on a context whose origin is the area's
  * top-left corner; returns how many op boxes and weight rows were drawn with their text.
@@ -88,6 +101,22 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
   stroke(plain, colours["--fg2"]!, 0.6);
   stroke(hot, colours["--accent"]!, 1);
   context.globalAlpha = 1;
+  // edge labels: the declared type of the value, beside the edge just below its producer (readable zooms only)
+  if (BOX.smallFont * scale >= 8) {
+    const labels = edgeLabels(model);
+    if (labels.size > 0) {
+      context.font = `${BOX.smallFont - 1}px ui-monospace, monospace`;
+      context.fillStyle = colours["--fg2"]!;
+      context.textAlign = "left";
+      context.textBaseline = "top";
+      for (const edge of [...plain, ...hot]) {
+        const label = labels.get(`${edge.from}>${edge.to}`);
+        if (!label) continue;
+        const start = edge.points[0]!;
+        context.fillText(label, start.x + 4, start.y + 3, 220);
+      }
+    }
+  }
   const showText = BOX.smallFont * scale >= 4;
   let ops = 0;
   let weights = 0;
@@ -147,6 +176,11 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
   ];
   for (const edge of layout.edges) parts.push(`<polyline marker-end="url(#arrow)" points="${edge.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ")}"/>`);
   parts.push("</g>");
+  const labels = edgeLabels(model);
+  for (const edge of layout.edges) {
+    const label = labels.get(`${edge.from}>${edge.to}`);
+    if (label) parts.push(`<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${esc(label)}</text>`);
+  }
   for (const node of model.nodes) {
     const x = layout.x[node.id]! - node.width / 2;
     const y = layout.y[node.id]! - node.height / 2;
