@@ -239,15 +239,20 @@ async function checkOpened(page, file, where, withStats) {
   }
   check(state === "ready", `${where}: ${file.label} opens (state ${state})`);
   if (file.names.length === 0) {
+    if ((await page.evaluate(() => document.querySelector('[data-view="graph"]')?.getAttribute("aria-selected"))) === "true") await page.click('[data-view="summary"]');
     check((await page.evaluate(() => document.querySelector('#summary-facts [data-key="format"]')?.textContent)) === file.format, `${where}: ${file.label} summary shows ${file.format}`);
     return;
   }
   if (file.names.length === 1) {
     // a one-tensor file opens on its tensor (issue 26); the table is one click away
-    const tab = await page.evaluate(() => document.querySelector('[data-view="tensor"]')?.getAttribute("aria-selected"));
-    check(tab === "true", `${where}: ${file.label} (one tensor) opens on its tensor view`);
+    // (a model with a graph opens on its graph instead, issue 36)
+    const graphFormat = ["tsm", "onnx", "april"].includes(file.format);
+    const tab = await page.evaluate((view) => document.querySelector(`[data-view="${view}"]`)?.getAttribute("aria-selected"), graphFormat ? "graph" : "tensor");
+    check(tab === "true", `${where}: ${file.label} (one tensor) opens on its ${graphFormat ? "graph" : "tensor view"}`);
     await page.click('[data-view="tensors"]');
   }
+  // a model with a graph opens on it (issue 36); the table is one click away
+  if ((await page.evaluate(() => document.querySelector('[data-view="graph"]')?.getAttribute("aria-selected"))) === "true") await page.click('[data-view="tensors"]');
   const rows = await tableRows(page);
   check(JSON.stringify(rows.map((r) => r.name)) === JSON.stringify(file.names), `${where}: ${file.label} table lists exactly tensorInfos() (${rows.length} rows, want ${file.names.length})`);
   if (!withStats) return;
@@ -478,6 +483,7 @@ async function runOrigin(where, url, { screenshotsToo }) {
     await page.emulateMedia({ colorScheme: "dark" });
     await openFile(page, quality, "input");
     await page.waitForFunction(() => document.body.dataset.stats === "done", null, { timeout: 60_000 });
+    await page.click('[data-view="tensors"]'); // a TenniS module opens on its graph (issue 36)
     await page.click('#tensor-table [data-sort="std"]');
     await shoot(page, "tensors-dark.png");
     await page.emulateMedia({ colorScheme: "light" });

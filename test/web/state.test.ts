@@ -23,6 +23,7 @@ describe("hash state", () => {
       compareUrl: fc.option(fc.oneof(text, fc.constant("files/b c.safetensors")), { nil: undefined }),
       graph: fc.option(fc.nat(5), { nil: undefined }),
       node: fc.option(fc.oneof(text, fc.constant("block7/conv_b")), { nil: undefined }),
+      subgraph: fc.option(fc.array(fc.oneof(text.filter((t) => t !== ""), fc.constant("/model/If_3:then_branch"), fc.constant("loop:body")), { minLength: 1, maxLength: 3 }), { nil: undefined }),
       colourRange: fc.option(fc.constantFrom("minmax", "percentile", "symmetric"), { nil: undefined }),
     }), (state) => {
       const parsed = parseHash(formatHash(state as PageState));
@@ -37,6 +38,8 @@ describe("hash state", () => {
     // issue 26: colour range, graph node and the diff's second file survive a link; a bad colour range is dropped
     expect(parseHash("#url=a.tsm&v=graph&n=conv%2F1&g=1&cr=symmetric&b=files/b.tsm")).toMatchObject({ node: "conv/1", graph: 1, colourRange: "symmetric", compareUrl: "files/b.tsm" });
     expect(parseHash("#cr=rainbow").colourRange).toBeUndefined();
+    // issue 36: the open subgraph is in the link, so a node inside it is restored
+    expect(parseHash("#v=graph&sg=If_0%3Athen_branch&sg=inner%3Abody&n=then_mul")).toMatchObject({ subgraph: ["If_0:then_branch", "inner:body"], node: "then_mul" });
   });
 });
 

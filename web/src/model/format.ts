@@ -65,3 +65,16 @@ export function formatSeconds(s: number): string {
   const m = Math.floor(s / 60);
   return `${m} min ${Math.round(s - 60 * m)} s`;
 }
+
+/**
+ * A long name cut in the middle, keeping its head and, longer, its tail (`encoder.layers.11.self_attn.k_proj.weight`
+ * → `encoder.lay…self_attn.k_proj.weight`): tensors of one model share their prefix, their tails tell them apart.
+ */
+export function middleCut(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  const keep = Math.max(2, max - 1);
+  const head = Math.max(1, Math.floor(keep / 3));
+  const tail = keep - head;
+  return `${chars.slice(0, head).join("")}…${chars.slice(chars.length - tail).join("")}`;
+}

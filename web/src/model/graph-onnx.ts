@@ -11,7 +11,8 @@
  * too (values computed outside it are not drawn).
  */
 import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxTensor, dataTypeName, DATA_TYPES, nodeLabel, weights } from "../../../bindings/formats/onnx.js";
-import { type GraphDocument, type GraphModel, type GraphWeight, type NodeSpec, buildGraph, shapeText } from "./graph.js";
+import { type GraphDocument, type GraphModel, type GraphPort, type GraphProperties, type GraphWeight, type NodeSpec, buildGraph, shapeText } from "./graph.js";
+import { onnxOpDocUrl } from "./onnx-ops.js";
 
 /** Input names of common ONNX ops (index = input position), as the operator schemas name them. */
 const INPUT_NAMES: Record<string, readonly string[]> = {
@@ -72,12 +73,31 @@ function tensorText(t: OnnxTensor): string {
   return `${DATA_TYPES[t.dataType]?.dtype ?? dataTypeName(t.dataType)} ${shapeText(t.dims)}${t.name ? ` ${t.name}` : ""}`;
 }
 
-/** One attribute as one line of the node panel. */
-export function onnxAttributeText(a: OnnxAttribute): string {
+/** Attributes whose INT value is a TensorProto.DataType (shown by name: `to = FLOAT16`), by op type. */
+const DATA_TYPE_ATTRIBUTES: Record<string, readonly string[]> = {
+  Cast: ["to"],
+  EyeLike: ["dtype"],
+  RandomNormal: ["dtype"],
+  RandomNormalLike: ["dtype"],
+  RandomUniform: ["dtype"],
+  RandomUniformLike: ["dtype"],
+  Multinomial: ["dtype"],
+  Bernoulli: ["dtype"],
+  QuantizeLinear: ["output_dtype"],
+  DynamicQuantizeLinear: ["output_dtype"],
+};
+
+/** Whether `attribute` of `opType` holds a data type number. */
+export function isDataTypeAttribute(opType: string, attribute: string): boolean {
+  return Object.hasOwn(DATA_TYPE_ATTRIBUTES, opType) && DATA_TYPE_ATTRIBUTES[opType]!.includes(attribute);
+}
+
+/** One attribute as one line of the node panel; `opType` names enum values (Cast's `to`: `FLOAT16`, not `10`). */
+export function onnxAttributeText(a: OnnxAttribute, opType = ""): string {
   const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
   switch (a.type) {
     case "FLOAT": return String(a.f ?? 0);
-    case "INT": return String(a.i ?? 0);
+    case "INT": return isDataTypeAttribute(opType, a.name) ? dataTypeName(Number(a.i ?? 0)) : String(a.i ?? 0);
     case "STRING": return clip(JSON.stringify(a.s ?? ""));
     case "FLOATS": return listText(a.floats ?? []);
     case "INTS": return listText(a.ints ?? []);
@@ -115,6 +135,23 @@ type Source = { box: number } | { weight: OnnxTensor; name: string };
 interface Scope {
   /** Weight values visible from the graph (its own and its enclosing graphs'), by value name. */
   weights: Map<string, { weight: OnnxTensor; name: string }>;
+  /** Declared types of values visible from the graph (inputs, outputs, value_info, weights), by value name. */
+  types: Map<string, string>;
+}
+
+/** At most this many attributes are drawn inside a box. */
+const INLINE_MAX = 4;
+
+/** An attribute as a box line (`to = FLOAT16`, `axis = 1`, `axes = [0]`), or undefined when it is too big to inline. */
+export function onnxInlineAttribute(a: OnnxAttribute, opType: string): string | undefined {
+  if (a.type === "INT" || a.type === "FLOAT") return `${a.name} = ${onnxAttributeText(a, opType)}`;
+  if ((a.type === "INTS" || a.type === "FLOATS") && (a.type === "INTS" ? a.ints : a.floats)!.length <= 4) return `${a.name} = ${onnxAttributeText(a, opType)}`;
+  if (a.type === "STRING" && (a.s ?? "").length <= 16) return `${a.name} = ${onnxAttributeText(a, opType)}`;
+  return undefined;
+}
+
+function tensorType(t: OnnxTensor): string {
+  return `${DATA_TYPES[t.dataType]?.dtype ?? dataTypeName(t.dataType)} ${shapeText(t.dims)}`;
 }
 
 /**
@@ -125,8 +162,10 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
   const initializerNames = new Set(graph.initializers.map((t) => t.name));
   const outputNames = new Set(graph.outputs.map((o) => o.name));
   const consumed = valuesRead(graph);
-  const scope: Scope = { weights: new Map(outer?.weights) };
+  const scope: Scope = { weights: new Map(outer?.weights), types: new Map(outer?.types) };
   for (const t of graph.initializers) scope.weights.set(t.name, { weight: t, name: t.name });
+  for (const t of graph.initializers) scope.types.set(t.name, tensorType(t));
+  for (const v of [...graph.inputs, ...graph.outputs, ...graph.valueInfo]) if (v.type.kind !== "unknown") scope.types.set(v.name, valueTypeText(v.type));
   const constantValue = (node: OnnxGraph["nodes"][number]) =>
     node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx") && node.outputs.length === 1
       ? node.attributes.find((a) => a.name === "value" && a.t)?.t
@@ -139,6 +178,7 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       folded.add(i);
       scope.weights.set(output, { weight: value, name: output });
     }
+    if (value && !scope.types.has(output)) scope.types.set(output, tensorType(value));
   });
 
   const specs: NodeSpec[] = [];
@@ -163,23 +203,34 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
     sources.set(input.name, { box: id });
     inputIds.push(id);
   }
+  // every node's box id first, then the links: a node list that is not in producer order (ISNet's) still gets
+  // all its edges (the first producer of a name wins, as graph inputs come before nodes)
+  const boxOf = new Map<number, number>();
   graph.nodes.forEach((node, i) => {
     if (folded.has(i)) return;
-    const id = specs.length;
+    const id = inputIds.length + boxOf.size;
+    boxOf.set(i, id);
+    for (const output of node.outputs) if (output !== "" && !sources.has(output)) sources.set(output, { box: id });
+  });
+  graph.nodes.forEach((node, i) => {
+    const id = boxOf.get(i);
+    if (id === undefined) return;
     const label = nodeLabel(node, i);
     const inputs: number[] = [];
+    const inputLabels: (string | undefined)[] = [];
     const rows: GraphWeight[] = [];
     node.inputs.forEach((value, position) => {
       if (value === "") return;
       const source = sources.get(value);
-      if (source && "box" in source) {
+      if (source && "box" in source && source.box !== id) {
         inputs.push(source.box);
+        inputLabels.push(scope.types.get(value));
         return;
       }
       const w = scope.weights.get(value);
       if (w) rows.push(weightRow(node.opType, position, w));
     });
-    const attrs: [string, string][] = node.attributes.map((a) => [a.name, onnxAttributeText(a)]);
+    const attrs: [string, string][] = node.attributes.map((a) => [a.name, onnxAttributeText(a, node.opType)]);
     if (node.domain !== "" && node.domain !== "ai.onnx") attrs.unshift(["#domain", node.domain]);
     const subgraphs: NodeSpec["subgraphs"] = [];
     for (const a of node.attributes) {
@@ -188,6 +239,8 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
     }
     const value = constantValue(node);
     const tensor = value ? tensorName(value) : undefined;
+    const port = (name: string): GraphPort => ({ name, type: name === "" ? undefined : scope.types.get(name) });
+    const inline = node.attributes.map((a) => onnxInlineAttribute(a, node.opType)).filter((line): line is string => line !== undefined);
     specs.push({
       id,
       name: label,
@@ -199,8 +252,11 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       weights: rows,
       tensors: tensor !== undefined ? [tensor] : [],
       subgraphs,
+      ports: { inputs: node.inputs.map(port), outputs: node.outputs.map(port) },
+      inputLabels,
+      inline: value ? undefined : inline.length > INLINE_MAX ? [...inline.slice(0, INLINE_MAX - 1), `… ${inline.length - INLINE_MAX + 1} more`] : inline,
+      docUrl: onnxOpDocUrl(node.opType, node.domain),
     });
-    for (const output of node.outputs) if (output !== "") sources.set(output, { box: id });
   });
   for (const output of graph.outputs) {
     const id = specs.length;
@@ -212,6 +268,7 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       op: "output",
       kind: "output",
       inputs: source && "box" in source ? [source.box] : [],
+      inputLabels: [scope.types.get(output.name)],
       outputs: [],
       attrs: [["type", valueTypeText(output.type)]],
       weights: w ? [weightRow("", 0, w)] : [],
@@ -230,10 +287,33 @@ export function onnxTensorNames(model: OnnxModel, prefix = ""): (t: OnnxTensor) 
   return (t) => names.get(t);
 }
 
+/** What the Properties panel shows of an ONNX model: producer, IR version, opsets, metadata_props, inputs, outputs. */
+export function onnxProperties(model: OnnxModel): GraphProperties {
+  const graph = model.graph;
+  const initializers = new Set(graph?.initializers.map((t) => t.name) ?? []);
+  const port = (v: OnnxGraph["inputs"][number]): GraphPort => ({ name: v.name, type: valueTypeText(v.type) });
+  const fields: [string, string][] = [
+    ["producer", [model.producerName, model.producerVersion].filter((t) => t !== "").join(" ") || "(not stated)"],
+    ["IR version", String(model.irVersion)],
+    ["opset", model.opsetImports.map((o) => `${o.domain === "" ? "ai.onnx" : o.domain} ${o.version}`).join(", ") || "(none)"],
+  ];
+  if (model.domain) fields.push(["domain", model.domain]);
+  if (model.modelVersion) fields.push(["model version", String(model.modelVersion)]);
+  if (model.docString) fields.push(["doc", model.docString.length > 400 ? `${model.docString.slice(0, 399)}…` : model.docString]);
+  if (graph?.name) fields.push(["graph", graph.name]);
+  return {
+    format: "ONNX",
+    fields,
+    metadata: model.metadataProps.map((p) => [p.key, p.value]),
+    inputs: (graph?.inputs ?? []).filter((v) => !initializers.has(v.name)).map(port),
+    outputs: (graph?.outputs ?? []).map(port),
+  };
+}
+
 /** The graph of a model; a model without a graph gives a graph that says so. */
 export function onnxModelGraph(model: OnnxModel, name?: string, prefix = ""): GraphModel {
   if (!model.graph) return unavailableGraph(name ?? "graph", "the model has no graph");
-  return onnxGraphModel(model.graph, onnxTensorNames(model, prefix), name ?? (model.graph.name || "graph"));
+  return { ...onnxGraphModel(model.graph, onnxTensorNames(model, prefix), name ?? (model.graph.name || "graph")), properties: onnxProperties(model) };
 }
 
 /** A graph that shows why there is none (an april network that is not readable ONNX). */

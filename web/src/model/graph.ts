@@ -19,6 +19,25 @@ export interface GraphWeight {
   shape: number[];
 }
 
+/** A value a node reads or writes, with its declared (or inferred) type when known: `float32 ⟨1×3×?⟩`. */
+export interface GraphPort {
+  name: string;
+  /** dtype and shape as text; undefined when the model does not say. */
+  type?: string | undefined;
+}
+
+/** What the "Properties" panel shows about the model a graph belongs to. */
+export interface GraphProperties {
+  /** `ONNX`, `TenniS`… */
+  format: string;
+  /** Label → value lines: producer, IR version, opsets, domain, model version, doc string. */
+  fields: [string, string][];
+  /** metadata_props (or a format's header keys), in file order. */
+  metadata: [string, string][];
+  inputs: GraphPort[];
+  outputs: GraphPort[];
+}
+
 /** What an adapter gives for one node; ids are dense (0 … n−1) within their graph. */
 export interface NodeSpec {
   id: number;
@@ -36,6 +55,14 @@ export interface NodeSpec {
   tensors: string[];
   /** Graphs held by the node (ONNX If/Loop/Scan bodies), opened from the side panel. */
   subgraphs: { name: string; graph: GraphModel }[];
+  /** The values it reads and writes with their types (the node panel), when the adapter knows them. */
+  ports?: { inputs: GraphPort[]; outputs: GraphPort[] } | undefined;
+  /** The declared type of the value each producer edge carries (parallel to `inputs`): edge labels. */
+  inputLabels?: (string | undefined)[] | undefined;
+  /** Short `name = value` lines drawn in the box under its weights (`to = FLOAT16`, `axes = [0]`). */
+  inline?: string[] | undefined;
+  /** The operator's documentation (ONNX: onnx.ai's page of the op). */
+  docUrl?: string | undefined;
 }
 
 export interface GraphNode extends NodeSpec {
@@ -47,6 +74,8 @@ export interface GraphNode extends NodeSpec {
 export interface GraphEdge {
   from: number;
   to: number;
+  /** The type of the value it carries (`float32 ⟨1×80⟩`) when the model declares it. */
+  label?: string | undefined;
 }
 
 export interface GraphModel {
@@ -60,6 +89,8 @@ export interface GraphModel {
   sourceNodes: number;
   /** Why there is no graph to draw (an april network that is not readable ONNX); the view shows it instead. */
   error?: string | undefined;
+  /** The model's properties (top-level graphs; the Properties panel). */
+  properties?: GraphProperties | undefined;
 }
 
 /** The graphs of one file (an april file: its three networks; a TenniS module: one). */
@@ -97,10 +128,16 @@ export function headerText(node: NodeSpec): string {
   return node.kind === "const" ? `${node.op} ${node.name}` : node.name;
 }
 
+/** The text rows of a box under its header: weights (`W ⟨32×16×3×3⟩`), then inline attributes (`to = FLOAT16`). */
+export function boxRows(node: NodeSpec): string[] {
+  return [...node.weights.map(weightText), ...(node.inline ?? [])];
+}
+
 function boxSize(node: NodeSpec): { width: number; height: number } {
-  const longest = Math.max(Math.min(headerText(node).length, 40), ...node.weights.map((w) => weightText(w).length));
+  const rows = boxRows(node);
+  const longest = Math.max(Math.min(headerText(node).length, 40), ...rows.map((r) => r.length));
   const width = Math.max(80, Math.min(320, longest * BOX.charWidth + 24));
-  const height = BOX.header + (node.weights.length > 0 ? node.weights.length * BOX.row + BOX.padding : 0);
+  const height = BOX.header + (rows.length > 0 ? rows.length * BOX.row + BOX.padding : 0);
   return { width, height };
 }
 
@@ -112,11 +149,12 @@ export function buildGraph(name: string, specs: NodeSpec[], inputs: number[], ou
   const consumers: number[][] = specs.map(() => []);
   const edges: GraphEdge[] = [];
   for (const spec of specs) {
-    for (const from of spec.inputs) {
-      if (!(from >= 0 && from < specs.length)) continue;
+    spec.inputs.forEach((from, k) => {
+      if (!(from >= 0 && from < specs.length)) return;
       consumers[from]!.push(spec.id);
-      edges.push({ from, to: spec.id });
-    }
+      const label = spec.inputLabels?.[k];
+      edges.push(label !== undefined ? { from, to: spec.id, label } : { from, to: spec.id });
+    });
   }
   const nodes: GraphNode[] = specs.map((spec) => ({ ...spec, inputs: spec.inputs.filter((i) => i >= 0 && i < specs.length), consumers: consumers[spec.id]!, ...boxSize(spec) }));
   const counts = new Map<string, number>();

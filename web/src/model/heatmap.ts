@@ -311,3 +311,25 @@ export function regionWindow(rows: number, cols: number, row: number, col: numbe
   const col0 = Math.max(0, Math.min(cols - w, col - Math.floor(w / 2)));
   return { row0, col0, rows: h, cols: w };
 }
+
+/** How far a heatmap's cells may be stretched from square so that a wide (or tall) matrix fills its panel. */
+export const MAX_CELL_ASPECT = 8;
+
+/**
+ * The drawn size of an `imageWidth` × `imageHeight` heatmap in an area: `fill` stretches to the area (speech
+ * tracks); otherwise square cells (whole screen pixels when the image is smaller), then a wide or tall matrix
+ * is stretched along its short side, up to MAX_CELL_ASPECT, so it does not leave most of the panel empty; a
+ * one-row or one-column strip stays at least 24 px.
+ */
+export function heatmapDrawSize(imageWidth: number, imageHeight: number, areaWidth: number, areaHeight: number, fill: boolean): { width: number; height: number } {
+  if (fill) return { width: areaWidth, height: areaHeight };
+  const fit = Math.min(areaWidth / imageWidth, areaHeight / imageHeight);
+  const scale = fit >= 1 ? Math.floor(fit) : fit;
+  let width = Math.min(areaWidth, imageWidth * scale);
+  let height = Math.min(areaHeight, imageHeight * scale);
+  if (height < areaHeight && imageHeight > 1) height = Math.min(areaHeight, height * MAX_CELL_ASPECT);
+  if (width < areaWidth && imageWidth > 1) width = Math.min(areaWidth, width * MAX_CELL_ASPECT);
+  if (height < 24) height = Math.min(areaHeight, 24);
+  if (width < 24) width = Math.min(areaWidth, 24);
+  return { width, height };
+}

@@ -7,7 +7,9 @@
  *  2. edges spanning several ranks get a chain of dummy points, so they run between boxes, not through them;
  *  3. order within each rank: barycentre sweeps down and up;
  *  4. x: alternating passes move each node to the mean of its neighbours above (then below), boxes with more
- *     edges first and dummy points last, keeping the order and the gaps (Sugiyama's priority method);
+ *     edges first and dummy points last, keeping the order and the gaps (Sugiyama's priority method); then each
+ *     run of nodes pressed against each other moves as one to the mean of its boxes' wishes (siblings centred
+ *     under their parent: no diagonal drift on transformer exports);
  *  5. y: each rank as tall as its tallest box.
  */
 import type { Positioned } from "./graph.js";
@@ -214,9 +216,49 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
       fixed[v] = 1;
     }
   };
+  // balancing: a run of nodes pushed against each other (siblings that all want their parent's x: q, k, v of an
+  // attention block) moves as one to the mean of its boxes' wishes, so the first sibling does not keep the
+  // parent's x and push the others to one side (a drift that adds up block after block, diagonally)
+  const balance = (layer: number[], neighbours: number[][]) => {
+    let start = 0;
+    while (start < layer.length) {
+      let end = start;
+      while (end + 1 < layer.length && x[layer[end + 1]!]! - x[layer[end]!]! <= gapAfter(layer[end]!, layer[end + 1]!) + 1e-6) end++;
+      if (end > start) {
+        let sum = 0;
+        let count = 0;
+        for (let j = start; j <= end; j++) {
+          const v = layer[j]!;
+          if (v >= n) continue;
+          let s2 = 0;
+          let c2 = 0;
+          for (const u of neighbours[v]!) if (u < n) {
+            s2 += x[u]!;
+            c2++;
+          }
+          if (c2 === 0) continue;
+          sum += s2 / c2 - x[v]!;
+          count++;
+        }
+        if (count > 0) {
+          let shift = sum / count;
+          if (start > 0) shift = Math.max(shift, x[layer[start - 1]!]! + gapAfter(layer[start - 1]!, layer[start]!) - x[layer[start]!]!);
+          if (end + 1 < layer.length) shift = Math.min(shift, x[layer[end + 1]!]! - gapAfter(layer[end]!, layer[end + 1]!) - x[layer[end]!]!);
+          for (let j = start; j <= end; j++) x[layer[j]!] = x[layer[j]!]! + shift;
+        }
+      }
+      start = end + 1;
+    }
+  };
   for (let s = 0; s < sweeps; s++) {
-    for (let r = 1; r < ranks; r++) place(layers[r]!, up);
-    for (let r = ranks - 2; r >= 0; r--) place(layers[r]!, down);
+    for (let r = 1; r < ranks; r++) {
+      place(layers[r]!, up);
+      balance(layers[r]!, up);
+    }
+    for (let r = ranks - 2; r >= 0; r--) {
+      place(layers[r]!, down);
+      balance(layers[r]!, down);
+    }
   }
   let minX = Infinity;
   let maxX = -Infinity;

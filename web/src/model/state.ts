@@ -2,7 +2,8 @@
  * The page state kept in the URL hash, so a link reopens the same file, view and tensor:
  *   #url=<file URL>&b=<second file URL, for diff>&v=<view>&t=<tensor name>&hl=<histogram log 0|1>&cm=<colour map>
  *    &ax=<row axis>,<col axis>&ix=<index per axis>&sp=<speech mode 0|1>&nz=<per-feature normalisation 0|1>&q=<filter>
- *    &g=<graph index>&n=<selected graph node name>&cr=<colour range: minmax|percentile|symmetric>
+ *    &g=<graph index>&sg=<node>:<subgraph> (repeated: the open subgraph's path)&n=<selected graph node name>
+ *    &cr=<colour range: minmax|percentile|symmetric>
  * Only keys with a value are written; unknown keys are ignored.
  */
 
@@ -23,7 +24,9 @@ export interface PageState {
   filter?: string | undefined;
   /** Which graph of the file (0 when absent). */
   graph?: number | undefined;
-  /** The selected graph node, by name. */
+  /** The open subgraph's path from the graph: one `<node name>:<subgraph name>` per level (`If_0:then_branch`). */
+  subgraph?: string[] | undefined;
+  /** The selected graph node, by name (in the open subgraph when there is one). */
   node?: string | undefined;
   /** The heatmap's colour range mode. */
   colourRange?: "minmax" | "percentile" | "symmetric" | undefined;
@@ -56,6 +59,7 @@ export function parseHash(hash: string): PageState {
     normalize: flag(params.get("nz")),
     filter: params.get("q") ?? undefined,
     graph: integers(params.get("g"))?.[0],
+    subgraph: params.getAll("sg").length > 0 ? params.getAll("sg") : undefined,
     node: params.get("n") ?? undefined,
     colourRange: ["minmax", "percentile", "symmetric"].includes(params.get("cr") ?? "") ? (params.get("cr") as PageState["colourRange"]) : undefined,
   };
@@ -78,6 +82,7 @@ export function formatHash(state: PageState): string {
   put("nz", state.normalize === undefined ? undefined : state.normalize ? "1" : "0");
   put("q", state.filter);
   put("g", state.graph === undefined ? undefined : String(state.graph));
+  for (const step of state.subgraph ?? []) if (step !== "") params.append("sg", step);
   put("n", state.node);
   put("cr", state.colourRange);
   const text = params.toString().replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%2C/g, ",");

@@ -209,3 +209,9 @@ export function moveSelection(items: readonly TableItem[], selected: number | un
   }
   return rows[Math.max(0, Math.min(rows.length - 1, next))];
 }
+
+/** The selected row if the shown items hold it, else undefined (a filter hid it: Enter must not open it). */
+export function visibleSelection(items: readonly TableItem[], selected: number | undefined): number | undefined {
+  if (selected === undefined) return undefined;
+  return items.some((i) => i.kind === "row" && i.row.index === selected) ? selected : undefined;
+}

@@ -92,6 +92,8 @@ export class App implements InspectorContext {
 
   private wireOpening(): void {
     const fileInput = byId("open-file") as HTMLInputElement;
+    // a real button (reachable by Tab from page load) opens the hidden file input's dialog
+    byId("open-file-button").addEventListener("click", () => fileInput.click());
     fileInput.addEventListener("change", () => {
       const files = [...(fileInput.files ?? [])];
       fileInput.value = "";
@@ -256,15 +258,18 @@ export class App implements InspectorContext {
     if (!list.hidden && url) list.value = url;
     // a file of one tensor opens on it, unless it is big: the tensor view reads all of it at once, the table waits
     // for "compute statistics"
-    const only = this.current?.infos.length === 1 && this.current.infos[0]!.byteLength <= AUTO_STATS_BYTES ? this.current.infos[0]!.name : undefined;
+    // (a model with a graph opens on its graph instead, however many tensors it has)
+    const only = this.current?.infos.length === 1 && this.current.infos[0]!.byteLength <= AUTO_STATS_BYTES && !hasGraph(this.current.lazy.format) ? this.current.infos[0]!.name : undefined;
     if (keepState) {
       this.state = { ...this.state, url };
       // a link that names no view: a one-tensor file still opens on its tensor
       if (!this.state.view && only !== undefined) this.state = { ...this.state, view: "tensor", tensor: only };
+      else if (!this.state.view && hasGraph(this.current?.lazy.format)) this.state = { ...this.state, view: "graph" };
     } else {
       // a file of one tensor (a SPRAAK track, an .npy) opens on that tensor, not on a one-row table
+      // a model with a graph (.onnx, .april, TenniS) opens on its graph, with its Properties beside it
       this.state = only !== undefined ? { url, view: "tensor", tensor: only }
-        : { url, view: this.failed ? "summary" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
+        : { url, view: this.failed ? "summary" : hasGraph(this.current?.lazy.format) ? "graph" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
     }
     this.updateTabs();
     this.applyStateView();

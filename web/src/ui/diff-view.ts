@@ -6,13 +6,16 @@
 import type { DiffResult, TensorStats } from "../compute.js";
 import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import { type DifferenceMatrix, type MetadataDifference, diffRows, diffVerdict, metadataDifferences } from "../model/diff.js";
-import { formatCount, formatValue } from "../model/format.js";
+import { formatCount, formatValue, middleCut } from "../model/format.js";
 import { renderRGBA } from "../model/heatmap.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { OpenInput, PairResult } from "../worker/protocol.js";
 import type { InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
 import { drawHistogram } from "./plots.js";
+
+/** Tensor names in the diff table: cut in the middle beyond this (their tails differ; the title has the whole). */
+const DIFF_NAME_CHARS = 32;
 
 export class DiffView {
   private compare: { name: string; format: string; tensors: number } | undefined;
@@ -150,7 +153,7 @@ export class DiffView {
         "data-differing": raw?.differing ?? undefined, "data-elements": raw?.elements, "data-max-abs": raw ? String(raw.maxAbs) : undefined,
         "data-max-rel": raw ? String(raw.maxRel) : undefined, "data-cosine": raw ? String(raw.cosine) : undefined,
       },
-        h("td", { class: "mono", title: row.name }, row.name),
+        h("td", { class: "mono", title: row.name }, middleCut(row.name, DIFF_NAME_CHARS)),
         h("td", { class: `status-${row.status}` }, row.status === "onlyA" ? "only in A" : row.status === "onlyB" ? "only in B" : row.status),
         h("td", {}, row.change),
         h("td", { class: "num" }, row.elements ? formatCount(row.elements) : ""),
@@ -169,7 +172,7 @@ export class DiffView {
       h("h3", { id: "diff-verdict", "data-equal": String(result.equal) }, diffVerdict(result)),
       this.metadataBox(),
       nanNotes.length > 0 ? h("p", { class: "warn-box", id: "diff-nan-note" }, `NaN opposite a number (its difference is NaN, shown as NaN, not as a number): ${nanNotes.join("; ")}`) : "",
-      h("div", { class: "diff-layout" }, h("div", { class: "table-box" }, table), pairBox),
+      h("div", { class: "diff-layout" }, h("div", { class: "table-box", tabindex: 0, role: "region", "aria-label": "Differences per tensor" }, table), pairBox),
     );
     this.drawPair();
   }

@@ -4,7 +4,7 @@
  */
 import type { Histogram } from "../compute.js";
 import { formatSeconds, formatValue } from "../model/format.js";
-import { type ColourMapName, type Matrix, type Orientation, colourMap, imageSize, renderRGBA } from "../model/heatmap.js";
+import { type ColourMapName, type Matrix, type Orientation, colourMap, heatmapDrawSize, imageSize, renderRGBA } from "../model/heatmap.js";
 import { type CountScale, type HistogramLayout, countTicks, histogramLayout, niceTicks } from "../model/histogram.js";
 import { prepareCanvas, themeColour } from "./dom.js";
 
@@ -126,7 +126,7 @@ export function indexTicks(size: number, step: number, count: number, flip = fal
 
 /** Draws the matrix as a heatmap filling about width × height CSS pixels, with axes and a colour bar. */
 export function drawHeatmap(
-  canvas: HTMLCanvasElement, matrix: Matrix, options: { map: ColourMapName; lo: number; hi: number; orientation: Orientation; fill: boolean },
+  canvas: HTMLCanvasElement, matrix: Matrix, options: { map: ColourMapName; lo: number; hi: number; orientation: Orientation; fill: boolean; dataLo?: number | undefined; dataHi?: number | undefined },
   width: number, height: number, axes: HeatmapAxes,
 ): HeatmapDrawing {
   const context = prepareCanvas(canvas, width, height);
@@ -136,18 +136,7 @@ export function drawHeatmap(
   const areaWidth = width - margin.left - margin.right;
   const areaHeight = height - margin.top - margin.bottom;
   const { width: imageWidth, height: imageHeight, pixels } = renderRGBA(matrix, options);
-  let drawWidth = areaWidth;
-  let drawHeight = areaHeight;
-  if (!options.fill) {
-    // square cells, a whole number of screen pixels each when the image is smaller than the area
-    const fit = Math.min(areaWidth / imageWidth, areaHeight / imageHeight);
-    const scale = fit >= 1 ? Math.floor(fit) : fit;
-    drawWidth = imageWidth * scale;
-    drawHeight = imageHeight * scale;
-    // a long 1-row (1-D tensor) or 1-column strip stays visible
-    if (drawHeight < 24) drawHeight = Math.min(areaHeight, 24);
-    if (drawWidth < 24) drawWidth = Math.min(areaWidth, 24);
-  }
+  const { width: drawWidth, height: drawHeight } = heatmapDrawSize(imageWidth, imageHeight, areaWidth, areaHeight, options.fill);
   const x = margin.left;
   const y = margin.top;
   const image = document.createElement("canvas");
@@ -186,21 +175,54 @@ export function drawHeatmap(
   context.fillText(axes.yLabel, 0, 0);
   context.restore();
 
-  // colour bar
+  // colour bar; values beyond its range (a percentile range clips outliers) get a triangle cap at that end,
+  // labelled with the data's own extreme, so the bar does not hide them
   const barX = x + drawWidth + 14;
   const barHeight = Math.max(40, Math.min(drawHeight, 240));
   const table = colourMap(options.map);
-  for (let i = 0; i < barHeight; i++) {
-    const k = Math.round((1 - i / (barHeight - 1)) * 255) * 3;
+  const above = options.dataHi !== undefined && options.dataHi > options.hi;
+  const below = options.dataLo !== undefined && options.dataLo < options.lo;
+  const cap = 8;
+  const top = y + (above ? cap : 0);
+  const inner = barHeight - (above ? cap : 0) - (below ? cap : 0);
+  for (let i = 0; i < inner; i++) {
+    const k = Math.round((1 - i / Math.max(1, inner - 1)) * 255) * 3;
     context.fillStyle = `rgb(${table[k]},${table[k + 1]},${table[k + 2]})`;
-    context.fillRect(barX, y + i, 12, 1);
+    context.fillRect(barX, top + i, 12, 1);
   }
+  const triangle = (tipY: number, baseY: number, k: number) => {
+    context.fillStyle = `rgb(${table[k]},${table[k + 1]},${table[k + 2]})`;
+    context.beginPath();
+    context.moveTo(barX + 6, tipY);
+    context.lineTo(barX + 12, baseY);
+    context.lineTo(barX, baseY);
+    context.closePath();
+    context.fill();
+  };
+  if (above) triangle(y, y + cap, 255 * 3);
+  if (below) triangle(y + barHeight, y + barHeight - cap, 0);
   context.fillStyle = themeColour("--fg2");
   context.textAlign = "left";
   context.textBaseline = "top";
-  context.fillText(formatValue(options.hi), barX + 15, y);
+  context.fillText(formatValue(options.hi), barX + 15, top);
   context.textBaseline = "bottom";
-  context.fillText(formatValue(options.lo), barX + 15, y + barHeight);
+  context.fillText(formatValue(options.lo), barX + 15, top + inner);
+  context.fillStyle = themeColour("--warn");
+  if (above) {
+    context.textBaseline = "top";
+    context.fillText(`▲ ${formatValue(options.dataHi!)}`, barX + 15, top + 14);
+  }
+  if (below) {
+    context.textBaseline = "bottom";
+    context.fillText(`▼ ${formatValue(options.dataLo!)}`, barX + 15, top + inner - 14);
+  }
+  // for scripts and the browser test: how much of its area the image fills, and whether the bar marks outliers
+  canvas.dataset.drawWidth = drawWidth.toFixed(0);
+  canvas.dataset.drawHeight = drawHeight.toFixed(0);
+  canvas.dataset.areaWidth = areaWidth.toFixed(0);
+  canvas.dataset.areaHeight = areaHeight.toFixed(0);
+  canvas.dataset.clippedHigh = above ? "1" : "0";
+  canvas.dataset.clippedLow = below ? "1" : "0";
   return { x, y, width: drawWidth, height: drawHeight, imageWidth, imageHeight };
 }
 

@@ -7,7 +7,7 @@
 import { formatBytes, formatCount, formatPercent, formatValue, shapeText } from "../model/format.js";
 import {
   DEFAULT_TABLE_OPTIONS, type SortKey, type TableItem, type TableOptions, type TensorRow,
-  moveSelection, tableItems, totals,
+  moveSelection, tableItems, totals, visibleSelection,
 } from "../model/table.js";
 import { AUTO_STATS_BYTES, type InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
@@ -30,6 +30,12 @@ const COLUMNS: { key: SortKey; label: string; numeric?: boolean; title?: string 
   { key: "inf", label: "±Inf", numeric: true, title: "+Inf and −Inf" },
   { key: "zeros", label: "zeros", numeric: true, title: "share of elements equal to 0 (sparsity)" },
 ];
+
+/** Gives a grid row's children the gridcell role (a row of the grid must own cells, not bare spans). */
+function cells(row: HTMLElement): HTMLElement {
+  for (const child of row.children) child.setAttribute("role", "gridcell");
+  return row;
+}
 
 export class TableView {
   private options: TableOptions = { ...DEFAULT_TABLE_OPTIONS };
@@ -135,6 +141,7 @@ export class TableView {
     const file = this.app.current;
     if (!file || !this.grid) return;
     this.items = tableItems(file.rows, this.options);
+    this.selected = visibleSelection(this.items, this.selected);
     for (const cell of this.grid.querySelectorAll<HTMLElement>(".grid-head [data-sort]")) {
       if (cell.dataset.sort === this.options.sort) cell.setAttribute("aria-sort", this.options.descending ? "descending" : "ascending");
       else cell.removeAttribute("aria-sort");
@@ -190,11 +197,11 @@ export class TableView {
 
   private groupElement(item: Extract<TableItem, { kind: "group" }>): HTMLElement {
     const layer = item.layer !== undefined;
-    return h("div", { class: "group-row", "data-dtype": item.dtype, "data-layer": item.layer, "data-params": layer ? item.elements : undefined },
+    return cells(h("div", { class: "group-row", role: "row", "data-dtype": item.dtype, "data-layer": item.layer, "data-params": layer ? item.elements : undefined },
       h("span", { class: layer ? "mono" : "" }, layer ? item.layer || "(no prefix)" : item.dtype),
       h("span", { class: "muted" }, `${item.count} tensor${item.count === 1 ? "" : "s"}`),
       h("span", { class: "muted" }, `${formatCount(item.elements)} ${layer ? "parameters" : "elements"}`),
-      h("span", { class: "muted" }, formatBytes(item.bytes)));
+      h("span", { class: "muted" }, formatBytes(item.bytes))));
   }
 
   private rowElement(row: TensorRow): HTMLElement {
@@ -202,7 +209,7 @@ export class TableView {
     const num = (key: string, value: number | undefined, text: string, bad = false) =>
       h("span", { class: `num${bad ? " bad" : ""}`, "data-col": key, "data-value": value === undefined ? undefined : String(value), title: value === undefined ? undefined : String(value) }, text);
     const infs = s ? s.posInf + s.negInf : undefined;
-    return h("div", {
+    return cells(h("div", {
       class: "grid-row", role: "row", "data-index": row.index, "data-name": row.name,
       "aria-selected": String(row.index === this.selected), title: row.statsNote ?? undefined,
     },
@@ -218,7 +225,7 @@ export class TableView {
     num("std", s?.std, s ? formatValue(s.std) : ""),
     num("nan", s?.nan, s ? formatCount(s.nan) : "", (s?.nan ?? 0) > 0),
     h("span", { class: `num${(infs ?? 0) > 0 ? " bad" : ""}`, "data-col": "inf", "data-pos": s?.posInf, "data-neg": s?.negInf, "data-value": infs }, s ? formatCount(infs!) : ""),
-    num("zeros", s?.zeros, s ? formatPercent(s.zeros, s.count) : ""));
+    num("zeros", s?.zeros, s ? formatPercent(s.zeros, s.count) : "")));
   }
 
   private select(index: number | undefined): void {
@@ -249,7 +256,8 @@ export class TableView {
   /** Keys while the table view is shown (outside text fields). */
   key(event: KeyboardEvent): void {
     if (event.key === "Enter") {
-      const row = this.selected !== undefined ? this.app.current?.rows[this.selected] : undefined;
+      const selected = visibleSelection(this.items, this.selected);
+      const row = selected !== undefined ? this.app.current?.rows[selected] : undefined;
       if (row) {
         event.preventDefault();
         this.app.openTensor(row.name);

@@ -431,7 +431,8 @@ export class TensorView {
     const [from, to] = map === "diverging" ? [-extent, extent] : [lo, hi];
     const ro = slice.rowOffset ?? 0;
     const co = slice.colOffset ?? 0;
-    this.heatmapDrawing = drawHeatmap(canvas, slice, { map, lo: from, hi: to, orientation: this.orientation, fill: speech }, width, height, speech
+    const data = valueRange(slice.data, "minmax");
+    this.heatmapDrawing = drawHeatmap(canvas, slice, { map, lo: from, hi: to, orientation: this.orientation, fill: speech, dataLo: data.lo, dataHi: data.hi }, width, height, speech
       ? {
         xLabel: "time (s)", yLabel: "feature",
         xTicks: (count) => niceTicks(ro * shift, (ro + slice.fullRows) * shift, count).filter((t) => t / shift >= ro - 1e-9).map((t) => ({ at: (t / shift - ro) / slice.rowStep, label: time(t / shift) })),
