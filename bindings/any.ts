@@ -23,7 +23,9 @@ export type FormatModules = BuiltInModules;
 export type FormatFiles = { [K in keyof FormatModules]: ReturnType<FormatModules[K]["read"]> };
 
 /** Every format module, in the order detection tries them (the registry's, formats/registry.ts). */
-export const FORMATS: readonly FormatModule<unknown, never, never>[] = /* @__PURE__ */ CAPABILITIES.map((format) => format.module);
+export const FORMATS: readonly FormatModule<unknown, never, never>[] = /* @__PURE__ */ CAPABILITIES.map(
+  (format) => format.module,
+);
 
 /** Every format's reading functions, in FORMATS' order (the registry's READINGS: what detection uses). */
 export const READERS: readonly FormatReading[] = READINGS;
@@ -35,7 +37,10 @@ export const DETECT_BYTES = 64;
 export function formatModule<K extends FormatId>(id: K): FormatModules[K];
 export function formatModule(id: FormatId): FormatModule<unknown, never, never> {
   const found = capabilitiesOf(id);
-  if (!found) throw new TypeError(`tensorfile: unknown format ${String(id)} (the formats are ${CAPABILITIES.map((f) => f.id).join(", ")})`);
+  if (!found)
+    throw new TypeError(
+      `tensorfile: unknown format ${String(id)} (the formats are ${CAPABILITIES.map((f) => f.id).join(", ")})`,
+    );
   return found.module;
 }
 
@@ -78,10 +83,20 @@ export function formatOfName(name: string | undefined): FormatId | undefined {
 /** The error for bytes no format recognises: BAD_MAGIC, naming the formats tried and the first bytes. */
 export function unknownFormatError(head: Uint8Array): FormatError {
   const tried = READINGS.map((f) => f.id).join(", ");
-  if (head.length === 0) return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: empty file (0 bytes; the formats tried: ${tried})`);
+  if (head.length === 0)
+    return new FormatError(
+      "BAD_MAGIC",
+      "tensorfile",
+      `unknown format: empty file (0 bytes; the formats tried: ${tried})`,
+    );
   // every byte as two hex digits (0x89 of "\x89PNG" included), at most 16
   const shown = Array.from(head.subarray(0, 16), (b) => (b & 0xff).toString(16).padStart(2, "0")).join(" ");
-  return new FormatError("BAD_MAGIC", "tensorfile", `unknown format: the first bytes [${shown}] match none of ${tried}`, 0);
+  return new FormatError(
+    "BAD_MAGIC",
+    "tensorfile",
+    `unknown format: the first bytes [${shown}] match none of ${tried}`,
+    0,
+  );
 }
 
 /** What readAny returns: a union discriminated by `format` (`if (a.format === "tsm") a.file.nodes`). */
@@ -135,8 +150,13 @@ export function pickInfo(infos: readonly TensorInfo[], wanted: TensorInfo | stri
   }
   const found = infos.find((i) => i.name === wanted);
   if (found) return found;
-  const close = closestNames(wanted, infos.map((i) => i.name));
-  throw new RangeError(`tensorfile: no tensor named "${wanted}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : infos.length === 0 ? " (the file holds no tensors)" : ""}`);
+  const close = closestNames(
+    wanted,
+    infos.map((i) => i.name),
+  );
+  throw new RangeError(
+    `tensorfile: no tensor named "${wanted}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : infos.length === 0 ? " (the file holds no tensors)" : ""}`,
+  );
 }
 
 /**
@@ -146,7 +166,11 @@ export function pickInfo(infos: readonly TensorInfo[], wanted: TensorInfo | stri
  */
 export function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
   if (info === null || typeof info !== "object" || typeof info.byteOffset !== "number") {
-    return Promise.reject(new TypeError(`tensorfile: loadTensor(source, info) takes a TensorInfo from tensorInfos(); to load by name use the loadTensor of a readFromAny() result`));
+    return Promise.reject(
+      new TypeError(
+        `tensorfile: loadTensor(source, info) takes a TensorInfo from tensorInfos(); to load by name use the loadTensor of a readFromAny() result`,
+      ),
+    );
   }
   const format = info.format === undefined ? undefined : readingOf(info.format);
   return format ? format.loadTensor(source, info, options) : lazyLoadTensor(source, info, options);
@@ -170,6 +194,10 @@ export async function readFromAny(input: ByteSource): Promise<AnyLazyFile> {
     tensorInfos: () => module.tensorInfos(file),
     // (the infos are listed only to find a name: loading by info must not rebuild them per tensor)
     loadTensor: async (wanted: TensorInfo | string, options?: DecodeOptions) =>
-      module.loadTensor(source, typeof wanted === "string" ? pickInfo(module.tensorInfos(file), wanted) : pickInfo([], wanted), options),
+      module.loadTensor(
+        source,
+        typeof wanted === "string" ? pickInfo(module.tensorInfos(file), wanted) : pickInfo([], wanted),
+        options,
+      ),
   } as AnyLazyFile;
 }

@@ -32,12 +32,13 @@ function guarded(stream: NodeJS.WriteStream) {
 }
 
 // in a worker thread of `convert --out-dir` (cli/batch.ts runs this same file as its workers) there is no command line
-if (isMainThread) runCli(process.argv.slice(2), { stdout: guarded(process.stdout), stderr: guarded(process.stderr) }).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`tensorfile: internal error: ${String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+if (isMainThread)
+  runCli(process.argv.slice(2), { stdout: guarded(process.stdout), stderr: guarded(process.stderr) }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`tensorfile: internal error: ${String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );

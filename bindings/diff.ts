@@ -18,7 +18,15 @@ import * as js from "./kernels/diff-js.js";
 import type { DiffStatsResult } from "./kernels/index.js";
 import { TruncatedError } from "./bytes/errors.js";
 import { type ByteSource, readExactly } from "./io/source.js";
-import { type DType, type NamedTensor, type TensorInfo, decodedDType, dtypeBytes, elementCount, viewAs } from "./tensor.js";
+import {
+  type DType,
+  type NamedTensor,
+  type TensorInfo,
+  decodedDType,
+  dtypeBytes,
+  elementCount,
+  viewAs,
+} from "./tensor.js";
 
 /** How one tensor present in both files compares. */
 export interface TensorDiff {
@@ -85,10 +93,13 @@ export interface DiffOptions {
 }
 
 /** What diffTensors compares: a lazy file (readFromAny()), a file read whole (readAny(): `tensors()`), or tensors. */
-export type DiffInput = LazyTensors | {
-  /** The file's tensors. */
-  tensors(): NamedTensor[];
-} | readonly NamedTensor[];
+export type DiffInput =
+  | LazyTensors
+  | {
+      /** The file's tensors. */
+      tensors(): NamedTensor[];
+    }
+  | readonly NamedTensor[];
 
 interface Side {
   entries: { name: string; dtype: string; shape: number[] }[];
@@ -110,7 +121,11 @@ interface Side {
 const PIECES_ABOVE_BYTES = 16 * 1024 * 1024;
 
 /** Reads `n` elements at a time out of a tensor's decoded pieces (one piece buffered). */
-function elementReader(pieces: AsyncGenerator<Uint8Array>, name: string, dtype: DType): (n: number) => Promise<NamedTensor> {
+function elementReader(
+  pieces: AsyncGenerator<Uint8Array>,
+  name: string,
+  dtype: DType,
+): (n: number) => Promise<NamedTensor> {
   const size = dtypeBytes(dtype);
   let buffered: Uint8Array = new Uint8Array(0);
   return async (n) => {
@@ -144,11 +159,20 @@ const SLICE_ELEMENTS = 1 << 19;
 function streamable(info: TensorInfo): boolean {
   const rowMajor = info.layout === "row-major" || info.shape.filter((d) => d !== 1).length <= 1;
   const size = dtypeBytes(info.dtype);
-  return RAW_READABLE.has(info.format ?? "") && rowMajor && (info.byteOrder === "le" || size === 1) && FLOAT32_EXACT.has(info.dtype) && size > 0;
+  return (
+    RAW_READABLE.has(info.format ?? "") &&
+    rowMajor &&
+    (info.byteOrder === "le" || size === 1) &&
+    FLOAT32_EXACT.has(info.dtype) &&
+    size > 0
+  );
 }
 
 function isLazy(input: unknown): input is LazyTensors {
-  return typeof (input as LazyTensors)?.tensorInfos === "function" && typeof (input as LazyTensors)?.loadTensor === "function";
+  return (
+    typeof (input as LazyTensors)?.tensorInfos === "function" &&
+    typeof (input as LazyTensors)?.loadTensor === "function"
+  );
 }
 
 function sideOf(input: DiffInput, label: "a" | "b"): Side {
@@ -163,7 +187,12 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
     if (source) {
       side.pieces = (k) => {
         const info = infos[k]!;
-        if (info.byteLength <= PIECES_ABOVE_BYTES || decodedDType(info) !== info.dtype || !FLOAT32_EXACT.has(info.dtype)) return undefined;
+        if (
+          info.byteLength <= PIECES_ABOVE_BYTES ||
+          decodedDType(info) !== info.dtype ||
+          !FLOAT32_EXACT.has(info.dtype)
+        )
+          return undefined;
         return decodeInChunks({ ...input, source }, info, {});
       };
     }
@@ -171,8 +200,19 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
       side.slice = async (k, start, end) => {
         const info = infos[k]!;
         const size = dtypeBytes(info.dtype);
-        const bytes = await readExactly(source, info.byteOffset + start * size, (end - start) * size, info.format ?? "tensorfile", info.name);
-        return { name: info.name, dtype: info.dtype, shape: [end - start], data: viewAs(info.dtype, bytes) } as NamedTensor;
+        const bytes = await readExactly(
+          source,
+          info.byteOffset + start * size,
+          (end - start) * size,
+          info.format ?? "tensorfile",
+          info.name,
+        );
+        return {
+          name: info.name,
+          dtype: info.dtype,
+          shape: [end - start],
+          data: viewAs(info.dtype, bytes),
+        } as NamedTensor;
       };
       const readInto = source.readInto?.bind(source);
       if (readInto) {
@@ -181,7 +221,8 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
           const size = dtypeBytes(info.dtype);
           const at = info.byteOffset + start * size;
           const got = await readInto(target.subarray(0, (end - start) * size), at);
-          if (got !== (end - start) * size) throw new TruncatedError(info.format ?? "tensorfile", at + got, info.name, (end - start) * size - got, 0);
+          if (got !== (end - start) * size)
+            throw new TruncatedError(info.format ?? "tensorfile", at + got, info.name, (end - start) * size - got, 0);
         };
       }
     }
@@ -189,14 +230,30 @@ function sideOf(input: DiffInput, label: "a" | "b"): Side {
   }
   let list: readonly NamedTensor[];
   if (Array.isArray(input)) list = input;
-  else if (typeof (input as { tensors?: unknown })?.tensors === "function") list = (input as { tensors(): NamedTensor[] }).tensors();
-  else throw new TypeError(`tensorfile: diffTensors(a, b) takes lazy files (readFromAny), files read whole (readAny) or arrays of NamedTensors; ${label} is none of these`);
+  else if (typeof (input as { tensors?: unknown })?.tensors === "function")
+    list = (input as { tensors(): NamedTensor[] }).tensors();
+  else
+    throw new TypeError(
+      `tensorfile: diffTensors(a, b) takes lazy files (readFromAny), files read whole (readAny) or arrays of NamedTensors; ${label} is none of these`,
+    );
   list.forEach((t, i) => {
-    if (t === null || typeof t !== "object" || typeof t.name !== "string" || !Array.isArray(t.shape) || !ArrayBuffer.isView(t.data)) {
-      throw new TypeError(`tensorfile: diffTensors: ${label}[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
+    if (
+      t === null ||
+      typeof t !== "object" ||
+      typeof t.name !== "string" ||
+      !Array.isArray(t.shape) ||
+      !ArrayBuffer.isView(t.data)
+    ) {
+      throw new TypeError(
+        `tensorfile: diffTensors: ${label}[${i}] is not a NamedTensor ({ name, dtype, shape, data })`,
+      );
     }
   });
-  return { entries: list.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })), load: async (k) => list[k]!, streams: () => false };
+  return {
+    entries: list.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })),
+    load: async (k) => list[k]!,
+    streams: () => false,
+  };
 }
 
 function checkTolerance(value: number | undefined, name: string): number {
@@ -208,7 +265,18 @@ function checkTolerance(value: number | undefined, name: string): number {
 }
 
 /** Widened to float32 exactly, in chunks. */
-const FLOAT32_EXACT = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2", "float32", "int8", "uint8", "int16", "uint16", "bool"]);
+const FLOAT32_EXACT = new Set([
+  "float16",
+  "bfloat16",
+  "float8_e4m3",
+  "float8_e5m2",
+  "float32",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "bool",
+]);
 /** Compared in f64. */
 const FLOAT64_PATH = new Set(["float64", "int32", "uint32", "int64", "uint64"]);
 
@@ -244,15 +312,27 @@ function halvesOf(bytes: Uint8Array): Uint16Array {
 }
 
 /** Elements [start, end) of a and b compared (widened in DIFF_CHUNK pieces), as one slice's statistics. */
-function sliceStats(a: NamedTensor, b: NamedTensor, start: number, end: number, atol: number, rtol: number, buffers: { a?: Float32Array; b?: Float32Array }): DiffStatsResult {
-  if (a.dtype === "float32" && b.dtype === "float32") return kernels.diffStats(a.data.subarray(start, end), b.data.subarray(start, end), atol, rtol);
+function sliceStats(
+  a: NamedTensor,
+  b: NamedTensor,
+  start: number,
+  end: number,
+  atol: number,
+  rtol: number,
+  buffers: { a?: Float32Array; b?: Float32Array },
+): DiffStatsResult {
+  if (a.dtype === "float32" && b.dtype === "float32")
+    return kernels.diffStats(a.data.subarray(start, end), b.data.subarray(start, end), atol, rtol);
   const chunk = kernels.DIFF_CHUNK;
   buffers.a ??= new Float32Array(chunk);
   buffers.b ??= new Float32Array(chunk);
   let total = kernels.emptyDiffStats();
   for (let at = start; at < end; at += chunk) {
     const stop = Math.min(end, at + chunk);
-    total = kernels.mergeDiffStats(total, kernels.diffStats(widenChunk(a, at, stop, buffers.a), widenChunk(b, at, stop, buffers.b), atol, rtol));
+    total = kernels.mergeDiffStats(
+      total,
+      kernels.diffStats(widenChunk(a, at, stop, buffers.a), widenChunk(b, at, stop, buffers.b), atol, rtol),
+    );
   }
   return total;
 }
@@ -265,7 +345,10 @@ function statsFloat32(a: NamedTensor, b: NamedTensor, count: number, atol: numbe
   let total = kernels.emptyDiffStats();
   const buffers = {};
   for (let start = 0; start < count; start += SLICE_ELEMENTS) {
-    total = kernels.mergeDiffStats(total, sliceStats(a, b, start, Math.min(count, start + SLICE_ELEMENTS), atol, rtol, buffers));
+    total = kernels.mergeDiffStats(
+      total,
+      sliceStats(a, b, start, Math.min(count, start + SLICE_ELEMENTS), atol, rtol, buffers),
+    );
   }
   return total;
 }
@@ -287,7 +370,14 @@ function residentPair(): ResidentPair {
  * into WebAssembly memory (two reused pairs of slices), with no copy and no new memory per slice.
  */
 async function streamedStats(
-  sideA: Side, i: number, sideB: Side, j: number, count: number, atol: number, rtol: number, pairs: ResidentPair[],
+  sideA: Side,
+  i: number,
+  sideB: Side,
+  j: number,
+  count: number,
+  atol: number,
+  rtol: number,
+  pairs: ResidentPair[],
 ): Promise<DiffStatsResult> {
   let total = kernels.emptyDiffStats();
   const float32 = sideA.entries[i]!.dtype === "float32" && sideB.entries[j]!.dtype === "float32";
@@ -295,7 +385,10 @@ async function streamedStats(
     while (pairs.length < 2) pairs.push(residentPair());
     const read = async (start: number, pair: ResidentPair) => {
       const end = Math.min(count, start + SLICE_ELEMENTS);
-      await Promise.all([sideA.sliceInto!(i, start, end, kernels.bytesOf(pair.a)), sideB.sliceInto!(j, start, end, kernels.bytesOf(pair.b))]);
+      await Promise.all([
+        sideA.sliceInto!(i, start, end, kernels.bytesOf(pair.a)),
+        sideB.sliceInto!(j, start, end, kernels.bytesOf(pair.b)),
+      ]);
       return end - start;
     };
     let pending = count > 0 ? read(0, pairs[0]!) : undefined;
@@ -303,7 +396,10 @@ async function streamedStats(
       const n = await pending!;
       pending = start + SLICE_ELEMENTS < count ? read(start + SLICE_ELEMENTS, pairs[k ^ 1]!) : undefined;
       const pair = pairs[k]!;
-      total = kernels.mergeDiffStats(total, kernels.diffStats(pair.a.subarray(0, n), pair.b.subarray(0, n), atol, rtol));
+      total = kernels.mergeDiffStats(
+        total,
+        kernels.diffStats(pair.a.subarray(0, n), pair.b.subarray(0, n), atol, rtol),
+      );
     }
     return total;
   }
@@ -328,8 +424,14 @@ function dataBytesOf(tensor: NamedTensor): Uint8Array {
 
 function asNumbers(tensor: NamedTensor): ArrayLike<number> {
   const data = tensor.data as ArrayLike<number | bigint>;
-  if (data instanceof BigInt64Array || data instanceof BigUint64Array) return Float64Array.from(data as ArrayLike<bigint>, Number);
-  if (tensor.dtype === "float16" || tensor.dtype === "bfloat16" || tensor.dtype === "float8_e4m3" || tensor.dtype === "float8_e5m2") {
+  if (data instanceof BigInt64Array || data instanceof BigUint64Array)
+    return Float64Array.from(data as ArrayLike<bigint>, Number);
+  if (
+    tensor.dtype === "float16" ||
+    tensor.dtype === "bfloat16" ||
+    tensor.dtype === "float8_e4m3" ||
+    tensor.dtype === "float8_e5m2"
+  ) {
     const out = new Float32Array(data.length);
     widenChunk(tensor, 0, data.length, out);
     return out;
@@ -366,11 +468,25 @@ type DiffBase = Pick<TensorDiff, "name" | "dtypeA" | "dtypeB" | "shapeA" | "shap
 
 function fromStats(base: DiffBase, count: number, stats: DiffStatsResult): TensorDiff {
   const status = base.dtypeA !== base.dtypeB ? "dtype" : stats.differing === 0 ? "equal" : "different";
-  return { ...base, status, elements: count, differing: stats.differing, maxAbs: stats.maxAbs, maxRel: stats.maxRel, cosine: cosineOf(stats) };
+  return {
+    ...base,
+    status,
+    elements: count,
+    differing: stats.differing,
+    maxAbs: stats.maxAbs,
+    maxRel: stats.maxRel,
+    cosine: cosineOf(stats),
+  };
 }
 
 function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rtol: number): TensorDiff {
-  const base = { name, dtypeA: a.dtype as string, dtypeB: b.dtype as string, shapeA: a.shape.slice(), shapeB: b.shape.slice() };
+  const base = {
+    name,
+    dtypeA: a.dtype as string,
+    dtypeB: b.dtype as string,
+    shapeA: a.shape.slice(),
+    shapeB: b.shape.slice(),
+  };
   if (!sameShape(a.shape, b.shape)) {
     return { ...base, status: "shape", elements: 0, differing: null, maxAbs: null, maxRel: null, cosine: null };
   }
@@ -378,7 +494,10 @@ function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rto
   const dtypeStatus = a.dtype === b.dtype ? undefined : ("dtype" as const);
   let stats: DiffStatsResult | undefined;
   if (FLOAT32_EXACT.has(a.dtype) && FLOAT32_EXACT.has(b.dtype)) stats = statsFloat32(a, b, count, atol, rtol);
-  else if ((FLOAT32_EXACT.has(a.dtype) || FLOAT64_PATH.has(a.dtype)) && (FLOAT32_EXACT.has(b.dtype) || FLOAT64_PATH.has(b.dtype))) {
+  else if (
+    (FLOAT32_EXACT.has(a.dtype) || FLOAT64_PATH.has(a.dtype)) &&
+    (FLOAT32_EXACT.has(b.dtype) || FLOAT64_PATH.has(b.dtype))
+  ) {
     stats = js.diffStats(asNumbers(a), asNumbers(b), atol, rtol); // the TS twin, in f64
   }
   if (stats) return fromStats(base, count, stats);
@@ -394,7 +513,8 @@ function compare(name: string, a: NamedTensor, b: NamedTensor, atol: number, rto
  * comment for the NaN, infinity and tolerance rules.
  */
 export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptions = {}): Promise<DiffResult> {
-  if (options === null || typeof options !== "object") throw new TypeError("tensorfile: diffTensors options must be an object");
+  if (options === null || typeof options !== "object")
+    throw new TypeError("tensorfile: diffTensors options must be an object");
   const atol = checkTolerance(options.atol, "atol");
   const rtol = checkTolerance(options.rtol, "rtol");
   const sideA = sideOf(a, "a");
@@ -423,14 +543,28 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
     let diff: TensorDiff;
     let bytes = 0;
     if (!sameShape(ea.shape, eb.shape)) {
-      diff = compare(ea.name, { ...ea, data: new Uint8Array(0) } as NamedTensor, { ...eb, data: new Uint8Array(0) } as NamedTensor, atol, rtol);
+      diff = compare(
+        ea.name,
+        { ...ea, data: new Uint8Array(0) } as NamedTensor,
+        { ...eb, data: new Uint8Array(0) } as NamedTensor,
+        atol,
+        rtol,
+      );
     } else if (sideA.streams(i) && sideB.streams(j)) {
       // both stored as plain row-major values: compared slice by slice, never loaded whole
       const count = elementCount(ea.shape);
       const stats = await streamedStats(sideA, i, sideB, j, count, atol, rtol, pairs);
       bytes = count * (dtypeBytes(ea.dtype as DType) + dtypeBytes(eb.dtype as DType));
-      diff = fromStats({ name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() }, count, stats);
-    } else if (FLOAT32_EXACT.has(ea.dtype) && FLOAT32_EXACT.has(eb.dtype) && (sideA.pieces?.(i) !== undefined || sideB.pieces?.(j) !== undefined)) {
+      diff = fromStats(
+        { name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() },
+        count,
+        stats,
+      );
+    } else if (
+      FLOAT32_EXACT.has(ea.dtype) &&
+      FLOAT32_EXACT.has(eb.dtype) &&
+      (sideA.pieces?.(i) !== undefined || sideB.pieces?.(j) !== undefined)
+    ) {
       // large (column-major, compressed, big-endian, …) tensors: compared from their decoded pieces, slice by
       // slice in the same grouping as in memory (the same bits), never loaded whole
       const count = elementCount(ea.shape);
@@ -450,7 +584,11 @@ export async function diffTensors(a: DiffInput, b: DiffInput, options: DiffOptio
         stats = kernels.mergeDiffStats(stats, sliceStats(a, b, 0, n, atol, rtol, buffers));
       }
       bytes = count * (dtypeBytes(ea.dtype as DType) + dtypeBytes(eb.dtype as DType));
-      diff = fromStats({ name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() }, count, stats);
+      diff = fromStats(
+        { name: ea.name, dtypeA: ea.dtype, dtypeB: eb.dtype, shapeA: ea.shape.slice(), shapeB: eb.shape.slice() },
+        count,
+        stats,
+      );
     } else {
       const ta = await sideA.load(i);
       const tb = await sideB.load(j);

@@ -34,14 +34,29 @@ function bw2lExample(): ExampleFile {
     config: { criterion: "ctc" },
     tokens: ["a", "b", "c", "'", "|", "#"],
     layers: [
-      { arch: "C 40 16 3 1 1 1", params: [{ dims: [3, 1, 40, 16], data: ramp(3 * 40 * 16) }, { dims: [1, 1, 16, 1], data: ramp(16) }] },
+      {
+        arch: "C 40 16 3 1 1 1",
+        params: [
+          { dims: [3, 1, 40, 16], data: ramp(3 * 40 * 16) },
+          { dims: [1, 1, 16, 1], data: ramp(16) },
+        ],
+      },
       { arch: "R" },
-      { arch: "L 16 6", params: [{ dtype: "fp16", dims: [6, 16, 1, 1], data: kernels.f32ToF16(ramp(96, 0.5)) }, { dims: [6, 1, 1, 1], data: ramp(6) }] },
+      {
+        arch: "L 16 6",
+        params: [
+          { dtype: "fp16", dims: [6, 16, 1, 1], data: kernels.f32ToF16(ramp(96, 0.5)) },
+          { dims: [6, 1, 1, 1], data: ramp(6) },
+        ],
+      },
     ],
     spm: new TextEncoder().encode("(a sentencepiece model would go here)"),
   });
   return {
-    format: "bw2l", name: "demo.b2l", bytes: bw2l.write(file), hasFloat16: true,
+    format: "bw2l",
+    name: "demo.b2l",
+    bytes: bw2l.write(file),
+    hasFloat16: true,
     description: "a v2 CTC model: conv + linear layers (one fp16 param), flags, tokens, an spm section",
   };
 }
@@ -57,7 +72,17 @@ function leBytes(array: Float32Array | Uint16Array): Uint8Array {
  * whose then-branch holds its own initializer (named `If_0/then_branch/gain`).
  */
 function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean): Uint8Array {
-  const tensor = (w: ProtoWriter, t: { name: string; dataType: number; dims: number[]; raw?: Uint8Array; floats?: Float32Array; int32s?: Uint16Array }) => {
+  const tensor = (
+    w: ProtoWriter,
+    t: {
+      name: string;
+      dataType: number;
+      dims: number[];
+      raw?: Uint8Array;
+      floats?: Float32Array;
+      int32s?: Uint16Array;
+    },
+  ) => {
     for (const d of t.dims) w.uintField(1, d);
     w.uintField(2, t.dataType);
     if (t.floats) w.bytesField(4, leBytes(t.floats));
@@ -67,12 +92,21 @@ function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean
   };
   const value = (w: ProtoWriter, v: string, dims: number[]) => {
     w.stringField(1, v);
-    w.messageField(2, (type) => type.messageField(1, (tt) => {
-      tt.uintField(1, 1);
-      tt.messageField(2, (shape) => dims.forEach((d) => shape.messageField(1, (dim) => dim.uintField(1, d))));
-    }));
+    w.messageField(2, (type) =>
+      type.messageField(1, (tt) => {
+        tt.uintField(1, 1);
+        tt.messageField(2, (shape) => dims.forEach((d) => shape.messageField(1, (dim) => dim.uintField(1, d))));
+      }),
+    );
   };
-  const node = (w: ProtoWriter, op: string, nodeName: string, inputs: string[], outputs: string[], attrs?: (a: ProtoWriter) => void) => {
+  const node = (
+    w: ProtoWriter,
+    op: string,
+    nodeName: string,
+    inputs: string[],
+    outputs: string[],
+    attrs?: (a: ProtoWriter) => void,
+  ) => {
     inputs.forEach((i) => w.stringField(1, i));
     outputs.forEach((o) => w.stringField(2, o));
     w.stringField(3, nodeName).stringField(4, op);
@@ -82,15 +116,29 @@ function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean
   model.messageField(7, (g) => {
     g.messageField(1, (n) => node(n, "MatMul", "matmul", ["x", "weight"], ["xw"]));
     g.messageField(1, (n) => node(n, "Add", "add", ["xw", "bias"], ["y0"]));
-    g.messageField(1, (n) => node(n, "Constant", "scale_const", [], ["scale"], (a) => {
-      a.stringField(1, "value").messageField(5, (t) => tensor(t, { name: "scale", dataType: 10, dims: [1], int32s: kernels.f32ToF16(Float32Array.of(0.5)) })).uintField(20, 4);
-    }));
-    g.messageField(1, (n) => node(n, "Cast", "cast_scale", ["scale"], ["scale32"], (a) => a.stringField(1, "to").uintField(3, 1).uintField(20, 2)));
+    g.messageField(1, (n) =>
+      node(n, "Constant", "scale_const", [], ["scale"], (a) => {
+        a.stringField(1, "value")
+          .messageField(5, (t) =>
+            tensor(t, { name: "scale", dataType: 10, dims: [1], int32s: kernels.f32ToF16(Float32Array.of(0.5)) }),
+          )
+          .uintField(20, 4);
+      }),
+    );
+    g.messageField(1, (n) =>
+      node(n, "Cast", "cast_scale", ["scale"], ["scale32"], (a) =>
+        a.stringField(1, "to").uintField(3, 1).uintField(20, 2),
+      ),
+    );
     g.messageField(1, (n) => node(n, "Mul", "mul", ["y0", "scale32"], [subgraph ? "y1" : "y"]));
     if (subgraph) {
-      g.messageField(1, (n) => node(n, "Constant", "cond_const", [], ["cond"], (a) => {
-        a.stringField(1, "value").messageField(5, (t) => tensor(t, { name: "cond", dataType: 9, dims: [], raw: Uint8Array.of(1) })).uintField(20, 4);
-      }));
+      g.messageField(1, (n) =>
+        node(n, "Constant", "cond_const", [], ["cond"], (a) => {
+          a.stringField(1, "value")
+            .messageField(5, (t) => tensor(t, { name: "cond", dataType: 9, dims: [], raw: Uint8Array.of(1) }))
+            .uintField(20, 4);
+        }),
+      );
       g.messageField(1, (n) => {
         node(n, "If", "If_0", ["cond"], ["y"]);
         for (const branch of ["then_branch", "else_branch"]) {
@@ -99,7 +147,14 @@ function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean
             a.messageField(6, (sub) => {
               sub.messageField(1, (m) => node(m, "Mul", `${branch}_mul`, ["y1", "gain"], [`${branch}_y`]));
               sub.stringField(2, branch);
-              sub.messageField(5, (t) => tensor(t, { name: "gain", dataType: 1, dims: [cols], raw: leBytes(branch === "then_branch" ? ramp(cols, 2) : ramp(cols, 2).map((v) => 0.5 - v)) }));
+              sub.messageField(5, (t) =>
+                tensor(t, {
+                  name: "gain",
+                  dataType: 1,
+                  dims: [cols],
+                  raw: leBytes(branch === "then_branch" ? ramp(cols, 2) : ramp(cols, 2).map((v) => 0.5 - v)),
+                }),
+              );
               sub.messageField(12, (v) => value(v, `${branch}_y`, [1, cols]));
             });
             a.uintField(20, 5);
@@ -108,7 +163,9 @@ function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean
       });
     }
     g.stringField(2, name);
-    g.messageField(5, (t) => tensor(t, { name: "weight", dataType: 1, dims: [rows, cols], raw: leBytes(ramp(rows * cols, 1)) }));
+    g.messageField(5, (t) =>
+      tensor(t, { name: "weight", dataType: 1, dims: [rows, cols], raw: leBytes(ramp(rows * cols, 1)) }),
+    );
     g.messageField(5, (t) => tensor(t, { name: "bias", dataType: 1, dims: [cols], floats: ramp(cols, 0.1) }));
     g.messageField(11, (v) => value(v, "x", [1, rows]));
     g.messageField(12, (v) => value(v, "y", [1, cols]));
@@ -119,20 +176,31 @@ function onnxNetwork(name: string, rows: number, cols: number, subgraph: boolean
 
 function onnxExample(): ExampleFile {
   return {
-    format: "onnx", name: "demo.onnx", bytes: onnxNetwork("demo", 8, 4, true), hasFloat16: true,
-    description: "an ONNX model: MatMul + Add + Mul and an If subgraph; raw_data, float_data and float16 (int32_data) weights",
+    format: "onnx",
+    name: "demo.onnx",
+    bytes: onnxNetwork("demo", 8, 4, true),
+    hasFloat16: true,
+    description:
+      "an ONNX model: MatMul + Add + Mul and an If subgraph; raw_data, float_data and float16 (int32_data) weights",
   };
 }
 
 function aprilExample(): ExampleFile {
   const file = april.create({
-    networks: { encoder: onnxNetwork("encoder", 16, 8, false), decoder: onnxNetwork("decoder", 8, 8, false), joiner: onnxNetwork("joiner", 8, 8, true) },
+    networks: {
+      encoder: onnxNetwork("encoder", 16, 8, false),
+      decoder: onnxNetwork("decoder", 8, 8, false),
+      joiner: onnxNetwork("joiner", 8, 8, true),
+    },
     tokens: ["<blk>", "<sos/eos>", "<unk>", "▁the", "▁a", "s", "▁of", "."],
     name: "Demo model",
     description: "Packaged by tensorfile's april.create()",
   });
   return {
-    format: "april", name: "demo.april", bytes: april.write(file), hasFloat16: false,
+    format: "april",
+    name: "demo.april",
+    bytes: april.write(file),
+    hasFloat16: false,
     description: "an april-asr model in the reference layout: header, three small ONNX networks, params and 8 tokens",
   };
 }
@@ -140,20 +208,37 @@ function aprilExample(): ExampleFile {
 function tsmExample(): ExampleFile {
   const module = tsm.create({
     nodes: [
-      { op: "<param>", name: "input", params: { "#shape": { dtype: "int32", shape: [2], data: new Int32Array([1, 3]) } } },
+      {
+        op: "<param>",
+        name: "input",
+        params: { "#shape": { dtype: "int32", shape: [2], data: new Int32Array([1, 3]) } },
+      },
       { op: "<const>", name: "weight", value: { dtype: "float32", shape: [4, 3], data: ramp(12, 1) } },
       { op: "<const>", name: "bias", value: { dtype: "float16", shape: [4], data: kernels.f32ToF16(ramp(4, 1)) } },
-      { op: "inner_prod", name: "fc", inputs: ["input", "weight"], params: { transpose: { dtype: "bool", shape: [], data: new Uint8Array([1]) } } },
+      {
+        op: "inner_prod",
+        name: "fc",
+        inputs: ["input", "weight"],
+        params: { transpose: { dtype: "bool", shape: [], data: new Uint8Array([1]) } },
+      },
       // TenniS's add_bias refuses a float16 bias on a float32 layer: the bias is cast to float32 first
       { op: "to_float", name: "bias_float32", inputs: ["bias"] },
-      { op: "add_bias", name: "fc_bias", inputs: ["fc", "bias_float32"], params: { dim: { dtype: "int32", shape: [], data: new Int32Array([1]) } } },
+      {
+        op: "add_bias",
+        name: "fc_bias",
+        inputs: ["fc", "bias_float32"],
+        params: { dim: { dtype: "int32", shape: [], data: new Int32Array([1]) } },
+      },
       { op: "sigmoid", name: "output", inputs: ["fc_bias"] },
     ],
     inputs: ["input"],
     outputs: ["output"],
   });
   return {
-    format: "tsm", name: "demo.tsm", bytes: tsm.write(module), hasFloat16: true,
+    format: "tsm",
+    name: "demo.tsm",
+    bytes: tsm.write(module),
+    hasFloat16: true,
     description: "a TenniS module: input -> inner_prod -> add_bias (its float16 bias cast by to_float) -> sigmoid",
   };
 }
@@ -162,11 +247,20 @@ function primitivExample(): ExampleFile {
   const w = primitiv.makeTensor([3, 2], ramp(6, 1));
   const b = primitiv.makeTensor([3], ramp(3, 1));
   const model = primitiv.makeModel([
-    [["encoder", "w"], primitiv.makeParameter(w, [["Adam.m1", primitiv.makeTensor([3, 2], ramp(6))], ["Adam.m2", primitiv.makeTensor([3, 2], ramp(6, 0.001))]])],
+    [
+      ["encoder", "w"],
+      primitiv.makeParameter(w, [
+        ["Adam.m1", primitiv.makeTensor([3, 2], ramp(6))],
+        ["Adam.m2", primitiv.makeTensor([3, 2], ramp(6, 0.001))],
+      ]),
+    ],
     [["encoder", "b"], primitiv.makeParameter(b)],
   ]);
   return {
-    format: "primitiv", name: "demo.model", bytes: primitiv.write(model), hasFloat16: false,
+    format: "primitiv",
+    name: "demo.model",
+    bytes: primitiv.write(model),
+    hasFloat16: false,
     description: "a primitiv Model: two parameters (one with Adam statistics), column-major float32",
   };
 }
@@ -180,7 +274,10 @@ function spraakExample(): ExampleFile {
     header: { FSHIFT: "0.01", FLENGTH: "0.025", SAMPLEFREQ: "16000", NCHAN: "1", TRACKTYPE: "SPECTRUM" },
   });
   return {
-    format: "spraak", name: "demo.trk", bytes: spraak.write(file), hasFloat16: false,
+    format: "spraak",
+    name: "demo.trk",
+    bytes: spraak.write(file),
+    hasFloat16: false,
     description: "a SPRAAK feature track: 50 frames x 24 mel bands, F32, big-endian (BIN10)",
   };
 }
@@ -202,15 +299,33 @@ export function quickStartFiles(): { name: string; bytes: Uint8Array; descriptio
     config: { criterion: "ctc" },
     tokens: ["a", "b", "c", "|"],
     layers: [
-      { arch: "C 40 16 3 1 1 1", params: [{ dims: [3, 1, 40, 16], data: ramp(3 * 40 * 16) }, { dims: [1, 1, 16, 1], data: ramp(16) }] },
+      {
+        arch: "C 40 16 3 1 1 1",
+        params: [
+          { dims: [3, 1, 40, 16], data: ramp(3 * 40 * 16) },
+          { dims: [1, 1, 16, 1], data: ramp(16) },
+        ],
+      },
       { arch: "R" },
       { arch: "L 16 4", params: [{ dtype: "fp16", dims: [4, 16, 1, 1], data: kernels.f32ToF16(ramp(64, 0.5)) }] },
     ],
   });
   return [
-    { name: "model.b2l", bytes: bw2l.write(model), description: "the README's quick-start model (examples/make-model.mjs)" },
-    { name: "model.april", bytes: aprilExample().bytes, description: "the README's april model (the demo's demo.april)" },
-    { name: "edit.py", bytes: new TextEncoder().encode(APRIL_EDIT_PY), description: "the README's numpy edit of weights.safetensors" },
+    {
+      name: "model.b2l",
+      bytes: bw2l.write(model),
+      description: "the README's quick-start model (examples/make-model.mjs)",
+    },
+    {
+      name: "model.april",
+      bytes: aprilExample().bytes,
+      description: "the README's april model (the demo's demo.april)",
+    },
+    {
+      name: "edit.py",
+      bytes: new TextEncoder().encode(APRIL_EDIT_PY),
+      description: "the README's numpy edit of weights.safetensors",
+    },
   ];
 }
 

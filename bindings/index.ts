@@ -14,20 +14,56 @@ export * as npy from "./formats/npy.js";
 export * as npz from "./formats/npz.js";
 export * as onnxTensor from "./formats/onnx-tensor.js";
 export * as kernels from "./kernels/index.js";
-export { FORMATS, DETECT_BYTES, detectFormat, formatModule, formatOfName, loadTensor, readAny, readFromAny, unknownFormatError } from "./any.js";
+export {
+  FORMATS,
+  DETECT_BYTES,
+  detectFormat,
+  formatModule,
+  formatOfName,
+  loadTensor,
+  readAny,
+  readFromAny,
+  unknownFormatError,
+} from "./any.js";
 export { writeSafetensors, planSafetensors } from "./export/safetensors.js";
 export { writeNpy, npyHeader } from "./export/npy.js";
 export { writeSafetensorsTo, writeNpyTo } from "./export/stream.js";
 export type { ByteSink, LazyTensorRef, LazyTensors, NodeWritableLike, StreamWriteOptions } from "./export/stream.js";
 export type { AnyFile, AnyLazyFile, FormatFiles, FormatModules } from "./any.js";
 export {
-  FormatError, TruncatedError, BadMagicError, UnsupportedVersionError, CorruptDataError, LimitError,
-  UnsupportedError, FORMAT_ERROR_CODES, isFormatError, PatchError, isPatchError,
+  FormatError,
+  TruncatedError,
+  BadMagicError,
+  UnsupportedVersionError,
+  CorruptDataError,
+  LimitError,
+  UnsupportedError,
+  FORMAT_ERROR_CODES,
+  isFormatError,
+  PatchError,
+  isPatchError,
 } from "./bytes/errors.js";
 export type { FormatErrorCode, PatchErrorDetails, PatchProblem } from "./bytes/errors.js";
 export { decodeTensor, dtypeBytes, elementCount } from "./tensor.js";
-export type { DType, StandardDType, FormatSpecificDType, NarrowFloatDType, NamedTensor, TensorInfo, TypedArray, Quantization, DecodeOptions } from "./tensor.js";
-export type { FormatId, InputFormatId, FormatModule, InspectResult, InspectTensor, EmbeddedBlob } from "./formats/types.js";
+export type {
+  DType,
+  StandardDType,
+  FormatSpecificDType,
+  NarrowFloatDType,
+  NamedTensor,
+  TensorInfo,
+  TypedArray,
+  Quantization,
+  DecodeOptions,
+} from "./tensor.js";
+export type {
+  FormatId,
+  InputFormatId,
+  FormatModule,
+  InspectResult,
+  InspectTensor,
+  EmbeddedBlob,
+} from "./formats/types.js";
 export { ByteReader } from "./bytes/byte-reader.js";
 export type { ByteRange } from "./bytes/byte-reader.js";
 export { ByteWriter } from "./bytes/byte-writer.js";
@@ -43,4 +79,17 @@ export { diffTensors } from "./diff.js";
 export type { DiffInput, DiffOptions, DiffProgress, DiffResult, TensorDiff } from "./diff.js";
 // issue 15: put new weights back into a model
 export { patch, patchFrom, patchTo } from "./patch.js";
-export type { ExternalPatchOptions, LazyTensorsWithSource, PatchOptions, PatchResult, PatchSummary, PatchToOptions, PatchToResult, PatchValue, ReplaceOptions, TensorsHolder, TensorsInput, Weights } from "./patch.js";
+export type {
+  ExternalPatchOptions,
+  LazyTensorsWithSource,
+  PatchOptions,
+  PatchResult,
+  PatchSummary,
+  PatchToOptions,
+  PatchToResult,
+  PatchValue,
+  ReplaceOptions,
+  TensorsHolder,
+  TensorsInput,
+  Weights,
+} from "./patch.js";

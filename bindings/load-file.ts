@@ -71,9 +71,13 @@ export const LOAD_TUNING = { wholeFileBytes: 1 << 20, arenaMinBytes: 256 * 1024 
 
 function checkOptions(options: unknown, fn: string): LoadOptions {
   if (options === undefined) return {};
-  if (options === null || typeof options !== "object") throw new TypeError(`tensorfile: ${fn}() options must be an object like { dtype: "float32" }`);
+  if (options === null || typeof options !== "object")
+    throw new TypeError(`tensorfile: ${fn}() options must be an object like { dtype: "float32" }`);
   const dtype = (options as LoadOptions).dtype;
-  if (dtype !== undefined && dtype !== "float32") throw new TypeError(`tensorfile: ${fn}() options.dtype must be "float32" or undefined, not ${JSON.stringify(dtype)}`);
+  if (dtype !== undefined && dtype !== "float32")
+    throw new TypeError(
+      `tensorfile: ${fn}() options.dtype must be "float32" or undefined, not ${JSON.stringify(dtype)}`,
+    );
   const externalData = checkExternalDataOption((options as LoadOptions).externalData, fn);
   return { ...(dtype === undefined ? {} : { dtype }), ...(externalData === undefined ? {} : { externalData }) };
 }
@@ -123,7 +127,9 @@ export async function loadFile(path: string | URL, options?: LoadOptions): Promi
       const bytes = new Uint8Array(access.size);
       access.readExactlyInto(bytes, 0, "tensorfile");
       // the bytes of a regular file keep its folder (for ONNX external data): a fact from the fstat of `access`
-      const whole = access.regularFile ? markRegularFile(fromBytes(bytes, access.name), path) : fromBytes(bytes, access.name);
+      const whole = access.regularFile
+        ? markRegularFile(fromBytes(bytes, access.name), path)
+        : fromBytes(bytes, access.name);
       return await loadAll(await readFromAny(withExternalData(whole, checked.externalData)), undefined, checked);
     }
     return await loadAll(await readFromAny(withExternalData(access.source(), checked.externalData)), access, checked);
@@ -137,7 +143,8 @@ export async function loadFile(path: string | URL, options?: LoadOptions): Promi
  * `loadTensor(name or info)`. Call `close()` when done. Node and Deno.
  */
 export async function openFile(path: string | URL, options?: OpenOptions): Promise<OpenedFile> {
-  if (options !== undefined && (options === null || typeof options !== "object")) throw new TypeError("tensorfile: openFile() options must be an object like { externalData: folder }");
+  if (options !== undefined && (options === null || typeof options !== "object"))
+    throw new TypeError("tensorfile: openFile() options must be an object like { externalData: folder }");
   const externalData = checkExternalDataOption(options?.externalData, "openFile");
   const access = await openFileAccess(path, "openFile");
   try {
@@ -157,7 +164,9 @@ export async function openFile(path: string | URL, options?: OpenOptions): Promi
 export async function loadBlob(blob: Blob, options?: LoadOptions): Promise<LoadedFile> {
   const checked = checkOptions(options, "loadBlob");
   if (typeof Blob === "undefined" || !(blob instanceof Blob)) {
-    throw new TypeError(`tensorfile: loadBlob() takes a Blob or File; for a path use loadFile(path), for bytes readAny(bytes)`);
+    throw new TypeError(
+      `tensorfile: loadBlob() takes a Blob or File; for a path use loadFile(path), for bytes readAny(bytes)`,
+    );
   }
   return loadAll(await readFromAny(withExternalData(fromBlob(blob), checked.externalData)), undefined, checked);
 }
@@ -165,5 +174,9 @@ export async function loadBlob(blob: Blob, options?: LoadOptions): Promise<Loade
 /** loadFile over any ByteSource (fromUrl, a custom one): one source read per tensor. */
 export async function loadSource(source: ByteSource, options?: LoadOptions): Promise<LoadedFile> {
   const checked = checkOptions(options, "loadSource");
-  return loadAll(await readFromAny(withExternalData(asSource(source, "loadSource"), checked.externalData)), undefined, checked);
+  return loadAll(
+    await readFromAny(withExternalData(asSource(source, "loadSource"), checked.externalData)),
+    undefined,
+    checked,
+  );
 }

@@ -26,11 +26,24 @@ import type { FormatId } from "./formats/types.js";
 import type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 import { asBytes, asSource } from "./bytes/input.js";
 import { type ByteSource, fromBytes, sourceSize } from "./io/source.js";
-import { type LazyTensors, type LazyTensorsWithSource, type ReplaceOptions, type TensorsInput, replacementsLazy } from "./patch/input.js";
+import {
+  type LazyTensors,
+  type LazyTensorsWithSource,
+  type ReplaceOptions,
+  type TensorsInput,
+  replacementsLazy,
+} from "./patch/input.js";
 import { type PatchPlan, runPlan } from "./patch/plan.js";
 import { type ByteSink, sinkWriter } from "./export/stream.js";
 
-export type { LazyTensors, LazyTensorsWithSource, PatchValue, ReplaceOptions, TensorsHolder, TensorsInput } from "./patch/input.js";
+export type {
+  LazyTensors,
+  LazyTensorsWithSource,
+  PatchValue,
+  ReplaceOptions,
+  TensorsHolder,
+  TensorsInput,
+} from "./patch/input.js";
 export type { ByteSink } from "./export/stream.js";
 export type { ExternalPatchOptions } from "./formats/onnx/external-write.js";
 
@@ -85,33 +98,54 @@ export interface PatchToResult extends PatchSummary {
 }
 
 function checkOptions(options: PatchOptions): void {
-  if (options === null || typeof options !== "object") throw new TypeError("tensorfile: patch options must be an object ({ partial })");
+  if (options === null || typeof options !== "object")
+    throw new TypeError("tensorfile: patch options must be an object ({ partial })");
   if (options.externalSink !== undefined && typeof options.externalSink !== "function") {
-    throw new TypeError("tensorfile: patch option externalSink is a function (location, { size }) => a sink for that external file");
+    throw new TypeError(
+      "tensorfile: patch option externalSink is a function (location, { size }) => a sink for that external file",
+    );
   }
 }
 
 /** Writes the output's other files (an ONNX model's external data, with externalSink) after the model itself. */
 async function writeExternalFiles(plan: PatchPlan, options: PatchOptions): Promise<void> {
-  for (const file of plan.external ?? []) await file.write(await options.externalSink!(file.location, { size: file.size }));
+  for (const file of plan.external ?? [])
+    await file.write(await options.externalSink!(file.location, { size: file.size }));
 }
 
 /** What the weights may be: tensors in memory, a lazily opened file (with its source: streamed), or a ByteSource. */
 export type Weights = TensorsInput | LazyTensorsWithSource | ByteSource;
 
 function isByteSource(value: unknown): value is ByteSource {
-  return typeof (value as ByteSource)?.read === "function" && typeof (value as LazyTensors).tensorInfos !== "function" && !ArrayBuffer.isView(value);
+  return (
+    typeof (value as ByteSource)?.read === "function" &&
+    typeof (value as LazyTensors).tensorInfos !== "function" &&
+    !ArrayBuffer.isView(value)
+  );
 }
 
-async function planFor(source: ByteSource, weights: Weights, options: PatchOptions, fn: string): Promise<{ plan: PatchPlan; format: FormatId; size: number }> {
+async function planFor(
+  source: ByteSource,
+  weights: Weights,
+  options: PatchOptions,
+  fn: string,
+): Promise<{ plan: PatchPlan; format: FormatId; size: number }> {
   checkOptions(options);
-  const tensors: TensorsInput | LazyTensorsWithSource = isByteSource(weights) ? { ...(await readFromAny(weights)), source: weights } : weights;
-  const incoming = replacementsLazy(tensors, fn, (from, info) => (info.format ? capabilitiesOf(info.format as FormatId)?.storedBytesOutside?.(from, info) : undefined));
+  const tensors: TensorsInput | LazyTensorsWithSource = isByteSource(weights)
+    ? { ...(await readFromAny(weights)), source: weights }
+    : weights;
+  const incoming = replacementsLazy(tensors, fn, (from, info) =>
+    info.format ? capabilitiesOf(info.format as FormatId)?.storedBytesOutside?.(from, info) : undefined,
+  );
   const { size } = await sourceSize(source);
   const opened = options.opened ?? (await readFromAny(source));
   const format = opened.format as FormatId;
   const capabilities = capabilitiesOf(format);
-  if (!capabilities?.planPatch) throw new UnsupportedError(format, `${format} files hold weights but are not a model format that can be patched; patch a model with them`);
+  if (!capabilities?.planPatch)
+    throw new UnsupportedError(
+      format,
+      `${format} files hold weights but are not a model format that can be patched; patch a model with them`,
+    );
   const plan = await capabilities.planPatch(opened.file, opened.tensorInfos(), source, size, incoming, options);
   return { plan, format, size };
 }
@@ -128,7 +162,12 @@ function summary(format: FormatId, plan: PatchPlan): PatchSummary {
  * here; safetensors and npy tensors that need no conversion are then copied through in chunks, never loaded
  * whole: `{ ...opened, source }` does the same for a file you opened). A stream sink is ended unless `{ end: false }`.
  */
-export async function patchTo(source: ByteSource, weights: Weights, sink: ByteSink, options: PatchToOptions = {}): Promise<PatchToResult> {
+export async function patchTo(
+  source: ByteSource,
+  weights: Weights,
+  sink: ByteSink,
+  options: PatchToOptions = {},
+): Promise<PatchToResult> {
   const input = asSource(source, "patchTo");
   const writer = sinkWriter(sink, options.end ?? true, "patchTo");
   let planned: Awaited<ReturnType<typeof planFor>>;
@@ -153,16 +192,27 @@ export async function patchTo(source: ByteSource, weights: Weights, sink: ByteSi
 }
 
 /** The patched file in memory, reading the model lazily from `source` (see patchTo). */
-export async function patchFrom(source: ByteSource, weights: Weights, options: PatchOptions = {}): Promise<PatchResult> {
+export async function patchFrom(
+  source: ByteSource,
+  weights: Weights,
+  options: PatchOptions = {},
+): Promise<PatchResult> {
   const input = asSource(source, "patchFrom");
   const { plan, format, size } = await planFor(input, weights, options, "patchFrom");
   const bytes = new Uint8Array(plan.outputSize);
   let at = 0;
-  await runPlan(input, size, plan, (chunk) => {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }, format);
-  if (at !== bytes.length) throw new Error(`tensorfile: internal error: a ${format} patch produced ${at} bytes, planned ${bytes.length}`);
+  await runPlan(
+    input,
+    size,
+    plan,
+    (chunk) => {
+      bytes.set(chunk, at);
+      at += chunk.length;
+    },
+    format,
+  );
+  if (at !== bytes.length)
+    throw new Error(`tensorfile: internal error: a ${format} patch produced ${at} bytes, planned ${bytes.length}`);
   await writeExternalFiles(plan, options);
   return { ...summary(format, plan), bytes };
 }
@@ -173,6 +223,10 @@ export async function patchFrom(source: ByteSource, weights: Weights, options: P
  * RangeError unless `{ partial: true }`; a dtype that cannot replace the stored one is a TypeError and a shape
  * other than the stored logical shape a RangeError, both naming the tensor.
  */
-export async function patch(bytes: Uint8Array | ArrayBuffer, weights: Weights, options: PatchOptions = {}): Promise<PatchResult> {
+export async function patch(
+  bytes: Uint8Array | ArrayBuffer,
+  weights: Weights,
+  options: PatchOptions = {},
+): Promise<PatchResult> {
   return patchFrom(fromBytes(asBytes(bytes, "patch")), weights, options);
 }

@@ -9,8 +9,17 @@ import * as kernels from "./kernels/index.js";
 
 /** Element types every format maps onto. float16 data is a Uint16Array of raw halves. */
 export type StandardDType =
-  | "float16" | "float32" | "float64"
-  | "int8" | "uint8" | "int16" | "uint16" | "int32" | "uint32" | "int64" | "uint64"
+  | "float16"
+  | "float32"
+  | "float64"
+  | "int8"
+  | "uint8"
+  | "int16"
+  | "uint16"
+  | "int32"
+  | "uint32"
+  | "int64"
+  | "uint64"
   | "bool";
 
 /**
@@ -18,11 +27,27 @@ export type StandardDType =
  * data is the raw little-endian bytes as a Uint8Array; `inspect` names them as they are.
  */
 export type FormatSpecificDType =
-  | "complex32" | "complex64" | "complex128"
-  | "char8" | "char16" | "char32"
-  | "void" | "ptr"
-  | "unknown8" | "unknown16" | "unknown32" | "unknown64" | "unknown128"
-  | "sink8q0" | "sink8q1" | "sink8q2" | "sink8q3" | "sink8q4" | "sink8q5" | "sink8q6" | "sink8q7"
+  | "complex32"
+  | "complex64"
+  | "complex128"
+  | "char8"
+  | "char16"
+  | "char32"
+  | "void"
+  | "ptr"
+  | "unknown8"
+  | "unknown16"
+  | "unknown32"
+  | "unknown64"
+  | "unknown128"
+  | "sink8q0"
+  | "sink8q1"
+  | "sink8q2"
+  | "sink8q3"
+  | "sink8q4"
+  | "sink8q5"
+  | "sink8q6"
+  | "sink8q7"
   | NarrowFloatDType;
 
 /**
@@ -37,9 +62,16 @@ export type DType = StandardDType | FormatSpecificDType;
 
 /** The typed arrays tensor data comes in (which dtype gets which: {@link NamedTensor}). */
 export type TypedArray =
-  | Float32Array | Float64Array
-  | Int8Array | Uint8Array | Int16Array | Uint16Array | Int32Array | Uint32Array
-  | BigInt64Array | BigUint64Array;
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
 
 /** The typed array each dtype's data comes in (float16: the raw halves; format-specific types: raw bytes). */
 export interface DTypeArrays {
@@ -133,7 +165,10 @@ export interface DecodeOptions {
 
 interface DTypeInfo {
   bytes: number;
-  ctor: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray; new (length: number): TypedArray };
+  ctor: {
+    new (buffer: ArrayBufferLike, byteOffset: number, length: number): TypedArray;
+    new (length: number): TypedArray;
+  };
 }
 
 const STANDARD: Record<StandardDType, DTypeInfo> = {
@@ -152,12 +187,30 @@ const STANDARD: Record<StandardDType, DTypeInfo> = {
 };
 
 const SPECIFIC_BYTES: Record<FormatSpecificDType, number> = {
-  complex32: 4, complex64: 8, complex128: 16,
-  char8: 1, char16: 2, char32: 4,
-  void: 0, ptr: 8,
-  unknown8: 1, unknown16: 2, unknown32: 4, unknown64: 8, unknown128: 16,
-  sink8q0: 1, sink8q1: 1, sink8q2: 1, sink8q3: 1, sink8q4: 1, sink8q5: 1, sink8q6: 1, sink8q7: 1,
-  bfloat16: 2, float8_e4m3: 1, float8_e5m2: 1,
+  complex32: 4,
+  complex64: 8,
+  complex128: 16,
+  char8: 1,
+  char16: 2,
+  char32: 4,
+  void: 0,
+  ptr: 8,
+  unknown8: 1,
+  unknown16: 2,
+  unknown32: 4,
+  unknown64: 8,
+  unknown128: 16,
+  sink8q0: 1,
+  sink8q1: 1,
+  sink8q2: 1,
+  sink8q3: 1,
+  sink8q4: 1,
+  sink8q5: 1,
+  sink8q6: 1,
+  sink8q7: 1,
+  bfloat16: 2,
+  float8_e4m3: 1,
+  float8_e5m2: 1,
 };
 
 /** Format-specific types whose data is not raw bytes (bfloat16: a Uint16Array of the bits). */
@@ -187,10 +240,14 @@ export function dtypeBytes(dtype: DType): number {
 /** The width byte swaps work in: the element size, or the component size for complex types. */
 export function swapWidth(dtype: DType): 1 | 2 | 4 | 8 {
   switch (dtype) {
-    case "complex32": return 2;
-    case "complex64": return 4;
-    case "complex128": return 8;
-    case "unknown128": return 1;
+    case "complex32":
+      return 2;
+    case "complex64":
+      return 4;
+    case "complex128":
+      return 8;
+    case "unknown128":
+      return 1;
     default: {
       const b = dtypeBytes(dtype);
       return b === 2 || b === 4 || b === 8 ? b : 1;
@@ -207,7 +264,18 @@ export function elementCount(shape: readonly number[]): number {
 }
 
 /** TensorInfo fields of plainly stored tensors; any other field set means only the tensor's format decodes its bytes. */
-const PLAIN_STORAGE_KEYS = new Set(["name", "dtype", "shape", "byteOffset", "byteLength", "byteOrder", "layout", "format", "quantization", "batch"]);
+const PLAIN_STORAGE_KEYS = new Set([
+  "name",
+  "dtype",
+  "shape",
+  "byteOffset",
+  "byteLength",
+  "byteOrder",
+  "layout",
+  "format",
+  "quantization",
+  "batch",
+]);
 
 /**
  * True when a tensor's stored bytes are its elements one after another and nothing else: byteLength is the
@@ -224,7 +292,8 @@ export function isPlainlyStored(info: TensorInfo, options: { batches?: boolean |
     return false;
   }
   const batch = (info as TensorInfo & { batch?: unknown }).batch ?? 1;
-  if (typeof batch !== "number" || !Number.isSafeInteger(batch) || batch < 1 || (batch > 1 && !options.batches)) return false;
+  if (typeof batch !== "number" || !Number.isSafeInteger(batch) || batch < 1 || (batch > 1 && !options.batches))
+    return false;
   const size = dtypeBytes(info.dtype);
   return size > 0 && info.byteLength === elementCount(info.shape) * size;
 }
@@ -262,24 +331,39 @@ export const bytesOf = kernels.bytesOf;
  * 16-byte opaque types) as 8-byte lanes: reorder [lanes, ...shape] (lanes vary fastest in the column-major
  * source), which leaves the lanes as the slowest axis, then transpose lanes x elements back into place.
  */
-export function columnToRowMajorElements(src: Uint8Array, dst: Uint8Array, shape: readonly number[], size: number): void {
+export function columnToRowMajorElements(
+  src: Uint8Array,
+  dst: Uint8Array,
+  shape: readonly number[],
+  size: number,
+): void {
   if (size === 1 || size === 2 || size === 4 || size === 8 || src.byteLength === 0) {
     kernels.reorderColumnMajorBytes(src, dst, shape, Math.max(1, size));
     return;
   }
-  if (size % 8 !== 0) throw new RangeError(`tensorfile: column-major ${size}-byte elements cannot be reordered (1, 2, 4 or multiples of 8)`);
+  if (size % 8 !== 0)
+    throw new RangeError(
+      `tensorfile: column-major ${size}-byte elements cannot be reordered (1, 2, 4 or multiples of 8)`,
+    );
   const lanes = size / 8;
   const count = src.byteLength / size;
   const planes = new BigUint64Array(count * lanes);
   kernels.reorderColumnMajorBytes(src, bytesOf(planes), [lanes, ...shape], 8);
-  const target = dst.byteOffset % 8 === 0 ? new BigUint64Array(dst.buffer, dst.byteOffset, count * lanes) : new BigUint64Array(count * lanes);
+  const target =
+    dst.byteOffset % 8 === 0
+      ? new BigUint64Array(dst.buffer, dst.byteOffset, count * lanes)
+      : new BigUint64Array(count * lanes);
   kernels.transpose(planes, lanes, count, target);
   if (target.buffer !== dst.buffer) dst.set(bytesOf(target));
 }
 
 /** True when options.dtype "float32" makes decodeTensor turn this tensor into float32 values. */
 function convertsToFloat32(info: TensorInfo, options: DecodeOptions): boolean {
-  return options.dtype === "float32" && info.dtype !== "float32" && (isStandardDType(info.dtype) || isNarrowFloat(info.dtype));
+  return (
+    options.dtype === "float32" &&
+    info.dtype !== "float32" &&
+    (isStandardDType(info.dtype) || isNarrowFloat(info.dtype))
+  );
 }
 
 /**
@@ -304,25 +388,32 @@ export function toFloat32(data: TypedArray, out?: Float32Array): Float32Array {
 export function asFloat32Tensor(tensor: NamedTensor, options: DecodeOptions): NamedTensor {
   if (options.dtype !== "float32" || tensor.dtype === "float32") return tensor;
   if (!isStandardDType(tensor.dtype) && !isNarrowFloat(tensor.dtype)) return tensor;
-  const data = tensor.dtype === "float16" || isNarrowFloat(tensor.dtype)
-    ? widenToFloat32(tensor.data as TypedArray, tensor.dtype, options.out as Float32Array | undefined)
-    : toFloat32(tensor.data as TypedArray, options.out as Float32Array | undefined);
+  const data =
+    tensor.dtype === "float16" || isNarrowFloat(tensor.dtype)
+      ? widenToFloat32(tensor.data as TypedArray, tensor.dtype, options.out as Float32Array | undefined)
+      : toFloat32(tensor.data as TypedArray, options.out as Float32Array | undefined);
   return { name: tensor.name, dtype: "float32", shape: tensor.shape, data };
 }
 
 /** Widens float16, bfloat16 or float8 data (host order) to float32, into `out` when given. */
 function widenToFloat32(data: TypedArray, dtype: DType, out: Float32Array | undefined): Float32Array {
   switch (dtype) {
-    case "bfloat16": return kernels.bf16ToF32(data as Uint16Array, out);
-    case "float8_e4m3": return kernels.f8e4m3ToF32(data as Uint8Array, out);
-    case "float8_e5m2": return kernels.f8e5m2ToF32(data as Uint8Array, out);
-    default: return kernels.f16ToF32(data as Uint16Array, out);
+    case "bfloat16":
+      return kernels.bf16ToF32(data as Uint16Array, out);
+    case "float8_e4m3":
+      return kernels.f8e4m3ToF32(data as Uint8Array, out);
+    case "float8_e5m2":
+      return kernels.f8e5m2ToF32(data as Uint8Array, out);
+    default:
+      return kernels.f16ToF32(data as Uint16Array, out);
   }
 }
 
 /** The dtype that tensors()/loadTensor give for `info` with these options (to plan an output before decoding). */
 export function decodedDType(info: TensorInfo, options: DecodeOptions = {}): DType {
-  return convertsToFloat32(info, options) || (options.dtype === "float32" && info.decodesToFloat32) ? "float32" : info.dtype;
+  return convertsToFloat32(info, options) || (options.dtype === "float32" && info.decodesToFloat32)
+    ? "float32"
+    : info.dtype;
 }
 
 /**
@@ -330,9 +421,23 @@ export function decodedDType(info: TensorInfo, options: DecodeOptions = {}): DTy
  * dequantization (options.dtype "float32"), column-major to row-major. Little-endian row-major data that is
  * already aligned comes back as a view sharing memory with `bytes` unless `options.copy`.
  */
-export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
-  if (!ArrayBuffer.isView(bytes) || (bytes as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] !== "Uint8Array") throw new TypeError(`tensorfile: decodeTensor() takes the tensor's bytes as a Uint8Array, not ${bytes === null ? "null" : typeof bytes === "object" ? "another object" : typeof bytes}`);
-  if (info === null || typeof info !== "object" || !Array.isArray(info.shape) || typeof info.dtype !== "string") throw new TypeError("tensorfile: decodeTensor() takes a TensorInfo ({ name, dtype, shape, … }, from tensorInfos())");
+export function decodeTensor(
+  bytes: Uint8Array,
+  info: TensorInfo,
+  options: DecodeOptions = {},
+  format = "tensorfile",
+): NamedTensor {
+  if (
+    !ArrayBuffer.isView(bytes) ||
+    (bytes as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] !== "Uint8Array"
+  )
+    throw new TypeError(
+      `tensorfile: decodeTensor() takes the tensor's bytes as a Uint8Array, not ${bytes === null ? "null" : typeof bytes === "object" ? "another object" : typeof bytes}`,
+    );
+  if (info === null || typeof info !== "object" || !Array.isArray(info.shape) || typeof info.dtype !== "string")
+    throw new TypeError(
+      "tensorfile: decodeTensor() takes a TensorInfo ({ name, dtype, shape, … }, from tensorInfos())",
+    );
   return decodeWith(bytes, info, options, format, decodeColumnMajor);
 }
 
@@ -341,15 +446,34 @@ export function decodeTensor(bytes: Uint8Array, info: TensorInfo, options: Decod
  * result, without the transpose kernels (a bundle importing only such a format leaves them out). A column-major
  * info is an UnsupportedError.
  */
-export function decodeRowMajorTensor(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions = {}, format = "tensorfile"): NamedTensor {
+export function decodeRowMajorTensor(
+  bytes: Uint8Array,
+  info: TensorInfo,
+  options: DecodeOptions = {},
+  format = "tensorfile",
+): NamedTensor {
   return decodeWith(bytes, info, options, format, undefined);
 }
 
 /** Column-major stored bytes into a row-major `target`, with the byte swap, fp16 widening or dequantization. */
-type ColumnMajorDecoder = (bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean) => void;
+type ColumnMajorDecoder = (
+  bytes: Uint8Array,
+  info: TensorInfo,
+  target: TypedArray,
+  swap: boolean,
+  widen: boolean,
+  dequantize: boolean,
+) => void;
 
 /** decodeTensor's column-major branch: the only code of decoding that needs the transpose kernels. */
-function decodeColumnMajor(bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean): void {
+function decodeColumnMajor(
+  bytes: Uint8Array,
+  info: TensorInfo,
+  target: TypedArray,
+  swap: boolean,
+  widen: boolean,
+  dequantize: boolean,
+): void {
   const count = target.length;
   if (!widen && !dequantize) {
     // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
@@ -370,7 +494,13 @@ function decodeColumnMajor(bytes: Uint8Array, info: TensorInfo, target: TypedArr
   }
 }
 
-function decodeWith(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions, format: string, columnMajorDecoder: ColumnMajorDecoder | undefined): NamedTensor {
+function decodeWith(
+  bytes: Uint8Array,
+  info: TensorInfo,
+  options: DecodeOptions,
+  format: string,
+  columnMajorDecoder: ColumnMajorDecoder | undefined,
+): NamedTensor {
   const count = elementCount(info.shape);
   // 0-byte elements (TenniS void) need no bytes whatever the shape (Infinity * 0 would be NaN)
   const needed = storedByteLength(info.shape, info.dtype);
@@ -390,16 +520,24 @@ function decodeWith(bytes: Uint8Array, info: TensorInfo, options: DecodeOptions,
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
   if (columnMajor && !columnMajorDecoder) {
-    throw new UnsupportedError(format, `tensor "${info.name}" is stored column-major; only decodeTensor reorders it`, info.byteOffset, info.name);
+    throw new UnsupportedError(
+      format,
+      `tensor "${info.name}" is stored column-major; only decodeTensor reorders it`,
+      info.byteOffset,
+      info.name,
+    );
   }
   const out = options.out;
   if (out) {
     const want = allocateArray(dtype, 0).constructor;
     if (out.constructor !== want || out.byteLength !== count * dtypeBytes(dtype)) {
-      throw new RangeError(`tensorfile: options.out must be a ${want.name} of ${arrayInfo(dtype) ? count : count * dtypeBytes(dtype)} elements for tensor "${info.name}"`);
+      throw new RangeError(
+        `tensorfile: options.out must be a ${want.name} of ${arrayInfo(dtype) ? count : count * dtypeBytes(dtype)} elements for tensor "${info.name}"`,
+      );
     }
   }
-  const result = (data: TypedArray): NamedTensor => ({ name: info.name, dtype, shape: info.shape.slice(), data }) as NamedTensor;
+  const result = (data: TypedArray): NamedTensor =>
+    ({ name: info.name, dtype, shape: info.shape.slice(), data }) as NamedTensor;
 
   if (!converts && !swap && !columnMajor) {
     if (!out) return result(viewAs(info.dtype, bytes, options.copy));
@@ -427,7 +565,14 @@ const STAGE_ELEMENTS = 64 * 1024;
  * pass. Bytes that can be viewed as elements go to the kernel directly; others are staged a cache-sized piece at
  * a time (never a second full copy).
  */
-function decodeRows(bytes: Uint8Array, info: TensorInfo, target: TypedArray, swap: boolean, widen: boolean, dequantize: boolean): void {
+function decodeRows(
+  bytes: Uint8Array,
+  info: TensorInfo,
+  target: TypedArray,
+  swap: boolean,
+  widen: boolean,
+  dequantize: boolean,
+): void {
   const size = dtypeBytes(info.dtype);
   const width = swapWidth(info.dtype) as 2 | 4 | 8;
   const count = bytes.byteLength / size;

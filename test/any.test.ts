@@ -1,6 +1,14 @@
 import { readdirSync, statSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DETECT_BYTES, FORMATS, detectFormat, formatModule, loadTensor, readAny, readFromAny } from "../bindings/any.js";
+import {
+  DETECT_BYTES,
+  FORMATS,
+  detectFormat,
+  formatModule,
+  loadTensor,
+  readAny,
+  readFromAny,
+} from "../bindings/any.js";
 import { FormatError } from "../bindings/bytes/errors.js";
 import { exampleFiles } from "../bindings/examples.js";
 import type { FormatId } from "../bindings/formats/types.js";
@@ -9,22 +17,35 @@ import { fixturePath, haveFixtures, readFixture } from "./helpers/fixtures.js";
 import { randomBytes } from "./helpers/rng.js";
 import { choppySource } from "./helpers/sources.js";
 
-const FOLDERS: [string, FormatId][] = [["bw2l", "bw2l"], ["april", "april"], ["tennis", "tsm"], ["primitiv", "primitiv"], ["spraak", "spraak"]];
+const FOLDERS: [string, FormatId][] = [
+  ["bw2l", "bw2l"],
+  ["april", "april"],
+  ["tennis", "tsm"],
+  ["primitiv", "primitiv"],
+  ["spraak", "spraak"],
+];
 
 function validFixtures(): { path: string; format: FormatId; bytes: Uint8Array }[] {
   if (!haveFixtures()) return [];
-  return FOLDERS.flatMap(([folder, format]) => ["", "synthetic"].flatMap((sub) => {
-    const dir = fixturePath(folder, sub);
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch {
-      return [];
-    }
-    return names
-      .filter((n) => statSync(fixturePath(folder, sub, n)).isFile() && !/\.(md|json|bin|onnx)$/.test(n) && !n.includes("damaged"))
-      .map((n) => ({ path: `${folder}/${sub ? `${sub}/` : ""}${n}`, format, bytes: readFixture(folder, sub, n) }));
-  }));
+  return FOLDERS.flatMap(([folder, format]) =>
+    ["", "synthetic"].flatMap((sub) => {
+      const dir = fixturePath(folder, sub);
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return [];
+      }
+      return names
+        .filter(
+          (n) =>
+            statSync(fixturePath(folder, sub, n)).isFile() &&
+            !/\.(md|json|bin|onnx)$/.test(n) &&
+            !n.includes("damaged"),
+        )
+        .map((n) => ({ path: `${folder}/${sub ? `${sub}/` : ""}${n}`, format, bytes: readFixture(folder, sub, n) }));
+    }),
+  );
 }
 
 function sameData(a: ArrayBufferView, b: ArrayBufferView): boolean {
@@ -32,7 +53,10 @@ function sameData(a: ArrayBufferView, b: ArrayBufferView): boolean {
 }
 
 describe("detectFormat, readAny, readFromAny", () => {
-  const files = [...exampleFiles().map((e) => ({ path: `example ${e.name}`, format: e.format, bytes: e.bytes })), ...validFixtures()];
+  const files = [
+    ...exampleFiles().map((e) => ({ path: `example ${e.name}`, format: e.format, bytes: e.bytes })),
+    ...validFixtures(),
+  ];
 
   it.each(files.map((f) => [f.path, f] as const))("%s is its own format and no other's", async (_path, f) => {
     const head = f.bytes.subarray(0, DETECT_BYTES);

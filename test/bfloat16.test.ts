@@ -24,11 +24,14 @@ function reference(bits: number): number {
 
 describe("bfloat16Bits", () => {
   it("rounds every finite float32 to the nearer bfloat16, ties to even", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 0xffffffff }), (bits) => {
-      const x = asFloat(bits);
-      fc.pre(Number.isFinite(x) && Number.isFinite(asFloat(((bits >>> 16) + 1) << 16 >>> 0)));
-      expect(bfloat16Bits(bits)).toBe(reference(bits));
-    }), { numRuns: 5000 });
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), (bits) => {
+        const x = asFloat(bits);
+        fc.pre(Number.isFinite(x) && Number.isFinite(asFloat((((bits >>> 16) + 1) << 16) >>> 0)));
+        expect(bfloat16Bits(bits)).toBe(reference(bits));
+      }),
+      { numRuns: 5000 },
+    );
     // ties: exactly halfway, to the even neighbour
     expect(bfloat16Bits(0x3f808000)).toBe(0x3f80);
     expect(bfloat16Bits(0x3f818000)).toBe(0x3f82);

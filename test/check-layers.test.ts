@@ -39,7 +39,11 @@ function tree(files: Record<string, string>, page = PAGE): string {
 }
 
 function run(root: string, ...args: string[]): { status: number | null; out: string } {
-  const result = spawnSync(process.execPath, [join(root, "scripts", "check-layers.mjs"), ...args], { cwd: root, encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [join(root, "scripts", "check-layers.mjs"), ...args], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   return { status: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
@@ -64,23 +68,46 @@ describe("check-layers", () => {
   });
 
   it("fails on an import up a layer, naming both modules and both layers", () => {
-    const result = run(tree({ ...base, "bindings/io/source.ts": 'import type { read } from "../formats/b/reader.js";\nexport type R = typeof read;\n' }));
+    const result = run(
+      tree({
+        ...base,
+        "bindings/io/source.ts": 'import type { read } from "../formats/b/reader.js";\nexport type R = typeof read;\n',
+      }),
+    );
     expect(result.status).toBe(1);
-    expect(result.out).toContain('bindings/io/source.ts -> bindings/formats/b/reader.ts: imports up a layer: "io" may not import from "formats"');
+    expect(result.out).toContain(
+      'bindings/io/source.ts -> bindings/formats/b/reader.ts: imports up a layer: "io" may not import from "formats"',
+    );
   });
 
   it("fails when one format imports another outside the ties (a tie covers only the modules it names)", () => {
-    const result = run(tree({ ...base, "bindings/formats/a/other.ts": "export const x = 1;\n", "bindings/formats/b/view.ts": 'export { x } from "../a/other.js";\n' }));
+    const result = run(
+      tree({
+        ...base,
+        "bindings/formats/a/other.ts": "export const x = 1;\n",
+        "bindings/formats/b/view.ts": 'export { x } from "../a/other.js";\n',
+      }),
+    );
     expect(result.status).toBe(1);
-    expect(result.out).toContain("bindings/formats/b/view.ts -> bindings/formats/a/other.ts: one format imports another (formats/b -> formats/a)");
+    expect(result.out).toContain(
+      "bindings/formats/b/view.ts -> bindings/formats/a/other.ts: one format imports another (formats/b -> formats/a)",
+    );
     expect(result.out).not.toContain("bindings/formats/b/reader.ts");
   });
 
   it("fails on a module that no row of the table places, and on a dynamic import up a layer", () => {
-    const result = run(tree({ ...base, "bindings/misc/x.ts": "export const x = 1;\n", "bindings/bytes/lazy.ts": 'export const load = () => import("../io/source.js");\n' }));
+    const result = run(
+      tree({
+        ...base,
+        "bindings/misc/x.ts": "export const x = 1;\n",
+        "bindings/bytes/lazy.ts": 'export const load = () => import("../io/source.js");\n',
+      }),
+    );
     expect(result.status).toBe(1);
     expect(result.out).toContain("bindings/misc/x.ts: is in no layer of the table");
-    expect(result.out).toContain('bindings/bytes/lazy.ts -> bindings/io/source.ts: imports up a layer: "bytes" may not import from "io"');
+    expect(result.out).toContain(
+      'bindings/bytes/lazy.ts -> bindings/io/source.ts: imports up a layer: "bytes" may not import from "io"',
+    );
   });
 
   it("refuses a page without a layer table (exit 2), instead of passing everything", () => {
@@ -90,7 +117,11 @@ describe("check-layers", () => {
   });
 
   it("the repository's own page parses into its layers", () => {
-    const result = spawnSync(process.execPath, [join(repo, "scripts", "check-layers.mjs"), "--json"], { cwd: repo, encoding: "utf8", timeout: 120_000 });
+    const result = spawnSync(process.execPath, [join(repo, "scripts", "check-layers.mjs"), "--json"], {
+      cwd: repo,
+      encoding: "utf8",
+      timeout: 120_000,
+    });
     const report = JSON.parse(result.stdout) as { layers: string[]; modules: number };
     expect(report.layers[0]).toBe("bytes and errors");
     expect(report.layers.at(-1)).toBe("applications");

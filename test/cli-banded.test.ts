@@ -27,27 +27,50 @@ const SAFETENSORS_DTYPE: Record<string, string> = { float32: "F32", float16: "F1
 
 function files(): { name: string; bytes: Uint8Array }[] {
   const { makeModel, makeParameter, makeTensor } = lib.primitiv;
-  const primitiv = lib.primitiv.write(makeModel([
-    ["w", makeParameter(makeTensor([300, 70], randomNormal(1, 300 * 70)), [["m", makeTensor([300, 70], randomNormal(2, 300 * 70))]])],
-    ["tall", makeParameter(makeTensor([2000, 3], randomNormal(3, 6000)))],
-    ["wide", makeParameter(makeTensor([3, 2000], randomNormal(4, 6000)))],
-    ["cube", makeParameter(makeTensor([11, 13, 17], randomNormal(5, 11 * 13 * 17)))],
-  ]));
-  const batched = lib.primitiv.write({ dataType: "tensor", tensor: makeTensor([40, 30], randomNormal(6, 4 * 40 * 30), 4) });
+  const primitiv = lib.primitiv.write(
+    makeModel([
+      [
+        "w",
+        makeParameter(makeTensor([300, 70], randomNormal(1, 300 * 70)), [
+          ["m", makeTensor([300, 70], randomNormal(2, 300 * 70))],
+        ]),
+      ],
+      ["tall", makeParameter(makeTensor([2000, 3], randomNormal(3, 6000)))],
+      ["wide", makeParameter(makeTensor([3, 2000], randomNormal(4, 6000)))],
+      ["cube", makeParameter(makeTensor([11, 13, 17], randomNormal(5, 11 * 13 * 17)))],
+    ]),
+  );
+  const batched = lib.primitiv.write({
+    dataType: "tensor",
+    tensor: makeTensor([40, 30], randomNormal(6, 4 * 40 * 30), 4),
+  });
   const halves = lib.kernels.f32ToF16(randomNormal(7, 64 * 96));
-  const bw2l = lib.bw2l.write(lib.bw2l.create({
-    layers: [
-      { arch: "C", params: [{ dims: [5, 3, 40, 16], data: randomNormal(8, 5 * 3 * 40 * 16) }, { dims: [16], data: randomNormal(9, 16) }] },
-      { arch: "L", params: [{ dims: [64, 96, 1, 1], data: halves }] },
-    ],
-    transitions: { dims: [50, 50], data: randomNormal(10, 2500) },
-  }));
+  const bw2l = lib.bw2l.write(
+    lib.bw2l.create({
+      layers: [
+        {
+          arch: "C",
+          params: [
+            { dims: [5, 3, 40, 16], data: randomNormal(8, 5 * 3 * 40 * 16) },
+            { dims: [16], data: randomNormal(9, 16) },
+          ],
+        },
+        { arch: "L", params: [{ dims: [64, 96, 1, 1], data: halves }] },
+      ],
+      transitions: { dims: [50, 50], data: randomNormal(10, 2500) },
+    }),
+  );
   const values = randomNormal(11, 120 * 90);
   const big = new Uint8Array(values.length * 8);
   const view = new DataView(big.buffer);
   values.forEach((v, i) => view.setFloat64(i * 8, v, false)); // stored order: any order is a valid file
   const npy = npyFile("{'descr': '>f8', 'fortran_order': True, 'shape': (120, 90), }", big);
-  return [{ name: "model.primitiv", bytes: primitiv }, { name: "batched.tensor", bytes: batched }, { name: "model.b2l", bytes: bw2l }, { name: "fortran.npy", bytes: npy }];
+  return [
+    { name: "model.primitiv", bytes: primitiv },
+    { name: "batched.tensor", bytes: batched },
+    { name: "model.b2l", bytes: bw2l },
+    { name: "fortran.npy", bytes: npy },
+  ];
 }
 
 describe("convert, extract and verify of column-major files in bands", () => {
@@ -70,7 +93,9 @@ describe("convert, extract and verify of column-major files in bands", () => {
           const entry = parsed.tensors.find((t) => t.name === tensor.name)!;
           expect(entry, tensor.name).toBeDefined();
           expect([entry.dtype, entry.shape]).toEqual([SAFETENSORS_DTYPE[tensor.dtype], tensor.shape]);
-          expect(Buffer.from(entry.bytes).equals(Buffer.from(bytesOf(tensor))), `${file.name} ${tensor.name}`).toBe(true);
+          expect(Buffer.from(entry.bytes).equals(Buffer.from(bytesOf(tensor))), `${file.name} ${tensor.name}`).toBe(
+            true,
+          );
         }
 
         const folder = join(dir, `${file.name}.extracted`);
@@ -86,7 +111,9 @@ describe("convert, extract and verify of column-major files in bands", () => {
         const largest = want.reduce((a, t) => (t.data.byteLength > a.data.byteLength ? t : a));
         const one = join(dir, `${file.name}.one.npy`);
         expect((await cli("convert", input, one, "--force", "--tensor", largest.name, ...dtypeArgs)).code).toBe(0);
-        expect(Buffer.from(parseNpy(new Uint8Array(readFileSync(one))).data).equals(Buffer.from(bytesOf(largest)))).toBe(true);
+        expect(
+          Buffer.from(parseNpy(new Uint8Array(readFileSync(one))).data).equals(Buffer.from(bytesOf(largest))),
+        ).toBe(true);
         const piped = await cli("convert", input, "-", "--to", "npy", "--tensor", largest.name, ...dtypeArgs);
         expect(Buffer.from(piped.stdout, "latin1").equals(readFileSync(one))).toBe(true);
 

@@ -6,7 +6,16 @@
  * input, two inputs onto one output: exit 2); no temporary file is left behind.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -36,23 +45,32 @@ for (const e of exampleFiles()) writeFileSync(join(inputs, unique("example", e.n
 // generated one-tensor SPRAAK tracks of several types: a fresh clone without ../shared still has more inputs than
 // one worker's batch of 8 (so that 2 threads run)
 for (const [i, type] of (["F32", "F64", "I16", "I32", "U8", "I8", "U16", "U32", "F32", "F64"] as const).entries()) {
-  const track = spraak.matrix(randomValues(type, 6 * 5, 100 + i), { cols: 5, type, format: i % 2 ? "BIN10" : "BIN01", data: "TRACK" });
+  const track = spraak.matrix(randomValues(type, 6 * 5, 100 + i), {
+    cols: 5,
+    type,
+    format: i % 2 ? "BIN10" : "BIN01",
+    data: "TRACK",
+  });
   writeFileSync(join(inputs, unique("generated", `track${i}_${type}.trk`)), spraak.write(track));
 }
 if (haveFixtures()) {
   for (const folder of ["bw2l", "tennis", "primitiv", "spraak", "april"]) {
-    for (const f of listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f))) copyFileSync(fixturePath(folder, f), join(inputs, unique(folder, f)));
+    for (const f of listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f)))
+      copyFileSync(fixturePath(folder, f), join(inputs, unique(folder, f)));
   }
 }
-const files = readdirSync(inputs).sort().map((f) => join(inputs, f));
-const convertible = (to: "safetensors" | "npy") => files.filter((p) => {
-  try {
-    const n = readAny(readFileSync(p)).tensors().length;
-    return to === "safetensors" ? n > 0 : n === 1;
-  } catch {
-    return false;
-  }
-});
+const files = readdirSync(inputs)
+  .sort()
+  .map((f) => join(inputs, f));
+const convertible = (to: "safetensors" | "npy") =>
+  files.filter((p) => {
+    try {
+      const n = readAny(readFileSync(p)).tensors().length;
+      return to === "safetensors" ? n > 0 : n === 1;
+    } catch {
+      return false;
+    }
+  });
 const outputName = (input: string, ext: string) => `${basename(input, extname(input))}${ext}`;
 
 describe.skipIf(!existsSync(CLI))("convert --out-dir", () => {
@@ -73,8 +91,12 @@ describe.skipIf(!existsSync(CLI))("convert --out-dir", () => {
           const s = await cli("convert", input, single, ...dtype);
           expect(s.code, s.stderr).toBe(0);
           const want = readFileSync(single);
-          expect(readFileSync(join(threads, outputName(input, `.${to}`))).equals(want), `${input} (threads)`).toBe(true);
-          expect(readFileSync(join(main, outputName(input, `.${to}`))).equals(want), `${input} (main thread)`).toBe(true);
+          expect(readFileSync(join(threads, outputName(input, `.${to}`))).equals(want), `${input} (threads)`).toBe(
+            true,
+          );
+          expect(readFileSync(join(main, outputName(input, `.${to}`))).equals(want), `${input} (main thread)`).toBe(
+            true,
+          );
         }
         expect(readdirSync(threads).filter((f) => f.startsWith("."))).toEqual([]); // no temporary files left
       });
@@ -89,7 +111,19 @@ describe.skipIf(!existsSync(CLI))("convert --out-dir", () => {
     writeFileSync(truncated, readFileSync(good.find((p) => p.endsWith(".b2l"))!).subarray(0, 100));
     const out = join(dir, "with-failures");
     for (const jobs of ["1", "2"]) {
-      const r = built("convert", "--out-dir", out, "--to", "safetensors", "-j", jobs, "--force", bad, ...good, truncated);
+      const r = built(
+        "convert",
+        "--out-dir",
+        out,
+        "--to",
+        "safetensors",
+        "-j",
+        jobs,
+        "--force",
+        bad,
+        ...good,
+        truncated,
+      );
       expect(r.code).toBe(1);
       expect(r.stderr).toContain(`tensorfile: ${bad}: `);
       expect(r.stderr).toContain(`tensorfile: ${truncated}: `);
@@ -110,13 +144,30 @@ describe.skipIf(!existsSync(CLI))("convert --out-dir", () => {
     expect((await cli("convert", "--out-dir", out, "--to", "npy", "-j", "1", "--force", ...ok)).code).toBe(0);
     // an input that is one of the outputs
     const npyInput = join(out, outputName(ok[0]!, ".npy"));
-    const into = await cli("convert", "--out-dir", out, "--to", "npy", "--force", ok[0]!, npyInput.replace(/\.npy$/, ".trk"));
+    const into = await cli(
+      "convert",
+      "--out-dir",
+      out,
+      "--to",
+      "npy",
+      "--force",
+      ok[0]!,
+      npyInput.replace(/\.npy$/, ".trk"),
+    );
     expect(into.code).toBe(2);
     // two inputs with one base name
     const twin = join(dir, "twin");
     mkdirSync(twin, { recursive: true });
     copyFileSync(ok[0]!, join(twin, basename(ok[0]!)));
-    const clash = await cli("convert", "--out-dir", join(dir, "clash"), "--to", "npy", ok[0]!, join(twin, basename(ok[0]!)));
+    const clash = await cli(
+      "convert",
+      "--out-dir",
+      join(dir, "clash"),
+      "--to",
+      "npy",
+      ok[0]!,
+      join(twin, basename(ok[0]!)),
+    );
     expect(clash.code).toBe(2);
     expect(clash.stderr).toMatch(/would both be written to/);
     expect(existsSync(join(dir, "clash"))).toBe(false);
@@ -126,7 +177,9 @@ describe.skipIf(!existsSync(CLI))("convert --out-dir", () => {
     const [one] = convertible("npy");
     expect((await cli("convert", "--out-dir", dir, one!)).stderr).toMatch(/needs --to safetensors or --to npy/);
     expect((await cli("convert", "--out-dir", dir, "--to", "json", one!)).code).toBe(2);
-    expect((await cli("convert", "--out-dir", dir, "--to", "npy", "-j", "0", one!)).stderr).toMatch(/-j takes a number/);
+    expect((await cli("convert", "--out-dir", dir, "--to", "npy", "-j", "0", one!)).stderr).toMatch(
+      /-j takes a number/,
+    );
     expect((await cli("convert", "--out-dir", dir, "--to", "npy", "-")).code).toBe(2);
     expect((await cli("convert", "--out-dir", dir, "--to", "npy", "--tensor", "x", one!)).code).toBe(2);
     expect((await cli("convert", one!, join(dir, "x.npy"), "-j", "2")).stderr).toMatch(/-j goes with --out-dir/);

@@ -57,7 +57,10 @@ describe("file problems in words", () => {
     expect(empty.code).toBe(1);
     expect(empty.stderr).toMatch(/empty file \(0 bytes/);
     expect(empty.stderr).not.toMatch(/first bytes \[\]/);
-    const png = await cli("inspect", file("image.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])));
+    const png = await cli(
+      "inspect",
+      file("image.png", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13])),
+    );
     expect(png.code).toBe(1);
     expect(png.stderr).toMatch(/the first bytes \[89 50 4e 47 0d 0a 1a 0a 00 00 00 0d\]/);
     // the readers' bad-magic messages show it too (a raw U+0089 would vanish on a terminal)
@@ -91,33 +94,50 @@ describe("file problems in words", () => {
     expect(r.stderr).not.toMatch(RAW);
   });
 
-  it.skipIf(!existsSync(BUILT_CLI) || process.platform === "win32")("a folder without write permission: the message names OUT and the folder, never the .partial", (ctx) => {
-    // root ignores permissions: run the CLI as "nobody" then, if nobody can reach the built CLI (a clone inside a
-    // private folder, such as mktemp's 0700 ones, cannot be)
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    const reach = spawnSync(process.execPath, ["-e", "require('fs').accessSync(process.argv[1])", BUILT_CLI], asNobody);
-    if (reach.status !== 0) ctx.skip(`${BUILT_CLI} is out of reach of the user "nobody" (a private parent folder)`);
-    const locked = join(dir, "locked");
-    mkdirSync(locked, { recursive: true });
-    chmodSync(locked, 0o555);
-    chmodSync(dir, 0o755);
-    for (const f of [v2]) chmodSync(f, 0o644);
-    try {
-      const r = spawnSync(process.execPath, [BUILT_CLI, "convert", v2, join(locked, "out.safetensors")], { encoding: "utf8", ...asNobody });
-      if (r.error) throw r.error;
-      expect(r.status, r.stderr).toBe(1);
-      expect(r.stderr).toMatch(new RegExp(`cannot write ${join(locked, "out.safetensors")}: permission denied \\(EACCES\\) in the folder ${locked}`));
-      expect(r.stderr).not.toMatch(RAW);
-      expect(readdirSync(locked)).toEqual([]);
-    } finally {
-      chmodSync(locked, 0o755);
-    }
-  });
+  it.skipIf(!existsSync(BUILT_CLI) || process.platform === "win32")(
+    "a folder without write permission: the message names OUT and the folder, never the .partial",
+    (ctx) => {
+      // root ignores permissions: run the CLI as "nobody" then, if nobody can reach the built CLI (a clone inside a
+      // private folder, such as mktemp's 0700 ones, cannot be)
+      const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+      const reach = spawnSync(
+        process.execPath,
+        ["-e", "require('fs').accessSync(process.argv[1])", BUILT_CLI],
+        asNobody,
+      );
+      if (reach.status !== 0) ctx.skip(`${BUILT_CLI} is out of reach of the user "nobody" (a private parent folder)`);
+      const locked = join(dir, "locked");
+      mkdirSync(locked, { recursive: true });
+      chmodSync(locked, 0o555);
+      chmodSync(dir, 0o755);
+      for (const f of [v2]) chmodSync(f, 0o644);
+      try {
+        const r = spawnSync(process.execPath, [BUILT_CLI, "convert", v2, join(locked, "out.safetensors")], {
+          encoding: "utf8",
+          ...asNobody,
+        });
+        if (r.error) throw r.error;
+        expect(r.status, r.stderr).toBe(1);
+        expect(r.stderr).toMatch(
+          new RegExp(
+            `cannot write ${join(locked, "out.safetensors")}: permission denied \\(EACCES\\) in the folder ${locked}`,
+          ),
+        );
+        expect(r.stderr).not.toMatch(RAW);
+        expect(readdirSync(locked)).toEqual([]);
+      } finally {
+        chmodSync(locked, 0o755);
+      }
+    },
+  );
 });
 
 describe("patch that replaces nothing", () => {
   it("--partial with no name of MODEL: exit 1, a message, OUT not written", async () => {
-    const weights = file("unrelated.safetensors", lib.writeSafetensors([{ name: "not.in.model", dtype: "float32", shape: [2], data: new Float32Array([1, 2]) }]));
+    const weights = file(
+      "unrelated.safetensors",
+      lib.writeSafetensors([{ name: "not.in.model", dtype: "float32", shape: [2], data: new Float32Array([1, 2]) }]),
+    );
     const out = join(dir, "patched.b2l");
     const r = await cli("patch", v2, weights, out, "--partial");
     expect(r.code).toBe(1);
@@ -138,7 +158,10 @@ describe("stats FILE…", () => {
     const ok = await cli("stats", v2, trk, "--json");
     expect(ok.code).toBe(0);
     const parsed = JSON.parse(ok.stdout) as { file: string; format: string; tensors: { name: string }[] }[];
-    expect(parsed.map((p) => [p.file, p.format])).toEqual([[v2, "bw2l"], [trk, "spraak"]]);
+    expect(parsed.map((p) => [p.file, p.format])).toEqual([
+      [v2, "bw2l"],
+      [trk, "spraak"],
+    ]);
     // each section equals the single-file command's
     const single = JSON.parse((await cli("stats", trk, "--json")).stdout) as object;
     expect({ ...parsed[1]!, file: undefined }).toEqual({ ...single, file: undefined });

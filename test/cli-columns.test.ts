@@ -17,9 +17,16 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const LONG = "model.encoder.layers.11.self_attention.linear_query_key_value.weight_quantization_scale";
 function tensors(changed: boolean): NamedTensor[] {
-  return Array.from({ length: 4 }, (_, i) => ({
-    name: `${LONG}.${i}`, dtype: "float32", shape: [3], data: new Float32Array([1, 2, changed && i === 2 ? 4 : 3]),
-  }) as NamedTensor);
+  return Array.from(
+    { length: 4 },
+    (_, i) =>
+      ({
+        name: `${LONG}.${i}`,
+        dtype: "float32",
+        shape: [3],
+        data: new Float32Array([1, 2, changed && i === 2 ? 4 : 3]),
+      }) as NamedTensor,
+  );
 }
 const a = join(dir, "a.safetensors");
 const b = join(dir, "b.safetensors");
@@ -29,24 +36,37 @@ writeFileSync(b, writeSafetensors(tensors(true)));
 /** Runs the CLI in-process with a standard output that says it is a terminal `columns` wide. */
 async function onTerminal(columns: number, ...argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = "";
-  const code = await runCli(argv, { stdout: { isTTY: true, columns, write: (t: string) => (stdout += t) }, stderr: { isTTY: false, write: () => true } });
+  const code = await runCli(argv, {
+    stdout: { isTTY: true, columns, write: (t: string) => (stdout += t) },
+    stderr: { isTTY: false, write: () => true },
+  });
   return { code, stdout };
 }
 
 describe("shortenMiddle and fitColumn", () => {
   it("keeps head and tail around one ellipsis, never longer than asked, unchanged when it fits", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme", maxLength: 80 }), fc.integer({ min: 1, max: 90 }), (text, max) => {
-      const out = shortenMiddle(text, max);
-      const chars = Array.from(text);
-      if (chars.length <= max) return out === text;
-      const got = Array.from(out);
-      const at = got.indexOf("…");
-      return got.length === max && at >= 0 && text.startsWith(got.slice(0, at).join("")) && text.endsWith(got.slice(at + 1).join(""));
-    }));
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 80 }), fc.integer({ min: 1, max: 90 }), (text, max) => {
+        const out = shortenMiddle(text, max);
+        const chars = Array.from(text);
+        if (chars.length <= max) return out === text;
+        const got = Array.from(out);
+        const at = got.indexOf("…");
+        return (
+          got.length === max &&
+          at >= 0 &&
+          text.startsWith(got.slice(0, at).join("")) &&
+          text.endsWith(got.slice(at + 1).join(""))
+        );
+      }),
+    );
   });
 
   it("shortens only the named column, only as much as the width needs, and never when the width is undefined", () => {
-    const rows = [["name", "dtype"], [LONG, "float32"]];
+    const rows = [
+      ["name", "dtype"],
+      [LONG, "float32"],
+    ];
     fitColumn(rows, 0, undefined);
     expect(rows[1]![0]).toBe(LONG);
     fitColumn(rows, 0, 60);
@@ -68,7 +88,10 @@ describe("diff and stats tables on a terminal and in a pipe", () => {
     const saved = process.env.COLUMNS;
     delete process.env.COLUMNS;
     try {
-      for (const argv of [["diff", a, b], ["stats", a]]) {
+      for (const argv of [
+        ["diff", a, b],
+        ["stats", a],
+      ]) {
         const narrow = await onTerminal(80, ...argv);
         const lines = narrow.stdout.split("\n").filter((l) => l.startsWith("  "));
         expect(lines.length, argv.join(" ")).toBeGreaterThan(3);
@@ -91,7 +114,10 @@ describe("diff and stats tables on a terminal and in a pipe", () => {
     expect(only.code).toBe(1);
     expect(only.stdout).toContain(`${LONG}.2`);
     expect(only.stdout).not.toMatch(new RegExp(`${LONG.replace(/\./g, "\\.")}\\.[013]`));
-    const json = JSON.parse((await cli("diff", a, b, "--only-different", "--json")).stdout) as { tensors: { name: string }[]; equal: boolean };
+    const json = JSON.parse((await cli("diff", a, b, "--only-different", "--json")).stdout) as {
+      tensors: { name: string }[];
+      equal: boolean;
+    };
     expect(json.tensors.map((t) => t.name)).toEqual([`${LONG}.2`]);
     expect(json.equal).toBe(false);
     const quiet = await cli("diff", a, b, "--quiet");

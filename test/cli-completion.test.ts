@@ -20,7 +20,12 @@ writeFileSync(join(bin, "tensorfile"), `#!/bin/sh\nexec "${process.execPath}" "$
 chmodSync(join(bin, "tensorfile"), 0o755);
 const model = join(dir, "weights.safetensors");
 const names = ["encoder.conv.weight", "encoder.conv.bias", "decoder.linear.weight"];
-writeFileSync(model, writeSafetensors(names.map((name) => ({ name, dtype: "float32", shape: [2], data: new Float32Array(2) }) as NamedTensor)));
+writeFileSync(
+  model,
+  writeSafetensors(
+    names.map((name) => ({ name, dtype: "float32", shape: [2], data: new Float32Array(2) }) as NamedTensor),
+  ),
+);
 
 /** COMPREPLY of the bash completion for the words typed so far (the last one being completed). */
 async function bashComplete(...words: string[]): Promise<string[]> {
@@ -28,7 +33,11 @@ async function bashComplete(...words: string[]): Promise<string[]> {
   writeFileSync(script, (await cli("completion", "bash")).stdout);
   const quoted = words.map((w) => `'${w.replace(/'/g, "'\\''")}'`).join(" ");
   const program = `source '${script}'\nCOMP_WORDS=(tensorfile ${quoted})\nCOMP_CWORD=${words.length}\n_tensorfile\nprintf '%s\\n' "\${COMPREPLY[@]}"`;
-  const r = spawnSync("bash", ["-c", program], { cwd: dir, encoding: "utf8", env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } });
+  const r = spawnSync("bash", ["-c", program], {
+    cwd: dir,
+    encoding: "utf8",
+    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+  });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.split("\n").filter((l) => l !== "");
 }
@@ -36,10 +45,15 @@ async function bashComplete(...words: string[]): Promise<string[]> {
 describe.skipIf(!has("bash"))("tensorfile completion bash", () => {
   it("completes commands, each command's options, files and the tensor names of the FILE typed", async () => {
     expect(await bashComplete("st")).toEqual(["stats"]);
-    expect((await bashComplete("")).sort()).toEqual(expect.arrayContaining(["inspect", "convert", "show", "completion", "help"]));
+    expect((await bashComplete("")).sort()).toEqual(
+      expect.arrayContaining(["inspect", "convert", "show", "completion", "help"]),
+    );
     expect(await bashComplete("diff", "a", "b", "--only")).toEqual(["--only-different"]);
     expect(await bashComplete("stats", "--ten")).toEqual(["--tensor"]);
-    expect(await bashComplete("show", "weights.safetensors", "enc")).toEqual(["encoder.conv.weight", "encoder.conv.bias"]);
+    expect(await bashComplete("show", "weights.safetensors", "enc")).toEqual([
+      "encoder.conv.weight",
+      "encoder.conv.bias",
+    ]);
     expect((await bashComplete("stats", "weights.safetensors", "--tensor", "")).sort()).toEqual([...names].sort());
     expect(await bashComplete("inspect", "weights.saf")).toEqual(["weights.safetensors"]);
     expect(await bashComplete("help", "dif")).toEqual(["diff"]);
@@ -50,7 +64,11 @@ describe.skipIf(!has("bash"))("tensorfile completion bash", () => {
 
 describe("tensorfile completion", () => {
   it("--tensors FILE prints one name a line; a file that does not open prints nothing, exit 0", async () => {
-    expect(await cli("completion", "--tensors", model)).toEqual({ code: 0, stdout: `${names.join("\n")}\n`, stderr: "" });
+    expect(await cli("completion", "--tensors", model)).toEqual({
+      code: 0,
+      stdout: `${names.join("\n")}\n`,
+      stderr: "",
+    });
     expect(await cli("completion", "--tensors", join(dir, "nothing"))).toEqual({ code: 0, stdout: "", stderr: "" });
   });
 

@@ -7,21 +7,28 @@ import { april, onnx } from "../bindings/index.js";
 import { cli } from "./helpers/cli.js";
 
 function network(name: string, inputs: number, outputs: number, bias = 0.5): Uint8Array {
-  return onnx.write(onnx.create({
-    graph: {
-      name,
-      nodes: [
-        { name: "matmul", opType: "MatMul", inputs: ["x", "W"], outputs: ["xW"] },
-        { name: "add", opType: "Add", inputs: ["xW", "b"], outputs: ["y"] },
-      ],
-      initializers: [
-        { name: "W", dtype: "float32", dims: [inputs, outputs], data: Float32Array.from({ length: inputs * outputs }, (_, i) => i / 10) },
-        { name: "b", dtype: "float32", dims: [outputs], data: new Float32Array(outputs).fill(bias) },
-      ],
-      inputs: [{ name: "x", dtype: "float32", shape: ["N", inputs] }],
-      outputs: [{ name: "y", dtype: "float32", shape: ["N", outputs] }],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      graph: {
+        name,
+        nodes: [
+          { name: "matmul", opType: "MatMul", inputs: ["x", "W"], outputs: ["xW"] },
+          { name: "add", opType: "Add", inputs: ["xW", "b"], outputs: ["y"] },
+        ],
+        initializers: [
+          {
+            name: "W",
+            dtype: "float32",
+            dims: [inputs, outputs],
+            data: Float32Array.from({ length: inputs * outputs }, (_, i) => i / 10),
+          },
+          { name: "b", dtype: "float32", dims: [outputs], data: new Float32Array(outputs).fill(bias) },
+        ],
+        inputs: [{ name: "x", dtype: "float32", shape: ["N", inputs] }],
+        outputs: [{ name: "y", dtype: "float32", shape: ["N", outputs] }],
+      },
+    }),
+  );
 }
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-diff-april-onnx-"));
@@ -29,7 +36,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const encoder = network("encoder", 4, 3);
 const decoder = network("decoder", 3, 3);
 const joiner = network("joiner", 3, 2);
-writeFileSync(join(dir, "model.april"), april.write(april.create({ tokens: ["<blk>", "a"], networks: { encoder, decoder, joiner } })));
+writeFileSync(
+  join(dir, "model.april"),
+  april.write(april.create({ tokens: ["<blk>", "a"], networks: { encoder, decoder, joiner } })),
+);
 writeFileSync(join(dir, "encoder.onnx"), encoder);
 writeFileSync(join(dir, "joiner.onnx"), joiner);
 writeFileSync(join(dir, "decoder-edited.onnx"), network("decoder", 3, 3, 0.75));

@@ -26,19 +26,22 @@ function decode(bytes: Uint8Array): Plain {
 }
 
 function modelBytes(): Uint8Array {
-  return onnx.write(onnx.create({
-    producerName: "tests", metadata: { author: "me", license: "MIT" },
-    graph: {
-      name: "main",
-      nodes: [
-        { name: "scale", opType: "Mul", inputs: ["x", "w"], outputs: ["h"] },
-        { name: "shift", opType: "Add", inputs: ["h", "w"], outputs: ["y"] },
-      ],
-      initializers: [{ name: "w", dtype: "float32", dims: [3], data: new Float32Array([1, 2, 3]) }],
-      inputs: [{ name: "x", dtype: "float32", shape: ["N", 3] }],
-      outputs: [{ name: "y", dtype: "float32", shape: ["N", 3] }],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      producerName: "tests",
+      metadata: { author: "me", license: "MIT" },
+      graph: {
+        name: "main",
+        nodes: [
+          { name: "scale", opType: "Mul", inputs: ["x", "w"], outputs: ["h"] },
+          { name: "shift", opType: "Add", inputs: ["h", "w"], outputs: ["y"] },
+        ],
+        initializers: [{ name: "w", dtype: "float32", dims: [3], data: new Float32Array([1, 2, 3]) }],
+        inputs: [{ name: "x", dtype: "float32", shape: ["N", 3] }],
+        outputs: [{ name: "y", dtype: "float32", shape: ["N", 3] }],
+      },
+    }),
+  );
 }
 
 function modelFile(): string {
@@ -51,14 +54,39 @@ describe("tensorfile edit", () => {
   it("each option is written as asked and nothing else changes (onnx-proto)", async () => {
     const input = modelFile();
     const out = fresh("out.onnx");
-    const r = await cli("edit", input, out, "--set-meta", "license=Apache-2.0", "--set-meta", "new=v", "--delete-meta", "author",
-      "--rename", "h=hidden", "--rename", "x=features", "--shape", "features=1x3", "--shape", "y=Bx3", "--set", "producer_name=edited",
-      "--set", "model_version=12", "--set", "doc_string=a doc");
+    const r = await cli(
+      "edit",
+      input,
+      out,
+      "--set-meta",
+      "license=Apache-2.0",
+      "--set-meta",
+      "new=v",
+      "--delete-meta",
+      "author",
+      "--rename",
+      "h=hidden",
+      "--rename",
+      "x=features",
+      "--shape",
+      "features=1x3",
+      "--shape",
+      "y=Bx3",
+      "--set",
+      "producer_name=edited",
+      "--set",
+      "model_version=12",
+      "--set",
+      "doc_string=a doc",
+    );
     expect(r.stderr).toMatch(/\nwrote .*out\.onnx \(onnx, [^\n]*\n$/);
     expect(r.code).toBe(0);
     expect(r.stderr.split("\n")).toContain("renamed x -> features (2 places)");
     const expected = decode(modelBytes());
-    expected.metadataProps = [{ key: "license", value: "Apache-2.0" }, { key: "new", value: "v" }];
+    expected.metadataProps = [
+      { key: "license", value: "Apache-2.0" },
+      { key: "new", value: "v" },
+    ];
     expected.graph.node[0].output = ["hidden"];
     expected.graph.node[1].input = ["hidden", "w"];
     expected.graph.node[0].input = ["features", "w"];
@@ -75,20 +103,50 @@ describe("tensorfile edit", () => {
     expect(r.code).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary).toMatchObject({ format: "onnx", output: out, byteLength: readFileSync(out).length });
-    expect(summary.edits).toEqual([{ edit: "set-meta", name: "k", value: "v" }, { edit: "rename", name: "w", value: "weight", uses: 3 }]);
+    expect(summary.edits).toEqual([
+      { edit: "set-meta", name: "k", value: "v" },
+      { edit: "rename", name: "w", value: "weight", uses: 3 },
+    ]);
     expect(onnx.tensorInfos(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => t.name)).toEqual(["weight"]);
   });
 
   it("an .april: header fields, params and a network's ONNX edits", async () => {
-    const net = (name: string) => onnx.write(onnx.create({
-      graph: { name, nodes: [{ opType: "Identity", inputs: ["x"], outputs: ["y"] }], inputs: [{ name: "x", dtype: "float32", shape: ["N", 4] }], outputs: [{ name: "y", dtype: "float32" }] },
-    }));
-    const bytes = april.write(april.create({ networks: { encoder: net("e"), decoder: net("d"), joiner: net("j") }, tokens: FIXTURE_TOKENS }));
+    const net = (name: string) =>
+      onnx.write(
+        onnx.create({
+          graph: {
+            name,
+            nodes: [{ opType: "Identity", inputs: ["x"], outputs: ["y"] }],
+            inputs: [{ name: "x", dtype: "float32", shape: ["N", 4] }],
+            outputs: [{ name: "y", dtype: "float32" }],
+          },
+        }),
+      );
+    const bytes = april.write(
+      april.create({ networks: { encoder: net("e"), decoder: net("d"), joiner: net("j") }, tokens: FIXTURE_TOKENS }),
+    );
     const input = fresh("m.april");
     writeFileSync(input, bytes);
     const out = fresh("out.april");
-    const r = await cli("edit", input, out, "--set", "name=New name", "--set", "language=de", "--set", "samplerate=8000",
-      "--set-meta", "encoder/k=v", "--rename", "joiner/x=joint_in", "--shape", "encoder/x=Tx4", "--set", "decoder/producer_name=p");
+    const r = await cli(
+      "edit",
+      input,
+      out,
+      "--set",
+      "name=New name",
+      "--set",
+      "language=de",
+      "--set",
+      "samplerate=8000",
+      "--set-meta",
+      "encoder/k=v",
+      "--rename",
+      "joiner/x=joint_in",
+      "--shape",
+      "encoder/x=Tx4",
+      "--set",
+      "decoder/producer_name=p",
+    );
     expect(r.stderr).toMatch(/wrote/);
     expect(r.code).toBe(0);
     const file = april.read(new Uint8Array(readFileSync(out)));
@@ -99,7 +157,12 @@ describe("tensorfile edit", () => {
     expect(decoded("joiner").graph.input[0].name).toBe("joint_in");
     expect(decoded("joiner").graph.node[0].input).toEqual(["joint_in"]);
     expect(decoded("decoder").producerName).toBe("p");
-    for (const [option, code] of [["colour=red", 2], ["encoder/name=x", 2], ["language=far-too-long", 1], ["middle/producer_name=x", 2]] as const) {
+    for (const [option, code] of [
+      ["colour=red", 2],
+      ["encoder/name=x", 2],
+      ["language=far-too-long", 1],
+      ["middle/producer_name=x", 2],
+    ] as const) {
       const refused = fresh("refused.april");
       const r2 = await cli("edit", input, refused, "--set", option);
       expect([option, r2.code, existsSync(refused)]).toEqual([option, code, false]);
@@ -143,7 +206,14 @@ describe("tensorfile edit", () => {
     r = await cli("edit", input, wrongExt, "--set-meta", "k=v");
     expect([r.code, existsSync(wrongExt)]).toEqual([2, false]);
     const npy = fresh("x.npy");
-    writeFileSync(npy, Buffer.concat([Buffer.from("\x93NUMPY\x01\x00v\x00", "latin1"), Buffer.from("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }".padEnd(117) + "\n"), Buffer.alloc(4)]));
+    writeFileSync(
+      npy,
+      Buffer.concat([
+        Buffer.from("\x93NUMPY\x01\x00v\x00", "latin1"),
+        Buffer.from("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }".padEnd(117) + "\n"),
+        Buffer.alloc(4),
+      ]),
+    );
     r = await cli("edit", npy, fresh("y.onnx"), "--set-meta", "k=v");
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/edit changes \.onnx and \.april models/);
@@ -156,11 +226,36 @@ describe("tensorfile edit", () => {
     const lines = r.stdout.split("\n");
     const at = (line: string) => lines.indexOf(line);
     expect(at("inputs")).toBe(2);
-    expect(lines.slice(2, 9)).toEqual(["inputs", "  x  float32  [N, 3]", "outputs", "  y  float32  [N, 3]", "metadata", "  author   me", "  license  MIT"]);
+    expect(lines.slice(2, 9)).toEqual([
+      "inputs",
+      "  x  float32  [N, 3]",
+      "outputs",
+      "  y  float32  [N, 3]",
+      "metadata",
+      "  author   me",
+      "  license  MIT",
+    ]);
     expect(at("inputs")).toBeLessThan(lines.findIndex((l) => l.startsWith("tensors")));
     const json = JSON.parse((await cli("inspect", input, "--json")).stdout);
-    expect(Object.keys(json)).toEqual(expect.arrayContaining(["format", "version", "meta", "tensors", "graph", "storage", "strings", "sparseInitializers", "externalData", "unknownFields", "functions"]));
-    expect(json.meta.metadataProps).toEqual([{ key: "author", value: "me" }, { key: "license", value: "MIT" }]);
+    expect(Object.keys(json)).toEqual(
+      expect.arrayContaining([
+        "format",
+        "version",
+        "meta",
+        "tensors",
+        "graph",
+        "storage",
+        "strings",
+        "sparseInitializers",
+        "externalData",
+        "unknownFields",
+        "functions",
+      ]),
+    );
+    expect(json.meta.metadataProps).toEqual([
+      { key: "author", value: "me" },
+      { key: "license", value: "MIT" },
+    ]);
     expect(json.inputs).toEqual([{ name: "x", dtype: "float32", shape: ["N", 3] }]);
     expect(json.outputs).toEqual([{ name: "y", dtype: "float32", shape: ["N", 3] }]);
   });

@@ -6,7 +6,33 @@ import { describe, expect, it } from "vitest";
 import { decodePart, decodePath, encodePart, encodePath, folderPaths } from "../bindings/cli/folder-names.js";
 
 /** Characters that break file names somewhere, plus letters that differ only in case or normalization. */
-const HOSTILE_ALPHABET = ["/", "\\", ".", "%", "\u0000", "\n", ":", "*", "?", "<", ">", "|", '"', " ", "~", "#", "W", "w", "a", "é", "e\u0301", "ß", "\uD800", "😀", "_"];
+const HOSTILE_ALPHABET = [
+  "/",
+  "\\",
+  ".",
+  "%",
+  "\u0000",
+  "\n",
+  ":",
+  "*",
+  "?",
+  "<",
+  ">",
+  "|",
+  '"',
+  " ",
+  "~",
+  "#",
+  "W",
+  "w",
+  "a",
+  "é",
+  "e\u0301",
+  "ß",
+  "\uD800",
+  "😀",
+  "_",
+];
 const hostileName = fc.array(fc.constantFrom(...HOSTILE_ALPHABET), { maxLength: 12 }).map((cs) => cs.join(""));
 const utf8 = (text: string) => Buffer.byteLength(text);
 const folded = (path: string) => path.normalize("NFD").toLowerCase();
@@ -42,17 +68,23 @@ describe("extract's file names", () => {
   });
 
   it("property: every part is a file name on Linux, macOS and Windows, and decodes back (short names)", () => {
-    fc.assert(fc.property(hostileName, (name) => {
-      const path = encodePath(name, ".npy");
-      checkPath(path);
-      expect(decodePath(path, ".npy")).toBe(name);
-      for (const part of name.split("/")) expect(decodePart(encodePart(part))).toBe(part);
-    }), { numRuns: 500 });
+    fc.assert(
+      fc.property(hostileName, (name) => {
+        const path = encodePath(name, ".npy");
+        checkPath(path);
+        expect(decodePath(path, ".npy")).toBe(name);
+        for (const part of name.split("/")) expect(decodePart(encodePart(part))).toBe(part);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("a part over 200 bytes is cut with a hash; a path over 1000 bytes is one file", () => {
     const long = "é".repeat(300);
-    const [cut, other] = folderPaths([{ name: `a/${long}`, suffix: ".npy" }, { name: `a/${long}x`, suffix: ".npy" }]);
+    const [cut, other] = folderPaths([
+      { name: `a/${long}`, suffix: ".npy" },
+      { name: `a/${long}x`, suffix: ".npy" },
+    ]);
     expect(cut).toMatch(/^a\/é+~[0-9a-f]{8}\.npy$/);
     expect(utf8(cut!.split("/")[1]!)).toBeLessThanOrEqual(200);
     expect(other).not.toBe(cut);
@@ -63,7 +95,10 @@ describe("extract's file names", () => {
   });
 
   it("W and w, é and e + combining accent, meta.json, a file where a folder is needed: all distinct", () => {
-    const entries = ["W", "w", "\u00e9", "e\u0301", "meta", "x", "x.npy/y", "meta.json"].map((name) => ({ name, suffix: ".npy" }));
+    const entries = ["W", "w", "\u00e9", "e\u0301", "meta", "x", "x.npy/y", "meta.json"].map((name) => ({
+      name,
+      suffix: ".npy",
+    }));
     entries.push({ name: "meta.json", suffix: "" }, { name: "x.npy", suffix: "" });
     const paths = folderPaths(entries);
     expect(paths.slice(0, 2)).toEqual(["W.npy", "w~2.npy"]);
@@ -73,22 +108,25 @@ describe("extract's file names", () => {
 
   it("property: any multiset of names gets distinct paths, none a folder of another, none meta.json", () => {
     const entry = fc.record({ name: hostileName, suffix: fc.constantFrom(".npy", "") });
-    fc.assert(fc.property(fc.array(entry, { maxLength: 20 }), (entries) => {
-      const paths = folderPaths(entries);
-      expect(paths).toHaveLength(entries.length);
-      const keys = paths.map(folded);
-      expect(new Set(keys).size).toBe(keys.length);
-      expect(keys).not.toContain("meta.json");
-      const files = new Set(keys);
-      for (const key of keys) {
-        const parts = key.split("/");
-        for (let i = 1; i < parts.length; i++) expect(files.has(parts.slice(0, i).join("/"))).toBe(false);
-      }
-      paths.forEach((path, i) => {
-        checkPath(path);
-        expect(path.endsWith(entries[i]!.suffix)).toBe(true);
-      });
-      expect(folderPaths(entries)).toEqual(paths); // the same names, the same files
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 20 }), (entries) => {
+        const paths = folderPaths(entries);
+        expect(paths).toHaveLength(entries.length);
+        const keys = paths.map(folded);
+        expect(new Set(keys).size).toBe(keys.length);
+        expect(keys).not.toContain("meta.json");
+        const files = new Set(keys);
+        for (const key of keys) {
+          const parts = key.split("/");
+          for (let i = 1; i < parts.length; i++) expect(files.has(parts.slice(0, i).join("/"))).toBe(false);
+        }
+        paths.forEach((path, i) => {
+          checkPath(path);
+          expect(path.endsWith(entries[i]!.suffix)).toBe(true);
+        });
+        expect(folderPaths(entries)).toEqual(paths); // the same names, the same files
+      }),
+      { numRuns: 300 },
+    );
   });
 });

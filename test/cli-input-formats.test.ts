@@ -15,7 +15,12 @@ import { parseNpy, parseSafetensors } from "./helpers/parsers.js";
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-cli-inputs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const bf16: NamedTensor = { name: "model.w", dtype: "bfloat16", shape: [2, 2], data: Uint16Array.of(0x3f80, 0xc000, 0x3f00, 0x4040) };
+const bf16: NamedTensor = {
+  name: "model.w",
+  dtype: "bfloat16",
+  shape: [2, 2],
+  data: Uint16Array.of(0x3f80, 0xc000, 0x3f00, 0x4040),
+};
 const e4m3: NamedTensor = { name: "model.q", dtype: "float8_e4m3", shape: [3], data: Uint8Array.of(0x38, 0x7e, 0x81) };
 const f32: NamedTensor = { name: "bias", dtype: "float32", shape: [3], data: Float32Array.of(1, 2, 3) };
 const i64: NamedTensor = { name: "ids", dtype: "int64", shape: [2], data: BigInt64Array.of(-1n, 5n) };
@@ -28,7 +33,10 @@ function write(name: string, bytes: Uint8Array): string {
 
 describe("CLI: safetensors, npy and npz inputs", () => {
   const st = write("in.safetensors", writeSafetensors([bf16, e4m3, f32, i64]));
-  const np = write("in.npy", npyFile("{'descr': '>f4', 'fortran_order': True, 'shape': (2, 2), }", f32Bytes([1, 3, 2, 4], true)));
+  const np = write(
+    "in.npy",
+    npyFile("{'descr': '>f4', 'fortran_order': True, 'shape': (2, 2), }", f32Bytes([1, 3, 2, 4], true)),
+  );
   const nz = write("in.npz", zipSync({ "bias.npy": writeNpy(f32), "ids.npy": writeNpy(i64) }, { level: 6 }));
 
   it("inspect names the format and the stored dtypes (bfloat16 / float8 as such)", async () => {
@@ -41,7 +49,11 @@ describe("CLI: safetensors, npy and npz inputs", () => {
     expect(json).toMatchObject({ format: "safetensors", version: null, meta: { format: "pt" } });
     expect(json.dtypes.BF16).toMatch(/bfloat16/);
     const npyJson = JSON.parse((await cli("inspect", np, "--json")).stdout);
-    expect(npyJson).toMatchObject({ format: "npy", version: "1.0", meta: { descr: ">f4", fortran_order: true, shape: [2, 2] } });
+    expect(npyJson).toMatchObject({
+      format: "npy",
+      version: "1.0",
+      meta: { descr: ">f4", fortran_order: true, shape: [2, 2] },
+    });
     const npzJson = JSON.parse((await cli("inspect", nz, "--json")).stdout);
     expect(npzJson.tensors.map((t: { name: string }) => t.name)).toEqual(["bias", "ids"]);
     expect(npzJson.members[0]).toMatchObject({ name: "bias.npy", method: "deflated" });
@@ -57,7 +69,10 @@ describe("CLI: safetensors, npy and npz inputs", () => {
 
   it("verify refuses a deflated npz member whose CRC-32 does not match (exit 1)", async () => {
     const a = npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }", f32Bytes([1]));
-    const bad = write("bad-crc.npz", zipFile([{ name: "a.npy", content: a, crc32: 7, method: 8 }], { deflate: (b) => deflateSync(b) }));
+    const bad = write(
+      "bad-crc.npz",
+      zipFile([{ name: "a.npy", content: a, crc32: 7, method: 8 }], { deflate: (b) => deflateSync(b) }),
+    );
     const result = await cli("verify", bad);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/npz: CRC-32 mismatch: 0x00000007 declared/);
@@ -101,10 +116,17 @@ describe("CLI: safetensors, npy and npz inputs", () => {
   });
 
   it("a re-encode into an input format is a usage error (exit 2), and nothing is written", async () => {
-    for (const [input, output] of [[nz, "again.npz"], [st, "x.b2l"], [np, "x.tsm"], [nz, "x.npz.bin"]] as const) {
+    for (const [input, output] of [
+      [nz, "again.npz"],
+      [st, "x.b2l"],
+      [np, "x.tsm"],
+      [nz, "x.npz.bin"],
+    ] as const) {
       const result = await cli("convert", input, join(dir, output));
       expect(result.code, `${input} -> ${output}`).toBe(2);
-      expect(result.stderr).toMatch(/may end in \.safetensors, \.npy, \.json \(\w+ is read, never written as a re-encode\)/);
+      expect(result.stderr).toMatch(
+        /may end in \.safetensors, \.npy, \.json \(\w+ is read, never written as a re-encode\)/,
+      );
       expect(readdirSync(dir)).not.toContain(output);
     }
   });
@@ -114,7 +136,10 @@ describe("CLI: safetensors, npy and npz inputs", () => {
     const result = await cli("extract", st, out, "--dtype", "float32");
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(["bias.npy", "ids.npy", "meta.json", "model.q.npy", "model.w.npy"]);
-    expect(parseNpy(new Uint8Array(readFileSync(join(out, "model.q.npy"))))).toMatchObject({ descr: "<f4", shape: [3] });
+    expect(parseNpy(new Uint8Array(readFileSync(join(out, "model.q.npy"))))).toMatchObject({
+      descr: "<f4",
+      shape: [3],
+    });
     const meta = JSON.parse(readFileSync(join(out, "meta.json"), "utf8"));
     expect(meta.format).toBe("safetensors");
   });

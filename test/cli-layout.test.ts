@@ -13,20 +13,37 @@ import { describe, expect, it } from "vitest";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The shared layer: what every command may import. */
-const SHARED = ["common.ts", "args.ts", "inputs.ts", "stream-input.ts", "output.ts", "progress.ts", "tensor-output.ts", "warnings.ts"];
+const SHARED = [
+  "common.ts",
+  "args.ts",
+  "inputs.ts",
+  "stream-input.ts",
+  "output.ts",
+  "progress.ts",
+  "tensor-output.ts",
+  "warnings.ts",
+];
 /** One module per command (and the helpers of one command: batch.ts and tsm-onnx.ts serve convert and inspect). */
 const COMMANDS = ["inspect.ts", "verify.ts", "convert.ts", "extract.ts", "stats.ts", "view.ts", "patch.ts", "diff.ts"];
 
 /** bindings/cli/<file> -> the bindings/cli/ files it imports (directly). */
 async function cliImports(): Promise<Map<string, string[]>> {
-  const files = readdirSync(resolve(root, "bindings/cli")).filter((f) => f.endsWith(".ts")).map((f) => `bindings/cli/${f}`);
+  const files = readdirSync(resolve(root, "bindings/cli"))
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => `bindings/cli/${f}`);
   const tree = await parseDependencyTree(["bindings/cli.ts", ...files], {
-    context: root, transform: false, skipDynamicImports: false, extensions: [".ts", ".js"],
+    context: root,
+    transform: false,
+    skipDynamicImports: false,
+    extensions: [".ts", ".js"],
   });
   const edges = new Map<string, string[]>();
   for (const [id, deps] of Object.entries(tree)) {
     if (!id.startsWith("bindings/cli")) continue;
-    edges.set(id, (deps ?? []).map((d) => d.id ?? "").filter((d) => d.startsWith("bindings/cli/")));
+    edges.set(
+      id,
+      (deps ?? []).map((d) => d.id ?? "").filter((d) => d.startsWith("bindings/cli/")),
+    );
   }
   return edges;
 }
@@ -46,9 +63,15 @@ describe("the CLI's modules", () => {
     }
 
     // run.ts reaches every command directly: it is the dispatcher
-    for (const command of COMMANDS) expect(edges.get("bindings/cli/run.ts"), command).toContain(`bindings/cli/${command}`);
+    for (const command of COMMANDS)
+      expect(edges.get("bindings/cli/run.ts"), command).toContain(`bindings/cli/${command}`);
 
-    const tree = await parseDependencyTree(["bindings/cli.ts"], { context: root, transform: false, skipDynamicImports: false, extensions: [".ts", ".js"] });
+    const tree = await parseDependencyTree(["bindings/cli.ts"], {
+      context: root,
+      transform: false,
+      skipDynamicImports: false,
+      extensions: [".ts", ".js"],
+    });
     expect(parseCircular(tree)).toEqual([]);
   }, 120_000); // 19 s under two busy loops: 60 s left too little room when the whole suite runs beside it
 });

@@ -18,9 +18,17 @@ let serial = 0;
 
 /** An ONNX model whose initializers have these names, the k-th holding the float32 value k. */
 function modelFile(names: readonly string[]): { path: string; bytes: Uint8Array; names: string[] } {
-  const bytes = onnx.write(onnx.create({
-    graph: { name: "g", nodes: [], inputs: [], outputs: [], initializers: names.map((name, i) => ({ name, dtype: "float32", dims: [1], data: [i] })) },
-  }));
+  const bytes = onnx.write(
+    onnx.create({
+      graph: {
+        name: "g",
+        nodes: [],
+        inputs: [],
+        outputs: [],
+        initializers: names.map((name, i) => ({ name, dtype: "float32", dims: [1], data: [i] })),
+      },
+    }),
+  );
   const path = join(dir, `model-${serial++}.onnx`);
   writeFileSync(path, bytes);
   return { path, bytes, names: onnx.tensorInfos(onnx.read(bytes)).map((i) => i.name) };
@@ -29,7 +37,13 @@ function modelFile(names: readonly string[]): { path: string; bytes: Uint8Array;
 /** Every file under `folder`, "/"-separated. */
 function listing(folder: string): string[] {
   return (readdirSync(folder, { recursive: true, withFileTypes: true }) as import("node:fs").Dirent[])
-    .filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(folder.length + 1).split("\\").join("/"));
+    .filter((e) => e.isFile())
+    .map((e) =>
+      join(e.parentPath, e.name)
+        .slice(folder.length + 1)
+        .split("\\")
+        .join("/"),
+    );
 }
 
 /** extract, then patch from the unchanged folder: the patched model is the model. */
@@ -66,7 +80,19 @@ describe("extract then patch is the identity for every name", () => {
   });
 
   it("repeated names (W, W, W#2) and names of Object.prototype and of the manifest", async () => {
-    await expectExtractPatchIdentity(["W", "W", "W#2", "__proto__", "constructor", "toString", "meta.json", "meta", "%2E%2E", "CON", "日本語/重み"]);
+    await expectExtractPatchIdentity([
+      "W",
+      "W",
+      "W#2",
+      "__proto__",
+      "constructor",
+      "toString",
+      "meta.json",
+      "meta",
+      "%2E%2E",
+      "CON",
+      "日本語/重み",
+    ]);
   });
 
   it("names alike but for case or Unicode normalization get files that differ on any file system", async () => {
@@ -82,25 +108,46 @@ describe("folders patch reads", () => {
     const folder = join(dir, `old-${serial++}`);
     mkdirSync(join(folder, "_dotdot"), { recursive: true });
     mkdirSync(join(folder, "a"));
-    writeFileSync(join(folder, "_dotdot", "x.npy"), writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([5]) }));
-    writeFileSync(join(folder, "a", "b.npy"), writeNpy({ name: "b", dtype: "float32", shape: [1], data: new Float32Array([6]) }));
-    writeFileSync(join(folder, "meta.json"), JSON.stringify({ format: "onnx", files: { "../x": "_dotdot/x.npy", "a/b": "a/b.npy" } }));
+    writeFileSync(
+      join(folder, "_dotdot", "x.npy"),
+      writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([5]) }),
+    );
+    writeFileSync(
+      join(folder, "a", "b.npy"),
+      writeNpy({ name: "b", dtype: "float32", shape: [1], data: new Float32Array([6]) }),
+    );
+    writeFileSync(
+      join(folder, "meta.json"),
+      JSON.stringify({ format: "onnx", files: { "../x": "_dotdot/x.npy", "a/b": "a/b.npy" } }),
+    );
     const out = join(dir, `old-${serial++}.onnx`);
     const r = await cli("patch", model.path, folder, out);
     expect(r.code, r.stderr).toBe(0);
-    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([["../x", 5], ["a/b", 6]]);
+    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([
+      ["../x", 5],
+      ["a/b", 6],
+    ]);
   });
 
-  it("a file meta.json does not list is named by decoding its path (%2E%2E.npy is \"..\", %.npy is \"\")", async () => {
+  it('a file meta.json does not list is named by decoding its path (%2E%2E.npy is "..", %.npy is "")', async () => {
     const model = modelFile(["..", ""]);
     const folder = join(dir, `bare-${serial++}`);
     mkdirSync(folder);
-    writeFileSync(join(folder, "%2E%2E.npy"), writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([7]) }));
-    writeFileSync(join(folder, "%.npy"), writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([8]) }));
+    writeFileSync(
+      join(folder, "%2E%2E.npy"),
+      writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([7]) }),
+    );
+    writeFileSync(
+      join(folder, "%.npy"),
+      writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([8]) }),
+    );
     const out = join(dir, `bare-${serial++}.onnx`);
     const r = await cli("patch", model.path, folder, out);
     expect(r.code, r.stderr).toBe(0);
-    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([["..", 7], ["", 8]]);
+    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([
+      ["..", 7],
+      ["", 8],
+    ]);
   });
 
   it("a file whose name the file system stored decomposed (as HFS+ does) is still the one meta.json lists", async () => {
@@ -108,12 +155,17 @@ describe("folders patch reads", () => {
     const model = modelFile([composed]);
     const folder = join(dir, `nfd-${serial++}`);
     mkdirSync(folder);
-    writeFileSync(join(folder, `${composed.normalize("NFD")}.npy`), writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([4]) }));
+    writeFileSync(
+      join(folder, `${composed.normalize("NFD")}.npy`),
+      writeNpy({ name: "x", dtype: "float32", shape: [1], data: new Float32Array([4]) }),
+    );
     writeFileSync(join(folder, "meta.json"), JSON.stringify({ files: { [composed]: `${composed}.npy` } }));
     const out = join(dir, `nfd-${serial++}.onnx`);
     const r = await cli("patch", model.path, folder, out);
     expect(r.code, r.stderr).toBe(0);
-    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([[composed, 4]]);
+    expect(onnx.tensors(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => [t.name, t.data[0]])).toEqual([
+      [composed, 4],
+    ]);
   });
 
   it("two files for one name are refused, naming both", async () => {
@@ -137,11 +189,22 @@ describe("names safetensors cannot hold", () => {
       const r = await cli("convert", model.path, join(dir, `bad-${serial++}.safetensors`));
       expect(r.code).toBe(1);
       expect(r.stderr).not.toMatch(/internal error/);
-      expect(r.stderr).toMatch(bad === "" ? /tensor 1 of .* has an empty name/ : /tensor 1 of .* is named "__metadata__"/);
+      expect(r.stderr).toMatch(
+        bad === "" ? /tensor 1 of .* has an empty name/ : /tensor 1 of .* is named "__metadata__"/,
+      );
       const npy = join(dir, `one-${serial++}.npy`);
       const one = await cli("convert", model.path, npy, "--tensor", bad);
       expect(one.code, one.stderr).toBe(0);
-      const batch = await cli("convert", "--out-dir", join(dir, `batch-${serial++}`), "--to", "safetensors", model.path, "-j", "1");
+      const batch = await cli(
+        "convert",
+        "--out-dir",
+        join(dir, `batch-${serial++}`),
+        "--to",
+        "safetensors",
+        model.path,
+        "-j",
+        "1",
+      );
       expect(batch.code).toBe(1);
       expect(batch.stderr).not.toMatch(/internal error/);
       expect(batch.stderr).toMatch(bad === "" ? /has an empty name/ : /is named "__metadata__"/);
@@ -150,23 +213,49 @@ describe("names safetensors cannot hold", () => {
 });
 
 describe("fuzz: random names from a hostile alphabet", () => {
-  const alphabet = ["/", "\\", ".", "..", "%", "%2F", "\u0000", ":", "*", " ", "#2", "W", "w", "é", "e\u0301", "_dotdot", "__proto__", "meta.json", "x".repeat(130)];
-  const names = fc.array(fc.array(fc.constantFrom(...alphabet), { maxLength: 4 }).map((parts) => parts.join("")), { minLength: 1, maxLength: 6 });
+  const alphabet = [
+    "/",
+    "\\",
+    ".",
+    "..",
+    "%",
+    "%2F",
+    "\u0000",
+    ":",
+    "*",
+    " ",
+    "#2",
+    "W",
+    "w",
+    "é",
+    "e\u0301",
+    "_dotdot",
+    "__proto__",
+    "meta.json",
+    "x".repeat(130),
+  ];
+  const names = fc.array(
+    fc.array(fc.constantFrom(...alphabet), { maxLength: 4 }).map((parts) => parts.join("")),
+    { minLength: 1, maxLength: 6 },
+  );
 
   it("convert → .safetensors → read keeps every name (or refuses plainly); extract → patch is the identity", async () => {
-    await fc.assert(fc.asyncProperty(names, async (given) => {
-      const model = modelFile(given);
-      const out = join(dir, `fuzz-${serial++}.safetensors`);
-      const converted = await cli("convert", model.path, out);
-      expect(converted.stderr).not.toMatch(/internal error/);
-      if (model.names.some((n) => n === "" || n === "__metadata__")) expect(converted.code).toBe(1);
-      else {
-        expect(converted.code, converted.stderr).toBe(0);
-        const read = safetensors.tensors(safetensors.read(new Uint8Array(readFileSync(out))));
-        expect(read.map((t) => [t.name, t.data[0]])).toEqual(model.names.map((n, i) => [n, i]));
-      }
-      await expectExtractPatchIdentity(given);
-    }), { numRuns: 30 });
+    await fc.assert(
+      fc.asyncProperty(names, async (given) => {
+        const model = modelFile(given);
+        const out = join(dir, `fuzz-${serial++}.safetensors`);
+        const converted = await cli("convert", model.path, out);
+        expect(converted.stderr).not.toMatch(/internal error/);
+        if (model.names.some((n) => n === "" || n === "__metadata__")) expect(converted.code).toBe(1);
+        else {
+          expect(converted.code, converted.stderr).toBe(0);
+          const read = safetensors.tensors(safetensors.read(new Uint8Array(readFileSync(out))));
+          expect(read.map((t) => [t.name, t.data[0]])).toEqual(model.names.map((n, i) => [n, i]));
+        }
+        await expectExtractPatchIdentity(given);
+      }),
+      { numRuns: 30 },
+    );
   }, 120_000);
 });
 
@@ -184,7 +273,11 @@ describe("blobs", () => {
     const folder = join(dir, `blobs-${serial++}`);
     const r = await cli("extract", path, folder);
     expect(r.code, r.stderr).toBe(0);
-    const files = (JSON.parse(readFileSync(join(folder, "meta.json"), "utf8")) as { files: Record<string, string> }).files;
-    expect([...readFileSync(join(folder, files["a_b.bin"]!)), ...readFileSync(join(folder, files["a_b.bin#2"]!))]).toEqual([1, 2]);
+    const files = (JSON.parse(readFileSync(join(folder, "meta.json"), "utf8")) as { files: Record<string, string> })
+      .files;
+    expect([
+      ...readFileSync(join(folder, files["a_b.bin"]!)),
+      ...readFileSync(join(folder, files["a_b.bin#2"]!)),
+    ]).toEqual([1, 2]);
   });
 });

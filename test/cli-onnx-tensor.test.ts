@@ -39,7 +39,10 @@ describe("CLI: ONNX TensorProto (.pb) files", () => {
   const a = write("input_0.pb", tensorProto("x", values, [2, 3]));
   const typed = write("typed.pb", tensorProto("x", values, [2, 3], true));
   const b = write("output_0.pb", tensorProto("x", other, [2, 3]));
-  const unnamed = write("unnamed.pb", proto.TensorProto.encode(proto.TensorProto.create({ dataType: 7, dims: [2], int64Data: [5, -6] })).finish());
+  const unnamed = write(
+    "unnamed.pb",
+    proto.TensorProto.encode(proto.TensorProto.create({ dataType: 7, dims: [2], int64Data: [5, -6] })).finish(),
+  );
 
   it("inspect names the format, the tensor and its data type; --json too", async () => {
     const r = await cli("inspect", a);
@@ -99,15 +102,20 @@ describe("CLI: ONNX TensorProto (.pb) files", () => {
   });
 
   it("patch: a model's weight replaced from a .pb WEIGHTS file", async () => {
-    const model = write("model.onnx", onnx.write(onnx.create({
-      graph: {
-        name: "g",
-        nodes: [{ opType: "Add", inputs: ["in", "x"], outputs: ["out"] }],
-        initializers: [{ name: "x", dtype: "float32", dims: [2, 3], data: values }],
-        inputs: [{ name: "in", dtype: "float32", shape: [2, 3] }],
-        outputs: [{ name: "out", dtype: "float32", shape: [2, 3] }],
-      },
-    })));
+    const model = write(
+      "model.onnx",
+      onnx.write(
+        onnx.create({
+          graph: {
+            name: "g",
+            nodes: [{ opType: "Add", inputs: ["in", "x"], outputs: ["out"] }],
+            initializers: [{ name: "x", dtype: "float32", dims: [2, 3], data: values }],
+            inputs: [{ name: "in", dtype: "float32", shape: [2, 3] }],
+            outputs: [{ name: "out", dtype: "float32", shape: [2, 3] }],
+          },
+        }),
+      ),
+    );
     const out = join(dir, "patched.onnx");
     const r = await cli("patch", model, b, out);
     expect(r.code, r.stderr).toBe(0);
@@ -115,10 +123,17 @@ describe("CLI: ONNX TensorProto (.pb) files", () => {
     const [x] = readAny(new Uint8Array(readFileSync(out))).tensors();
     expect(Array.from(x!.data as Float32Array)).toEqual(Array.from(other));
     // a TensorProto without a name needs --tensor, as a .npy does
-    const nameless = write("nameless.pb", proto.TensorProto.encode(proto.TensorProto.create({ dataType: 1, dims: [2, 3], floatData: Array.from(values) })).finish());
+    const nameless = write(
+      "nameless.pb",
+      proto.TensorProto.encode(
+        proto.TensorProto.create({ dataType: 1, dims: [2, 3], floatData: Array.from(values) }),
+      ).finish(),
+    );
     const refused = await cli("patch", model, nameless, join(dir, "refused.onnx"));
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("a TensorProto without a name: give the tensor's name in the model with --tensor NAME");
+    expect(refused.stderr).toContain(
+      "a TensorProto without a name: give the tensor's name in the model with --tensor NAME",
+    );
     const named = await cli("patch", out, nameless, join(dir, "back.onnx"), "--tensor", "x");
     expect(named.code, named.stderr).toBe(0);
     expect(readFileSync(join(dir, "back.onnx")).equals(readFileSync(model))).toBe(true);
@@ -127,17 +142,28 @@ describe("CLI: ONNX TensorProto (.pb) files", () => {
   it("a .pb detection does not recognise is read by name: the parser's error, exit 1, never unknown format", async () => {
     // a SequenceProto of two tensors (ONNX test data keeps sequence inputs in .pb files)
     const inner = tensorProto("t", values, [6]);
-    const field = (n: number, body: Uint8Array) => [n << 3 | 2, body.length, ...body];
-    const seq = write("seq.pb", Uint8Array.from([...field(1, new TextEncoder().encode("seq")), 0x10, 0x01, ...field(3, inner), ...field(3, inner)]));
+    const field = (n: number, body: Uint8Array) => [(n << 3) | 2, body.length, ...body];
+    const seq = write(
+      "seq.pb",
+      Uint8Array.from([
+        ...field(1, new TextEncoder().encode("seq")),
+        0x10,
+        0x01,
+        ...field(3, inner),
+        ...field(3, inner),
+      ]),
+    );
     const r = await cli("inspect", seq);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain("this is an ONNX SequenceProto \"seq\" (elem_type TENSOR, 2 values), not a TensorProto");
+    expect(r.stderr).toContain('this is an ONNX SequenceProto "seq" (elem_type TENSOR, 2 values), not a TensorProto');
     expect(r.stderr).not.toContain("internal error");
     // fields out of the canonical order: not detected by content, read by name
     const odd = write("odd.pb", Uint8Array.of(0x4a, 0x04, 0, 0, 0x80, 0x3f, 0x10, 0x01));
     const inspected = await cli("inspect", odd, "--json");
     expect(inspected.code, inspected.stderr).toBe(0);
-    expect(JSON.parse(inspected.stdout).tensors).toEqual([{ name: "tensor", dtype: "float32", shape: [], byteLength: 4 }]);
+    expect(JSON.parse(inspected.stdout).tensors).toEqual([
+      { name: "tensor", dtype: "float32", shape: [], byteLength: 4 },
+    ]);
     expect((await cli("verify", odd)).code).toBe(0);
     // truncated: the parser's error with its offset and field
     const cut = write("cut.pb", readFileSync(a).subarray(0, 20));
@@ -158,7 +184,10 @@ describe.skipIf(!existsSync(TESTDATA))("CLI: ONNX's test data (libonnx-testdata)
     const input = join(test, "input_0.pb");
     const r = await cli("inspect", input, "--json");
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ format: "onnx-tensor", tensors: [{ name: "x", dtype: "float32", shape: [3, 4, 5] }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      format: "onnx-tensor",
+      tensors: [{ name: "x", dtype: "float32", shape: [3, 4, 5] }],
+    });
     const npy = join(dir, "abs-out.npy");
     expect((await cli("convert", join(test, "output_0.pb"), npy)).code).toBe(0);
     const d = await cli("diff", join(test, "output_0.pb"), npy);

@@ -14,8 +14,17 @@ vi.mock("node:fs", async (importOriginal) => {
     ...real,
     renameSync: (from: fs.PathLike, to: fs.PathLike) => {
       // the new folder (a hidden temporary) moving to DIR fails as on a busy or vanished target
-      if (failing.moveInto !== undefined && String(to) === failing.moveInto && /\.tensorfile-.*\.partial$/.test(String(from)) && real.existsSync(join(String(from), "meta.json"))) {
-        throw Object.assign(new Error(`EBUSY: resource busy or locked, rename '${String(from)}' -> '${String(to)}'`), { code: "EBUSY", path: String(from), dest: String(to) });
+      if (
+        failing.moveInto !== undefined &&
+        String(to) === failing.moveInto &&
+        /\.tensorfile-.*\.partial$/.test(String(from)) &&
+        real.existsSync(join(String(from), "meta.json"))
+      ) {
+        throw Object.assign(new Error(`EBUSY: resource busy or locked, rename '${String(from)}' -> '${String(to)}'`), {
+          code: "EBUSY",
+          path: String(from),
+          dest: String(to),
+        });
       }
       return real.renameSync(from, to);
     },

@@ -34,11 +34,20 @@ const EXAMPLES = exampleFiles().map((e) => {
   return { ...e, path };
 });
 
-const FIXTURES = [["bw2l", "tiny_ctc_v2.b2l"], ["bw2l", "dtypes_v1.b2l"], ["tennis", "dtypes.tsm"], ["tennis", "seetaface6_face_landmarker_pts5.csta"], ["primitiv", "model_xor_adam.model"], ["primitiv", "tensor_2x2_b3.tensor"], ["spraak", "si1027.trk"]];
+const FIXTURES = [
+  ["bw2l", "tiny_ctc_v2.b2l"],
+  ["bw2l", "dtypes_v1.b2l"],
+  ["tennis", "dtypes.tsm"],
+  ["tennis", "seetaface6_face_landmarker_pts5.csta"],
+  ["primitiv", "model_xor_adam.model"],
+  ["primitiv", "tensor_2x2_b3.tensor"],
+  ["spraak", "si1027.trk"],
+];
 
 function models(): [string, string][] {
   const out: [string, string][] = EXAMPLES.filter((e) => e.format !== "april").map((e) => [e.name, e.path]);
-  if (haveFixtures()) for (const [folder, name] of FIXTURES) out.push([`${folder}/${name}`, fixturePath(folder!, name!)]);
+  if (haveFixtures())
+    for (const [folder, name] of FIXTURES) out.push([`${folder}/${name}`, fixturePath(folder!, name!)]);
   return out;
 }
 
@@ -112,7 +121,9 @@ describe("tensorfile patch: the round trip gives the same bytes", () => {
     const out2 = fresh("out2.april");
     const r2 = await cli("patch", model, onnx, out2);
     expect(r2.code, r2.stderr).toBe(0);
-    expect(r2.stderr).toContain("1 network changed, 0 given back unchanged, 2 not in WEIGHTS kept as they were\nchanged:   encoder\nkept:      decoder, joiner\n");
+    expect(r2.stderr).toContain(
+      "1 network changed, 0 given back unchanged, 2 not in WEIGHTS kept as they were\nchanged:   encoder\nkept:      decoder, joiner\n",
+    );
     const extracted = fresh("again");
     expect((await cli("extract", out2, extracted)).code).toBe(0);
     expect(readFileSync(join(extracted, "encoder.onnx"), "utf8")).toBe("a new encoder");
@@ -132,32 +143,39 @@ describe("tensorfile patch: the round trip gives the same bytes", () => {
 });
 
 describe("a fine-tune: one value edited, patched, found by diff", () => {
-  it.each(EXAMPLES.filter((e) => e.format !== "april").map((e) => [e.name, e] as const))("%s", async (_label, example) => {
-    const tensors = readAny(example.bytes).tensors();
-    const target = tensors.find((t) => t.dtype === "float32")!;
-    const data = (target.data as Float32Array).slice();
-    data[1] = data[1]! + 0.25;
-    const edited: NamedTensor[] = tensors.map((t) => (t === target ? { ...t, dtype: "float32", data } : t));
-    const weights = fresh("edited.safetensors");
-    writeFileSync(weights, writeSafetensors(edited));
-    const out = fresh(`out${example.path.slice(example.path.lastIndexOf("."))}`);
-    expect((await cli("patch", example.path, weights, out)).code).toBe(0);
-    const d = await cli("diff", example.path, out);
-    expect(d.code).toBe(1);
-    const elements = target.shape.reduce((a, b) => a * b, 1);
-    expect(d.stdout).toMatch(new RegExp(`${target.name.replace(/\./g, "\\.")}\\s+different\\s+float32\\s+\\[[^\\]]*\\]\\s+1/${elements}\\s+0\\.25`));
-    expect(d.stdout).toMatch(/: different$/m);
-    const json = await cli("diff", example.path, out, "--json");
-    expect(json.code).toBe(1);
-    const parsed = JSON.parse(json.stdout);
-    expect(parsed).toMatchObject({ equal: false, onlyA: [], onlyB: [], atol: 0, rtol: 0 });
-    const row = parsed.tensors.find((t: { name: string }) => t.name === target.name);
-    expect(row).toMatchObject({ status: "different", differing: 1, elements });
-    expect(row.maxAbs).toBe(Math.abs(Math.fround(data[1]!) - (target.data as Float32Array)[1]!)); // float32 rounding of +0.25
-    expect((await cli("diff", example.path, out, "--atol", "0.3")).code).toBe(0);
-    // the edited safetensors against the patched model: equal (the values went in as given)
-    expect((await cli("diff", weights, out)).code).toBe(0);
-  });
+  it.each(EXAMPLES.filter((e) => e.format !== "april").map((e) => [e.name, e] as const))(
+    "%s",
+    async (_label, example) => {
+      const tensors = readAny(example.bytes).tensors();
+      const target = tensors.find((t) => t.dtype === "float32")!;
+      const data = (target.data as Float32Array).slice();
+      data[1] = data[1]! + 0.25;
+      const edited: NamedTensor[] = tensors.map((t) => (t === target ? { ...t, dtype: "float32", data } : t));
+      const weights = fresh("edited.safetensors");
+      writeFileSync(weights, writeSafetensors(edited));
+      const out = fresh(`out${example.path.slice(example.path.lastIndexOf("."))}`);
+      expect((await cli("patch", example.path, weights, out)).code).toBe(0);
+      const d = await cli("diff", example.path, out);
+      expect(d.code).toBe(1);
+      const elements = target.shape.reduce((a, b) => a * b, 1);
+      expect(d.stdout).toMatch(
+        new RegExp(
+          `${target.name.replace(/\./g, "\\.")}\\s+different\\s+float32\\s+\\[[^\\]]*\\]\\s+1/${elements}\\s+0\\.25`,
+        ),
+      );
+      expect(d.stdout).toMatch(/: different$/m);
+      const json = await cli("diff", example.path, out, "--json");
+      expect(json.code).toBe(1);
+      const parsed = JSON.parse(json.stdout);
+      expect(parsed).toMatchObject({ equal: false, onlyA: [], onlyB: [], atol: 0, rtol: 0 });
+      const row = parsed.tensors.find((t: { name: string }) => t.name === target.name);
+      expect(row).toMatchObject({ status: "different", differing: 1, elements });
+      expect(row.maxAbs).toBe(Math.abs(Math.fround(data[1]!) - (target.data as Float32Array)[1]!)); // float32 rounding of +0.25
+      expect((await cli("diff", example.path, out, "--atol", "0.3")).code).toBe(0);
+      // the edited safetensors against the patched model: equal (the values went in as given)
+      expect((await cli("diff", weights, out)).code).toBe(0);
+    },
+  );
 });
 
 describe("refusals: nothing is written", () => {
@@ -166,11 +184,16 @@ describe("refusals: nothing is written", () => {
 
   it("an unknown name: exit 1 (or skipped and listed with --partial)", async () => {
     const weights = fresh("extra.safetensors");
-    writeFileSync(weights, writeSafetensors([...tensors, { name: "layers.9.0", dtype: "float32", shape: [1], data: new Float32Array(1) }]));
+    writeFileSync(
+      weights,
+      writeSafetensors([...tensors, { name: "layers.9.0", dtype: "float32", shape: [1], data: new Float32Array(1) }]),
+    );
     const out = fresh("out.b2l");
     const r = await cli("patch", model, weights, out);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^tensorfile: MODEL .*demo\.b2l \(bw2l\) has no tensor named "layers\.9\.0".*; --partial skips the names MODEL does not hold\n$/);
+    expect(r.stderr).toMatch(
+      /^tensorfile: MODEL .*demo\.b2l \(bw2l\) has no tensor named "layers\.9\.0".*; --partial skips the names MODEL does not hold\n$/,
+    );
     expect(existsSync(out)).toBe(false);
     const partial = await cli("patch", model, weights, out, "--partial");
     expect(partial.code, partial.stderr).toBe(0);
@@ -181,14 +204,24 @@ describe("refusals: nothing is written", () => {
   it("another shape or a dtype the model cannot store: exit 1", async () => {
     const first = tensors[0]!;
     const wrongShape = fresh("shape.safetensors");
-    writeFileSync(wrongShape, writeSafetensors([{ name: first.name, dtype: "float32", shape: [first.data.length], data: first.data as Float32Array }]));
+    writeFileSync(
+      wrongShape,
+      writeSafetensors([
+        { name: first.name, dtype: "float32", shape: [first.data.length], data: first.data as Float32Array },
+      ]),
+    );
     const out = fresh("out.b2l");
     const r = await cli("patch", model, wrongShape, out);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/has shape \[3, 1, 40, 16\] in the file; the replacement has shape \[1920\]/);
     expect(existsSync(out)).toBe(false);
     const wrongType = fresh("type.safetensors");
-    writeFileSync(wrongType, writeSafetensors([{ name: first.name, dtype: "int32", shape: first.shape, data: new Int32Array(first.data.length) }]));
+    writeFileSync(
+      wrongType,
+      writeSafetensors([
+        { name: first.name, dtype: "int32", shape: first.shape, data: new Int32Array(first.data.length) },
+      ]),
+    );
     const t = await cli("patch", model, wrongType, out);
     expect(t.code).toBe(1);
     expect(t.stderr).toMatch(/stored as float32; a int32 tensor cannot replace it/);

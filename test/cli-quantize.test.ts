@@ -21,31 +21,49 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** ids (int64) -> Cast(to=FLOAT) -> Mul(w) -> Add(x) -> y, at `opset`. */
 function castModel(opset = 17): Uint8Array {
-  return onnx.write(onnx.create({
-    opsetImports: [{ version: opset }],
-    graph: {
-      name: "cast",
-      nodes: [
-        { name: "cast", opType: "Cast", inputs: ["ids"], outputs: ["f"], attributes: { to: 1 } },
-        { name: "mul", opType: "Mul", inputs: ["f", "w"], outputs: ["m"] },
-        { name: "add", opType: "Add", inputs: ["m", "x"], outputs: ["y"] },
-      ],
-      initializers: [{ name: "w", dtype: "float32", dims: [32], data: Float32Array.from({ length: 32 }, (_, i) => (i - 16) / 8) }],
-      inputs: [{ name: "ids", dtype: "int64", shape: [32] }, { name: "x", dtype: "float32", shape: ["n"] }],
-      outputs: [{ name: "y", dtype: "float32", shape: [32] }],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      opsetImports: [{ version: opset }],
+      graph: {
+        name: "cast",
+        nodes: [
+          { name: "cast", opType: "Cast", inputs: ["ids"], outputs: ["f"], attributes: { to: 1 } },
+          { name: "mul", opType: "Mul", inputs: ["f", "w"], outputs: ["m"] },
+          { name: "add", opType: "Add", inputs: ["m", "x"], outputs: ["y"] },
+        ],
+        initializers: [
+          { name: "w", dtype: "float32", dims: [32], data: Float32Array.from({ length: 32 }, (_, i) => (i - 16) / 8) },
+        ],
+        inputs: [
+          { name: "ids", dtype: "int64", shape: [32] },
+          { name: "x", dtype: "float32", shape: ["n"] },
+        ],
+        outputs: [{ name: "y", dtype: "float32", shape: [32] }],
+      },
+    }),
+  );
 }
 
 /** y = x @ w (w: 64x16 float32). */
 function matmulModel(): Uint8Array {
-  return onnx.write(onnx.create({
-    graph: {
-      name: "mm", nodes: [{ opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }],
-      initializers: [{ name: "w", dtype: "float32", dims: [64, 16], data: Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i * 0.37)) }],
-      inputs: [{ name: "x", dtype: "float32", shape: ["batch", 64] }], outputs: [{ name: "y", dtype: "float32", shape: ["batch", 16] }],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      graph: {
+        name: "mm",
+        nodes: [{ opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }],
+        initializers: [
+          {
+            name: "w",
+            dtype: "float32",
+            dims: [64, 16],
+            data: Float32Array.from({ length: 1024 }, (_, i) => Math.sin(i * 0.37)),
+          },
+        ],
+        inputs: [{ name: "x", dtype: "float32", shape: ["batch", 64] }],
+        outputs: [{ name: "y", dtype: "float32", shape: ["batch", 16] }],
+      },
+    }),
+  );
 }
 
 function file(name: string, bytes: Uint8Array): string {
@@ -63,7 +81,14 @@ describe("convert --quantize (ONNX)", () => {
     expect(result.stderr).toMatch(/fp16: 1 tensors converted; weights 128 B -> 64 B \(0\.50x\)/);
     expect(result.stderr).toMatch(/Cast\(to=FLOAT\) retargeted to FLOAT16: 1/);
     expect(result.stderr).toMatch(/values clamped to ±65504: 0; flushed to zero: 0/);
-    const feeds = { ids: new ort.Tensor("int64", BigInt64Array.from({ length: 32 }, (_, i) => BigInt(i)), [32]), x: new ort.Tensor("float32", new Float32Array(32).fill(0.5), [32]) };
+    const feeds = {
+      ids: new ort.Tensor(
+        "int64",
+        BigInt64Array.from({ length: 32 }, (_, i) => BigInt(i)),
+        [32],
+      ),
+      x: new ort.Tensor("float32", new Float32Array(32).fill(0.5), [32]),
+    };
     const run = await runOnnx(new Uint8Array(readFileSync(output)), feeds);
     expect(run.outputs.y!.type).toBe("float32");
   });
@@ -73,7 +98,14 @@ describe("convert --quantize (ONNX)", () => {
     const output = join(dir, "mm-i8.onnx");
     const result = await cli("convert", input, output, "--quantize", "i8", "--check", "--shape", "batch=3", "--json");
     expect(result.code, result.stderr).toBe(0);
-    const json = JSON.parse(result.stdout) as { written: boolean; reports: { report: onnx.QuantizeReport }[]; check: { tolerance: number; outputs: { output: string; cosine: number; maxAbsDifference: number; passed: boolean }[] } };
+    const json = JSON.parse(result.stdout) as {
+      written: boolean;
+      reports: { report: onnx.QuantizeReport }[];
+      check: {
+        tolerance: number;
+        outputs: { output: string; cosine: number; maxAbsDifference: number; passed: boolean }[];
+      };
+    };
     expect(json.written).toBe(true);
     expect(json.reports[0]!.report.tensorsConverted).toBe(1);
     expect(json.reports[0]!.report.weightBytesAfter).toBe(1024 + 16 * 4);
@@ -103,9 +135,20 @@ describe("convert --quantize (ONNX)", () => {
     npyBytes.set(header);
     npyBytes.set(new Uint8Array(x.buffer), header.length);
     writeFileSync(join(inputs, "x.npy"), npyBytes);
-    const result = await cli("convert", input, join(dir, "mm3-fp16.onnx"), "--quantize", "fp16", "--check", "--inputs", inputs);
+    const result = await cli(
+      "convert",
+      input,
+      join(dir, "mm3-fp16.onnx"),
+      "--quantize",
+      "fp16",
+      "--check",
+      "--inputs",
+      inputs,
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toMatch(/check y: max \|difference\| [\d.e-]+, max relative [\d.e-]+, cosine 1\.0000|check y: .*cosine 0\.9999/);
+    expect(result.stderr).toMatch(
+      /check y: max \|difference\| [\d.e-]+, max relative [\d.e-]+, cosine 1\.0000|check y: .*cosine 0\.9999/,
+    );
   });
 
   it("bf16 below opset 13: exit 1, the message names the opset, nothing written", async () => {
@@ -120,7 +163,15 @@ describe("convert --quantize (ONNX)", () => {
 
   it("--keep-io false: the graph's float input becomes float16", async () => {
     const output = join(dir, "cast-io.onnx");
-    const result = await cli("convert", file("cast2.onnx", castModel()), output, "--quantize", "fp16", "--keep-io", "false");
+    const result = await cli(
+      "convert",
+      file("cast2.onnx", castModel()),
+      output,
+      "--quantize",
+      "fp16",
+      "--keep-io",
+      "false",
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(onnx.read(new Uint8Array(readFileSync(output))).graph!.inputs[1]!.type.elemType).toBe(10);
   });
@@ -168,7 +219,9 @@ describe("convert --quantize (ONNX)", () => {
   });
 
   it("without onnxruntime-web, --check says how to install it", async () => {
-    await expect(loadOrt("onnxruntime-web-not-installed")).rejects.toThrow(/npm install onnxruntime-web.*optional peer dependency/);
+    await expect(loadOrt("onnxruntime-web-not-installed")).rejects.toThrow(
+      /npm install onnxruntime-web.*optional peer dependency/,
+    );
   });
 });
 
@@ -186,7 +239,10 @@ describe.skipIf(VAD_MODELS.length === 0)("convert --quantize streams from IN (no
         const report = onnx.quantizeWithReport(onnx.read(bytes), { mode }).report;
         expect(result.stderr).toContain(`${mode}: ${report.tensorsConverted} tensors converted`);
         if (mode !== "fp16") expect(result.stderr).toContain(`values flushed to zero: ${report.flushed}`);
-        else expect(result.stderr).toContain(`values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`);
+        else
+          expect(result.stderr).toContain(
+            `values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`,
+          );
       }
     }
   });
@@ -207,7 +263,14 @@ describe.skipIf(!haveFixtures())("convert --quantize (.april, TenniS)", () => {
   it(".april i8 and fp16: every network converted and checked", async () => {
     for (const mode of ["fp16", "i8"]) {
       const output = join(dir, `tiny-${mode}.april`);
-      const result = await cli("convert", fixturePath("april", "tiny_en-us.april"), output, "--quantize", mode, "--check");
+      const result = await cli(
+        "convert",
+        fixturePath("april", "tiny_en-us.april"),
+        output,
+        "--quantize",
+        mode,
+        "--check",
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/^encoder: /m);
       expect(result.stderr).toMatch(/check joiner\/logits: /);
@@ -217,7 +280,14 @@ describe.skipIf(!haveFixtures())("convert --quantize (.april, TenniS)", () => {
 
   it("a TenniS module to ONNX in float16 (the translation composed with fp16)", async () => {
     const output = join(dir, "small_cnn-fp16.onnx");
-    const result = await cli("convert", fixturePath("tennis", "small_cnn.tsm"), output, "--quantize", "fp16", "--check");
+    const result = await cli(
+      "convert",
+      fixturePath("tennis", "small_cnn.tsm"),
+      output,
+      "--quantize",
+      "fp16",
+      "--check",
+    );
     expect(result.code, result.stderr).toBe(0);
     const model = onnx.read(new Uint8Array(readFileSync(output)));
     expect(model.graph!.initializers.some((t) => t.dataType === 10)).toBe(true);

@@ -45,15 +45,26 @@ describe("--quiet", () => {
   }
 
   it("an error still prints, with the exit status it has without --quiet", async () => {
-    for (const args of [["inspect", broken], ["verify", broken], ["convert", broken, fresh("x.safetensors")], ["stats", broken],
-      ["patch", broken, tsm, fresh("x.tsm")], ["extract", broken, fresh("x")]]) {
+    for (const args of [
+      ["inspect", broken],
+      ["verify", broken],
+      ["convert", broken, fresh("x.safetensors")],
+      ["stats", broken],
+      ["patch", broken, tsm, fresh("x.tsm")],
+      ["extract", broken, fresh("x")],
+    ]) {
       const loud = await cli(...args);
       const quiet = await cli(...args, "--quiet");
       expect(quiet.code, args.join(" ")).toBe(loud.code);
       expect(quiet.code).toBe(1);
       expect(quiet.stdout).toBe("");
       expect(quiet.stderr).toMatch(/^tensorfile: /);
-      expect(quiet.stderr.trim().split("\n").every((l) => l.startsWith("tensorfile: "))).toBe(true);
+      expect(
+        quiet.stderr
+          .trim()
+          .split("\n")
+          .every((l) => l.startsWith("tensorfile: ")),
+      ).toBe(true);
     }
     // several files: the failing one's error, not the summary line
     const many = await cli("inspect", tsm, broken, "--quiet");
@@ -126,15 +137,42 @@ describe("--json", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe("");
     const report = JSON.parse(r.stdout);
-    expect(Object.keys(report)).toEqual(["model", "weights", "output", "format", "bytes", "unit", "changed", "unchanged", "kept", "skipped", "requantized", "external", "inlined"]);
-    expect(report).toMatchObject({ model: tsm, weights: tsm, output: out, format: "tsm", bytes: readFileSync(out).length, unit: "tensor", changed: [] });
+    expect(Object.keys(report)).toEqual([
+      "model",
+      "weights",
+      "output",
+      "format",
+      "bytes",
+      "unit",
+      "changed",
+      "unchanged",
+      "kept",
+      "skipped",
+      "requantized",
+      "external",
+      "inlined",
+    ]);
+    expect(report).toMatchObject({
+      model: tsm,
+      weights: tsm,
+      output: out,
+      format: "tsm",
+      bytes: readFileSync(out).length,
+      unit: "tensor",
+      changed: [],
+    });
   });
 });
 
 describe("patch: what changed", () => {
   const weights = (change: (t: NamedTensor) => boolean) => {
     const path = fresh("w.safetensors");
-    writeFileSync(path, writeSafetensors(tensors.map((t) => (change(t) ? { ...t, data: (t.data as Float32Array).map((x) => x + 1) } : t) as NamedTensor)));
+    writeFileSync(
+      path,
+      writeSafetensors(
+        tensors.map((t) => (change(t) ? { ...t, data: (t.data as Float32Array).map((x) => x + 1) } : t) as NamedTensor),
+      ),
+    );
     return path;
   };
   const report = async (w: string) => {
@@ -157,9 +195,16 @@ describe("patch: what changed", () => {
 
   it("the text report: 'N changed, M given back unchanged'", async () => {
     const name = tensors.find((t) => t.dtype === "float32")!.name;
-    const r = await cli("patch", tsm, weights((t) => t.name === name), fresh("out.tsm"));
+    const r = await cli(
+      "patch",
+      tsm,
+      weights((t) => t.name === name),
+      fresh("out.tsm"),
+    );
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(new RegExp(`^1 tensor changed, ${tensors.length - 1} given back unchanged\\nchanged:   ${name}\\n`));
+    expect(r.stderr).toMatch(
+      new RegExp(`^1 tensor changed, ${tensors.length - 1} given back unchanged\\nchanged:   ${name}\\n`),
+    );
   });
 
   it("messages say MODEL or WEIGHTS", async () => {

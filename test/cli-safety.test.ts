@@ -5,7 +5,16 @@
  * stdout does not hide a failure's exit status. Child processes run the built CLI (dist/cli.js).
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -28,7 +37,9 @@ function fresh(name: string): string {
 
 /** Hidden temporaries (files or folders) anywhere under `folder`. */
 function leftovers(folder: string): string[] {
-  return readdirSync(folder, { recursive: true }).map(String).filter((n) => /\.tensorfile-.*\.partial/.test(n));
+  return readdirSync(folder, { recursive: true })
+    .map(String)
+    .filter((n) => /\.tensorfile-.*\.partial/.test(n));
 }
 
 function run(args: string[], options: { cwd?: string } = {}) {
@@ -50,28 +61,31 @@ describe("extract --force never replaces a folder that holds the input", () => {
     expect(leftovers(join(d, ".."))).toEqual([]);
   };
 
-  it.each(["plain", "d/../d", "trailing slash", "symlink", "the input's own folder"])("DIR spelled %s: usage error, exit 2, nothing touched", async (spelling) => {
-    const d = setup();
-    const input = join(d, "sub", "model.b2l");
-    let out = d;
-    if (spelling === "d/../d") out = join(d, "..", relative(join(d, ".."), d), "sub", "..");
-    if (spelling === "trailing slash") out = `${d}/`;
-    if (spelling === "symlink") {
-      out = join(dir, `link-${serial++}`);
-      symlinkSync(d, out);
-    }
-    if (spelling === "the input's own folder") out = join(d, "sub");
-    const r = await cli("extract", input, out, "--force");
-    expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/holds the input .*refusing to replace/);
-    expect(r.stderr).not.toMatch(/internal error|EBUSY|ENOENT/);
-    intact(d);
-    // the input reached through a symlink to its folder is still recognized
-    const viaLink = join(dir, `inlink-${serial++}`);
-    symlinkSync(join(d, "sub"), viaLink);
-    expect((await cli("extract", join(viaLink, "model.b2l"), d, "--force")).code).toBe(2);
-    intact(d);
-  });
+  it.each(["plain", "d/../d", "trailing slash", "symlink", "the input's own folder"])(
+    "DIR spelled %s: usage error, exit 2, nothing touched",
+    async (spelling) => {
+      const d = setup();
+      const input = join(d, "sub", "model.b2l");
+      let out = d;
+      if (spelling === "d/../d") out = join(d, "..", relative(join(d, ".."), d), "sub", "..");
+      if (spelling === "trailing slash") out = `${d}/`;
+      if (spelling === "symlink") {
+        out = join(dir, `link-${serial++}`);
+        symlinkSync(d, out);
+      }
+      if (spelling === "the input's own folder") out = join(d, "sub");
+      const r = await cli("extract", input, out, "--force");
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/holds the input .*refusing to replace/);
+      expect(r.stderr).not.toMatch(/internal error|EBUSY|ENOENT/);
+      intact(d);
+      // the input reached through a symlink to its folder is still recognized
+      const viaLink = join(dir, `inlink-${serial++}`);
+      symlinkSync(join(d, "sub"), viaLink);
+      expect((await cli("extract", join(viaLink, "model.b2l"), d, "--force")).code).toBe(2);
+      intact(d);
+    },
+  );
 
   it.skipIf(!HAVE_CLI)('"." as DIR: the input inside it is refused; the current folder is never replaced', () => {
     const d = setup();
@@ -106,10 +120,14 @@ describe("without --force, an OUT that appears while writing is never replaced",
   it("a file: OutputError naming OUT, its contents kept, the temporary removed; with force it is replaced", async () => {
     const folder = fresh("appear");
     const out = join(folder, "out.npy");
-    const attempt = writeAtomically(out, async (temp) => {
-      writeFileSync(temp, "ours");
-      writeFileSync(out, "theirs"); // someone else's file appears meanwhile
-    }, { force: false });
+    const attempt = writeAtomically(
+      out,
+      async (temp) => {
+        writeFileSync(temp, "ours");
+        writeFileSync(out, "theirs"); // someone else's file appears meanwhile
+      },
+      { force: false },
+    );
     await expect(attempt).rejects.toThrow(OutputError);
     await expect(attempt).rejects.toThrow(/out\.npy appeared while it was being written/);
     expect(readFileSync(out, "utf8")).toBe("theirs");
@@ -122,11 +140,15 @@ describe("without --force, an OUT that appears while writing is never replaced",
   it("a folder: a non-empty DIR that appears is left as it is", async () => {
     const folder = fresh("appear-dir");
     const out = join(folder, "x");
-    const attempt = writeAtomically(out, async (temp) => {
-      writeFileSync(join(temp, "a"), "ours");
-      mkdirSync(out);
-      writeFileSync(join(out, "b"), "theirs");
-    }, { folder: true, force: false });
+    const attempt = writeAtomically(
+      out,
+      async (temp) => {
+        writeFileSync(join(temp, "a"), "ours");
+        mkdirSync(out);
+        writeFileSync(join(out, "b"), "theirs");
+      },
+      { folder: true, force: false },
+    );
     await expect(attempt).rejects.toThrow(/appeared or was filled while extracting/);
     expect(readdirSync(out)).toEqual(["b"]);
     expect(leftovers(folder)).toEqual([]);
@@ -138,13 +160,20 @@ describe("without --force, an OUT that appears while writing is never replaced",
     writeFileSync(input, b2l.bytes);
     for (let round = 0; round < 4; round++) {
       const out = join(folder, `out${round}.safetensors`);
-      const results = await Promise.all([0, 1].map(() => new Promise<{ code: number | null; stderr: string }>((done) => {
-        const child = spawn(process.execPath, [BUILT_CLI, "convert", input, out], { stdio: ["ignore", "ignore", "pipe"] });
-        let stderr = "";
-        child.stderr!.on("data", (d) => (stderr += d));
-        // "close", not "exit": stderr is drained only when the stdio streams have closed
-        child.on("close", (code) => done({ code, stderr }));
-      })));
+      const results = await Promise.all(
+        [0, 1].map(
+          () =>
+            new Promise<{ code: number | null; stderr: string }>((done) => {
+              const child = spawn(process.execPath, [BUILT_CLI, "convert", input, out], {
+                stdio: ["ignore", "ignore", "pipe"],
+              });
+              let stderr = "";
+              child.stderr!.on("data", (d) => (stderr += d));
+              // "close", not "exit": stderr is drained only when the stdio streams have closed
+              child.on("close", (code) => done({ code, stderr }));
+            }),
+        ),
+      );
       const winners = results.filter((r) => r.code === 0);
       expect(winners, JSON.stringify(results)).toHaveLength(1);
       expect(winners[0]!.stderr).toMatch(/^wrote /);
@@ -160,7 +189,10 @@ describe("without --force, an OUT that appears while writing is never replaced",
 /** A bw2l model of `megabytes` MiB of float32 params (big enough that a convert takes a while). */
 function bigModel(megabytes: number): Uint8Array {
   const data = new Float32Array(1024 * 256).map((_, j) => (j % 97) / 13);
-  const layers = Array.from({ length: megabytes }, () => ({ arch: "L 1024 256", params: [{ dims: [1024, 256, 1, 1], data }] }));
+  const layers = Array.from({ length: megabytes }, () => ({
+    arch: "L 1024 256",
+    params: [{ dims: [1024, 256, 1, 1], data }],
+  }));
   return lib.bw2l.write(lib.bw2l.create({ version: 2, layers }));
 }
 
@@ -182,7 +214,10 @@ describe.skipIf(!HAVE_CLI)("a signal at any moment leaves no hidden temporary", 
       ["convert", ["convert", input, join(folder, "out", "big.safetensors")]],
       ["extract", ["extract", input, join(folder, "out", "x")]],
       ["patch", ["patch", input, weights, join(folder, "out", "patched.b2l")]],
-      ["convert --out-dir", ["convert", "--out-dir", join(folder, "out", "many"), "--to", "safetensors", input, weights]],
+      [
+        "convert --out-dir",
+        ["convert", "--out-dir", join(folder, "out", "many"), "--to", "safetensors", input, weights],
+      ],
     ];
     const outFolder = join(folder, "out");
     for (const [name, args] of commands) {
@@ -250,7 +285,14 @@ describe.skipIf(!HAVE_CLI)("a closed stdout does not hide a failure", () => {
   });
 
   it("through a shell with pipefail: verify BAD GOOD | head -1 fails", () => {
-    const r = spawnSync("bash", ["-c", `set -o pipefail; "${process.execPath}" "${BUILT_CLI}" verify "${bad}" "${good}" "${good}" | head -1 >/dev/null`], { encoding: "utf8" });
+    const r = spawnSync(
+      "bash",
+      [
+        "-c",
+        `set -o pipefail; "${process.execPath}" "${BUILT_CLI}" verify "${bad}" "${good}" "${good}" | head -1 >/dev/null`,
+      ],
+      { encoding: "utf8" },
+    );
     expect(r.status).toBe(1);
   });
 });

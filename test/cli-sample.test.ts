@@ -11,7 +11,17 @@ import { BUILT_CLI, cli } from "./helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-sample-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const NAMES = ["demo.b2l", "demo.april", "demo.tsm", "demo.model", "demo.trk", "demo.onnx", "model.b2l", "model.april", "edit.py"];
+const NAMES = [
+  "demo.b2l",
+  "demo.april",
+  "demo.tsm",
+  "demo.model",
+  "demo.trk",
+  "demo.onnx",
+  "model.b2l",
+  "model.april",
+  "edit.py",
+];
 
 describe("tensorfile sample DIR", () => {
   it("writes every demo file and the quick-start files, each readable", async () => {
@@ -21,20 +31,25 @@ describe("tensorfile sample DIR", () => {
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe(`wrote 9 sample files into ${out}: ${NAMES.join(", ")}\n`);
     for (const name of NAMES) expect(existsSync(join(out, name)), name).toBe(true);
-    for (const example of exampleFiles()) expect(Buffer.from(readFileSync(join(out, example.name))).equals(Buffer.from(example.bytes))).toBe(true);
+    for (const example of exampleFiles())
+      expect(Buffer.from(readFileSync(join(out, example.name))).equals(Buffer.from(example.bytes))).toBe(true);
     expect(readAny(readFileSync(join(out, "model.b2l"))).format).toBe("bw2l");
     expect(readAny(readFileSync(join(out, "model.april"))).format).toBe("april");
   });
 
   it("edit.py is examples/april-edit.py", () => {
     const py = quickStartFiles().find((f) => f.name === "edit.py")!;
-    expect(new TextDecoder().decode(py.bytes)).toBe(readFileSync(resolve(__dirname, "../examples/april-edit.py"), "utf8"));
+    expect(new TextDecoder().decode(py.bytes)).toBe(
+      readFileSync(resolve(__dirname, "../examples/april-edit.py"), "utf8"),
+    );
   });
 
   it.skipIf(!existsSync(BUILT_CLI))("model.b2l is what examples/make-model.mjs writes", () => {
     const made = join(dir, "made");
     spawnSync("mkdir", ["-p", made]);
-    const r = spawnSync(process.execPath, [resolve(__dirname, "../examples/make-model.mjs"), made], { encoding: "utf8" });
+    const r = spawnSync(process.execPath, [resolve(__dirname, "../examples/make-model.mjs"), made], {
+      encoding: "utf8",
+    });
     expect(r.status, r.stderr).toBe(0);
     const ours = quickStartFiles().find((f) => f.name === "model.b2l")!.bytes;
     expect(Buffer.from(readFileSync(join(made, "model.b2l"))).equals(Buffer.from(ours))).toBe(true);

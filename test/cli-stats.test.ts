@@ -27,8 +27,23 @@ const CLI = BUILT_CLI;
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-stats-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const REAL_DTYPES = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool",
-  "bfloat16", "float8_e4m3", "float8_e5m2"]);
+const REAL_DTYPES = new Set([
+  "float16",
+  "float32",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+  "bfloat16",
+  "float8_e4m3",
+  "float8_e5m2",
+]);
 
 /** OCP float8 by its definition: sign, exponent with `bias`, mantissa of `mantissaBits`; e4m3 has no infinities. */
 function float8(byte: number, exponentBits: number, mantissaBits: number, bias: number, ieee: boolean): number {
@@ -67,11 +82,12 @@ function valuesOf(t: NamedTensor, info: TensorInfo | undefined): number[] {
 }
 
 function kahanSum(values: number[]): number {
-  let sum = 0, c = 0;
+  let sum = 0,
+    c = 0;
   for (const v of values) {
     const y = v - c;
     const t = sum + y;
-    c = (t - sum) - y;
+    c = t - sum - y;
     sum = t;
   }
   return sum;
@@ -84,12 +100,14 @@ function oracle(values: number[]) {
   const scaled = finite.map((v) => v * factor);
   const scaledMean = finite.length > 0 ? kahanSum(scaled) / finite.length : NaN;
   const mean = scaledMean / factor;
-  const std = finite.length > 0 ? Math.sqrt(kahanSum(scaled.map((v) => (v - scaledMean) ** 2)) / finite.length) / factor : NaN;
+  const std =
+    finite.length > 0 ? Math.sqrt(kahanSum(scaled.map((v) => (v - scaledMean) ** 2)) / finite.length) / factor : NaN;
   return {
     count: values.length,
     min: finite.length > 0 ? finite.reduce((a, b) => Math.min(a, b)) + 0 : NaN,
     max: finite.length > 0 ? finite.reduce((a, b) => Math.max(a, b)) + 0 : NaN,
-    mean, std,
+    mean,
+    std,
     nan: values.filter((v) => Number.isNaN(v)).length,
     posInf: values.filter((v) => v === Infinity).length,
     negInf: values.filter((v) => v === -Infinity).length,
@@ -126,8 +144,24 @@ async function checkStats(path: string) {
     }
     const o = oracle(valuesOf(t, infos.get(t.name)));
     const where = `${basename(path)}: ${t.name}`;
-    expect({ count: got.count, nan: got.nan, posInf: got.posInf, negInf: got.negInf, zeros: got.zeros, zeroShare: got.zeroShare }, where)
-      .toEqual({ count: o.count, nan: o.nan, posInf: o.posInf, negInf: o.negInf, zeros: o.zeros, zeroShare: o.count === 0 ? 0 : o.zeros / o.count });
+    expect(
+      {
+        count: got.count,
+        nan: got.nan,
+        posInf: got.posInf,
+        negInf: got.negInf,
+        zeros: got.zeros,
+        zeroShare: got.zeroShare,
+      },
+      where,
+    ).toEqual({
+      count: o.count,
+      nan: o.nan,
+      posInf: o.posInf,
+      negInf: o.negInf,
+      zeros: o.zeros,
+      zeroShare: o.count === 0 ? 0 : o.zeros / o.count,
+    });
     const scale = Math.max(Math.abs(o.mean) + o.std, Math.abs(o.min), Math.abs(o.max));
     for (const key of ["min", "max", "mean", "std"] as const) {
       expect(close(got[key], o[key], scale), `${where} ${key}: ${String(got[key])} vs ${o[key]}`).toBe(true);
@@ -141,7 +175,9 @@ const FORMAT_FOLDERS = ["bw2l", "april", "tennis", "primitiv", "spraak"];
 
 describe("stats on the reference fixtures", () => {
   for (const folder of FORMAT_FOLDERS) {
-    const files = listFixtures(folder).filter((f) => !f.endsWith(".md") && !f.endsWith(".json") && !f.includes("crlf-damaged") && !f.endsWith(".bin"));
+    const files = listFixtures(folder).filter(
+      (f) => !f.endsWith(".md") && !f.endsWith(".json") && !f.includes("crlf-damaged") && !f.endsWith(".bin"),
+    );
     it.skipIf(!haveFixtures())(`${folder}: every file, every tensor, equals the oracle`, async () => {
       expect(files.length).toBeGreaterThan(0);
       for (const name of files) await checkStats(join(FIXTURES, folder, name));
@@ -167,7 +203,13 @@ describe("stats on the generated examples and built files", () => {
     flags: { criterion: "ctc" },
     tokens: ["a", "b"],
     layers: [
-      { arch: "L 4 6", params: [{ dims: [24], data: f32Sequence(-1.5, 0.125, 24) }, { dims: [6], data: f32Sequence(0, 0.25, 6) }] },
+      {
+        arch: "L 4 6",
+        params: [
+          { dims: [24], data: f32Sequence(-1.5, 0.125, 24) },
+          { dims: [6], data: f32Sequence(0, 0.25, 6) },
+        ],
+      },
       { arch: "L 6 3", params: [{ dims: [18], data: f32Sequence(-3, 0.37, 18) }] },
     ],
   });
@@ -177,31 +219,44 @@ describe("stats on the generated examples and built files", () => {
       const path = join(dir, `quantized-${quantize}.b2l`);
       writeFileSync(path, bw2l.write(model, { quantize }));
       const json = await checkStats(path);
-      expect(json.tensors.map((t) => t.dtype)).toEqual(quantize === "i8" ? ["int8", "int8", "int8"] : ["float16", "float16", "float16"]);
+      expect(json.tensors.map((t) => t.dtype)).toEqual(
+        quantize === "i8" ? ["int8", "int8", "int8"] : ["float16", "float16", "float16"],
+      );
       // the dequantized range is close to the original float32 range, not the int8 codes'
       expect(Number(json.tensors[0]!.min)).toBeCloseTo(-1.5, 1);
       expect(Number(json.tensors[0]!.max)).toBeCloseTo(1.375, 1);
     }
   });
 
-  it("NaN and infinities are counted apart; an all-NaN tensor reports \"NaN\" strings in JSON and - in the table", async () => {
+  it('NaN and infinities are counted apart; an all-NaN tensor reports "NaN" strings in JSON and - in the table', async () => {
     const weird = bw2l.create({
       version: 2,
       flags: { criterion: "ctc" },
       tokens: ["a"],
-      layers: [{
-        arch: "L 2 2",
-        params: [
-          { dims: [6], data: Float32Array.from([1, NaN, Infinity, -Infinity, 0, -3]) },
-          { dims: [3], data: Float32Array.from([NaN, NaN, NaN]) },
-          { dims: [2], data: Float32Array.from([3e38, 3e38]) },
-        ],
-      }],
+      layers: [
+        {
+          arch: "L 2 2",
+          params: [
+            { dims: [6], data: Float32Array.from([1, NaN, Infinity, -Infinity, 0, -3]) },
+            { dims: [3], data: Float32Array.from([NaN, NaN, NaN]) },
+            { dims: [2], data: Float32Array.from([3e38, 3e38]) },
+          ],
+        },
+      ],
     });
     const path = join(dir, "weird.b2l");
     writeFileSync(path, bw2l.write(weird));
     const json = await checkStats(path);
-    expect(json.tensors[0]).toMatchObject({ count: 6, min: -3, max: 1, nan: 1, posInf: 1, negInf: 1, zeros: 1, zeroShare: 1 / 6 });
+    expect(json.tensors[0]).toMatchObject({
+      count: 6,
+      min: -3,
+      max: 1,
+      nan: 1,
+      posInf: 1,
+      negInf: 1,
+      zeros: 1,
+      zeroShare: 1 / 6,
+    });
     expect(json.tensors[0]!.mean).toBeCloseTo(-2 / 3, 15);
     expect(json.tensors[1]).toMatchObject({ count: 3, min: "NaN", max: "NaN", mean: "NaN", std: "NaN", nan: 3 });
     expect(json.tensors[2]).toMatchObject({ std: 0, zeros: 0 });
@@ -209,11 +264,30 @@ describe("stats on the generated examples and built files", () => {
     expect(table.code).toBe(0);
     const lines = table.stdout.split("\n");
     const header = lines.find((l) => /^\s+name\s+dtype/.test(l))!;
-    expect(header.trim().split(/\s+/)).toEqual(["name", "dtype", "shape", "min", "max", "mean", "std", "NaN", "±Inf", "zeros"]);
-    expect(lines.find((l) => l.includes("layers.0.0"))!.trim().split(/\s+/)).toEqual(
-      ["layers.0.0", "float32", "[6]", "-3", "1", "-0.666667", "1.69967", "1", "+1", "-1", "16.7%"]);
-    expect(lines.find((l) => l.includes("layers.0.1"))!.trim().split(/\s+/)).toEqual(
-      ["layers.0.1", "float32", "[3]", "-", "-", "-", "-", "3", "0", "0%"]);
+    expect(header.trim().split(/\s+/)).toEqual([
+      "name",
+      "dtype",
+      "shape",
+      "min",
+      "max",
+      "mean",
+      "std",
+      "NaN",
+      "±Inf",
+      "zeros",
+    ]);
+    expect(
+      lines
+        .find((l) => l.includes("layers.0.0"))!
+        .trim()
+        .split(/\s+/),
+    ).toEqual(["layers.0.0", "float32", "[6]", "-3", "1", "-0.666667", "1.69967", "1", "+1", "-1", "16.7%"]);
+    expect(
+      lines
+        .find((l) => l.includes("layers.0.1"))!
+        .trim()
+        .split(/\s+/),
+    ).toEqual(["layers.0.1", "float32", "[3]", "-", "-", "-", "-", "3", "0", "0%"]);
   });
 
   it("safetensors (float16, bfloat16, both float8 kinds, int64, bool, NaN and infinities) and npy files", async () => {
@@ -221,7 +295,12 @@ describe("stats on the generated examples and built files", () => {
     const tensors = [
       { name: "f32", dtype: "float32", shape: [2, 3], data: Float32Array.from([1, NaN, -Infinity, 0, 2.5, Infinity]) },
       { name: "f16", dtype: "float16", shape: [4], data: Uint16Array.from([0x3c00, 0x7c00, 0x7e00, 0x8000]) },
-      { name: "bf16", dtype: "bfloat16", shape: [1024], data: Uint16Array.from({ length: 1024 }, (_, i) => (i * 67) & 0xffff) },
+      {
+        name: "bf16",
+        dtype: "bfloat16",
+        shape: [1024],
+        data: Uint16Array.from({ length: 1024 }, (_, i) => (i * 67) & 0xffff),
+      },
       { name: "e4m3", dtype: "float8_e4m3", shape: [256], data: all(256) },
       { name: "e5m2", dtype: "float8_e5m2", shape: [16, 16], data: all(256) },
       { name: "i64", dtype: "int64", shape: [3], data: BigInt64Array.from([-5n, 0n, 2n ** 40n]) },
@@ -269,17 +348,37 @@ describe("stats on the generated examples and built files", () => {
 });
 
 describe("stats through the built CLI", () => {
-  const bytes = bw2l.write(bw2l.create({
-    version: 2, flags: { criterion: "ctc" }, tokens: ["a"],
-    layers: [{ arch: "L 2 2", params: [{ dims: [4], data: Float32Array.from([1, 2, 3, 4]) }] }],
-  }));
+  const bytes = bw2l.write(
+    bw2l.create({
+      version: 2,
+      flags: { criterion: "ctc" },
+      tokens: ["a"],
+      layers: [{ arch: "L 2 2", params: [{ dims: [4], data: Float32Array.from([1, 2, 3, 4]) }] }],
+    }),
+  );
 
   it("reads FILE - from standard input", () => {
     const r = spawnSync(process.execPath, [CLI, "stats", "-", "--json"], { input: bytes });
     expect(r.status, r.stderr.toString()).toBe(0);
     expect(JSON.parse(r.stdout.toString())).toEqual({
       format: "bw2l",
-      tensors: [{ name: "layers.0.0", dtype: "float32", shape: [4], count: 4, min: 1, max: 4, mean: 2.5, std: Math.sqrt(1.25), nan: 0, posInf: 0, negInf: 0, zeros: 0, zeroShare: 0 }],
+      tensors: [
+        {
+          name: "layers.0.0",
+          dtype: "float32",
+          shape: [4],
+          count: 4,
+          min: 1,
+          max: 4,
+          mean: 2.5,
+          std: Math.sqrt(1.25),
+          nan: 0,
+          posInf: 0,
+          negInf: 0,
+          zeros: 0,
+          zeroShare: 0,
+        },
+      ],
     });
   });
 
@@ -292,7 +391,10 @@ describe("stats through the built CLI", () => {
       }
       const start = Number(range[1]);
       const end = Math.min(range[2] ? Number(range[2]) : bytes.length - 1, bytes.length - 1);
-      res.writeHead(206, { "content-range": `bytes ${start}-${end}/${bytes.length}`, "content-length": end - start + 1 });
+      res.writeHead(206, {
+        "content-range": `bytes ${start}-${end}/${bytes.length}`,
+        "content-length": end - start + 1,
+      });
       res.end(Buffer.from(bytes.subarray(start, end + 1)));
     });
     await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
@@ -300,7 +402,8 @@ describe("stats through the built CLI", () => {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/model.b2l`;
       const r = await new Promise<{ status: number | null; stdout: string; stderr: string }>((ok) => {
         const child = spawn(process.execPath, [CLI, "stats", url]);
-        let stdout = "", stderr = "";
+        let stdout = "",
+          stderr = "";
         child.stdout.on("data", (d: Buffer) => (stdout += d));
         child.stderr.on("data", (d: Buffer) => (stderr += d));
         child.on("close", (status) => ok({ status, stdout, stderr }));

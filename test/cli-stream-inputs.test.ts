@@ -25,12 +25,23 @@ const HANG_GUARD_MS = 120_000;
 const unix = process.platform !== "win32" && existsSync("/dev/zero");
 
 function run(args: string[], options: { input?: Uint8Array; env?: Record<string, string> } = {}) {
-  const r = spawnSync(process.execPath, [BUILT_CLI, ...args], { input: options.input, env: { ...process.env, ...options.env }, timeout: HANG_GUARD_MS, killSignal: "SIGKILL", maxBuffer: 1 << 26 });
+  const r = spawnSync(process.execPath, [BUILT_CLI, ...args], {
+    input: options.input,
+    env: { ...process.env, ...options.env },
+    timeout: HANG_GUARD_MS,
+    killSignal: "SIGKILL",
+    maxBuffer: 1 << 26,
+  });
   return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
 function shell(script: string) {
-  const r = spawnSync("sh", ["-c", script], { timeout: HANG_GUARD_MS, killSignal: "SIGKILL", maxBuffer: 1 << 26, env: { ...process.env, CLI: BUILT_CLI, NODE: process.execPath } });
+  const r = spawnSync("sh", ["-c", script], {
+    timeout: HANG_GUARD_MS,
+    killSignal: "SIGKILL",
+    maxBuffer: 1 << 26,
+    env: { ...process.env, CLI: BUILT_CLI, NODE: process.execPath },
+  });
   return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
@@ -53,12 +64,16 @@ describe.runIf(unix)("devices and FIFOs as FILE: the head decides, the rest is n
     expect(JSON.parse(good.stdout).format).toBe("onnx");
     // convert opens FILE more than once (its format, then its tensors or a re-encode): a FIFO is read once
     for (const out of ["copy.onnx", "copy.safetensors"]) {
-      const converted = shell(`cat "${modelPath}" > "${fifo}" & "$NODE" "$CLI" convert "${fifo}" "${join(dir, out)}" --force; status=$?; wait; exit $status`);
+      const converted = shell(
+        `cat "${modelPath}" > "${fifo}" & "$NODE" "$CLI" convert "${fifo}" "${join(dir, out)}" --force; status=$?; wait; exit $status`,
+      );
       expect(converted.code, `${out}: ${converted.stderr}`).toBe(0);
     }
     expect(Buffer.from(readFileSync(join(dir, "copy.onnx"))).equals(Buffer.from(onnxExample.bytes))).toBe(true);
     // the writer is killed by SIGPIPE once the reader has gone
-    const endless = shell(`cat /dev/zero > "${fifo}" & "$NODE" "$CLI" inspect "${fifo}"; status=$?; wait; exit $status`);
+    const endless = shell(
+      `cat /dev/zero > "${fifo}" & "$NODE" "$CLI" inspect "${fifo}"; status=$?; wait; exit $status`,
+    );
     expect(endless.code, endless.stderr).toBe(1);
     expect(endless.stderr).toMatch(/unknown format/);
   });
@@ -66,33 +81,41 @@ describe.runIf(unix)("devices and FIFOs as FILE: the head decides, the rest is n
   it("an endless stream behind a model's first bytes stops at the cap with LIMIT", () => {
     const r = shell(`(cat "${modelPath}"; cat /dev/zero) | "$NODE" "$CLI" inspect - --max-stdin-bytes 1M`);
     expect(r.code, r.stderr).toBe(1);
-    expect(r.stderr).toMatch(/^tensorfile: standard input is longer than 1048576 bytes, the most read whole .*--max-stdin-bytes/);
+    expect(r.stderr).toMatch(
+      /^tensorfile: standard input is longer than 1048576 bytes, the most read whole .*--max-stdin-bytes/,
+    );
   });
 });
 
-describe.runIf(unix)("the library's file openers refuse FIFOs and devices instead of trusting stat's size (or waiting)", () => {
-  it("loadFile, openFile and fromFile on /dev/zero and on a FIFO with no writer: a SourceError saying what it is", async () => {
-    const fifo = join(dir, "lonely.fifo");
-    const made = spawnSync("mkfifo", [fifo]);
-    const paths: [string, RegExp][] = [["/dev/zero", /character device/]];
-    if (made.status === 0) paths.push([fifo, /FIFO/]);
-    for (const [path, what] of paths) {
-      for (const open of [() => loadFile(path), () => openFile(path), () => fromFile(path)]) {
-        const error = await open().then(() => undefined, (e: unknown) => e);
-        expect(error, path).toBeInstanceOf(SourceError);
-        expect((error as Error).message).toMatch(what);
-        expect((error as Error).message).toMatch(/not a regular file/);
+describe.runIf(unix)(
+  "the library's file openers refuse FIFOs and devices instead of trusting stat's size (or waiting)",
+  () => {
+    it("loadFile, openFile and fromFile on /dev/zero and on a FIFO with no writer: a SourceError saying what it is", async () => {
+      const fifo = join(dir, "lonely.fifo");
+      const made = spawnSync("mkfifo", [fifo]);
+      const paths: [string, RegExp][] = [["/dev/zero", /character device/]];
+      if (made.status === 0) paths.push([fifo, /FIFO/]);
+      for (const [path, what] of paths) {
+        for (const open of [() => loadFile(path), () => openFile(path), () => fromFile(path)]) {
+          const error = await open().then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error, path).toBeInstanceOf(SourceError);
+          expect((error as Error).message).toMatch(what);
+          expect((error as Error).message).toMatch(/not a regular file/);
+        }
       }
-    }
-  });
+    });
 
-  it("convert --out-dir reports a device input as a failed file (exit 1), not as an empty one", () => {
-    const r = run(["convert", "--out-dir", join(dir, "out"), "--to", "safetensors", "/dev/zero", "-j", "1"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/character device, not a regular file/);
-    expect(r.stderr).not.toMatch(/internal error|empty file/);
-  });
-});
+    it("convert --out-dir reports a device input as a failed file (exit 1), not as an empty one", () => {
+      const r = run(["convert", "--out-dir", join(dir, "out"), "--to", "safetensors", "/dev/zero", "-j", "1"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/character device, not a regular file/);
+      expect(r.stderr).not.toMatch(/internal error|empty file/);
+    });
+  },
+);
 
 describe("standard input: capped whole reads", () => {
   const bytes = onnxExample.bytes;
@@ -147,6 +170,7 @@ describe("parseByteCount", () => {
     expect(parseByteCount("512MiB")).toBe(512 * 1024 ** 2);
     expect(parseByteCount("2g")).toBe(2 * 1024 ** 3);
     expect(parseByteCount("4G")).toBe(4 * 1024 ** 3);
-    for (const bad of ["0", "-1", "1.5G", "5G", "G", "12 bytes", "0x10"]) expect(parseByteCount(bad), bad).toBeUndefined();
+    for (const bad of ["0", "-1", "1.5G", "5G", "G", "12 bytes", "0x10"])
+      expect(parseByteCount(bad), bad).toBeUndefined();
   });
 });

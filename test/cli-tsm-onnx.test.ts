@@ -27,19 +27,29 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
   it("writes a model onnxruntime-web runs, byte-identical to tsm.toOnnx; --opset is recorded", async () => {
     const dir = tempDir();
     try {
-      const input = writeModule(dir, [
-        { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]) } },
-        { op: "<const>", name: "b", value: { dtype: "float32", shape: [3], data: Float32Array.from([1, -2, 3]) } },
-        { op: "add_bias", name: "y0", inputs: ["x", "b"], params: { dim: i32([], [1]) } },
-        { op: "relu", name: "y", inputs: ["y0"] },
-      ], ["y"]);
+      const input = writeModule(
+        dir,
+        [
+          { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]) } },
+          { op: "<const>", name: "b", value: { dtype: "float32", shape: [3], data: Float32Array.from([1, -2, 3]) } },
+          { op: "add_bias", name: "y0", inputs: ["x", "b"], params: { dim: i32([], [1]) } },
+          { op: "relu", name: "y", inputs: ["y0"] },
+        ],
+        ["y"],
+      );
       const out = join(dir, "m.onnx");
       const r = await cli("convert", input, out, "--opset", "13");
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/wrote .*m\.onnx \(ONNX opset 13 from a TenniS module, \d+ bytes\)/);
       const bytes = new Uint8Array(readFileSync(out));
-      expect(Buffer.from(bytes).equals(Buffer.from(tsm.toOnnx(tsm.read(new Uint8Array(readFileSync(input))), { opset: 13 })))).toBe(true);
-      const { outputs, messages } = await runOnnx(bytes, { x: new ort.Tensor("float32", Float32Array.from([0, 0, -5]), [1, 3]) });
+      expect(
+        Buffer.from(bytes).equals(
+          Buffer.from(tsm.toOnnx(tsm.read(new Uint8Array(readFileSync(input))), { opset: 13 })),
+        ),
+      ).toBe(true);
+      const { outputs, messages } = await runOnnx(bytes, {
+        x: new ort.Tensor("float32", Float32Array.from([0, 0, -5]), [1, 3]),
+      });
       expect(messages).toEqual([]);
       expect(Array.from(outputs.y!.data as Float32Array)).toEqual([1, 0, 0]);
     } finally {
@@ -50,11 +60,15 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
   it("refuses an unsupported op: exit 1, the op and node names, nothing written (and no internal error)", async () => {
     const dir = tempDir();
     try {
-      const input = writeModule(dir, [
-        { op: "<param>", name: "x", params: { "#shape": i32([1], [3]) } },
-        { op: "abs", name: "my_abs", inputs: ["x"] },
-        { op: "relu", name: "y", inputs: ["my_abs"] },
-      ], ["y"]);
+      const input = writeModule(
+        dir,
+        [
+          { op: "<param>", name: "x", params: { "#shape": i32([1], [3]) } },
+          { op: "abs", name: "my_abs", inputs: ["x"] },
+          { op: "relu", name: "y", inputs: ["my_abs"] },
+        ],
+        ["y"],
+      );
       const out = join(dir, "m.onnx");
       const r = await cli("convert", input, out);
       expect(r.code).toBe(1);
@@ -64,7 +78,10 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
       const text = await cli("inspect", input);
       expect(text.stdout).toMatch(/onnx\s+does not convert: abs \(op not supported; used by "my_abs"\)/);
       const json = await cli("inspect", "--json", input);
-      expect(JSON.parse(json.stdout).meta.onnx).toEqual({ convertible: false, blockers: [{ op: "abs", nodes: ["my_abs"], reasons: [] }] });
+      expect(JSON.parse(json.stdout).meta.onnx).toEqual({
+        convertible: false,
+        blockers: [{ op: "abs", nodes: ["my_abs"], reasons: [] }],
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -73,7 +90,14 @@ describe("tensorfile convert *.tsm OUT.onnx (hermetic)", () => {
   it("checks --opset and --input (usage errors, exit 2) and refuses them for other outputs", async () => {
     const dir = tempDir();
     try {
-      const input = writeModule(dir, [{ op: "<param>", name: "x" }, { op: "relu", name: "y", inputs: ["x"] }], ["y"]);
+      const input = writeModule(
+        dir,
+        [
+          { op: "<param>", name: "x" },
+          { op: "relu", name: "y", inputs: ["x"] },
+        ],
+        ["y"],
+      );
       expect((await cli("convert", input, join(dir, "a.onnx"), "--opset", "9")).code).toBe(2);
       expect((await cli("convert", input, join(dir, "a.onnx"), "--opset", "x17")).code).toBe(2);
       expect((await cli("convert", input, join(dir, "a.onnx"), "--input", "x=complex64")).code).toBe(2);
@@ -93,19 +117,31 @@ describe("tensorfile convert --input on an input that declares its dtype and sha
   it("another dtype writes a model onnxruntime-web loads (a Cast to the declared dtype); a conflicting shape is a usage error", async () => {
     const dir = tempDir();
     try {
-      const input = writeModule(dir, [
-        { op: "<param>", name: "x", params: { "#shape": i32([2], [1, 3]), "#dtype": i32([], [tsm.tsmDTypeCode("float32")!]) } },
-        { op: "relu", name: "y", inputs: ["x"] },
-      ], ["y"]);
+      const input = writeModule(
+        dir,
+        [
+          {
+            op: "<param>",
+            name: "x",
+            params: { "#shape": i32([2], [1, 3]), "#dtype": i32([], [tsm.tsmDTypeCode("float32")!]) },
+          },
+          { op: "relu", name: "y", inputs: ["x"] },
+        ],
+        ["y"],
+      );
       const out = join(dir, "m.onnx");
       const r = await cli("convert", input, out, "--input", "x=float16");
       expect(r.code, r.stderr).toBe(0);
-      const { outputs, messages } = await runOnnx(new Uint8Array(readFileSync(out)), { x: new ort.Tensor("float16", new Uint16Array([0x3c00, 0xc000, 0x4200]), [1, 3]) });
+      const { outputs, messages } = await runOnnx(new Uint8Array(readFileSync(out)), {
+        x: new ort.Tensor("float16", new Uint16Array([0x3c00, 0xc000, 0x4200]), [1, 3]),
+      });
       expect(messages).toEqual([]);
       expect(Array.from(outputs.y!.data as Float32Array)).toEqual([1, 0, 3]);
       const bad = await cli("convert", input, join(dir, "b.onnx"), "--input", "x=float32:2x3");
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toMatch(/--input gives "x" the shape \[2, 3\], which the module's declared shape \[1, 3\] does not allow/);
+      expect(bad.stderr).toMatch(
+        /--input gives "x" the shape \[2, 3\], which the module's declared shape \[1, 3\] does not allow/,
+      );
       expect(existsSync(join(dir, "b.onnx"))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -128,7 +164,8 @@ describe("tensorfile convert: large unaligned weights (kept as views of the file
               { op: "<const>", name, value: { dtype: "float32", shape: [n, n], data: w } },
               { op: "inner_prod", name: "y", inputs: ["x", name] },
             ],
-            inputs: ["x"], outputs: ["y"],
+            inputs: ["x"],
+            outputs: ["y"],
           });
           const info = tsm.tensorInfos(tsm.read(tsm.write(candidate)))[0]!;
           if (info.byteOffset % 4 !== 0) {
@@ -169,7 +206,11 @@ describe.skipIf(!haveFixtures())("tensorfile convert / inspect on the TenniS fix
       const r = await cli("convert", input, out);
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toMatch(/from a SeetaFace6 \.csta/);
-      expect(Buffer.from(readFileSync(out)).equals(Buffer.from(tsm.toOnnx(tsm.read(readFixture("tennis", "seetaface6_face_landmarker_pts5.csta")))))).toBe(true);
+      expect(
+        Buffer.from(readFileSync(out)).equals(
+          Buffer.from(tsm.toOnnx(tsm.read(readFixture("tennis", "seetaface6_face_landmarker_pts5.csta")))),
+        ),
+      ).toBe(true);
       const text = await cli("inspect", input);
       expect(text.stdout).toMatch(/onnx\s+converts \(tensorfile convert FILE OUT\.onnx\)/);
       const json = await cli("inspect", "--json", fixturePath("tennis", "darknet_tiny_yolo.tsm"));
@@ -183,11 +224,25 @@ describe.skipIf(!haveFixtures())("tensorfile convert / inspect on the TenniS fix
     const dir = tempDir();
     try {
       const out = join(dir, "q.onnx");
-      const r = await cli("convert", fixturePath("tennis", "seetaface6_quality_lbn.tsm"), out, "--input", "_origin_data=uint8:1x227x227x3");
+      const r = await cli(
+        "convert",
+        fixturePath("tennis", "seetaface6_quality_lbn.tsm"),
+        out,
+        "--input",
+        "_origin_data=uint8:1x227x227x3",
+      );
       expect(r.code, r.stderr).toBe(0);
-      const expected = tsm.toOnnx(tsm.read(readFixture("tennis", "seetaface6_quality_lbn.tsm")), { inputs: { _origin_data: { dtype: "uint8", shape: [1, 227, 227, 3] } } });
+      const expected = tsm.toOnnx(tsm.read(readFixture("tennis", "seetaface6_quality_lbn.tsm")), {
+        inputs: { _origin_data: { dtype: "uint8", shape: [1, 227, 227, 3] } },
+      });
       expect(Buffer.from(readFileSync(out)).equals(Buffer.from(expected))).toBe(true);
-      const typo = await cli("convert", fixturePath("tennis", "seetaface6_quality_lbn.tsm"), join(dir, "t.onnx"), "--input", "origin=uint8");
+      const typo = await cli(
+        "convert",
+        fixturePath("tennis", "seetaface6_quality_lbn.tsm"),
+        join(dir, "t.onnx"),
+        "--input",
+        "origin=uint8",
+      );
       expect(typo.code).toBe(2);
       expect(typo.stderr).toMatch(/--input names "origin", which is not a module input \(inputs: "_origin_data"\)/);
       expect(existsSync(join(dir, "t.onnx"))).toBe(false);

@@ -4,7 +4,16 @@
  * "did you mean", and hints. Runs the built CLI (dist/cli.js) as a child process where pipes and signals matter.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -54,7 +63,14 @@ describe("never lose or fake data", () => {
   it("writing over the input is refused, also through a symlink, even with --force", async () => {
     const input = example("spraak");
     const before = readFileSync(input);
-    for (const out of [input, (() => { const link = join(dir, "link.trk"); symlinkSync(input, link); return link; })()]) {
+    for (const out of [
+      input,
+      (() => {
+        const link = join(dir, "link.trk");
+        symlinkSync(input, link);
+        return link;
+      })(),
+    ]) {
       const r = await cli("convert", input, out, "--force");
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/is the input/);
@@ -103,7 +119,10 @@ describe("never lose or fake data", () => {
       const start = Number(m[1]);
       const end = Math.min(Number(m[2]), bytes.length - 1);
       if (end - start > 1 << 18) return; // never answered: the child is killed while waiting
-      res.writeHead(206, { "content-range": `bytes ${start}-${end}/${bytes.length}`, "content-length": end - start + 1 });
+      res.writeHead(206, {
+        "content-range": `bytes ${start}-${end}/${bytes.length}`,
+        "content-length": end - start + 1,
+      });
       res.end(Buffer.from(bytes.subarray(start, end + 1)));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -115,7 +134,8 @@ describe("never lose or fake data", () => {
         const out = join(outDir, "out.safetensors");
         const child = spawn(process.execPath, [CLI, "convert", url, out], { stdio: "ignore" });
         // until the temporary appears (up to a minute: a loaded machine is slow to start node; 5 s was the limit)
-        for (let i = 0; i < 2400 && leftovers(outDir).length === 0 && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 25));
+        for (let i = 0; i < 2400 && leftovers(outDir).length === 0 && child.exitCode === null; i++)
+          await new Promise((r) => setTimeout(r, 25));
         expect(leftovers(outDir), "the temporary file exists while converting").toHaveLength(1);
         child.kill(signal);
         const code = await new Promise<number | null>((r) => child.on("exit", (c) => r(c)));
@@ -140,17 +160,22 @@ describe("OUT's extension means what it says", () => {
     }
   });
 
-  it.skipIf(!haveFixtures())(".csta -> .tsm writes the plain module (as extract's module.tsm); .csta re-encodes the container", async () => {
-    const csta = fixturePath("tennis", "seetaface6_face_landmarker_pts5.csta");
-    const tsm = join(dir, "landmarker.tsm");
-    expect((await cli("convert", csta, tsm)).code).toBe(0);
-    const plain = lib.tsm.read(readFileSync(tsm));
-    expect(plain.container).toBeUndefined();
-    expect(readFileSync(tsm).equals(readFileSync(fixturePath("tennis", "seetaface6_face_landmarker_pts5.tsm")))).toBe(true);
-    const again = join(dir, "again.csta");
-    expect((await cli("convert", csta, again)).code).toBe(0);
-    expect(readFileSync(again).equals(readFileSync(csta))).toBe(true);
-  });
+  it.skipIf(!haveFixtures())(
+    ".csta -> .tsm writes the plain module (as extract's module.tsm); .csta re-encodes the container",
+    async () => {
+      const csta = fixturePath("tennis", "seetaface6_face_landmarker_pts5.csta");
+      const tsm = join(dir, "landmarker.tsm");
+      expect((await cli("convert", csta, tsm)).code).toBe(0);
+      const plain = lib.tsm.read(readFileSync(tsm));
+      expect(plain.container).toBeUndefined();
+      expect(readFileSync(tsm).equals(readFileSync(fixturePath("tennis", "seetaface6_face_landmarker_pts5.tsm")))).toBe(
+        true,
+      );
+      const again = join(dir, "again.csta");
+      expect((await cli("convert", csta, again)).code).toBe(0);
+      expect(readFileSync(again).equals(readFileSync(csta))).toBe(true);
+    },
+  );
 
   it("--quantize fp16 re-encodes a bw2l model; options that do nothing for an output are refused", async () => {
     const input = example("bw2l");
@@ -165,7 +190,9 @@ describe("OUT's extension means what it says", () => {
     const tsmToTsm = await cli("convert", example("tsm"), join(dir, "x.tsm"), "--quantize", "fp16");
     expect(tsmToTsm.code).toBe(2);
     expect(tsmToTsm.stderr).toMatch(/--quantize writes an ONNX model: OUT must end in \.onnx/);
-    expect((await cli("convert", example("primitiv"), join(dir, "x.model"), "--quantize", "fp16")).stderr).toMatch(/applies to bw2l/);
+    expect((await cli("convert", example("primitiv"), join(dir, "x.model"), "--quantize", "fp16")).stderr).toMatch(
+      /applies to bw2l/,
+    );
   });
 
   it("--tensor with an unknown name is exit 1 with the closest names", async () => {
@@ -199,7 +226,9 @@ describe("pipes, stdin, many files", () => {
 
   it("output into a closed pipe ends quietly with exit 0", async () => {
     const input = example("tsm");
-    const child = spawn(process.execPath, [CLI, "inspect", input, input, input, input, "--full"], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI, "inspect", input, input, input, input, "--full"], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stderr = "";
     child.stderr.on("data", (d) => (stderr += d));
     child.stdout.once("data", () => child.stdout.destroy());
@@ -217,7 +246,10 @@ describe("pipes, stdin, many files", () => {
       const start = m ? Number(m[1]) : 0;
       const end = m ? Math.min(Number(m[2]), bytes.length - 1) : bytes.length - 1;
       served += end - start + 1;
-      res.writeHead(m ? 206 : 200, { "content-range": `bytes ${start}-${end}/${bytes.length}`, "content-length": end - start + 1 });
+      res.writeHead(m ? 206 : 200, {
+        "content-range": `bytes ${start}-${end}/${bytes.length}`,
+        "content-length": end - start + 1,
+      });
       res.end(Buffer.from(bytes.subarray(start, end + 1)));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -253,24 +285,32 @@ describe("pipes, stdin, many files", () => {
     expect(verified.stdout).toMatch(/3 of 3 files ok/);
     const json = await cli("verify", ...good, bad, "--json");
     expect(json.code).toBe(1);
-    const lines = json.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => l.ok)).toEqual([true, true, true, false]);
     expect(lines[3].error.code).toMatch(/TRUNCATED|CORRUPT|BAD_MAGIC|UNSUPPORTED_VERSION/);
     expect(typeof lines[3].error.offset).toBe("number");
   });
 
-  it.skipIf(!haveFixtures())("verify --strict exits 1 on warnings; a CRLF-damaged binary file gets a hint", async () => {
-    const warned = readdirSync(fixturePath("april")).map((f) => fixturePath("april", f)).filter((f) => f.endsWith(".april"));
-    const results = await Promise.all(warned.map((f) => cli("verify", f)));
-    const withWarnings = warned.filter((_, i) => /warning:/.test(results[i]!.stdout));
-    if (withWarnings.length > 0) {
-      expect((await cli("verify", withWarnings[0]!)).code).toBe(0);
-      expect((await cli("verify", withWarnings[0]!, "--strict")).code).toBe(1);
-    }
-    const crlf = await cli("verify", fixturePath("spraak", "sx313.crlf-damaged.trk"));
-    expect(crlf.code).toBe(1);
-    expect(crlf.stderr).toMatch(/1 byte short.*hint: .*copied as text.*CRLF/);
-  });
+  it.skipIf(!haveFixtures())(
+    "verify --strict exits 1 on warnings; a CRLF-damaged binary file gets a hint",
+    async () => {
+      const warned = readdirSync(fixturePath("april"))
+        .map((f) => fixturePath("april", f))
+        .filter((f) => f.endsWith(".april"));
+      const results = await Promise.all(warned.map((f) => cli("verify", f)));
+      const withWarnings = warned.filter((_, i) => /warning:/.test(results[i]!.stdout));
+      if (withWarnings.length > 0) {
+        expect((await cli("verify", withWarnings[0]!)).code).toBe(0);
+        expect((await cli("verify", withWarnings[0]!, "--strict")).code).toBe(1);
+      }
+      const crlf = await cli("verify", fixturePath("spraak", "sx313.crlf-damaged.trk"));
+      expect(crlf.code).toBe(1);
+      expect(crlf.stderr).toMatch(/1 byte short.*hint: .*copied as text.*CRLF/);
+    },
+  );
 });
 
 describe("reads as a person would expect", () => {

@@ -4,7 +4,16 @@
  * bound; SIGINT and SIGTERM end it with exit 0; a missing FILE is exit 1 before serving.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { request } from "node:http";
 import { connect, createServer } from "node:net";
 import { networkInterfaces, tmpdir } from "node:os";
@@ -24,7 +33,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const running: ChildProcessWithoutNullStreams[] = [];
 afterEach(() => {
-  for (const child of running.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of running.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 
 interface Started {
@@ -60,16 +70,25 @@ function start(args: string[], options: { input?: Uint8Array; env?: NodeJS.Proce
 }
 
 /** A raw request: the path goes out exactly as given (fetch would normalise ../ segments away). */
-function raw(port: number, path: string, options: { method?: string; headers?: Record<string, string>; host?: string } = {}) {
-  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((ok, fail) => {
-    const req = request({ host: options.host ?? "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on("error", fail);
-    req.end();
-  });
+function raw(
+  port: number,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; host?: string } = {},
+) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>(
+    (ok, fail) => {
+      const req = request(
+        { host: options.host ?? "127.0.0.1", port, path, method: options.method ?? "GET", headers: options.headers },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => ok({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      req.on("error", fail);
+      req.end();
+    },
+  );
 }
 
 const content = Buffer.from(Array.from({ length: 100_000 }, (_, i) => (i * 7 + 3) & 255));
@@ -113,16 +132,25 @@ describe("tensorfile view", () => {
     const expected = readAny(example.bytes).tensors();
     for (const t of expected) {
       const loaded = await opened.loadTensor(t.name);
-      expect(Buffer.from(loaded.data.buffer, loaded.data.byteOffset, loaded.data.byteLength)
-        .equals(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength)), t.name).toBe(true);
+      expect(
+        Buffer.from(loaded.data.buffer, loaded.data.byteOffset, loaded.data.byteLength).equals(
+          Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+        ),
+        t.name,
+      ).toBe(true);
     }
   });
 
   it("answers Range requests: first bytes, a suffix, an open end, an end past the file; 416 for bad ranges", async () => {
     const view = await start([filePath]);
     const url = `${view.base}files/0/${encodeURIComponent(fileName)}`;
-    const cases: [string, number, number][] = [["bytes=0-15", 0, 15], ["bytes=-10", content.length - 10, content.length - 1],
-      ["bytes=99000-", 99_000, content.length - 1], ["bytes=5-999999", 5, content.length - 1], ["bytes=-200000", 0, content.length - 1]];
+    const cases: [string, number, number][] = [
+      ["bytes=0-15", 0, 15],
+      ["bytes=-10", content.length - 10, content.length - 1],
+      ["bytes=99000-", 99_000, content.length - 1],
+      ["bytes=5-999999", 5, content.length - 1],
+      ["bytes=-200000", 0, content.length - 1],
+    ];
     for (const [range, first, last] of cases) {
       const r = await fetch(url, { headers: { range } });
       expect(r.status, range).toBe(206);
@@ -146,10 +174,24 @@ describe("tensorfile view", () => {
   it("serves only the listed files: traversal and other paths are 404, other methods 405, other hosts 403", async () => {
     const view = await start([filePath, other]);
     expect(view.url).toBe(view.base);
-    for (const path of ["/files/0/../../package.json", "/files/0/..%2F..%2Fpackage.json", "/files/1/..%2Fsecond.bin", "/../etc/passwd",
-      "/%2e%2e/%2e%2e/etc/passwd", "/files/2/second.bin", "/files/00/second.bin", "/files/-1/second.bin", "/files/1/", "/files/1",
-      "/files/1/second.bin/x", "/files/1/other.bin", `/files/0/${encodeURIComponent(filePath)}`, "/package.json", "/dist/cli.js",
-      "/files/1/%ZZ"]) {
+    for (const path of [
+      "/files/0/../../package.json",
+      "/files/0/..%2F..%2Fpackage.json",
+      "/files/1/..%2Fsecond.bin",
+      "/../etc/passwd",
+      "/%2e%2e/%2e%2e/etc/passwd",
+      "/files/2/second.bin",
+      "/files/00/second.bin",
+      "/files/-1/second.bin",
+      "/files/1/",
+      "/files/1",
+      "/files/1/second.bin/x",
+      "/files/1/other.bin",
+      `/files/0/${encodeURIComponent(filePath)}`,
+      "/package.json",
+      "/dist/cli.js",
+      "/files/1/%ZZ",
+    ]) {
       const r = await raw(view.port, path);
       expect(r.status, path).toBe(404);
       expect(r.body.toString()).not.toContain("second file");
@@ -169,14 +211,21 @@ describe("tensorfile view", () => {
   it("listens on 127.0.0.1 only", async () => {
     const view = await start([]);
     expect(view.url).toBe(view.base);
-    const reachable = (host: string) => new Promise<boolean>((ok) => {
-      const socket = connect({ host, port: view.port });
-      socket.on("connect", () => { socket.destroy(); ok(true); });
-      socket.on("error", () => ok(false));
-    });
+    const reachable = (host: string) =>
+      new Promise<boolean>((ok) => {
+        const socket = connect({ host, port: view.port });
+        socket.on("connect", () => {
+          socket.destroy();
+          ok(true);
+        });
+        socket.on("error", () => ok(false));
+      });
     expect(await reachable("127.0.0.1")).toBe(true);
     expect(await reachable("::1")).toBe(false);
-    const external = Object.values(networkInterfaces()).flat().filter((a) => a && !a.internal).map((a) => a!.address);
+    const external = Object.values(networkInterfaces())
+      .flat()
+      .filter((a) => a && !a.internal)
+      .map((a) => a!.address);
     for (const address of external) expect(await reachable(address), address).toBe(false);
     // another loopback address than 127.0.0.1 is a different bind address too
     if (process.platform === "linux") expect(await reachable("127.0.0.2")).toBe(false);
@@ -253,10 +302,22 @@ describe("parseRange", () => {
 
 describe("the Host a browser sends", () => {
   it("hostAllowed: 127.0.0.1 or localhost with the port, or without one on port 80 (the default a browser leaves out)", () => {
-    for (const host of ["127.0.0.1", "localhost", "LOCALHOST", "127.0.0.1:80", "localhost:80"]) expect(hostAllowed(host, 80), host).toBe(true);
+    for (const host of ["127.0.0.1", "localhost", "LOCALHOST", "127.0.0.1:80", "localhost:80"])
+      expect(hostAllowed(host, 80), host).toBe(true);
     for (const host of ["127.0.0.1:8080", "localhost:8080"]) expect(hostAllowed(host, 8080), host).toBe(true);
-    for (const host of ["127.0.0.1", "localhost", "127.0.0.1:80", "127.0.0.1:08080x", "127.0.0.1:80800"]) expect(hostAllowed(host, 8080), host).toBe(false);
-    for (const host of [undefined, "", "evil.example", "evil.example:80", "127.0.0.1.evil.example", "127.0.0.2", "[::1]:80", "127.0.0.1:", "127.0.0.1:81"]) {
+    for (const host of ["127.0.0.1", "localhost", "127.0.0.1:80", "127.0.0.1:08080x", "127.0.0.1:80800"])
+      expect(hostAllowed(host, 8080), host).toBe(false);
+    for (const host of [
+      undefined,
+      "",
+      "evil.example",
+      "evil.example:80",
+      "127.0.0.1.evil.example",
+      "127.0.0.2",
+      "[::1]:80",
+      "127.0.0.1:",
+      "127.0.0.1:81",
+    ]) {
       expect(hostAllowed(host, 80), String(host)).toBe(false);
     }
   });
@@ -264,7 +325,9 @@ describe("the Host a browser sends", () => {
   it("a real request: a Host without port is 403 on another port; with --port 80 (when it can be bound) it is served", async () => {
     const view = await start([other]);
     expect((await raw(view.port, "/files/0/second.bin", { headers: { host: "127.0.0.1" } })).status).toBe(403);
-    expect((await raw(view.port, "/files/0/second.bin", { headers: { host: `LocalHost:${view.port}` } })).status).toBe(200);
+    expect((await raw(view.port, "/files/0/second.bin", { headers: { host: `LocalHost:${view.port}` } })).status).toBe(
+      200,
+    );
     const free80 = await new Promise<boolean>((ok) => {
       const probe = createServer();
       probe.once("error", () => ok(false));
@@ -289,7 +352,9 @@ describe("tensorfile view serves the file it opened at start", () => {
     writeFileSync(served, Buffer.from("the model"));
     writeFileSync(secret, Buffer.from("secret data"));
     const view = await start([served]);
-    expect(Buffer.from(await (await fetch(`${view.base}files/0/swapped.bin`)).arrayBuffer()).toString()).toBe("the model");
+    expect(Buffer.from(await (await fetch(`${view.base}files/0/swapped.bin`)).arrayBuffer()).toString()).toBe(
+      "the model",
+    );
     renameSync(served, `${served}.old`);
     symlinkSync(secret, served);
     const r = await raw(view.port, "/files/0/swapped.bin");

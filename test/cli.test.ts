@@ -17,7 +17,20 @@ function bytesOf(t: NamedTensor): Buffer {
   return Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength);
 }
 
-const SAFETENSORS_NAME: Record<string, string> = { float16: "F16", float32: "F32", float64: "F64", int8: "I8", uint8: "U8", int16: "I16", uint16: "U16", int32: "I32", uint32: "U32", int64: "I64", uint64: "U64", bool: "BOOL" };
+const SAFETENSORS_NAME: Record<string, string> = {
+  float16: "F16",
+  float32: "F32",
+  float64: "F64",
+  int8: "I8",
+  uint8: "U8",
+  int16: "I16",
+  uint16: "U16",
+  int32: "I32",
+  uint32: "U32",
+  int64: "I64",
+  uint64: "U64",
+  bool: "BOOL",
+};
 
 /** Checks every CLI command on one file of a known format. */
 async function checkFile(path: string, format: FormatId) {
@@ -48,7 +61,13 @@ async function checkFile(path: string, format: FormatId) {
   } else {
     expect(converted.code, converted.stderr).toBe(0);
   }
-  const { header, data } = tensors.length === 0 ? { header: {} as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>, data: new Uint8Array(0) } : parseSafetensors(new Uint8Array(readFileSync(st)));
+  const { header, data } =
+    tensors.length === 0
+      ? {
+          header: {} as Record<string, { dtype: string; shape: number[]; data_offsets: [number, number] }>,
+          data: new Uint8Array(0),
+        }
+      : parseSafetensors(new Uint8Array(readFileSync(st)));
   for (const t of tensors) {
     const entry = header[t.name]!;
     expect(entry, t.name).toBeDefined();
@@ -56,7 +75,9 @@ async function checkFile(path: string, format: FormatId) {
       expect(entry.dtype).toBe(SAFETENSORS_NAME[t.dtype]);
       expect(entry.shape).toEqual(t.shape);
     }
-    expect(Buffer.from(data.subarray(entry.data_offsets[0], entry.data_offsets[1])).equals(bytesOf(t)), t.name).toBe(true);
+    expect(Buffer.from(data.subarray(entry.data_offsets[0], entry.data_offsets[1])).equals(bytesOf(t)), t.name).toBe(
+      true,
+    );
   }
 
   const again = join(dir, `${format}-roundtrip-${Math.random().toString(36).slice(2)}${extname(path)}`);
@@ -81,7 +102,10 @@ async function checkFile(path: string, format: FormatId) {
     expect(Buffer.from(npy.data).equals(bytesOf(t)), t.name).toBe(true);
   }
   for (const blob of module.blobs(file)) {
-    const want = blob.bytes instanceof Uint8Array ? blob.bytes : bytes.subarray(blob.bytes.byteOffset, blob.bytes.byteOffset + blob.bytes.byteLength);
+    const want =
+      blob.bytes instanceof Uint8Array
+        ? blob.bytes
+        : bytes.subarray(blob.bytes.byteOffset, blob.bytes.byteOffset + blob.bytes.byteLength);
     expect(Buffer.from(readFileSync(join(out, meta.files[blob.name]))).equals(Buffer.from(want)), blob.name).toBe(true);
   }
   return { file, tensors };
@@ -114,7 +138,12 @@ describe("tensorfile CLI", () => {
   it("bad input exits 1 with one tensorfile: line and no stack trace", async () => {
     const junk = join(dir, "junk.bin");
     writeFileSync(junk, "this is not a model file at all");
-    for (const command of [["inspect", junk], ["verify", junk], ["convert", junk, join(dir, "x.safetensors")], ["convert", junk, join(dir, "x.bin")]]) {
+    for (const command of [
+      ["inspect", junk],
+      ["verify", junk],
+      ["convert", junk, join(dir, "x.safetensors")],
+      ["convert", junk, join(dir, "x.bin")],
+    ]) {
       const r = await cli(...command);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^tensorfile: unknown format: the first bytes \[74 68 69 73/);
@@ -127,16 +156,19 @@ describe("tensorfile CLI", () => {
     expect(missing.stderr).toMatch(/^tensorfile: cannot open/);
   });
 
-  it.each(exampleFiles().map((f) => [f.format, f.name, f] as const))("every command on a generated %s file (%s)", async (format, name, demo) => {
-    const path = join(dir, name);
-    writeFileSync(path, demo.bytes);
-    await checkFile(path, format);
-    const truncated = join(dir, `truncated-${name}`);
-    writeFileSync(truncated, demo.bytes.subarray(0, demo.bytes.length - 1));
-    const bad = await cli("verify", truncated);
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(new RegExp(`^tensorfile: ${format}: `));
-  });
+  it.each(exampleFiles().map((f) => [f.format, f.name, f] as const))(
+    "every command on a generated %s file (%s)",
+    async (format, name, demo) => {
+      const path = join(dir, name);
+      writeFileSync(path, demo.bytes);
+      await checkFile(path, format);
+      const truncated = join(dir, `truncated-${name}`);
+      writeFileSync(truncated, demo.bytes.subarray(0, demo.bytes.length - 1));
+      const bad = await cli("verify", truncated);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(new RegExp(`^tensorfile: ${format}: `));
+    },
+  );
 
   it("convert --dtype float32 widens float16 tensors; .npy needs --tensor when there are several", async () => {
     const demo = exampleFiles().find((f) => f.hasFloat16)!;
@@ -192,14 +224,26 @@ describe("convert plans each output dtype the way the format decodes it", () => 
 describe("extract keeps every file inside DIR", () => {
   it("names with .., absolute parts and over-long parts become safe relative paths listed in meta.json", async () => {
     const { tsm } = await import("../bindings/index.js");
-    const text = (v: string) => ({ dtype: "char8" as const, shape: [new TextEncoder().encode(v).length], data: new TextEncoder().encode(v) });
+    const text = (v: string) => ({
+      dtype: "char8" as const,
+      shape: [new TextEncoder().encode(v).length],
+      data: new TextEncoder().encode(v),
+    });
     const names = ["../../escape", "/abs/path", `long/${"y".repeat(400)}`, "a/./b"];
     const nodes = names.map((name, i) => ({
-      params: [{ key: "#op", fields: [text("<const>")] }, { key: "#name", fields: [text(name)] },
-        { key: "value", fields: [{ dtype: "int32" as const, shape: [1], data: new Int32Array([i]) }] }],
+      params: [
+        { key: "#op", fields: [text("<const>")] },
+        { key: "#name", fields: [text(name)] },
+        { key: "value", fields: [{ dtype: "int32" as const, shape: [1], data: new Int32Array([i]) }] },
+      ],
       inputs: [],
     }));
-    const bytes = tsm.write({ header: { fake: 0, code: tsm.MODULE_CODE, reserved: new Uint8Array(120) }, inputs: [], outputs: [0], nodes });
+    const bytes = tsm.write({
+      header: { fake: 0, code: tsm.MODULE_CODE, reserved: new Uint8Array(120) },
+      inputs: [],
+      outputs: [0],
+      nodes,
+    });
     const path = join(dir, "names.tsm");
     writeFileSync(path, bytes);
     const out = join(dir, "safe");
@@ -217,13 +261,27 @@ describe("extract keeps every file inside DIR", () => {
   });
 });
 
-const FIXTURE_SETS: [string, FormatId][] = [["bw2l", "bw2l"], ["april", "april"], ["tennis", "tsm"], ["primitiv", "primitiv"], ["spraak", "spraak"]];
+const FIXTURE_SETS: [string, FormatId][] = [
+  ["bw2l", "bw2l"],
+  ["april", "april"],
+  ["tennis", "tsm"],
+  ["primitiv", "primitiv"],
+  ["spraak", "spraak"],
+];
 
 describe.skipIf(!haveFixtures())("tensorfile CLI on the reference fixtures", () => {
-  const files = !haveFixtures() ? [] : FIXTURE_SETS.flatMap(([folder, format]) =>
-    readdirSync(fixturePath(folder))
-      .filter((name) => statSync(fixturePath(folder, name)).isFile() && !/\.(md|json|bin)$/.test(name) && !name.includes("damaged"))
-      .map((name) => [format, `${folder}/${name}`] as const));
+  const files = !haveFixtures()
+    ? []
+    : FIXTURE_SETS.flatMap(([folder, format]) =>
+        readdirSync(fixturePath(folder))
+          .filter(
+            (name) =>
+              statSync(fixturePath(folder, name)).isFile() &&
+              !/\.(md|json|bin)$/.test(name) &&
+              !name.includes("damaged"),
+          )
+          .map((name) => [format, `${folder}/${name}`] as const),
+      );
 
   it.each(files)("%s %s", async (format, name) => {
     await checkFile(fixturePath(name), format);

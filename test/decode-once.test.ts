@@ -16,14 +16,23 @@ function storedElement(bytes: Uint8Array, dtype: DType, i: number, littleEndian:
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const at = i * dtypeBytes(dtype);
   switch (dtype) {
-    case "float32": return view.getFloat32(at, littleEndian);
-    case "float64": return view.getFloat64(at, littleEndian);
-    case "int16": return view.getInt16(at, littleEndian);
-    case "uint16": case "float16": return view.getUint16(at, littleEndian);
-    case "int32": return view.getInt32(at, littleEndian);
-    case "int64": return view.getBigInt64(at, littleEndian);
-    case "int8": return view.getInt8(at);
-    default: return view.getUint8(at);
+    case "float32":
+      return view.getFloat32(at, littleEndian);
+    case "float64":
+      return view.getFloat64(at, littleEndian);
+    case "int16":
+      return view.getInt16(at, littleEndian);
+    case "uint16":
+    case "float16":
+      return view.getUint16(at, littleEndian);
+    case "int32":
+      return view.getInt32(at, littleEndian);
+    case "int64":
+      return view.getBigInt64(at, littleEndian);
+    case "int8":
+      return view.getInt8(at);
+    default:
+      return view.getUint8(at);
   }
 }
 
@@ -61,7 +70,11 @@ describe.each(BACKENDS)("decodeTensor from stored bytes at any offset (backend %
         fc.constantFrom(...DTYPES),
         fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 3 }),
         fc.integer({ min: 0, max: 7 }),
-        fc.boolean(), fc.boolean(), fc.boolean(), fc.integer({ min: 0, max: 0xffffffff }), fc.integer({ min: 1, max: 120 }),
+        fc.boolean(),
+        fc.boolean(),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.integer({ min: 1, max: 120 }),
         (dtype, dims, pad, bigEndian, columnMajor, float32, seed, stretch) => {
           // the last axis stretched so that some cases pass the kernels' WASM threshold
           const shape = [...dims.slice(0, -1), dims[dims.length - 1]! * stretch];
@@ -70,7 +83,9 @@ describe.each(BACKENDS)("decodeTensor from stored bytes at any offset (backend %
           const backing = new Uint8Array(pad + count * size);
           let s = seed || 1;
           for (let i = 0; i < backing.length; i++) {
-            s ^= s << 13; s ^= s >>> 17; s ^= s << 5;
+            s ^= s << 13;
+            s ^= s >>> 17;
+            s ^= s << 5;
             backing[i] = s & 0xff;
           }
           if (dtype === "float32" || dtype === "float64") {
@@ -80,8 +95,13 @@ describe.each(BACKENDS)("decodeTensor from stored bytes at any offset (backend %
           const bytes = backing.subarray(pad);
           const before = backing.slice();
           const info: TensorInfo = {
-            name: "t", dtype, shape, byteOffset: 0, byteLength: bytes.byteLength,
-            byteOrder: bigEndian ? "be" : "le", layout: columnMajor ? "column-major" : "row-major",
+            name: "t",
+            dtype,
+            shape,
+            byteOffset: 0,
+            byteLength: bytes.byteLength,
+            byteOrder: bigEndian ? "be" : "le",
+            layout: columnMajor ? "column-major" : "row-major",
             quantization: dtype === "int8" ? { scale: 0.37, offset: -3 } : undefined,
           };
           const t = withBackend(backend, () => decodeTensor(bytes, info, float32 ? { dtype: "float32" } : {}));
@@ -98,10 +118,23 @@ describe.each(BACKENDS)("decodeTensor from stored bytes at any offset (backend %
 describe("bw2l read() leaves unaligned payloads as stored", () => {
   // a v2 model whose param payloads start at odd offsets (the name's length shifts them)
   const weights = Float32Array.from({ length: 40 * 30 }, (_, i) => Math.sin(i));
-  const make = (name: string) => lib.bw2l.write(lib.bw2l.create({
-    version: 2, name, config: { criterion: "ctc" },
-    layers: [{ arch: "L 40 30", params: [{ dims: [40, 30, 1, 1], data: weights }, { dims: [40, 1, 1, 1], data: weights.subarray(0, 40) }] }],
-  }));
+  const make = (name: string) =>
+    lib.bw2l.write(
+      lib.bw2l.create({
+        version: 2,
+        name,
+        config: { criterion: "ctc" },
+        layers: [
+          {
+            arch: "L 40 30",
+            params: [
+              { dims: [40, 30, 1, 1], data: weights },
+              { dims: [40, 1, 1, 1], data: weights.subarray(0, 40) },
+            ],
+          },
+        ],
+      }),
+    );
   const unalignedFile = [make(""), make("a"), make("ab"), make("abc")].find((bytes) => {
     const file = lib.bw2l.read(bytes);
     const p = (file.sections.find(lib.bw2l.isLayersSection) as lib.bw2l.Bw2lLayersSection).layers[0]!.params[0]!;
@@ -135,7 +168,8 @@ describe("bw2l read() leaves unaligned payloads as stored", () => {
     expect((lib.bw2l.tensors(file)[0]!.data as Float32Array)[0]).toBe(42);
     expect(lib.bw2l.read(lib.bw2l.write(file)).sections.length).toBe(file.sections.length);
     const other = lib.bw2l.read(input);
-    const otherParam = (other.sections.find(lib.bw2l.isLayersSection) as lib.bw2l.Bw2lLayersSection).layers[0]!.params[0]!;
+    const otherParam = (other.sections.find(lib.bw2l.isLayersSection) as lib.bw2l.Bw2lLayersSection).layers[0]!
+      .params[0]!;
     otherParam.data = new Float32Array(weights.length).fill(7);
     expect((lib.bw2l.tensors(other)[0]!.data as Float32Array)[5]).toBe(7);
     expect(Object.keys(otherParam)).toContain("data");

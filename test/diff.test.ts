@@ -15,25 +15,39 @@ import { BACKENDS } from "./helpers/backends.js";
 import { fixturePath, haveFixtures, listFixtures, readFixture } from "./helpers/fixtures.js";
 import { randomNormal } from "./helpers/rng.js";
 
-const f32 = (name: string, values: number[], shape = [values.length]): NamedTensor => ({ name, dtype: "float32", shape, data: new Float32Array(values) });
+const f32 = (name: string, values: number[], shape = [values.length]): NamedTensor => ({
+  name,
+  dtype: "float32",
+  shape,
+  data: new Float32Array(values),
+});
 
 describe("diffTensors on files", () => {
-  it.each(exampleFiles().map((e) => [e.name, e] as const))("%s against itself: equal (lazy vs whole)", async (_name, example) => {
-    const lazy = await readFromAny(fromBytes(example.bytes));
-    const whole = readAny(example.bytes);
-    const result = await diffTensors(lazy, whole);
-    expect(result.equal).toBe(true);
-    expect(result.onlyA).toEqual([]);
-    expect(result.tensors.map((t) => t.name)).toEqual(lazy.tensorInfos().map((i) => i.name));
-    for (const t of result.tensors) {
-      expect(t).toMatchObject({ status: "equal", differing: 0 });
-      if (t.maxAbs !== null) expect(t.maxAbs).toBe(0);
-    }
-  });
+  it.each(exampleFiles().map((e) => [e.name, e] as const))(
+    "%s against itself: equal (lazy vs whole)",
+    async (_name, example) => {
+      const lazy = await readFromAny(fromBytes(example.bytes));
+      const whole = readAny(example.bytes);
+      const result = await diffTensors(lazy, whole);
+      expect(result.equal).toBe(true);
+      expect(result.onlyA).toEqual([]);
+      expect(result.tensors.map((t) => t.name)).toEqual(lazy.tensorInfos().map((i) => i.name));
+      for (const t of result.tensors) {
+        expect(t).toMatchObject({ status: "equal", differing: 0 });
+        if (t.maxAbs !== null) expect(t.maxAbs).toBe(0);
+      }
+    },
+  );
 
   it("every valid reference fixture against itself", async () => {
     if (!haveFixtures()) return;
-    for (const [folder, ext] of [["bw2l", ".b2l"], ["tennis", ".tsm"], ["primitiv", ".model"], ["primitiv", ".param"], ["spraak", "1027.trk"]] as const) {
+    for (const [folder, ext] of [
+      ["bw2l", ".b2l"],
+      ["tennis", ".tsm"],
+      ["primitiv", ".model"],
+      ["primitiv", ".param"],
+      ["spraak", "1027.trk"],
+    ] as const) {
       for (const name of listFixtures(folder, ext)) {
         const bytes = readFixture(folder, name);
         const result = await diffTensors(await readFromAny(fromBytes(bytes)), readAny(bytes));
@@ -50,7 +64,19 @@ describe("diffTensors on files", () => {
     const result = await diffTensors(a, b);
     expect(result.equal).toBe(false);
     expect(result.tensors).toEqual([
-      { name: "data", status: "shape", dtypeA: "float32", dtypeB: "float32", shapeA: [309, 24], shapeB: [321, 24], elements: 0, differing: null, maxAbs: null, maxRel: null, cosine: null },
+      {
+        name: "data",
+        status: "shape",
+        dtypeA: "float32",
+        dtypeB: "float32",
+        shapeA: [309, 24],
+        shapeB: [321, 24],
+        elements: 0,
+        differing: null,
+        maxAbs: null,
+        maxRel: null,
+        cosine: null,
+      },
     ]);
   });
 });
@@ -96,14 +122,27 @@ describe.each(BACKENDS)("diffTensors rules (%s kernels)", (backend) => {
   it("dtype changes: the values are still compared", async () => {
     const halves = kernels.f32ToF16(new Float32Array([0.5, -2, 3.25]));
     const r = await diff([{ name: "h", dtype: "float16", shape: [3], data: halves }], [f32("h", [0.5, -2, 3.25])]);
-    expect(r.tensors[0]).toMatchObject({ status: "dtype", dtypeA: "float16", dtypeB: "float32", differing: 0, maxAbs: 0, cosine: 1 });
+    expect(r.tensors[0]).toMatchObject({
+      status: "dtype",
+      dtypeA: "float16",
+      dtypeB: "float32",
+      differing: 0,
+      maxAbs: 0,
+      cosine: 1,
+    });
     expect(r.equal).toBe(false);
   });
 
   it("NaN opposite NaN is equal, NaN opposite a number is not", async () => {
     expect((await diff([f32("n", [NaN, 1])], [f32("n", [NaN, 1])])).equal).toBe(true);
     const r = await diff([f32("n", [NaN, 1])], [f32("n", [0, 1])]);
-    expect(r.tensors[0]).toMatchObject({ status: "different", differing: 1, maxAbs: Infinity, maxRel: Infinity, cosine: 1 });
+    expect(r.tensors[0]).toMatchObject({
+      status: "different",
+      differing: 1,
+      maxAbs: Infinity,
+      maxRel: Infinity,
+      cosine: 1,
+    });
   });
 
   it("float64, int32 and int64 go through f64", async () => {
@@ -119,9 +158,19 @@ describe.each(BACKENDS)("diffTensors rules (%s kernels)", (backend) => {
   });
 
   it("dtypes without magnitudes compare raw bytes per element", async () => {
-    const text = (s: string): NamedTensor => ({ name: "t", dtype: "char8", shape: [s.length], data: new TextEncoder().encode(s) });
+    const text = (s: string): NamedTensor => ({
+      name: "t",
+      dtype: "char8",
+      shape: [s.length],
+      data: new TextEncoder().encode(s),
+    });
     expect((await diff([text("abcd")], [text("abcd")])).equal).toBe(true);
-    expect((await diff([text("abcd")], [text("abzz")])).tensors[0]).toMatchObject({ status: "different", differing: 2, maxAbs: null, cosine: null });
+    expect((await diff([text("abcd")], [text("abzz")])).tensors[0]).toMatchObject({
+      status: "different",
+      differing: 2,
+      maxAbs: null,
+      cosine: null,
+    });
   });
 
   it("shapes that differ are reported without loading", async () => {
@@ -134,7 +183,10 @@ describe.each(BACKENDS)("diffTensors rules (%s kernels)", (backend) => {
     const halves = kernels.f32ToF16(values);
     const widened = kernels.f16ToF32(halves);
     widened[123_456] = widened[123_456]! + 1;
-    const r = await diff([{ name: "h", dtype: "float16", shape: [300_001], data: halves }], [{ name: "h", dtype: "float32", shape: [300_001], data: widened }]);
+    const r = await diff(
+      [{ name: "h", dtype: "float16", shape: [300_001], data: halves }],
+      [{ name: "h", dtype: "float32", shape: [300_001], data: widened }],
+    );
     expect(r.tensors[0]).toMatchObject({ status: "dtype", differing: 1, maxAbs: 1 });
   });
 });
@@ -143,16 +195,29 @@ describe("diffTensors streaming and arguments", () => {
   it("loads one pair at a time, A then B, and reports progress", async () => {
     const log: string[] = [];
     const lazy = (label: string, tensors: NamedTensor[]) => ({
-      tensorInfos: (): TensorInfo[] => tensors.map((t, i) => ({ name: t.name, dtype: t.dtype, shape: t.shape, byteOffset: i, byteLength: t.data.byteLength, byteOrder: "le", layout: "row-major" })),
+      tensorInfos: (): TensorInfo[] =>
+        tensors.map((t, i) => ({
+          name: t.name,
+          dtype: t.dtype,
+          shape: t.shape,
+          byteOffset: i,
+          byteLength: t.data.byteLength,
+          byteOrder: "le",
+          layout: "row-major",
+        })),
       loadTensor: async (info: TensorInfo) => {
         log.push(`${label}:${info.name}`);
         return tensors.find((t) => t.name === info.name)!;
       },
     });
     const progress: string[] = [];
-    const r = await diffTensors(lazy("A", [f32("p", [1]), f32("q", [2]), f32("r", [3])]), lazy("B", [f32("r", [3]), f32("q", [2]), f32("p", [1])]), {
-      onProgress: (p) => progress.push(`${p.done}/${p.total} ${p.name} ${p.bytes}`),
-    });
+    const r = await diffTensors(
+      lazy("A", [f32("p", [1]), f32("q", [2]), f32("r", [3])]),
+      lazy("B", [f32("r", [3]), f32("q", [2]), f32("p", [1])]),
+      {
+        onProgress: (p) => progress.push(`${p.done}/${p.total} ${p.name} ${p.bytes}`),
+      },
+    );
     expect(r.equal).toBe(true);
     expect(log).toEqual(["A:p", "B:p", "A:q", "B:q", "A:r", "B:r"]);
     expect(progress).toEqual(["1/3 p 8", "2/3 q 8", "3/3 r 8"]);
@@ -166,17 +231,31 @@ describe("diffTensors streaming and arguments", () => {
     const half = kernels.f32ToF16(base.subarray(0, 300_000));
     const halfB = half.slice();
     halfB[7] = halfB[7]! ^ 1;
-    const fileA = writeSafetensors([{ name: "w", dtype: "float32", shape: [n], data: base }, { name: "h", dtype: "float16", shape: [1000, 300], data: half }]);
-    const fileB = writeSafetensors([{ name: "w", dtype: "float32", shape: [n], data: edited }, { name: "h", dtype: "float16", shape: [1000, 300], data: halfB }]);
+    const fileA = writeSafetensors([
+      { name: "w", dtype: "float32", shape: [n], data: base },
+      { name: "h", dtype: "float16", shape: [1000, 300], data: half },
+    ]);
+    const fileB = writeSafetensors([
+      { name: "w", dtype: "float32", shape: [n], data: edited },
+      { name: "h", dtype: "float16", shape: [1000, 300], data: halfB },
+    ]);
     const whole = await diffTensors(readAny(fileA), readAny(fileB), { atol: 1e-6 });
     const open = async (bytes: Uint8Array) => {
       const source = fromBytes(bytes);
       const lazy = await readFromAny(source);
-      return { tensorInfos: () => lazy.tensorInfos(), loadTensor: (): Promise<NamedTensor> => Promise.reject(new Error("loaded whole")), source };
+      return {
+        tensorInfos: () => lazy.tensorInfos(),
+        loadTensor: (): Promise<NamedTensor> => Promise.reject(new Error("loaded whole")),
+        source,
+      };
     };
     const streamed = await diffTensors(await open(fileA), await open(fileB), { atol: 1e-6 });
     expect(streamed).toEqual(whole);
-    expect(whole.tensors[0]).toMatchObject({ status: "different", differing: Math.ceil(n / 9999) + 1, maxAbs: Infinity });
+    expect(whole.tensors[0]).toMatchObject({
+      status: "different",
+      differing: Math.ceil(n / 9999) + 1,
+      maxAbs: Infinity,
+    });
     expect(whole.tensors[1]).toMatchObject({ status: "different", differing: 1 });
   });
 

@@ -40,13 +40,20 @@ function words(command: string): string[] {
 
 /** The tensorfile commands of one line of a shell block: `$ ` and comments dropped, split at && || | and ;. */
 function commandsOfLine(text: string): string[][] {
-  const line = text.trim().replace(/^\$ /, "").replace(/\s#\s.*$/, "").replace(/\s+#.*$/, "");
-  return line.split(/\s*(?:&&|\|\||\||;)\s*/)
-    .map((part) => words(part))
-    .filter((argv) => argv[0] === "tensorfile" || (argv[0] === "npx" && argv[1] === "tensorfile"))
-    .map((argv) => (argv[0] === "npx" ? argv.slice(2) : argv.slice(1)))
-    // a command (or an option such as --version), not prose that starts with the word
-    .filter((argv) => argv.length > 0 && /^(?:[a-z][a-z-]*|--?[a-z-]+)$/.test(argv[0]!));
+  const line = text
+    .trim()
+    .replace(/^\$ /, "")
+    .replace(/\s#\s.*$/, "")
+    .replace(/\s+#.*$/, "");
+  return (
+    line
+      .split(/\s*(?:&&|\|\||\||;)\s*/)
+      .map((part) => words(part))
+      .filter((argv) => argv[0] === "tensorfile" || (argv[0] === "npx" && argv[1] === "tensorfile"))
+      .map((argv) => (argv[0] === "npx" ? argv.slice(2) : argv.slice(1)))
+      // a command (or an option such as --version), not prose that starts with the word
+      .filter((argv) => argv.length > 0 && /^(?:[a-z][a-z-]*|--?[a-z-]+)$/.test(argv[0]!))
+  );
 }
 
 /** Every command line in a fenced block that no example, output or transcript marker covers. */
@@ -68,7 +75,8 @@ function uncoveredCommands(): DocCommand[] {
         continue;
       }
       if (!inBlock || covered) continue;
-      for (const argv of commandsOfLine(text)) found.push({ where: `${relative(root, file)}:${i + 1}`, line: text.trim(), argv });
+      for (const argv of commandsOfLine(text))
+        found.push({ where: `${relative(root, file)}:${i + 1}`, line: text.trim(), argv });
     }
   }
   return found;
@@ -76,7 +84,12 @@ function uncoveredCommands(): DocCommand[] {
 
 /** Runs one documented command in an empty folder; a problem in words, or undefined when the CLI takes it. */
 function problem(argv: string[], cwd: string): string | undefined {
-  const r = spawnSync(process.execPath, [BUILT_CLI, ...argv], { cwd, encoding: "utf8", timeout: 120_000, stdio: ["ignore", "pipe", "pipe"] });
+  const r = spawnSync(process.execPath, [BUILT_CLI, ...argv], {
+    cwd,
+    encoding: "utf8",
+    timeout: 120_000,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   if (/internal error/i.test(r.stderr)) return `internal error: ${r.stderr.trim()}`;
   if (r.status === 0) return undefined;
   if (r.status === 1 && /no such file/.test(r.stderr)) return undefined;
@@ -85,12 +98,19 @@ function problem(argv: string[], cwd: string): string | undefined {
 
 describe.skipIf(!existsSync(BUILT_CLI))("every documented command form runs", () => {
   it("splits a documented line into its tensorfile commands", () => {
-    expect(commandsOfLine("$ tensorfile convert demo.b2l w.safetensors && tensorfile patch demo.b2l w.safetensors same.b2l && cmp a b")).toEqual([
-      ["convert", "demo.b2l", "w.safetensors"], ["patch", "demo.b2l", "w.safetensors", "same.b2l"],
+    expect(
+      commandsOfLine(
+        "$ tensorfile convert demo.b2l w.safetensors && tensorfile patch demo.b2l w.safetensors same.b2l && cmp a b",
+      ),
+    ).toEqual([
+      ["convert", "demo.b2l", "w.safetensors"],
+      ["patch", "demo.b2l", "w.safetensors", "same.b2l"],
     ]);
     expect(commandsOfLine(`tensorfile completion zsh > "\${fpath[1]}/_tensorfile"`)).toEqual([["completion", "zsh"]]);
     expect(commandsOfLine("npx tensorfile --version                 # the command line")).toEqual([["--version"]]);
-    expect(commandsOfLine("tensorfile diff a.b2l b.b2l --atol 0.6 | tail -1")).toEqual([["diff", "a.b2l", "b.b2l", "--atol", "0.6"]]);
+    expect(commandsOfLine("tensorfile diff a.b2l b.b2l --atol 0.6 | tail -1")).toEqual([
+      ["diff", "a.b2l", "b.b2l", "--atol", "0.6"],
+    ]);
     expect(commandsOfLine("tensorfile reads, a bool, a tuple")).toEqual([]);
   });
 

@@ -9,13 +9,29 @@ import { exampleFiles } from "../bindings/examples.js";
 import { decodeTensor, type TensorInfo } from "../bindings/tensor.js";
 import { haveFixtures, listFixtures, readFixture } from "./helpers/fixtures.js";
 
-const STANDARD = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
+const STANDARD = new Set([
+  "float16",
+  "float32",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+]);
 
 const cases = [
   ...exampleFiles().map((e) => ({ label: `example ${e.name}`, bytes: e.bytes })),
   ...(haveFixtures()
     ? ["bw2l", "april", "tennis", "primitiv", "spraak"].flatMap((folder) =>
-      listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f)).map((f) => ({ label: `fixture ${folder}/${f}`, bytes: readFixture(folder, f) })))
+        listFixtures(folder)
+          .filter((f) => !/\.(json|md|txt)$/.test(f))
+          .map((f) => ({ label: `fixture ${folder}/${f}`, bytes: readFixture(folder, f) })),
+      )
     : []),
 ].filter((c) => {
   try {
@@ -32,33 +48,36 @@ function expectedFloat32(value: number | bigint): number {
 
 describe('tensors({ dtype: "float32" })', () => {
   if (!haveFixtures()) console.log("fixtures absent (../shared/fixtures): testing examples only");
-  it.each(cases.map((c) => [c.label, c.bytes] as const))("%s: every real-valued tensor is a Float32Array of its values, eager and lazy", async (_label, bytes) => {
-    const opened = lib.readAny(bytes);
-    const stored = opened.tensors();
-    const asFloat = opened.tensors({ dtype: "float32" });
-    const lazy = await lib.readFromAny(lib.fromBytes(bytes));
-    expect(asFloat.map((t) => t.name)).toEqual(stored.map((t) => t.name));
-    for (let i = 0; i < stored.length; i++) {
-      const raw = stored[i]!;
-      const converted = asFloat[i]!;
-      expect(converted.shape).toEqual(raw.shape);
-      if (!STANDARD.has(raw.dtype)) {
-        expect(converted.dtype).toBe(raw.dtype);
-        continue;
+  it.each(cases.map((c) => [c.label, c.bytes] as const))(
+    "%s: every real-valued tensor is a Float32Array of its values, eager and lazy",
+    async (_label, bytes) => {
+      const opened = lib.readAny(bytes);
+      const stored = opened.tensors();
+      const asFloat = opened.tensors({ dtype: "float32" });
+      const lazy = await lib.readFromAny(lib.fromBytes(bytes));
+      expect(asFloat.map((t) => t.name)).toEqual(stored.map((t) => t.name));
+      for (let i = 0; i < stored.length; i++) {
+        const raw = stored[i]!;
+        const converted = asFloat[i]!;
+        expect(converted.shape).toEqual(raw.shape);
+        if (!STANDARD.has(raw.dtype)) {
+          expect(converted.dtype).toBe(raw.dtype);
+          continue;
+        }
+        expect(converted.dtype, raw.name).toBe("float32");
+        expect(converted.data, raw.name).toBeInstanceOf(Float32Array);
+        expect(converted.data.length).toBe(raw.data.length);
+        const info = lazy.tensorInfos().find((t) => t.name === raw.name)!;
+        if (raw.dtype !== "float16" && info.quantization === undefined && !info.decodesToFloat32) {
+          const want = Float32Array.from(raw.data as ArrayLike<number | bigint>, expectedFloat32);
+          expect(Array.from(converted.data as Float32Array)).toEqual(Array.from(want));
+        }
+        const loaded = await lazy.loadTensor(info, { dtype: "float32" });
+        expect(loaded.dtype).toBe("float32");
+        expect(Array.from(loaded.data as Float32Array)).toEqual(Array.from(converted.data as Float32Array));
       }
-      expect(converted.dtype, raw.name).toBe("float32");
-      expect(converted.data, raw.name).toBeInstanceOf(Float32Array);
-      expect(converted.data.length).toBe(raw.data.length);
-      const info = lazy.tensorInfos().find((t) => t.name === raw.name)!;
-      if (raw.dtype !== "float16" && info.quantization === undefined && !info.decodesToFloat32) {
-        const want = Float32Array.from(raw.data as ArrayLike<number | bigint>, expectedFloat32);
-        expect(Array.from(converted.data as Float32Array)).toEqual(Array.from(want));
-      }
-      const loaded = await lazy.loadTensor(info, { dtype: "float32" });
-      expect(loaded.dtype).toBe("float32");
-      expect(Array.from(loaded.data as Float32Array)).toEqual(Array.from(converted.data as Float32Array));
-    }
-  });
+    },
+  );
 });
 
 describe("decodeTensor casts every standard dtype", () => {
@@ -77,7 +96,15 @@ describe("decodeTensor casts every standard dtype", () => {
   it.each(table)("%s", (dtype, data, want) => {
     const typed = data as unknown as ArrayBufferView;
     const count = (data as ArrayLike<unknown>).length;
-    const info: TensorInfo = { name: "t", dtype: dtype as TensorInfo["dtype"], shape: [count], byteOffset: 0, byteLength: typed.byteLength, byteOrder: "le", layout: "row-major" };
+    const info: TensorInfo = {
+      name: "t",
+      dtype: dtype as TensorInfo["dtype"],
+      shape: [count],
+      byteOffset: 0,
+      byteLength: typed.byteLength,
+      byteOrder: "le",
+      layout: "row-major",
+    };
     const bytes = new Uint8Array(typed.buffer, typed.byteOffset, typed.byteLength);
     const t = decodeTensor(bytes, info, { dtype: "float32" });
     expect(t.dtype).toBe("float32");
@@ -91,8 +118,17 @@ describe("decodeTensor casts every standard dtype", () => {
     const rowMajor = [1.5, 2.5, 3.5, 4.5, 5.5, 6.5]; // [2, 3]
     const stored = new Uint8Array(48);
     const view = new DataView(stored.buffer);
-    for (let i = 0; i < 2; i++) for (let j = 0; j < 3; j++) view.setFloat64((i + 2 * j) * 8, rowMajor[i * 3 + j]!, false);
-    const info: TensorInfo = { name: "m", dtype: "float64", shape: [2, 3], byteOffset: 0, byteLength: 48, byteOrder: "be", layout: "column-major" };
+    for (let i = 0; i < 2; i++)
+      for (let j = 0; j < 3; j++) view.setFloat64((i + 2 * j) * 8, rowMajor[i * 3 + j]!, false);
+    const info: TensorInfo = {
+      name: "m",
+      dtype: "float64",
+      shape: [2, 3],
+      byteOffset: 0,
+      byteLength: 48,
+      byteOrder: "be",
+      layout: "column-major",
+    };
     const t = decodeTensor(stored, info, { dtype: "float32" });
     expect(t.data).toBeInstanceOf(Float32Array);
     expect(Array.from(t.data as Float32Array)).toEqual(rowMajor);

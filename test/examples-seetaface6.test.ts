@@ -14,7 +14,10 @@ const built = existsSync(resolve(root, "dist/index.js"));
 
 describe.skipIf(!haveFixtures() || !built)("examples/seetaface6-landmarker.mjs", () => {
   it("prints the output shown in docs/seetaface6-onnx.md", () => {
-    const out = execFileSync(process.execPath, [resolve(root, "examples/seetaface6-landmarker.mjs")], { encoding: "utf8", timeout: 180_000 });
+    const out = execFileSync(process.execPath, [resolve(root, "examples/seetaface6-landmarker.mjs")], {
+      encoding: "utf8",
+      timeout: 180_000,
+    });
     const doc = readFileSync(resolve(root, "docs/seetaface6-onnx.md"), "utf8");
     const block = /<!-- output: examples\/seetaface6-landmarker.mjs -->\n```\w*\n([\s\S]*?)```/.exec(doc);
     expect(block, "the example-output block in the doc").not.toBeNull();

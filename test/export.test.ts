@@ -20,7 +20,9 @@ describe("npy and safetensors writers", () => {
       expect(parsed.major).toBe(1);
       expect(parsed.fortran).toBe("False");
       expect(parsed.shape).toEqual(t.shape);
-      expect(Buffer.from(parsed.data).equals(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))).toBe(true);
+      expect(Buffer.from(parsed.data).equals(Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength))).toBe(
+        true,
+      );
     }
     expect(parseNpy(writeNpy(tensors[1]!)).descr).toBe("<f4");
     expect(parseNpy(writeNpy(tensors[0]!)).descr).toBe("<f2");
@@ -58,16 +60,36 @@ describe("npy and safetensors writers", () => {
       const size = t.data.BYTES_PER_ELEMENT;
       expect((dataStart + r.data_offsets[0]) % size).toBe(0);
     }
-    expect(() => planSafetensors([{ name: "x", dtype: "float32", shape: [1] }, { name: "x", dtype: "float32", shape: [1] }])).toThrow(/unique/);
+    expect(() =>
+      planSafetensors([
+        { name: "x", dtype: "float32", shape: [1] },
+        { name: "x", dtype: "float32", shape: [1] },
+      ]),
+    ).toThrow(/unique/);
   });
 });
 
 describe("the writers check their tensors before writing anything", () => {
   const good: NamedTensor = { name: "w", dtype: "float32", shape: [3], data: new Float32Array(3) };
   const bad: [string, unknown, RegExp, typeof TypeError | typeof RangeError][] = [
-    ["too few values", { ...good, data: new Float32Array(2) }, /has 8 bytes of data; its float32 shape \[3\] needs 12/, RangeError],
-    ["an Int32Array labelled float32", { ...good, data: new Int32Array(3) }, /labelled float32.*Float32Array.*Int32Array/, TypeError],
-    ["float16 given as floats", { ...good, dtype: "float16", data: new Float32Array(3) }, /labelled float16/, TypeError],
+    [
+      "too few values",
+      { ...good, data: new Float32Array(2) },
+      /has 8 bytes of data; its float32 shape \[3\] needs 12/,
+      RangeError,
+    ],
+    [
+      "an Int32Array labelled float32",
+      { ...good, data: new Int32Array(3) },
+      /labelled float32.*Float32Array.*Int32Array/,
+      TypeError,
+    ],
+    [
+      "float16 given as floats",
+      { ...good, dtype: "float16", data: new Float32Array(3) },
+      /labelled float16/,
+      TypeError,
+    ],
     ["an empty name", { ...good, name: "" }, /non-empty string name/, TypeError],
     ["a negative dim", { ...good, shape: [-3] }, /dims are whole numbers >= 0/, RangeError],
     ["a fractional dim", { ...good, shape: [1.5, 2] }, /dims are whole numbers/, RangeError],

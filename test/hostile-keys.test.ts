@@ -19,7 +19,12 @@ const HOSTILE = ["__proto__", "constructor", "toString", "hasOwnProperty", "__de
 
 describe("object keys from files", () => {
   it("safetensors export: a tensor named after an Object.prototype key is written and read back", () => {
-    const tensors = HOSTILE.map((name, i) => ({ name, dtype: "float32" as const, shape: [1], data: new Float32Array([i]) }));
+    const tensors = HOSTILE.map((name, i) => ({
+      name,
+      dtype: "float32" as const,
+      shape: [1],
+      data: new Float32Array([i]),
+    }));
     const file = safetensors.read(writeSafetensors(tensors));
     expect(safetensors.tensors(file).map((t) => [t.name, t.data[0]])).toEqual(HOSTILE.map((n, i) => [n, i]));
   });
@@ -28,19 +33,31 @@ describe("object keys from files", () => {
     const nodes = [...HOSTILE, "toString", "Add"].map((opType, i) => ({ opType, inputs: [], outputs: [`o${i}`] }));
     const model = onnx.read(onnx.write(onnx.create({ graph: { name: "g", nodes, inputs: [], outputs: [] } })));
     const graph = onnx.inspect(model).graph as { ops: Record<string, number> };
-    expect(JSON.parse(JSON.stringify(graph.ops))).toEqual({ ...Object.fromEntries(HOSTILE.map((op) => [op, op === "toString" ? 2 : 1])), Add: 1 });
+    expect(JSON.parse(JSON.stringify(graph.ops))).toEqual({
+      ...Object.fromEntries(HOSTILE.map((op) => [op, op === "toString" ? 2 : 1])),
+      Add: 1,
+    });
     expect(Object.keys(graph.ops)).toEqual([...HOSTILE, "Add"]);
     // and as the command line prints it
     const path = join(mkdtempSync(join(tmpdir(), "tensorfile-keys-")), "ops.onnx");
     writeFileSync(path, onnx.write(onnx.create({ graph: { name: "g", nodes, inputs: [], outputs: [] } })));
-    const printed = JSON.parse((await cli("inspect", path, "--json")).stdout) as { graph: { ops: Record<string, number> } };
+    const printed = JSON.parse((await cli("inspect", path, "--json")).stdout) as {
+      graph: { ops: Record<string, number> };
+    };
     expect(printed.graph.ops).toEqual(JSON.parse(JSON.stringify(graph.ops)));
     rmSync(dirname(path), { recursive: true });
   });
 
   it("tsm.toOnnx: an op named after an Object.prototype key is an unsupported op, not a translation", () => {
     for (const op of HOSTILE) {
-      const module = tsm.create({ nodes: [{ op: "<param>", name: "x" }, { op, name: "y", inputs: ["x"] }], inputs: ["x"], outputs: ["y"] });
+      const module = tsm.create({
+        nodes: [
+          { op: "<param>", name: "x" },
+          { op, name: "y", inputs: ["x"] },
+        ],
+        inputs: ["x"],
+        outputs: ["y"],
+      });
       expect(tsm.onnxSupport(module).blockers.map((b) => b.op)).toEqual([op]);
       expect(() => tsm.toOnnx(module)).toThrow(tsm.TsmOnnxUnsupportedError);
     }
@@ -51,11 +68,20 @@ describe("object keys from files", () => {
     const inputs = parseInputs(["__proto__=uint8:1x3", "constructor=int32:2"], usage)!;
     expect(Object.keys(inputs)).toEqual(["__proto__", "constructor"]);
     const module = tsm.create({
-      nodes: [{ op: "<param>", name: "__proto__" }, { op: "<param>", name: "constructor" }, { op: "_copy", name: "y", inputs: ["__proto__"] }, { op: "_copy", name: "z", inputs: ["constructor"] }],
-      inputs: ["__proto__", "constructor"], outputs: ["y", "z"],
+      nodes: [
+        { op: "<param>", name: "__proto__" },
+        { op: "<param>", name: "constructor" },
+        { op: "_copy", name: "y", inputs: ["__proto__"] },
+        { op: "_copy", name: "z", inputs: ["constructor"] },
+      ],
+      inputs: ["__proto__", "constructor"],
+      outputs: ["y", "z"],
     });
     const graph = onnx.read(tsm.toOnnx(module, { inputs })).graph!;
-    expect(graph.inputs.map((i) => [i.name, i.type.elemType, i.type.shape])).toEqual([["__proto__", 2, [1, 3]], ["constructor", 6, [2]]]);
+    expect(graph.inputs.map((i) => [i.name, i.type.elemType, i.type.shape])).toEqual([
+      ["__proto__", 2, [1, 3]],
+      ["constructor", 6, [2]],
+    ]);
   });
 
   it("the inspector's metadata differences: a key only in A is undefined in B, whatever its name", () => {
@@ -68,7 +94,10 @@ describe("object keys from files", () => {
   it("the command line: a command named after an Object.prototype key is an unknown command (exit 2)", async () => {
     for (const command of HOSTILE) {
       let stderr = "";
-      const code = await runCli([command], { stdout: { isTTY: false, write: () => true }, stderr: { isTTY: false, write: (t: string) => (stderr += t) } });
+      const code = await runCli([command], {
+        stdout: { isTTY: false, write: () => true },
+        stderr: { isTTY: false, write: (t: string) => (stderr += t) },
+      });
       expect(code).toBe(2);
       expect(stderr).toMatch(/unknown command/);
     }

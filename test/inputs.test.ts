@@ -13,12 +13,22 @@ import { exampleFiles } from "../bindings/examples.js";
 import { BACKENDS, withBackend } from "./helpers/backends.js";
 import { haveFixtures, listFixtures, readFixture } from "./helpers/fixtures.js";
 
-const FORMAT_MODULES = { bw2l: lib.bw2l, april: lib.april, tsm: lib.tsm, primitiv: lib.primitiv, spraak: lib.spraak, onnx: lib.onnx } as const;
+const FORMAT_MODULES = {
+  bw2l: lib.bw2l,
+  april: lib.april,
+  tsm: lib.tsm,
+  primitiv: lib.primitiv,
+  spraak: lib.spraak,
+  onnx: lib.onnx,
+} as const;
 
 const examples = exampleFiles().map((e) => ({ label: `example ${e.name}`, bytes: e.bytes }));
 const fixtures = haveFixtures()
   ? ["bw2l", "april", "tennis", "primitiv", "spraak"].flatMap((folder) =>
-    listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f)).map((f) => ({ label: `fixture ${folder}/${f}`, bytes: readFixture(folder, f) })))
+      listFixtures(folder)
+        .filter((f) => !/\.(json|md|txt)$/.test(f))
+        .map((f) => ({ label: `fixture ${folder}/${f}`, bytes: readFixture(folder, f) })),
+    )
   : [];
 const readable = [...examples, ...fixtures].filter((c) => {
   try {
@@ -92,13 +102,22 @@ describe("ArrayBuffers are bytes too", () => {
     expect(summary(lib.readAny(buffer).tensors())).toEqual(summary(lib.readAny(bytes).tensors()));
     const module = FORMAT_MODULES[format as keyof typeof FORMAT_MODULES];
     expect(module.detect(buffer as unknown as Uint8Array)).toBe(true);
-    expect(summary(module.tensors(module.read(buffer as unknown as Uint8Array) as never))).toEqual(summary(lib.readAny(bytes).tensors()));
+    expect(summary(module.tensors(module.read(buffer as unknown as Uint8Array) as never))).toEqual(
+      summary(lib.readAny(bytes).tensors()),
+    );
   });
 });
 
 describe("wrong types are a TypeError that says what to pass", () => {
-  const wrong: [string, unknown][] = [["a path", "model.b2l"], ["a number", 42], ["undefined", undefined], ["null", null],
-    ["a plain array", [66, 87, 50, 76]], ["a Float32Array", new Float32Array(4)], ["a Blob", new Blob([new Uint8Array(8)])]];
+  const wrong: [string, unknown][] = [
+    ["a path", "model.b2l"],
+    ["a number", 42],
+    ["undefined", undefined],
+    ["null", null],
+    ["a plain array", [66, 87, 50, 76]],
+    ["a Float32Array", new Float32Array(4)],
+    ["a Blob", new Blob([new Uint8Array(8)])],
+  ];
 
   it.each(wrong)("read, readAny and detectFormat refuse %s", (_label, value) => {
     for (const [name, module] of Object.entries(FORMAT_MODULES)) {
@@ -111,12 +130,16 @@ describe("wrong types are a TypeError that says what to pass", () => {
   });
 
   it("a path gets the hint to use fromFile() and readFrom()", () => {
-    expect(() => lib.tsm.read("x.tsm" as unknown as Uint8Array)).toThrow(/for a path use fromFile\(\) and readFrom\(\)/);
+    expect(() => lib.tsm.read("x.tsm" as unknown as Uint8Array)).toThrow(
+      /for a path use fromFile\(\) and readFrom\(\)/,
+    );
   });
 
   it("readFromAny and readFrom of bytes point to fromBytes", async () => {
     const bytes = examples[0]!.bytes;
-    await expect(lib.readFromAny(bytes as unknown as lib.ByteSource)).rejects.toThrow(/readFromAny\(fromBytes\(bytes\)\)/);
+    await expect(lib.readFromAny(bytes as unknown as lib.ByteSource)).rejects.toThrow(
+      /readFromAny\(fromBytes\(bytes\)\)/,
+    );
     for (const [name, module] of Object.entries(FORMAT_MODULES)) {
       await expect(module.readFrom(bytes as unknown as lib.ByteSource), name).rejects.toThrow(TypeError);
     }
@@ -149,7 +172,9 @@ describe("readFrom() results", () => {
     const byName = await lazy.loadTensor(first!.name);
     const byInfo = await lazy.loadTensor(first!);
     expect(summary([byName])).toEqual(summary([byInfo]));
-    await expect(lazy.loadTensor(`${first!.name}x`)).rejects.toThrow(new RegExp(`no tensor named .*closest: ${first!.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    await expect(lazy.loadTensor(`${first!.name}x`)).rejects.toThrow(
+      new RegExp(`no tensor named .*closest: ${first!.name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
   });
 
   it("a file on disk read with fs.readFileSync (a pooled Buffer) reads like its bytes", () => {

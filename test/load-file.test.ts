@@ -22,7 +22,9 @@ function floats(n: number, seed: number): Float32Array {
   const out = new Float32Array(n);
   let s = seed >>> 0 || 1;
   for (let i = 0; i < n; i++) {
-    s ^= s << 13; s ^= s >>> 17; s ^= s << 5;
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
     out[i] = (((s >>> 0) / 4294967296) * 2 - 1) * 0.1;
   }
   return out;
@@ -32,15 +34,23 @@ const text8 = (s: string): lib.tsm.TsmField => {
   const data = new TextEncoder().encode(s);
   return { dtype: "char8", shape: [data.length], data };
 };
-const tsmNode = (op: string, name: string, params: lib.tsm.TsmParam[], inputs: number[]): lib.tsm.TsmNode =>
-  ({ params: [{ key: "#op", fields: [text8(op)] }, { key: "#name", fields: [text8(name)] }, ...params], inputs });
+const tsmNode = (op: string, name: string, params: lib.tsm.TsmParam[], inputs: number[]): lib.tsm.TsmNode => ({
+  params: [{ key: "#op", fields: [text8(op)] }, { key: "#name", fields: [text8(name)] }, ...params],
+  inputs,
+});
 
 /** Generated files over 1 MiB (so loadFile takes the arena path) in every layout the arena handles. */
 function generated(): { name: string; bytes: Uint8Array }[] {
   const out: { name: string; bytes: Uint8Array }[] = [];
   const layers = [
     // 2-D, bands of many slabs; 3-D and 4-D conv weights; a prime-sized 2-D; a bias
-    { arch: "L 700 613", params: [{ dims: [700, 613, 1, 1], data: floats(700 * 613, 1) }, { dims: [700, 1, 1, 1], data: floats(700, 2) }] },
+    {
+      arch: "L 700 613",
+      params: [
+        { dims: [700, 613, 1, 1], data: floats(700 * 613, 1) },
+        { dims: [700, 1, 1, 1], data: floats(700, 2) },
+      ],
+    },
     { arch: "C 5 1 60 70", params: [{ dims: [5, 1, 60, 70], data: floats(5 * 60 * 70, 3) }] },
     { arch: "C 3 4 20 30", params: [{ dims: [3, 4, 20, 30], data: floats(3 * 4 * 20 * 30, 4) }] },
     { arch: "L 3 100003", params: [{ dims: [3, 100003, 1, 1], data: floats(3 * 100003, 5) }] },
@@ -50,41 +60,97 @@ function generated(): { name: string; bytes: Uint8Array }[] {
   const model = lib.bw2l.create({ version: 2, config: { criterion: "ctc" }, tokens: ["a", "b"], layers });
   out.push({ name: "big_v2.b2l", bytes: lib.bw2l.write(model) });
   out.push({ name: "big_v2_fp16.b2l", bytes: lib.bw2l.write(model, { quantize: "fp16" }) });
-  const v1 = lib.bw2l.create({ version: 1, layers: [{ arch: "L 1000 1100", params: [{ data: floats(1100000, 7) }, { data: floats(1000, 8) }] }] });
+  const v1 = lib.bw2l.create({
+    version: 1,
+    layers: [{ arch: "L 1000 1100", params: [{ data: floats(1100000, 7) }, { data: floats(1000, 8) }] }],
+  });
   out.push({ name: "big_v1_i8.b2l", bytes: lib.bw2l.write(v1, { quantize: "i8" }) });
   out.push({ name: "big_v1_fp16.b2l", bytes: lib.bw2l.write(v1, { quantize: "fp16" }) });
 
   const dtypes: [string, lib.TypedArray][] = [
-    ["float32", floats(300000, 9)], ["float16", lib.kernels.f32ToF16(floats(300001, 10))], ["float64", new Float64Array(floats(100000, 11))],
-    ["int8", new Int8Array(floats(100003, 12).buffer, 1, 100003)], ["int64", new BigInt64Array(floats(20000, 13).buffer)],
+    ["float32", floats(300000, 9)],
+    ["float16", lib.kernels.f32ToF16(floats(300001, 10))],
+    ["float64", new Float64Array(floats(100000, 11))],
+    ["int8", new Int8Array(floats(100003, 12).buffer, 1, 100003)],
+    ["int64", new BigInt64Array(floats(20000, 13).buffer)],
     ["uint16", new Uint16Array(floats(50001, 14).buffer, 2, 50001)],
   ];
   const nodes = [tsmNode("<param>", "input", [], [])];
   for (const [dtype, data] of dtypes) {
-    nodes.push(tsmNode("<const>", `c_${dtype}`, [{ key: "value", fields: [{ dtype: dtype as lib.DType, shape: [data.length], data } as lib.tsm.TsmField] }], []));
+    nodes.push(
+      tsmNode(
+        "<const>",
+        `c_${dtype}`,
+        [{ key: "value", fields: [{ dtype: dtype as lib.DType, shape: [data.length], data } as lib.tsm.TsmField] }],
+        [],
+      ),
+    );
   }
-  nodes.push(tsmNode("<const>", "empty", [{ key: "value", fields: [{ dtype: "float32", shape: [0, 5], data: new Float32Array(0) }] }], []));
-  const module = { header: { fake: 0, code: lib.tsm.MODULE_CODE, reserved: new Uint8Array(120) }, inputs: [0], outputs: [1], nodes };
+  nodes.push(
+    tsmNode(
+      "<const>",
+      "empty",
+      [{ key: "value", fields: [{ dtype: "float32", shape: [0, 5], data: new Float32Array(0) }] }],
+      [],
+    ),
+  );
+  const module = {
+    header: { fake: 0, code: lib.tsm.MODULE_CODE, reserved: new Uint8Array(120) },
+    inputs: [0],
+    outputs: [1],
+    nodes,
+  };
   out.push({ name: "big.tsm", bytes: lib.tsm.write(module as lib.tsm.TsmFile) });
 
   const p = lib.primitiv;
   const entries: [string[], lib.primitiv.PrimitivParameter][] = [
-    [["enc", "w"], p.makeParameter(p.makeTensor([500, 700], floats(350000, 15)), [["Adam.m1", p.makeTensor([500, 700], floats(350000, 16))]])],
+    [
+      ["enc", "w"],
+      p.makeParameter(p.makeTensor([500, 700], floats(350000, 15)), [
+        ["Adam.m1", p.makeTensor([500, 700], floats(350000, 16))],
+      ]),
+    ],
     [["enc", "b"], p.makeParameter(p.makeTensor([500], floats(500, 17)))],
     [["conv"], p.makeParameter(p.makeTensor([7, 11, 13], floats(7 * 11 * 13, 18)))],
   ];
   out.push({ name: "big.model", bytes: p.write({ dataType: "model", model: p.makeModel(entries) }) });
-  out.push({ name: "batched.tensor", bytes: p.write({ dataType: "tensor", tensor: p.makeTensor([300, 400], floats(3 * 300 * 400, 19), 3) }) });
+  out.push({
+    name: "batched.tensor",
+    bytes: p.write({ dataType: "tensor", tensor: p.makeTensor([300, 400], floats(3 * 300 * 400, 19), 3) }),
+  });
 
   const header = { DATA: "TRACK" };
-  out.push({ name: "big_bin01.trk", bytes: lib.spraak.write(lib.spraak.matrix(floats(24 * 20000, 20), { cols: 24, format: "BIN01", data: "TRACK", header })) });
-  out.push({ name: "big_bin10.trk", bytes: lib.spraak.write(lib.spraak.matrix(floats(24 * 20000, 21), { cols: 24, format: "BIN10", data: "TRACK", header })) });
-  out.push({ name: "big_bin10_f64.trk", bytes: lib.spraak.write(lib.spraak.matrix(new Float64Array(floats(10 * 20000, 22)), { cols: 10, format: "BIN10", data: "TRACK", header })) });
-  out.push({ name: "big_bin10_i16.trk", bytes: lib.spraak.write(lib.spraak.matrix(new Int16Array(floats(8 * 90000, 23).buffer), { cols: 8, format: "BIN10", header })) });
+  out.push({
+    name: "big_bin01.trk",
+    bytes: lib.spraak.write(
+      lib.spraak.matrix(floats(24 * 20000, 20), { cols: 24, format: "BIN01", data: "TRACK", header }),
+    ),
+  });
+  out.push({
+    name: "big_bin10.trk",
+    bytes: lib.spraak.write(
+      lib.spraak.matrix(floats(24 * 20000, 21), { cols: 24, format: "BIN10", data: "TRACK", header }),
+    ),
+  });
+  out.push({
+    name: "big_bin10_f64.trk",
+    bytes: lib.spraak.write(
+      lib.spraak.matrix(new Float64Array(floats(10 * 20000, 22)), { cols: 10, format: "BIN10", data: "TRACK", header }),
+    ),
+  });
+  out.push({
+    name: "big_bin10_i16.trk",
+    bytes: lib.spraak.write(
+      lib.spraak.matrix(new Int16Array(floats(8 * 90000, 23).buffer), { cols: 8, format: "BIN10", header }),
+    ),
+  });
   return out;
 }
 
-interface Case { label: string; path: string }
+interface Case {
+  label: string;
+  path: string;
+}
 
 const cases: Case[] = [];
 for (const e of exampleFiles()) {
@@ -105,7 +171,8 @@ for (const g of generated()) {
 }
 if (haveFixtures()) {
   for (const folder of ["bw2l", "april", "tennis", "primitiv", "spraak"]) {
-    for (const f of listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f))) cases.push({ label: `fixture ${folder}/${f}`, path: fixturePath(folder, f) });
+    for (const f of listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f)))
+      cases.push({ label: `fixture ${folder}/${f}`, path: fixturePath(folder, f) });
   }
 }
 const readable = cases.filter((c) => {
@@ -134,7 +201,11 @@ function expectSameTensors(actual: lib.NamedTensor[], expected: lib.NamedTensor[
 const OPTION_SETS: (lib.LoadOptions | undefined)[] = [undefined, { dtype: "float32" }];
 
 it("generates files that take the arena path", () => {
-  expect(cases.filter((c) => c.label.startsWith("generated")).every((c) => readFileSync(c.path).length > LOAD_TUNING.wholeFileBytes)).toBe(true);
+  expect(
+    cases
+      .filter((c) => c.label.startsWith("generated"))
+      .every((c) => readFileSync(c.path).length > LOAD_TUNING.wholeFileBytes),
+  ).toBe(true);
 });
 
 describe.each(BACKENDS)("backend %s", (backend) => {
@@ -173,7 +244,10 @@ describe("files that do not read", () => {
     for (const force of [false, true]) {
       if (force) Object.assign(LOAD_TUNING, { wholeFileBytes: 0, arenaMinBytes: 0 });
       try {
-        const error = await lib.loadFile(path).then(() => undefined, (e: unknown) => e);
+        const error = await lib.loadFile(path).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
         expect(lib.isFormatError(error), String(error)).toBe(true);
         expect(lib.isFormatError(expected)).toBe(true);
       } finally {
@@ -211,7 +285,10 @@ describe("loadFile", () => {
     const bytes = readFileSync(join(dir, "big.tsm"));
     const path = join(dir, "cut.tsm");
     writeFileSync(path, bytes.subarray(0, bytes.length - 1000));
-    const error = await lib.loadFile(path).then(() => undefined, (e: unknown) => e);
+    const error = await lib.loadFile(path).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(lib.isFormatError(error) && error.code).toBe("TRUNCATED");
     truncateSync(path, 10);
     await expect(lib.loadFile(path)).rejects.toThrow(lib.FormatError);
@@ -219,7 +296,9 @@ describe("loadFile", () => {
 
   it("refuses what is not a path or options object, and reports missing files and folders as SourceErrors", async () => {
     await expect(lib.loadFile(42 as unknown as string)).rejects.toThrow(TypeError);
-    await expect(lib.loadFile(join(dir, "big.tsm"), { dtype: "float16" as "float32" })).rejects.toThrow(/dtype must be "float32"/);
+    await expect(lib.loadFile(join(dir, "big.tsm"), { dtype: "float16" as "float32" })).rejects.toThrow(
+      /dtype must be "float32"/,
+    );
     await expect(lib.loadFile(join(dir, "missing.b2l"))).rejects.toThrow(lib.SourceError);
     await expect(lib.loadFile(dir)).rejects.toThrow(/directory/);
   });
@@ -241,12 +320,18 @@ describe("openFile and loadBlob", () => {
     await expect(opened.loadTensor(expected[0]!.name)).rejects.toThrow();
   });
 
-  it.each(readable.filter((c) => !c.label.startsWith("fixture spraak/")).slice(0, 40))("loadBlob $label", async ({ path }) => {
-    const blob = await openAsBlob(path);
-    for (const options of OPTION_SETS) {
-      expectSameTensors((await lib.loadBlob(blob, options)).tensors, lib.readAny(readFileSync(path)).tensors(options));
-    }
-  });
+  it.each(readable.filter((c) => !c.label.startsWith("fixture spraak/")).slice(0, 40))(
+    "loadBlob $label",
+    async ({ path }) => {
+      const blob = await openAsBlob(path);
+      for (const options of OPTION_SETS) {
+        expectSameTensors(
+          (await lib.loadBlob(blob, options)).tensors,
+          lib.readAny(readFileSync(path)).tensors(options),
+        );
+      }
+    },
+  );
 
   it("loadBlob refuses what is not a Blob", async () => {
     await expect(lib.loadBlob(new Uint8Array(4) as unknown as Blob)).rejects.toThrow(/takes a Blob/);

@@ -53,41 +53,66 @@ function matrixShape(n: number): [number, number] {
 }
 
 const MODELS: Record<string, Maker> = {
-  "spraak BIN10 F32": (n) => spraak.write(spraak.matrix(new Float32Array(n * 3), { cols: 3, format: "BIN10", data: "TRACK" })),
-  "spraak BIN10 F64": (n) => spraak.write(spraak.matrix(new Float64Array(n * 2), { cols: 2, format: "BIN10", data: "TRACK" })),
-  "spraak BIN10 I16": (n) => spraak.write(spraak.matrix(new Int16Array(n * 3), { cols: 3, format: "BIN10", data: "TRACK" })),
-  "spraak BIN10 I64": (n) => spraak.write(spraak.matrix(new BigInt64Array(n), { cols: 1, format: "BIN10", data: "TRACK" })),
-  "spraak BIN01 F32": (n) => spraak.write(spraak.matrix(new Float32Array(n * 2), { cols: 2, format: "BIN01", data: "TRACK" })),
+  "spraak BIN10 F32": (n) =>
+    spraak.write(spraak.matrix(new Float32Array(n * 3), { cols: 3, format: "BIN10", data: "TRACK" })),
+  "spraak BIN10 F64": (n) =>
+    spraak.write(spraak.matrix(new Float64Array(n * 2), { cols: 2, format: "BIN10", data: "TRACK" })),
+  "spraak BIN10 I16": (n) =>
+    spraak.write(spraak.matrix(new Int16Array(n * 3), { cols: 3, format: "BIN10", data: "TRACK" })),
+  "spraak BIN10 I64": (n) =>
+    spraak.write(spraak.matrix(new BigInt64Array(n), { cols: 1, format: "BIN10", data: "TRACK" })),
+  "spraak BIN01 F32": (n) =>
+    spraak.write(spraak.matrix(new Float32Array(n * 2), { cols: 2, format: "BIN01", data: "TRACK" })),
   tsm: (n) => tsm.write(tsmModule(n)),
   csta: (n) => tsm.writeCsta(tsmModule(n)),
-  "onnx raw_data": (n, seed) => onnx.write(onnx.create({
-    docString: "a model for tests of patching in pieces".repeat(3),
-    graph: {
-      name: "g",
-      nodes: [{ name: "add", opType: "Add", inputs: ["x", "single"], outputs: ["y"] }],
-      inputs: [{ name: "x", dtype: "float32", shape: [n] }],
-      outputs: [{ name: "y", dtype: "float32", shape: [n] }],
-      initializers: [
-        { name: "half", dtype: "float16", dims: matrixShape(n), data: new Uint8Array(matrixShape(n)[0] * matrixShape(n)[1] * 2) },
-        { name: "single", dtype: "float32", dims: [n], data: floats(n, seed) },
-        { name: "double", dtype: "float64", dims: [1, n], data: new Float64Array(n) },
-      ],
-    },
-  })),
+  "onnx raw_data": (n, seed) =>
+    onnx.write(
+      onnx.create({
+        docString: "a model for tests of patching in pieces".repeat(3),
+        graph: {
+          name: "g",
+          nodes: [{ name: "add", opType: "Add", inputs: ["x", "single"], outputs: ["y"] }],
+          inputs: [{ name: "x", dtype: "float32", shape: [n] }],
+          outputs: [{ name: "y", dtype: "float32", shape: [n] }],
+          initializers: [
+            {
+              name: "half",
+              dtype: "float16",
+              dims: matrixShape(n),
+              data: new Uint8Array(matrixShape(n)[0] * matrixShape(n)[1] * 2),
+            },
+            { name: "single", dtype: "float32", dims: [n], data: floats(n, seed) },
+            { name: "double", dtype: "float64", dims: [1, n], data: new Float64Array(n) },
+          ],
+        },
+      }),
+    ),
   "primitiv (one axis, and a column-major matrix)": (n, seed) => {
     const [rows, cols] = matrixShape(n);
-    return primitiv.write(primitiv.makeModel([
-      [["v"], primitiv.makeParameter(primitiv.makeTensor([n], floats(n, seed)))],
-      [["row"], primitiv.makeParameter(primitiv.makeTensor([1, n], floats(n, seed + 1)))],
-      [["m"], primitiv.makeParameter(primitiv.makeTensor([rows, cols], floats(rows * cols, seed + 2)))],
-    ]));
+    return primitiv.write(
+      primitiv.makeModel([
+        [["v"], primitiv.makeParameter(primitiv.makeTensor([n], floats(n, seed)))],
+        [["row"], primitiv.makeParameter(primitiv.makeTensor([1, n], floats(n, seed + 1)))],
+        [["m"], primitiv.makeParameter(primitiv.makeTensor([rows, cols], floats(rows * cols, seed + 2)))],
+      ]),
+    );
   },
   "bw2l v2 (one axis, and a column-major matrix)": (n, seed) => {
     const [rows, cols] = matrixShape(n);
-    return bw2l.write(bw2l.create({
-      version: 2,
-      layers: [{ arch: "L", params: [{ dims: [n, 1, 1, 1], data: floats(n, seed) }, { dims: [rows, cols, 1, 1], data: floats(rows * cols, seed + 1) }] }],
-    }));
+    return bw2l.write(
+      bw2l.create({
+        version: 2,
+        layers: [
+          {
+            arch: "L",
+            params: [
+              { dims: [n, 1, 1, 1], data: floats(n, seed) },
+              { dims: [rows, cols, 1, 1], data: floats(rows * cols, seed + 1) },
+            ],
+          },
+        ],
+      }),
+    );
   },
 };
 
@@ -96,10 +121,18 @@ function tsmModule(n: number): tsm.TsmModule {
   return tsm.create({
     nodes: [
       { op: "<param>", name: "x" },
-      { op: "<const>", name: "half", value: { dtype: "float16", shape: [rows, cols], data: new Uint16Array(rows * cols) } },
+      {
+        op: "<const>",
+        name: "half",
+        value: { dtype: "float16", shape: [rows, cols], data: new Uint16Array(rows * cols) },
+      },
       { op: "<const>", name: "single", value: { dtype: "float32", shape: [n], data: new Float32Array(n) } },
       { op: "<const>", name: "double", value: { dtype: "float64", shape: [n, 1], data: new Float64Array(n) } },
-      { op: "<const>", name: "complex", value: { dtype: "complex128", shape: [Math.max(1, n >> 2)], data: new Uint8Array(16 * Math.max(1, n >> 2)) } },
+      {
+        op: "<const>",
+        name: "complex",
+        value: { dtype: "complex128", shape: [Math.max(1, n >> 2)], data: new Uint8Array(16 * Math.max(1, n >> 2)) },
+      },
       { op: "add", name: "y", inputs: ["x", "single"] },
     ],
     inputs: ["x"],
@@ -110,7 +143,12 @@ function tsmModule(n: number): tsm.TsmModule {
 const FLOAT_SOURCES: DType[] = ["float32", "float64", "float16", "bfloat16", "float8_e4m3", "float8_e5m2"];
 
 const ARRAYS: Partial<Record<string, new (buffer: ArrayBuffer) => ArrayBufferView>> = {
-  float32: Float32Array, float64: Float64Array, float16: Uint16Array, bfloat16: Uint16Array, int16: Int16Array, int64: BigInt64Array,
+  float32: Float32Array,
+  float64: Float64Array,
+  float16: Uint16Array,
+  bfloat16: Uint16Array,
+  int16: Int16Array,
+  int64: BigInt64Array,
 };
 
 /** A replacement for `stored` of dtype `dtype` with random bits (NaNs, infinities and subnormals included). */
@@ -118,22 +156,33 @@ function replacement(stored: NamedTensor, dtype: DType, seed: number): NamedTens
   if (!isStandardDType(stored.dtype)) {
     // a format-specific dtype: its raw bytes, with one more axis (as writeSafetensors exports it)
     const size = dtypeBytes(stored.dtype);
-    return { name: stored.name, dtype: "uint8", shape: [...stored.shape, size], data: randomBytes(stored.data.byteLength, seed) };
+    return {
+      name: stored.name,
+      dtype: "uint8",
+      shape: [...stored.shape, size],
+      data: randomBytes(stored.data.byteLength, seed),
+    };
   }
   const count = stored.shape.reduce((a, b) => a * b, 1);
   const bytes = randomBytes(count * dtypeBytes(dtype), seed);
   const ctor = ARRAYS[dtype];
-  return { name: stored.name, dtype, shape: stored.shape.slice(), data: ctor ? new ctor(bytes.buffer as ArrayBuffer) : bytes } as NamedTensor;
+  return {
+    name: stored.name,
+    dtype,
+    shape: stored.shape.slice(),
+    data: ctor ? new ctor(bytes.buffer as ArrayBuffer) : bytes,
+  } as NamedTensor;
 }
 
 /** The replacements for every tensor of `model`: float tensors from `pick`ed float dtypes, others as stored. */
 function replacements(model: Uint8Array, pick: (i: number) => number, seed: number): NamedTensor[] {
-  return readAny(model).tensors().map((t, i) => {
-    const floating = t.dtype === "float16" || t.dtype === "float32" || t.dtype === "float64";
-    return replacement(t, floating ? FLOAT_SOURCES[pick(i) % FLOAT_SOURCES.length]! : t.dtype, seed + i);
-  });
+  return readAny(model)
+    .tensors()
+    .map((t, i) => {
+      const floating = t.dtype === "float16" || t.dtype === "float32" || t.dtype === "float64";
+      return replacement(t, floating ? FLOAT_SOURCES[pick(i) % FLOAT_SOURCES.length]! : t.dtype, seed + i);
+    });
 }
-
 
 function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
@@ -143,7 +192,9 @@ function hex(bytes: Uint8Array): string {
 async function viaFile(model: Uint8Array, weights: Uint8Array): Promise<Uint8Array[]> {
   const from = (await patchFrom(fromBytes(model), fromBytes(weights))).bytes;
   const copies: Uint8Array[] = [];
-  await patchTo(fromBytes(model), fromBytes(weights), (chunk) => void copies.push(chunk.slice()), { reuseChunks: true });
+  await patchTo(fromBytes(model), fromBytes(weights), (chunk) => void copies.push(chunk.slice()), {
+    reuseChunks: true,
+  });
   const kept: Uint8Array[] = []; // chunks kept as handed over: none may be changed afterwards
   await patchTo(fromBytes(model), fromBytes(weights), (chunk) => void kept.push(chunk));
   return [from, concat(...copies), concat(...kept)];
@@ -153,7 +204,10 @@ describe("patching converted weights in pieces gives the bytes of the whole-tens
   it.each(Object.entries(MODELS))("%s", async (_label, make) => {
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 160 }), fc.integer({ min: 1, max: 96 }), fc.array(fc.nat(), { minLength: 6, maxLength: 6 }), fc.nat(1 << 20),
+        fc.integer({ min: 1, max: 160 }),
+        fc.integer({ min: 1, max: 96 }),
+        fc.array(fc.nat(), { minLength: 6, maxLength: 6 }),
+        fc.nat(1 << 20),
         async (n, pieceBytes, picks, seed) => {
           const model = make(n, seed);
           const tensors = replacements(model, (i) => picks[i % picks.length]!, seed);
@@ -215,7 +269,10 @@ describe("the piece route is the one taken", () => {
 
   it("pieces hold whole elements (a piece size that is no multiple of the element size is rounded down)", async () => {
     const model = tsm.write(tsmModule(100));
-    const tensors = readAny(model).tensors().filter((t) => t.name === "double").map((t) => replacement(t, "float32", 3));
+    const tensors = readAny(model)
+      .tensors()
+      .filter((t) => t.name === "double")
+      .map((t) => replacement(t, "float32", 3));
     const weights = loggingSource(writeSafetensors(tensors));
     PATCH_TUNING.pieceBytes = 30;
     await patchFrom(fromBytes(model), weights.source);
@@ -224,7 +281,12 @@ describe("the piece route is the one taken", () => {
   });
 
   it("a column-major matrix (bw2l) still needs the whole tensor for its transpose", async () => {
-    const model = bw2l.write(bw2l.create({ version: 2, layers: [{ arch: "L", params: [{ dims: [64, 48, 1, 1], data: new Float32Array(64 * 48) }] }] }));
+    const model = bw2l.write(
+      bw2l.create({
+        version: 2,
+        layers: [{ arch: "L", params: [{ dims: [64, 48, 1, 1], data: new Float32Array(64 * 48) }] }],
+      }),
+    );
     const tensors = [replacement(readAny(model).tensors()[0]!, "float64", 4)];
     const weights = loggingSource(writeSafetensors(tensors));
     PATCH_TUNING.pieceBytes = 1 << 10;

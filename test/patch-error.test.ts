@@ -29,7 +29,16 @@ describe("PatchError", () => {
     expect(error).toBeInstanceOf(PatchError);
     expect(error).toBeInstanceOf(TypeError);
     expect(isPatchError(error)).toBe(true);
-    expect(error).toMatchObject({ name: "PatchError", code: "PATCH", problem: "dtype", tensor: "weight", expectedDtype: "float32", actualDtype: "int32", expectedShape: [4, 3], actualShape: [4, 3] });
+    expect(error).toMatchObject({
+      name: "PatchError",
+      code: "PATCH",
+      problem: "dtype",
+      tensor: "weight",
+      expectedDtype: "float32",
+      actualDtype: "int32",
+      expectedShape: [4, 3],
+      actualShape: [4, 3],
+    });
   });
 
   it("a shape mismatch: a RangeError and a PatchError with both shapes", async () => {
@@ -69,15 +78,25 @@ describe("tensorfile patch: a PatchError is exit 1 with its message, nothing wri
 
   it("dtype and shape mismatches", async () => {
     const weights = join(dir, "w.safetensors");
-    writeFileSync(weights, writeSafetensors([{ name: "weight", dtype: "int32", shape: [4, 3], data: new Int32Array(12) }]));
+    writeFileSync(
+      weights,
+      writeSafetensors([{ name: "weight", dtype: "int32", shape: [4, 3], data: new Int32Array(12) }]),
+    );
     const r = await cli("patch", model, weights, join(dir, "out.tsm"));
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe('tensorfile: tensor "weight" is stored as float32; a int32 tensor cannot replace it (give float32 (or float16, float32, float64, bfloat16, float8))\n');
+    expect(r.stderr).toBe(
+      'tensorfile: tensor "weight" is stored as float32; a int32 tensor cannot replace it (give float32 (or float16, float32, float64, bfloat16, float8))\n',
+    );
     expect(existsSync(join(dir, "out.tsm"))).toBe(false);
-    writeFileSync(weights, writeSafetensors([{ name: "weight", dtype: "float32", shape: [3, 4], data: new Float32Array(12) }]));
+    writeFileSync(
+      weights,
+      writeSafetensors([{ name: "weight", dtype: "float32", shape: [3, 4], data: new Float32Array(12) }]),
+    );
     const shape = await cli("patch", model, weights, join(dir, "out.tsm"));
     expect(shape.code).toBe(1);
-    expect(shape.stderr).toMatch(/^tensorfile: tensor "weight" has shape \[4, 3\] in the file; the replacement has shape \[3, 4\]\n$/);
+    expect(shape.stderr).toMatch(
+      /^tensorfile: tensor "weight" has shape \[4, 3\] in the file; the replacement has shape \[3, 4\]\n$/,
+    );
     expect(shape.stderr).not.toContain("internal error");
   });
 });

@@ -31,7 +31,12 @@ function table(marker: string): string[][] {
   const rows: string[][] = [];
   for (const line of lines.slice(2)) {
     if (!line.startsWith("|")) break;
-    rows.push(line.slice(1, -1).split("|").map((cell) => cell.trim().replace(/`/g, "")));
+    rows.push(
+      line
+        .slice(1, -1)
+        .split("|")
+        .map((cell) => cell.trim().replace(/`/g, "")),
+    );
   }
   return rows;
 }
@@ -52,7 +57,9 @@ function npyArray(dir: string, file: string): { data: Float32Array | Uint8Array;
 
 /** TenniS's outputs of a model, by name (its manifest's order). */
 function reference(dir: string): Map<string, Float32Array> {
-  const manifest = JSON.parse(readFileSync(fixturePath("tennis", "outputs", dir, "manifest.json"), "utf8")) as { outputs: { name: string; file: string }[] };
+  const manifest = JSON.parse(readFileSync(fixturePath("tennis", "outputs", dir, "manifest.json"), "utf8")) as {
+    outputs: { name: string; file: string }[];
+  };
   return new Map(manifest.outputs.map((o) => [o.name, npyArray(dir, o.file).data as Float32Array]));
 }
 
@@ -85,7 +92,11 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
       const words = command.split(" ");
       expect(words.slice(0, 2)).toEqual(["tensorfile", "convert"]);
       const out = join(work, words[3]!);
-      execFileSync(process.execPath, [BUILT_CLI, "convert", fixturePath("tennis", FIXTURE[name]!.file), out, ...words.slice(4)], { stdio: "pipe", timeout: 120_000 });
+      execFileSync(
+        process.execPath,
+        [BUILT_CLI, "convert", fixturePath("tennis", FIXTURE[name]!.file), out, ...words.slice(4)],
+        { stdio: "pipe", timeout: 120_000 },
+      );
       models.set(name, new Uint8Array(readFileSync(out)));
     }
   }, 180_000);
@@ -93,14 +104,21 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
   it("the tables name the three models, each output once", () => {
     expect(inputs.map((row) => row[0])).toEqual(["face_landmarker_pts5", "mask_detector", "quality_lbn"]);
     expect(outputs.map((row) => `${row[0]} ${row[1]}`)).toEqual([
-      "face_landmarker_pts5 Common/EltwiseOP", "mask_detector mask", "quality_lbn fc8_light", "quality_lbn fc8_blur", "quality_lbn fc8_noise",
+      "face_landmarker_pts5 Common/EltwiseOP",
+      "mask_detector mask",
+      "quality_lbn fc8_light",
+      "quality_lbn fc8_blur",
+      "quality_lbn fc8_noise",
     ]);
   });
 
   it("each converted model's input has the name, dtype and shape of its row", () => {
     for (const [name, , input, dtype, shape] of inputs) {
       const graph = onnx.ModelProto.decode(models.get(name!)!).graph!;
-      expect((graph.input ?? []).map((v) => v.name), name).toEqual([input]);
+      expect(
+        (graph.input ?? []).map((v) => v.name),
+        name,
+      ).toEqual([input]);
       const type = graph.input![0]!.type!.tensorType!;
       expect(ELEM_TYPE[type.elemType!], name).toBe(dtype);
       const dims = type.shape!.dim!.map((d) => (d.dimParam ? d.dimParam : String(d.dimValue)));
@@ -154,7 +172,8 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
     const centre = new Float32Array(3 * 112 * 112);
     for (let c = 0; c < 3; c++) {
       for (let y = first; y <= last; y++) {
-        for (let x = first; x <= last; x++) centre[(c * 112 + y - first) * 112 + x - first] = big[(c * 128 + y) * 128 + x]!;
+        for (let x = first; x <= last; x++)
+          centre[(c * 112 + y - first) * 112 + x - first] = big[(c * 128 + y) * 128 + x]!;
       }
     }
     return new ort.Tensor("float32", centre, [1, 3, 112, 112]);
@@ -168,28 +187,45 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
     expect(Math.max(...picture)).toBeGreaterThan(1);
     const model = models.get("face_landmarker_pts5")!;
     const want = reference(dir).get("Common/EltwiseOP")!;
-    const { outputs: got, messages } = await runOnnx(model, { _input: new ort.Tensor("float32", picture, [1, 1, 112, 112]) });
+    const { outputs: got, messages } = await runOnnx(model, {
+      _input: new ort.Tensor("float32", picture, [1, 1, 112, 112]),
+    });
     expect(messages).toEqual([]);
     const points = got["Common/EltwiseOP"]!.data as Float32Array;
     expect(closeTo(points, want)).toBe(true);
     // (crop x + xi * crop w, crop y + yi * crop h): the crop is the whole 112 x 112 picture here
-    const pixels = Array.from({ length: 5 }, (_, i) => `(${(points[2 * i]! * 112).toFixed(1)}, ${(points[2 * i + 1]! * 112).toFixed(1)})`);
+    const pixels = Array.from(
+      { length: 5 },
+      (_, i) => `(${(points[2 * i]! * 112).toFixed(1)}, ${(points[2 * i + 1]! * 112).toFixed(1)})`,
+    );
     expect(pixels.join(" ")).toBe("(39.2, 47.5) (73.8, 49.4) (55.7, 71.2) (40.7, 84.7) (67.2, 85.7)");
     // scaled to 0..1 it runs, and is wrong
-    const scaled = await runOnnx(model, { _input: new ort.Tensor("float32", picture.map((v) => v / 255), [1, 1, 112, 112]) });
+    const scaled = await runOnnx(model, {
+      _input: new ort.Tensor(
+        "float32",
+        picture.map((v) => v / 255),
+        [1, 1, 112, 112],
+      ),
+    });
     expect(closeTo(scaled.outputs["Common/EltwiseOP"]!.data as Float32Array, want)).toBe(false);
   });
 
   it("face_landmarker_pts5: the transform table is the .csta's own", () => {
     const module = tsm.read(readFixture("tennis", FIXTURE.face_landmarker_pts5!.file));
-    const plain = tsm.staToPlain(module.container!.root) as { transform: { op: string; param?: number[]; description?: string }[] };
+    const plain = tsm.staToPlain(module.container!.root) as {
+      transform: { op: string; param?: number[]; description?: string }[];
+    };
     const rows = table("seetaface6-transform");
     expect(rows.map((row) => row[1])).toEqual(plain.transform.map((t) => t.op));
     for (const [i, t] of plain.transform.entries()) {
       const param = rows[i]![2]!;
       expect(param, `step ${i + 1}`).toBe((t.param ?? []).map((v) => String(Number(v.toFixed(4)))).join(", "));
       // the steps the container describes say what the table says
-      const squeeze = (text: string): string => text.replace(/ \(nothing\)$/, "").replace(/;$/, "").replace(/ /g, "");
+      const squeeze = (text: string): string =>
+        text
+          .replace(/ \(nothing\)$/, "")
+          .replace(/;$/, "")
+          .replace(/ /g, "");
       if (t.description) expect(squeeze(rows[i]![3]!), `step ${i + 1}`).toBe(squeeze(t.description));
     }
   });
@@ -219,7 +255,9 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
     const swapped = await runOnnx(model, { _input: new ort.Tensor("float32", rgb, [1, 3, 112, 112]) });
     expect(closeTo(swapped.outputs.mask!.data as Float32Array, want)).toBe(false);
     // the whole 128 x 128 crop: refused (the model keeps the module's declared [1, 3, 112, 112])
-    await expect(runOnnx(model, { _input: new ort.Tensor("float32", big, [1, 3, 128, 128]) })).rejects.toThrow(/dimension|Got: 128|Expected: 112/i);
+    await expect(runOnnx(model, { _input: new ort.Tensor("float32", big, [1, 3, 128, 128]) })).rejects.toThrow(
+      /dimension|Got: 128|Expected: 112/i,
+    );
   });
 
   it("quality_lbn: a uint8 NHWC BGR picture gives TenniS's three scores, read with SeetaFace's thresholds; float32 is refused", async () => {
@@ -235,7 +273,9 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
       return s / (picture.data.length / 3);
     };
     expect(channelMean(2)).toBeGreaterThan(channelMean(0));
-    const { outputs: got, messages } = await runOnnx(model, { _origin_data: new ort.Tensor("uint8", picture.data as Uint8Array, picture.shape) });
+    const { outputs: got, messages } = await runOnnx(model, {
+      _origin_data: new ort.Tensor("uint8", picture.data as Uint8Array, picture.shape),
+    });
     expect(messages).toEqual([]);
     const value = (name: string): number => {
       const data = got[name]!.data as Float32Array;
@@ -247,11 +287,19 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
     const noise = value("fc8_noise");
     expect([light, blur, noise].map((v) => v.toFixed(3))).toEqual(["0.563", "0.241", "0.900"]);
     // the outputs table's thresholds, as SeetaFace6's QualityOfLBN applies them
-    const [lightAt, blurAt, noiseAt] = ["fc8_light", "fc8_blur", "fc8_noise"].map((name) => threshold("quality_lbn", name));
+    const [lightAt, blurAt, noiseAt] = ["fc8_light", "fc8_blur", "fc8_noise"].map((name) =>
+      threshold("quality_lbn", name),
+    );
     expect([lightAt, blurAt, noiseAt]).toEqual([0.5, 0.8, 0.5]);
-    expect([light >= lightAt! ? "BRIGHT" : "DARK", blur >= blurAt! ? "CLEAR" : "BLUR", noise >= noiseAt! ? "HAVENOISE" : "NONOISE"]).toEqual(["BRIGHT", "BLUR", "HAVENOISE"]);
+    expect([
+      light >= lightAt! ? "BRIGHT" : "DARK",
+      blur >= blurAt! ? "CLEAR" : "BLUR",
+      noise >= noiseAt! ? "HAVENOISE" : "NONOISE",
+    ]).toEqual(["BRIGHT", "BLUR", "HAVENOISE"]);
     // the same picture as float32: onnxruntime refuses it (the input is uint8, as --input made it)
-    await expect(runOnnx(model, { _origin_data: new ort.Tensor("float32", Float32Array.from(picture.data), picture.shape) })).rejects.toThrow(/type|tensor\(uint8\)/i);
+    await expect(
+      runOnnx(model, { _origin_data: new ort.Tensor("float32", Float32Array.from(picture.data), picture.shape) }),
+    ).rejects.toThrow(/type|tensor\(uint8\)/i);
   });
 
   it("quality_lbn: H and W left as names take SeetaFace's 256 x 256 crop too", async () => {
@@ -265,7 +313,9 @@ describe.skipIf(!haveFixtures() || !built)("docs/seetaface6-onnx.md: feeding the
         for (let c = 0; c < 3; c++) big[(y * 256 + x) * 3 + c] = picture[(sy * 227 + sx) * 3 + c]!;
       }
     }
-    const { outputs: got, messages } = await runOnnx(models.get("quality_lbn")!, { _origin_data: new ort.Tensor("uint8", big, [1, 256, 256, 3]) });
+    const { outputs: got, messages } = await runOnnx(models.get("quality_lbn")!, {
+      _origin_data: new ort.Tensor("uint8", big, [1, 256, 256, 3]),
+    });
     expect(messages).toEqual([]);
     for (const name of ["fc8_light", "fc8_blur", "fc8_noise"]) {
       const v = (got[name]!.data as Float32Array)[0]!;

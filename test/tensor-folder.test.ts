@@ -39,10 +39,15 @@ describe("openTensorFolder", () => {
     const info = folder0.tensorInfos().find((i) => i.name === "weight")!;
     const weight = await folder0.loadTensor(info);
     const data = Float32Array.from(weight.data as Float32Array, (x, i) => (i === 0 ? x + 1 : x));
-    writeFileSync(join(out, folder0.files.get("weight")!), writeNpy({ name: weight.name, dtype: "float32", shape: weight.shape, data }));
+    writeFileSync(
+      join(out, folder0.files.get("weight")!),
+      writeNpy({ name: weight.name, dtype: "float32", shape: weight.shape, data }),
+    );
     const patched = await patch(example.bytes, await openTensorFolder(out));
     expect(patched.replaced).toContain("weight");
-    const back = readAny(patched.bytes).tensors().find((t) => t.name === "weight")!;
+    const back = readAny(patched.bytes)
+      .tensors()
+      .find((t) => t.name === "weight")!;
     expect(Array.from(back.data as Float32Array)).toEqual(Array.from(data));
   });
 
@@ -63,7 +68,10 @@ describe("openTensorFolder", () => {
     const twice = join(dir, "twice");
     mkdirSync(twice);
     writeFileSync(join(twice, "meta.json"), JSON.stringify({ files: { a: "copy.npy" } }));
-    writeFileSync(join(twice, "a.npy"), writeNpy({ name: "a", dtype: "float32", shape: [1], data: new Float32Array(1) }));
+    writeFileSync(
+      join(twice, "a.npy"),
+      writeNpy({ name: "a", dtype: "float32", shape: [1], data: new Float32Array(1) }),
+    );
     writeFileSync(join(twice, "copy.npy"), readFileSync(join(twice, "a.npy")));
     await expect(openTensorFolder(twice)).rejects.toThrow(/both .* hold the tensor "a"/);
     await expect(openTensorFolder("" as string)).rejects.toThrow(TypeError);

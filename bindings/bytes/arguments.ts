@@ -6,7 +6,8 @@
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an Array";
-  if (ArrayBuffer.isView(value)) return `a ${(value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag]}`;
+  if (ArrayBuffer.isView(value))
+    return `a ${(value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag]}`;
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
@@ -14,20 +15,28 @@ export function kindOf(value: unknown): string {
  * A writer's file argument, checked as the readers check bytes: an object whose listed fields are arrays
  * (`arrays`) or objects (`objects`), else a TypeError saying what `fn` takes.
  */
-export function checkWriterInput(value: unknown, fn: string, takes: string, fields: { arrays?: readonly string[]; objects?: readonly string[]; strings?: readonly string[] } = {}): void {
+export function checkWriterInput(
+  value: unknown,
+  fn: string,
+  takes: string,
+  fields: { arrays?: readonly string[]; objects?: readonly string[]; strings?: readonly string[] } = {},
+): void {
   if (value === null || typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value)) {
     throw new TypeError(`tensorfile: ${fn}() takes ${takes}, not ${kindOf(value)}`);
   }
   const record = value as Record<string, unknown>;
   for (const f of fields.arrays ?? []) {
-    if (!Array.isArray(record[f])) throw new TypeError(`tensorfile: ${fn}() takes ${takes}; its "${f}" is ${kindOf(record[f])}, not an array`);
+    if (!Array.isArray(record[f]))
+      throw new TypeError(`tensorfile: ${fn}() takes ${takes}; its "${f}" is ${kindOf(record[f])}, not an array`);
   }
   for (const f of fields.objects ?? []) {
     const v = record[f];
-    if (v === null || typeof v !== "object") throw new TypeError(`tensorfile: ${fn}() takes ${takes}; its "${f}" is ${kindOf(v)}, not an object`);
+    if (v === null || typeof v !== "object")
+      throw new TypeError(`tensorfile: ${fn}() takes ${takes}; its "${f}" is ${kindOf(v)}, not an object`);
   }
   for (const f of fields.strings ?? []) {
-    if (typeof record[f] !== "string") throw new TypeError(`tensorfile: ${fn}() takes ${takes}; its "${f}" is ${kindOf(record[f])}, not a string`);
+    if (typeof record[f] !== "string")
+      throw new TypeError(`tensorfile: ${fn}() takes ${takes}; its "${f}" is ${kindOf(record[f])}, not a string`);
   }
 }
 

@@ -13,7 +13,10 @@ import { BadMagicError, CorruptDataError, LimitError, TruncatedError, Unsupporte
 /** Thrown (only with a partial backing) when a read needs bytes that have not been fetched yet. */
 export class NeedBytes extends Error {
   override name = "NeedBytes";
-  constructor(readonly offset: number, readonly length: number) {
+  constructor(
+    readonly offset: number,
+    readonly length: number,
+  ) {
     super(`bytes ${offset}..${offset + length} are not loaded`);
   }
 }
@@ -255,7 +258,12 @@ export class ByteReader {
   /** Moves to an absolute offset inside this reader's bounds. */
   seek(offset: number, field?: string): void {
     if (offset < this.start || offset > this.end) {
-      throw new CorruptDataError(this.format, `offset ${offset} is outside ${this.start}..${this.end}`, this.pos, field);
+      throw new CorruptDataError(
+        this.format,
+        `offset ${offset} is outside ${this.start}..${this.end}`,
+        this.pos,
+        field,
+      );
     }
     this.pos = offset;
   }
@@ -291,7 +299,13 @@ export class ByteReader {
     // a file that stops inside a correct magic is truncated, not something else
     if (same && got.length < want.length) throw new TruncatedError(this.format, at, field, want.length, got.length);
     if (!same) {
-      throw new BadMagicError(this.format, at, field, expected, typeof expected === "string" ? decodeLatin1(got) : copyBytes(got));
+      throw new BadMagicError(
+        this.format,
+        at,
+        field,
+        expected,
+        typeof expected === "string" ? decodeLatin1(got) : copyBytes(got),
+      );
     }
     this.pos += want.length;
   }
@@ -307,7 +321,12 @@ export class ByteReader {
    * allocated for them) and returns count as a number. A count of 2^62 gives TRUNCATED at once.
    */
   count(count: number | bigint, elementBytes: number, field?: string): number {
-    if (typeof count === "number" && Number.isSafeInteger(count) && count >= 0 && count * elementBytes <= this.end - this.pos) {
+    if (
+      typeof count === "number" &&
+      Number.isSafeInteger(count) &&
+      count >= 0 &&
+      count * elementBytes <= this.end - this.pos
+    ) {
       return count; // the common case, without BigInt arithmetic
     }
     if (typeof count === "number" && !Number.isInteger(count)) {
@@ -321,7 +340,14 @@ export class ByteReader {
       throw new TruncatedError(this.format, this.pos, field, shown, this.remaining);
     }
     if (n > BigInt(Number.MAX_SAFE_INTEGER)) {
-      throw new LimitError(this.format, `count ${n} is larger than 2^53 - 1`, this.pos, field, n, Number.MAX_SAFE_INTEGER);
+      throw new LimitError(
+        this.format,
+        `count ${n} is larger than 2^53 - 1`,
+        this.pos,
+        field,
+        n,
+        Number.MAX_SAFE_INTEGER,
+      );
     }
     return Number(n);
   }

@@ -6,13 +6,7 @@
  * Message shape: `tsm: truncated: need 4 bytes, 1 available at offset 130 (0x82) [node[3].inputs.count]`.
  */
 
-export type FormatErrorCode =
-  | "TRUNCATED"
-  | "BAD_MAGIC"
-  | "UNSUPPORTED_VERSION"
-  | "CORRUPT"
-  | "LIMIT"
-  | "UNSUPPORTED";
+export type FormatErrorCode = "TRUNCATED" | "BAD_MAGIC" | "UNSUPPORTED_VERSION" | "CORRUPT" | "LIMIT" | "UNSUPPORTED";
 
 /** Every {@link FormatErrorCode}, in the order the docs list them. */
 export const FORMAT_ERROR_CODES: readonly FormatErrorCode[] = [
@@ -174,8 +168,13 @@ export class UnsupportedError extends FormatError {
  * works across realms and duplicate installs).
  */
 export function isFormatError(value: unknown): value is FormatError {
-  return value instanceof FormatError || (value instanceof Error && typeof (value as FormatError).code === "string" &&
-    FORMAT_ERROR_CODES.includes((value as FormatError).code) && typeof (value as FormatError).format === "string");
+  return (
+    value instanceof FormatError ||
+    (value instanceof Error &&
+      typeof (value as FormatError).code === "string" &&
+      FORMAT_ERROR_CODES.includes((value as FormatError).code) &&
+      typeof (value as FormatError).format === "string")
+  );
 }
 
 /**
@@ -214,7 +213,11 @@ const PATCH_TYPE_PROBLEMS: ReadonlySet<PatchProblem> = new Set(["dtype", "not-a-
 class PatchTypeError extends TypeError implements PatchErrorFields {
   override name = "PatchError";
   readonly code = "PATCH" as const;
-  constructor(readonly problem: PatchProblem, message: string, details: PatchErrorDetails) {
+  constructor(
+    readonly problem: PatchProblem,
+    message: string,
+    details: PatchErrorDetails,
+  ) {
     super(message);
     Object.assign(this, details);
   }
@@ -224,7 +227,11 @@ class PatchTypeError extends TypeError implements PatchErrorFields {
 class PatchRangeError extends RangeError implements PatchErrorFields {
   override name = "PatchError";
   readonly code = "PATCH" as const;
-  constructor(readonly problem: PatchProblem, message: string, details: PatchErrorDetails) {
+  constructor(
+    readonly problem: PatchProblem,
+    message: string,
+    details: PatchErrorDetails,
+  ) {
     super(message);
     Object.assign(this, details);
   }
@@ -254,10 +261,20 @@ export abstract class PatchError extends Error implements PatchErrorFields {
 
 /** True for an error {@link patchError} built (of this or another copy of the package). */
 export function isPatchError(value: unknown): value is PatchError {
-  return value instanceof Error && (value as Partial<PatchErrorFields>).code === "PATCH" && typeof (value as Partial<PatchErrorFields>).problem === "string";
+  return (
+    value instanceof Error &&
+    (value as Partial<PatchErrorFields>).code === "PATCH" &&
+    typeof (value as Partial<PatchErrorFields>).problem === "string"
+  );
 }
 
 /** A {@link PatchError}: a TypeError for "dtype" and "not-a-tensor", a RangeError for the other problems. */
-export function patchError(problem: PatchProblem, message: string, details: PatchErrorDetails = {}): PatchError & (TypeError | RangeError) {
-  return PATCH_TYPE_PROBLEMS.has(problem) ? new PatchTypeError(problem, message, details) : new PatchRangeError(problem, message, details);
+export function patchError(
+  problem: PatchProblem,
+  message: string,
+  details: PatchErrorDetails = {},
+): PatchError & (TypeError | RangeError) {
+  return PATCH_TYPE_PROBLEMS.has(problem)
+    ? new PatchTypeError(problem, message, details)
+    : new PatchRangeError(problem, message, details);
 }

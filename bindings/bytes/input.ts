@@ -38,9 +38,12 @@ export function asBytes(value: unknown, fn: string, param = "bytes"): Uint8Array
   if (isArrayBuffer(value)) return new Uint8Array(value);
   let hint = "";
   if (typeof value === "string") hint = "; for a path use fromFile() and readFrom(), or read the file's bytes first";
-  else if (typeof Blob !== "undefined" && value instanceof Blob) hint = "; for a Blob or File use fromBlob() and readFrom()";
+  else if (typeof Blob !== "undefined" && value instanceof Blob)
+    hint = "; for a Blob or File use fromBlob() and readFrom()";
   else if (ArrayBuffer.isView(value)) hint = "; wrap it as new Uint8Array(x.buffer, x.byteOffset, x.byteLength)";
-  throw new TypeError(`tensorfile: ${fn}() takes ${param} (a Uint8Array or an ArrayBuffer), not ${describe(value)}${hint}`);
+  throw new TypeError(
+    `tensorfile: ${fn}() takes ${param} (a Uint8Array or an ArrayBuffer), not ${describe(value)}${hint}`,
+  );
 }
 
 /** `value` as a plain Uint8Array, or undefined when it is not bytes (for detectors, which never throw). */
@@ -60,13 +63,27 @@ export function copyBytes(bytes: Uint8Array): Uint8Array {
 }
 
 /** `value` if it is a ByteSource (an object with a read(offset, length) method); else a TypeError saying what to pass. */
-export function asSource<T extends { read(offset: number, length: number): Promise<Uint8Array> }>(value: T, fn: string): T {
-  if (value !== null && typeof value === "object" && typeof (value as { read?: unknown }).read === "function" && !isUint8Array(value)) return value;
+export function asSource<T extends { read(offset: number, length: number): Promise<Uint8Array> }>(
+  value: T,
+  fn: string,
+): T {
+  if (
+    value !== null &&
+    typeof value === "object" &&
+    typeof (value as { read?: unknown }).read === "function" &&
+    !isUint8Array(value)
+  )
+    return value;
   let hint = "";
-  if (isUint8Array(value) || isArrayBuffer(value)) hint = `; for bytes in memory use ${fn}(fromBytes(bytes)) or read(bytes)`;
-  else if (typeof value === "string") hint = `; for a path use ${fn}(await fromFile(path)), for a URL ${fn}(fromUrl(url))`;
-  else if (typeof Blob !== "undefined" && value instanceof Blob) hint = `; for a Blob or File use ${fn}(fromBlob(blob))`;
-  throw new TypeError(`tensorfile: ${fn}() takes a ByteSource (fromBytes, fromBlob, fromFile or fromUrl), not ${describe(value)}${hint}`);
+  if (isUint8Array(value) || isArrayBuffer(value))
+    hint = `; for bytes in memory use ${fn}(fromBytes(bytes)) or read(bytes)`;
+  else if (typeof value === "string")
+    hint = `; for a path use ${fn}(await fromFile(path)), for a URL ${fn}(fromUrl(url))`;
+  else if (typeof Blob !== "undefined" && value instanceof Blob)
+    hint = `; for a Blob or File use ${fn}(fromBlob(blob))`;
+  throw new TypeError(
+    `tensorfile: ${fn}() takes a ByteSource (fromBytes, fromBlob, fromFile or fromUrl), not ${describe(value)}${hint}`,
+  );
 }
 
 /** The parts joined into one array (the part itself when there is one). */

@@ -67,7 +67,8 @@ export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
     prev = row;
   }
   return prev[b.length]!;
@@ -75,6 +76,11 @@ export function editDistance(a: string, b: string): number {
 
 /** Up to `limit` of `names` closest to `name` (edit distance, then a shared prefix), for "did you mean" messages. */
 export function closestNames(name: string, names: readonly string[], limit = 5): string[] {
-  const distance = (a: string, b: string): number => (Math.abs(a.length - b.length) > 64 ? Math.abs(a.length - b.length) : editDistance(a, b));
-  return names.map((n) => ({ n, d: distance(name, n) })).sort((x, y) => x.d - y.d).slice(0, limit).map((x) => x.n);
+  const distance = (a: string, b: string): number =>
+    Math.abs(a.length - b.length) > 64 ? Math.abs(a.length - b.length) : editDistance(a, b);
+  return names
+    .map((n) => ({ n, d: distance(name, n) }))
+    .sort((x, y) => x.d - y.d)
+    .slice(0, limit)
+    .map((x) => x.n);
 }

@@ -9,7 +9,9 @@ import { closestNames, editDistance } from "../bytes/names.js";
 import { type CliIO, print } from "./common.js";
 
 /** The options a command takes, in parseArgs form. */
-export type OptionTable = Readonly<Record<string, { readonly type: "boolean" | "string"; readonly short?: string; readonly multiple?: boolean }>>;
+export type OptionTable = Readonly<
+  Record<string, { readonly type: "boolean" | "string"; readonly short?: string; readonly multiple?: boolean }>
+>;
 
 /** What parseCommandArgs read: option values by name, and the positionals. */
 export interface ParsedArgs {
@@ -22,7 +24,13 @@ export interface ParsedArgs {
  * undefined when they cannot be read, after the reason was printed on standard error (exit 2). An unknown option's
  * message lists `options` only.
  */
-export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, rest: string[], unlisted: OptionTable = {}): ParsedArgs | undefined {
+export function parseCommandArgs(
+  io: CliIO,
+  name: string,
+  options: OptionTable,
+  rest: string[],
+  unlisted: OptionTable = {},
+): ParsedArgs | undefined {
   let values: Record<string, string | boolean | string[] | undefined>;
   let positionals: string[];
   try {
@@ -39,7 +47,10 @@ export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, 
       const known = Object.keys(options).map((o) => `--${o}`);
       const [close] = closestNames(unknown.replace(/^-+/, "--"), known, 1);
       const hint = close && levenshteinClose(unknown.replace(/^-+/, "--"), close) ? `: did you mean ${close}?` : "";
-      print(io.stderr, `tensorfile: ${name} does not take ${unknown}${hint} (it takes ${known.join(", ") || "no options"}; see "tensorfile ${name} --help")`);
+      print(
+        io.stderr,
+        `tensorfile: ${name} does not take ${unknown}${hint} (it takes ${known.join(", ") || "no options"}; see "tensorfile ${name} --help")`,
+      );
     } else {
       print(io.stderr, `tensorfile: ${optionProblem(message, rest)} (see "tensorfile ${name} --help")`);
     }
@@ -55,8 +66,16 @@ export function parseCommandArgs(io: CliIO, name: string, options: OptionTable, 
 export function takeTimeout(io: CliIO, name: string, values: ParsedArgs["values"]): number | undefined | null {
   if (values.timeout === undefined) return undefined;
   const seconds = Number(values.timeout);
-  if (typeof values.timeout !== "string" || !/^\s*\d*\.?\d+\s*$/.test(values.timeout) || !(seconds > 0) || seconds > 2_000_000) {
-    print(io.stderr, `tensorfile: --timeout takes a number of seconds > 0 (for URL inputs), not ${JSON.stringify(values.timeout)} (see "tensorfile ${name} --help")`);
+  if (
+    typeof values.timeout !== "string" ||
+    !/^\s*\d*\.?\d+\s*$/.test(values.timeout) ||
+    !(seconds > 0) ||
+    seconds > 2_000_000
+  ) {
+    print(
+      io.stderr,
+      `tensorfile: --timeout takes a number of seconds > 0 (for URL inputs), not ${JSON.stringify(values.timeout)} (see "tensorfile ${name} --help")`,
+    );
     return null;
   }
   delete values.timeout;
@@ -78,7 +97,10 @@ export function takeExternalDir(io: CliIO, name: string, values: ParsedArgs["val
     isFolder = false;
   }
   if (!isFolder) {
-    print(io.stderr, `tensorfile: --external-dir takes a folder (where an ONNX model's external data files are), and ${JSON.stringify(dir)} is not one (see "tensorfile ${name} --help")`);
+    print(
+      io.stderr,
+      `tensorfile: --external-dir takes a folder (where an ONNX model's external data files are), and ${JSON.stringify(dir)} is not one (see "tensorfile ${name} --help")`,
+    );
     return null;
   }
   return dir as string;

@@ -84,14 +84,22 @@ async function convertInMemory(job: Job): Promise<number> {
     const tensor = loaded.tensors[infos.indexOf(pickTensor(infos, undefined))]!;
     return writeParts(job.temp, [npyHeader(tensor.dtype, tensor.shape), bytesOf(tensor.data)]);
   }
-  if (infos.length === 0) throw noTensorsError(job.input, module.blobs(loaded.file as never).map((b) => b.name));
+  if (infos.length === 0)
+    throw noTensorsError(
+      job.input,
+      module.blobs(loaded.file as never).map((b) => b.name),
+    );
   checkSafetensorsNames(job.input, infos);
-  const plan = planSafetensors(infos.map((i) => ({ name: i.name, dtype: decodedDType(i, job.decode), shape: i.shape })), { "tensorfile.source": loaded.format });
+  const plan = planSafetensors(
+    infos.map((i) => ({ name: i.name, dtype: decodedDType(i, job.decode), shape: i.shape })),
+    { "tensorfile.source": loaded.format },
+  );
   const out = new Uint8Array(plan.size);
   out.set(plan.header);
   for (const slot of plan.layout) {
     const data = bytesOf(loaded.tensors[slot.index]!.data);
-    if (data.length !== slot.end - slot.begin) throw new InputError(`tensor ${slot.name} decoded to ${data.length} bytes, expected ${slot.end - slot.begin}`);
+    if (data.length !== slot.end - slot.begin)
+      throw new InputError(`tensor ${slot.name} decoded to ${data.length} bytes, expected ${slot.end - slot.begin}`);
     out.set(data, plan.header.length + slot.begin);
   }
   return writeParts(job.temp, [out]);
@@ -114,7 +122,12 @@ async function runJob(job: Job): Promise<JobResult> {
   } catch (error) {
     rmSync(job.temp, { force: true });
     const input = isInputError(error) || error instanceof UsageError;
-    return { id: job.id, ok: false, input, message: input ? errorLine(error) : `internal error: ${(error as Error)?.message ?? String(error)}` };
+    return {
+      id: job.id,
+      ok: false,
+      input,
+      message: input ? errorLine(error) : `internal error: ${(error as Error)?.message ?? String(error)}`,
+    };
   }
 }
 
@@ -140,7 +153,10 @@ async function checkOutputs(inputs: readonly string[], outputs: readonly string[
   outputs.forEach((out, i) => {
     const key = resolve(out);
     const first = byOutput.get(key);
-    if (first !== undefined) problems.push(`${inputs[first]} and ${inputs[i]} would both be written to ${out} (rename one, or convert them into different folders)`);
+    if (first !== undefined)
+      problems.push(
+        `${inputs[first]} and ${inputs[i]} would both be written to ${out} (rename one, or convert them into different folders)`,
+      );
     else byOutput.set(key, i);
   });
   const identity = async (path: string) => {
@@ -165,7 +181,9 @@ async function checkOutputs(inputs: readonly string[], outputs: readonly string[
   }
   if (problems.length > 0) {
     const shown = problems.slice(0, 10).join("\n  ");
-    throw new OutputRefused(`${problems.length} output${problems.length === 1 ? "" : "s"} refused:\n  ${shown}${problems.length > 10 ? `\n  … and ${problems.length - 10} more` : ""}`);
+    throw new OutputRefused(
+      `${problems.length} output${problems.length === 1 ? "" : "s"} refused:\n  ${shown}${problems.length > 10 ? `\n  … and ${problems.length - 10} more` : ""}`,
+    );
   }
 }
 
@@ -173,25 +191,46 @@ async function checkOutputs(inputs: readonly string[], outputs: readonly string[
 export async function runBatch(io: CliIO, inputs: string[], options: BatchOptions): Promise<number> {
   if (inputs.length === 0) throw new UsageError("convert --out-dir DIR --to safetensors|npy takes one or more FILEs");
   if (options.to !== "safetensors" && options.to !== "npy") {
-    throw new UsageError(`convert --out-dir needs --to safetensors or --to npy${options.to === undefined ? "" : `, not ${options.to}`}`);
+    throw new UsageError(
+      `convert --out-dir needs --to safetensors or --to npy${options.to === undefined ? "" : `, not ${options.to}`}`,
+    );
   }
-  if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  if (options.dtype !== undefined && options.dtype !== "float32")
+    throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
   const jobs = options.jobs === undefined ? defaultJobs() : Number(options.jobs);
-  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 1024) throw new UsageError(`-j takes a number of threads from 1 to 1024, not ${options.jobs}`);
+  if (!Number.isInteger(jobs) || jobs < 1 || jobs > 1024)
+    throw new UsageError(`-j takes a number of threads from 1 to 1024, not ${options.jobs}`);
   for (const input of inputs) {
-    if (input === "-" || /^https?:\/\//i.test(input)) throw new UsageError(`convert --out-dir converts files, not ${input === "-" ? "standard input" : "URLs"} (convert it alone: tensorfile convert ${input} OUT)`);
+    if (input === "-" || /^https?:\/\//i.test(input))
+      throw new UsageError(
+        `convert --out-dir converts files, not ${input === "-" ? "standard input" : "URLs"} (convert it alone: tensorfile convert ${input} OUT)`,
+      );
   }
   const ext = options.to === "npy" ? ".npy" : ".safetensors";
   const outputs = inputs.map((input) => join(options.outDir, `${basename(input, extname(input))}${ext}`));
   await checkOutputs(inputs, outputs, options.force);
   await mkdir(options.outDir, { recursive: true }).catch((error: NodeJS.ErrnoException) => {
-    const reason = error.code === "EEXIST" || error.code === "ENOTDIR" ? "it (or a folder above it) is a file, not a folder" : fsReason(error);
+    const reason =
+      error.code === "EEXIST" || error.code === "ENOTDIR"
+        ? "it (or a folder above it) is a file, not a folder"
+        : fsReason(error);
     throw new OutputError(`cannot create the folder ${options.outDir}: ${reason}`);
   });
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
 
-  const sizes = await Promise.all(inputs.map((p) => stat(p).then((s) => s.size, () => 0)));
-  const progress = new Progress(io.stderr, "convert", sizes.reduce((a, b) => a + b, 0));
+  const sizes = await Promise.all(
+    inputs.map((p) =>
+      stat(p).then(
+        (s) => s.size,
+        () => 0,
+      ),
+    ),
+  );
+  const progress = new Progress(
+    io.stderr,
+    "convert",
+    sizes.reduce((a, b) => a + b, 0),
+  );
   const started = Date.now();
   let failed = 0;
   const failures = new Map<number, string>();
@@ -201,7 +240,16 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const makeJob = (id: number): Job => {
     const { temp, release } = reserveTemporary(outputs[id]!);
     reserved.set(id, release);
-    return { id, input: inputs[id]!, temp, output: outputs[id]!, ext, decode, force: options.force, externalDir: externalDirSetting() };
+    return {
+      id,
+      input: inputs[id]!,
+      temp,
+      output: outputs[id]!,
+      ext,
+      decode,
+      force: options.force,
+      externalDir: externalDirSetting(),
+    };
   };
   const finish = (result: JobResult): void => {
     reserved.get(result.id)?.();
@@ -226,27 +274,41 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   if (threads <= 1) {
     while (next < inputs.length) finish(await runJob(makeJob(next++)));
   } else {
-    const workers = Array.from({ length: threads }, () => new Worker(new URL(import.meta.url), { workerData: { [WORKER_FLAG]: true } }));
+    const workers = Array.from(
+      { length: threads },
+      () => new Worker(new URL(import.meta.url), { workerData: { [WORKER_FLAG]: true } }),
+    );
     try {
-      await Promise.all(workers.map((worker) => new Promise<void>((done) => {
-        let current: Job[] = [];
-        const send = () => {
-          current = take();
-          if (current.length === 0) done();
-          else worker.postMessage(current);
-        };
-        worker.on("message", (results: JobResult[]) => {
-          results.forEach(finish);
-          send();
-        });
-        worker.on("error", (error) => {
-          // a worker that dies fails its current batch; the rest go to the others (or fail too)
-          for (const job of current) finish({ id: job.id, ok: false, input: false, message: `internal error: worker failed: ${error.message}` });
-          current = [];
-          done();
-        });
-        send();
-      })));
+      await Promise.all(
+        workers.map(
+          (worker) =>
+            new Promise<void>((done) => {
+              let current: Job[] = [];
+              const send = () => {
+                current = take();
+                if (current.length === 0) done();
+                else worker.postMessage(current);
+              };
+              worker.on("message", (results: JobResult[]) => {
+                results.forEach(finish);
+                send();
+              });
+              worker.on("error", (error) => {
+                // a worker that dies fails its current batch; the rest go to the others (or fail too)
+                for (const job of current)
+                  finish({
+                    id: job.id,
+                    ok: false,
+                    input: false,
+                    message: `internal error: worker failed: ${error.message}`,
+                  });
+                current = [];
+                done();
+              });
+              send();
+            }),
+        ),
+      );
     } finally {
       await Promise.all(workers.map((w) => w.terminate()));
     }
@@ -257,9 +319,26 @@ export async function runBatch(io: CliIO, inputs: string[], options: BatchOption
   const seconds = (Date.now() - started) / 1000;
   const ok = inputs.length - failed;
   if (options.json) {
-    print(io.stdout, jsonText({ outDir: options.outDir, to: options.to, converted: ok, failed, bytes: written, files: inputs.map((input, i) => ({ input, output: outputs[i]!, ok: !failures.has(i), ...(failures.has(i) ? { error: failures.get(i) } : {}) })) }));
+    print(
+      io.stdout,
+      jsonText({
+        outDir: options.outDir,
+        to: options.to,
+        converted: ok,
+        failed,
+        bytes: written,
+        files: inputs.map((input, i) => ({
+          input,
+          output: outputs[i]!,
+          ok: !failures.has(i),
+          ...(failures.has(i) ? { error: failures.get(i) } : {}),
+        })),
+      }),
+    );
     return failed > 0 ? 1 : 0;
   }
-  io.stderr.write(`converted ${ok} of ${inputs.length} file${inputs.length === 1 ? "" : "s"} into ${options.outDir} (${formatBytes(written)} written, ${seconds.toFixed(1)} s, ${threads} thread${threads === 1 ? "" : "s"})${failed > 0 ? `; ${failed} failed` : ""}\n`);
+  io.stderr.write(
+    `converted ${ok} of ${inputs.length} file${inputs.length === 1 ? "" : "s"} into ${options.outDir} (${formatBytes(written)} written, ${seconds.toFixed(1)} s, ${threads} thread${threads === 1 ? "" : "s"})${failed > 0 ? `; ${failed} failed` : ""}\n`,
+  );
   return failed > 0 ? 1 : 0;
 }

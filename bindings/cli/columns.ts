@@ -12,7 +12,10 @@ const MIN_NAME = 8;
  * The width to fit tables to: undefined (print whole) unless `stream` is a terminal; then a positive integer
  * COLUMNS from the environment, else the terminal's own width, else 80.
  */
-export function tableWidth(stream: ProgressStream, env: Readonly<Record<string, string | undefined>> = process.env): number | undefined {
+export function tableWidth(
+  stream: ProgressStream,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): number | undefined {
   if (!stream.isTTY) return undefined;
   const columns = Number(env.COLUMNS);
   if (Number.isInteger(columns) && columns > 0) return columns;
@@ -44,7 +47,9 @@ function length(text: string): number {
 export function fitColumn(rows: string[][], column: number, width: number | undefined, indent = 2, gap = 2): void {
   if (width === undefined || rows.length === 0) return;
   const cells = Math.max(...rows.map((r) => r.length));
-  const widths = Array.from({ length: cells }, (_, i) => rows.reduce((w, r) => (r[i] === undefined ? w : Math.max(w, length(r[i]!))), 0));
+  const widths = Array.from({ length: cells }, (_, i) =>
+    rows.reduce((w, r) => (r[i] === undefined ? w : Math.max(w, length(r[i]!))), 0),
+  );
   const total = indent + widths.reduce((a, b) => a + b, 0) + gap * (cells - 1);
   if (total <= width) return;
   const max = Math.max(MIN_NAME, widths[column]! - (total - width));

@@ -47,7 +47,11 @@ export function plural(n: number, word: string): string {
 export function errorLine(error: unknown): string {
   const errno = error as NodeJS.ErrnoException;
   // a raw file-system error (EISDIR: illegal operation…): in words, with the path it is about
-  if (!isFormatError(error) && /^E[A-Z]+$/.test(String(errno?.code ?? "")) && String(errno.message).startsWith(`${errno.code}:`)) {
+  if (
+    !isFormatError(error) &&
+    /^E[A-Z]+$/.test(String(errno?.code ?? "")) &&
+    String(errno.message).startsWith(`${errno.code}:`)
+  ) {
     return `${typeof errno.path === "string" ? `${errno.path}: ` : ""}${fsReason(error, "input")}`;
   }
   const message = (error as Error)?.message ?? String(error);
@@ -57,13 +61,24 @@ export function errorLine(error: unknown): string {
 }
 
 export function isInputError(error: unknown): boolean {
-  return isFormatError(error) || error instanceof InputError || error instanceof SourceError || error instanceof OutputError ||
-    /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
+  return (
+    isFormatError(error) ||
+    error instanceof InputError ||
+    error instanceof SourceError ||
+    error instanceof OutputError ||
+    /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""))
+  );
 }
 
 export function errorJson(error: unknown): Record<string, unknown> {
-  if (isFormatError(error)) return { code: error.code, offset: error.offset ?? null, field: error.field ?? null, message: error.message };
-  return { code: error instanceof SourceError ? "SOURCE" : "INPUT", offset: null, field: null, message: (error as Error)?.message ?? String(error) };
+  if (isFormatError(error))
+    return { code: error.code, offset: error.offset ?? null, field: error.field ?? null, message: error.message };
+  return {
+    code: error instanceof SourceError ? "SOURCE" : "INPUT",
+    offset: null,
+    field: null,
+    message: (error as Error)?.message ?? String(error),
+  };
 }
 
 /** Standard output was closed by its reader while data was streamed to it (exit 141, as for SIGPIPE). */
@@ -75,10 +90,13 @@ export class StdoutClosed extends Error {}
  */
 export function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const stream = (io.stdout.data ?? io.stdout) as ProgressStream & { write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown };
+    const stream = (io.stdout.data ?? io.stdout) as ProgressStream & {
+      write(chunk: Uint8Array | string, callback?: (error?: Error | null) => void): unknown;
+    };
     if (stream.write.length >= 2) {
       stream.write(bytes, (error) => {
-        if ((error as NodeJS.ErrnoException | null | undefined)?.code === "EPIPE") reject(new StdoutClosed("standard output closed"));
+        if ((error as NodeJS.ErrnoException | null | undefined)?.code === "EPIPE")
+          reject(new StdoutClosed("standard output closed"));
         else resolve();
       });
     } else {
@@ -95,7 +113,10 @@ export function writeStdout(io: CliIO, bytes: Uint8Array | string): Promise<void
 export function reportError(io: CliIO, command: string, error: unknown): number {
   if (error instanceof StdoutClosed) return 141;
   if (error instanceof UsageError || error instanceof OutputRefused) {
-    print(io.stderr, `tensorfile: ${error.message}${error instanceof UsageError ? ` (see "tensorfile ${command} --help")` : ""}`);
+    print(
+      io.stderr,
+      `tensorfile: ${error.message}${error instanceof UsageError ? ` (see "tensorfile ${command} --help")` : ""}`,
+    );
     return 2;
   }
   if (isInputError(error)) {

@@ -29,7 +29,9 @@ const TENSOR_OPTIONS = ["tensor"];
 
 function bashScript(commands: CommandOptions): string {
   const names = Object.keys(commands).join(" ");
-  const cases = Object.entries(commands).map(([name, options]) => `    ${name}) opts="${options.map((o) => `--${o}`).join(" ")} --help" ;;`).join("\n");
+  const cases = Object.entries(commands)
+    .map(([name, options]) => `    ${name}) opts="${options.map((o) => `--${o}`).join(" ")} --help" ;;`)
+    .join("\n");
   return `# bash completion for tensorfile (tensorfile completion bash)
 _tensorfile() {
   local cur prev cmd opts file i
@@ -94,15 +96,24 @@ function fishScript(commands: CommandOptions): string {
     lines.push(`complete -c tensorfile -n "__fish_seen_subcommand_from ${name}" -F`);
     for (const option of [...options, "help"]) {
       const tensor = TENSOR_OPTIONS.includes(option);
-      lines.push(`complete -c tensorfile -n "__fish_seen_subcommand_from ${name}" -l ${option}${tensor ? ` -x -a "(tensorfile completion --tensors (commandline -opc)[3] 2>/dev/null)"` : ""}`);
+      lines.push(
+        `complete -c tensorfile -n "__fish_seen_subcommand_from ${name}" -l ${option}${tensor ? ` -x -a "(tensorfile completion --tensors (commandline -opc)[3] 2>/dev/null)"` : ""}`,
+      );
     }
   }
-  lines.push(`complete -c tensorfile -n "__fish_seen_subcommand_from show; and test (count (commandline -opc)) -eq 3" -x -a "(tensorfile completion --tensors (commandline -opc)[3] 2>/dev/null)"`);
+  lines.push(
+    `complete -c tensorfile -n "__fish_seen_subcommand_from show; and test (count (commandline -opc)) -eq 3" -x -a "(tensorfile completion --tensors (commandline -opc)[3] 2>/dev/null)"`,
+  );
   return `${lines.join("\n")}\n`;
 }
 
 /** Runs `tensorfile completion`; `commands` is every command with its options (from run.ts's table). */
-export async function completionCommand(io: CliIO, args: string[], options: { tensors?: string | undefined }, commands: CommandOptions): Promise<number> {
+export async function completionCommand(
+  io: CliIO,
+  args: string[],
+  options: { tensors?: string | undefined },
+  commands: CommandOptions,
+): Promise<number> {
   if (options.tensors !== undefined) {
     if (args.length > 0) throw new UsageError("completion --tensors FILE takes no shell name");
     try {
@@ -134,6 +145,11 @@ export const COMPLETION_COMMAND: Command = {
   options: COMPLETION_OPTIONS,
   inputs: "none",
   inputOptions: "none",
-  run: (io, positionals, values, { commands }) => completionCommand(io, positionals, values as { tensors?: string },
-    Object.fromEntries(commands.map((command) => [command.name, Object.keys(command.options)]))),
+  run: (io, positionals, values, { commands }) =>
+    completionCommand(
+      io,
+      positionals,
+      values as { tensors?: string },
+      Object.fromEntries(commands.map((command) => [command.name, Object.keys(command.options)])),
+    ),
 };

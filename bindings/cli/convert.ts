@@ -12,7 +12,15 @@ import { decodeInChunks } from "../export/stream.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
 import { runBatch } from "./batch.js";
 import { type CliIO, UsageError, jsonText, print, writeStdout } from "./common.js";
-import { type AnyModule, detectInputFormat, lazyTensors, openLazy, pickTensor, readWhole, readWholeAny } from "./inputs.js";
+import {
+  type AnyModule,
+  detectInputFormat,
+  lazyTensors,
+  openLazy,
+  pickTensor,
+  readWhole,
+  readWholeAny,
+} from "./inputs.js";
 import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { isStreamedReencode, streamReencode } from "./reencode-stream.js";
 import { writeTensorOutput } from "./tensor-output.js";
@@ -53,7 +61,23 @@ for files holding one tensor), exactly as "convert FILE OUT" writes it. A file t
   -j N              threads (default: the number of cores; -j 1 converts in the main thread)
 ${OUTPUT_RULES}`;
 
-export const CONVERT_OPTIONS = { dtype: { type: "string" }, quantize: { type: "string" }, "keep-io": { type: "string" }, check: { type: "boolean" }, inputs: { type: "string" }, shape: { type: "string" }, tolerance: { type: "string" }, json: { type: "boolean" }, tensor: { type: "string" }, force: { type: "boolean" }, to: { type: "string" }, "out-dir": { type: "string" }, jobs: { type: "string", short: "j" }, opset: { type: "string" }, input: { type: "string" } } as const;
+export const CONVERT_OPTIONS = {
+  dtype: { type: "string" },
+  quantize: { type: "string" },
+  "keep-io": { type: "string" },
+  check: { type: "boolean" },
+  inputs: { type: "string" },
+  shape: { type: "string" },
+  tolerance: { type: "string" },
+  json: { type: "boolean" },
+  tensor: { type: "string" },
+  force: { type: "boolean" },
+  to: { type: "string" },
+  "out-dir": { type: "string" },
+  jobs: { type: "string", short: "j" },
+  opset: { type: "string" },
+  input: { type: "string" },
+} as const;
 
 const TENSOR_OUTPUTS = [".safetensors", ".npy", ".json"];
 
@@ -66,34 +90,78 @@ function allowedExtensions(module: AnyModule, input: string): string[] {
   const own = [...module.extensions];
   const inputExt = extname(input).toLowerCase();
   const otherFormats = FORMATS.filter((f) => f.id !== module.id).flatMap((f) => [...f.extensions]);
-  if (inputExt && !own.includes(inputExt) && !otherFormats.includes(inputExt) && !TENSOR_OUTPUTS.includes(inputExt)) own.push(inputExt);
+  if (inputExt && !own.includes(inputExt) && !otherFormats.includes(inputExt) && !TENSOR_OUTPUTS.includes(inputExt))
+    own.push(inputExt);
   return [...TENSOR_OUTPUTS, ...own];
 }
 
-export interface ConvertOptions extends QuantizeCliOptions { dtype?: string; quantize?: string; tensor?: string; force?: boolean; to?: string; "out-dir"?: string; jobs?: string; opset?: string; input?: string }
+export interface ConvertOptions extends QuantizeCliOptions {
+  dtype?: string;
+  quantize?: string;
+  tensor?: string;
+  force?: boolean;
+  to?: string;
+  "out-dir"?: string;
+  jobs?: string;
+  opset?: string;
+  input?: string;
+}
 
 export async function convertCommand(io: CliIO, args: string[], options: ConvertOptions): Promise<number> {
   if (options["out-dir"] !== undefined) {
-    if (options.quantize !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "tensor"} does not go with --out-dir`);
-    return runBatch(io, args, { outDir: options["out-dir"], to: options.to, jobs: options.jobs, dtype: options.dtype, force: options.force ?? false, json: options.json });
+    if (options.quantize !== undefined || options.tensor !== undefined)
+      throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "tensor"} does not go with --out-dir`);
+    return runBatch(io, args, {
+      outDir: options["out-dir"],
+      to: options.to,
+      jobs: options.jobs,
+      dtype: options.dtype,
+      force: options.force ?? false,
+      json: options.json,
+    });
   }
   if (options.jobs !== undefined) throw new UsageError("-j goes with --out-dir (converting many files)");
   if (args.length !== 2) throw new UsageError("convert takes IN and OUT (or --out-dir DIR --to safetensors|npy FILE…)");
   const [input, output] = args as [string, string];
-  if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  if (options.dtype !== undefined && options.dtype !== "float32")
+    throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
   // precision changes of ONNX models, .april files and TenniS modules (cli/quantize.ts)
-  if (options.quantize !== undefined && output !== "-" && !TENSOR_OUTPUTS.includes(extname(output).toLowerCase()) && await isModelInput(input)) {
-    if (options.dtype !== undefined || options.tensor !== undefined) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does not go with --quantize for this input`);
+  if (
+    options.quantize !== undefined &&
+    output !== "-" &&
+    !TENSOR_OUTPUTS.includes(extname(output).toLowerCase()) &&
+    (await isModelInput(input))
+  ) {
+    if (options.dtype !== undefined || options.tensor !== undefined)
+      throw new UsageError(
+        `--${options.dtype !== undefined ? "dtype" : "tensor"} does not go with --quantize for this input`,
+      );
     return quantizeConvert(io, input, output, options);
   }
   if (options.json) {
     // the report as one JSON document on standard output; the text lines ("wrote …") are not printed
-    if (output === "-") throw new UsageError('--json prints the report on standard output, where OUT "-" writes the data: give OUT a file');
+    if (output === "-")
+      throw new UsageError(
+        '--json prints the report on standard output, where OUT "-" writes the data: give OUT a file',
+      );
     let status = 0;
-    await convertFile({ stdout: io.stdout, stderr: { isTTY: false, write: (text: string) => (text.startsWith("tensorfile: ") ? io.stderr.write(text) : true) } }, input, output, options)
-      .then((s) => (status = s));
+    await convertFile(
+      {
+        stdout: io.stdout,
+        stderr: {
+          isTTY: false,
+          write: (text: string) => (text.startsWith("tensorfile: ") ? io.stderr.write(text) : true),
+        },
+      },
+      input,
+      output,
+      options,
+    ).then((s) => (status = s));
     const target = extname(output).toLowerCase();
-    const format = TENSOR_OUTPUTS.includes(target) || target === ".onnx" ? target.slice(1) : (await detectInputFormat(output)) ?? target.slice(1);
+    const format =
+      TENSOR_OUTPUTS.includes(target) || target === ".onnx"
+        ? target.slice(1)
+        : ((await detectInputFormat(output)) ?? target.slice(1));
     print(io.stdout, jsonText({ input, output, format, bytes: (await stat(output)).size }));
     return status;
   }
@@ -103,17 +171,35 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
 /** `convert IN OUT` but the quantize route and --json (convertCommand). */
 async function convertFile(io: CliIO, input: string, output: string, options: ConvertOptions): Promise<number> {
   const only = quantizeOnlyOption(options);
-  if (only !== undefined) throw new UsageError(`--${only} goes with --quantize fp16|bf16|i8 for ONNX, .april and TenniS inputs`);
-  if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8") throw new UsageError(`--quantize takes fp16 or i8 (bf16 too for ONNX, .april and TenniS inputs), not ${options.quantize}`);
+  if (only !== undefined)
+    throw new UsageError(`--${only} goes with --quantize fp16|bf16|i8 for ONNX, .april and TenniS inputs`);
+  if (options.quantize !== undefined && options.quantize !== "fp16" && options.quantize !== "i8")
+    throw new UsageError(
+      `--quantize takes fp16 or i8 (bf16 too for ONNX, .april and TenniS inputs), not ${options.quantize}`,
+    );
   const toStdout = output === "-";
-  if (toStdout && options.to !== "json" && options.to !== "npy") throw new UsageError('OUT "-" (standard output) needs --to json or --to npy (a .safetensors file or a re-encode cannot be streamed to a pipe here)');
-  if (toStdout && options.force) throw new UsageError('--force overwrites an existing OUT file; OUT "-" is standard output, which it does not concern');
-  if (!toStdout && options.to !== undefined) throw new UsageError("--to goes with OUT \"-\" (standard output): otherwise OUT's extension picks the target");
+  if (toStdout && options.to !== "json" && options.to !== "npy")
+    throw new UsageError(
+      'OUT "-" (standard output) needs --to json or --to npy (a .safetensors file or a re-encode cannot be streamed to a pipe here)',
+    );
+  if (toStdout && options.force)
+    throw new UsageError(
+      '--force overwrites an existing OUT file; OUT "-" is standard output, which it does not concern',
+    );
+  if (!toStdout && options.to !== undefined)
+    throw new UsageError('--to goes with OUT "-" (standard output): otherwise OUT\'s extension picks the target');
   const ext = toStdout ? `.${options.to}` : extname(output).toLowerCase();
-  if (ext === ".json" && (options.dtype !== undefined || options.tensor !== undefined)) throw new UsageError(`--${options.dtype !== undefined ? "dtype" : "tensor"} does nothing for a .json output (it describes the file, not tensor values)`);
-  if (TENSOR_OUTPUTS.includes(ext) && options.quantize !== undefined) throw new UsageError(`--quantize applies to a bw2l re-encode, not to ${ext} outputs (use --dtype float32 to widen)`);
+  if (ext === ".json" && (options.dtype !== undefined || options.tensor !== undefined))
+    throw new UsageError(
+      `--${options.dtype !== undefined ? "dtype" : "tensor"} does nothing for a .json output (it describes the file, not tensor values)`,
+    );
+  if (TENSOR_OUTPUTS.includes(ext) && options.quantize !== undefined)
+    throw new UsageError(
+      `--quantize applies to a bw2l re-encode, not to ${ext} outputs (use --dtype float32 to widen)`,
+    );
   if (!toStdout) await checkOutput(output, [input], { force: options.force ?? false });
-  if ((options.opset !== undefined || options.input !== undefined) && ext !== ".onnx") throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with an .onnx OUT`);
+  if ((options.opset !== undefined || options.input !== undefined) && ext !== ".onnx")
+    throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with an .onnx OUT`);
   if (ext === ".onnx" && !toStdout) {
     // issue 25: a TenniS module / SeetaFace6 .csta to ONNX (other inputs go on below; the first bytes decide, so
     // that an .onnx input is not read whole here)
@@ -122,15 +208,18 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
     const inputs = parseInputs(options.input?.split(","), usage);
     const format = await detectInputFormat(input);
     if (format === "tsm") {
-      const message = await convertTsmToOnnx(await readWhole(input), output, opset, inputs)
-        .catch((error: unknown) => { throw error instanceof InputNameError ? new UsageError(error.message) : error; });
+      const message = await convertTsmToOnnx(await readWhole(input), output, opset, inputs).catch((error: unknown) => {
+        throw error instanceof InputNameError ? new UsageError(error.message) : error;
+      });
       if (message !== undefined) {
         print(io.stderr, message);
         return 0;
       }
     } else if (options.opset !== undefined || options.input !== undefined) {
       // an ONNX (or .april) input is re-encoded as it is: an opset or input types would silently do nothing
-      throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with a TenniS module or SeetaFace6 .csta converted to ONNX; this ${format ?? "input"} is re-encoded as it is`);
+      throw new UsageError(
+        `--${options.opset !== undefined ? "opset" : "input"} goes with a TenniS module or SeetaFace6 .csta converted to ONNX; this ${format ?? "input"} is re-encoded as it is`,
+      );
     }
   }
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
@@ -139,7 +228,9 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
   try {
     const allowed = allowedExtensions(opened.module, input);
     if (!allowed.includes(ext)) {
-      throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}${opened.module.inputOnly ? ` (${opened.format} is read, never written as a re-encode)` : ""}`);
+      throw new UsageError(
+        `OUT ${output} ends in "${ext || "(nothing)"}": for this ${opened.format} input OUT may end in ${allowed.join(", ")}${opened.module.inputOnly ? ` (${opened.format} is read, never written as a re-encode)` : ""}`,
+      );
     }
     if (TENSOR_OUTPUTS.includes(ext)) {
       if (ext === ".json") {
@@ -151,9 +242,15 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
           const infos = opened.module.tensorInfos(opened.file);
           const info = pickTensor(infos, options.tensor);
           await writeStdout(io, npyHeader(decodedDType(info, decode), info.shape));
-          for await (const piece of decodeInChunks(lazyTensors(opened, infos), info, decode)) await writeStdout(io, piece);
+          for await (const piece of decodeInChunks(lazyTensors(opened, infos), info, decode))
+            await writeStdout(io, piece);
         } else {
-          await writeAtomically(output, (temp) => writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor), { force: options.force ?? false });
+          await writeAtomically(
+            output,
+            (temp) =>
+              writeTensorOutput(io, opened, input, temp, ext as ".npy" | ".safetensors", decode, options.tensor),
+            { force: options.force ?? false },
+          );
         }
       }
       if (!toStdout) print(io.stderr, `wrote ${output}`);
@@ -170,21 +267,28 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
   const bytes = await readWhole(input);
   const { module } = readWholeAny(bytes, input);
   if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
-    throw new UsageError(`--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`);
+    throw new UsageError(
+      `--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`,
+    );
   }
-  let file = module.id === "bw2l" && options.dtype === "float32"
-    ? formatModule("bw2l").read(bytes, { dequantize: true })
-    : module.read(bytes);
+  let file =
+    module.id === "bw2l" && options.dtype === "float32"
+      ? formatModule("bw2l").read(bytes, { dequantize: true })
+      : module.read(bytes);
   let writeOptions: unknown;
   if (module.id === "bw2l" && options.quantize === "i8" && (file as { version: number }).version !== 1) {
-    throw new UsageError(`--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${(file as { version: number }).version}: use --quantize fp16`);
+    throw new UsageError(
+      `--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${(file as { version: number }).version}: use --quantize fp16`,
+    );
   }
   if (module.id === "bw2l" && options.quantize) writeOptions = { quantize: options.quantize };
   if (module.id === "tsm") {
     const tsmFile = file as { container?: unknown };
     if (ext === ".tsm" && tsmFile.container) file = { ...tsmFile, container: undefined };
     if (ext === ".csta" && !tsmFile.container) {
-      const out = (await import("../formats/tsm.js")).writeCsta(file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0]);
+      const out = (await import("../formats/tsm.js")).writeCsta(
+        file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0],
+      );
       await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
       print(io.stderr, `wrote ${output} (SeetaFace6 .csta container, ${out.length} bytes)`);
       return 0;

@@ -44,7 +44,12 @@ type DiffSide = Awaited<ReturnType<DiffCliContext["openLazy"]>>;
  * the encoder's weights by their ONNX names. The network is the one the .onnx file is named after
  * (encoder.onnx, my-decoder.onnx …), else the one with the most weights of the same name and shape. Other pairs are returned as given.
  */
-export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB: string): { a: DiffSide; b: DiffSide; note?: string } {
+export function pairAprilWithOnnx(
+  a: DiffSide,
+  b: DiffSide,
+  pathA: string,
+  pathB: string,
+): { a: DiffSide; b: DiffSide; note?: string } {
   const embedsB = capabilitiesOf(a.format)?.embeds;
   const embedsA = capabilitiesOf(b.format)?.embeds;
   const aprilFirst = embedsB?.format === b.format;
@@ -53,8 +58,13 @@ export function pairAprilWithOnnx(a: DiffSide, b: DiffSide, pathA: string, pathB
   const [aprilSide, onnxSide, onnxPath] = aprilFirst ? [a, b, pathB] : [b, a, pathA];
   const onnxShapes = new Map(onnxSide.tensorInfos().map((i) => [i.name, i.shape.join("x")]));
   const base = onnxPath.split(/[\\/]/).pop()!.toLowerCase();
-  const shared = (network: string) => aprilSide.tensorInfos()
-    .filter((i) => i.name.startsWith(`${network}/`) && onnxShapes.get(i.name.slice(network.length + 1)) === i.shape.join("x")).length;
+  const shared = (network: string) =>
+    aprilSide
+      .tensorInfos()
+      .filter(
+        (i) =>
+          i.name.startsWith(`${network}/`) && onnxShapes.get(i.name.slice(network.length + 1)) === i.shape.join("x"),
+      ).length;
   const network = networks.find((n) => base.includes(n)) ?? [...networks].sort((x, y) => shared(y) - shared(x))[0]!;
   const prefix = `${network}/`;
   const aprilInfos = aprilSide.tensorInfos().filter((i) => i.name.startsWith(prefix));
@@ -92,13 +102,21 @@ export function pairSingleTensors(a: DiffSide, b: DiffSide): { a: DiffSide; b: D
   const note = `comparing the one tensor of each file: "${infoA[0]!.name}" in A with "${original.name}" in B`;
   return {
     a,
-    b: { ...b, tensorInfos: () => [renamed], loadTensor: async (info) => ({ ...(await b.loadTensor(info === renamed ? original : info)), name: info.name }) },
+    b: {
+      ...b,
+      tensorInfos: () => [renamed],
+      loadTensor: async (info) => ({ ...(await b.loadTensor(info === renamed ? original : info)), name: info.name }),
+    },
     note,
   };
 }
 
 export const DIFF_OPTIONS = {
-  atol: { type: "string" }, rtol: { type: "string" }, json: { type: "boolean" }, "only-different": { type: "boolean" }, quiet: { type: "boolean" },
+  atol: { type: "string" },
+  rtol: { type: "string" },
+  json: { type: "boolean" },
+  "only-different": { type: "boolean" },
+  quiet: { type: "boolean" },
 } as const;
 
 export interface DiffCommandOptions {
@@ -114,7 +132,10 @@ export interface DiffCliContext {
   stdout: ProgressStream;
   stderr: ProgressStream;
   openLazy(path: string): Promise<{
-    source: ByteSource; format: string; tensorInfos(): TensorInfo[]; loadTensor(info: TensorInfo): Promise<import("../tensor.js").NamedTensor>;
+    source: ByteSource;
+    format: string;
+    tensorInfos(): TensorInfo[];
+    loadTensor(info: TensorInfo): Promise<import("../tensor.js").NamedTensor>;
   }>;
   usageError(message: string): Error;
 }
@@ -122,7 +143,8 @@ export interface DiffCliContext {
 function tolerance(text: string | undefined, name: string, ctx: DiffCliContext): number {
   if (text === undefined) return 0;
   const value = Number(text);
-  if (text.trim() === "" || !Number.isFinite(value) || value < 0) throw ctx.usageError(`--${name} takes a number >= 0 (such as 1e-6), not ${JSON.stringify(text)}`);
+  if (text.trim() === "" || !Number.isFinite(value) || value < 0)
+    throw ctx.usageError(`--${name} takes a number >= 0 (such as 1e-6), not ${JSON.stringify(text)}`);
   return value;
 }
 
@@ -157,7 +179,9 @@ function table(rows: string[][], width: number | undefined): string[] {
   fitColumn(all, 0, width);
   const widths = header.map((_, i) => all.reduce((w, r) => Math.max(w, r[i]!.length), 0)); // (no spread: any count)
   const right = new Set([4, 5, 6, 7]);
-  return all.map((r) => `  ${r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd());
+  return all.map((r) =>
+    `  ${r.map((c, i) => (right.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd(),
+  );
 }
 
 function listText(names: readonly string[]): string {
@@ -172,8 +196,13 @@ function jsonSafe(value: unknown): unknown {
 function summaryLine(result: DiffResult, atol: number, rtol: number): string {
   const counts = new Map<string, number>();
   for (const t of result.tensors) counts.set(t.status, (counts.get(t.status) ?? 0) + 1);
-  const parts = ["equal", "different", "dtype", "shape"].filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s === "dtype" ? "with another dtype" : s === "shape" ? "with another shape" : s}`);
-  const only = [result.onlyA.length > 0 ? `${result.onlyA.length} only in A` : "", result.onlyB.length > 0 ? `${result.onlyB.length} only in B` : ""].filter(Boolean);
+  const parts = ["equal", "different", "dtype", "shape"]
+    .filter((s) => counts.has(s))
+    .map((s) => `${counts.get(s)} ${s === "dtype" ? "with another dtype" : s === "shape" ? "with another shape" : s}`);
+  const only = [
+    result.onlyA.length > 0 ? `${result.onlyA.length} only in A` : "",
+    result.onlyB.length > 0 ? `${result.onlyB.length} only in B` : "",
+  ].filter(Boolean);
   const n = result.tensors.length;
   return `${n} tensor${n === 1 ? "" : "s"} in both${n > 0 ? `: ${parts.join(", ")}` : ""}${only.length > 0 ? `; ${only.join(", ")}` : ""} (atol ${atol}, rtol ${rtol}): ${result.equal ? "equal" : "different"}`;
 }
@@ -184,7 +213,8 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
   const [pathA, pathB] = args as [string, string];
   const atol = tolerance(options.atol, "atol", ctx);
   const rtol = tolerance(options.rtol, "rtol", ctx);
-  if (options.quiet && options.json) throw ctx.usageError("--quiet prints nothing and --json prints a report: give one of them");
+  if (options.quiet && options.json)
+    throw ctx.usageError("--quiet prints nothing and --json prints a report: give one of them");
   const openedA = await ctx.openLazy(pathA);
   try {
     const openedB = await ctx.openLazy(pathB);
@@ -192,7 +222,9 @@ export async function diffCommand(ctx: DiffCliContext, args: string[], options: 
       const april = pairAprilWithOnnx(openedA, openedB, pathA, pathB);
       const { a, b, note } = april.note === undefined ? pairSingleTensors(april.a, april.b) : april;
       const namesB = new Map(b.tensorInfos().map((i) => [i.name, i]));
-      const total = a.tensorInfos().reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
+      const total = a
+        .tensorInfos()
+        .reduce((n, i) => n + (namesB.has(i.name) ? i.byteLength + namesB.get(i.name)!.byteLength : 0), 0);
       const progress = new Progress(options.quiet ? { isTTY: false, write: () => true } : ctx.stderr, "diff", total);
       let result: DiffResult;
       try {
@@ -231,5 +263,6 @@ export const DIFF_COMMAND: Command = {
   options: DIFF_OPTIONS,
   inputs: "first",
   inputOptions: "all",
-  run: (io, positionals, values) => diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions),
+  run: (io, positionals, values) =>
+    diffCommand({ ...io, openLazy, usageError: (m) => new UsageError(m) }, positionals, values as DiffCommandOptions),
 };

@@ -74,7 +74,8 @@ interface EditDone {
 
 function pair(option: string, text: string): [string, string] {
   const at = text.indexOf("=");
-  const form = { "set-meta": "KEY=VALUE", rename: "OLD=NEW", shape: "NAME=DIMS", set: "FIELD=VALUE" }[option] ?? "NAME=VALUE";
+  const form =
+    { "set-meta": "KEY=VALUE", rename: "OLD=NEW", shape: "NAME=DIMS", set: "FIELD=VALUE" }[option] ?? "NAME=VALUE";
   if (at <= 0) throw new UsageError(`--${option} takes ${form}, not ${JSON.stringify(text)}`);
   return [text.slice(0, at), text.slice(at + 1)];
 }
@@ -84,20 +85,27 @@ function networkOf(file: april.AprilFile, option: string, text: string): [OnnxMo
   const slash = text.indexOf("/");
   const network = slash > 0 ? text.slice(0, slash) : "";
   if (!(april.NETWORK_NAMES as readonly string[]).includes(network)) {
-    throw new UsageError(`--${option} on an .april names a network first: encoder/…, decoder/… or joiner/…, not ${JSON.stringify(text)}`);
+    throw new UsageError(
+      `--${option} on an .april names a network first: encoder/…, decoder/… or joiner/…, not ${JSON.stringify(text)}`,
+    );
   }
   return [april.networkModel(file, network), network, text.slice(slash + 1)];
 }
 
 /** Applies the edits to the model read from MODEL; RangeErrors (an unknown name, …) are the input's fault: exit 1. */
-function applyEdits(format: "onnx" | "april", file: OnnxModel | april.AprilFile, options: EditCommandOptions): EditDone[] {
+function applyEdits(
+  format: "onnx" | "april",
+  file: OnnxModel | april.AprilFile,
+  options: EditCommandOptions,
+): EditDone[] {
   const done: EditDone[] = [];
   const target = (option: string, text: string): [OnnxModel, string | undefined, string] => {
     if (format === "onnx") return [file as OnnxModel, undefined, text];
     const [model, network, rest] = networkOf(file as april.AprilFile, option, text);
     return [model, network, rest];
   };
-  const withNetwork = (entry: EditDone, network: string | undefined): EditDone => (network === undefined ? entry : { ...entry, network });
+  const withNetwork = (entry: EditDone, network: string | undefined): EditDone =>
+    network === undefined ? entry : { ...entry, network };
   for (const text of options["set-meta"] ?? []) {
     const [where, value] = pair("set-meta", text);
     const [model, network, key] = target("set-meta", where);
@@ -126,8 +134,12 @@ function applyEdits(format: "onnx" | "april", file: OnnxModel | april.AprilFile,
     const [where, value] = pair("set", text);
     // a field name outside the fixed lists is a usage error, as an unknown option is
     const field = format === "april" && where.includes("/") ? where.slice(where.indexOf("/") + 1) : where;
-    const known: readonly string[] = format === "onnx" || where.includes("/") ? onnx.MODEL_FIELDS : april.SETTABLE_FIELDS;
-    if (!known.includes(field)) throw new UsageError(`--set takes ${known.join(", ")}${format === "april" ? " (or NETWORK/FIELD for a network's ModelProto field)" : ""}, not ${JSON.stringify(field)}`);
+    const known: readonly string[] =
+      format === "onnx" || where.includes("/") ? onnx.MODEL_FIELDS : april.SETTABLE_FIELDS;
+    if (!known.includes(field))
+      throw new UsageError(
+        `--set takes ${known.join(", ")}${format === "april" ? " (or NETWORK/FIELD for a network's ModelProto field)" : ""}, not ${JSON.stringify(field)}`,
+      );
     if (format === "april" && !where.includes("/")) {
       april.setField(file as april.AprilFile, where, value);
       done.push({ edit: "set", name: where, value });
@@ -143,11 +155,16 @@ function applyEdits(format: "onnx" | "april", file: OnnxModel | april.AprilFile,
 function editText(e: EditDone): string {
   const where = e.network ? `${e.network}: ` : "";
   switch (e.edit) {
-    case "set-meta": return `${where}metadata ${e.name} = ${JSON.stringify(e.value)}`;
-    case "delete-meta": return `${where}metadata ${e.name} deleted`;
-    case "rename": return `${where}renamed ${e.name} -> ${String(e.value)} (${e.uses} place${e.uses === 1 ? "" : "s"})`;
-    case "shape": return `${where}shape of ${e.name} = [${(e.value as (number | string | null)[]).map((d) => d ?? "?").join(", ")}]`;
-    case "set": return `${where}${e.name} = ${JSON.stringify(e.value)}`;
+    case "set-meta":
+      return `${where}metadata ${e.name} = ${JSON.stringify(e.value)}`;
+    case "delete-meta":
+      return `${where}metadata ${e.name} deleted`;
+    case "rename":
+      return `${where}renamed ${e.name} -> ${String(e.value)} (${e.uses} place${e.uses === 1 ? "" : "s"})`;
+    case "shape":
+      return `${where}shape of ${e.name} = [${(e.value as (number | string | null)[]).map((d) => d ?? "?").join(", ")}]`;
+    case "set":
+      return `${where}${e.name} = ${JSON.stringify(e.value)}`;
   }
 }
 
@@ -155,35 +172,53 @@ function editText(e: EditDone): string {
 export async function editCommand(io: CliIO, args: string[], options: EditCommandOptions): Promise<number> {
   if (args.length !== 2) throw new UsageError("edit takes MODEL and OUT");
   const [modelPath, output] = args as [string, string];
-  if (output === "-") throw new UsageError("OUT must be a file (the edited model is written to a temporary file and renamed)");
-  const count = ["set-meta", "delete-meta", "rename", "shape", "set"].reduce((n, k) => n + (options[k as keyof EditCommandOptions] as string[] | undefined ?? []).length, 0);
-  if (count === 0) throw new UsageError("edit needs at least one of --set-meta, --delete-meta, --rename, --shape, --set");
+  if (output === "-")
+    throw new UsageError("OUT must be a file (the edited model is written to a temporary file and renamed)");
+  const count = ["set-meta", "delete-meta", "rename", "shape", "set"].reduce(
+    (n, k) => n + ((options[k as keyof EditCommandOptions] as string[] | undefined) ?? []).length,
+    0,
+  );
+  if (count === 0)
+    throw new UsageError("edit needs at least one of --set-meta, --delete-meta, --rename, --shape, --set");
   await checkOutput(output, [modelPath], { force: options.force ?? false });
   const bytes = await readWhole(modelPath);
   const format = detectFormat(bytes.subarray(0, 64));
-  if (format !== "onnx" && format !== "april") throw new InputError(`${modelPath} is ${format ? `a ${format} file` : "not a format tensorfile reads"}: edit changes .onnx and .april models`);
+  if (format !== "onnx" && format !== "april")
+    throw new InputError(
+      `${modelPath} is ${format ? `a ${format} file` : "not a format tensorfile reads"}: edit changes .onnx and .april models`,
+    );
   const ext = extname(output).toLowerCase();
   const own = format === "onnx" ? onnx.extensions : april.extensions;
-  if (!own.includes(ext)) throw new UsageError(`OUT ${output} ends in "${ext || "(nothing)"}": an edited ${format} model is written as ${own.join(" or ")}`);
+  if (!own.includes(ext))
+    throw new UsageError(
+      `OUT ${output} ends in "${ext || "(nothing)"}": an edited ${format} model is written as ${own.join(" or ")}`,
+    );
   const file = format === "onnx" ? onnx.read(bytes) : april.read(bytes);
   let done: EditDone[];
   try {
     done = applyEdits(format, file, options);
   } catch (error) {
-    if (error instanceof RangeError || error instanceof TypeError) throw new InputError(error.message.replace(/^tensorfile: /, ""));
+    if (error instanceof RangeError || error instanceof TypeError)
+      throw new InputError(error.message.replace(/^tensorfile: /, ""));
     throw error;
   }
-  const written = await writeAtomically(output, async (temp) => {
-    const handle = await open(temp, "w");
-    try {
-      const sink = async (chunk: Uint8Array) => {
-        for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
-      };
-      return format === "onnx" ? await onnx.writeTo(file as OnnxModel, sink) : await april.writeTo(file as april.AprilFile, sink);
-    } finally {
-      await handle.close();
-    }
-  }, { force: options.force ?? false });
+  const written = await writeAtomically(
+    output,
+    async (temp) => {
+      const handle = await open(temp, "w");
+      try {
+        const sink = async (chunk: Uint8Array) => {
+          for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
+        };
+        return format === "onnx"
+          ? await onnx.writeTo(file as OnnxModel, sink)
+          : await april.writeTo(file as april.AprilFile, sink);
+      } finally {
+        await handle.close();
+      }
+    },
+    { force: options.force ?? false },
+  );
   if (options.json) print(io.stdout, jsonText({ file: modelPath, output, format, byteLength: written, edits: done }));
   else {
     // the report on one stream, standard error (as convert, extract and patch report)

@@ -30,12 +30,21 @@ Says what it wrote on standard error ("extracted N files and meta.json into DIR"
   --json  print { input, dir, files } on standard output instead (files: meta.json's name -> file)
 ${FOLDER_OUTPUT_RULES}`;
 
-export const EXTRACT_OPTIONS = { dtype: { type: "string" }, force: { type: "boolean" }, json: { type: "boolean" } } as const;
+export const EXTRACT_OPTIONS = {
+  dtype: { type: "string" },
+  force: { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
 
-export async function extractCommand(io: CliIO, args: string[], options: { dtype?: string; force?: boolean; json?: boolean }): Promise<number> {
+export async function extractCommand(
+  io: CliIO,
+  args: string[],
+  options: { dtype?: string; force?: boolean; json?: boolean },
+): Promise<number> {
   if (args.length !== 2) throw new UsageError("extract takes FILE and DIR");
   const [input, dir] = args as [string, string];
-  if (options.dtype !== undefined && options.dtype !== "float32") throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  if (options.dtype !== undefined && options.dtype !== "float32")
+    throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
   await checkOutput(dir, [input], { force: options.force ?? false, folder: true });
   const decode: DecodeOptions = options.dtype === "float32" ? { dtype: "float32" } : {};
   const opened = await openLazy(input);
@@ -54,43 +63,67 @@ export async function extractCommand(io: CliIO, args: string[], options: { dtype
     const names = [...infos.map((i) => i.name), ...blobs.map((b) => b.name)];
     const repeated = firstRepeat(names);
     if (repeated !== undefined) {
-      throw new InputError(`two of ${input}'s tensors or blobs are both named ${JSON.stringify(repeated)}, and meta.json maps each name to one file`);
+      throw new InputError(
+        `two of ${input}'s tensors or blobs are both named ${JSON.stringify(repeated)}, and meta.json maps each name to one file`,
+      );
     }
-    const paths = folderPaths([...infos.map((i) => ({ name: i.name, suffix: ".npy" })), ...blobs.map((b) => ({ name: b.name, suffix: "" }))]);
-    const total = infos.reduce((a, i) => a + i.byteLength, 0) +
+    const paths = folderPaths([
+      ...infos.map((i) => ({ name: i.name, suffix: ".npy" })),
+      ...blobs.map((b) => ({ name: b.name, suffix: "" })),
+    ]);
+    const total =
+      infos.reduce((a, i) => a + i.byteLength, 0) +
       blobs.reduce((a, b) => a + (b.bytes instanceof Uint8Array ? b.bytes.length : b.bytes.byteLength), 0);
-    await writeAtomically(dir, async (root) => {
-      const progress = new Progress(io.stderr, "extract", total);
-      try {
-        // plainly stored tensors stream in chunks (flat memory), the others load one at a time
-        const lazyFile = npyNamed(lazyTensors(opened, infos));
-        for (const [i, info] of infos.entries()) {
-          const relative = paths[i]!;
-          files.push([info.name, relative]);
-          const path = join(root, ...relative.split("/"));
-          await mkdirInside(root, relative);
-          await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
-          progress.advance(info.byteLength, info.name);
+    await writeAtomically(
+      dir,
+      async (root) => {
+        const progress = new Progress(io.stderr, "extract", total);
+        try {
+          // plainly stored tensors stream in chunks (flat memory), the others load one at a time
+          const lazyFile = npyNamed(lazyTensors(opened, infos));
+          for (const [i, info] of infos.entries()) {
+            const relative = paths[i]!;
+            files.push([info.name, relative]);
+            const path = join(root, ...relative.split("/"));
+            await mkdirInside(root, relative);
+            await writeNpyTo(createWriteStream(path), { file: lazyFile, info, decode });
+            progress.advance(info.byteLength, info.name);
+          }
+          for (const [i, blob] of blobs.entries()) {
+            const relative = paths[infos.length + i]!;
+            files.push([blob.name, relative]);
+            const path = join(root, ...relative.split("/"));
+            await mkdirInside(root, relative);
+            // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
+            const { bytes } = blob;
+            const written =
+              bytes instanceof Uint8Array
+                ? (await writeFile(path, bytes), bytes.length)
+                : await writePiecesTo(
+                    createWriteStream(path),
+                    [
+                      rangeChunks(
+                        opened.source,
+                        bytes.byteOffset,
+                        bytes.byteOffset + bytes.byteLength,
+                        16 << 20,
+                        opened.format,
+                        blob.name,
+                      ),
+                    ],
+                    { caller: "extract" },
+                  );
+            progress.advance(written, blob.name);
+          }
+        } finally {
+          progress.finish();
         }
-        for (const [i, blob] of blobs.entries()) {
-          const relative = paths[infos.length + i]!;
-          files.push([blob.name, relative]);
-          const path = join(root, ...relative.split("/"));
-          await mkdirInside(root, relative);
-          // a blob still in the file (an april network of hundreds of MB) is copied 16 MiB at a time
-          const { bytes } = blob;
-          const written = bytes instanceof Uint8Array
-            ? (await writeFile(path, bytes), bytes.length)
-            : await writePiecesTo(createWriteStream(path), [rangeChunks(opened.source, bytes.byteOffset, bytes.byteOffset + bytes.byteLength, 16 << 20, opened.format, blob.name)], { caller: "extract" });
-          progress.advance(written, blob.name);
-        }
-      } finally {
-        progress.finish();
-      }
-      // (Object.fromEntries makes own keys: a name "__proto__" is kept)
-      const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files) };
-      await writeFile(join(root, MANIFEST), `${jsonText(meta)}\n`);
-    }, { folder: true, force: options.force ?? false });
+        // (Object.fromEntries makes own keys: a name "__proto__" is kept)
+        const meta = { ...opened.module.inspect(opened.file), files: Object.fromEntries(files) };
+        await writeFile(join(root, MANIFEST), `${jsonText(meta)}\n`);
+      },
+      { folder: true, force: options.force ?? false },
+    );
   } finally {
     await opened.source.close?.();
   }
@@ -122,5 +155,6 @@ export const EXTRACT_COMMAND: Command = {
   options: EXTRACT_OPTIONS,
   inputs: "first",
   inputOptions: "all",
-  run: (io, positionals, values) => extractCommand(io, positionals, values as { dtype?: string; force?: boolean; json?: boolean }),
+  run: (io, positionals, values) =>
+    extractCommand(io, positionals, values as { dtype?: string; force?: boolean; json?: boolean }),
 };

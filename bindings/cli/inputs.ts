@@ -110,7 +110,8 @@ async function openSourceOf(path: string, options: { anyBytes?: boolean }): Prom
   } catch (cause) {
     if (isFormatError(cause)) throw cause;
     // /dev/stdin cannot be opened when standard input is a socket (as Node gives its children): read it directly
-    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path)) return fromBytes(await readStdin(path, anyBytes), path);
+    if ((cause as NodeJS.ErrnoException).code === "ENXIO" && /^\/(dev\/stdin|dev\/fd\/0|proc\/self\/fd\/0)$/.test(path))
+      return fromBytes(await readStdin(path, anyBytes), path);
     throw new SourceError(`cannot read ${path}: ${fsReason(cause, "input")}`, { cause });
   }
 }
@@ -161,14 +162,27 @@ export function pickTensor(infos: TensorInfo[], name: string | undefined): Tenso
   if (name !== undefined) {
     const found = infos.find((i) => i.name === name);
     if (!found) {
-      const close = closestNames(name, infos.map((i) => i.name));
-      throw new InputError(`no tensor named "${name}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : " (the file holds no tensors)"}`);
+      const close = closestNames(
+        name,
+        infos.map((i) => i.name),
+      );
+      throw new InputError(
+        `no tensor named "${name}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : " (the file holds no tensors)"}`,
+      );
     }
     return found;
   }
   if (infos.length === 1) return infos[0]!;
-  if (infos.length === 0) throw new InputError("the file holds no tensors: use \"tensorfile extract\" for what it holds (networks, data sections)");
-  throw new UsageError(`the file holds ${infos.length} tensors: name one with --tensor (${infos.slice(0, 10).map((i) => i.name).join(", ")}${infos.length > 10 ? ", …" : ""})`);
+  if (infos.length === 0)
+    throw new InputError(
+      'the file holds no tensors: use "tensorfile extract" for what it holds (networks, data sections)',
+    );
+  throw new UsageError(
+    `the file holds ${infos.length} tensors: name one with --tensor (${infos
+      .slice(0, 10)
+      .map((i) => i.name)
+      .join(", ")}${infos.length > 10 ? ", …" : ""})`,
+  );
 }
 
 /**
@@ -176,5 +190,9 @@ export function pickTensor(infos: TensorInfo[], name: string | undefined): Tenso
  * tensors stream in chunks (plainly stored) or bands of rows (column-major) instead of whole.
  */
 export function lazyTensors(opened: OpenedInput, infos: TensorInfo[]): LazyTensors {
-  return { tensorInfos: () => infos, loadTensor: (i, d) => opened.module.loadTensor(opened.source, i, d), source: opened.source };
+  return {
+    tensorInfos: () => infos,
+    loadTensor: (i, d) => opened.module.loadTensor(opened.source, i, d),
+    source: opened.source,
+  };
 }

@@ -5,7 +5,18 @@
 import { capabilitiesOf } from "../formats/registry.js";
 import type { Command } from "./command.js";
 import type { InspectResult } from "../formats/types.js";
-import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText, versionText } from "./common.js";
+import {
+  type CliIO,
+  UsageError,
+  errorJson,
+  errorLine,
+  isInputError,
+  jsonText,
+  plural,
+  print,
+  shapeText,
+  versionText,
+} from "./common.js";
 import { openLazy } from "./inputs.js";
 import { formatBytes } from "./progress.js";
 import { onnxVerdictText, tsmOnnxVerdict } from "./tsm-onnx.js";
@@ -26,7 +37,8 @@ function valueText(value: unknown, full: boolean): string {
   if (!full && Array.isArray(value) && value.length > 16) {
     // a long list (a million sections) shown shortened: only its first elements are turned into JSON
     let start = "[";
-    for (let i = 0; i < value.length && start.length <= 200; i++) start += `${i > 0 ? "," : ""}${JSON.stringify(value[i], replacer) ?? "null"}`;
+    for (let i = 0; i < value.length && start.length <= 200; i++)
+      start += `${i > 0 ? "," : ""}${JSON.stringify(value[i], replacer) ?? "null"}`;
     const oneLine = start.replace(/\s+/g, " ");
     if (oneLine.length > 100) return `${oneLine.slice(0, 97)}... (--full shows all)`;
   }
@@ -65,22 +77,36 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
     if (!Array.isArray(values)) continue;
     shown.add(key);
     print(out, `${key}${values.length === 0 ? "  (none)" : ""}`);
-    const rows = (values as ValueRow[]).map((v) => [v.name, v.dtype ?? (v.kind ?? "?"), v.shape === null ? "(rank unknown)" : `[${v.shape.map((d) => d ?? "?").join(", ")}]`]);
+    const rows = (values as ValueRow[]).map((v) => [
+      v.name,
+      v.dtype ?? v.kind ?? "?",
+      v.shape === null ? "(rank unknown)" : `[${v.shape.map((d) => d ?? "?").join(", ")}]`,
+    ]);
     const widths = [0, 1].map((c) => rows.reduce((w, r) => Math.max(w, r[c]!.length), 0));
     for (const r of rows) print(out, `  ${r[0]!.padEnd(widths[0]!)}  ${r[1]!.padEnd(widths[1]!)}  ${r[2]}`.trimEnd());
   }
   const metadataKey = capabilities?.inspectMetadataKey;
-  const metadata = metadataKey !== undefined && Array.isArray(info.meta?.[metadataKey]) ? info.meta[metadataKey] as { key: string; value: string }[] : undefined;
+  const metadata =
+    metadataKey !== undefined && Array.isArray(info.meta?.[metadataKey])
+      ? (info.meta[metadataKey] as { key: string; value: string }[])
+      : undefined;
   if (metadata) {
     print(out, `metadata${metadata.length === 0 ? "  (none)" : ""}`);
-    const width = Math.min(28, metadata.reduce((w, e) => Math.max(w, e.key.length), 0));
+    const width = Math.min(
+      28,
+      metadata.reduce((w, e) => Math.max(w, e.key.length), 0),
+    );
     for (const e of metadata) print(out, `  ${e.key.padEnd(width)}  ${valueText(e.value, full)}`);
   }
   const metaKeys = Object.keys(info.meta ?? {}).filter((k) => !(metadata && k === metadataKey));
   if (metaKeys.length > 0) {
     print(out, "meta");
-    const width = Math.min(28, metaKeys.reduce((w, k) => Math.max(w, k.length), 0)); // (no spread: any count)
-    for (const key of metaKeys) print(out, `  ${key.padEnd(width)}  ${metaText(info.format, key, info.meta[key], full)}`);
+    const width = Math.min(
+      28,
+      metaKeys.reduce((w, k) => Math.max(w, k.length), 0),
+    ); // (no spread: any count)
+    for (const key of metaKeys)
+      print(out, `  ${key.padEnd(width)}  ${metaText(info.format, key, info.meta[key], full)}`);
   }
   const total = info.tensors.reduce((a, t) => a + t.byteLength, 0);
   print(out, `tensors  ${info.tensors.length} (${formatBytes(total)})`);
@@ -115,9 +141,16 @@ function printInspect(io: CliIO, path: string, info: InspectResult, full: boolea
   }
 }
 
-export async function inspectCommand(io: CliIO, paths: string[], options: { json?: boolean; full?: boolean }): Promise<number> {
+export async function inspectCommand(
+  io: CliIO,
+  paths: string[],
+  options: { json?: boolean; full?: boolean },
+): Promise<number> {
   if (paths.length === 0) throw new UsageError("inspect takes one or more FILEs");
-  if (options.json && options.full) throw new UsageError("--full shows long values whole in the text output; --json never shortens them: give one of them");
+  if (options.json && options.full)
+    throw new UsageError(
+      "--full shows long values whole in the text output; --json never shortens them: give one of them",
+    );
   const many = paths.length > 1;
   const results: unknown[] = [];
   let failed = 0;
@@ -128,7 +161,8 @@ export async function inspectCommand(io: CliIO, paths: string[], options: { json
         const info = opened.module.inspect(opened.file);
         // what the file holds but could not be read (an april network that is not ONNX): said, not only listed
         const problems = opened.module.verifyErrors?.(opened.file) ?? [];
-        if (capabilitiesOf(opened.format)?.convertsTo?.includes("onnx")) info.meta.onnx = await tsmOnnxVerdict(opened.source);
+        if (capabilitiesOf(opened.format)?.convertsTo?.includes("onnx"))
+          info.meta.onnx = await tsmOnnxVerdict(opened.source);
         if (options.json) {
           if (many) results.push({ file: path, ...info });
           else print(io.stdout, jsonText(info));
@@ -149,7 +183,11 @@ export async function inspectCommand(io: CliIO, paths: string[], options: { json
     }
   }
   if (options.json && many) print(io.stdout, jsonText(results));
-  if (many) print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
+  if (many)
+    print(
+      options.json ? io.stderr : io.stdout,
+      `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`,
+    );
   return failed > 0 ? 1 : 0;
 }
 

@@ -52,7 +52,11 @@ function removePendingSync(): void {
 function installSignalHandlers(): void {
   if (handlersInstalled) return;
   handlersInstalled = true;
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+  ] as const) {
     process.on(signal, () => {
       removePendingSync();
       process.exit(code);
@@ -98,22 +102,33 @@ const isLocalPath = (input: string) => input !== "-" && !/^https?:\/\//i.test(in
  * exist yet), for a folder not one that holds an input or the current folder, for a file not an existing folder,
  * and, unless `force`, not an existing file (or, for a folder, not a non-empty one).
  */
-export async function checkOutput(output: string, inputs: readonly string[], options: { force: boolean; folder?: boolean }): Promise<void> {
+export async function checkOutput(
+  output: string,
+  inputs: readonly string[],
+  options: { force: boolean; folder?: boolean },
+): Promise<void> {
   const target = await identity(output);
   for (const input of inputs) {
     if (!isLocalPath(input)) continue;
     const source = await identity(input);
     const same = target && source ? sameFile(target, source) : resolve(input) === resolve(output);
-    if (same) throw new OutputRefused(`${output} is the input ${input}: refusing to write over it (write to another name, then rename)`);
+    if (same)
+      throw new OutputRefused(
+        `${output} is the input ${input}: refusing to write over it (write to another name, then rename)`,
+      );
     if (options.folder && target && (await holds(target, input))) {
-      throw new OutputRefused(`${output} holds the input ${input}: refusing to replace that folder (extract into a new folder)`);
+      throw new OutputRefused(
+        `${output} holds the input ${input}: refusing to replace that folder (extract into a new folder)`,
+      );
     }
   }
   if (!target) return;
   const isFolder = (await stat(output)).isDirectory();
   if (options.folder) {
     if (isFolder && (await holds(target, process.cwd()))) {
-      throw new OutputRefused(`${output} is the current folder or holds it: refusing to replace it (extract into a new folder)`);
+      throw new OutputRefused(
+        `${output} is the current folder or holds it: refusing to replace it (extract into a new folder)`,
+      );
     }
   } else if (isFolder) {
     throw new OutputRefused(`${output} is a folder: OUT must be a file name`);
@@ -169,13 +184,18 @@ export function fsReason(error: unknown, role: "input" | "output" = "output"): s
   return ((error as Error)?.message ?? String(error)).replace(/^[A-Z]+: /, "");
 }
 
-const isErrno = (error: unknown): error is NodeJS.ErrnoException => /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
+const isErrno = (error: unknown): error is NodeJS.ErrnoException =>
+  /^E[A-Z]+$/.test(String((error as NodeJS.ErrnoException)?.code ?? ""));
 
 /** A file-system error about the temporary (or OUT) as an OutputError naming OUT; other errors as they are. */
 function asOutputError(error: unknown, output: string, temp: string): unknown {
   if (!isErrno(error)) return error;
-  const paths = [error.path, (error as { dest?: unknown }).dest].filter((p): p is string => typeof p === "string").map((p) => resolve(p));
-  const about = paths.some((p) => p === resolve(output) || p.startsWith(resolve(temp))) || String(error.message).includes(basename(temp));
+  const paths = [error.path, (error as { dest?: unknown }).dest]
+    .filter((p): p is string => typeof p === "string")
+    .map((p) => resolve(p));
+  const about =
+    paths.some((p) => p === resolve(output) || p.startsWith(resolve(temp))) ||
+    String(error.message).includes(basename(temp));
   if (!about) return error;
   const code = error.code;
   const where = code === "EACCES" || code === "EPERM" || code === "EROFS" ? ` in the folder ${dirname(output)}` : "";
@@ -227,7 +247,8 @@ export function placeFile(temp: string, output: string, force: boolean): void {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       // file systems without hard links: check, then rename (not atomic, the best they allow)
-      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS" && code !== "EMLINK") throw error;
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS" && code !== "EMLINK")
+        throw error;
       if (existsSync(output)) throw Object.assign(new Error("exists"), { code: "EEXIST", path: output });
       renameSync(temp, output);
       return;
@@ -235,7 +256,9 @@ export function placeFile(temp: string, output: string, force: boolean): void {
     unlinkSync(temp);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") {
-      throw new OutputError(`${output} appeared while it was being written: left as it is, nothing written (use --force to overwrite it)`);
+      throw new OutputError(
+        `${output} appeared while it was being written: left as it is, nothing written (use --force to overwrite it)`,
+      );
     }
     throw asOutputError(error, output, temp);
   }
@@ -256,7 +279,9 @@ function placeFolder(temp: string, output: string, target: string, force: boolea
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR" || code === "EISDIR") {
-        throw new OutputError(`${output} appeared or was filled while extracting: left as it is, nothing written (use --force to replace it)`);
+        throw new OutputError(
+          `${output} appeared or was filled while extracting: left as it is, nothing written (use --force to replace it)`,
+        );
       }
       throw new OutputError(`cannot put the new folder in place at ${output}: ${fsReason(error)}`);
     }
@@ -274,9 +299,13 @@ function placeFolder(temp: string, output: string, target: string, force: boolea
     try {
       renameSync(aside, target);
     } catch (restoreError) {
-      throw new OutputError(`cannot put the new folder in place at ${output} (${fsReason(error)}), nor move the old one back (${fsReason(restoreError)}): the old one is at ${aside}`);
+      throw new OutputError(
+        `cannot put the new folder in place at ${output} (${fsReason(error)}), nor move the old one back (${fsReason(restoreError)}): the old one is at ${aside}`,
+      );
     }
-    throw new OutputError(`cannot put the new folder in place at ${output}: ${fsReason(error)}; the old ${output} was kept`);
+    throw new OutputError(
+      `cannot put the new folder in place at ${output}: ${fsReason(error)}; the old ${output} was kept`,
+    );
   }
   pending.add(aside); // the old folder, now replaced: removed below (or by a signal handler)
   return aside;
@@ -287,13 +316,18 @@ function placeFolder(temp: string, output: string, target: string, force: boolea
  * file or folder is removed and `path` is left as it was. `force`: replace an existing `path` (checked before by
  * checkOutput); without it, a `path` that appears meanwhile is never replaced.
  */
-export async function writeAtomically<T>(path: string, write: (tempPath: string) => Promise<T>, options: { folder?: boolean; force?: boolean } = {}): Promise<T> {
+export async function writeAtomically<T>(
+  path: string,
+  write: (tempPath: string) => Promise<T>,
+  options: { folder?: boolean; force?: boolean } = {},
+): Promise<T> {
   const target = resolve(path);
   try {
     await mkdir(dirname(target), { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EEXIST" || code === "ENOTDIR") throw new OutputError(`cannot write ${path}: ${dirname(path)} (or a folder above it) is a file, not a folder`);
+    if (code === "EEXIST" || code === "ENOTDIR")
+      throw new OutputError(`cannot write ${path}: ${dirname(path)} (or a folder above it) is a file, not a folder`);
     throw new OutputError(`cannot create the folder ${dirname(path)} for ${path}: ${fsReason(error)}`);
   }
   const temp = createTemporaryFolder(target, path);

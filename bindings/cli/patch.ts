@@ -54,7 +54,13 @@ Outputs are written in a hidden temporary folder beside OUT and put in place whe
 OUT that appears meanwhile is left alone; writing over MODEL or WEIGHTS is refused; missing parent folders are
 created. A patch that replaces nothing (no name of WEIGHTS is in MODEL) writes nothing and exits 1.`;
 
-export const PATCH_OPTIONS = { partial: { type: "boolean" }, force: { type: "boolean" }, tensor: { type: "string" }, "inline-external": { type: "boolean" }, json: { type: "boolean" } } as const;
+export const PATCH_OPTIONS = {
+  partial: { type: "boolean" },
+  force: { type: "boolean" },
+  tensor: { type: "string" },
+  "inline-external": { type: "boolean" },
+  json: { type: "boolean" },
+} as const;
 
 export interface PatchCommandOptions {
   partial?: boolean | undefined;
@@ -83,7 +89,9 @@ interface OpenedWeights {
 
 /** A folder as extract writes it (folder/open.ts: the library's openTensorFolder). */
 async function openFolder(dir: string, ctx: PatchCliContext): Promise<OpenedWeights> {
-  const tensors = await openTensorFolder(dir).catch((error: unknown) => { throw about("WEIGHTS", "", error, ctx); });
+  const tensors = await openTensorFolder(dir).catch((error: unknown) => {
+    throw about("WEIGHTS", "", error, ctx);
+  });
   return { tensors, label: dir, close: async () => {} };
 }
 
@@ -99,23 +107,36 @@ function about(role: "MODEL" | "WEIGHTS", path: string, error: unknown, ctx: Pat
 
 /** A PatchError's message for the command line: the file it speaks of is MODEL, and the API's hint is --partial. */
 function patchErrorText(error: PatchError, model: string): string {
-  return error.message.replace(/^tensorfile: /, "")
-    .replace(/^this (\S+) file has no tensor named/, (_all, format: string) => `MODEL ${model} (${format}) has no tensor named`)
+  return error.message
+    .replace(/^tensorfile: /, "")
+    .replace(
+      /^this (\S+) file has no tensor named/,
+      (_all, format: string) => `MODEL ${model} (${format}) has no tensor named`,
+    )
     .replace(/; pass \{ partial: true \} to skip unknown names$/, "; --partial skips the names MODEL does not hold");
 }
 
 /** WEIGHTS as a file: any format readFromAny reads, opened lazily; --tensor names (or picks) its tensor. */
-async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: string | undefined): Promise<OpenedWeights> {
+async function openWeightsFile(
+  path: string,
+  ctx: PatchCliContext,
+  tensorName: string | undefined,
+): Promise<OpenedWeights> {
   const source = await ctx.openSource(path);
   try {
-    const opened = await readFromAny(source).catch((error: unknown) => { throw about("WEIGHTS", path, error, ctx); });
+    const opened = await readFromAny(source).catch((error: unknown) => {
+      throw about("WEIGHTS", path, error, ctx);
+    });
     const infos = opened.tensorInfos();
     let chosen = infos;
     if (tensorName !== undefined) {
       if (infos.length === 1) chosen = [{ ...infos[0]!, name: tensorName }];
       else {
         const found = infos.filter((i) => i.name === tensorName);
-        if (found.length === 0) throw ctx.inputError(`WEIGHTS ${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`);
+        if (found.length === 0)
+          throw ctx.inputError(
+            `WEIGHTS ${path} has ${infos.length} tensors and none named "${tensorName}" (--tensor names the only tensor of a file, or picks one)`,
+          );
         chosen = found;
       }
     } else {
@@ -123,13 +144,16 @@ async function openWeightsFile(path: string, ctx: PatchCliContext, tensorName: s
       if (unnamed !== undefined) throw ctx.usageError(`WEIGHTS ${path} is ${unnamed}`);
     }
     if (infos.length === 0) throw ctx.inputError(`WEIGHTS ${path} holds no tensors`);
-    const original = new Map(chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]));
+    const original = new Map(
+      chosen.map((c, i) => [c.name, infos[infos.length === 1 ? 0 : infos.indexOf(chosen[i]!)]!]),
+    );
     return {
       label: path,
       close: async () => source.close?.(),
       tensors: {
         tensorInfos: () => chosen,
-        loadTensor: async (info: TensorInfo) => ({ ...(await opened.loadTensor(original.get(info.name)!)), name: info.name }) as NamedTensor,
+        loadTensor: async (info: TensorInfo) =>
+          ({ ...(await opened.loadTensor(original.get(info.name)!)), name: info.name }) as NamedTensor,
         // safetensors/npy tensors stored as the model stores them are copied through without loading them whole
         source,
       },
@@ -163,15 +187,22 @@ function checkExtension(model: string, output: string, format: FormatId, ctx: Pa
   const containers = capabilitiesOf(format)?.containers?.extensions ?? [];
   if (own.includes(outExt) && (!containers.includes(outExt) || own.includes(modelExt))) return;
   const allowed = [...new Set([modelExt, ...own].filter(Boolean))];
-  throw ctx.usageError(`OUT ${output} ends in "${outExt || "(nothing)"}": a patched ${format} model is written as ${allowed.join(" or ")}`);
+  throw ctx.usageError(
+    `OUT ${output} ends in "${outExt || "(nothing)"}": a patched ${format} model is written as ${allowed.join(" or ")}`,
+  );
 }
 
 /** A patch that replaced nothing (every WEIGHTS name unknown, with --partial, or no WEIGHTS at all) is a failure: OUT is not written. */
-function nothingReplaced<T extends { replaced: readonly string[]; unknown: readonly string[] }>(result: T, ctx: PatchCliContext): T {
+function nothingReplaced<T extends { replaced: readonly string[]; unknown: readonly string[] }>(
+  result: T,
+  ctx: PatchCliContext,
+): T {
   if (result.replaced.length > 0) return result;
-  throw ctx.inputError(result.unknown.length > 0
-    ? `no name of WEIGHTS is in MODEL, so nothing would be replaced (WEIGHTS holds ${listText(result.unknown)}): OUT not written`
-    : "WEIGHTS holds no tensors, so nothing would be replaced: OUT not written");
+  throw ctx.inputError(
+    result.unknown.length > 0
+      ? `no name of WEIGHTS is in MODEL, so nothing would be replaced (WEIGHTS holds ${listText(result.unknown)}): OUT not written`
+      : "WEIGHTS holds no tensors, so nothing would be replaced: OUT not written",
+  );
 }
 
 /** An external file of OUT being written: its temporary file, put in place once OUT's bytes are all written. */
@@ -186,7 +217,14 @@ interface PendingExternal {
  * is written: none may be one of MODEL's own external files (OUT in MODEL's folder), nor MODEL or WEIGHTS; an
  * existing one needs --force.
  */
-async function externalTargets(model: string, weightsPath: string, output: string, locations: readonly string[], ctx: PatchCliContext, force: boolean): Promise<Map<string, string>> {
+async function externalTargets(
+  model: string,
+  weightsPath: string,
+  output: string,
+  locations: readonly string[],
+  ctx: PatchCliContext,
+  force: boolean,
+): Promise<Map<string, string>> {
   const modelLocal = model !== "-" && !/^https?:\/\//i.test(model);
   const inputFolder = ctx.externalDir ?? (modelLocal ? dirname(resolve(model)) : undefined);
   const targets = new Map<string, string>();
@@ -194,7 +232,9 @@ async function externalTargets(model: string, weightsPath: string, output: strin
     const target = resolve(dirname(resolve(output)), location);
     const input = inputFolder === undefined ? undefined : resolve(inputFolder, location);
     if (input !== undefined && (await sameFileOrPath(input, target))) {
-      throw new OutputRefused(`OUT's external file ${target} would be MODEL's own external file ${JSON.stringify(location)}: refusing to write over it (write OUT in another folder, or store the weights in OUT with --inline-external)`);
+      throw new OutputRefused(
+        `OUT's external file ${target} would be MODEL's own external file ${JSON.stringify(location)}: refusing to write over it (write OUT in another folder, or store the weights in OUT with --inline-external)`,
+      );
     }
     await checkOutput(target, [model, weightsPath], { force });
     targets.set(location, target);
@@ -212,7 +252,9 @@ async function sameFileOrPath(a: string, b: string): Promise<boolean> {
 /** The locations of MODEL's external weights (ONNX), in file order without repeats. */
 function externalLocations(format: FormatId, infos: readonly TensorInfo[]): string[] {
   if (!capabilitiesOf(format)?.externalData) return [];
-  const locations = infos.filter(isExternal).map((info) => (info as TensorInfo & { onnx: { location: string } }).onnx.location);
+  const locations = infos
+    .filter(isExternal)
+    .map((info) => (info as TensorInfo & { onnx: { location: string } }).onnx.location);
   return [...new Set(locations)];
 }
 
@@ -244,12 +286,18 @@ export interface PatchReport {
 
 /** The text report of a patch, a line each (standard error). */
 function reportLines(r: PatchReport): string[] {
-  const lines = [`${count(r.changed.length, r.unit)} changed, ${r.unchanged.length} given back unchanged${r.kept.length > 0 ? `, ${r.kept.length} not in WEIGHTS kept as ${r.kept.length === 1 ? "it was" : "they were"}` : ""}`];
+  const lines = [
+    `${count(r.changed.length, r.unit)} changed, ${r.unchanged.length} given back unchanged${r.kept.length > 0 ? `, ${r.kept.length} not in WEIGHTS kept as ${r.kept.length === 1 ? "it was" : "they were"}` : ""}`,
+  ];
   if (r.changed.length > 0) lines.push(`changed:   ${listText(r.changed)}`);
   if (r.unchanged.length > 0) lines.push(`unchanged: ${listText(r.unchanged)}`);
   if (r.kept.length > 0) lines.push(`kept:      ${listText(r.kept)}`);
-  if (r.requantized.length > 0) lines.push(`re-quantized with their layer's new scale and offset: ${listText(r.requantized)}`);
-  if (r.skipped.length > 0) lines.push(`skipped   ${count(r.skipped.length, "name")} the ${r.format} MODEL does not hold (--partial): ${listText(r.skipped)}`);
+  if (r.requantized.length > 0)
+    lines.push(`re-quantized with their layer's new scale and offset: ${listText(r.requantized)}`);
+  if (r.skipped.length > 0)
+    lines.push(
+      `skipped   ${count(r.skipped.length, "name")} the ${r.format} MODEL does not hold (--partial): ${listText(r.skipped)}`,
+    );
   for (const target of r.external) lines.push(`wrote ${target} (an external data file of ${r.output})`);
   if (r.inlined) lines.push(`stored the external weights in ${r.output}`);
   lines.push(`wrote ${r.output} (${r.format}, ${formatBytes(r.bytes)})`);
@@ -258,14 +306,24 @@ function reportLines(r: PatchReport): string[] {
 
 /** Equal dtype, shape and bytes. */
 function sameTensor(a: NamedTensor, b: NamedTensor): boolean {
-  return a.dtype === b.dtype && a.shape.length === b.shape.length && a.shape.every((d, i) => d === b.shape[i]) && sameBytes(bytesOf(a.data), bytesOf(b.data));
+  return (
+    a.dtype === b.dtype &&
+    a.shape.length === b.shape.length &&
+    a.shape.every((d, i) => d === b.shape[i]) &&
+    sameBytes(bytesOf(a.data), bytesOf(b.data))
+  );
 }
 
 /**
  * The names of `replaced` whose tensor (or april network) in OUT, as written, equals MODEL's: loaded from both one
  * at a time and compared (dtype, shape, bytes). A name that cannot be found on both sides counts as changed.
  */
-async function unchangedNames(model: AnyLazyFile, modelSource: ByteSource, output: string, replaced: readonly string[]): Promise<Set<string>> {
+async function unchangedNames(
+  model: AnyLazyFile,
+  modelSource: ByteSource,
+  output: string,
+  replaced: readonly string[],
+): Promise<Set<string>> {
   const same = new Set<string>();
   if (replaced.length === 0) return same;
   const outSource = await fromFile(output);
@@ -294,14 +352,21 @@ async function unchangedNames(model: AnyLazyFile, modelSource: ByteSource, outpu
 }
 
 /** Runs `tensorfile patch`; returns the exit status. */
-export async function patchCommand(ctx: PatchCliContext, args: string[], options: PatchCommandOptions): Promise<number> {
+export async function patchCommand(
+  ctx: PatchCliContext,
+  args: string[],
+  options: PatchCommandOptions,
+): Promise<number> {
   if (args.length !== 3) throw ctx.usageError("patch takes MODEL, WEIGHTS and OUT");
   const [model, weightsPath, output] = args as [string, string, string];
-  if (output === "-") throw ctx.usageError("OUT must be a file (the patched model is written to a temporary file and renamed)");
+  if (output === "-")
+    throw ctx.usageError("OUT must be a file (the patched model is written to a temporary file and renamed)");
   await checkOutput(output, [model, weightsPath], { force: options.force ?? false });
   const modelSource = await ctx.openSource(model);
   try {
-    const head = await readFromAny(modelSource).catch((error: unknown) => { throw about("MODEL", model, error, ctx); });
+    const head = await readFromAny(modelSource).catch((error: unknown) => {
+      throw about("MODEL", model, error, ctx);
+    });
     const format = head.format as FormatId;
     checkExtension(model, output, format, ctx);
     let isFolder = false;
@@ -310,49 +375,80 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
     } catch {
       isFolder = false;
     }
-    if (isFolder && options.tensor !== undefined) throw ctx.usageError("--tensor names the tensor of a WEIGHTS file; a folder's files are named by their paths");
+    if (isFolder && options.tensor !== undefined)
+      throw ctx.usageError("--tensor names the tensor of a WEIGHTS file; a folder's files are named by their paths");
     const inline = options["inline-external"] === true;
     const locations = externalLocations(format, head.tensorInfos());
-    if (inline && locations.length === 0) throw ctx.usageError("--inline-external stores an ONNX model's external weights in OUT, and MODEL has none");
-    const targets = inline ? new Map<string, string>() : await externalTargets(model, weightsPath, output, locations, ctx, options.force ?? false);
+    if (inline && locations.length === 0)
+      throw ctx.usageError("--inline-external stores an ONNX model's external weights in OUT, and MODEL has none");
+    const targets = inline
+      ? new Map<string, string>()
+      : await externalTargets(model, weightsPath, output, locations, ctx, options.force ?? false);
     const pending: PendingExternal[] = [];
-    const externalSink = targets.size === 0 ? undefined : (location: string) => {
-      const target = targets.get(location)!;
-      mkdirSync(dirname(target), { recursive: true });
-      const reserved = reserveTemporary(target);
-      pending.push({ temp: reserved.temp, target, release: reserved.release });
-      return createWriteStream(reserved.temp);
-    };
-    const weights = isFolder ? await openFolder(weightsPath, ctx) : await openWeightsFile(weightsPath, ctx, options.tensor);
+    const externalSink =
+      targets.size === 0
+        ? undefined
+        : (location: string) => {
+            const target = targets.get(location)!;
+            mkdirSync(dirname(target), { recursive: true });
+            const reserved = reserveTemporary(target);
+            pending.push({ temp: reserved.temp, target, release: reserved.release });
+            return createWriteStream(reserved.temp);
+          };
+    const weights = isFolder
+      ? await openFolder(weightsPath, ctx)
+      : await openWeightsFile(weightsPath, ctx, options.tensor);
     try {
       const outExt = extname(output).toLowerCase();
       const containers = capabilitiesOf(format)?.containers;
-      const rewrap = containers !== undefined && outExt !== extname(model).toLowerCase() && containers.extensions.includes(outExt) ? containers : undefined;
+      const rewrap =
+        containers !== undefined && outExt !== extname(model).toLowerCase() && containers.extensions.includes(outExt)
+          ? containers
+          : undefined;
       let result: PatchToResult;
       try {
-        result = await writeAtomically(output, async (temp) => {
-          if (rewrap) {
-            const patched = await patchFrom(modelSource, weights.tensors, { opened: head, partial: options.partial ?? false });
-            const bytes = rewrap.rewrap(patched.bytes, outExt);
-            await writeFile(temp, bytes);
-            return nothingReplaced({ ...patched, byteLength: bytes.length }, ctx);
-          }
-          const progress = new Progress(ctx.stderr, "patch", modelSource.size ?? 0);
-          const handle = await open(temp, "w");
-          try {
-            const patched = await patchTo(modelSource, weights.tensors, async (chunk) => {
-              for (let done = 0; done < chunk.length;) done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
-              progress.advance(chunk.length);
-            }, { opened: head, partial: options.partial ?? false, reuseChunks: true, inlineExternal: inline, externalSink }).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
-            // OUT's external files, complete: put in place before OUT itself
-            for (const file of pending) placeFile(file.temp, file.target, options.force ?? false);
-            return patched;
-          } finally {
-            progress.finish();
-            await handle.close();
-            for (const file of pending) file.release();
-          }
-        }, { force: options.force ?? false });
+        result = await writeAtomically(
+          output,
+          async (temp) => {
+            if (rewrap) {
+              const patched = await patchFrom(modelSource, weights.tensors, {
+                opened: head,
+                partial: options.partial ?? false,
+              });
+              const bytes = rewrap.rewrap(patched.bytes, outExt);
+              await writeFile(temp, bytes);
+              return nothingReplaced({ ...patched, byteLength: bytes.length }, ctx);
+            }
+            const progress = new Progress(ctx.stderr, "patch", modelSource.size ?? 0);
+            const handle = await open(temp, "w");
+            try {
+              const patched = await patchTo(
+                modelSource,
+                weights.tensors,
+                async (chunk) => {
+                  for (let done = 0; done < chunk.length;)
+                    done += (await handle.write(chunk, done, chunk.length - done)).bytesWritten;
+                  progress.advance(chunk.length);
+                },
+                {
+                  opened: head,
+                  partial: options.partial ?? false,
+                  reuseChunks: true,
+                  inlineExternal: inline,
+                  externalSink,
+                },
+              ).then((result) => nothingReplaced(result, ctx)); // each chunk is written before the next
+              // OUT's external files, complete: put in place before OUT itself
+              for (const file of pending) placeFile(file.temp, file.target, options.force ?? false);
+              return patched;
+            } finally {
+              progress.finish();
+              await handle.close();
+              for (const file of pending) file.release();
+            }
+          },
+          { force: options.force ?? false },
+        );
       } catch (error) {
         // the checks of the patch (names, dtypes, shapes: a PatchError) are about the input: exit 1
         if (isPatchError(error)) throw ctx.inputError(patchErrorText(error, model));
@@ -362,11 +458,23 @@ export async function patchCommand(ctx: PatchCliContext, args: string[], options
       const unchanged = await unchangedNames(head, modelSource, output, result.replaced);
       const changed = result.replaced.filter((name) => !unchanged.has(name));
       const report: PatchReport = {
-        model, weights: weightsPath, output, format, bytes: result.byteLength,
+        model,
+        weights: weightsPath,
+        output,
+        format,
+        bytes: result.byteLength,
         // april: whole networks, or weights of its networks (encoder/<name>…)
-        unit: capabilitiesOf(format)?.embeds !== undefined && result.replaced.every((n) => !n.includes("/")) ? "network" : "tensor",
-        changed, unchanged: result.replaced.filter((name) => unchanged.has(name)), kept: result.kept,
-        skipped: result.unknown, requantized: result.requantized, external: [...targets.values()], inlined: inline,
+        unit:
+          capabilitiesOf(format)?.embeds !== undefined && result.replaced.every((n) => !n.includes("/"))
+            ? "network"
+            : "tensor",
+        changed,
+        unchanged: result.replaced.filter((name) => unchanged.has(name)),
+        kept: result.kept,
+        skipped: result.unknown,
+        requantized: result.requantized,
+        external: [...targets.values()],
+        inlined: inline,
       };
       if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       else for (const line of reportLines(report)) ctx.stderr.write(`${line}\n`);
@@ -387,7 +495,16 @@ export const PATCH_COMMAND: Command = {
   options: PATCH_OPTIONS,
   inputs: "first",
   inputOptions: "all",
-  run: (io, positionals, values, { externalDir }) => patchCommand({
-    ...io, openSource, externalDir, usageError: (m) => new UsageError(m), inputError: (m) => new InputError(m),
-  }, positionals, values as PatchCommandOptions),
+  run: (io, positionals, values, { externalDir }) =>
+    patchCommand(
+      {
+        ...io,
+        openSource,
+        externalDir,
+        usageError: (m) => new UsageError(m),
+        inputError: (m) => new InputError(m),
+      },
+      positionals,
+      values as PatchCommandOptions,
+    ),
 };

@@ -32,7 +32,11 @@ export class Progress {
   private drawn = false;
   private done = 0;
 
-  constructor(private readonly stream: ProgressStream, private readonly label: string, private readonly total: number) {}
+  constructor(
+    private readonly stream: ProgressStream,
+    private readonly label: string,
+    private readonly total: number,
+  ) {}
 
   /** Adds `bytes` of completed work and redraws at most 10 times a second, after the first second. */
   advance(bytes: number, detail = ""): void {

@@ -68,12 +68,14 @@ export interface OutputCheck {
 
 /** True for the options only the quantize route takes. */
 export function quantizeOnlyOption(options: QuantizeCliOptions): string | undefined {
-  for (const name of ["keep-io", "check", "inputs", "shape", "tolerance"] as const) if (options[name] !== undefined) return name;
+  for (const name of ["keep-io", "check", "inputs", "shape", "tolerance"] as const)
+    if (options[name] !== undefined) return name;
   return undefined;
 }
 
 function parseMode(text: string): QuantizeMode {
-  if (text !== "fp16" && text !== "bf16" && text !== "i8") throw new UsageError(`--quantize takes fp16, bf16 or i8 for ONNX, .april and TenniS inputs, not ${text}`);
+  if (text !== "fp16" && text !== "bf16" && text !== "i8")
+    throw new UsageError(`--quantize takes fp16, bf16 or i8 for ONNX, .april and TenniS inputs, not ${text}`);
   return text;
 }
 
@@ -82,7 +84,8 @@ function parseShapes(text: string | undefined): { dims: Record<string, number>; 
   const shapes: Record<string, number[]> = {};
   for (const item of text?.split(",") ?? []) {
     const match = /^(.+)=(\d+(?:x\d+)*)$/.exec(item);
-    if (!match) throw new UsageError(`--shape takes NAME=DIMS (a symbolic dim: batch=1; an input: input=1x512), not ${item}`);
+    if (!match)
+      throw new UsageError(`--shape takes NAME=DIMS (a symbolic dim: batch=1; an input: input=1x512), not ${item}`);
     const values = match[2]!.split("x").map(Number);
     if (values.length === 1) dims[match[1]!] = values[0]!;
     shapes[match[1]!] = values;
@@ -100,16 +103,25 @@ function sizeText(bytes: number): string {
 /** The report as lines of text (one network: `prefix` names it). */
 export function reportText(report: QuantizeReport, prefix = ""): string[] {
   const lines: string[] = [];
-  const ratio = report.weightBytesBefore > 0 ? ` (${(report.weightBytesAfter / report.weightBytesBefore).toFixed(2)}x)` : "";
-  lines.push(`${prefix}${report.mode}: ${report.tensorsConverted} tensors converted; weights ${sizeText(report.weightBytesBefore)} -> ${sizeText(report.weightBytesAfter)}${ratio}`);
+  const ratio =
+    report.weightBytesBefore > 0 ? ` (${(report.weightBytesAfter / report.weightBytesBefore).toFixed(2)}x)` : "";
+  lines.push(
+    `${prefix}${report.mode}: ${report.tensorsConverted} tensors converted; weights ${sizeText(report.weightBytesBefore)} -> ${sizeText(report.weightBytesAfter)}${ratio}`,
+  );
   if (report.mode === "fp16") {
     lines.push(`${prefix}values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`);
-    lines.push(`${prefix}ops computing in float16: ${report.opsFloat16}; Casts added: ${report.nodesAdded}; Cast(to=FLOAT) retargeted to FLOAT16: ${report.castsRetargeted}`);
+    lines.push(
+      `${prefix}ops computing in float16: ${report.opsFloat16}; Casts added: ${report.nodesAdded}; Cast(to=FLOAT) retargeted to FLOAT16: ${report.castsRetargeted}`,
+    );
     if (report.opsKeptFloat32.length > 0) {
-      lines.push(`${prefix}ops left in float32: ${report.opsKeptFloat32.map((o) => `${o.opType} x${o.count} (${o.reason})`).join(", ")}`);
+      lines.push(
+        `${prefix}ops left in float32: ${report.opsKeptFloat32.map((o) => `${o.opType} x${o.count} (${o.reason})`).join(", ")}`,
+      );
     }
   } else {
-    lines.push(`${prefix}values flushed to zero: ${report.flushed}; ${report.mode === "bf16" ? "Casts" : "dequantizing nodes"} added: ${report.nodesAdded}`);
+    lines.push(
+      `${prefix}values flushed to zero: ${report.flushed}; ${report.mode === "bf16" ? "Casts" : "dequantizing nodes"} added: ${report.nodesAdded}`,
+    );
   }
   if (report.tensorsKept.length > 0) {
     const reasons = new Map<string, number>();
@@ -133,11 +145,22 @@ export async function loadOrt(specifier = "onnxruntime-web"): Promise<Ort> {
     ort.env.logLevel = "error";
     return ort;
   } catch (cause) {
-    throw new InputError(`--check runs the models in onnxruntime-web, which is not installed here (${(cause as Error).message.split("\n")[0]}): install it with "npm install onnxruntime-web" (an optional peer dependency of tensorfile), or leave out --check`);
+    throw new InputError(
+      `--check runs the models in onnxruntime-web, which is not installed here (${(cause as Error).message.split("\n")[0]}): install it with "npm install onnxruntime-web" (an optional peer dependency of tensorfile), or leave out --check`,
+    );
   }
 }
 
-const NPY_TYPES: Record<string, string> = { float32: "float32", float16: "float16", float64: "float64", int64: "int64", int32: "int32", int8: "int8", uint8: "uint8", bool: "bool" };
+const NPY_TYPES: Record<string, string> = {
+  float32: "float32",
+  float16: "float16",
+  float64: "float64",
+  int64: "int64",
+  int32: "int32",
+  int8: "int8",
+  uint8: "uint8",
+  bool: "bool",
+};
 
 async function readInputs(ort: Ort, dir: string | undefined): Promise<Map<string, OrtTensor>> {
   const out = new Map<string, OrtTensor>();
@@ -168,23 +191,54 @@ function seeded(seed: number): () => number {
 }
 
 /** Feeds for a model: the given .npy inputs, others generated (floats uniform in [-1, 1), integers 1, bools true). */
-function feedsFor(ort: Ort, model: OnnxModel, given: Map<string, OrtTensor>, shapes: ReturnType<typeof parseShapes>): Record<string, OrtTensor> {
+function feedsFor(
+  ort: Ort,
+  model: OnnxModel,
+  given: Map<string, OrtTensor>,
+  shapes: ReturnType<typeof parseShapes>,
+): Record<string, OrtTensor> {
   const feeds: Record<string, OrtTensor> = {};
   const initializers = new Set(model.graph?.initializers.map((t) => t.name));
   const random = seeded(1);
   for (const v of model.graph?.inputs ?? []) {
     if (initializers.has(v.name)) continue;
     const have = given.get(v.name);
-    if (have) { feeds[v.name] = have; continue; }
-    const shape = shapes.shapes[v.name] ?? (v.type.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? shapes.dims[d] ?? 1 : 1));
+    if (have) {
+      feeds[v.name] = have;
+      continue;
+    }
+    const shape =
+      shapes.shapes[v.name] ??
+      (v.type.shape ?? []).map((d) => (typeof d === "number" ? d : typeof d === "string" ? (shapes.dims[d] ?? 1) : 1));
     const count = shape.reduce((x, y) => x * y, 1);
     switch (v.type.elemType) {
-      case 1: feeds[v.name] = new ort.Tensor("float32", Float32Array.from({ length: count }, () => random() * 2 - 1), shape); break;
-      case 10: feeds[v.name] = new ort.Tensor("float16", new Uint16Array(count).map(() => 0x3800), shape); break; // 0.5
-      case 7: feeds[v.name] = new ort.Tensor("int64", new BigInt64Array(count).fill(1n), shape); break;
-      case 6: feeds[v.name] = new ort.Tensor("int32", new Int32Array(count).fill(1), shape); break;
-      case 9: feeds[v.name] = new ort.Tensor("bool", new Uint8Array(count).fill(1), shape); break;
-      default: throw new InputError(`--check cannot generate input ${v.name} (${onnx.dataTypeName(v.type.elemType ?? 0)}): give it with --inputs DIR`);
+      case 1:
+        feeds[v.name] = new ort.Tensor(
+          "float32",
+          Float32Array.from({ length: count }, () => random() * 2 - 1),
+          shape,
+        );
+        break;
+      case 10:
+        feeds[v.name] = new ort.Tensor(
+          "float16",
+          new Uint16Array(count).map(() => 0x3800),
+          shape,
+        );
+        break; // 0.5
+      case 7:
+        feeds[v.name] = new ort.Tensor("int64", new BigInt64Array(count).fill(1n), shape);
+        break;
+      case 6:
+        feeds[v.name] = new ort.Tensor("int32", new Int32Array(count).fill(1), shape);
+        break;
+      case 9:
+        feeds[v.name] = new ort.Tensor("bool", new Uint8Array(count).fill(1), shape);
+        break;
+      default:
+        throw new InputError(
+          `--check cannot generate input ${v.name} (${onnx.dataTypeName(v.type.elemType ?? 0)}): give it with --inputs DIR`,
+        );
     }
   }
   return feeds;
@@ -204,10 +258,22 @@ function asFloat32(t: OrtTensor): Float32Array {
  * measured here, over the reference's non-zero values: diffStats's maxRel is infinite wherever the reference is 0,
  * which a ReLU or sigmoid output has everywhere, and would say nothing.
  */
-export function compareOutput(label: string, want: OrtTensor, got: OrtTensor | undefined, tolerance: number): OutputCheck {
+export function compareOutput(
+  label: string,
+  want: OrtTensor,
+  got: OrtTensor | undefined,
+  tolerance: number,
+): OutputCheck {
   const a = asFloat32(want);
   const b = got === undefined ? undefined : asFloat32(got);
-  if (b === undefined || a.length !== b.length) return { output: label, maxAbsDifference: Number.NaN, maxRelativeDifference: Number.NaN, cosine: Number.NaN, passed: false };
+  if (b === undefined || a.length !== b.length)
+    return {
+      output: label,
+      maxAbsDifference: Number.NaN,
+      maxRelativeDifference: Number.NaN,
+      cosine: Number.NaN,
+      passed: false,
+    };
   const stats = kernels.diffStats(b, a);
   let maxRel = 0;
   let maxRef = 0;
@@ -227,7 +293,12 @@ export function compareOutput(label: string, want: OrtTensor, got: OrtTensor | u
   return { output: label, maxAbsDifference: stats.maxAbs, maxRelativeDifference: maxRel, cosine, passed };
 }
 
-async function run(ort: Ort, bytes: Uint8Array, feeds: Record<string, OrtTensor>, which: string): Promise<Record<string, OrtTensor>> {
+async function run(
+  ort: Ort,
+  bytes: Uint8Array,
+  feeds: Record<string, OrtTensor>,
+  which: string,
+): Promise<Record<string, OrtTensor>> {
   try {
     const session = await ort.InferenceSession.create(bytes, { logSeverityLevel: 3 });
     try {
@@ -240,7 +311,16 @@ async function run(ort: Ort, bytes: Uint8Array, feeds: Record<string, OrtTensor>
   }
 }
 
-async function checkPair(ort: Ort, label: string, original: Uint8Array, converted: Uint8Array, model: OnnxModel, given: Map<string, OrtTensor>, shapes: ReturnType<typeof parseShapes>, tolerance: number): Promise<OutputCheck[]> {
+async function checkPair(
+  ort: Ort,
+  label: string,
+  original: Uint8Array,
+  converted: Uint8Array,
+  model: OnnxModel,
+  given: Map<string, OrtTensor>,
+  shapes: ReturnType<typeof parseShapes>,
+  tolerance: number,
+): Promise<OutputCheck[]> {
   const feeds = feedsFor(ort, model, given, shapes);
   const want = await run(ort, original, feeds, `original ${label || "model"}`);
   const convertedFeeds = { ...feeds };
@@ -249,32 +329,56 @@ async function checkPair(ort: Ort, label: string, original: Uint8Array, converte
   for (const v of quantized.graph?.inputs ?? []) {
     const feed = feeds[v.name];
     if (feed && v.type.elemType === 10 && feed.type === "float32") {
-      convertedFeeds[v.name] = new ort.Tensor("float16", kernels.f32ToF16(feed.data as Float32Array), feed.dims as number[]);
+      convertedFeeds[v.name] = new ort.Tensor(
+        "float16",
+        kernels.f32ToF16(feed.data as Float32Array),
+        feed.dims as number[],
+      );
     }
   }
   const got = await run(ort, converted, convertedFeeds, `converted ${label || "model"}`);
-  return Object.keys(want).map((name) => compareOutput(label ? `${label}/${name}` : name, want[name]!, got[name], tolerance));
+  return Object.keys(want).map((name) =>
+    compareOutput(label ? `${label}/${name}` : name, want[name]!, got[name], tolerance),
+  );
 }
 
 // ------------------------------------------------------------------------------------------- the command
 
 /** `convert IN OUT --quantize MODE …` for ONNX, .april and TenniS inputs; other inputs are refused (exit 2). */
-export async function quantizeConvert(io: CliIO, input: string, output: string, options: QuantizeCliOptions): Promise<number> {
+export async function quantizeConvert(
+  io: CliIO,
+  input: string,
+  output: string,
+  options: QuantizeCliOptions,
+): Promise<number> {
   const mode = parseMode(options.quantize ?? "");
   const keep = options["keep-io"];
-  if (keep !== undefined && keep !== "true" && keep !== "false") throw new UsageError(`--keep-io takes true or false, not ${keep}`);
-  if (keep !== undefined && mode !== "fp16") throw new UsageError("--keep-io goes with --quantize fp16 (bf16 and i8 never change the graph's inputs and outputs)");
-  for (const name of ["inputs", "shape", "tolerance"] as const) if (options[name] !== undefined && !options.check) throw new UsageError(`--${name} goes with --check`);
+  if (keep !== undefined && keep !== "true" && keep !== "false")
+    throw new UsageError(`--keep-io takes true or false, not ${keep}`);
+  if (keep !== undefined && mode !== "fp16")
+    throw new UsageError(
+      "--keep-io goes with --quantize fp16 (bf16 and i8 never change the graph's inputs and outputs)",
+    );
+  for (const name of ["inputs", "shape", "tolerance"] as const)
+    if (options[name] !== undefined && !options.check) throw new UsageError(`--${name} goes with --check`);
   const tolerance = options.tolerance === undefined ? DEFAULT_TOLERANCE[mode] : Number(options.tolerance);
-  if (!(tolerance >= 0) || !/^\s*[\d.e+-]+\s*$/i.test(options.tolerance ?? "0")) throw new UsageError(`--tolerance takes a number >= 0 (the largest 1 - cosine allowed), not ${options.tolerance}`);
+  if (!(tolerance >= 0) || !/^\s*[\d.e+-]+\s*$/i.test(options.tolerance ?? "0"))
+    throw new UsageError(`--tolerance takes a number >= 0 (the largest 1 - cosine allowed), not ${options.tolerance}`);
   const shapes = parseShapes(options.shape);
   // the first bytes decide (convert routed here on them): a model is read whole only when --check runs it
   const format = await detectInputFormat(input);
   const kind = format === "onnx" || format === "april" || format === "tsm" ? format : undefined;
-  if (kind === undefined) throw new UsageError(`--quantize ${mode} applies to ONNX models, .april files and TenniS modules (and to bw2l re-encodes as fp16|i8); ${input} is none of these`);
+  if (kind === undefined)
+    throw new UsageError(
+      `--quantize ${mode} applies to ONNX models, .april files and TenniS modules (and to bw2l re-encodes as fp16|i8); ${input} is none of these`,
+    );
   const wanted = kind === "april" ? ".april" : ".onnx";
-  if (extname(output).toLowerCase() !== wanted) throw new UsageError(`--quantize writes ${kind === "tsm" ? "an ONNX model" : `the input's format`}: OUT must end in ${wanted}, not ${extname(output) || "(nothing)"}`);
-  if ((options.opset !== undefined || options.input !== undefined) && kind !== "tsm") throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with a TenniS input`);
+  if (extname(output).toLowerCase() !== wanted)
+    throw new UsageError(
+      `--quantize writes ${kind === "tsm" ? "an ONNX model" : `the input's format`}: OUT must end in ${wanted}, not ${extname(output) || "(nothing)"}`,
+    );
+  if ((options.opset !== undefined || options.input !== undefined) && kind !== "tsm")
+    throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with a TenniS input`);
   await checkOutput(output, [input], { force: options.force ?? false });
   const ort = options.check ? await loadOrt() : undefined;
 
@@ -301,15 +405,32 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
       for (const network of april.NETWORK_NAMES) {
         const before = file.onnx?.[network];
         if (!before) continue;
-        const sub = await readInputs(ort, options.inputs === undefined ? undefined : join(options.inputs, network)).catch(() => new Map<string, OrtTensor>());
-        checks.push(...await checkPair(ort, network, new Uint8Array(file.networks[network] as Uint8Array), new Uint8Array(after.networks[network] as Uint8Array), before, sub.size > 0 ? sub : given, shapes, tolerance));
+        const sub = await readInputs(
+          ort,
+          options.inputs === undefined ? undefined : join(options.inputs, network),
+        ).catch(() => new Map<string, OrtTensor>());
+        checks.push(
+          ...(await checkPair(
+            ort,
+            network,
+            new Uint8Array(file.networks[network] as Uint8Array),
+            new Uint8Array(after.networks[network] as Uint8Array),
+            before,
+            sub.size > 0 ? sub : given,
+            shapes,
+            tolerance,
+          )),
+        );
       }
     }
   } else {
     let original = bytes;
     if (kind === "tsm") {
       const usage = (m: string) => new UsageError(m);
-      original = tsm.toOnnx(tsm.read(bytes), { opset: parseOpset(options.opset, usage), inputs: parseInputs(options.input?.split(","), usage) });
+      original = tsm.toOnnx(tsm.read(bytes), {
+        opset: parseOpset(options.opset, usage),
+        inputs: parseInputs(options.input?.split(","), usage),
+      });
     }
     const model = onnx.read(original);
     const result = onnx.quantizeWithReport(model, { mode, keepIO });
@@ -317,20 +438,24 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
     stream = (sink) => onnx.writeTo(result.model, sink);
     if (ort) {
       written = onnx.write(result.model);
-      checks.push(...await checkPair(ort, "", original, written, model, given, shapes, tolerance));
+      checks.push(...(await checkPair(ort, "", original, written, model, given, shapes, tolerance)));
     }
   }
 
   const failed = checks.filter((c) => !c.passed);
   let size = written?.length ?? 0;
   if (failed.length === 0) {
-    size = await writeAtomically(output, async (temp) => {
-      if (written) {
-        await writeFile(temp, written);
-        return written.length;
-      }
-      return stream(createWriteStream(temp));
-    }, { force: options.force ?? false });
+    size = await writeAtomically(
+      output,
+      async (temp) => {
+        if (written) {
+          await writeFile(temp, written);
+          return written.length;
+        }
+        return stream(createWriteStream(temp));
+      },
+      { force: options.force ?? false },
+    );
   }
   return finish(io, input, output, mode, kind, reports, checks, ort, tolerance, size, options.json ?? false);
 }
@@ -339,8 +464,15 @@ export async function quantizeConvert(io: CliIO, input: string, output: string, 
  * A .onnx or .april IN converted straight from its source into OUT (no --check): its structure and one weight at a
  * time in memory (onnx/quantize-stream.ts), a progress bar on a terminal. The reports are complete once written.
  */
-async function streamQuantized(io: CliIO, input: string, output: string, kind: "onnx" | "april", options: { mode: QuantizeMode; keepIO: boolean },
-  reports: { network: string; report: QuantizeReport }[], force: boolean): Promise<number> {
+async function streamQuantized(
+  io: CliIO,
+  input: string,
+  output: string,
+  kind: "onnx" | "april",
+  options: { mode: QuantizeMode; keepIO: boolean },
+  reports: { network: string; report: QuantizeReport }[],
+  force: boolean,
+): Promise<number> {
   const source = await openSource(input);
   try {
     let pieces: OutputPiece[];
@@ -356,7 +488,16 @@ async function streamQuantized(io: CliIO, input: string, output: string, kind: "
     }
     const progress = new Progress(io.stderr, `--quantize ${options.mode}`, total);
     try {
-      return await writeAtomically(output, (temp) => writePiecesTo(createWriteStream(temp), pieces.map((p) => counted(p, progress)), { caller: "convert" }), { force });
+      return await writeAtomically(
+        output,
+        (temp) =>
+          writePiecesTo(
+            createWriteStream(temp),
+            pieces.map((p) => counted(p, progress)),
+            { caller: "convert" },
+          ),
+        { force },
+      );
     } finally {
       progress.finish();
     }
@@ -378,19 +519,40 @@ async function* counted(piece: OutputPiece, progress: Progress): AsyncGenerator<
 }
 
 /** Prints the reports and --check's results (or the JSON); exit 1 when a check failed (nothing was written). */
-async function finish(io: CliIO, input: string, output: string, mode: QuantizeMode, kind: string, reports: { network: string; report: QuantizeReport }[],
-  checks: OutputCheck[], ort: Ort | undefined, tolerance: number, size: number, json: boolean): Promise<number> {
+async function finish(
+  io: CliIO,
+  input: string,
+  output: string,
+  mode: QuantizeMode,
+  kind: string,
+  reports: { network: string; report: QuantizeReport }[],
+  checks: OutputCheck[],
+  ort: Ort | undefined,
+  tolerance: number,
+  size: number,
+  json: boolean,
+): Promise<number> {
   const failed = checks.filter((c) => !c.passed);
   if (json) {
-    await writeStdout(io, `${jsonText({ input, output, mode, written: failed.length === 0, bytes: failed.length === 0 ? size : undefined, reports, check: ort ? { tolerance, outputs: checks } : undefined })}\n`);
+    await writeStdout(
+      io,
+      `${jsonText({ input, output, mode, written: failed.length === 0, bytes: failed.length === 0 ? size : undefined, reports, check: ort ? { tolerance, outputs: checks } : undefined })}\n`,
+    );
   } else {
-    for (const { network, report } of reports) for (const line of reportText(report, network ? `${network}: ` : "")) print(io.stderr, line);
+    for (const { network, report } of reports)
+      for (const line of reportText(report, network ? `${network}: ` : "")) print(io.stderr, line);
     for (const c of checks) {
-      print(io.stderr, `check ${c.output}: max |difference| ${c.maxAbsDifference.toPrecision(3)}, max relative ${c.maxRelativeDifference.toPrecision(3)}, cosine ${c.cosine.toFixed(6)}${c.passed ? "" : ` (1 - cosine above the tolerance ${tolerance})`}`);
+      print(
+        io.stderr,
+        `check ${c.output}: max |difference| ${c.maxAbsDifference.toPrecision(3)}, max relative ${c.maxRelativeDifference.toPrecision(3)}, cosine ${c.cosine.toFixed(6)}${c.passed ? "" : ` (1 - cosine above the tolerance ${tolerance})`}`,
+      );
     }
   }
   if (failed.length > 0) {
-    print(io.stderr, `tensorfile: --check: ${failed.map((c) => c.output).join(", ")} differ by more than the tolerance (1 - cosine > ${tolerance}); nothing written (raise it with --tolerance X)`);
+    print(
+      io.stderr,
+      `tensorfile: --check: ${failed.map((c) => c.output).join(", ")} differ by more than the tolerance (1 - cosine > ${tolerance}); nothing written (raise it with --tolerance X)`,
+    );
     return 1;
   }
   if (!json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);

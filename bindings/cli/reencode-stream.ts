@@ -20,12 +20,22 @@ export function isStreamedReencode(format: string): format is keyof typeof STREA
 }
 
 /** Writes OUT as write(read(IN)) of `format`, streamed; prints "wrote OUT (format, N bytes)". Exit status 0. */
-export async function streamReencode(io: CliIO, input: string, output: string, format: keyof typeof STREAMED, force: boolean): Promise<number> {
+export async function streamReencode(
+  io: CliIO,
+  input: string,
+  output: string,
+  format: keyof typeof STREAMED,
+  force: boolean,
+): Promise<number> {
   const source = await openSource(input);
   try {
     // read()'s checks first: the output file is created only for a model that passes them
     const pieces = await STREAMED[format](source);
-    const written = await writeAtomically(output, (temp) => writePiecesTo(createWriteStream(temp), pieces, { caller: "convert" }), { force });
+    const written = await writeAtomically(
+      output,
+      (temp) => writePiecesTo(createWriteStream(temp), pieces, { caller: "convert" }),
+      { force },
+    );
     print(io.stderr, `wrote ${output} (${format}, ${written} bytes)`);
     return 0;
   } finally {

@@ -37,12 +37,27 @@ export type { CliIO } from "./common.js";
 
 /** Every command, in the order the usage lists them: the one list usage, help, parsing, completion and dispatch come from. */
 const COMMANDS: readonly Command[] = [
-  INSPECT_COMMAND, VERIFY_COMMAND, CONVERT_COMMAND, EXTRACT_COMMAND, STATS_COMMAND, VIEW_COMMAND, PATCH_COMMAND,
-  DIFF_COMMAND, EDIT_COMMAND, SHOW_COMMAND, SAMPLE_COMMAND, COMPLETION_COMMAND,
+  INSPECT_COMMAND,
+  VERIFY_COMMAND,
+  CONVERT_COMMAND,
+  EXTRACT_COMMAND,
+  STATS_COMMAND,
+  VIEW_COMMAND,
+  PATCH_COMMAND,
+  DIFF_COMMAND,
+  EDIT_COMMAND,
+  SHOW_COMMAND,
+  SAMPLE_COMMAND,
+  COMPLETION_COMMAND,
 ];
 
 const USAGE = `Usage:
-${COMMANDS.map((command) => command.synopsis.split("\n").map((line) => `  ${line}`).join("\n")).join("\n")}
+${COMMANDS.map((command) =>
+  command.synopsis
+    .split("\n")
+    .map((line) => `  ${line}`)
+    .join("\n"),
+).join("\n")}
 
 FILE may be "-" (standard input), a pipe or device (read whole, at most 2 GiB: --max-stdin-bytes N changes it; its
 first bytes must start a known format), or an http(s) URL (read with Range requests; every command reading files
@@ -58,8 +73,16 @@ Run "tensorfile help COMMAND" (or "tensorfile COMMAND --help") for one command; 
  * Taken by every command that reads FILEs: the time limits of http(s) inputs, the cap on streams read whole, the
  * folder of ONNX external data.
  */
-const URL_OPTIONS = { timeout: { type: "string" }, "max-stdin-bytes": { type: "string" }, "external-dir": { type: "string" } } as const;
-const INPUT_OPTIONS: Record<Command["inputOptions"], OptionTable> = { all: URL_OPTIONS, stdin: { "max-stdin-bytes": URL_OPTIONS["max-stdin-bytes"] }, none: {} };
+const URL_OPTIONS = {
+  timeout: { type: "string" },
+  "max-stdin-bytes": { type: "string" },
+  "external-dir": { type: "string" },
+} as const;
+const INPUT_OPTIONS: Record<Command["inputOptions"], OptionTable> = {
+  all: URL_OPTIONS,
+  stdin: { "max-stdin-bytes": URL_OPTIONS["max-stdin-bytes"] },
+  none: {},
+};
 
 /** --quiet, taken by every command but completion (diff has its own: exit status only). */
 const QUIET_OPTION = { quiet: { type: "boolean" } } as const;
@@ -82,7 +105,9 @@ function helpOf(command: Command): string {
  */
 function quietIO(io: CliIO): CliIO {
   const errorsOnly = (text: string) => {
-    const lines = String(text).split(/(?<=\n)/).filter((line) => line.startsWith("tensorfile: ") && !/^tensorfile: (?:.*?: )?warning: /.test(line));
+    const lines = String(text)
+      .split(/(?<=\n)/)
+      .filter((line) => line.startsWith("tensorfile: ") && !/^tensorfile: (?:.*?: )?warning: /.test(line));
     if (lines.length > 0) io.stderr.write(lines.join(""));
     return true;
   };
@@ -103,12 +128,22 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   }
   const found = COMMANDS.find((c) => c.name === command); // ("toString" is no command)
   if (found === undefined) {
-    const [close] = closestNames(command, COMMANDS.map((c) => c.name), 1);
-    print(io.stderr, `tensorfile: unknown command "${command}"${close ? ` (did you mean "${close}"?)` : ""}; run "tensorfile --help" for the commands`);
+    const [close] = closestNames(
+      command,
+      COMMANDS.map((c) => c.name),
+      1,
+    );
+    print(
+      io.stderr,
+      `tensorfile: unknown command "${command}"${close ? ` (did you mean "${close}"?)` : ""}; run "tensorfile --help" for the commands`,
+    );
     return 2;
   }
   const name = found.name;
-  const parsed = parseCommandArgs(io, name, found.options, rest, { ...INPUT_OPTIONS[found.inputOptions], ...(takesQuiet(found) ? QUIET_OPTION : {}) });
+  const parsed = parseCommandArgs(io, name, found.options, rest, {
+    ...INPUT_OPTIONS[found.inputOptions],
+    ...(takesQuiet(found) ? QUIET_OPTION : {}),
+  });
   if (parsed === undefined) return 2;
   const { values, positionals } = parsed;
   if (values.help) {
@@ -119,7 +154,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const timeout = takeTimeout(io, name, values);
   if (timeout === null) return 2;
   setUrlIdleTimeout(timeout);
-  const streamCap = maxStreamBytesSetting(values["max-stdin-bytes"] as string | undefined, process.env.TENSORFILE_MAX_STDIN_BYTES);
+  const streamCap = maxStreamBytesSetting(
+    values["max-stdin-bytes"] as string | undefined,
+    process.env.TENSORFILE_MAX_STDIN_BYTES,
+  );
   if ("problem" in streamCap) {
     print(io.stderr, `tensorfile: ${streamCap.problem} (see "tensorfile ${name} --help")`);
     return 2;
@@ -138,7 +176,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   const quiet = takesQuiet(found) && values.quiet === true;
   if (takesQuiet(found)) delete values.quiet;
   if (quiet && values.json === true) {
-    print(io.stderr, `tensorfile: --quiet prints nothing and --json prints a report: give one of them (see "tensorfile ${name} --help")`);
+    print(
+      io.stderr,
+      `tensorfile: --quiet prints nothing and --json prints a report: give one of them (see "tensorfile ${name} --help")`,
+    );
     return 2;
   }
   try {

@@ -23,8 +23,13 @@ Says what it wrote on standard error. Exit 2, writing nothing, when one of the f
 export const SAMPLE_OPTIONS = { force: { type: "boolean" }, json: { type: "boolean" } } as const;
 
 /** Runs `tensorfile sample`; returns the exit status. */
-export async function sampleCommand(io: CliIO, args: string[], options: { force?: boolean; json?: boolean }): Promise<number> {
-  if (args.length !== 1 || args[0] === "") throw new UsageError("sample takes DIR (the folder to write the sample files into)");
+export async function sampleCommand(
+  io: CliIO,
+  args: string[],
+  options: { force?: boolean; json?: boolean },
+): Promise<number> {
+  if (args.length !== 1 || args[0] === "")
+    throw new UsageError("sample takes DIR (the folder to write the sample files into)");
   const dir = args[0]!;
   if (dir === "-") throw new UsageError("sample writes files into a folder, not to standard output");
   const files = [
@@ -38,8 +43,16 @@ export async function sampleCommand(io: CliIO, args: string[], options: { force?
   }
   if (!options.force) {
     const existing: string[] = [];
-    for (const file of files) if (await stat(join(dir, file.name)).then(() => true, () => false)) existing.push(file.name);
-    if (existing.length > 0) throw new OutputRefused(`${dir} already holds ${existing.join(", ")} (use --force to overwrite)`);
+    for (const file of files)
+      if (
+        await stat(join(dir, file.name)).then(
+          () => true,
+          () => false,
+        )
+      )
+        existing.push(file.name);
+    if (existing.length > 0)
+      throw new OutputRefused(`${dir} already holds ${existing.join(", ")} (use --force to overwrite)`);
   }
   for (const file of files) {
     try {
@@ -48,7 +61,11 @@ export async function sampleCommand(io: CliIO, args: string[], options: { force?
       throw new OutputError(`cannot write ${join(dir, file.name)}: ${fsReason(error)}`);
     }
   }
-  if (options.json) print(io.stdout, jsonText({ dir, files: files.map((f) => ({ name: f.name, bytes: f.bytes.length, description: f.description })) }));
+  if (options.json)
+    print(
+      io.stdout,
+      jsonText({ dir, files: files.map((f) => ({ name: f.name, bytes: f.bytes.length, description: f.description })) }),
+    );
   else print(io.stderr, `wrote ${files.length} sample files into ${dir}: ${files.map((f) => f.name).join(", ")}`);
   return 0;
 }

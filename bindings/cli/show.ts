@@ -62,14 +62,18 @@ function parseIndex(text: string, what: string): number | undefined {
 /** The axes `spec` selects of `shape` (numpy's basic indexing: integers and start:stop:step ranges). */
 export function parseSlice(spec: string | undefined, shape: readonly number[]): AxisSelection[] {
   const items = spec === undefined || spec.trim() === "" ? [] : spec.split(",");
-  if (items.length > shape.length) throw new UsageError(`--slice names ${items.length} axes, but the tensor has ${shape.length} (shape ${shapeText(shape)})`);
+  if (items.length > shape.length)
+    throw new UsageError(
+      `--slice names ${items.length} axes, but the tensor has ${shape.length} (shape ${shapeText(shape)})`,
+    );
   return shape.map((size, axis) => {
     const item = items[axis]?.trim() ?? ":";
     if (!item.includes(":")) {
       const index = parseIndex(item, `axis ${axis} index`);
       if (index === undefined) throw new UsageError(`--slice: axis ${axis} is empty (use : for the whole axis)`);
       const at = index < 0 ? index + size : index;
-      if (at < 0 || at >= size) throw new UsageError(`--slice: index ${index} is out of range for axis ${axis} of size ${size}`);
+      if (at < 0 || at >= size)
+        throw new UsageError(`--slice: index ${index} is out of range for axis ${axis} of size ${size}`);
       return { start: at, step: 1, count: 1, keep: false };
     }
     const parts = item.split(":");
@@ -84,7 +88,8 @@ export function parseSlice(spec: string | undefined, shape: readonly number[]): 
     };
     const start = clamp(parseIndex(parts[0]!, "start"), step > 0 ? 0 : size - 1);
     const stop = clamp(parseIndex(parts[1]!, "stop"), step > 0 ? size : -1);
-    const count = step > 0 ? Math.max(0, Math.ceil((stop - start) / step)) : Math.max(0, Math.ceil((start - stop) / -step));
+    const count =
+      step > 0 ? Math.max(0, Math.ceil((stop - start) / step)) : Math.max(0, Math.ceil((start - stop) / -step));
     return { start, step, count, keep: true };
   });
 }
@@ -108,7 +113,8 @@ function select(tensor: NamedTensor, shape: readonly number[], axes: AxisSelecti
     if (!keep) return walk(axis + 1, base + start * strides[axis]!);
     const entry = (k: number) => walk(axis + 1, base + (start + k * step) * strides[axis]!);
     const range = (from: number, to: number) => Array.from({ length: to - from }, (_, k) => entry(from + k));
-    if (summarize && count > 2 * EDGE_ITEMS) return [...range(0, EDGE_ITEMS), ELLIPSIS, ...range(count - EDGE_ITEMS, count)];
+    if (summarize && count > 2 * EDGE_ITEMS)
+      return [...range(0, EDGE_ITEMS), ELLIPSIS, ...range(count - EDGE_ITEMS, count)];
     return range(0, count);
   };
   return walk(0, 0);
@@ -123,7 +129,12 @@ const bf16Round: Rounder = (v) => {
   const rounded = bfloat16Bits(new Uint32Array(new Float32Array([v]).buffer)[0]!);
   return kernels.bf16ToF32(new Uint16Array([rounded]))[0]!;
 };
-const ROUNDERS: Partial<Record<DType, Rounder>> = { float32: Math.fround, float16: f16Round, bfloat16: bf16Round, float64: (v) => v };
+const ROUNDERS: Partial<Record<DType, Rounder>> = {
+  float32: Math.fround,
+  float16: f16Round,
+  bfloat16: bf16Round,
+  float64: (v) => v,
+};
 
 /** The fewest significant digits (1 to 17) that give `v` back through `round` (numpy's unique representation). */
 function shortestDigits(v: number, round: Rounder): number {
@@ -168,7 +179,9 @@ function floatTexts(values: number[], dtype: DType): string[] {
     if (!t.includes(".")) return t.padStart(left + right);
     const fraction = (scientific ? t.indexOf("e") : t.length) - t.indexOf(".");
     // numpy pads a mantissa with zeros (1.0e-05 beside 2.5e-01), a positional fraction with spaces (0.5  beside 0.25)
-    const padded = scientific ? `${t.slice(0, t.indexOf("e"))}${"0".repeat(right - fraction)}${t.slice(t.indexOf("e"))}` : t + " ".repeat(right - fraction);
+    const padded = scientific
+      ? `${t.slice(0, t.indexOf("e"))}${"0".repeat(right - fraction)}${t.slice(t.indexOf("e"))}`
+      : t + " ".repeat(right - fraction);
     return " ".repeat(left - point(t)) + padded;
   });
 }
@@ -176,9 +189,12 @@ function floatTexts(values: number[], dtype: DType): string[] {
 /** The text numpy prints for nested `value` (ELLIPSIS entries as "..."): brackets and aligned numbers. */
 function arrayText(value: unknown, dtype: DType, float: boolean): string {
   const flat: (number | bigint | boolean)[] = [];
-  const gather = (v: unknown): void => (Array.isArray(v) ? v.forEach(gather) : v === ELLIPSIS ? undefined : void flat.push(v as number));
+  const gather = (v: unknown): void =>
+    Array.isArray(v) ? v.forEach(gather) : v === ELLIPSIS ? undefined : void flat.push(v as number);
   gather(value);
-  const texts = float ? floatTexts(flat as number[], dtype) : flat.map((v) => (typeof v === "boolean" ? (v ? "True" : "False") : String(v)));
+  const texts = float
+    ? floatTexts(flat as number[], dtype)
+    : flat.map((v) => (typeof v === "boolean" ? (v ? "True" : "False") : String(v)));
   const width = texts.reduce((w, t) => Math.max(w, t.length), 1);
   let next = 0;
   const render = (v: unknown, depth: number): string => {
@@ -237,37 +253,69 @@ function jsonValues(value: unknown): unknown {
 }
 
 const FLOAT_DTYPES: readonly DType[] = ["float16", "float32", "float64", "bfloat16", "float8_e4m3", "float8_e5m2"];
-const PRINTABLE: readonly DType[] = [...FLOAT_DTYPES, "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"];
+const PRINTABLE: readonly DType[] = [
+  ...FLOAT_DTYPES,
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+];
 
 /** Runs `tensorfile show`; returns the exit status. */
 export async function showCommand(io: CliIO, args: string[], options: ShowCommandOptions): Promise<number> {
-  if (args.length !== 2) throw new UsageError("show takes a FILE and the name of one of its tensors (tensorfile inspect FILE lists them)");
+  if (args.length !== 2)
+    throw new UsageError("show takes a FILE and the name of one of its tensors (tensorfile inspect FILE lists them)");
   const [path, name] = args as [string, string];
   let head: number | undefined;
   if (options.head !== undefined) {
     head = Number(options.head);
-    if (!/^\s*\d+\s*$/.test(options.head) || !Number.isSafeInteger(head)) throw new UsageError(`--head takes a count of entries (0 or more), not ${JSON.stringify(options.head)}`);
+    if (!/^\s*\d+\s*$/.test(options.head) || !Number.isSafeInteger(head))
+      throw new UsageError(`--head takes a count of entries (0 or more), not ${JSON.stringify(options.head)}`);
   }
   const opened = await openLazy(path);
   try {
     const info: TensorInfo = pickTensor(opened.tensorInfos(), name);
     const axes = parseSlice(options.slice, info.shape);
     if (!PRINTABLE.includes(info.dtype) && !info.decodesToFloat32) {
-      throw new InputError(`tensor "${info.name}" is ${info.dtype}, which show does not print (it prints real numbers, integers and bool); "tensorfile convert" writes it out`);
+      throw new InputError(
+        `tensor "${info.name}" is ${info.dtype}, which show does not print (it prints real numbers, integers and bool); "tensorfile convert" writes it out`,
+      );
     }
-    const widen = info.decodesToFloat32 === true || (FLOAT_DTYPES.includes(info.dtype) && info.dtype !== "float32" && info.dtype !== "float64");
-    const tensor = await opened.module.loadTensor(opened.source, info, widen ? { dtype: "float32" } : {}) as NamedTensor;
+    const widen =
+      info.decodesToFloat32 === true ||
+      (FLOAT_DTYPES.includes(info.dtype) && info.dtype !== "float32" && info.dtype !== "float64");
+    const tensor = (await opened.module.loadTensor(
+      opened.source,
+      info,
+      widen ? { dtype: "float32" } : {},
+    )) as NamedTensor;
     const firstKept = axes.findIndex((a) => a.keep);
     if (head !== undefined && firstKept >= 0) axes[firstKept]!.count = Math.min(axes[firstKept]!.count, head);
     const shape = axes.filter((a) => a.keep).map((a) => a.count);
     const count = shape.reduce((a, b) => a * b, 1);
     const values = select(tensor, info.shape, axes, !options.json && count > THRESHOLD);
     if (options.json) {
-      print(io.stdout, jsonText({ name: info.name, dtype: info.dtype, shape: info.shape, slice: options.slice ?? null, values: jsonValues(values) }));
+      print(
+        io.stdout,
+        jsonText({
+          name: info.name,
+          dtype: info.dtype,
+          shape: info.shape,
+          slice: options.slice ?? null,
+          values: jsonValues(values),
+        }),
+      );
       return 0;
     }
     const selected = options.slice !== undefined || head !== undefined ? ` -> ${shapeText(shape)}` : "";
-    const scale = info.quantization ? ` (stored steps; value = (q - ${info.quantization.offset}) * ${info.quantization.scale})` : "";
+    const scale = info.quantization
+      ? ` (stored steps; value = (q - ${info.quantization.offset}) * ${info.quantization.scale})`
+      : "";
     print(io.stdout, `${info.name}  ${info.dtype}  ${shapeText(info.shape)}${selected}${scale}`);
     print(io.stdout, arrayText(values, info.dtype, widen || FLOAT_DTYPES.includes(info.dtype)));
     return 0;

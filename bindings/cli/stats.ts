@@ -18,7 +18,18 @@ import * as kernels from "../kernels/index.js";
 import { type LazyTensors, decodeInChunks } from "../export/stream.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodedDType, isStandardDType, viewAs } from "../tensor.js";
 import { Progress, formatBytes } from "./progress.js";
-import { type CliIO, InputError, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, shapeText } from "./common.js";
+import {
+  type CliIO,
+  InputError,
+  UsageError,
+  errorJson,
+  errorLine,
+  isInputError,
+  jsonText,
+  plural,
+  print,
+  shapeText,
+} from "./common.js";
 import { fitColumn, tableWidth } from "./columns.js";
 import { openLazy } from "./inputs.js";
 
@@ -87,8 +98,17 @@ function reportJson(r: TensorReport): Record<string, unknown> {
   if (!r.stats) return { ...base, skipped: r.skipped };
   const s = r.stats;
   return {
-    ...base, count: s.count, min: jsonNumber(s.min), max: jsonNumber(s.max), mean: jsonNumber(s.mean), std: jsonNumber(s.std),
-    nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros, zeroShare: s.count === 0 ? 0 : s.zeros / s.count,
+    ...base,
+    count: s.count,
+    min: jsonNumber(s.min),
+    max: jsonNumber(s.max),
+    mean: jsonNumber(s.mean),
+    std: jsonNumber(s.std),
+    nan: s.nan,
+    posInf: s.posInf,
+    negInf: s.negInf,
+    zeros: s.zeros,
+    zeroShare: s.count === 0 ? 0 : s.zeros / s.count,
   };
 }
 
@@ -102,13 +122,26 @@ function printTable(io: CliIO, path: string, format: string, reports: TensorRepo
     const s = r.stats;
     if (!s) return [r.name, r.dtype, shapeText(r.shape), `(skipped: ${r.skipped})`];
     const inf = s.posInf === 0 && s.negInf === 0 ? "0" : `+${s.posInf} -${s.negInf}`;
-    return [r.name, r.dtype, shapeText(r.shape), numberText(s.min), numberText(s.max), numberText(s.mean), numberText(s.std),
-      String(s.nan), inf, percentText(s.zeros, s.count)];
+    return [
+      r.name,
+      r.dtype,
+      shapeText(r.shape),
+      numberText(s.min),
+      numberText(s.max),
+      numberText(s.mean),
+      numberText(s.std),
+      String(s.nan),
+      inf,
+      percentText(s.zeros, s.count),
+    ];
   });
   fitColumn([header, ...rows], 0, tableWidth(io.stdout)); // shortens the names in place
-  const widths = header.map((h, i) => rows.reduce((w, r) => (r.length > 4 || i < 3 ? Math.max(w, r[i]?.length ?? 0) : w), h.length)); // (no spread)
+  const widths = header.map((h, i) =>
+    rows.reduce((w, r) => (r.length > 4 || i < 3 ? Math.max(w, r[i]?.length ?? 0) : w), h.length),
+  ); // (no spread)
   const numeric = (i: number) => i >= 3;
-  const line = (cells: string[]) => `  ${cells.map((c, i) => (cells.length === 4 && i === 3 ? c : numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
+  const line = (cells: string[]) =>
+    `  ${cells.map((c, i) => (cells.length === 4 && i === 3 ? c : numeric(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ")}`.trimEnd();
   print(io.stdout, line(header));
   for (const r of rows) print(io.stdout, line(r));
 }
@@ -119,12 +152,21 @@ export async function statsCommand(io: CliIO, args: string[], options: StatsComm
   const opened = await openLazy(path);
   try {
     let infos = opened.module.tensorInfos(opened.file);
-    const lazy: LazyTensors = { source: opened.source, tensorInfos: () => infos, loadTensor: (info, decode) => opened.module.loadTensor(opened.source, info, decode) };
+    const lazy: LazyTensors = {
+      source: opened.source,
+      tensorInfos: () => infos,
+      loadTensor: (info, decode) => opened.module.loadTensor(opened.source, info, decode),
+    };
     if (options.tensor !== undefined) {
       const found = infos.find((i) => i.name === options.tensor);
       if (!found) {
-        const close = closestNames(options.tensor, infos.map((i) => i.name));
-        throw new InputError(`no tensor named "${options.tensor}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : " (the file holds no tensors)"}`);
+        const close = closestNames(
+          options.tensor,
+          infos.map((i) => i.name),
+        );
+        throw new InputError(
+          `no tensor named "${options.tensor}"${close.length > 0 ? `; the closest: ${close.join(", ")}` : " (the file holds no tensors)"}`,
+        );
       }
       infos = [found];
     }
@@ -162,7 +204,8 @@ export async function statsCommand(io: CliIO, args: string[], options: StatsComm
       print(io.stdout, jsonText({ format: opened.format, tensors: reports.map(reportJson) }));
     } else {
       printTable(io, path, opened.format, reports, totalBytes);
-      if (infos.length === 0) print(io.stderr, `tensorfile: ${path} holds no tensors ("tensorfile extract" writes what it holds)`);
+      if (infos.length === 0)
+        print(io.stderr, `tensorfile: ${path} holds no tensors ("tensorfile extract" writes what it holds)`);
     }
     return 0;
   } finally {
@@ -190,7 +233,14 @@ export async function statsFiles(io: CliIO, paths: string[], options: StatsComma
       return io.stdout.write(text);
     };
     // the table is fitted to the real standard output's terminal (columns.ts), so its isTTY and width go along
-    const fileIo: CliIO = { stdout: { isTTY: !options.json && io.stdout.isTTY === true, columns: io.stdout.columns, write: options.json ? (text: string) => (json += text) : section }, stderr: io.stderr };
+    const fileIo: CliIO = {
+      stdout: {
+        isTTY: !options.json && io.stdout.isTTY === true,
+        columns: io.stdout.columns,
+        write: options.json ? (text: string) => (json += text) : section,
+      },
+      stderr: io.stderr,
+    };
     try {
       await statsCommand(fileIo, [path], options);
       if (options.json) results.push({ file: path, ...(JSON.parse(json) as object) });
@@ -202,7 +252,10 @@ export async function statsFiles(io: CliIO, paths: string[], options: StatsComma
     }
   }
   if (options.json) print(io.stdout, jsonText(results));
-  print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`);
+  print(
+    options.json ? io.stderr : io.stdout,
+    `${paths.length - failed} of ${plural(paths.length, "file")} read${failed > 0 ? `, ${failed} failed` : ""}`,
+  );
   return failed > 0 ? 1 : 0;
 }
 

@@ -35,7 +35,12 @@ export function parseByteCount(text: string): number | undefined {
  * longer than `maxBytes` is a LIMIT error, thrown as soon as it passes the cap. The stream is released
  * (destroyed) when reading stops early.
  */
-export async function readStreamBounded(stream: AsyncIterable<Uint8Array>, name: string, maxBytes: number, anyBytes = false): Promise<Uint8Array> {
+export async function readStreamBounded(
+  stream: AsyncIterable<Uint8Array>,
+  name: string,
+  maxBytes: number,
+  anyBytes = false,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   let detected = anyBytes;
@@ -46,7 +51,14 @@ export async function readStreamBounded(stream: AsyncIterable<Uint8Array>, name:
   };
   for await (const chunk of stream) {
     if (total + chunk.length > maxBytes) {
-      throw new LimitError("tensorfile", `${name} is longer than ${maxBytes} bytes, the most read whole from standard input, a pipe or a device (raise it with --max-stdin-bytes N or ${MAX_STREAM_BYTES_ENV}, or save it to a file first)`, maxBytes, undefined, undefined, maxBytes);
+      throw new LimitError(
+        "tensorfile",
+        `${name} is longer than ${maxBytes} bytes, the most read whole from standard input, a pipe or a device (raise it with --max-stdin-bytes N or ${MAX_STREAM_BYTES_ENV}, or save it to a file first)`,
+        maxBytes,
+        undefined,
+        undefined,
+        maxBytes,
+      );
     }
     chunks.push(chunk);
     total += chunk.length;
@@ -65,10 +77,17 @@ export function readDeviceBounded(path: string, maxBytes: number, anyBytes = fal
  * The cap for the command about to run: --max-stdin-bytes when given, else the environment variable, else the
  * default. A value that is not a byte count gives the problem in words (a usage error).
  */
-export function maxStreamBytesSetting(option: string | boolean | undefined, env: string | undefined): { bytes: number } | { problem: string } {
+export function maxStreamBytesSetting(
+  option: string | boolean | undefined,
+  env: string | undefined,
+): { bytes: number } | { problem: string } {
   const [given, where] = option !== undefined ? [option, "--max-stdin-bytes"] : [env, MAX_STREAM_BYTES_ENV];
-  if (given === undefined || (given === "" && where === MAX_STREAM_BYTES_ENV)) return { bytes: DEFAULT_MAX_STREAM_BYTES };
+  if (given === undefined || (given === "" && where === MAX_STREAM_BYTES_ENV))
+    return { bytes: DEFAULT_MAX_STREAM_BYTES };
   const bytes = typeof given === "string" ? parseByteCount(given) : undefined;
-  if (bytes === undefined) return { problem: `${where} takes a number of bytes from 1 to 4G (a K, M or G suffix counts 1024s), not ${JSON.stringify(given)}` };
+  if (bytes === undefined)
+    return {
+      problem: `${where} takes a number of bytes from 1 to 4G (a K, M or G suffix counts 1024s), not ${JSON.stringify(given)}`,
+    };
   return { bytes };
 }

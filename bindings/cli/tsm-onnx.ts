@@ -48,19 +48,37 @@ async function viewsOf(bytes: Uint8Array): Promise<tsm.TsmFile> {
   return file;
 }
 
-const INPUT_DTYPES = ["float32", "float16", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"];
+const INPUT_DTYPES = [
+  "float32",
+  "float16",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+];
 
 /**
  * Parses the items of `--input NAME=DTYPE[:SHAPE],…` (SHAPE: dims joined by "x", "?" or a name for an unknown dim),
  * e.g. `--input _origin_data=uint8:1x227x227x3`, into tsm.toOnnx's `inputs` option.
  */
-export function parseInputs(values: readonly string[] | undefined, usage: (message: string) => Error): tsm.ToOnnxOptions["inputs"] {
+export function parseInputs(
+  values: readonly string[] | undefined,
+  usage: (message: string) => Error,
+): tsm.ToOnnxOptions["inputs"] {
   if (!values || values.length === 0) return undefined;
   const inputs: NonNullable<tsm.ToOnnxOptions["inputs"]> = dictionary(); // input names are the module's: "__proto__" too
   for (const value of values) {
     const match = /^(.+)=([a-z0-9]+)(?::(.+))?$/.exec(value);
     if (!match || !INPUT_DTYPES.includes(match[2]!)) {
-      throw usage(`--input takes NAME=DTYPE[:SHAPE] (DTYPE one of ${INPUT_DTYPES.join(", ")}; SHAPE like 1x227x227x3), not ${value}`);
+      throw usage(
+        `--input takes NAME=DTYPE[:SHAPE] (DTYPE one of ${INPUT_DTYPES.join(", ")}; SHAPE like 1x227x227x3), not ${value}`,
+      );
     }
     const shape = match[3]?.split("x").map((d) => (/^\d+$/.test(d) ? Number(d) : d === "?" ? null : d));
     inputs[match[1]!] = { dtype: match[2] as DType, ...(shape ? { shape } : {}) };
@@ -78,7 +96,12 @@ async function wholeSource(source: ByteSource): Promise<Uint8Array> {
  * undefined for any other input (the caller goes on with its own rules for .onnx outputs). `bytes` must be the
  * caller's own copy of the file: a .csta is de-obfuscated in place.
  */
-export async function convertTsmToOnnx(bytes: Uint8Array, output: string, opset: number | undefined, inputs?: tsm.ToOnnxOptions["inputs"]): Promise<string | undefined> {
+export async function convertTsmToOnnx(
+  bytes: Uint8Array,
+  output: string,
+  opset: number | undefined,
+  inputs?: tsm.ToOnnxOptions["inputs"],
+): Promise<string | undefined> {
   if (!tsm.detect(bytes)) return undefined;
   const module = await viewsOf(bytes);
   let pieces: Uint8Array[];
@@ -86,7 +109,8 @@ export async function convertTsmToOnnx(bytes: Uint8Array, output: string, opset:
     pieces = tsm.toOnnxPieces(module, { opset, inputs });
   } catch (error) {
     // a --input naming no module input, or giving a shape its declaration does not allow
-    if (error instanceof RangeError) throw new InputNameError(error.message.replace(/^tsm\.toOnnx: options\.inputs (names|gives)/, "--input $1"));
+    if (error instanceof RangeError)
+      throw new InputNameError(error.message.replace(/^tsm\.toOnnx: options\.inputs (names|gives)/, "--input $1"));
     throw error;
   }
   const total = pieces.reduce((n, p) => n + p.length, 0);

@@ -10,7 +10,17 @@ import { capabilitiesOf } from "../formats/registry.js";
 import { openFileAccess } from "../io/file-access.js";
 import { inheritExternalData } from "../io/external-data.js";
 import { type ByteSource, fromBytes } from "../io/source.js";
-import { type CliIO, UsageError, errorJson, errorLine, isInputError, jsonText, plural, print, versionText } from "./common.js";
+import {
+  type CliIO,
+  UsageError,
+  errorJson,
+  errorLine,
+  isInputError,
+  jsonText,
+  plural,
+  print,
+  versionText,
+} from "./common.js";
 import { type AnyModule, isUrl, readWhole, readWholeAny, withCliExternalData } from "./inputs.js";
 import { formatBytes } from "./progress.js";
 import { summarizeWarnings } from "./warnings.js";
@@ -39,8 +49,24 @@ export const VERIFY_OPTIONS = { strict: { type: "boolean" }, json: { type: "bool
  * object as on read()'s (npz: its stored members' CRC-32s read in chunks). Anything that is not a regular file is
  * read whole.
  */
-async function readAndDecode(path: string): Promise<{ module: AnyModule; file: unknown; tensors: { count: number; bytes: number }; size: number; read: number; warnings?: string[] }> {
-  if (path !== "-" && !isUrl(path) && (await stat(path).then((s) => s.isFile(), () => false))) {
+async function readAndDecode(
+  path: string,
+): Promise<{
+  module: AnyModule;
+  file: unknown;
+  tensors: { count: number; bytes: number };
+  size: number;
+  read: number;
+  warnings?: string[];
+}> {
+  if (
+    path !== "-" &&
+    !isUrl(path) &&
+    (await stat(path).then(
+      (s) => s.isFile(),
+      () => false,
+    ))
+  ) {
     const access = await openFileAccess(path, "tensorfile");
     try {
       // the bytes actually read are counted: what verify says it checked (an april file's networks, for
@@ -57,7 +83,14 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
       // npz: the CRC-32s of stored members, read in chunks (deflated ones were checked as they inflated)
       const warnings = await capabilitiesOf(opened.format)?.verifyFrom?.(source, opened.file);
       const module = formatModule(opened.format) as AnyModule;
-      return { module, file: opened.file, tensors: { count: infos.length, bytes }, size: source.size, read: Math.min(source.size, source.bytesRead), warnings };
+      return {
+        module,
+        file: opened.file,
+        tensors: { count: infos.length, bytes },
+        size: source.size,
+        read: Math.min(source.size, source.bytesRead),
+        warnings,
+      };
     } finally {
       access.close();
     }
@@ -74,7 +107,13 @@ async function readAndDecode(path: string): Promise<{ module: AnyModule; file: u
     return { module, file, tensors: { count: infos.length, bytes: total }, size: bytes.length, read: bytes.length };
   }
   const all = module.tensors(file);
-  return { module, file, tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) }, size: bytes.length, read: bytes.length };
+  return {
+    module,
+    file,
+    tensors: { count: all.length, bytes: all.reduce((a, t) => a + t.data.byteLength, 0) },
+    size: bytes.length,
+    read: bytes.length,
+  };
 }
 
 /** `source`, counting the bytes its reads return (`bytesRead`). */
@@ -106,7 +145,11 @@ function countingSource(source: ByteSource & { size: number }): ByteSource & { s
   return counted;
 }
 
-export async function verifyCommand(io: CliIO, paths: string[], options: { strict?: boolean; json?: boolean }): Promise<number> {
+export async function verifyCommand(
+  io: CliIO,
+  paths: string[],
+  options: { strict?: boolean; json?: boolean },
+): Promise<number> {
   if (paths.length === 0) throw new UsageError("verify takes one or more FILEs");
   const many = paths.length > 1;
   let failed = 0;
@@ -122,16 +165,48 @@ export async function verifyCommand(io: CliIO, paths: string[], options: { stric
       const ok = errors.length === 0 && !(options.strict && warnings.length > 0);
       if (!ok) failed++;
       if (options.json) {
-        print(io.stdout, jsonText({ file: path, ok, format: module.id, version: info.version, tensors: decoded.count, warnings, errors, error: null }, 0));
+        print(
+          io.stdout,
+          jsonText(
+            {
+              file: path,
+              ok,
+              format: module.id,
+              version: info.version,
+              tensors: decoded.count,
+              warnings,
+              errors,
+              error: null,
+            },
+            0,
+          ),
+        );
         continue;
       }
-      print(io.stdout, `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`);
+      print(
+        io.stdout,
+        `${path}: ${module.id}${versionText(info)}, ${plural(decoded.count, "tensor")} (${formatBytes(total)}), ${read === size ? `${size} bytes read and checked` : `${read} of its ${size} bytes read and checked (the headers and tensors; the rest, such as embedded blobs, is not read)`}`,
+      );
       const { shown, more } = summarizeWarnings(warnings);
       for (const w of shown) print(io.stdout, `${many ? `${path}: ` : ""}warning: ${w}`);
-      for (const m of more) print(io.stdout, `${many ? `${path}: ` : ""}warning: … and ${m.count} more like: ${m.like} (--json lists every warning)`);
+      for (const m of more)
+        print(
+          io.stdout,
+          `${many ? `${path}: ` : ""}warning: … and ${m.count} more like: ${m.like} (--json lists every warning)`,
+        );
       for (const e of errors) print(io.stderr, `tensorfile: ${many ? `${path}: ` : ""}error: ${e}`);
-      if (errors.length > 0) print(io.stdout, `failed with ${plural(errors.length, "error")}${warnings.length > 0 ? ` and ${plural(warnings.length, "warning")}` : ""}`);
-      else print(io.stdout, warnings.length === 0 ? "ok" : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`);
+      if (errors.length > 0)
+        print(
+          io.stdout,
+          `failed with ${plural(errors.length, "error")}${warnings.length > 0 ? ` and ${plural(warnings.length, "warning")}` : ""}`,
+        );
+      else
+        print(
+          io.stdout,
+          warnings.length === 0
+            ? "ok"
+            : `${ok ? "ok" : "failed (--strict)"} with ${plural(warnings.length, "warning")}`,
+        );
     } catch (error) {
       if (!isInputError(error)) throw error;
       failed++;
@@ -140,7 +215,10 @@ export async function verifyCommand(io: CliIO, paths: string[], options: { stric
     }
   }
   if (many) {
-    print(options.json ? io.stderr : io.stdout, `${paths.length - failed} of ${plural(paths.length, "file")} ok${warned > 0 ? `, ${warned} with warnings` : ""}${failed > 0 ? `, ${failed} failed` : ""}`);
+    print(
+      options.json ? io.stderr : io.stdout,
+      `${paths.length - failed} of ${plural(paths.length, "file")} ok${warned > 0 ? `, ${warned} with warnings` : ""}${failed > 0 ? `, ${failed} failed` : ""}`,
+    );
   }
   return failed > 0 ? 1 : 0;
 }

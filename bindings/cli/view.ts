@@ -83,7 +83,9 @@ function escapeHtml(text: string): string {
 
 /** The page served while the inspector is not built: it says so and links the files. */
 function placeholderPage(files: readonly ServedFile[]): string {
-  const items = files.map((f) => `<li><a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a> (${f.size} bytes)</li>`).join("\n");
+  const items = files
+    .map((f) => `<li><a href="${escapeHtml(f.url)}">${escapeHtml(f.name)}</a> (${f.size} bytes)</li>`)
+    .join("\n");
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><title>tensorfile inspector</title></head>
@@ -101,7 +103,8 @@ ${items}
 
 function parsePort(text: string | undefined): number {
   if (text === undefined) return 0;
-  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new UsageError(`--port takes a port number from 0 to 65535 (0: any free port), not ${text}`);
+  if (!/^\d+$/.test(text) || Number(text) > 65535)
+    throw new UsageError(`--port takes a port number from 0 to 65535 (0: any free port), not ${text}`);
   return Number(text);
 }
 
@@ -110,7 +113,7 @@ function fileName(path: string): string {
   if (path === "-") return "stdin";
   if (/^https?:\/\//i.test(path)) {
     const last = new URL(path).pathname.split("/").filter(Boolean).pop();
-    return last ? decodeURIComponentSafe(last) ?? last : "download";
+    return last ? (decodeURIComponentSafe(last) ?? last) : "download";
   }
   return basename(path) || "file";
 }
@@ -131,7 +134,8 @@ async function openServed(path: string, index: number): Promise<ServedFile> {
     // long as the server runs
     const handle = await open(path, "r").catch(() => undefined);
     const info = await handle?.stat();
-    if (handle && info?.isFile()) return { name, url, path, handle, identity: { dev: info.dev, ino: info.ino }, size: info.size };
+    if (handle && info?.isFile())
+      return { name, url, path, handle, identity: { dev: info.dev, ino: info.ino }, size: info.size };
     await handle?.close();
   }
   const source = await openSource(path, { anyBytes: true }); // throws a SourceError (exit 1) when FILE cannot be opened
@@ -172,7 +176,11 @@ async function pipeSource(source: ByteSource, start: number, end: number, res: S
   for (let at = start; at <= end && !res.destroyed; at += CHUNK_BYTES) {
     const bytes = await source.read(at, Math.min(CHUNK_BYTES, end + 1 - at));
     if (bytes.length === 0) break;
-    if (!res.write(bytes)) await new Promise<void>((resolve) => { res.once("drain", resolve); res.once("close", resolve); });
+    if (!res.write(bytes))
+      await new Promise<void>((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
   }
   res.end();
 }
@@ -226,7 +234,13 @@ async function serveFile(file: ServedFile, req: IncomingMessage, res: ServerResp
   }
 }
 
-function sendText(res: ServerResponse, status: number, text: string, type = "text/plain; charset=utf-8", extra: Record<string, string> = {}): void {
+function sendText(
+  res: ServerResponse,
+  status: number,
+  text: string,
+  type = "text/plain; charset=utf-8",
+  extra: Record<string, string> = {},
+): void {
   const body = Buffer.from(text);
   res.writeHead(status, { "content-type": type, "content-length": body.length, "cache-control": "no-store", ...extra });
   res.end(res.req.method === "HEAD" ? undefined : body);
@@ -262,7 +276,9 @@ function handler(files: readonly ServedFile[], page: () => Promise<Buffer | unde
     }
     if (path === "/files.json") {
       // (a FILE that is gone keeps the size it had at start; its URL is 404)
-      const list = await Promise.all(files.map(async (f) => ({ name: f.name, url: f.url, size: (await currentSize(f)) ?? f.size })));
+      const list = await Promise.all(
+        files.map(async (f) => ({ name: f.name, url: f.url, size: (await currentSize(f)) ?? f.size })),
+      );
       sendText(res, 200, `${JSON.stringify(list)}\n`, "application/json");
       return;
     }
@@ -278,10 +294,14 @@ function handler(files: readonly ServedFile[], page: () => Promise<Buffer | unde
 
 /** Opens `url` in the default browser; a failure is a warning. */
 function openBrowser(io: CliIO, url: string): void {
-  const [command, args] = process.platform === "darwin" ? ["open", [url]]
-    : process.platform === "win32" ? ["cmd", ["/c", "start", "", url]]
-    : ["xdg-open", [url]];
-  const warn = (why: string) => print(io.stderr, `tensorfile: warning: could not open a browser (${why}); open ${url} yourself`);
+  const [command, args] =
+    process.platform === "darwin"
+      ? ["open", [url]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", url]]
+        : ["xdg-open", [url]];
+  const warn = (why: string) =>
+    print(io.stderr, `tensorfile: warning: could not open a browser (${why}); open ${url} yourself`);
   try {
     const child = spawn(command as string, args as string[], { stdio: "ignore", detached: true });
     child.on("error", (error) => warn(error.message));
@@ -306,9 +326,16 @@ export async function viewCommand(io: CliIO, paths: string[], options: ViewComma
   const server: Server = createServer();
   let port = 0;
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
-    handler(files, inspectorPage, () => port)(req, res).catch((error: unknown) => {
+    handler(
+      files,
+      inspectorPage,
+      () => port,
+    )(req, res).catch((error: unknown) => {
       // the details (which may name paths) go to the terminal, not to the browser
-      print(io.stderr, `tensorfile: warning: ${req.method ?? "?"} ${req.url ?? "?"} failed: ${(error as Error)?.message ?? String(error)}`);
+      print(
+        io.stderr,
+        `tensorfile: warning: ${req.method ?? "?"} ${req.url ?? "?"} failed: ${(error as Error)?.message ?? String(error)}`,
+      );
       if (!res.headersSent) sendText(res, 500, "internal error (see the terminal running tensorfile view)\n");
       else res.destroy();
     });
@@ -320,12 +347,17 @@ export async function viewCommand(io: CliIO, paths: string[], options: ViewComma
       resolve();
     });
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new UsageError(`cannot listen on 127.0.0.1:${wantedPort}: ${error.code === "EADDRINUSE" ? "the port is in use (--port 0 picks a free one)" : error.message}`);
+    throw new UsageError(
+      `cannot listen on 127.0.0.1:${wantedPort}: ${error.code === "EADDRINUSE" ? "the port is in use (--port 0 picks a free one)" : error.message}`,
+    );
   });
   port = (server.address() as AddressInfo).port;
   const pageUrl = `http://127.0.0.1:${port}/${files.length === 1 ? `#url=${files[0]!.url}` : ""}`;
   print(io.stdout, pageUrl);
-  print(io.stderr, `serving ${files.length === 0 ? "the inspector" : files.map((f) => f.name).join(", ")} on 127.0.0.1:${port}; Ctrl-C to stop`);
+  print(
+    io.stderr,
+    `serving ${files.length === 0 ? "the inspector" : files.map((f) => f.name).join(", ")} on 127.0.0.1:${port}; Ctrl-C to stop`,
+  );
   if (options.open) openBrowser(io, pageUrl);
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -10,7 +10,10 @@ export function warningKind(warning: string): string {
 }
 
 /** The first `keep` warnings of each kind (in their order) and, per kind with more, how many were left out. */
-export function summarizeWarnings(warnings: readonly string[], keep = 5): { shown: string[]; more: { count: number; like: string }[] } {
+export function summarizeWarnings(
+  warnings: readonly string[],
+  keep = 5,
+): { shown: string[]; more: { count: number; like: string }[] } {
   const counts = new Map<string, { count: number; like: string }>();
   const shown: string[] = [];
   for (const w of warnings) {

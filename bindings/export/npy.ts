@@ -10,10 +10,20 @@ import { dtypeBytes } from "../tensor.js";
 import { checkEntry, checkTensor } from "./check.js";
 
 const NPY_DESCR: Partial<Record<DType, string>> = {
-  float16: "<f2", float32: "<f4", float64: "<f8",
-  int8: "|i1", uint8: "|u1", int16: "<i2", uint16: "<u2", int32: "<i4", uint32: "<u4", int64: "<i8", uint64: "<u8",
+  float16: "<f2",
+  float32: "<f4",
+  float64: "<f8",
+  int8: "|i1",
+  uint8: "|u1",
+  int16: "<i2",
+  uint16: "<u2",
+  int32: "<i4",
+  uint32: "<u4",
+  int64: "<i8",
+  uint64: "<u8",
   bool: "|b1",
-  complex64: "<c8", complex128: "<c16",
+  complex64: "<c8",
+  complex128: "<c16",
   char8: "|S1",
 };
 
@@ -33,7 +43,10 @@ export function npyHeader(dtype: DType, shape: readonly number[]): Uint8Array {
   checkEntry({ name: "npy", dtype, shape }, "npyHeader()");
   const dict = `{'descr': '${npyDescr(dtype)}', 'fortran_order': False, 'shape': ${shapeLiteral(shape)}, }`;
   const text = new TextEncoder().encode(dict);
-  for (const [version, prefix] of [[1, 10], [2, 12]] as const) {
+  for (const [version, prefix] of [
+    [1, 10],
+    [2, 12],
+  ] as const) {
     const total = Math.ceil((prefix + text.length + 1) / 64) * 64;
     const headerLength = total - prefix;
     if (version === 1 && headerLength > 0xffff) continue;

@@ -17,11 +17,22 @@ import { checkEntry, checkTensor } from "./check.js";
 import { dictionary } from "../bytes/names.js";
 
 const SAFETENSORS_DTYPE: Partial<Record<DType, string>> = {
-  float16: "F16", float32: "F32", float64: "F64",
-  int8: "I8", uint8: "U8", int16: "I16", uint16: "U16", int32: "I32", uint32: "U32", int64: "I64", uint64: "U64",
+  float16: "F16",
+  float32: "F32",
+  float64: "F64",
+  int8: "I8",
+  uint8: "U8",
+  int16: "I16",
+  uint16: "U16",
+  int32: "I32",
+  uint32: "U32",
+  int64: "I64",
+  uint64: "U64",
   bool: "BOOL",
   complex64: "C64",
-  bfloat16: "BF16", float8_e4m3: "F8_E4M3", float8_e5m2: "F8_E5M2",
+  bfloat16: "BF16",
+  float8_e4m3: "F8_E4M3",
+  float8_e5m2: "F8_E5M2",
 };
 
 export interface SafetensorsEntry {
@@ -40,19 +51,28 @@ export interface SafetensorsPlan {
 }
 
 /** Plans a safetensors file for these tensors (shapes and dtypes only), so data can be streamed after it. */
-export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: Record<string, string> = {}): SafetensorsPlan {
-  if (!Array.isArray(entries as unknown)) throw new TypeError("tensorfile: planSafetensors() takes an array of { name, dtype, shape }");
+export function planSafetensors(
+  entries: readonly SafetensorsEntry[],
+  metadata: Record<string, string> = {},
+): SafetensorsPlan {
+  if (!Array.isArray(entries as unknown))
+    throw new TypeError("tensorfile: planSafetensors() takes an array of { name, dtype, shape }");
   const seen = new Set<string>();
   entries.forEach((e, i) => {
     checkEntry(e, `tensor ${i}`);
-    if (seen.has(e.name)) throw new RangeError(`tensorfile: two tensors are named "${e.name}"; safetensors needs unique names`);
-    if (e.name === "__metadata__") throw new RangeError('tensorfile: a tensor cannot be named "__metadata__" in safetensors');
+    if (seen.has(e.name))
+      throw new RangeError(`tensorfile: two tensors are named "${e.name}"; safetensors needs unique names`);
+    if (e.name === "__metadata__")
+      throw new RangeError('tensorfile: a tensor cannot be named "__metadata__" in safetensors');
     seen.add(e.name);
   });
   for (const [key, value] of Object.entries(metadata)) {
-    if (typeof value !== "string") throw new TypeError(`tensorfile: safetensors __metadata__ values are strings; "${key}" is ${typeof value}`);
+    if (typeof value !== "string")
+      throw new TypeError(`tensorfile: safetensors __metadata__ values are strings; "${key}" is ${typeof value}`);
   }
-  const order = entries.map((e, index) => ({ e, index })).sort((a, b) => dtypeBytes(b.e.dtype) - dtypeBytes(a.e.dtype) || a.index - b.index);
+  const order = entries
+    .map((e, index) => ({ e, index }))
+    .sort((a, b) => dtypeBytes(b.e.dtype) - dtypeBytes(a.e.dtype) || a.index - b.index);
   const layout: SafetensorsPlan["layout"] = [];
   let offset = 0;
   const offsets = new Map<number, [number, number]>();
@@ -82,7 +102,8 @@ export function planSafetensors(entries: readonly SafetensorsEntry[], metadata: 
 
 /** A whole safetensors file in memory. */
 export function writeSafetensors(tensors: readonly NamedTensor[], metadata?: Record<string, string>): Uint8Array {
-  if (!Array.isArray(tensors as unknown)) throw new TypeError("tensorfile: writeSafetensors() takes an array of NamedTensors ({ name, dtype, shape, data })");
+  if (!Array.isArray(tensors as unknown))
+    throw new TypeError("tensorfile: writeSafetensors() takes an array of NamedTensors ({ name, dtype, shape, data })");
   tensors.forEach((t, i) => checkTensor(t, `tensor ${i}`));
   checkMetadata(metadata, "writeSafetensors");
   const plan = planSafetensors(tensors, metadata);

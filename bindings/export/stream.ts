@@ -23,7 +23,14 @@ import { checkTensor } from "./check.js";
 import { type NpzMemberRef, inflateMemberPieces } from "../formats/npz/members.js";
 import { streamsTypedField, typedFieldChunks } from "../formats/onnx/typed-chunks.js";
 import { isExternal, openExternal } from "../formats/onnx/external.js";
-import { type ByteSink, type LazyTensors, type NodeWritableLike, type SinkWriter, sinkWriter, writePiecesTo } from "../io/sink.js";
+import {
+  type ByteSink,
+  type LazyTensors,
+  type NodeWritableLike,
+  type SinkWriter,
+  sinkWriter,
+  writePiecesTo,
+} from "../io/sink.js";
 import { npyHeader } from "./npy.js";
 import { planSafetensors } from "./safetensors.js";
 
@@ -41,7 +48,8 @@ export const STREAM_CHUNK_ELEMENTS = 4 * 1024 * 1024;
  * .csta's obfuscation, primitiv batches, SPRAAK gzip/ASCII/G.711, npz members), no reordering of axes.
  */
 function streamsInChunks(info: TensorInfo): boolean {
-  if (!isPlainlyStored(info) || (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1)) return false;
+  if (!isPlainlyStored(info) || (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1))
+    return false;
   return elementCount(info.shape) > STREAM_CHUNK_ELEMENTS;
 }
 
@@ -50,7 +58,11 @@ function streamsInChunks(info: TensorInfo): boolean {
  * a column-major one (that must be transposed) in bands of output rows (io/banded.ts) when the source can read
  * into a buffer (local files, bytes). Small tensors are loaded whole (one piece is as good).
  */
-function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: DecodeOptions | undefined): source is ByteSource {
+function streamsFrom(
+  source: ByteSource | undefined,
+  info: TensorInfo,
+  decode: DecodeOptions | undefined,
+): source is ByteSource {
   if (source === undefined) return false;
   if (isExternal(info)) return true; // an ONNX weight in an external file: read from that file in chunks
   if (streamsInChunks(info) || streamsDeflated(info) || streamsTypedField(info)) return true;
@@ -59,7 +71,11 @@ function streamsFrom(source: ByteSource | undefined, info: TensorInfo, decode: D
 }
 
 /** The pieces of a tensor for which streamsFrom() is true. */
-function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+function streamedPieces(
+  source: ByteSource,
+  info: TensorInfo,
+  decode: DecodeOptions | undefined,
+): AsyncGenerator<Uint8Array> {
   if (isExternal(info)) return externalChunks(source, info, decode);
   if (streamsTypedField(info)) return typedFieldChunks(source, info, decode);
   if (streamsInChunks(info)) return tensorChunks(source, info, decode);
@@ -72,7 +88,11 @@ function streamedPieces(source: ByteSource, info: TensorInfo, decode: DecodeOpti
  * time, a column-major one in bands of rows, a large ONNX typed-field weight a window of its entries at a time,
  * when the file has its source; any other loaded whole (one piece).
  */
-export async function* decodeInChunks(file: LazyTensors, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+export async function* decodeInChunks(
+  file: LazyTensors,
+  info: TensorInfo,
+  decode: DecodeOptions | undefined,
+): AsyncGenerator<Uint8Array> {
   if (streamsFrom(file.source, info, decode)) yield* streamedPieces(file.source, info, decode);
   else yield dataBytes(await file.loadTensor(info, decode));
 }
@@ -90,7 +110,11 @@ function streamsDeflated(info: TensorInfo): boolean {
 }
 
 /** The pieces of a streamed deflated member: its data (after the .npy header) decoded STREAM_CHUNK_ELEMENTS at a time. */
-async function* deflatedChunks(source: ByteSource, info: TensorInfo & { member: NpzMemberRef }, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+async function* deflatedChunks(
+  source: ByteSource,
+  info: TensorInfo & { member: NpzMemberRef },
+  decode: DecodeOptions | undefined,
+): AsyncGenerator<Uint8Array> {
   const { member, ...plain } = info;
   const format = info.format ?? "npz";
   const size = dtypeBytes(info.dtype);
@@ -101,10 +125,21 @@ async function* deflatedChunks(source: ByteSource, info: TensorInfo & { member: 
   let filled = 0;
   let done = 0;
   const decoded = (bytes: Uint8Array): Uint8Array => {
-    const part: TensorInfo = { ...plain, shape: [bytes.length / size], byteOffset: info.byteOffset, byteLength: bytes.length, layout: "row-major" };
+    const part: TensorInfo = {
+      ...plain,
+      shape: [bytes.length / size],
+      byteOffset: info.byteOffset,
+      byteLength: bytes.length,
+      layout: "row-major",
+    };
     return dataBytes(decodeTensor(bytes, part, { dtype: decode?.dtype }, format));
   };
-  for await (let chunk of inflateMemberPieces(source, member, format, `members[${JSON.stringify(`${info.name}.npy`)}].data`)) {
+  for await (let chunk of inflateMemberPieces(
+    source,
+    member,
+    format,
+    `members[${JSON.stringify(`${info.name}.npy`)}].data`,
+  )) {
     if (skip > 0) {
       const drop = Math.min(skip, chunk.length);
       skip -= drop;
@@ -125,7 +160,12 @@ async function* deflatedChunks(source: ByteSource, info: TensorInfo & { member: 
     }
   }
   if (done !== info.byteLength) {
-    throw new CorruptDataError(format, `the inflated member holds ${done + filled} bytes of data, the header says ${info.byteLength}`, member.dataOffset, `members[${JSON.stringify(`${info.name}.npy`)}].data`);
+    throw new CorruptDataError(
+      format,
+      `the inflated member holds ${done + filled} bytes of data, the header says ${info.byteLength}`,
+      member.dataOffset,
+      `members[${JSON.stringify(`${info.name}.npy`)}].data`,
+    );
   }
 }
 
@@ -133,7 +173,11 @@ async function* deflatedChunks(source: ByteSource, info: TensorInfo & { member: 
  * An ONNX weight in an external file (formats/onnx/external.ts finds and opens it), read and decoded a chunk at a
  * time as a raw_data weight is: memory stays at a chunk whatever its size.
  */
-async function* externalChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+async function* externalChunks(
+  source: ByteSource,
+  info: TensorInfo,
+  decode: DecodeOptions | undefined,
+): AsyncGenerator<Uint8Array> {
   const opened = await openExternal(source, info);
   try {
     yield* tensorChunks(opened.source, opened.info, decode);
@@ -143,7 +187,11 @@ async function* externalChunks(source: ByteSource, info: TensorInfo, decode: Dec
 }
 
 /** One plainly stored tensor, read and decoded a chunk at a time (bounded memory whatever its size). */
-async function* tensorChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+async function* tensorChunks(
+  source: ByteSource,
+  info: TensorInfo,
+  decode: DecodeOptions | undefined,
+): AsyncGenerator<Uint8Array> {
   const size = dtypeBytes(info.dtype);
   const count = elementCount(info.shape);
   const format = info.format ?? "tensorfile";
@@ -169,8 +217,12 @@ export interface StreamWriteOptions {
 }
 
 function isLazy(tensors: unknown): tensors is LazyTensors {
-  return typeof tensors === "object" && tensors !== null && typeof (tensors as LazyTensors).tensorInfos === "function" &&
-    typeof (tensors as LazyTensors).loadTensor === "function";
+  return (
+    typeof tensors === "object" &&
+    tensors !== null &&
+    typeof (tensors as LazyTensors).tensorInfos === "function" &&
+    typeof (tensors as LazyTensors).loadTensor === "function"
+  );
 }
 
 function dataBytes(tensor: NamedTensor): Uint8Array {
@@ -183,10 +235,16 @@ function dataBytes(tensor: NamedTensor): Uint8Array {
  * NamedTensors or a lazy file (readFromAny(), openFile()), whose tensors are then loaded one at a time.
  * Resolves to the number of bytes written. Nothing is written when a tensor is refused up front.
  */
-export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly NamedTensor[] | LazyTensors, options: StreamWriteOptions = {}): Promise<number> {
+export async function writeSafetensorsTo(
+  sink: ByteSink,
+  tensors: readonly NamedTensor[] | LazyTensors,
+  options: StreamWriteOptions = {},
+): Promise<number> {
   const lazy = isLazy(tensors) ? tensors : undefined;
   if (!lazy && !Array.isArray(tensors as unknown)) {
-    throw new TypeError("tensorfile: writeSafetensorsTo() takes an array of NamedTensors or a lazy file (readFromAny(), openFile())");
+    throw new TypeError(
+      "tensorfile: writeSafetensorsTo() takes an array of NamedTensors or a lazy file (readFromAny(), openFile())",
+    );
   }
   const infos = lazy ? lazy.tensorInfos() : undefined;
   const eager = lazy ? undefined : (tensors as readonly NamedTensor[]);
@@ -221,7 +279,9 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
           bytes += piece.length;
         }
         if (bytes !== slot.end - slot.begin) {
-          throw new RangeError(`tensorfile: tensor "${slot.name}" decoded to ${bytes} bytes; its header entry says ${slot.end - slot.begin}`);
+          throw new RangeError(
+            `tensorfile: tensor "${slot.name}" decoded to ${bytes} bytes; its header entry says ${slot.end - slot.begin}`,
+          );
         }
         written += bytes;
         options.onProgress?.(written, plan.size, slot.name);
@@ -237,7 +297,9 @@ export async function writeSafetensorsTo(sink: ByteSink, tensors: readonly Named
       if (lazy) checkTensor(tensor, `tensor "${slot.name}"`);
       const bytes = dataBytes(tensor);
       if (bytes.length !== slot.end - slot.begin) {
-        throw new RangeError(`tensorfile: tensor "${slot.name}" decoded to ${bytes.length} bytes; its header entry says ${slot.end - slot.begin}`);
+        throw new RangeError(
+          `tensorfile: tensor "${slot.name}" decoded to ${bytes.length} bytes; its header entry says ${slot.end - slot.begin}`,
+        );
       }
       await writer.write(bytes);
       written += bytes.length;
@@ -263,7 +325,12 @@ export interface LazyTensorRef {
 }
 
 function isLazyRef(value: unknown): value is LazyTensorRef {
-  return typeof value === "object" && value !== null && isLazy((value as LazyTensorRef).file) && typeof (value as LazyTensorRef).info === "object";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    isLazy((value as LazyTensorRef).file) &&
+    typeof (value as LazyTensorRef).info === "object"
+  );
 }
 
 /**
@@ -271,13 +338,23 @@ function isLazyRef(value: unknown): value is LazyTensorRef {
  * `tensor` is a NamedTensor, or `{ file, info, decode? }` naming one tensor of a lazy file: a plainly stored one
  * then streams in chunks when the file has its `source` (openFile()), so memory stays flat whatever its size.
  */
-export async function writeNpyTo(sink: ByteSink, tensor: NamedTensor | LazyTensorRef, options: Pick<StreamWriteOptions, "end"> = {}): Promise<number> {
+export async function writeNpyTo(
+  sink: ByteSink,
+  tensor: NamedTensor | LazyTensorRef,
+  options: Pick<StreamWriteOptions, "end"> = {},
+): Promise<number> {
   if (isLazyRef(tensor) && streamsFrom(tensor.file.source, tensor.info, tensor.decode)) {
     const { info, decode } = tensor;
-    const pieces = [npyHeader(decodedDType(info, decode), info.shape), streamedPieces(tensor.file.source, info, decode)];
+    const pieces = [
+      npyHeader(decodedDType(info, decode), info.shape),
+      streamedPieces(tensor.file.source, info, decode),
+    ];
     return writePiecesTo(sink, pieces, { end: options.end, caller: "writeNpyTo" });
   }
   const loaded = isLazyRef(tensor) ? await tensor.file.loadTensor(tensor.info, tensor.decode) : tensor;
   checkTensor(loaded, "writeNpyTo() tensor");
-  return writePiecesTo(sink, [npyHeader(loaded.dtype, loaded.shape), dataBytes(loaded)], { end: options.end, caller: "writeNpyTo" });
+  return writePiecesTo(sink, [npyHeader(loaded.dtype, loaded.shape), dataBytes(loaded)], {
+    end: options.end,
+    caller: "writeNpyTo",
+  });
 }

@@ -44,8 +44,12 @@ const NEEDS_CARE = /[%\\\u0000-\u001f\u007f<>:"|?*/\uD800-\uDFFF]|[. ]$|^(con|pr
 export function encodePart(part: string): string {
   if (part === "") return "%";
   if (!NEEDS_CARE.test(part)) return part; // the common case: nothing to escape
-  let out = part.replace(/[%\\\u0000-\u001f\u007f<>:"|?*/]/g, escapeChar)
-    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `%u${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  let out = part
+    .replace(/[%\\\u0000-\u001f\u007f<>:"|?*/]/g, escapeChar)
+    .replace(
+      /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+      (c) => `%u${c.charCodeAt(0).toString(16).toUpperCase()}`,
+    );
   if (out === "." || out === "..") return out.replace(/\./g, "%2E");
   if (WINDOWS_DEVICE.test(out)) out = escapeChar(out[0]!) + out.slice(1);
   if (out.endsWith(".") || out.endsWith(" ")) out = out.slice(0, -1) + escapeChar(out[out.length - 1]!);
@@ -55,7 +59,9 @@ export function encodePart(part: string): string {
 /** The name part a file or folder name stands for (the inverse of {@link encodePart}). */
 export function decodePart(part: string): string {
   if (part === "%") return "";
-  return part.replace(/%u([0-9A-Fa-f]{4})|%([0-9A-Fa-f]{2})/g, (_, u: string | undefined, x: string | undefined) => String.fromCharCode(parseInt(u ?? x!, 16)));
+  return part.replace(/%u([0-9A-Fa-f]{4})|%([0-9A-Fa-f]{2})/g, (_, u: string | undefined, x: string | undefined) =>
+    String.fromCharCode(parseInt(u ?? x!, 16)),
+  );
 }
 
 /** `part` encoded, with `suffix`, in at most 200 UTF-8 bytes (cut with a hash of the whole when longer). */

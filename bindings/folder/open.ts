@@ -57,7 +57,8 @@ async function fileTensor(path: string, name: string): Promise<FolderTensor> {
   try {
     const opened = await readFromAny(source);
     const infos = opened.tensorInfos();
-    if (infos.length !== 1) throw new SourceError(`${path} holds ${infos.length} tensors; a folder of weights holds one tensor a file`);
+    if (infos.length !== 1)
+      throw new SourceError(`${path} holds ${infos.length} tensors; a folder of weights holds one tensor a file`);
     return {
       info: { ...infos[0]!, name },
       async load() {
@@ -91,10 +92,12 @@ async function namedFiles(dir: string, files: readonly string[]): Promise<[strin
       const meta = JSON.parse(await readFile(join(dir, MANIFEST), "utf8")) as { files?: unknown };
       listed = meta.files !== null && typeof meta.files === "object" ? Object.entries(meta.files) : [];
     } catch (cause) {
-      throw new SourceError(`${join(dir, MANIFEST)} is not the JSON extract writes: ${(cause as Error).message}`, { cause });
+      throw new SourceError(`${join(dir, MANIFEST)} is not the JSON extract writes: ${(cause as Error).message}`, {
+        cause,
+      });
     }
     for (const [name, file] of listed) {
-      const found = typeof file === "string" ? onDisk.get(file) ?? onDisk.get(file.normalize("NFC")) : undefined;
+      const found = typeof file === "string" ? (onDisk.get(file) ?? onDisk.get(file.normalize("NFC"))) : undefined;
       if (found !== undefined && (found.endsWith(".npy") || found.endsWith(".onnx"))) named.push([name, found]);
     }
   }
@@ -107,7 +110,10 @@ async function namedFiles(dir: string, files: readonly string[]): Promise<[strin
   const byName = new Map<string, string>();
   for (const [name, file] of named) {
     const other = byName.get(name);
-    if (other !== undefined) throw new SourceError(`${dir}: both ${other} and ${file} hold the tensor ${JSON.stringify(name)}; remove one (meta.json's "files" says which file holds which name)`);
+    if (other !== undefined)
+      throw new SourceError(
+        `${dir}: both ${other} and ${file} hold the tensor ${JSON.stringify(name)}; remove one (meta.json's "files" says which file holds which name)`,
+      );
     byName.set(name, file);
   }
   return named;
@@ -118,13 +124,17 @@ async function namedFiles(dir: string, files: readonly string[]): Promise<[strin
  * back into the model. See the module comment for what is read and the errors.
  */
 export async function openTensorFolder(dir: string): Promise<TensorFolder> {
-  if (typeof dir !== "string" || dir === "") throw new TypeError("tensorfile: openTensorFolder(dir) takes the path of a folder");
+  if (typeof dir !== "string" || dir === "")
+    throw new TypeError("tensorfile: openTensorFolder(dir) takes the path of a folder");
   let listing: string[];
   try {
     listing = await walk(dir);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException)?.code;
-    throw new SourceError(`${dir}: ${code === "ENOENT" ? "no such folder" : code === "ENOTDIR" ? "not a folder" : (cause as Error)?.message ?? String(cause)}`, { cause });
+    throw new SourceError(
+      `${dir}: ${code === "ENOENT" ? "no such folder" : code === "ENOTDIR" ? "not a folder" : ((cause as Error)?.message ?? String(cause))}`,
+      { cause },
+    );
   }
   const named = await namedFiles(dir, listing);
   const tensors: FolderTensor[] = [];
@@ -138,7 +148,15 @@ export async function openTensorFolder(dir: string): Promise<TensorFolder> {
       // april networks: a 1-D uint8 tensor of the ONNX file's bytes (april's patch uses a network given with its
       // own weights only where it differs from the model's)
       const bytes = new Uint8Array(await readFile(path));
-      const info: TensorInfo = { name, dtype: "uint8", shape: [bytes.length], byteOffset: 0, byteLength: bytes.length, byteOrder: "le", layout: "row-major" };
+      const info: TensorInfo = {
+        name,
+        dtype: "uint8",
+        shape: [bytes.length],
+        byteOffset: 0,
+        byteLength: bytes.length,
+        byteOrder: "le",
+        layout: "row-major",
+      };
       networks.push({ info, load: async () => ({ name, dtype: "uint8", shape: [bytes.length], data: bytes }) });
     } else {
       tensors.push(await fileTensor(path, listedName));
@@ -153,7 +171,8 @@ export async function openTensorFolder(dir: string): Promise<TensorFolder> {
     tensorInfos: () => all.map((t) => ({ ...t.info, shape: t.info.shape.slice() })),
     loadTensor: (info: TensorInfo) => {
       const found = byName.get(info?.name);
-      if (found === undefined) return Promise.reject(new SourceError(`${dir} holds no tensor named ${JSON.stringify(info?.name)}`));
+      if (found === undefined)
+        return Promise.reject(new SourceError(`${dir} holds no tensor named ${JSON.stringify(info?.name)}`));
       return found.load();
     },
   };

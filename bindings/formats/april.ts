@@ -40,8 +40,19 @@ export function detect(value: Uint8Array): boolean {
 }
 
 export {
-  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES, REFERENCE_PARAMS, id, type AprilCreateOptions, type AprilEntry,
-  type AprilFile, type AprilLayout, type AprilNetworkModels, type AprilNetworks, type AprilParams, type AprilRawText, type AprilReadOptions,
+  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS,
+  NETWORK_NAMES,
+  REFERENCE_PARAMS,
+  id,
+  type AprilCreateOptions,
+  type AprilEntry,
+  type AprilFile,
+  type AprilLayout,
+  type AprilNetworkModels,
+  type AprilNetworks,
+  type AprilParams,
+  type AprilRawText,
+  type AprilReadOptions,
   type NetworkName,
 } from "./april/model.js";
 export { loadNetworks, read, readFrom } from "./april/reader.js";

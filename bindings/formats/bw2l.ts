@@ -33,15 +33,37 @@ export const id = "bw2l" as const;
 export const extensions: readonly string[] = [".b2l", ".bw2l"];
 
 export type {
-  Bw2lArray, Bw2lArrayData, Bw2lArraySection, Bw2lDType, Bw2lEntry, Bw2lFile, Bw2lKeyvalSection, Bw2lLayer,
-  Bw2lLayersSection, Bw2lRawSection, Bw2lSection, Bw2lUtf8Section, Bw2lVersion,
+  Bw2lArray,
+  Bw2lArrayData,
+  Bw2lArraySection,
+  Bw2lDType,
+  Bw2lEntry,
+  Bw2lFile,
+  Bw2lKeyvalSection,
+  Bw2lLayer,
+  Bw2lLayersSection,
+  Bw2lRawSection,
+  Bw2lSection,
+  Bw2lUtf8Section,
+  Bw2lVersion,
 } from "./bw2l/model.js";
 export { isArraySection, isKeyvalSection, isLayersSection, isRawSection, isUtf8Section } from "./bw2l/model.js";
 export type { KeyvalInput, LayerInput, ModelInput, ParamInput } from "./bw2l/builder.js";
 export { create } from "./bw2l/builder.js";
 export type { QuantizeMode } from "./bw2l/quantize.js";
 export { chooseI8Params } from "./bw2l/quantize.js";
-export { archLines, blobs, config, flags, inspect, keyvalMap, tensorInfos, tensors, tokens, verify } from "./bw2l/view.js";
+export {
+  archLines,
+  blobs,
+  config,
+  flags,
+  inspect,
+  keyvalMap,
+  tensorInfos,
+  tensors,
+  tokens,
+  verify,
+} from "./bw2l/view.js";
 
 /** Options of {@link read}. */
 export interface ReadOptions {
@@ -63,7 +85,14 @@ export interface WriteOptions {
 /** True when `head` starts with the BW2L magic (whatever the version: read() then names an unsupported one). */
 export function detect(value: Uint8Array): boolean {
   const head = bytesOrUndefined(value);
-  return head !== undefined && head.length >= 4 && head[0] === 0x42 && head[1] === 0x57 && head[2] === 0x32 && head[3] === 0x4c;
+  return (
+    head !== undefined &&
+    head.length >= 4 &&
+    head[0] === 0x42 &&
+    head[1] === 0x57 &&
+    head[2] === 0x32 &&
+    head[3] === 0x4c
+  );
 }
 
 /** The whole file. Throws only FormatErrors: every length is checked against the bytes before it is used. */
@@ -74,7 +103,9 @@ export function read(bytes: Uint8Array, options: ReadOptions = {}): Bw2lFile {
 
 /** The same object as read(), with array, layer-param, data-section and trailing payloads left as byte ranges. */
 export async function readFrom(source: ByteSource, _options: ReadOptions = {}): Promise<Bw2lFile> {
-  return lazy.parseFrom(asSource(source, "bw2l.readFrom"), id, (backing) => parseFile(new ByteReader(backing, id), { eager: false, copy: false }));
+  return lazy.parseFrom(asSource(source, "bw2l.readFrom"), id, (backing) =>
+    parseFile(new ByteReader(backing, id), { eager: false, copy: false }),
+  );
 }
 
 /** The bytes of `file` (byte-identical to the input for anything read()); `quantize` converts float32 params first. */
@@ -87,13 +118,24 @@ export function write(file: Bw2lFile, options: WriteOptions = {}): Uint8Array {
  * write() into a sink (a function, a WritableStream or a Node Writable) piece by piece: the payloads go out as
  * they are, with no second copy of the file in memory. Resolves to the byte count.
  */
-export async function writeTo(file: Bw2lFile, sink: ByteSink, options: WriteOptions & { end?: boolean | undefined } = {}): Promise<number> {
+export async function writeTo(
+  file: Bw2lFile,
+  sink: ByteSink,
+  options: WriteOptions & { end?: boolean | undefined } = {},
+): Promise<number> {
   checkWriterInput(file, "bw2l.writeTo", "a bw2l file (from read() or create())", { arrays: ["sections"] });
-  return writePiecesTo(sink, writePieces(options.quantize ? quantizeFile(file, options.quantize) : file), { end: options.end, caller: "bw2l.writeTo" });
+  return writePiecesTo(sink, writePieces(options.quantize ? quantizeFile(file, options.quantize) : file), {
+    end: options.end,
+    caller: "bw2l.writeTo",
+  });
 }
 
 /** Reads and decodes one tensor of a readFrom() result. */
-export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {
+export async function loadTensor(
+  source: ByteSource,
+  info: TensorInfo,
+  options: DecodeOptions = {},
+): Promise<NamedTensor> {
   const tensor = await lazy.loadTensor(source, decodableInfo(info), { ...options, format: id });
   tensor.shape = info.shape.slice();
   return tensor;

@@ -70,7 +70,9 @@ export function read(bytes: Uint8Array, options: ReadOptions = {}): NpyFile {
 /** The same object as read() with the data left as its byte range: reads the header only. */
 export async function readFrom(source: ByteSource, options: ReadOptions = {}): Promise<NpyFile> {
   const name = nameOf(options);
-  const array = await lazy.parseFrom(asSource(source, "npy.readFrom"), id, (backing) => parseNpy(new ByteReader(backing, id), { eager: false, copy: false }));
+  const array = await lazy.parseFrom(asSource(source, "npy.readFrom"), id, (backing) =>
+    parseNpy(new ByteReader(backing, id), { eager: false, copy: false }),
+  );
   return lazy.markLazy({ ...array, name });
 }
 
@@ -93,7 +95,8 @@ export function tensorInfos(file: NpyFile): TensorInfo[] {
 /** The one tensor, row-major little-endian (big-endian swapped, Fortran order transposed). Needs read(). */
 export function tensors(file: NpyFile, options: DecodeOptions = {}): NamedTensor[] {
   lazy.assertEager(file, id);
-  if (!(file.data instanceof Uint8Array)) throw new TypeError("npy: the data is not loaded (a readFrom() result); use loadTensor");
+  if (!(file.data instanceof Uint8Array))
+    throw new TypeError("npy: the data is not loaded (a readFrom() result); use loadTensor");
   return [decodeArray(file.data, tensorInfos(file)[0]!, options, id)];
 }
 
@@ -105,7 +108,14 @@ export function loadTensor(source: ByteSource, info: TensorInfo, options: Decode
 /** What `tensorfile inspect --json` prints. */
 export function inspect(file: NpyFile): InspectResult {
   const size = headerBytes(file);
-  return { format: id, version: file.version, meta: headerMeta(file), tensors: [inspectRow(file, file.name)], headerLength: size, dataOffset: size };
+  return {
+    format: id,
+    version: file.version,
+    meta: headerMeta(file),
+    tensors: [inspectRow(file, file.name)],
+    headerLength: size,
+    dataOffset: size,
+  };
 }
 
 /** Warnings: padding numpy no longer writes, a descr without byte order, raw void data. */

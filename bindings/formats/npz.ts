@@ -55,7 +55,8 @@ export interface ReadOptions {
 export function detect(value: Uint8Array): boolean {
   const head = bytesOrUndefined(value);
   if (!head || head.length < 4 || head[0] !== 0x50 || head[1] !== 0x4b) return false;
-  if (head[2] === 0x05 && head[3] === 0x06) return head.length >= 12 && head[8] === 0 && head[9] === 0 && head[10] === 0 && head[11] === 0;
+  if (head[2] === 0x05 && head[3] === 0x06)
+    return head.length >= 12 && head[8] === 0 && head[9] === 0 && head[10] === 0 && head[11] === 0;
   // an empty archive with a zip64 end record first (entries u64 at 32)
   if (head[2] === 0x06 && head[3] === 0x06) return head.length >= 40 && head.subarray(32, 40).every((b) => b === 0);
   if (head[2] !== 0x03 || head[3] !== 0x04) return false;
@@ -78,13 +79,18 @@ export function read(bytes: Uint8Array, options: ReadOptions = {}): NpzFile {
 
 /** The same object as read() without member data: the directory, local headers and .npy headers only. */
 export async function readFrom(source: ByteSource, _options: ReadOptions = {}): Promise<NpzFile> {
-  return lazy.parseFrom(asSource(source, "npz.readFrom"), id, (backing) => parseFile(new ByteReader(backing, id), { eager: false }));
+  return lazy.parseFrom(asSource(source, "npz.readFrom"), id, (backing) =>
+    parseFile(new ByteReader(backing, id), { eager: false }),
+  );
 }
 
 /** The bytes read() was given (npz is an input format: to write tensors use writeSafetensors or writeNpy). */
 export function write(file: NpzFile): Uint8Array {
   checkWriterInput(file, "npz.write", "an npz file (from read())");
-  if (!file.bytes) throw new TypeError("npz: write() gives back the bytes of a read() result; this file has none (readFrom() or built by hand)");
+  if (!file.bytes)
+    throw new TypeError(
+      "npz: write() gives back the bytes of a read() result; this file has none (readFrom() or built by hand)",
+    );
   return copyBytes(file.bytes);
 }
 
@@ -96,7 +102,14 @@ function npyHeaderLength(member: NpzMember): number {
 function infoOf(member: NpzMember): NpzTensorInfo {
   const arrayOffset = npyHeaderLength(member);
   const byteOffset = member.method === "stored" ? member.dataOffset + arrayOffset : member.dataOffset;
-  const ref: NpzMemberRef = { method: member.method, dataOffset: member.dataOffset, compressedSize: member.compressedSize, size: member.size, arrayOffset, crc32: member.crc32 };
+  const ref: NpzMemberRef = {
+    method: member.method,
+    dataOffset: member.dataOffset,
+    compressedSize: member.compressedSize,
+    size: member.size,
+    arrayOffset,
+    crc32: member.crc32,
+  };
   return { ...arrayInfo(member.array, member.tensor, byteOffset, id), member: ref };
 }
 
@@ -109,13 +122,18 @@ export function tensorInfos(file: NpzFile): NpzTensorInfo[] {
 export function tensors(file: NpzFile, options: DecodeOptions = {}): NamedTensor[] {
   lazy.assertEager(file, id);
   return file.members.map((member) => {
-    if (!(member.array.data instanceof Uint8Array)) throw new TypeError(`npz: member ${member.name} is not loaded (a readFrom() result); use loadTensor`);
+    if (!(member.array.data instanceof Uint8Array))
+      throw new TypeError(`npz: member ${member.name} is not loaded (a readFrom() result); use loadTensor`);
     return decodeTensor(member.array.data, infoOf(member), options, id);
   });
 }
 
 /** Reads one member of a readFrom() result (a range read; deflated members: read and inflate the member). */
-export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {
+export async function loadTensor(
+  source: ByteSource,
+  info: TensorInfo,
+  options: DecodeOptions = {},
+): Promise<NamedTensor> {
   const member = (info as Partial<NpzTensorInfo>).member;
   if (!member || member.method === "stored") return lazy.loadTensor(source, info, { ...options, format: id });
   const field = `members[${JSON.stringify(`${info.name}.npy`)}].data`;
@@ -124,7 +142,12 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
   checkCrc(content, member.crc32, id, member.dataOffset, field);
   const data = content.subarray(member.arrayOffset, member.arrayOffset + info.byteLength);
   if (data.byteLength !== info.byteLength) {
-    throw new CorruptDataError(id, `the inflated member holds ${data.byteLength} bytes of data, the header says ${info.byteLength}`, member.dataOffset, field);
+    throw new CorruptDataError(
+      id,
+      `the inflated member holds ${data.byteLength} bytes of data, the header says ${info.byteLength}`,
+      member.dataOffset,
+      field,
+    );
   }
   return decodeTensor(data, info, options, id);
 }
@@ -161,7 +184,9 @@ export function verify(file: NpzFile): string[] {
     if (m.content) {
       const crc = crc32(m.content);
       if (crc !== m.crc32) {
-        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`);
+        warnings.push(
+          `member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`,
+        );
       }
     }
     const headerBytes = (m.array.version === "1.0" ? 10 : 12) + encodeHeader(m.array.header, m.array.version).length;
@@ -183,13 +208,18 @@ export async function verifyFrom(source: ByteSource, file: NpzFile): Promise<str
   for (const m of file.members) {
     if (m.method === "stored" && !m.content) {
       let crc = 0;
-      for (let done = 0; done < m.size; ) {
+      for (let done = 0; done < m.size;) {
         const length = Math.min(CRC_READ_BYTES, m.size - done);
-        crc = crc32(await readExactly(source, m.dataOffset + done, length, id, `members[${JSON.stringify(m.name)}].data`), crc);
+        crc = crc32(
+          await readExactly(source, m.dataOffset + done, length, id, `members[${JSON.stringify(m.name)}].data`),
+          crc,
+        );
         done += length;
       }
       if (crc !== m.crc32) {
-        warnings.push(`member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`);
+        warnings.push(
+          `member ${m.name}: CRC-32 mismatch (0x${hex8(m.crc32)} stored, 0x${hex8(crc)} computed): the member is corrupt and numpy refuses it`,
+        );
       }
     }
     for (const w of verify({ ...file, members: [m] })) warnings.push(w);

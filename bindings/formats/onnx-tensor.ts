@@ -50,13 +50,16 @@ export function read(bytes: Uint8Array): OnnxTensorFile {
 
 /** The same object as read(), reading the TensorProto's fields only (raw_data is not fetched): use loadTensor. */
 export async function readFrom(source: ByteSource): Promise<OnnxTensorFile> {
-  return lazy.parseFrom(asSource(source, "onnx-tensor.readFrom"), id, (backing) => parseTensorFile(new ByteReader(backing, id), false));
+  return lazy.parseFrom(asSource(source, "onnx-tensor.readFrom"), id, (backing) =>
+    parseTensorFile(new ByteReader(backing, id), false),
+  );
 }
 
 /** The file's bytes again (a copy; needs a read() result). */
 export function write(file: OnnxTensorFile): Uint8Array {
   checkWriterInput(file, "onnx-tensor.write", "an onnx-tensor file (from read())");
   const bytes = fileBytes.get(file);
-  if (!bytes) throw new TypeError("onnx-tensor.write: this file object has no bytes (a readFrom() result); read() the file");
+  if (!bytes)
+    throw new TypeError("onnx-tensor.write: this file object has no bytes (a readFrom() result); read() the file");
   return copyBytes(bytes);
 }

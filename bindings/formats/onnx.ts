@@ -31,8 +31,20 @@ export { id };
 export const extensions: readonly string[] = [".onnx"];
 
 export type {
-  OnnxAttribute, OnnxAttributeType, OnnxDataTypeInfo, OnnxExternalData, OnnxFrame, OnnxGraph, OnnxModel, OnnxNode,
-  OnnxReadOptions, OnnxSparseTensor, OnnxStorage, OnnxTensor, OnnxValueInfo, OnnxValueType,
+  OnnxAttribute,
+  OnnxAttributeType,
+  OnnxDataTypeInfo,
+  OnnxExternalData,
+  OnnxFrame,
+  OnnxGraph,
+  OnnxModel,
+  OnnxNode,
+  OnnxReadOptions,
+  OnnxSparseTensor,
+  OnnxStorage,
+  OnnxTensor,
+  OnnxValueInfo,
+  OnnxValueType,
 } from "./onnx/model.js";
 export { ATTRIBUTE_TYPES, DATA_TYPES, MAX_GRAPH_DEPTH, dataTypeName, dataTypeOf } from "./onnx/model.js";
 export type { OnnxStorageInfo, OnnxTensorInfo, OnnxWeight } from "./onnx/view.js";
@@ -40,9 +52,24 @@ export { blobs, inspect, loadTensor, nodeLabel, tensorInfos, tensors, verify, we
 export { write, writeTo } from "./onnx/edit-write.js";
 export { replaceTensors } from "./onnx/patch.js";
 export type { OnnxDim, OnnxModelField } from "./onnx/edit.js";
-export { MODEL_FIELDS, deleteMetadata, makeTensor, parseShape, renameValue, setMetadata, setModelField, setShape } from "./onnx/edit.js";
+export {
+  MODEL_FIELDS,
+  deleteMetadata,
+  makeTensor,
+  parseShape,
+  renameValue,
+  setMetadata,
+  setModelField,
+  setShape,
+} from "./onnx/edit.js";
 export type {
-  OnnxAttributeInput, OnnxAttributeValue, OnnxDTypeName, OnnxGraphInput, OnnxModelInput, OnnxNodeInput, OnnxTensorInput,
+  OnnxAttributeInput,
+  OnnxAttributeValue,
+  OnnxDTypeName,
+  OnnxGraphInput,
+  OnnxModelInput,
+  OnnxNodeInput,
+  OnnxTensorInput,
   OnnxValueInfoInput,
 } from "./onnx/builder.js";
 export { createPieces, ONNX_DTYPES } from "./onnx/builder.js";
@@ -69,14 +96,21 @@ export function detect(value: Uint8Array): boolean {
 /** The whole model; payloads stay byte ranges of `bytes` (which the result keeps for tensors() and write()). */
 export function read(bytes: Uint8Array, options: OnnxReadOptions = {}): OnnxModel {
   const input = asBytes(bytes, "onnx.read");
-  const model = parseModel(new ByteReader(input, id), { eager: true, maxGraphDepth: options.maxGraphDepth, origin: input, lazyNodes: input });
+  const model = parseModel(new ByteReader(input, id), {
+    eager: true,
+    maxGraphDepth: options.maxGraphDepth,
+    origin: input,
+    lazyNodes: input,
+  });
   modelBytes.set(model, input);
   return model;
 }
 
 /** The same object as read(), reading headers only (payloads are never fetched): use loadTensor per weight. */
 export async function readFrom(source: ByteSource, options: OnnxReadOptions = {}): Promise<OnnxModel> {
-  return parseSmallChunks(asSource(source, "onnx.readFrom"), id, (backing) => parseModel(new ByteReader(backing, id), { eager: false, maxGraphDepth: options.maxGraphDepth }));
+  return parseSmallChunks(asSource(source, "onnx.readFrom"), id, (backing) =>
+    parseModel(new ByteReader(backing, id), { eager: false, maxGraphDepth: options.maxGraphDepth }),
+  );
 }
 
 /**
@@ -84,16 +118,27 @@ export async function readFrom(source: ByteSource, options: OnnxReadOptions = {}
  * (see onnx/quantize.ts), with what was done. `model` itself is not changed; write() the result to get its bytes.
  * An .april network's model gives a standalone ONNX model (use april.quantize for the whole file).
  */
-export function quantizeWithReport(model: OnnxModel, options: QuantizeOptions): {
+export function quantizeWithReport(
+  model: OnnxModel,
+  options: QuantizeOptions,
+): {
   /** The new model object, changed. */
   model: OnnxModel;
   /** What was done. */
   report: QuantizeReport;
 } {
   const bytes = modelBytes.get(model);
-  if (!bytes) throw new UnsupportedError(id, "quantize needs a model read() returned (a lazy readFrom() model has no bytes in memory: convert it from its source with onnx.quantizeTo(source, sink, options))", undefined, "quantize");
+  if (!bytes)
+    throw new UnsupportedError(
+      id,
+      "quantize needs a model read() returned (a lazy readFrom() model has no bytes in memory: convert it from its source with onnx.quantizeTo(source, sink, options))",
+      undefined,
+      "quantize",
+    );
   const whole = model.span.byteOffset === 0 && model.span.byteLength === bytes.length;
-  const fresh = read(whole ? bytes : bytes.subarray(model.span.byteOffset, model.span.byteOffset + model.span.byteLength));
+  const fresh = read(
+    whole ? bytes : bytes.subarray(model.span.byteOffset, model.span.byteOffset + model.span.byteLength),
+  );
   const report = quantizeInPlace(fresh, options);
   return { model: fresh, report };
 }

@@ -38,16 +38,43 @@ export function detect(value: Uint8Array): boolean {
   return true;
 }
 
-
 export {
-  DATA_TYPE_CODES, MAX_DIMS, VERSION, id, type PrimitivDataType, type PrimitivFile, type PrimitivModel,
-  type PrimitivModelEntry, type PrimitivOptimizer, type PrimitivParameter, type PrimitivReadOptions, type PrimitivShape,
-  type PrimitivTensor, type PrimitivTensorInfo,
+  DATA_TYPE_CODES,
+  MAX_DIMS,
+  VERSION,
+  id,
+  type PrimitivDataType,
+  type PrimitivFile,
+  type PrimitivModel,
+  type PrimitivModelEntry,
+  type PrimitivOptimizer,
+  type PrimitivParameter,
+  type PrimitivReadOptions,
+  type PrimitivShape,
+  type PrimitivTensor,
+  type PrimitivTensorInfo,
 } from "./primitiv/model.js";
 export { read, readFrom } from "./primitiv/reader.js";
 export { type PrimitivFileLike, asFile, write, writeTo } from "./primitiv/writer.js";
 export {
-  blobs, decodeKey, inspect, loadTensor, logicalShape, namedTensors, tensorInfos, tensorValues, tensors, verify,
+  blobs,
+  decodeKey,
+  inspect,
+  loadTensor,
+  logicalShape,
+  namedTensors,
+  tensorInfos,
+  tensorValues,
+  tensors,
+  verify,
 } from "./primitiv/view.js";
-export { type KeyPath, compareKeyPaths, makeModel, makeOptimizer, makeParameter, makeShape, makeTensor } from "./primitiv/builder.js";
+export {
+  type KeyPath,
+  compareKeyPaths,
+  makeModel,
+  makeOptimizer,
+  makeParameter,
+  makeShape,
+  makeTensor,
+} from "./primitiv/builder.js";
 export { replaceTensors } from "./primitiv/patch.js";

@@ -28,14 +28,30 @@ import type { FormatCapabilities, FormatId, FormatReading } from "./types.js";
 
 /** Every format's reading functions, in the order detection tries them. */
 export const READINGS: readonly FormatReading[] = [
-  bw2lReading, aprilReading, tsmReading, primitivReading, spraakReading,
-  onnxReading, safetensorsReading, npyReading, npzReading, onnxTensorReading,
+  bw2lReading,
+  aprilReading,
+  tsmReading,
+  primitivReading,
+  spraakReading,
+  onnxReading,
+  safetensorsReading,
+  npyReading,
+  npzReading,
+  onnxTensorReading,
 ];
 
 /** The built-in formats' capabilities, in the same order (typed per format: FormatModules derives from it). */
 const BUILT_IN_CAPABILITIES = [
-  bw2lCapabilities, aprilCapabilities, tsmCapabilities, primitivCapabilities, spraakCapabilities,
-  onnxCapabilities, safetensorsCapabilities, npyCapabilities, npzCapabilities, onnxTensorCapabilities,
+  bw2lCapabilities,
+  aprilCapabilities,
+  tsmCapabilities,
+  primitivCapabilities,
+  spraakCapabilities,
+  onnxCapabilities,
+  safetensorsCapabilities,
+  npyCapabilities,
+  npzCapabilities,
+  onnxTensorCapabilities,
 ] as const;
 
 /** Every format's capabilities, in the order of READINGS (the same array: registerFormat adds to it). */
@@ -59,8 +75,15 @@ export function capabilitiesOf(id: string): FormatCapabilities | undefined {
  * readFromAny, formatModule, patch and the CLI then know it. For tests and experiments: the built-in formats are
  * the lists above. The id must be new.
  */
-export function registerFormat(reading: FormatReading, capabilities: FormatCapabilities, before?: FormatId): () => void {
-  if (reading.id !== capabilities.id) throw new TypeError(`tensorfile: registerFormat: the reading is ${reading.id}'s, the capabilities ${capabilities.id}'s`);
+export function registerFormat(
+  reading: FormatReading,
+  capabilities: FormatCapabilities,
+  before?: FormatId,
+): () => void {
+  if (reading.id !== capabilities.id)
+    throw new TypeError(
+      `tensorfile: registerFormat: the reading is ${reading.id}'s, the capabilities ${capabilities.id}'s`,
+    );
   if (readingOf(reading.id)) throw new TypeError(`tensorfile: registerFormat: ${reading.id} is already a format`);
   const readings = READINGS as FormatReading[];
   const all = CAPABILITIES as FormatCapabilities[];

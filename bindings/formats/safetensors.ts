@@ -64,12 +64,17 @@ export function detect(value: Uint8Array): boolean {
 
 /** The whole file: every check, tensor bytes as views of the input (or copies). Throws only FormatErrors. */
 export function read(bytes: Uint8Array, options: ReadOptions = {}): SafetensorsFile {
-  return parseFile(new ByteReader(asBytes(bytes, "safetensors.read"), id), { eager: true, copy: options.copy ?? false });
+  return parseFile(new ByteReader(asBytes(bytes, "safetensors.read"), id), {
+    eager: true,
+    copy: options.copy ?? false,
+  });
 }
 
 /** The same object as read() with every tensor left as its byte range: reads the header only. */
 export async function readFrom(source: ByteSource, _options: ReadOptions = {}): Promise<SafetensorsFile> {
-  return lazy.parseFrom(asSource(source, "safetensors.readFrom"), id, (backing) => parseFile(new ByteReader(backing, id), { eager: false, copy: false }));
+  return lazy.parseFrom(asSource(source, "safetensors.readFrom"), id, (backing) =>
+    parseFile(new ByteReader(backing, id), { eager: false, copy: false }),
+  );
 }
 
 /**
@@ -77,14 +82,22 @@ export async function readFrom(source: ByteSource, _options: ReadOptions = {}): 
  * order (byte-identical for anything read()). Needs the tensors' bytes (a read() result).
  */
 export function write(file: SafetensorsFile): Uint8Array {
-  checkWriterInput(file, "safetensors.write", "a safetensors file (from read(); writeSafetensors() writes tensors)", { arrays: ["tensors"], strings: ["header"] });
+  checkWriterInput(file, "safetensors.write", "a safetensors file (from read(); writeSafetensors() writes tensors)", {
+    arrays: ["tensors"],
+    strings: ["header"],
+  });
   const header = new TextEncoder().encode(file.header);
-  const ordered = file.tensors.slice().sort((a, b) => a.dataOffsets[0] - b.dataOffsets[0] || a.dataOffsets[1] - b.dataOffsets[1]);
+  const ordered = file.tensors
+    .slice()
+    .sort((a, b) => a.dataOffsets[0] - b.dataOffsets[0] || a.dataOffsets[1] - b.dataOffsets[1]);
   let size = 0;
   for (const t of ordered) {
-    if (!isLoaded(t.data)) throw new TypeError(`safetensors: tensor ${t.name} is not loaded (a readFrom() result); write() needs read()`);
+    if (!isLoaded(t.data))
+      throw new TypeError(`safetensors: tensor ${t.name} is not loaded (a readFrom() result); write() needs read()`);
     if (t.data.byteLength !== t.dataOffsets[1] - t.dataOffsets[0] || t.dataOffsets[0] !== size) {
-      throw new RangeError(`safetensors: tensor ${t.name} has ${t.data.byteLength} bytes at data_offsets [${t.dataOffsets.join(", ")}], which do not follow on from ${size}`);
+      throw new RangeError(
+        `safetensors: tensor ${t.name} has ${t.data.byteLength} bytes at data_offsets [${t.dataOffsets.join(", ")}], which do not follow on from ${size}`,
+      );
     }
     size += t.data.byteLength;
   }

@@ -23,17 +23,50 @@ export { id, mapKeyHeader, toKeyHeader } from "./spraak/model.js";
 export type { KeyHeaderRule } from "./spraak/provisional.js";
 export type { HeaderLine } from "./spraak/header.js";
 export type {
-  SpraakAsciiMatrix, SpraakBinaryMatrix, SpraakCustom, SpraakData, SpraakFile, SpraakFileParts, SpraakFormat,
-  SpraakHeaderKind, SpraakLayout, SpraakList, SpraakMeta, SpraakReadOptions, SpraakTensorInfo, SpraakType,
+  SpraakAsciiMatrix,
+  SpraakBinaryMatrix,
+  SpraakCustom,
+  SpraakData,
+  SpraakFile,
+  SpraakFileParts,
+  SpraakFormat,
+  SpraakHeaderKind,
+  SpraakLayout,
+  SpraakList,
+  SpraakMeta,
+  SpraakReadOptions,
+  SpraakTensorInfo,
+  SpraakType,
 } from "./spraak/model.js";
 export type { TextEncoding } from "./spraak/text.js";
 
 /** .spr (generic), .trk (tracks), .sam (samples), .cor, .seg, .lex/.dic, .ci/.cd, .mvg/.hmm, .key. */
-export const extensions: readonly string[] = [".spr", ".trk", ".sam", ".cor", ".seg", ".lex", ".dic", ".ci", ".cd", ".mvg", ".hmm", ".key"];
+export const extensions: readonly string[] = [
+  ".spr",
+  ".trk",
+  ".sam",
+  ".cor",
+  ".seg",
+  ".lex",
+  ".dic",
+  ".ci",
+  ".cd",
+  ".mvg",
+  ".hmm",
+  ".key",
+];
 
 export { detect, read, readFrom } from "./spraak/reader.js";
 export { write, writeTo } from "./spraak/writer.js";
 export { blobs, channels, inspect, loadTensor, tensorInfos, tensors, verify } from "./spraak/view.js";
 export { type BuildOptions, type MatrixOptions, convert, list, matrix } from "./spraak/builder.js";
-export { type CorpusEntry, asBeginEnd, asStartLength, corpusEntries, corpusEntry, entryTimes, listFields } from "./spraak/corpus.js";
+export {
+  type CorpusEntry,
+  asBeginEnd,
+  asStartLength,
+  corpusEntries,
+  corpusEntry,
+  entryTimes,
+  listFields,
+} from "./spraak/corpus.js";
 export { replaceTensors } from "./spraak/patch.js";

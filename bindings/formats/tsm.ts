@@ -33,5 +33,12 @@ export { blobs, cstaMeta, graph, inspect, loadTensor, tensorInfos, tensors, veri
 // issue 15: replace tensors by name (patch)
 export { replaceTensors } from "./tsm/patch.js";
 // issue 25: TenniS / SeetaFace6 modules out to ONNX
-export { toOnnx, toOnnxPieces, onnxSupport, describeBlockers, TsmOnnxUnsupportedError, SUPPORTED_OPS as ONNX_SUPPORTED_OPS } from "../convert/tsm/to-onnx.js";
+export {
+  toOnnx,
+  toOnnxPieces,
+  onnxSupport,
+  describeBlockers,
+  TsmOnnxUnsupportedError,
+  SUPPORTED_OPS as ONNX_SUPPORTED_OPS,
+} from "../convert/tsm/to-onnx.js";
 export type { ToOnnxOptions, OnnxBlocker } from "../convert/tsm/to-onnx.js";

@@ -123,13 +123,23 @@ export interface FormatReading<F = unknown> {
  * these rather than compare format ids. `M` is the format's module (its facade namespace), `F` its file object.
  * @internal
  */
-export interface FormatCapabilities<M extends FormatModule<unknown, never, never> = FormatModule<unknown, never, never>, F = unknown> {
+export interface FormatCapabilities<
+  M extends FormatModule<unknown, never, never> = FormatModule<unknown, never, never>,
+  F = unknown,
+> {
   /** The format's id (the same as its reading's). */
   readonly id: FormatId;
   /** The format's whole module, as `formatModule(id)` returns it. */
   readonly module: M;
   /** Plans a patch (patch/plan.ts runs it): absent for formats that hold weights but are not models to patch. */
-  planPatch?(file: F, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions): Promise<PatchPlan>;
+  planPatch?(
+    file: F,
+    infos: readonly TensorInfo[],
+    source: ByteSource,
+    size: number,
+    incoming: ReadonlyMap<string, Incoming>,
+    options: ReplaceOptions,
+  ): Promise<PatchPlan>;
   /** Checks of a lazily opened file that reading its tensors does not make (npz: stored members' CRC-32s). */
   verifyFrom?(source: ByteSource, file: F): Promise<string[]>;
   /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
@@ -145,7 +155,8 @@ export interface FormatCapabilities<M extends FormatModule<unknown, never, never
    * Container relations: extensions a patched file may be written as that wrap the same content differently
    * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.
    */
-  readonly containers?: { readonly extensions: readonly string[]; rewrap(bytes: Uint8Array, extension: string): Uint8Array } | undefined;
+  readonly containers?:
+    { readonly extensions: readonly string[]; rewrap(bytes: Uint8Array, extension: string): Uint8Array } | undefined;
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */
   readonly convertsTo?: readonly FormatId[] | undefined;
   /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */

@@ -15,10 +15,28 @@
  * held whole. What this cannot do (no WebAssembly, slabs over 1 MiB, transposes of 16-byte elements, …) the
  * caller decodes the ordinary way.
  */
-import { type DType, type NamedTensor, type TensorInfo, type TypedArray, allocateArray, decodedDType, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
 import {
-  type KernelFamily, type KernelMemory, DATA_OFFSET, MAX_MEMORY_BYTES, SCRATCH_BYTES, SCRATCH_OFFSET, allocateDedicated,
-  familyModule, kernelsIn,
+  type DType,
+  type NamedTensor,
+  type TensorInfo,
+  type TypedArray,
+  allocateArray,
+  decodedDType,
+  dtypeBytes,
+  elementCount,
+  isStandardDType,
+  swapWidth,
+} from "../tensor.js";
+import {
+  type KernelFamily,
+  type KernelMemory,
+  DATA_OFFSET,
+  MAX_MEMORY_BYTES,
+  SCRATCH_BYTES,
+  SCRATCH_OFFSET,
+  allocateDedicated,
+  familyModule,
+  kernelsIn,
 } from "../wasm/instance.js";
 import { type ConvertExports, type TransposeExports, convertFamily, transposeFamily } from "../wasm/families.js";
 import type { FileAccess } from "./file-access.js";
@@ -51,7 +69,8 @@ const ARENA_GROUP_BYTES = 1 << 30;
 export function planArena(info: TensorInfo, float32: boolean): ArenaPlan | undefined {
   const count = elementCount(info.shape);
   const storedSize = dtypeBytes(info.dtype);
-  if (!Number.isSafeInteger(count) || count === 0 || storedSize === 0 || info.byteLength !== count * storedSize) return undefined;
+  if (!Number.isSafeInteger(count) || count === 0 || storedSize === 0 || info.byteLength !== count * storedSize)
+    return undefined;
   const widen = float32 && info.dtype === "float16";
   const dequantize = float32 && info.dtype === "int8" && info.quantization !== undefined;
   // other conversions of dtype "float32" (casts of float64/integers/bool, bfloat16/float8) go the ordinary way
@@ -70,13 +89,26 @@ export function planArena(info: TensorInfo, float32: boolean): ArenaPlan | undef
   }
   const outBytes = count * dtypeBytes(dtype);
   if (DATA_OFFSET + outBytes > MAX_MEMORY_BYTES) return undefined;
-  return { info, dtype, count, outBytes, storedSize, swap, convert: widen ? "widen" : dequantize ? "dequantize" : "none", columnDims };
+  return {
+    info,
+    dtype,
+    count,
+    outBytes,
+    storedSize,
+    swap,
+    convert: widen ? "widen" : dequantize ? "dequantize" : "none",
+    columnDims,
+  };
 }
 
 /** A typed array of `dtype` over `count` elements of `buffer` at `byteOffset`. */
 function arrayAt(dtype: DType, buffer: ArrayBufferLike, byteOffset: number, count: number): TypedArray {
   if (!isStandardDType(dtype)) return new Uint8Array(buffer, byteOffset, count * dtypeBytes(dtype));
-  const ctor = allocateArray(dtype, 0).constructor as new (buffer: ArrayBufferLike, byteOffset: number, length: number) => TypedArray;
+  const ctor = allocateArray(dtype, 0).constructor as new (
+    buffer: ArrayBufferLike,
+    byteOffset: number,
+    length: number,
+  ) => TypedArray;
   return new ctor(buffer, byteOffset, count);
 }
 
@@ -95,7 +127,12 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
     if (!isPlain(plan)) return;
     const bytes = file.allocateForRead(plan.outBytes);
     file.readExactlyInto(bytes, plan.info.byteOffset, format, plan.info.name);
-    results[index] = { name: plan.info.name, dtype: plan.dtype, shape: plan.info.shape.slice(), data: arrayAt(plan.dtype, bytes.buffer, bytes.byteOffset, plan.count) } as NamedTensor;
+    results[index] = {
+      name: plan.info.name,
+      dtype: plan.dtype,
+      shape: plan.info.shape.slice(),
+      data: arrayAt(plan.dtype, bytes.buffer, bytes.byteOffset, plan.count),
+    } as NamedTensor;
   });
   // the others: grouped into memories of at most ARENA_GROUP_BYTES (a bigger tensor alone)
   const groups: { plans: { plan: ArenaPlan; index: number; offset: number }[]; bytes: number }[] = [];
@@ -122,7 +159,8 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
   for (const group of groups) {
     // after the tensors: staging for the largest column-major fp16 tensor widened to f32 (its halves, reordered)
     let staging = 0; // (a loop, not Math.max(...): any number of tensors)
-    for (const p of group.plans) if (p.plan.convert === "widen" && p.plan.columnDims) staging = Math.max(staging, align64(p.plan.info.byteLength));
+    for (const p of group.plans)
+      if (p.plan.convert === "widen" && p.plan.columnDims) staging = Math.max(staging, align64(p.plan.info.byteLength));
     const arena = allocateDedicated(group.bytes + staging);
     if (!arena) return null;
     // file order: sequential reads
@@ -131,31 +169,61 @@ export function decodeIntoArenas(file: FileAccess, plans: readonly ArenaPlan[], 
       const address = DATA_OFFSET + offset;
       decodeOne(file, arena, plan, address, DATA_OFFSET + group.bytes, format);
       const { info } = plan;
-      results[index] = { name: info.name, dtype: plan.dtype, shape: info.shape.slice(), data: arrayAt(plan.dtype, arena.memory.buffer, address, plan.count) } as NamedTensor;
+      results[index] = {
+        name: info.name,
+        dtype: plan.dtype,
+        shape: info.shape.slice(),
+        data: arrayAt(plan.dtype, arena.memory.buffer, address, plan.count),
+      } as NamedTensor;
     }
   }
   return results;
 }
 
 function swapCall(k: ConvertExports, width: 2 | 4 | 8): (ptr: number, count: number) => void {
-  return width === 2 ? (p, n) => k.byteSwap16(p, n) : width === 4 ? (p, n) => k.byteSwap32(p, n) : (p, n) => k.byteSwap64(p, n);
+  return width === 2
+    ? (p, n) => k.byteSwap16(p, n)
+    : width === 4
+      ? (p, n) => k.byteSwap32(p, n)
+      : (p, n) => k.byteSwap64(p, n);
 }
 
-type TransposeCall = (src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
+type TransposeCall = (
+  src: number,
+  dst: number,
+  rows: number,
+  cols: number,
+  srcStride: number,
+  dstStride: number,
+) => void;
 
 function transposeCall(k: TransposeExports, plan: ArenaPlan): TransposeCall {
-  switch (plan.storedSize) { // fp16 being widened is transposed as 2-byte elements into the staging area
-    case 1: return (s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds);
-    case 2: return (s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds);
-    case 4: return (s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds);
-    default: return (s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds);
+  switch (
+    plan.storedSize // fp16 being widened is transposed as 2-byte elements into the staging area
+  ) {
+    case 1:
+      return (s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds);
+    case 2:
+      return (s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds);
+    case 4:
+      return (s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds);
+    default:
+      return (s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds);
   }
 }
 
-function decodeOne(file: FileAccess, arena: KernelMemory, plan: ArenaPlan, address: number, staging: number, format: string): void {
+function decodeOne(
+  file: FileAccess,
+  arena: KernelMemory,
+  plan: ArenaPlan,
+  address: number,
+  staging: number,
+  format: string,
+): void {
   const { info, storedSize, count } = plan;
   const heap = (at: number, length: number) => new Uint8Array(arena.memory.buffer, at, length);
-  const read = (at: number, length: number, position: number) => file.readExactlyInto(heap(at, length), position, format, info.name);
+  const read = (at: number, length: number, position: number) =>
+    file.readExactlyInto(heap(at, length), position, format, info.name);
   const outSize = plan.outBytes / count;
   const swap = plan.swap ? swapCall(kernelsIn(arena, convertFamily), plan.swap) : undefined;
 
@@ -180,8 +248,10 @@ function decodeOne(file: FileAccess, arena: KernelMemory, plan: ArenaPlan, addre
       const n = Math.min(chunk, count - start);
       read(SCRATCH_OFFSET, n * storedSize, info.byteOffset + start * storedSize);
       swap?.(SCRATCH_OFFSET, n);
-      if (plan.convert === "widen") kernelsIn(arena, convertFamily).f16ToF32(SCRATCH_OFFSET, address + start * outSize, n);
-      else kernelsIn(arena, convertFamily).dequantizeI8(SCRATCH_OFFSET, address + start * outSize, n, q!.scale, q!.offset);
+      if (plan.convert === "widen")
+        kernelsIn(arena, convertFamily).f16ToF32(SCRATCH_OFFSET, address + start * outSize, n);
+      else
+        kernelsIn(arena, convertFamily).dequantizeI8(SCRATCH_OFFSET, address + start * outSize, n, q!.scale, q!.offset);
     }
     return;
   }

@@ -27,7 +27,15 @@
  * of the tensor.
  */
 import { TruncatedError } from "../bytes/errors.js";
-import { type DecodeOptions, type TensorInfo, decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
+import {
+  type DecodeOptions,
+  type TensorInfo,
+  decodeTensor,
+  decodedDType,
+  dtypeBytes,
+  elementCount,
+  isPlainlyStored,
+} from "../tensor.js";
 import type { ByteSource } from "./source.js";
 
 /** Band and read sizes (not part of the public API; tests set tiny values to exercise many bands). */
@@ -145,7 +153,13 @@ function* bandsOfPiece(dims: readonly number[], base: number, stride: number, si
  * reads from a source) tensors with short columns get fewer, larger bands (see bandsOfPiece).
  */
 export function* bandsOf(plan: BandPlan, budget = BAND_TUNING.bandBytes, maxPasses = 0): Generator<Band> {
-  const sizing: BandSizing = { outSize: plan.outSize, storedSize: plan.storedSize, budget, maxPasses, coalesceGap: BAND_TUNING.coalesceGap };
+  const sizing: BandSizing = {
+    outSize: plan.outSize,
+    storedSize: plan.storedSize,
+    budget,
+    maxPasses,
+    coalesceGap: BAND_TUNING.coalesceGap,
+  };
   const sampleElements = elementCount(plan.dims);
   for (let s = 0; s < plan.samples; s++) yield* bandsOfPiece(plan.dims, s * sampleElements, 1, sizing);
 }
@@ -167,7 +181,15 @@ function bandEnd(band: Band, size: number): number {
 }
 
 /** Copies `count` elements of `size` bytes, `step` bytes apart in `src` from `from`, contiguously to `dst` at `to`. */
-function copyElements(src: Uint8Array, from: number, step: number, dst: Uint8Array, to: number, count: number, size: number): void {
+function copyElements(
+  src: Uint8Array,
+  from: number,
+  step: number,
+  dst: Uint8Array,
+  to: number,
+  count: number,
+  size: number,
+): void {
   const bytes = count * size;
   if (step === size) {
     if (bytes >= 64) {
@@ -189,7 +211,14 @@ function copyElements(src: Uint8Array, from: number, step: number, dst: Uint8Arr
  * windowStart + window.length)) into `target`; advances the cursor. Returns the stored byte position of the next
  * element still needed, or -1 when the band is complete.
  */
-function copyCovered(band: Band, size: number, cursor: Cursor, window: Uint8Array, windowStart: number, target: Uint8Array): number {
+function copyCovered(
+  band: Band,
+  size: number,
+  cursor: Cursor,
+  window: Uint8Array,
+  windowStart: number,
+  target: Uint8Array,
+): number {
   const windowEnd = windowStart + window.length;
   const strideBytes = band.stride * size;
   while (cursor.run < band.runs) {
@@ -197,7 +226,15 @@ function copyCovered(band: Band, size: number, cursor: Cursor, window: Uint8Arra
     if (at < windowStart || at + size > windowEnd) return at;
     const left = band.length - cursor.element;
     const fit = Math.min(left, Math.floor((windowEnd - at - size) / strideBytes) + 1);
-    copyElements(window, at - windowStart, strideBytes, target, (cursor.run * band.length + cursor.element) * size, fit, size);
+    copyElements(
+      window,
+      at - windowStart,
+      strideBytes,
+      target,
+      (cursor.run * band.length + cursor.element) * size,
+      fit,
+      size,
+    );
     cursor.element += fit;
     if (cursor.element === band.length) {
       cursor.run++;
@@ -211,23 +248,41 @@ function copyCovered(band: Band, size: number, cursor: Cursor, window: Uint8Arra
 function decodeBand(gathered: Uint8Array, band: Band, plan: BandPlan, decode: DecodeOptions | undefined): Uint8Array {
   const { info } = plan;
   const bandInfo: TensorInfo = {
-    ...info, shape: band.shape, layout: "column-major", byteOffset: info.byteOffset + band.first * plan.storedSize, byteLength: gathered.length,
+    ...info,
+    shape: band.shape,
+    layout: "column-major",
+    byteOffset: info.byteOffset + band.first * plan.storedSize,
+    byteLength: gathered.length,
   };
   const data = decodeTensor(gathered, bandInfo, { dtype: decode?.dtype, copy: true }, info.format ?? "tensorfile").data;
   return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
 /** True when bands can be read from this source (positioned reads into a buffer: local files, bytes in memory). */
-export function canReadBands(source: ByteSource | undefined): source is ByteSource & { readInto(target: Uint8Array, offset: number): Promise<number> } {
+export function canReadBands(
+  source: ByteSource | undefined,
+): source is ByteSource & { readInto(target: Uint8Array, offset: number): Promise<number> } {
   return source !== undefined && typeof source.readInto === "function";
 }
 
 /** Reads exactly `target.length` bytes at `position`, or TRUNCATED naming the tensor. */
-async function readFully(source: ByteSource & { readInto(target: Uint8Array, offset: number): Promise<number> }, target: Uint8Array, position: number, plan: BandPlan): Promise<void> {
+async function readFully(
+  source: ByteSource & { readInto(target: Uint8Array, offset: number): Promise<number> },
+  target: Uint8Array,
+  position: number,
+  plan: BandPlan,
+): Promise<void> {
   let done = 0;
   while (done < target.length) {
     const n = await source.readInto(target.subarray(done), position + done);
-    if (n <= 0) throw new TruncatedError(plan.info.format ?? "tensorfile", position + done, plan.info.name, target.length - done, 0);
+    if (n <= 0)
+      throw new TruncatedError(
+        plan.info.format ?? "tensorfile",
+        position + done,
+        plan.info.name,
+        target.length - done,
+        0,
+      );
     done += n;
   }
 }
@@ -237,7 +292,11 @@ async function readFully(source: ByteSource & { readInto(target: Uint8Array, off
  * output). The source needs readInto (canReadBands). Throws TRUNCATED, as reading the whole tensor would, before
  * any band when the source is too short.
  */
-export async function* bandedChunks(source: ByteSource, plan: BandPlan, decode?: DecodeOptions): AsyncGenerator<Uint8Array> {
+export async function* bandedChunks(
+  source: ByteSource,
+  plan: BandPlan,
+  decode?: DecodeOptions,
+): AsyncGenerator<Uint8Array> {
   if (!canReadBands(source)) throw new TypeError("tensorfile: banded reads need a ByteSource with readInto()");
   const { info, storedSize: size } = plan;
   const format = info.format ?? "tensorfile";
@@ -256,7 +315,12 @@ export async function* bandedChunks(source: ByteSource, plan: BandPlan, decode?:
     if (band.stride === 1 && (band.runs === 1 || (band.step - band.length) * size >= coalesceGap)) {
       // runs far apart: each read straight into its place
       for (let c = 0; c < band.runs; c++) {
-        await readFully(source, target.subarray(c * runBytes, (c + 1) * runBytes), info.byteOffset + (band.first + c * band.step) * size, plan);
+        await readFully(
+          source,
+          target.subarray(c * runBytes, (c + 1) * runBytes),
+          info.byteOffset + (band.first + c * band.step) * size,
+          plan,
+        );
       }
     } else {
       // close runs or strided elements: windows of the stored bytes, the band's elements picked out of them
@@ -278,8 +342,15 @@ export async function* bandedChunks(source: ByteSource, plan: BandPlan, decode?:
  * The same bands from the tensor's stored bytes in memory (`stored`: exactly info.byteLength bytes, any alignment),
  * synchronously: a whole transposed copy is never made.
  */
-export function* bandedChunksOfBytes(stored: Uint8Array, plan: BandPlan, decode?: DecodeOptions): Generator<Uint8Array> {
-  if (stored.length !== plan.info.byteLength) throw new RangeError(`tensorfile: ${stored.length} stored bytes for tensor "${plan.info.name}" of ${plan.info.byteLength}`);
+export function* bandedChunksOfBytes(
+  stored: Uint8Array,
+  plan: BandPlan,
+  decode?: DecodeOptions,
+): Generator<Uint8Array> {
+  if (stored.length !== plan.info.byteLength)
+    throw new RangeError(
+      `tensorfile: ${stored.length} stored bytes for tensor "${plan.info.name}" of ${plan.info.byteLength}`,
+    );
   let gathered = new Uint8Array(0);
   for (const band of bandsOf(plan)) {
     const bytes = band.runs * band.length * plan.storedSize;

@@ -29,7 +29,10 @@ export interface ExternalDataRequest {
  * tensor read; what it returns is not closed by tensorfile (a resolver that opens files keeps and closes them).
  * Throwing refuses the location (the error is passed on).
  */
-export type ExternalDataResolver = (location: string, request: ExternalDataRequest) => ByteSource | Uint8Array | Promise<ByteSource | Uint8Array>;
+export type ExternalDataResolver = (
+  location: string,
+  request: ExternalDataRequest,
+) => ByteSource | Uint8Array | Promise<ByteSource | Uint8Array>;
 
 /**
  * The `externalData` option: a folder (a path; locations are resolved in it and must stay in it, symlinks
@@ -60,8 +63,11 @@ export function externalDataPlace(source: ByteSource): ExternalDataPlace | undef
 /** The option checked: a folder path (a non-empty string) or a function; anything else is a TypeError. */
 export function checkExternalDataOption(option: unknown, fn: string): ExternalDataOption | undefined {
   if (option === undefined) return undefined;
-  if ((typeof option === "string" && option.length > 0) || typeof option === "function") return option as ExternalDataOption;
-  throw new TypeError(`tensorfile: ${fn}() option externalData is a folder (a path) or a function (location, request) => ByteSource | Uint8Array, not ${option === null ? "null" : typeof option}`);
+  if ((typeof option === "string" && option.length > 0) || typeof option === "function")
+    return option as ExternalDataOption;
+  throw new TypeError(
+    `tensorfile: ${fn}() option externalData is a folder (a path) or a function (location, request) => ByteSource | Uint8Array, not ${option === null ? "null" : typeof option}`,
+  );
 }
 
 /**
@@ -93,7 +99,10 @@ export function withExternalData(source: ByteSource, option: ExternalDataOption 
   if (source.readSync) wrapped.readSync = (offset, length) => source.readSync!(offset, length);
   if (source.readInto) wrapped.readInto = (target, offset) => source.readInto!(target, offset);
   if (source.close) wrapped.close = () => source.close!();
-  places.set(wrapped, typeof checked === "string" ? { kind: "folder", folder: checked } : { kind: "resolver", resolve: checked });
+  places.set(
+    wrapped,
+    typeof checked === "string" ? { kind: "folder", folder: checked } : { kind: "resolver", resolve: checked },
+  );
   return wrapped;
 }
 

@@ -48,7 +48,10 @@ async function syncFs(): Promise<SyncFs> {
       return (await import(/* @vite-ignore */ specifier)) as unknown as SyncFs;
     } catch (cause) {
       fsModule = undefined;
-      throw new SourceError("loadFile() and openFile() need a file system (Node or Deno); in a browser use loadBlob(file) for a picked or dropped File, or readFromAny(fromUrl(url))", { cause });
+      throw new SourceError(
+        "loadFile() and openFile() need a file system (Node or Deno); in a browser use loadBlob(file) for a picked or dropped File, or readFromAny(fromUrl(url))",
+        { cause },
+      );
     }
   })();
   return fsModule;
@@ -84,7 +87,9 @@ export interface FileAccess {
  */
 export async function openFileAccess(path: string | URL, fn = "loadFile", flags?: number): Promise<FileAccess> {
   if (typeof path !== "string" && !(path instanceof URL)) {
-    throw new TypeError(`tensorfile: ${fn}() takes a path (a string or a file: URL), not ${path === null ? "null" : typeof path}; for bytes in memory use readAny(bytes), for a browser File loadBlob(file)`);
+    throw new TypeError(
+      `tensorfile: ${fn}() takes a path (a string or a file: URL), not ${path === null ? "null" : typeof path}; for bytes in memory use readAny(bytes), for a browser File loadBlob(file)`,
+    );
   }
   const fs = await syncFs();
   const buffers = await nodeBuffer();
@@ -108,7 +113,9 @@ export async function openFileAccess(path: string | URL, fn = "loadFile", flags?
     regularFile = stats.isFile();
   } catch (error) {
     fs.closeSync(fd);
-    throw error instanceof SourceError ? error : new SourceError(`cannot open ${name}: ${String(error)}`, { cause: error });
+    throw error instanceof SourceError
+      ? error
+      : new SourceError(`cannot open ${name}: ${String(error)}`, { cause: error });
   }
   let closed = false;
   const readInto = (target: Uint8Array, position: number): number => {
@@ -119,7 +126,10 @@ export async function openFileAccess(path: string | URL, fn = "loadFile", flags?
       try {
         n = fs.readSync(fd, target, done, length, position + done);
       } catch (cause) {
-        throw new SourceError(`cannot read bytes ${position + done}..${position + done + length} of ${name}: ${String(cause)}`, { cause });
+        throw new SourceError(
+          `cannot read bytes ${position + done}..${position + done + length} of ${name}: ${String(cause)}`,
+          { cause },
+        );
       }
       if (n === 0) break; // the file ended (it shrank since it was opened)
       done += n;

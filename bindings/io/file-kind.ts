@@ -21,6 +21,14 @@ export interface FileKind {
  */
 export function notRegularFile(kind: FileKind): string | undefined {
   if (kind.isFile() || kind.isDirectory()) return undefined;
-  const what = kind.isFIFO() ? "a FIFO (named pipe)" : kind.isCharacterDevice() ? "a character device" : kind.isBlockDevice() ? "a block device" : kind.isSocket() ? "a socket" : "something other than a file";
+  const what = kind.isFIFO()
+    ? "a FIFO (named pipe)"
+    : kind.isCharacterDevice()
+      ? "a character device"
+      : kind.isBlockDevice()
+        ? "a block device"
+        : kind.isSocket()
+          ? "a socket"
+          : "something other than a file";
   return `it is ${what}, not a regular file: its size cannot be known ahead (read it whole as a stream and pass the bytes to readAny, or use the command line, which does)`;
 }

@@ -6,7 +6,13 @@
  * reads its headers and not its tensors. `loadTensor` then reads and decodes one tensor.
  */
 import { LimitError, TruncatedError, UnsupportedError } from "../bytes/errors.js";
-import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, decodeTensor } from "../tensor.js";
+import {
+  type DecodeOptions,
+  type NamedTensor,
+  type TensorInfo,
+  decodeRowMajorTensor,
+  decodeTensor,
+} from "../tensor.js";
 import { type ByteBacking, NeedBytes } from "../bytes/byte-reader.js";
 import { bytesOrUndefined } from "../bytes/input.js";
 import { type ByteSource, SourceError, readExactly, sourceSize } from "./source.js";
@@ -30,7 +36,11 @@ export class ChunkCache implements ByteBacking {
   private readonly chunks: { start: number; bytes: Uint8Array }[] = [];
   private nextChunk = FIRST_CHUNK;
 
-  constructor(private readonly source: ByteSource, readonly size: number, private readonly format: string) {}
+  constructor(
+    private readonly source: ByteSource,
+    readonly size: number,
+    private readonly format: string,
+  ) {}
 
   window(offset: number, length: number): { bytes: Uint8Array; start: number } {
     // newest first: sequential scans hit the chunk just fetched
@@ -45,7 +55,8 @@ export class ChunkCache implements ByteBacking {
 
   /** The chunk size for a read at `offset`: growing while the parser scans on, small again after a jump. */
   private chunkEnd(offset: number, length: number): number {
-    if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
+    if (offset + length > this.size)
+      throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
     // a parser that keeps reading on from the last chunk is scanning: fetch bigger and bigger pieces; one that
     // jumped (over a skipped payload) starts small again
     const last = this.chunks[this.chunks.length - 1];
@@ -54,10 +65,15 @@ export class ChunkCache implements ByteBacking {
     return Math.min(this.size, offset + Math.max(length, this.nextChunk));
   }
 
-  private fetch(offset: number, length: number, read: (at: number, n: number) => Uint8Array): { bytes: Uint8Array; start: number } {
+  private fetch(
+    offset: number,
+    length: number,
+    read: (at: number, n: number) => Uint8Array,
+  ): { bytes: Uint8Array; start: number } {
     const end = this.chunkEnd(offset, length);
     const bytes = read(offset, end - offset);
-    if (bytes.length < end - offset) throw new TruncatedError(this.format, offset + bytes.length, undefined, end - offset - bytes.length, 0);
+    if (bytes.length < end - offset)
+      throw new TruncatedError(this.format, offset + bytes.length, undefined, end - offset - bytes.length, 0);
     this.fetches++;
     this.bytesRead += bytes.length;
     const chunk = { start: offset, bytes };
@@ -114,14 +130,22 @@ export async function parseFrom<T>(
 }
 
 /** Reads one tensor's bytes from the source and decodes them (byte swap, widening, transpose). */
-export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions & { format?: string } = {}): Promise<NamedTensor> {
+export async function loadTensor(
+  source: ByteSource,
+  info: TensorInfo,
+  options: DecodeOptions & { format?: string } = {},
+): Promise<NamedTensor> {
   const format = options.format ?? "tensorfile";
   const bytes = await readExactly(source, info.byteOffset, info.byteLength, format, info.name);
   return decodeTensor(bytes, info, { ...options, copy: false }, format);
 }
 
 /** loadTensor for the formats whose tensors are always row-major (decodeRowMajorTensor: no transpose kernels). */
-export async function loadRowMajorTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions & { format?: string } = {}): Promise<NamedTensor> {
+export async function loadRowMajorTensor(
+  source: ByteSource,
+  info: TensorInfo,
+  options: DecodeOptions & { format?: string } = {},
+): Promise<NamedTensor> {
   const format = options.format ?? "tensorfile";
   const bytes = await readExactly(source, info.byteOffset, info.byteLength, format, info.name);
   return decodeRowMajorTensor(bytes, info, { ...options, copy: false }, format);
@@ -146,6 +170,11 @@ export function isOpenedLazily(file: unknown): boolean {
 /** The error tensors() gives for a readFrom() result: at the call, saying what to use instead. */
 export function assertEager(file: unknown, format: string): void {
   if (isOpenedLazily(file)) {
-    throw new UnsupportedError(format, "this file was opened with readFrom(); its payloads are not in memory: use loadTensor(source, info) for each tensor (tensorInfos() lists them), or read() the whole file", undefined, "tensors");
+    throw new UnsupportedError(
+      format,
+      "this file was opened with readFrom(); its payloads are not in memory: use loadTensor(source, info) for each tensor (tensorInfos() lists them), or read() the whole file",
+      undefined,
+      "tensors",
+    );
   }
 }

@@ -50,8 +50,13 @@ export interface SinkWriter {
 }
 
 function isNodeWritable(sink: unknown): sink is NodeWritableLike {
-  return typeof sink === "object" && sink !== null && typeof (sink as NodeWritableLike).write === "function" &&
-    typeof (sink as NodeWritableLike).once === "function" && typeof (sink as NodeWritableLike).end === "function";
+  return (
+    typeof sink === "object" &&
+    sink !== null &&
+    typeof (sink as NodeWritableLike).write === "function" &&
+    typeof (sink as NodeWritableLike).once === "function" &&
+    typeof (sink as NodeWritableLike).end === "function"
+  );
 }
 
 function isWebWritable(sink: unknown): sink is WritableStream<Uint8Array> {
@@ -60,7 +65,13 @@ function isWebWritable(sink: unknown): sink is WritableStream<Uint8Array> {
 
 export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWriter {
   if (typeof sink === "function") {
-    return { write: async (chunk) => { await sink(chunk); }, finish: async () => {}, abort: async () => {} };
+    return {
+      write: async (chunk) => {
+        await sink(chunk);
+      },
+      finish: async () => {},
+      abort: async () => {},
+    };
   }
   if (isWebWritable(sink)) {
     const writer = sink.getWriter();
@@ -83,14 +94,23 @@ export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWr
   }
   if (isNodeWritable(sink)) {
     let failure: unknown;
-    const onError = (error: unknown) => { failure ??= error; };
+    const onError = (error: unknown) => {
+      failure ??= error;
+    };
     sink.once("error", onError);
-    const waitFor = (event: "drain" | "finish" | "close") => new Promise<void>((resolve, reject) => {
-      const done = () => { sink.removeListener("error", fail); resolve(); };
-      const fail = (error: unknown) => { sink.removeListener(event, done); reject(error); };
-      sink.once(event, done);
-      sink.once("error", fail);
-    });
+    const waitFor = (event: "drain" | "finish" | "close") =>
+      new Promise<void>((resolve, reject) => {
+        const done = () => {
+          sink.removeListener("error", fail);
+          resolve();
+        };
+        const fail = (error: unknown) => {
+          sink.removeListener(event, done);
+          reject(error);
+        };
+        sink.once(event, done);
+        sink.once("error", fail);
+      });
     return {
       async write(chunk) {
         if (failure !== undefined) throw failure;
@@ -111,7 +131,9 @@ export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWr
       },
     };
   }
-  throw new TypeError(`tensorfile: ${caller}() writes into a function (chunk) => void, a WritableStream or a Node Writable; got ${sink === null ? "null" : typeof sink}`);
+  throw new TypeError(
+    `tensorfile: ${caller}() writes into a function (chunk) => void, a WritableStream or a Node Writable; got ${sink === null ? "null" : typeof sink}`,
+  );
 }
 
 /**
@@ -119,8 +141,11 @@ export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWr
  * byte count. The pieces are views of the file's own payloads, not copies, or iterables of chunks made as the sink
  * takes them (a payload transposed band by band).
  */
-export async function writePiecesTo(sink: ByteSink, pieces: readonly (Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>)[],
-  options: { end?: boolean | undefined; caller: string }): Promise<number> {
+export async function writePiecesTo(
+  sink: ByteSink,
+  pieces: readonly (Uint8Array | Iterable<Uint8Array> | AsyncIterable<Uint8Array>)[],
+  options: { end?: boolean | undefined; caller: string },
+): Promise<number> {
   const writer = sinkWriter(sink, options.end ?? true, options.caller);
   let written = 0;
   try {

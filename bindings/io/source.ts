@@ -55,7 +55,8 @@ export function fromBytes(input: Uint8Array | ArrayBuffer, name?: string): ByteS
   return {
     size: bytes.byteLength,
     name,
-    read: async (offset, length) => bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)),
+    read: async (offset, length) =>
+      bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)),
     readInto: async (target, offset) => {
       const part = bytes.subarray(Math.min(offset, bytes.length), Math.min(offset + target.length, bytes.length));
       target.set(part);
@@ -73,7 +74,10 @@ export function fromBlob(blob: Blob, name?: string): ByteSource {
       try {
         return new Uint8Array(await blob.slice(offset, Math.min(offset + length, blob.size)).arrayBuffer());
       } catch (cause) {
-        throw new SourceError(`cannot read bytes ${offset}..${offset + length} of ${name ?? "blob"}: ${String(cause)}`, { cause });
+        throw new SourceError(
+          `cannot read bytes ${offset}..${offset + length} of ${name ?? "blob"}: ${String(cause)}`,
+          { cause },
+        );
       }
     },
   };
@@ -92,14 +96,18 @@ interface FileHandleLike {
  * A file on disk (Node, Deno). Reads ranges through one file handle; call `close()` when done. The size is
  * read once: a file that shrinks afterwards gives TRUNCATED errors, one that changes size a SourceError.
  */
-export async function fromFile(path: string): Promise<ByteSource & {
-  /** The file's size in bytes, read when it was opened. */
-  size: number;
-  /** Closes the file handle; reads fail afterwards. */
-  close(): Promise<void>;
-}> {
-  if (typeof path !== "string" && !(path as unknown instanceof URL)) {
-    throw new TypeError(`tensorfile: fromFile() takes a path (a string), not ${path === null ? "null" : typeof path}; for bytes in memory use fromBytes(), for a browser File fromBlob()`);
+export async function fromFile(path: string): Promise<
+  ByteSource & {
+    /** The file's size in bytes, read when it was opened. */
+    size: number;
+    /** Closes the file handle; reads fail afterwards. */
+    close(): Promise<void>;
+  }
+> {
+  if (typeof path !== "string" && !((path as unknown) instanceof URL)) {
+    throw new TypeError(
+      `tensorfile: fromFile() takes a path (a string), not ${path === null ? "null" : typeof path}; for bytes in memory use fromBytes(), for a browser File fromBlob()`,
+    );
   }
   let fs: { open(path: string, flags: string): Promise<FileHandleLike>; stat(path: string): Promise<FileKind> };
   try {
@@ -108,10 +116,15 @@ export async function fromFile(path: string): Promise<ByteSource & {
     const specifier = "node:fs/promises";
     fs = (await import(/* @vite-ignore */ specifier)) as unknown as typeof fs;
   } catch (cause) {
-    throw new SourceError("fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)", { cause });
+    throw new SourceError(
+      "fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)",
+      { cause },
+    );
   }
   // (before opening: opening a FIFO waits for a writer; a missing file is reported by open below)
-  const notRegular = notRegularFile(await fs.stat(path).catch(() => ({ isFile: () => true, isDirectory: () => false }) as unknown as FileKind));
+  const notRegular = notRegularFile(
+    await fs.stat(path).catch(() => ({ isFile: () => true, isDirectory: () => false }) as unknown as FileKind),
+  );
   if (notRegular) throw new SourceError(`cannot open ${path}: ${notRegular}`);
   let handle: FileHandleLike;
   try {
@@ -221,13 +234,21 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
   const href = String(url);
   const idleMs = options.idleTimeoutMs ?? DEFAULT_URL_IDLE_TIMEOUT_MS;
   if (typeof idleMs !== "number" || Number.isNaN(idleMs) || idleMs < 0) {
-    throw new TypeError(`tensorfile: fromUrl()'s idleTimeoutMs is a number of milliseconds >= 0 (0: no timeout), not ${String(idleMs)}`);
+    throw new TypeError(
+      `tensorfile: fromUrl()'s idleTimeoutMs is a number of milliseconds >= 0 (0: no timeout), not ${String(idleMs)}`,
+    );
   }
   const minRate = options.minBytesPerSecond ?? DEFAULT_URL_MIN_BYTES_PER_SECOND;
   if (typeof minRate !== "number" || !(minRate >= 0) || minRate === Infinity) {
-    throw new TypeError(`tensorfile: fromUrl()'s minBytesPerSecond is a number >= 0 (0: no least rate), not ${String(minRate)}`);
+    throw new TypeError(
+      `tensorfile: fromUrl()'s minBytesPerSecond is a number >= 0 (0: no least rate), not ${String(minRate)}`,
+    );
   }
-  const versions = new VersionCheck(href, options.ifRange ?? (globalThis as { document?: unknown }).document === undefined, (message) => new SourceError(message));
+  const versions = new VersionCheck(
+    href,
+    options.ifRange ?? (globalThis as { document?: unknown }).document === undefined,
+    (message) => new SourceError(message),
+  );
   /** The first bytes of the file, from a 200 answer; `complete` when they are the whole file. */
   let prefix: { bytes: Uint8Array; complete: boolean } | undefined;
   const learnSize = (total: number, what: string): void => {
@@ -247,13 +268,20 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
       if (length === 0) return new Uint8Array(0);
       if (!Number.isSafeInteger(offset + length)) length = Number.MAX_SAFE_INTEGER - offset;
       if (prefix && (prefix.complete || offset + length <= prefix.bytes.length)) {
-        return prefix.bytes.slice(Math.min(offset, prefix.bytes.length), Math.min(offset + length, prefix.bytes.length));
+        return prefix.bytes.slice(
+          Math.min(offset, prefix.bytes.length),
+          Math.min(offset + length, prefix.bytes.length),
+        );
       }
       const abort = new AbortController();
       const what = `bytes ${offset}..${offset + length} of ${href}`;
       let response: Response;
       const ifRange = versions.ifRange();
-      const headers: Record<string, string> = { ...options.headers, Range: `bytes=${offset}-${offset + length - 1}`, ...(ifRange === undefined ? {} : { "If-Range": ifRange }) };
+      const headers: Record<string, string> = {
+        ...options.headers,
+        Range: `bytes=${offset}-${offset + length - 1}`,
+        ...(ifRange === undefined ? {} : { "If-Range": ifRange }),
+      };
       try {
         response = await idle(doFetch(href, { headers, signal: abort.signal }), idleMs, abort, `no answer for ${what}`);
       } catch (cause) {
@@ -264,14 +292,20 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
         const contentLength = parseLength(response.headers.get("content-length"), href, "Content-Length");
         if (response.status === 416) {
           const total = /^\s*bytes\s+\*\/(\S+)\s*$/i.exec(response.headers.get("content-range") ?? "");
-          if (!total) throw new SourceError(`${href} answered 416 (range not satisfiable) for ${what} without the file's size`);
+          if (!total)
+            throw new SourceError(`${href} answered 416 (range not satisfiable) for ${what} without the file's size`);
           learnSize(parseLength(total[1]!, href, "Content-Range")!, "416");
-          if (offset < source.size!) throw new SourceError(`${href} answered 416 (range not satisfiable) for ${what}, inside its ${source.size} bytes`);
+          if (offset < source.size!)
+            throw new SourceError(
+              `${href} answered 416 (range not satisfiable) for ${what}, inside its ${source.size} bytes`,
+            );
           return new Uint8Array(0);
         }
-        if (!response.ok) throw new SourceError(`${href} answered HTTP ${response.status} ${response.statusText}`.trimEnd());
+        if (!response.ok)
+          throw new SourceError(`${href} answered HTTP ${response.status} ${response.statusText}`.trimEnd());
         if (response.status === 200 || response.status === 206) versions.check(response, what);
-        const progress = (wanted: number) => new ProgressWatch(idleMs, minRate, abort, what, wanted, (message) => new SourceError(message));
+        const progress = (wanted: number) =>
+          new ProgressWatch(idleMs, minRate, abort, what, wanted, (message) => new SourceError(message));
         if (response.status === 200) {
           // no Range support: the body is the whole file; read it up to the end of the asked range, no further
           if (contentLength !== undefined) learnSize(contentLength, "Content-Length");
@@ -279,7 +313,11 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
           const small = source.size !== undefined && source.size <= URL_PREFIX_CACHE_BYTES;
           const end = small ? source.size! : Math.min(offset + length, source.size ?? Infinity);
           const keep = end <= URL_PREFIX_CACHE_BYTES;
-          const { bytes, ended, seen: got } = await readBody(response, keep ? 0 : offset, keep ? end : end - offset, progress(end), what);
+          const {
+            bytes,
+            ended,
+            seen: got,
+          } = await readBody(response, keep ? 0 : offset, keep ? end : end - offset, progress(end), what);
           if (ended && got < end && source.size !== undefined) {
             throw new SourceError(`${href} ended after ${got} of its ${source.size} bytes (${what})`);
           }
@@ -287,9 +325,13 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
           if (keep) prefix = { bytes, complete: ended };
           return keep ? bytes.slice(Math.min(offset, bytes.length), Math.min(offset + length, bytes.length)) : bytes;
         }
-        if (response.status !== 206) throw new SourceError(`${href} answered HTTP ${response.status} to a Range request for ${what}`);
+        if (response.status !== 206)
+          throw new SourceError(`${href} answered HTTP ${response.status} to a Range request for ${what}`);
         const range = /^\s*bytes\s+(\S+)-(\S+)\/(\S+)\s*$/i.exec(response.headers.get("content-range") ?? "");
-        if (!range) throw new SourceError(`${href} answered 206 without a usable Content-Range (${JSON.stringify(response.headers.get("content-range"))})`);
+        if (!range)
+          throw new SourceError(
+            `${href} answered 206 without a usable Content-Range (${JSON.stringify(response.headers.get("content-range"))})`,
+          );
         const first = parseLength(range[1]!, href, "Content-Range")!;
         const last = parseLength(range[2]!, href, "Content-Range")!;
         if (range[3] !== "*") learnSize(parseLength(range[3]!, href, "Content-Range")!, "Content-Range");
@@ -299,11 +341,14 @@ export function fromUrl(url: string | URL, options: UrlSourceOptions = {}): Byte
         }
         const span = last - first + 1;
         if (contentLength !== undefined && contentLength !== span) {
-          throw new SourceError(`${href} answered a Content-Length of ${contentLength} for the ${span} bytes of its Content-Range ${first}-${last}`);
+          throw new SourceError(
+            `${href} answered a Content-Length of ${contentLength} for the ${span} bytes of its Content-Range ${first}-${last}`,
+          );
         }
         const want = Math.min(span, length);
         const { bytes } = await readBody(response, 0, want, progress(want), what);
-        if (bytes.length < want) throw new SourceError(`${href} ended after ${bytes.length} of the ${want} bytes it announced (${what})`);
+        if (bytes.length < want)
+          throw new SourceError(`${href} ended after ${bytes.length} of the ${want} bytes it announced (${what})`);
         return bytes;
       } catch (error) {
         abort.abort();
@@ -322,7 +367,8 @@ function parseLength(text: string | null, href: string, header: string): number 
   if (text === null) return undefined;
   const trimmed = text.trim();
   const value = /^\d{1,16}$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-  if (!Number.isSafeInteger(value)) throw new SourceError(`${href} answered an impossible ${header} (${JSON.stringify(text.slice(0, 40))})`);
+  if (!Number.isSafeInteger(value))
+    throw new SourceError(`${href} answered an impossible ${header} (${JSON.stringify(text.slice(0, 40))})`);
   return value;
 }
 
@@ -344,7 +390,13 @@ function idle<T>(promise: Promise<T>, ms: number, abort: AbortController, what: 
  * the body ended (at or before the bytes wanted); `seen`: the bytes taken in, skipped ones included. The waits for
  * the next piece are watched by `progress` (the idle timeout and the least rate).
  */
-async function readBody(response: Response, skip: number, want: number, progress: ProgressWatch, what: string): Promise<{ bytes: Uint8Array; ended: boolean; seen: number }> {
+async function readBody(
+  response: Response,
+  skip: number,
+  want: number,
+  progress: ProgressWatch,
+  what: string,
+): Promise<{ bytes: Uint8Array; ended: boolean; seen: number }> {
   const chunks: Uint8Array[] = [];
   let taken = 0;
   let skipped = 0;
@@ -393,7 +445,11 @@ async function readBody(response: Response, skip: number, want: number, progress
 /** An error with its causes (fetch says only "fetch failed"; the reason, e.g. ECONNREFUSED, is in its cause). */
 function causeText(error: unknown): string {
   const parts: string[] = [];
-  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e = error, depth = 0;
+    e !== undefined && e !== null && depth < 4;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     const message = (e as Error).message ?? String(e as unknown);
     parts.push(typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message);
@@ -412,10 +468,23 @@ function plain(bytes: Uint8Array): Uint8Array {
  * Reads exactly [offset, offset + length), asking again after short reads; TRUNCATED when the source ends
  * first (a source shorter than it said it was).
  */
-export async function readExactly(source: ByteSource, offset: number, length: number, format: string, field?: string): Promise<Uint8Array> {
+export async function readExactly(
+  source: ByteSource,
+  offset: number,
+  length: number,
+  format: string,
+  field?: string,
+): Promise<Uint8Array> {
   if (!(length <= MAX_BYTES_IN_ONE_ARRAY)) {
     // (checked before reading: a source that claims a petabyte must not make us fetch, then fail to allocate)
-    throw new LimitError(format, `cannot hold ${length} bytes in one array (at most ${MAX_BYTES_IN_ONE_ARRAY}); the source says it is that large`, offset, field, length, MAX_BYTES_IN_ONE_ARRAY);
+    throw new LimitError(
+      format,
+      `cannot hold ${length} bytes in one array (at most ${MAX_BYTES_IN_ONE_ARRAY}); the source says it is that large`,
+      offset,
+      field,
+      length,
+      MAX_BYTES_IN_ONE_ARRAY,
+    );
   }
   const first = plain(await source.read(offset, length));
   if (first.length >= length) return first.length === length ? first : first.subarray(0, length);
@@ -435,8 +504,16 @@ export async function readExactly(source: ByteSource, offset: number, length: nu
  * The bytes of [start, end) of a source in pieces of at most `chunk` bytes (fresh arrays from readExactly: a stream
  * may hold them until written).
  */
-export async function* rangeChunks(source: ByteSource, start: number, end: number, chunk: number, format: string, field?: string): AsyncGenerator<Uint8Array> {
-  for (let at = start; at < end; at += chunk) yield await readExactly(source, at, Math.min(chunk, end - at), format, field);
+export async function* rangeChunks(
+  source: ByteSource,
+  start: number,
+  end: number,
+  chunk: number,
+  format: string,
+  field?: string,
+): AsyncGenerator<Uint8Array> {
+  for (let at = start; at < end; at += chunk)
+    yield await readExactly(source, at, Math.min(chunk, end - at), format, field);
 }
 
 /** The source's size, reading its first bytes if that is how it learns it. */

@@ -23,7 +23,10 @@ interface Validators {
 }
 
 function validatorsOf(response: Response): Validators {
-  return { etag: response.headers.get("etag")?.trim() || undefined, lastModified: response.headers.get("last-modified")?.trim() || undefined };
+  return {
+    etag: response.headers.get("etag")?.trim() || undefined,
+    lastModified: response.headers.get("last-modified")?.trim() || undefined,
+  };
 }
 
 /** The version of a URL's file that the first response showed, checked against every later response. */
@@ -34,7 +37,11 @@ export class VersionCheck {
   /** The If-Range value sent with the request being answered. */
   private sentIfRange: string | undefined;
 
-  constructor(private readonly href: string, private readonly sendIfRange: boolean, private readonly error: ErrorMaker) {}
+  constructor(
+    private readonly href: string,
+    private readonly sendIfRange: boolean,
+    private readonly error: ErrorMaker,
+  ) {}
 
   /**
    * The `If-Range` header of the next request: a strong ETag (a weak one may not be used there), else the
@@ -42,7 +49,12 @@ export class VersionCheck {
    */
   ifRange(): string | undefined {
     const known = this.known;
-    this.sentIfRange = !this.sendIfRange || !known ? undefined : known.etag && !/^W\//.test(known.etag) ? known.etag : known.lastModified;
+    this.sentIfRange =
+      !this.sendIfRange || !known
+        ? undefined
+        : known.etag && !/^W\//.test(known.etag)
+          ? known.etag
+          : known.lastModified;
     return this.sentIfRange;
   }
 
@@ -55,14 +67,24 @@ export class VersionCheck {
     } else {
       const changed = (kind: string, before: string | undefined, after: string | undefined) => {
         if (before !== undefined && after !== undefined && before !== after) {
-          throw this.error(`${this.href} changed while being read: its ${kind} was ${JSON.stringify(before)}, now ${JSON.stringify(after)} (${what}); open it again`);
+          throw this.error(
+            `${this.href} changed while being read: its ${kind} was ${JSON.stringify(before)}, now ${JSON.stringify(after)} (${what}); open it again`,
+          );
         }
       };
       changed("ETag", known.etag, now.etag);
       changed("Last-Modified", known.lastModified, now.lastModified);
-      if (response.status === 200 && this.sawPartial && this.sentIfRange !== undefined && now.etag === undefined && now.lastModified === undefined) {
+      if (
+        response.status === 200 &&
+        this.sawPartial &&
+        this.sentIfRange !== undefined &&
+        now.etag === undefined &&
+        now.lastModified === undefined
+      ) {
         // a server that honours Range answered a conditional range with the whole file and no validator to tell
-        throw this.error(`${this.href} answered a range request with If-Range: ${this.sentIfRange} with the whole file (HTTP 200) and no ETag or Last-Modified: it may have changed while being read (${what}); open it again`);
+        throw this.error(
+          `${this.href} answered a range request with If-Range: ${this.sentIfRange} with the whole file (HTTP 200) and no ETag or Last-Modified: it may have changed while being read (${what}); open it again`,
+        );
       }
       known.etag ??= now.etag;
       known.lastModified ??= now.lastModified;
@@ -92,12 +114,17 @@ export class ProgressWatch {
   }
 
   /** The next piece of `reader`; `stillWanted` is how many bytes the caller still wants (for a window's quota). */
-  async next<T extends { done?: boolean; value?: Uint8Array | undefined }>(pending: Promise<T>, stillWanted: () => number): Promise<T> {
+  async next<T extends { done?: boolean; value?: Uint8Array | undefined }>(
+    pending: Promise<T>,
+    stillWanted: () => number,
+  ): Promise<T> {
     if (this.windowMs === 0 || this.windowMs === Infinity) return pending;
     for (;;) {
       const left = this.windowStart + this.windowMs - Date.now();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const windowEnd = new Promise<"window-end">((resolve) => (timer = setTimeout(() => resolve("window-end"), Math.max(0, left))));
+      const windowEnd = new Promise<"window-end">(
+        (resolve) => (timer = setTimeout(() => resolve("window-end"), Math.max(0, left))),
+      );
       const step = await Promise.race([pending, windowEnd]).finally(() => clearTimeout(timer));
       if (step !== "window-end") {
         this.windowBytes += step.value?.length ?? 0;
@@ -107,7 +134,9 @@ export class ProgressWatch {
       if (this.windowBytes === 0) this.fail(`no more bytes for ${this.what} within ${seconds} s (the idle timeout)`);
       const quota = Math.min(Math.ceil(this.minBytesPerSecond * seconds), this.wantedAtWindowStart);
       if (this.windowBytes < quota) {
-        this.fail(`${this.what} came at ${Math.round(this.windowBytes / seconds)} bytes/s over the last ${seconds} s, below the least rate of ${this.minBytesPerSecond} bytes/s (a trickle is no progress; the idle timeout and minBytesPerSecond set it)`);
+        this.fail(
+          `${this.what} came at ${Math.round(this.windowBytes / seconds)} bytes/s over the last ${seconds} s, below the least rate of ${this.minBytesPerSecond} bytes/s (a trickle is no progress; the idle timeout and minBytesPerSecond set it)`,
+        );
       }
       this.windowStart = Date.now();
       this.windowBytes = 0;

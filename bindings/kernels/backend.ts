@@ -15,7 +15,14 @@
  * only the modules of the wrappers it keeps.
  */
 import {
-  type KernelFamily, type KernelMemory, SCRATCH_BYTES, SCRATCH_OFFSET, familyModule, kernelsIn, memoryOf, sharedMemory,
+  type KernelFamily,
+  type KernelMemory,
+  SCRATCH_BYTES,
+  SCRATCH_OFFSET,
+  familyModule,
+  kernelsIn,
+  memoryOf,
+  sharedMemory,
 } from "../wasm/instance.js";
 
 /**
@@ -80,7 +87,15 @@ function chunkElements(bytesPerElement: number, budget = STREAM_BYTES): number {
  * Runs an element-wise kernel of `family` over `count` elements from `src` (srcSize bytes each) to `dst` (dstSize
  * bytes each). src and dst may be the same bytes (in-place kernels pass dst === src).
  */
-export function elementwise<E>(family: KernelFamily<E>, src: Uint8Array, srcSize: number, dst: Uint8Array, dstSize: number, count: number, call: ElementwiseCall<E>): void {
+export function elementwise<E>(
+  family: KernelFamily<E>,
+  src: Uint8Array,
+  srcSize: number,
+  dst: Uint8Array,
+  dstSize: number,
+  count: number,
+  call: ElementwiseCall<E>,
+): void {
   if (count === 0) return;
   const srcHome = memoryOf(src.buffer);
   const dstHome = memoryOf(dst.buffer);

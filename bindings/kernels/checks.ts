@@ -18,7 +18,9 @@ export function viewBytes(data: ArrayBufferView): Uint8Array {
 // apart by their tag, so that arrays from another realm (a worker, vm) and Node Buffers (Uint8Arrays) pass.
 
 function tagOf(value: unknown): string | undefined {
-  return ArrayBuffer.isView(value) ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] : undefined;
+  return ArrayBuffer.isView(value)
+    ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag]
+    : undefined;
 }
 
 /**
@@ -42,12 +44,20 @@ export function checkArgs(fn: string, spec: string, ...values: unknown[]): void 
     else if (kind === "shape") ok = Array.isArray(value);
     else ok = kind === "view" ? tag !== undefined : tag === want;
     if (!ok) {
-      const got = value === null ? "null" : Array.isArray(value) ? "an Array" : tag ?? (typeof value === "object" ? "an object" : `a ${typeof value}`);
-      throw new TypeError(`tensorfile: ${fn}() takes ${kind === "view" ? "a typed array" : kind === "shape" ? "a shape array" : `a ${want}`} as ${what}, not ${got}`);
+      const got =
+        value === null
+          ? "null"
+          : Array.isArray(value)
+            ? "an Array"
+            : (tag ?? (typeof value === "object" ? "an object" : `a ${typeof value}`));
+      throw new TypeError(
+        `tensorfile: ${fn}() takes ${kind === "view" ? "a typed array" : kind === "shape" ? "a shape array" : `a ${want}`} as ${what}, not ${got}`,
+      );
     }
     if (kind === "count" || kind === "shape") {
       for (const n of kind === "count" ? [value] : (value as unknown[])) {
-        if (!Number.isSafeInteger(n) || (n as number) < 0) throw new RangeError(`tensorfile: ${fn}() takes whole numbers >= 0 as ${what}, not ${String(n)}`);
+        if (!Number.isSafeInteger(n) || (n as number) < 0)
+          throw new RangeError(`tensorfile: ${fn}() takes whole numbers >= 0 as ${what}, not ${String(n)}`);
       }
     }
   }
@@ -69,7 +79,12 @@ function parseSpec(spec: string): readonly SpecEntry[] {
     const [what, kindSpec] = entry.split(":") as [string, string];
     const kind = kindSpec.replace("?", "");
     const named = /^[A-Z]\w*Array$/.test(kind) ? (globalThis as unknown as Record<string, unknown>)[kind] : undefined;
-    return { what, kind, optional: kindSpec.endsWith("?"), ctor: typeof named === "function" ? named as SpecEntry["ctor"] : undefined };
+    return {
+      what,
+      kind,
+      optional: kindSpec.endsWith("?"),
+      ctor: typeof named === "function" ? (named as SpecEntry["ctor"]) : undefined,
+    };
   });
   parsedSpecs.set(spec, entries);
   return entries;
@@ -97,4 +112,3 @@ export function sameType<T extends ArrayBufferView>(src: T, length: number): T {
   const ctor = src.constructor as new (length: number) => T;
   return new ctor(length);
 }
-

@@ -34,7 +34,7 @@ export function floatBitsToHalfBits(x: number): number {
     u32Scratch[0] = x;
     h = roundHalfEven(f32Scratch[0]! * 16777216);
   } else {
-    h = (x + 0xc8000fff + ((x >>> 13) & 1)) >>> 13 & 0xffff;
+    h = ((x + 0xc8000fff + ((x >>> 13) & 1)) >>> 13) & 0xffff;
   }
   return h | sign;
 }
@@ -156,4 +156,3 @@ export function f8e5m2ToF32(src: Uint8Array, dst: Uint32Array): void {
   const n = src.length;
   for (let i = 0; i < n; i++) dst[i] = table[src[i]!]!;
 }
-

@@ -32,11 +32,18 @@ export function f32ToF16(src: Float32Array, dst: Uint16Array = new Uint16Array(l
 }
 
 /** value = (q - offset) * scale, in float32. */
-export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst: Float32Array = new Float32Array(lengthOf(src))): Float32Array {
+export function dequantizeI8(
+  src: Int8Array,
+  scale: number,
+  offset: number,
+  dst: Float32Array = new Float32Array(lengthOf(src)),
+): Float32Array {
   checkArgs("dequantizeI8", "src:Int8Array scale:number offset:number dst:Float32Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, viewBytes(src), 1, viewBytes(dst), 4, src.length, (k, s, d, n) => k.dequantizeI8(s, d, n, scale, offset));
+    elementwise(convertFamily, viewBytes(src), 1, viewBytes(dst), 4, src.length, (k, s, d, n) =>
+      k.dequantizeI8(s, d, n, scale, offset),
+    );
   } else {
     js.dequantizeI8(src, dst, scale, offset);
   }
@@ -44,11 +51,18 @@ export function dequantizeI8(src: Int8Array, scale: number, offset: number, dst:
 }
 
 /** q = clamp(roundHalfEven(x / scale + offset), -128, 127), in float32; NaN becomes 0. */
-export function quantizeI8(src: Float32Array, scale: number, offset: number, dst: Int8Array = new Int8Array(lengthOf(src))): Int8Array {
+export function quantizeI8(
+  src: Float32Array,
+  scale: number,
+  offset: number,
+  dst: Int8Array = new Int8Array(lengthOf(src)),
+): Int8Array {
   checkArgs("quantizeI8", "src:Float32Array scale:number offset:number dst:Int8Array", src, scale, offset, dst);
   checkLength("dst", dst.length, src.length);
   if (useWasm(src.length, convertFamily)) {
-    elementwise(convertFamily, viewBytes(src), 4, viewBytes(dst), 1, src.length, (k, s, d, n) => k.quantizeI8(s, d, n, scale, offset));
+    elementwise(convertFamily, viewBytes(src), 4, viewBytes(dst), 1, src.length, (k, s, d, n) =>
+      k.quantizeI8(s, d, n, scale, offset),
+    );
   } else {
     js.quantizeI8(src, dst, scale, offset);
   }
@@ -58,7 +72,8 @@ export function quantizeI8(src: Float32Array, scale: number, offset: number, dst
 /** Reverses the byte order of every `width`-byte element, in place. Returns `data`. */
 export function byteSwap<T extends ArrayBufferView>(data: T, width: 2 | 4 | 8): T {
   checkArgs("byteSwap", "data:view", data);
-  if (width !== 2 && width !== 4 && width !== 8) throw new RangeError(`tensorfile: byteSwap width must be 2, 4 or 8, not ${String(width)}`);
+  if (width !== 2 && width !== 4 && width !== 8)
+    throw new RangeError(`tensorfile: byteSwap width must be 2, 4 or 8, not ${String(width)}`);
   const bytes = viewBytes(data);
   if (bytes.byteLength % width !== 0) {
     throw new RangeError(`tensorfile: byteSwap of ${bytes.byteLength} bytes: not a multiple of ${width}`);

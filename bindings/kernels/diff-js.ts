@@ -64,10 +64,13 @@ export function diffStats(a: ArrayLike<number>, b: ArrayLike<number>, atol: numb
       tailNormB += ym * ym;
     }
   }
-  const combine = (l: number[], tail: number) => (l[0]! + l[2]!) + (l[1]! + l[3]!) + tail;
+  const combine = (l: number[], tail: number) => l[0]! + l[2]! + (l[1]! + l[3]!) + tail;
   return {
-    maxAbs, maxRel, differing,
-    dot: combine(dot, tailDot), normA2: combine(normA, tailNormA), normB2: combine(normB, tailNormB),
+    maxAbs,
+    maxRel,
+    differing,
+    dot: combine(dot, tailDot),
+    normA2: combine(normA, tailNormA),
+    normB2: combine(normB, tailNormB),
   };
 }
-

@@ -42,10 +42,13 @@ export function emptyDiffStats(): js.DiffStatsResult {
  * differing and infinitely far (maxAbs and maxRel +Infinity). Sums accumulate in f64.
  */
 export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0): js.DiffStatsResult {
-  if (!(a instanceof Float32Array) || !(b instanceof Float32Array)) throw new TypeError("tensorfile: diffStats(a, b) takes two Float32Arrays");
+  if (!(a instanceof Float32Array) || !(b instanceof Float32Array))
+    throw new TypeError("tensorfile: diffStats(a, b) takes two Float32Arrays");
   checkLength("b", b.length, a.length);
   if (typeof atol !== "number" || !(atol >= 0) || typeof rtol !== "number" || !(rtol >= 0)) {
-    throw new RangeError(`tensorfile: diffStats atol and rtol are numbers >= 0, not ${String(atol)} and ${String(rtol)}`);
+    throw new RangeError(
+      `tensorfile: diffStats atol and rtol are numbers >= 0, not ${String(atol)} and ${String(rtol)}`,
+    );
   }
   const n = a.length;
   const wasm = useWasm(n, diffFamily);
@@ -75,7 +78,14 @@ export function diffStats(a: Float32Array, b: Float32Array, atol = 0, rtol = 0):
       k.diffStats(aAt, bAt, count, atol, rtol, out);
     }
     const r = new Float64Array(home.memory.buffer, out, 6);
-    total = mergeDiffStats(total, { maxAbs: r[0]!, maxRel: r[1]!, differing: r[2]!, dot: r[3]!, normA2: r[4]!, normB2: r[5]! });
+    total = mergeDiffStats(total, {
+      maxAbs: r[0]!,
+      maxRel: r[1]!,
+      differing: r[2]!,
+      dot: r[3]!,
+      normA2: r[4]!,
+      normB2: r[5]!,
+    });
   }
   return total;
 }

@@ -7,12 +7,35 @@
 export { type Backend, WASM_MIN_ELEMENTS, getBackend, setBackend, wasmAvailable } from "./backend.js";
 export { bytesOf } from "./checks.js";
 export { allocate, isWasmResident, releaseMemory } from "./memory.js";
-export { bf16ToF32, byteSwap, dequantizeI8, f16ToF32, f32ToF16, f8e4m3ToF32, f8e5m2ToF32, quantizeI8 } from "./convert.js";
 export {
-  columnToRowMajor, columnToRowMajorBytes, columnToRowMajorF16ToF32, reorderColumnMajorBytes, rowToColumnMajor, transpose,
-  transposeColumns, transposeF16ToF32,
+  bf16ToF32,
+  byteSwap,
+  dequantizeI8,
+  f16ToF32,
+  f32ToF16,
+  f8e4m3ToF32,
+  f8e5m2ToF32,
+  quantizeI8,
+} from "./convert.js";
+export {
+  columnToRowMajor,
+  columnToRowMajorBytes,
+  columnToRowMajorF16ToF32,
+  reorderColumnMajorBytes,
+  rowToColumnMajor,
+  transpose,
+  transposeColumns,
+  transposeF16ToF32,
 } from "./transpose.js";
 export { type DiffStatsResult, DIFF_CHUNK, diffStats, emptyDiffStats, mergeDiffStats } from "./diff.js";
 export {
-  type Histogram, type StatsData, type StatsOptions, type TensorStats, MAX_WASM_BINS, STATS_CHUNK, histogram, mergeStats, stats,
+  type Histogram,
+  type StatsData,
+  type StatsOptions,
+  type TensorStats,
+  MAX_WASM_BINS,
+  STATS_CHUNK,
+  histogram,
+  mergeStats,
+  stats,
 } from "./stats.js";

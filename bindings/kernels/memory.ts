@@ -5,7 +5,11 @@ import { DATA_OFFSET, allocateDedicated, memoryOf, releaseWorkMemory } from "../
 import { getBackend } from "./backend.js";
 import { checkArgs } from "./checks.js";
 
-type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number };
+type TypedArrayConstructor<T> = {
+  new (buffer: ArrayBufferLike, byteOffset: number, length: number): T;
+  new (length: number): T;
+  BYTES_PER_ELEMENT: number;
+};
 
 /**
  * A typed array in a WebAssembly memory of its own (it never grows, so the array stays valid). Kernels whose
@@ -13,7 +17,8 @@ type TypedArrayConstructor<T> = { new (buffer: ArrayBufferLike, byteOffset: numb
  * buffers you convert repeatedly. Falls back to an ordinary array where WebAssembly is unavailable.
  */
 export function allocate<T>(ctor: TypedArrayConstructor<T>, length: number): T {
-  if (typeof ctor !== "function" || typeof (ctor as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT !== "number") throw new TypeError("tensorfile: allocate() takes a typed array constructor (Float32Array, …)");
+  if (typeof ctor !== "function" || typeof (ctor as { BYTES_PER_ELEMENT?: unknown }).BYTES_PER_ELEMENT !== "number")
+    throw new TypeError("tensorfile: allocate() takes a typed array constructor (Float32Array, …)");
   checkArgs("allocate", "length:count", length);
   const bytes = length * ctor.BYTES_PER_ELEMENT;
   const home = getBackend() === "js" ? null : allocateDedicated(bytes);

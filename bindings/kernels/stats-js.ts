@@ -10,7 +10,7 @@
 
 /** Eight f64 lane accumulators reduced as the WASM kernel does: ((a0 + a2) + (a4 + a6)) + ((a1 + a3) + (a5 + a7)). */
 function laneSum(a: Float64Array): number {
-  return ((a[0]! + a[2]!) + (a[4]! + a[6]!)) + ((a[1]! + a[3]!) + (a[5]! + a[7]!));
+  return a[0]! + a[2]! + (a[4]! + a[6]!) + (a[1]! + a[3]! + (a[5]! + a[7]!));
 }
 
 const sumLanes = new Float64Array(8);
@@ -61,7 +61,7 @@ export function statsF64(src: Float64Array, count: number, out: Float64Array): v
     if (x > mx) mx = x;
     if (x === 0) zeros++;
   }
-  const m2 = s2 - s1 * s1 / count;
+  const m2 = s2 - (s1 * s1) / count;
   if (!(m2 * 256 >= s2) || s1 + s2 - (s1 + s2) !== 0) {
     statsF64Exact(src, count, out);
     return;
@@ -131,7 +131,7 @@ function statsF64Exact(src: Float64Array, count: number, out: Float64Array): voi
       for (let i = j; i < vectorEnd; i += 8) {
         const x = src[i]!;
         if (x - x === 0) {
-          const e = (x - k) - dmean;
+          const e = x - k - dmean;
           squares += e * e;
         }
       }
@@ -141,7 +141,7 @@ function statsF64Exact(src: Float64Array, count: number, out: Float64Array): voi
     for (let i = vectorEnd; i < count; i++) {
       const x = src[i]!;
       if (x - x === 0) {
-        const e = (x - k) - dmean;
+        const e = x - k - dmean;
         m2 += e * e;
       }
     }
@@ -162,8 +162,17 @@ function statsF64Exact(src: Float64Array, count: number, out: Float64Array): voi
  * Histogram of the first `count` values of `src`: counts[bin] += 1 for lo <= x <= hi with
  * bin = min(trunc((x * h - loH) * scale), bins - 1); writes [below, above, nan, +Inf, -Inf] to `out`.
  */
-export function histogramF64(src: Float64Array, count: number, lo: number, hi: number, h: number, loH: number, scale: number,
-  counts: Float64Array, out: Float64Array): void {
+export function histogramF64(
+  src: Float64Array,
+  count: number,
+  lo: number,
+  hi: number,
+  h: number,
+  loH: number,
+  scale: number,
+  counts: Float64Array,
+  out: Float64Array,
+): void {
   const last = counts.length - 1;
   let below = 0;
   let above = 0;

@@ -1,7 +1,15 @@
 /**
  * stats, mergeStats and histogram (the stats family, assembly/stats.ts; TS twins in stats-js.ts).
  */
-import { type KernelFamily, type KernelMemory, SCRATCH_BYTES, SCRATCH_OFFSET, familyModule, kernelsIn, memoryOf } from "../wasm/instance.js";
+import {
+  type KernelFamily,
+  type KernelMemory,
+  SCRATCH_BYTES,
+  SCRATCH_OFFSET,
+  familyModule,
+  kernelsIn,
+  memoryOf,
+} from "../wasm/instance.js";
 import { type StatsExports, convertFamily, statsFamily } from "../wasm/families.js";
 import { awayFrom, useWasm } from "./backend.js";
 import { viewBytes } from "./checks.js";
@@ -89,8 +97,17 @@ export interface Histogram {
 
 /** The arrays {@link stats} and {@link histogram} take (narrow floats as their raw bits, with the `dtype` option). */
 export type StatsData =
-  | Float32Array | Float64Array | Int8Array | Uint8Array | Uint8ClampedArray | Int16Array | Uint16Array
-  | Int32Array | Uint32Array | BigInt64Array | BigUint64Array;
+  | Float32Array
+  | Float64Array
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | BigInt64Array
+  | BigUint64Array;
 
 /** Elements per chunk, on both backends (the results depend on it, bit for bit). */
 export const STATS_CHUNK = 65536;
@@ -118,9 +135,17 @@ interface ValuePlan {
 }
 
 const DTYPE_OF_ARRAY: Record<string, readonly string[]> = {
-  Float32Array: ["float32"], Float64Array: ["float64"], Int8Array: ["int8"], Uint8Array: ["uint8", "bool", "float8_e4m3", "float8_e5m2"],
-  Uint8ClampedArray: ["uint8"], Int16Array: ["int16"], Uint16Array: ["uint16", "float16", "bfloat16"], Int32Array: ["int32"],
-  Uint32Array: ["uint32"], BigInt64Array: ["int64"], BigUint64Array: ["uint64"],
+  Float32Array: ["float32"],
+  Float64Array: ["float64"],
+  Int8Array: ["int8"],
+  Uint8Array: ["uint8", "bool", "float8_e4m3", "float8_e5m2"],
+  Uint8ClampedArray: ["uint8"],
+  Int16Array: ["int16"],
+  Uint16Array: ["uint16", "float16", "bfloat16"],
+  Int32Array: ["int32"],
+  Uint32Array: ["uint32"],
+  BigInt64Array: ["int64"],
+  BigUint64Array: ["uint64"],
 };
 
 function arrayTypeName(data: unknown): string | undefined {
@@ -133,10 +158,18 @@ let floatBitsChunk: Uint32Array | undefined;
 let f32Chunk: Float32Array | undefined;
 
 /** float16, bfloat16 and float8 values: widened to float32 exactly (WASM kernel, or TS twin into float32 bits). */
-function narrowFloat<T extends Uint16Array | Uint8Array, E>(data: T, elementBytes: number, widenFamily: KernelFamily<E>,
-  widen: (k: E, src: number, dst: number, n: number) => void, twin: (src: T, bits: Uint32Array) => void): ValuePlan {
+function narrowFloat<T extends Uint16Array | Uint8Array, E>(
+  data: T,
+  elementBytes: number,
+  widenFamily: KernelFamily<E>,
+  widen: (k: E, src: number, dst: number, n: number) => void,
+  twin: (src: T, bits: Uint32Array) => void,
+): ValuePlan {
   return {
-    elementBytes, wide: "f32", widenFamily, widen: (home, s, d, n) => widen(kernelsIn(home, widenFamily), s, d, n),
+    elementBytes,
+    wide: "f32",
+    widenFamily,
+    widen: (home, s, d, n) => widen(kernelsIn(home, widenFamily), s, d, n),
     toF64: (start, n, dst) => {
       floatBitsChunk ??= new Uint32Array(STATS_CHUNK);
       const bits = floatBitsChunk.subarray(0, n);
@@ -149,34 +182,76 @@ function narrowFloat<T extends Uint16Array | Uint8Array, E>(data: T, elementByte
 function planValues(data: StatsData, options: StatsOptions | undefined, what: string): ValuePlan {
   const type = arrayTypeName(data);
   if (type === undefined) {
-    throw new TypeError(`tensorfile: ${what} takes a numeric typed array (Float32Array, Float64Array, Uint16Array of float16 halves, Int8Array, …), not ${data === null ? "null" : typeof data === "object" ? (data as object).constructor?.name ?? "an object" : typeof data}`);
+    throw new TypeError(
+      `tensorfile: ${what} takes a numeric typed array (Float32Array, Float64Array, Uint16Array of float16 halves, Int8Array, …), not ${data === null ? "null" : typeof data === "object" ? ((data as object).constructor?.name ?? "an object") : typeof data}`,
+    );
   }
   const dtype = options?.dtype ?? DTYPE_OF_ARRAY[type]![0]!;
   if (!DTYPE_OF_ARRAY[type]!.includes(dtype)) {
-    throw new TypeError(`tensorfile: ${what}: a ${type} cannot hold dtype ${String(dtype)} (it holds ${DTYPE_OF_ARRAY[type]!.join(" or ")}; float16 halves come as a Uint16Array)`);
+    throw new TypeError(
+      `tensorfile: ${what}: a ${type} cannot hold dtype ${String(dtype)} (it holds ${DTYPE_OF_ARRAY[type]!.join(" or ")}; float16 halves come as a Uint16Array)`,
+    );
   }
   const quantized = options?.scale !== undefined || options?.offset !== undefined;
-  if (quantized && dtype !== "int8") throw new TypeError(`tensorfile: ${what}: scale and offset apply to int8 data (an Int8Array), not to ${dtype}`);
+  if (quantized && dtype !== "int8")
+    throw new TypeError(`tensorfile: ${what}: scale and offset apply to int8 data (an Int8Array), not to ${dtype}`);
   const scale = options?.scale ?? 1;
   const offset = options?.offset ?? 0;
-  if (quantized && (typeof scale !== "number" || typeof offset !== "number" || !Number.isFinite(scale) || !Number.isFinite(offset))) {
-    throw new TypeError(`tensorfile: ${what}: scale and offset must be finite numbers, not ${String(options?.scale)} and ${String(options?.offset)}`);
+  if (
+    quantized &&
+    (typeof scale !== "number" || typeof offset !== "number" || !Number.isFinite(scale) || !Number.isFinite(offset))
+  ) {
+    throw new TypeError(
+      `tensorfile: ${what}: scale and offset must be finite numbers, not ${String(options?.scale)} and ${String(options?.offset)}`,
+    );
   }
   const copyTo = (src: ArrayLike<number>) => (start: number, n: number, dst: Float64Array) => {
     dst.set((src as Float32Array).subarray(start, start + n));
   };
   switch (dtype) {
-    case "float32": return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
-    case "float64": return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
-    case "float16": return narrowFloat(data as Uint16Array, 2, convertFamily, (k, s, d, n) => k.f16ToF32(s, d, n), convertJs.f16ToF32);
-    case "bfloat16": return narrowFloat(data as Uint16Array, 2, convertFamily, (k, s, d, n) => k.bf16ToF32(s, d, n), convertJs.bf16ToF32);
-    case "float8_e4m3": return narrowFloat(data as Uint8Array, 1, convertFamily, (k, s, d, n) => k.f8e4m3ToF32(s, d, n), convertJs.f8e4m3ToF32);
-    case "float8_e5m2": return narrowFloat(data as Uint8Array, 1, convertFamily, (k, s, d, n) => k.f8e5m2ToF32(s, d, n), convertJs.f8e5m2ToF32);
+    case "float32":
+      return { elementBytes: 4, wide: "f32", widen: null, toF64: copyTo(data as Float32Array) };
+    case "float64":
+      return { elementBytes: 8, wide: "f64", widen: null, toF64: copyTo(data as Float64Array) };
+    case "float16":
+      return narrowFloat(
+        data as Uint16Array,
+        2,
+        convertFamily,
+        (k, s, d, n) => k.f16ToF32(s, d, n),
+        convertJs.f16ToF32,
+      );
+    case "bfloat16":
+      return narrowFloat(
+        data as Uint16Array,
+        2,
+        convertFamily,
+        (k, s, d, n) => k.bf16ToF32(s, d, n),
+        convertJs.bf16ToF32,
+      );
+    case "float8_e4m3":
+      return narrowFloat(
+        data as Uint8Array,
+        1,
+        convertFamily,
+        (k, s, d, n) => k.f8e4m3ToF32(s, d, n),
+        convertJs.f8e4m3ToF32,
+      );
+    case "float8_e5m2":
+      return narrowFloat(
+        data as Uint8Array,
+        1,
+        convertFamily,
+        (k, s, d, n) => k.f8e5m2ToF32(s, d, n),
+        convertJs.f8e5m2ToF32,
+      );
     case "int8": {
       const q = data as Int8Array;
       if (quantized) {
         return {
-          elementBytes: 1, wide: "f32", widenFamily: convertFamily,
+          elementBytes: 1,
+          wide: "f32",
+          widenFamily: convertFamily,
           widen: (home, s, d, n) => kernelsIn(home, convertFamily).dequantizeI8(s, d, n, scale, offset),
           toF64: (start, n, dst) => {
             f32Chunk ??= new Float32Array(STATS_CHUNK);
@@ -186,18 +261,56 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
           },
         };
       }
-      return { elementBytes: 1, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI8ToF32(s, d, n), toF64: copyTo(q) };
+      return {
+        elementBytes: 1,
+        wide: "f32",
+        widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI8ToF32(s, d, n),
+        toF64: copyTo(q),
+      };
     }
-    case "uint8": case "bool": return { elementBytes: 1, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU8ToF32(s, d, n), toF64: copyTo(data as Uint8Array) };
-    case "int16": return { elementBytes: 2, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI16ToF32(s, d, n), toF64: copyTo(data as Int16Array) };
-    case "uint16": return { elementBytes: 2, wide: "f32", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU16ToF32(s, d, n), toF64: copyTo(data as Uint16Array) };
-    case "int32": return { elementBytes: 4, wide: "f64", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI32ToF64(s, d, n), toF64: copyTo(data as Int32Array) };
-    case "uint32": return { elementBytes: 4, wide: "f64", widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU32ToF64(s, d, n), toF64: copyTo(data as Uint32Array) };
+    case "uint8":
+    case "bool":
+      return {
+        elementBytes: 1,
+        wide: "f32",
+        widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU8ToF32(s, d, n),
+        toF64: copyTo(data as Uint8Array),
+      };
+    case "int16":
+      return {
+        elementBytes: 2,
+        wide: "f32",
+        widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI16ToF32(s, d, n),
+        toF64: copyTo(data as Int16Array),
+      };
+    case "uint16":
+      return {
+        elementBytes: 2,
+        wide: "f32",
+        widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU16ToF32(s, d, n),
+        toF64: copyTo(data as Uint16Array),
+      };
+    case "int32":
+      return {
+        elementBytes: 4,
+        wide: "f64",
+        widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenI32ToF64(s, d, n),
+        toF64: copyTo(data as Int32Array),
+      };
+    case "uint32":
+      return {
+        elementBytes: 4,
+        wide: "f64",
+        widen: (home, s, d, n) => kernelsIn(home, statsFamily).widenU32ToF64(s, d, n),
+        toF64: copyTo(data as Uint32Array),
+      };
     default: {
       // 64-bit integers: TS only, as float64 (exact up to 2^53)
       const big = data as BigInt64Array | BigUint64Array;
       return {
-        elementBytes: 8, wide: null, widen: null,
+        elementBytes: 8,
+        wide: null,
+        widen: null,
         toF64: (start, n, dst) => {
           for (let i = 0; i < n; i++) dst[i] = Number(big[start + i]!);
         },
@@ -211,7 +324,8 @@ function planValues(data: StatsData, options: StatsOptions | undefined, what: st
  * values, else with the values as a Float64Array.
  */
 function forEachChunk(
-  data: StatsData, plan: ValuePlan,
+  data: StatsData,
+  plan: ValuePlan,
   onWasm: (k: StatsExports, home: KernelMemory, values: number, n: number) => void,
   onJs: (values: Float64Array, n: number) => void,
 ): void {
@@ -234,7 +348,8 @@ function forEachChunk(
   const size = plan.elementBytes;
   // the raw chunk 2 KiB from the array's offset modulo 4 KiB (backend.ts awayFrom: no 4 KiB-aliased memcpy), where
   // that leaves it clear of the widened chunk at +256 KiB (a chunk of 4-byte integers fills those 256 KiB)
-  const raw = plan.widen && size * STATS_CHUNK + 4096 > STATS_WIDE - STATS_RAW ? STATS_RAW : awayFrom(STATS_RAW, data.byteOffset);
+  const raw =
+    plan.widen && size * STATS_CHUNK + 4096 > STATS_WIDE - STATS_RAW ? STATS_RAW : awayFrom(STATS_RAW, data.byteOffset);
   const heap = home.bytes;
   for (let start = 0; start < count; start += STATS_CHUNK) {
     const n = Math.min(STATS_CHUNK, count - start);
@@ -282,8 +397,18 @@ function partialFrom(r: Float64Array, count: number): PartialStats {
   const min = r[0]! === 0 ? 0 : r[0]!;
   const max = r[1]! === 0 ? 0 : r[1]!;
   return {
-    count, finite: count - nan - posInf - negInf, min, max, sum: r[2]!, m2: r[3]!, shift: r[8]!, offset: r[9]!,
-    nan, posInf, negInf, zeros: r[7]!,
+    count,
+    finite: count - nan - posInf - negInf,
+    min,
+    max,
+    sum: r[2]!,
+    m2: r[3]!,
+    shift: r[8]!,
+    offset: r[9]!,
+    nan,
+    posInf,
+    negInf,
+    zeros: r[7]!,
   };
 }
 
@@ -293,7 +418,7 @@ function mergePartial(a: PartialStats, b: PartialStats): PartialStats {
   if (a.finite === 0) ({ m2, shift, offset } = b);
   else if (b.finite > 0) {
     const n = a.finite + b.finite;
-    const delta = (b.shift - a.shift) + (b.offset - a.offset);
+    const delta = b.shift - a.shift + (b.offset - a.offset);
     offset = a.offset + delta * (b.finite / n);
     m2 = a.m2 + b.m2 + delta * delta * (a.finite * (b.finite / n));
   }
@@ -314,7 +439,18 @@ function mergePartial(a: PartialStats, b: PartialStats): PartialStats {
 }
 
 const EMPTY_PARTIAL: PartialStats = {
-  count: 0, finite: 0, min: Infinity, max: -Infinity, sum: 0, m2: 0, shift: 0, offset: 0, nan: 0, posInf: 0, negInf: 0, zeros: 0,
+  count: 0,
+  finite: 0,
+  min: Infinity,
+  max: -Infinity,
+  sum: 0,
+  m2: 0,
+  shift: 0,
+  offset: 0,
+  nan: 0,
+  posInf: 0,
+  negInf: 0,
+  zeros: 0,
 };
 
 function finishStats(p: PartialStats): TensorStats {
@@ -347,14 +483,19 @@ const chunkResult = new Float64Array(10);
 export function stats(data: StatsData, options?: StatsOptions): TensorStats {
   const plan = planValues(data, options, "stats()");
   let total = EMPTY_PARTIAL;
-  forEachChunk(data, plan, (k, home, at, n) => {
-    if (plan.wide === "f32") k.statsF32(at, n, STATS_RESULT);
-    else k.statsF64(at, n, STATS_RESULT);
-    total = mergePartial(total, partialFrom(new Float64Array(home.memory.buffer, STATS_RESULT, 10), n));
-  }, (values, n) => {
-    js.statsF64(values, n, chunkResult);
-    total = mergePartial(total, partialFrom(chunkResult, n));
-  });
+  forEachChunk(
+    data,
+    plan,
+    (k, home, at, n) => {
+      if (plan.wide === "f32") k.statsF32(at, n, STATS_RESULT);
+      else k.statsF64(at, n, STATS_RESULT);
+      total = mergePartial(total, partialFrom(new Float64Array(home.memory.buffer, STATS_RESULT, 10), n));
+    },
+    (values, n) => {
+      js.statsF64(values, n, chunkResult);
+      total = mergePartial(total, partialFrom(chunkResult, n));
+    },
+  );
   const result = finishStats(total);
   if (plan.wide === "f64" && result.finite > 0) {
     // float64 values beyond ~1e154 overflow the squares (beyond ~1e308 the sums); deviations below ~1e-150
@@ -365,11 +506,16 @@ export function stats(data: StatsData, options?: StatsOptions): TensorStats {
     if (overflow || underflow) {
       const factor = overflow ? 2 ** -600 : 2 ** 600;
       let scaled = EMPTY_PARTIAL;
-      forEachChunk(data, { ...plan, wide: null }, () => undefined, (values, n) => {
-        for (let i = 0; i < n; i++) values[i]! *= factor;
-        js.statsF64(values, n, chunkResult);
-        scaled = mergePartial(scaled, partialFrom(chunkResult, n));
-      });
+      forEachChunk(
+        data,
+        { ...plan, wide: null },
+        () => undefined,
+        (values, n) => {
+          for (let i = 0; i < n; i++) values[i]! *= factor;
+          js.statsF64(values, n, chunkResult);
+          scaled = mergePartial(scaled, partialFrom(chunkResult, n));
+        },
+      );
       const moments = finishStats(scaled);
       result.sum = moments.sum / factor;
       result.sumSquares = moments.sumSquares / factor / factor;
@@ -381,9 +527,15 @@ export function stats(data: StatsData, options?: StatsOptions): TensorStats {
 }
 
 function checkStats(s: TensorStats, what: string): void {
-  if (s === null || typeof s !== "object") throw new TypeError(`tensorfile: mergeStats() takes two TensorStats objects (from kernels.stats), not ${s === null ? "null" : typeof s} as ${what}`);
+  if (s === null || typeof s !== "object")
+    throw new TypeError(
+      `tensorfile: mergeStats() takes two TensorStats objects (from kernels.stats), not ${s === null ? "null" : typeof s} as ${what}`,
+    );
   for (const key of ["count", "finite", "nan", "posInf", "negInf", "zeros", "sum", "mean", "std"] as const) {
-    if (typeof s[key] !== "number") throw new TypeError(`tensorfile: mergeStats(): ${what}.${key} must be a number (pass what kernels.stats returns)`);
+    if (typeof s[key] !== "number")
+      throw new TypeError(
+        `tensorfile: mergeStats(): ${what}.${key} must be a number (pass what kernels.stats returns)`,
+      );
   }
 }
 
@@ -451,9 +603,12 @@ const histogramSpecials = new Float64Array(5);
  */
 export function histogram(data: StatsData, bins: number, lo: number, hi: number, options?: StatsOptions): Histogram {
   const plan = planValues(data, options, "histogram()");
-  if (!Number.isInteger(bins) || bins < 1 || bins > 1 << 24) throw new RangeError(`tensorfile: histogram() bins must be an integer from 1 to 16777216, not ${String(bins)}`);
+  if (!Number.isInteger(bins) || bins < 1 || bins > 1 << 24)
+    throw new RangeError(`tensorfile: histogram() bins must be an integer from 1 to 16777216, not ${String(bins)}`);
   if (typeof lo !== "number" || typeof hi !== "number" || !Number.isFinite(lo) || !Number.isFinite(hi) || !(lo <= hi)) {
-    throw new RangeError(`tensorfile: histogram() needs finite lo <= hi, not ${String(lo)} and ${String(hi)} (the min and max from stats() will do)`);
+    throw new RangeError(
+      `tensorfile: histogram() needs finite lo <= hi, not ${String(lo)} and ${String(hi)} (the min and max from stats() will do)`,
+    );
   }
   // halve everything when hi - lo overflows (exact: such a range has no subnormal ends)
   const h = Number.isFinite(hi - lo) ? 1 : 0.5;
@@ -483,18 +638,24 @@ export function histogram(data: StatsData, bins: number, lo: number, hi: number,
     return result;
   }
   let home: KernelMemory | undefined;
-  forEachChunk(data, plan, (k, instance, at, n) => {
-    if (!home) {
-      home = instance;
-      new Uint32Array(instance.memory.buffer, STATS_COUNTS, bins * 4).fill(0);
-    }
-    if (plan.wide === "f32") k.histogramF32(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
-    else k.histogramF64(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
-    addSpecials(new Float64Array(instance.memory.buffer, STATS_RESULT, 5));
-  }, onJs);
+  forEachChunk(
+    data,
+    plan,
+    (k, instance, at, n) => {
+      if (!home) {
+        home = instance;
+        new Uint32Array(instance.memory.buffer, STATS_COUNTS, bins * 4).fill(0);
+      }
+      if (plan.wide === "f32") k.histogramF32(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
+      else k.histogramF64(at, n, lo, hi, h, loH, scale, bins, STATS_COUNTS, STATS_RESULT);
+      addSpecials(new Float64Array(instance.memory.buffer, STATS_RESULT, 5));
+    },
+    onJs,
+  );
   if (home) {
     const lanes = new Uint32Array(home.memory.buffer, STATS_COUNTS, bins * 4);
-    for (let b = 0; b < bins; b++) counts[b] = lanes[4 * b]! + lanes[4 * b + 1]! + lanes[4 * b + 2]! + lanes[4 * b + 3]!;
+    for (let b = 0; b < bins; b++)
+      counts[b] = lanes[4 * b]! + lanes[4 * b + 1]! + lanes[4 * b + 2]! + lanes[4 * b + 3]!;
   }
   return result;
 }

@@ -8,7 +8,12 @@ type Elements = Uint8Array | Uint16Array | Uint32Array;
 
 /** dst[j * dstStride + i] = src[i * srcStride + j] (strides in elements), blocked by 32. */
 export function transpose<T extends Elements>(
-  src: T, dst: T, rows: number, cols: number, srcStride = cols, dstStride = rows,
+  src: T,
+  dst: T,
+  rows: number,
+  cols: number,
+  srcStride = cols,
+  dstStride = rows,
 ): void {
   const block = 32;
   for (let ib = 0; ib < rows; ib += block) {
@@ -25,7 +30,12 @@ export function transpose<T extends Elements>(
 
 /** transpose() of IEEE halves widened to f32 bits in the same pass (the fused column-major fp16 -> row-major f32). */
 export function transposeF16ToF32(
-  src: Uint16Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
+  src: Uint16Array,
+  dst: Uint32Array,
+  rows: number,
+  cols: number,
+  srcStride = cols,
+  dstStride = rows,
 ): void {
   const table = halfToFloatTable();
   const block = 32;
@@ -43,7 +53,12 @@ export function transposeF16ToF32(
 
 /** transpose() for 8-byte elements held as pairs of 32-bit words (no float64 round trip, so NaN bits stay). */
 export function transpose64(
-  src: Uint32Array, dst: Uint32Array, rows: number, cols: number, srcStride = cols, dstStride = rows,
+  src: Uint32Array,
+  dst: Uint32Array,
+  rows: number,
+  cols: number,
+  srcStride = cols,
+  dstStride = rows,
 ): void {
   const block = 32;
   for (let ib = 0; ib < rows; ib += block) {
@@ -62,4 +77,3 @@ export function transpose64(
     }
   }
 }
-

@@ -4,17 +4,37 @@
  */
 import { copyBytes } from "../bytes/input.js";
 import {
-  type KernelFamily, DATA_OFFSET, SCRATCH_BYTES, SCRATCH_OFFSET, familyModule, kernelsIn, memoryOf, sharedMemory, workMemory,
+  type KernelFamily,
+  DATA_OFFSET,
+  SCRATCH_BYTES,
+  SCRATCH_OFFSET,
+  familyModule,
+  kernelsIn,
+  memoryOf,
+  sharedMemory,
+  workMemory,
 } from "../wasm/instance.js";
 import {
-  type TransposeExports, type TransposeF16Exports, convertFamily, transposeFamily, transposeF16Family,
+  type TransposeExports,
+  type TransposeF16Exports,
+  convertFamily,
+  transposeFamily,
+  transposeF16Family,
 } from "../wasm/families.js";
 import { awayFrom, useWasm } from "./backend.js";
 import { viewBytes, checkArgs, checkLength, elementSize, sameType } from "./checks.js";
 import { f16ToF32 } from "./convert.js";
 import * as js from "./transpose-js.js";
 
-type TransposeCall<E> = (k: E, src: number, dst: number, rows: number, cols: number, srcStride: number, dstStride: number) => void;
+type TransposeCall<E> = (
+  k: E,
+  src: number,
+  dst: number,
+  rows: number,
+  cols: number,
+  srcStride: number,
+  dstStride: number,
+) => void;
 
 /**
  * Element sizes in and out and the kernel: a plain transpose (n -> n bytes; the transpose family) or the fused
@@ -29,17 +49,30 @@ interface TransposeKind<E> {
 }
 
 const FUSED_F16_KIND: TransposeKind<TransposeF16Exports> = {
-  srcBytes: 2, dstBytes: 4, family: transposeF16Family, call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds),
+  srcBytes: 2,
+  dstBytes: 4,
+  family: transposeF16Family,
+  call: (k, s, d, r, c, ss, ds) => k.transposeF16ToF32(s, d, r, c, ss, ds),
 };
 
 function transposeKind(elementBytes: number): TransposeKind<TransposeExports> {
-  const plain = (call: TransposeCall<TransposeExports>): TransposeKind<TransposeExports> => ({ srcBytes: elementBytes, dstBytes: elementBytes, family: transposeFamily, call });
+  const plain = (call: TransposeCall<TransposeExports>): TransposeKind<TransposeExports> => ({
+    srcBytes: elementBytes,
+    dstBytes: elementBytes,
+    family: transposeFamily,
+    call,
+  });
   switch (elementBytes) {
-    case 1: return plain((k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds));
-    case 2: return plain((k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds));
-    case 4: return plain((k, s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds));
-    case 8: return plain((k, s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds));
-    default: throw new RangeError(`tensorfile: transpose of ${elementBytes}-byte elements is not supported (1, 2, 4 or 8)`);
+    case 1:
+      return plain((k, s, d, r, c, ss, ds) => k.transpose8(s, d, r, c, ss, ds));
+    case 2:
+      return plain((k, s, d, r, c, ss, ds) => k.transpose16(s, d, r, c, ss, ds));
+    case 4:
+      return plain((k, s, d, r, c, ss, ds) => k.transpose32(s, d, r, c, ss, ds));
+    case 8:
+      return plain((k, s, d, r, c, ss, ds) => k.transpose64(s, d, r, c, ss, ds));
+    default:
+      throw new RangeError(`tensorfile: transpose of ${elementBytes}-byte elements is not supported (1, 2, 4 or 8)`);
   }
 }
 
@@ -59,8 +92,15 @@ interface TransposeBlock {
  * - slabs larger than the scratch: both arrays go through the work memory.
  */
 function runTransposes<E>(
-  src: Uint8Array, dst: Uint8Array, kind: TransposeKind<E>, rows: number, cols: number,
-  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen = false,
+  src: Uint8Array,
+  dst: Uint8Array,
+  kind: TransposeKind<E>,
+  rows: number,
+  cols: number,
+  srcStride: number,
+  dstStride: number,
+  blocks: readonly TransposeBlock[],
+  widen = false,
 ): void {
   const count = src.byteLength / kind.srcBytes;
   // widening bands run f16ToF32 (convert family) then transpose32 (transpose family); only the in-place and
@@ -75,8 +115,15 @@ function runTransposes<E>(
   if (srcHome && srcHome === dstHome && familyModule(kind.family)) {
     const k = kernelsIn(srcHome, kind.family);
     for (const b of blocks) {
-      kind.call(k, src.byteOffset + b.srcOffset * kind.srcBytes, dst.byteOffset + b.dstOffset * kind.dstBytes,
-        rows, cols, srcStride, dstStride);
+      kind.call(
+        k,
+        src.byteOffset + b.srcOffset * kind.srcBytes,
+        dst.byteOffset + b.dstOffset * kind.dstBytes,
+        rows,
+        cols,
+        srcStride,
+        dstStride,
+      );
     }
     return;
   }
@@ -93,7 +140,9 @@ function runTransposes<E>(
       transposeJs(src, dst, kind, rows, cols, srcStride, dstStride, blocks, widen);
       return;
     }
-    const out = dstHome ? dst.byteOffset : awayFrom(small ? SCRATCH_OFFSET + SCRATCH_BYTES / 2 : DATA_OFFSET, dst.byteOffset);
+    const out = dstHome
+      ? dst.byteOffset
+      : awayFrom(small ? SCRATCH_OFFSET + SCRATCH_BYTES / 2 : DATA_OFFSET, dst.byteOffset);
     const heap = target.bytes;
     const band = Math.max(1, Math.floor(narrowCap / slabBytes));
     for (let a = 0; a < rows; a += band) {
@@ -104,12 +153,21 @@ function runTransposes<E>(
         const wideAt = at + narrowCap;
         kernelsIn(target, convertFamily).f16ToF32(at, wideAt, n * srcStride);
         const k = kernelsIn(target, transposeFamily);
-        for (const b of blocks) k.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
+        for (const b of blocks)
+          k.transpose32(wideAt + b.srcOffset * 4, out + (b.dstOffset + a) * 4, n, cols, srcStride, dstStride);
         continue;
       }
       const k = kernelsIn(target, kind.family);
       for (const b of blocks) {
-        kind.call(k, at + b.srcOffset * kind.srcBytes, out + (b.dstOffset + a) * kind.dstBytes, n, cols, srcStride, dstStride);
+        kind.call(
+          k,
+          at + b.srcOffset * kind.srcBytes,
+          out + (b.dstOffset + a) * kind.dstBytes,
+          n,
+          cols,
+          srcStride,
+          dstStride,
+        );
       }
     }
     if (!dstHome) dst.set(heap.subarray(out, out + dst.byteLength));
@@ -127,14 +185,29 @@ function runTransposes<E>(
   const out = base + src.byteLength;
   const k = kernelsIn(home, kind.family);
   for (const b of blocks) {
-    kind.call(k, base + b.srcOffset * kind.srcBytes, out + b.dstOffset * kind.dstBytes, rows, cols, srcStride, dstStride);
+    kind.call(
+      k,
+      base + b.srcOffset * kind.srcBytes,
+      out + b.dstOffset * kind.dstBytes,
+      rows,
+      cols,
+      srcStride,
+      dstStride,
+    );
   }
   dst.set(heap.subarray(out, out + dst.byteLength));
 }
 
 function transposeJs(
-  src: Uint8Array, dst: Uint8Array, kind: { srcBytes: number; dstBytes: number }, rows: number, cols: number,
-  srcStride: number, dstStride: number, blocks: readonly TransposeBlock[], widen: boolean,
+  src: Uint8Array,
+  dst: Uint8Array,
+  kind: { srcBytes: number; dstBytes: number },
+  rows: number,
+  cols: number,
+  srcStride: number,
+  dstStride: number,
+  blocks: readonly TransposeBlock[],
+  widen: boolean,
 ): void {
   // TS twins need aligned element views: copy unaligned bytes first
   const aligned = (b: Uint8Array, size: number) => (b.byteOffset % size === 0 ? b : copyBytes(b));
@@ -142,37 +215,65 @@ function transposeJs(
   const d = dst.byteOffset % kind.dstBytes === 0 ? dst : new Uint8Array(dst.byteLength);
   const view = (b: Uint8Array, size: number) => {
     switch (size) {
-      case 1: return b;
-      case 2: return new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
-      default: return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+      case 1:
+        return b;
+      case 2:
+        return new Uint16Array(b.buffer, b.byteOffset, b.byteLength / 2);
+      default:
+        return new Uint32Array(b.buffer, b.byteOffset, b.byteLength / 4);
     }
   };
   const sv = view(s, kind.srcBytes);
   const dv = view(d, kind.dstBytes);
   for (const b of blocks) {
     if (widen) {
-      js.transposeF16ToF32((sv as Uint16Array).subarray(b.srcOffset), (dv as Uint32Array).subarray(b.dstOffset), rows, cols, srcStride, dstStride);
+      js.transposeF16ToF32(
+        (sv as Uint16Array).subarray(b.srcOffset),
+        (dv as Uint32Array).subarray(b.dstOffset),
+        rows,
+        cols,
+        srcStride,
+        dstStride,
+      );
     } else if (kind.srcBytes === 8) {
-      js.transpose64((sv as Uint32Array).subarray(b.srcOffset * 2), (dv as Uint32Array).subarray(b.dstOffset * 2),
-        rows, cols, srcStride, dstStride);
+      js.transpose64(
+        (sv as Uint32Array).subarray(b.srcOffset * 2),
+        (dv as Uint32Array).subarray(b.dstOffset * 2),
+        rows,
+        cols,
+        srcStride,
+        dstStride,
+      );
     } else {
-      js.transpose(sv.subarray(b.srcOffset) as Uint32Array, dv.subarray(b.dstOffset) as Uint32Array, rows, cols, srcStride, dstStride);
+      js.transpose(
+        sv.subarray(b.srcOffset) as Uint32Array,
+        dv.subarray(b.dstOffset) as Uint32Array,
+        rows,
+        cols,
+        srcStride,
+        dstStride,
+      );
     }
   }
   if (d !== dst) dst.set(d);
 }
 
 /** The rows x cols row-major matrix `src` transposed (cols x rows). Elements of 1, 2, 4 or 8 bytes. */
-export function transpose<T extends ArrayBufferView & {
-  /** The element count. */
-  length: number;
-}>(src: T, rows: number, cols: number, dst?: T): T {
+export function transpose<
+  T extends ArrayBufferView & {
+    /** The element count. */
+    length: number;
+  },
+>(src: T, rows: number, cols: number, dst?: T): T {
   checkArgs("transpose", "src:view rows:count cols:count dst:same?", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   const out = dst ?? sameType(src, rows * cols);
   checkLength("dst", out.length, rows * cols);
   const size = elementSize(src);
-  if (rows * cols > 0) runTransposes(viewBytes(src), viewBytes(out), transposeKind(size), rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }]);
+  if (rows * cols > 0)
+    runTransposes(viewBytes(src), viewBytes(out), transposeKind(size), rows, cols, cols, rows, [
+      { srcOffset: 0, dstOffset: 0 },
+    ]);
   return out;
 }
 
@@ -180,11 +281,27 @@ export function transpose<T extends ArrayBufferView & {
  * The rows x cols matrix of IEEE halves `src` transposed (cols x rows) and widened to float32 in one pass (exact,
  * as f16ToF32): column-major fp16 weights to row-major float32.
  */
-export function transposeF16ToF32(src: Uint16Array, rows: number, cols: number, dst: Float32Array = new Float32Array(rows * cols)): Float32Array {
+export function transposeF16ToF32(
+  src: Uint16Array,
+  rows: number,
+  cols: number,
+  dst: Float32Array = new Float32Array(rows * cols),
+): Float32Array {
   checkArgs("transposeF16ToF32", "src:Uint16Array rows:count cols:count dst:Float32Array", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   checkLength("dst", dst.length, rows * cols);
-  if (rows * cols > 0) runTransposes(viewBytes(src), viewBytes(dst), FUSED_F16_KIND, rows, cols, cols, rows, [{ srcOffset: 0, dstOffset: 0 }], true);
+  if (rows * cols > 0)
+    runTransposes(
+      viewBytes(src),
+      viewBytes(dst),
+      FUSED_F16_KIND,
+      rows,
+      cols,
+      cols,
+      rows,
+      [{ srcOffset: 0, dstOffset: 0 }],
+      true,
+    );
   return dst;
 }
 
@@ -203,10 +320,12 @@ export function columnToRowMajorF16ToF32(src: Uint16Array, shape: readonly numbe
  * Column-major (Fortran / ArrayFire) data of logical shape `shape` to row-major (C) order, any rank up to 8:
  * element [i0][i1]… is read from i0 + d0 * (i1 + d1 * …) and written to ((i0 * d1 + i1) * d2 + …).
  */
-export function columnToRowMajor<T extends ArrayBufferView & {
-  /** The element count. */
-  length: number;
-}>(src: T, shape: readonly number[], dst?: T): T {
+export function columnToRowMajor<
+  T extends ArrayBufferView & {
+    /** The element count. */
+    length: number;
+  },
+>(src: T, shape: readonly number[], dst?: T): T {
   checkArgs("columnToRowMajor", "src:view shape:shape dst:same?", src, shape, dst);
   const count = shape.reduce((a, b) => a * b, 1);
   checkLength("src", src.length, count);
@@ -217,10 +336,12 @@ export function columnToRowMajor<T extends ArrayBufferView & {
 }
 
 /** rowToColumnMajor is the inverse of columnToRowMajor: the same permutation with the shape reversed. */
-export function rowToColumnMajor<T extends ArrayBufferView & {
-  /** The element count. */
-  length: number;
-}>(src: T, shape: readonly number[], dst?: T): T {
+export function rowToColumnMajor<
+  T extends ArrayBufferView & {
+    /** The element count. */
+    length: number;
+  },
+>(src: T, shape: readonly number[], dst?: T): T {
   checkArgs("rowToColumnMajor", "shape:shape", shape);
   return columnToRowMajor(src, shape.slice().reverse(), dst);
 }
@@ -229,19 +350,36 @@ export function rowToColumnMajor<T extends ArrayBufferView & {
  * columnToRowMajor over raw bytes (src may be unaligned, e.g. a view into a file). With `widenF16`, src holds
  * IEEE halves (elementBytes 2) and dst receives float32 (twice the bytes).
  */
-export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number, widenF16 = false): void {
+export function columnToRowMajorBytes(
+  src: Uint8Array,
+  dst: Uint8Array,
+  shape: readonly number[],
+  elementBytes: number,
+  widenF16 = false,
+): void {
   checkArgs("columnToRowMajorBytes", "src:Uint8Array dst:Uint8Array shape:shape", src, dst, shape);
-  if (elementBytes !== 1 && elementBytes !== 2 && elementBytes !== 4 && elementBytes !== 8) throw new RangeError(`tensorfile: columnToRowMajorBytes() takes elementBytes 1, 2, 4 or 8, not ${String(elementBytes)}`);
+  if (elementBytes !== 1 && elementBytes !== 2 && elementBytes !== 4 && elementBytes !== 8)
+    throw new RangeError(
+      `tensorfile: columnToRowMajorBytes() takes elementBytes 1, 2, 4 or 8, not ${String(elementBytes)}`,
+    );
   if (!widenF16) {
     reorderColumnMajorBytes(src, dst, shape, elementBytes);
     return;
   }
   if (elementBytes !== 2) throw new RangeError("tensorfile: columnToRowMajorBytes widens 2-byte halves only");
-  if (src.byteLength * 2 !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
+  if (src.byteLength * 2 !== dst.byteLength)
+    throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   const plan = columnMajorPlan(shape);
   if (!plan || src.byteLength === 0) {
     const into = new Float32Array(dst.buffer, dst.byteOffset, dst.byteLength / 4);
-    f16ToF32(new Uint16Array(src.byteOffset % 2 === 0 ? src.buffer : copyBytes(src).buffer, src.byteOffset % 2 === 0 ? src.byteOffset : 0, src.byteLength / 2), into);
+    f16ToF32(
+      new Uint16Array(
+        src.byteOffset % 2 === 0 ? src.buffer : copyBytes(src).buffer,
+        src.byteOffset % 2 === 0 ? src.byteOffset : 0,
+        src.byteLength / 2,
+      ),
+      into,
+    );
     return;
   }
   runTransposes(src, dst, FUSED_F16_KIND, plan.last, plan.first, plan.srcStride, plan.dstStride, plan.blocks, true);
@@ -251,7 +389,12 @@ export function columnToRowMajorBytes(src: Uint8Array, dst: Uint8Array, shape: r
  * columnToRowMajorBytes without widening: what the readers call, so that a bundle of them keeps the plain
  * transpose kernels only (not the fused fp16 -> f32 one).
  */
-export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape: readonly number[], elementBytes: number): void {
+export function reorderColumnMajorBytes(
+  src: Uint8Array,
+  dst: Uint8Array,
+  shape: readonly number[],
+  elementBytes: number,
+): void {
   checkArgs("reorderColumnMajorBytes", "src:Uint8Array dst:Uint8Array shape:shape", src, dst, shape);
   if (src.byteLength !== dst.byteLength) throw new RangeError("tensorfile: columnToRowMajor src and dst sizes differ");
   const plan = columnMajorPlan(shape);
@@ -259,14 +402,26 @@ export function reorderColumnMajorBytes(src: Uint8Array, dst: Uint8Array, shape:
     dst.set(src);
     return;
   }
-  runTransposes(src, dst, transposeKind(elementBytes), plan.last, plan.first, plan.srcStride, plan.dstStride, plan.blocks);
+  runTransposes(
+    src,
+    dst,
+    transposeKind(elementBytes),
+    plan.last,
+    plan.first,
+    plan.srcStride,
+    plan.dstStride,
+    plan.blocks,
+  );
 }
 
 /** The strided 2-D transposes that take column-major `shape` to row-major order; null when nothing moves. */
-function columnMajorPlan(shape: readonly number[]): { last: number; first: number; srcStride: number; dstStride: number; blocks: TransposeBlock[] } | null {
+function columnMajorPlan(
+  shape: readonly number[],
+): { last: number; first: number; srcStride: number; dstStride: number; blocks: TransposeBlock[] } | null {
   // axes of extent 1 do not move anything
   const dims = shape.filter((d) => d !== 1);
-  if (dims.length > 8) throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
+  if (dims.length > 8)
+    throw new RangeError(`tensorfile: columnToRowMajor supports up to 8 axes longer than 1, not ${dims.length}`);
   if (dims.length <= 1) return null;
   // Stored order is row-major [dk … d1 d0]; we want [d0 … dk]. For every index of the middle axes d1…d(k-1)
   // this is one transpose of a dk x d0 block (source rows strided by d0…d(k-1), destination rows by d1…dk).
@@ -301,7 +456,6 @@ function columnMajorPlan(shape: readonly number[]): { last: number; first: numbe
   return { last, first, srcStride, dstStride, blocks };
 }
 
-
 // issue 15 (patch): transposeColumns, one band of columns of a row-major matrix transposed, for writing a
 // column-major tensor band by band (the existing transpose kernels with strides; no new WASM).
 
@@ -311,10 +465,12 @@ function columnMajorPlan(shape: readonly number[]): { last: number; first: numbe
  * WASM kernel reads it there, strided, into the scratch (bands of up to 1 MiB; larger ones and ordinary arrays
  * go through the TS twin, also strided). Elements of 1, 2, 4 or 8 bytes.
  */
-export function transposeColumns<T extends ArrayBufferView & {
-  /** The element count. */
-  length: number;
-}>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
+export function transposeColumns<
+  T extends ArrayBufferView & {
+    /** The element count. */
+    length: number;
+  },
+>(src: T, rows: number, cols: number, c0: number, w: number, dst?: T): T {
   checkArgs("transposeColumns", "src:view rows:count cols:count dst:same?", src, rows, cols, dst);
   checkLength("src", src.length, rows * cols);
   if (!Number.isInteger(c0) || !Number.isInteger(w) || c0 < 0 || w < 0 || c0 + w > cols) {

@@ -13,7 +13,16 @@
  */
 import { patchError } from "../bytes/errors.js";
 import * as kernels from "../kernels/index.js";
-import { type DType, type NamedTensor, type TypedArray, bytesOf, dtypeBytes, elementCount, isStandardDType, swapWidth } from "../tensor.js";
+import {
+  type DType,
+  type NamedTensor,
+  type TypedArray,
+  bytesOf,
+  dtypeBytes,
+  elementCount,
+  isStandardDType,
+  swapWidth,
+} from "../tensor.js";
 
 /** The stored form of one tensor: TensorInfo's layout facts (primitiv adds the batch). */
 export interface StoredForm {
@@ -46,9 +55,19 @@ function sameShape(a: readonly number[], b: readonly number[]): boolean {
 
 /** The typed-array constructor each standard dtype's data comes in. */
 const ARRAY_TYPES: Record<string, string> = {
-  float16: "Uint16Array", bfloat16: "Uint16Array", float32: "Float32Array", float64: "Float64Array",
-  int8: "Int8Array", uint8: "Uint8Array", int16: "Int16Array", uint16: "Uint16Array", int32: "Int32Array",
-  uint32: "Uint32Array", int64: "BigInt64Array", uint64: "BigUint64Array", bool: "Uint8Array",
+  float16: "Uint16Array",
+  bfloat16: "Uint16Array",
+  float32: "Float32Array",
+  float64: "Float64Array",
+  int8: "Int8Array",
+  uint8: "Uint8Array",
+  int16: "Int16Array",
+  uint16: "Uint16Array",
+  int32: "Int32Array",
+  uint32: "Uint32Array",
+  int64: "BigInt64Array",
+  uint64: "BigUint64Array",
+  bool: "Uint8Array",
 };
 
 /** True when a tensor of dtype `given` may replace one stored as `stored` (see the module comment). */
@@ -58,7 +77,8 @@ export function acceptsDType(stored: string, given: string): boolean {
 
 function acceptedText(stored: string): string {
   if (FLOAT_TARGETS.has(stored)) return `${stored} (or float16, float32, float64, bfloat16, float8)`;
-  if (!isStandardDType(stored as DType)) return `${stored} (or uint8 with a last axis of ${dtypeBytes(stored as DType)}, as in safetensors)`;
+  if (!isStandardDType(stored as DType))
+    return `${stored} (or uint8 with a last axis of ${dtypeBytes(stored as DType)}, as in safetensors)`;
   return stored;
 }
 
@@ -66,23 +86,51 @@ function acceptedText(stored: string): string {
  * Checks a replacement's dtype and shape against the stored tensor (what patch checks before writing a byte).
  * TypeError: a dtype that cannot replace the stored one; RangeError: another shape.
  */
-export function checkReplacement(stored: { name: string; dtype: string; shape: readonly number[] }, given: { dtype: string; shape: readonly number[] }): void {
+export function checkReplacement(
+  stored: { name: string; dtype: string; shape: readonly number[] },
+  given: { dtype: string; shape: readonly number[] },
+): void {
   const raw = rawBytesForm(stored, given);
   if (!raw && !acceptsDType(stored.dtype, given.dtype)) {
-    throw patchError("dtype", `tensorfile: tensor "${stored.name}" is stored as ${stored.dtype}; a ${given.dtype} tensor cannot replace it (give ${acceptedText(stored.dtype)})`,
-      { tensor: stored.name, expectedDtype: stored.dtype, actualDtype: given.dtype, expectedShape: stored.shape.slice(), actualShape: given.shape.slice() });
+    throw patchError(
+      "dtype",
+      `tensorfile: tensor "${stored.name}" is stored as ${stored.dtype}; a ${given.dtype} tensor cannot replace it (give ${acceptedText(stored.dtype)})`,
+      {
+        tensor: stored.name,
+        expectedDtype: stored.dtype,
+        actualDtype: given.dtype,
+        expectedShape: stored.shape.slice(),
+        actualShape: given.shape.slice(),
+      },
+    );
   }
   if (!raw && !sameShape(stored.shape, given.shape)) {
-    throw patchError("shape", `tensorfile: tensor "${stored.name}" has shape ${shapeText(stored.shape)} in the file; the replacement has shape ${shapeText(given.shape)}`,
-      { tensor: stored.name, expectedDtype: stored.dtype, actualDtype: given.dtype, expectedShape: stored.shape.slice(), actualShape: given.shape.slice() });
+    throw patchError(
+      "shape",
+      `tensorfile: tensor "${stored.name}" has shape ${shapeText(stored.shape)} in the file; the replacement has shape ${shapeText(given.shape)}`,
+      {
+        tensor: stored.name,
+        expectedDtype: stored.dtype,
+        actualDtype: given.dtype,
+        expectedShape: stored.shape.slice(),
+        actualShape: given.shape.slice(),
+      },
+    );
   }
 }
 
 /** A format-specific dtype given as raw uint8 bytes with one more axis (as writeSafetensors exports it). */
-function rawBytesForm(stored: { dtype: string; shape: readonly number[] }, given: { dtype: string; shape: readonly number[] }): boolean {
+function rawBytesForm(
+  stored: { dtype: string; shape: readonly number[] },
+  given: { dtype: string; shape: readonly number[] },
+): boolean {
   if (isStandardDType(stored.dtype as DType) || given.dtype !== "uint8") return false;
   const size = dtypeBytes(stored.dtype as DType);
-  return given.shape.length === stored.shape.length + 1 && given.shape[given.shape.length - 1] === size && sameShape(stored.shape, given.shape.slice(0, -1));
+  return (
+    given.shape.length === stored.shape.length + 1 &&
+    given.shape[given.shape.length - 1] === size &&
+    sameShape(stored.shape, given.shape.slice(0, -1))
+  );
 }
 
 /**
@@ -90,27 +138,54 @@ function rawBytesForm(stored: { dtype: string; shape: readonly number[] }, given
  * and can replace `stored`; returns its data as the typed array the conversions work on (bfloat16 given as
  * raw bytes becomes a Uint16Array; a format-specific dtype is its raw bytes).
  */
-export function replacementData(stored: { name: string; dtype: string; shape: readonly number[] }, tensor: NamedTensor): TypedArray {
-  if (tensor === null || typeof tensor !== "object" || typeof tensor.dtype !== "string" || !Array.isArray(tensor.shape)) {
-    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" is not a NamedTensor ({ name, dtype, shape, data })`, { tensor: stored.name });
+export function replacementData(
+  stored: { name: string; dtype: string; shape: readonly number[] },
+  tensor: NamedTensor,
+): TypedArray {
+  if (
+    tensor === null ||
+    typeof tensor !== "object" ||
+    typeof tensor.dtype !== "string" ||
+    !Array.isArray(tensor.shape)
+  ) {
+    throw patchError(
+      "not-a-tensor",
+      `tensorfile: the replacement for "${stored.name}" is not a NamedTensor ({ name, dtype, shape, data })`,
+      { tensor: stored.name },
+    );
   }
   checkReplacement(stored, tensor);
   const data = tensor.data as unknown;
-  if (!ArrayBuffer.isView(data)) throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" has no typed-array data`, { tensor: stored.name });
+  if (!ArrayBuffer.isView(data))
+    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" has no typed-array data`, {
+      tensor: stored.name,
+    });
   const given = tensor.dtype as string;
   const kind = (data as { constructor: { name: string } }).constructor.name;
   const want = ARRAY_TYPES[given];
   const rawBf16 = given === "bfloat16" && data instanceof Uint8Array;
   if (want === undefined && !(data instanceof Uint8Array)) {
-    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" is ${given}, whose data is raw bytes (a Uint8Array), not a ${kind}`, { tensor: stored.name, actualDtype: given });
+    throw patchError(
+      "not-a-tensor",
+      `tensorfile: the replacement for "${stored.name}" is ${given}, whose data is raw bytes (a Uint8Array), not a ${kind}`,
+      { tensor: stored.name, actualDtype: given },
+    );
   }
   if (want !== undefined && !rawBf16 && kind !== want && !(want === "Uint8Array" && data instanceof Uint8Array)) {
-    throw patchError("not-a-tensor", `tensorfile: the replacement for "${stored.name}" is labelled ${given}, whose data is a ${want}, but its data is a ${kind}`, { tensor: stored.name, actualDtype: given });
+    throw patchError(
+      "not-a-tensor",
+      `tensorfile: the replacement for "${stored.name}" is labelled ${given}, whose data is a ${want}, but its data is a ${kind}`,
+      { tensor: stored.name, actualDtype: given },
+    );
   }
   const count = elementCount(tensor.shape);
   const size = given === "bfloat16" ? 2 : dtypeBytes(given as DType);
   if (data.byteLength !== count * size) {
-    throw patchError("conflict", `tensorfile: the replacement for "${stored.name}" has ${data.byteLength} bytes of data; its ${given} shape ${shapeText(tensor.shape)} needs ${count * size}`, { tensor: stored.name, actualDtype: given, actualShape: tensor.shape.slice() });
+    throw patchError(
+      "conflict",
+      `tensorfile: the replacement for "${stored.name}" has ${data.byteLength} bytes of data; its ${given} shape ${shapeText(tensor.shape)} needs ${count * size}`,
+      { tensor: stored.name, actualDtype: given, actualShape: tensor.shape.slice() },
+    );
   }
   return rawBf16 ? halvesOf(data as Uint8Array) : (data as TypedArray);
 }
@@ -128,12 +203,18 @@ function halvesOf(bytes: Uint8Array): Uint16Array {
 
 function toFloat32(src: TypedArray, from: string): Float32Array {
   switch (from) {
-    case "float32": return src as Float32Array;
-    case "float16": return kernels.f16ToF32(src as Uint16Array);
-    case "bfloat16": return kernels.bf16ToF32(src as Uint16Array);
-    case "float8_e4m3": return kernels.f8e4m3ToF32(src as Uint8Array);
-    case "float8_e5m2": return kernels.f8e5m2ToF32(src as Uint8Array);
-    default: return new Float32Array(src as Float64Array); // float64: rounds to nearest even
+    case "float32":
+      return src as Float32Array;
+    case "float16":
+      return kernels.f16ToF32(src as Uint16Array);
+    case "bfloat16":
+      return kernels.bf16ToF32(src as Uint16Array);
+    case "float8_e4m3":
+      return kernels.f8e4m3ToF32(src as Uint8Array);
+    case "float8_e5m2":
+      return kernels.f8e5m2ToF32(src as Uint8Array);
+    default:
+      return new Float32Array(src as Float64Array); // float64: rounds to nearest even
   }
 }
 
@@ -151,17 +232,24 @@ export function isFloatSource(dtype: string): boolean {
 function convert(src: TypedArray, from: string, to: string): TypedArray {
   if (from === to) return src;
   switch (to) {
-    case "float32": return toFloat32(src, from);
-    case "float16": return kernels.f32ToF16(toFloat32(src, from));
-    case "float64": return from === "float32" ? new Float64Array(src as Float32Array) : new Float64Array(toFloat32(src, from));
-    default: return src; // raw bytes of a format-specific dtype
+    case "float32":
+      return toFloat32(src, from);
+    case "float16":
+      return kernels.f32ToF16(toFloat32(src, from));
+    case "float64":
+      return from === "float32" ? new Float64Array(src as Float32Array) : new Float64Array(toFloat32(src, from));
+    default:
+      return src; // raw bytes of a format-specific dtype
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // encoding: row-major values of the incoming dtype -> stored bytes, in chunks
 
-type Sliceable = TypedArray & { subarray(begin: number, end: number): TypedArray; set(src: ArrayLike<number> | ArrayLike<bigint>, offset?: number): void };
+type Sliceable = TypedArray & {
+  subarray(begin: number, end: number): TypedArray;
+  set(src: ArrayLike<number> | ArrayLike<bigint>, offset?: number): void;
+};
 
 /** Finishes one chunk: convert, byte-swap; never hands out the caller's memory in a form it could change. */
 function finish(chunk: TypedArray, from: string, form: StoredForm, swap: boolean): Uint8Array {
@@ -184,7 +272,8 @@ function* rowMajorChunks(values: Sliceable, from: string, form: StoredForm, swap
   const identity = from === form.dtype || !FLOAT_TARGETS.has(form.dtype);
   if (identity && !swap) {
     const bytes = bytesOf(values);
-    for (let at = 0; at < bytes.length; at += VIEW_CHUNK_BYTES) yield bytes.subarray(at, Math.min(bytes.length, at + VIEW_CHUNK_BYTES));
+    for (let at = 0; at < bytes.length; at += VIEW_CHUNK_BYTES)
+      yield bytes.subarray(at, Math.min(bytes.length, at + VIEW_CHUNK_BYTES));
     return;
   }
   const unit = elementUnit(form, values);
@@ -218,8 +307,10 @@ type Words = Uint8Array | Uint16Array | Uint32Array;
 function wordsOf(values: TypedArray): { words: Words; perElement: number } {
   const size = values.BYTES_PER_ELEMENT;
   const { buffer, byteOffset, byteLength } = values;
-  if (size === 2 && byteOffset % 2 === 0) return { words: new Uint16Array(buffer, byteOffset, byteLength / 2), perElement: 1 };
-  if (size >= 4 && byteOffset % 4 === 0) return { words: new Uint32Array(buffer, byteOffset, byteLength / 4), perElement: size / 4 };
+  if (size === 2 && byteOffset % 2 === 0)
+    return { words: new Uint16Array(buffer, byteOffset, byteLength / 2), perElement: 1 };
+  if (size >= 4 && byteOffset % 4 === 0)
+    return { words: new Uint32Array(buffer, byteOffset, byteLength / 4), perElement: size / 4 };
   return { words: new Uint8Array(buffer, byteOffset, byteLength), perElement: size };
 }
 
@@ -238,10 +329,21 @@ function gather(src: Words, band: Words, rows: number, cols: number, c0: number,
  * (each band is a run of the stored bytes): read in place by the kernel when the values are in WebAssembly
  * memory, else gathered into one reused buffer first.
  */
-function* columnBands(values: Sliceable, rows: number, cols: number, from: string, form: StoredForm, swap: boolean, reuse?: ChunkReuse): Generator<Uint8Array> {
+function* columnBands(
+  values: Sliceable,
+  rows: number,
+  cols: number,
+  from: string,
+  form: StoredForm,
+  swap: boolean,
+  reuse?: ChunkReuse,
+): Generator<Uint8Array> {
   const size = values.BYTES_PER_ELEMENT;
   const width = Math.max(1, Math.min(cols, Math.floor(BAND_BYTES / size / Math.max(1, rows))));
-  const ctor = values.constructor as { new (length: number): Sliceable; new (buffer: ArrayBufferLike, byteOffset: number, length: number): Sliceable };
+  const ctor = values.constructor as {
+    new (length: number): Sliceable;
+    new (buffer: ArrayBufferLike, byteOffset: number, length: number): Sliceable;
+  };
   if (kernels.isWasmResident(values)) {
     // in WebAssembly memory: the kernel reads each band in place, strided (no gather)
     for (let c0 = 0; c0 < cols; c0 += width) {
@@ -267,14 +369,26 @@ function* columnBands(values: Sliceable, rows: number, cols: number, from: strin
   }
 }
 
-function* layoutChunks(values: Sliceable, shape: readonly number[], from: string, form: StoredForm, swap: boolean, reuse?: ChunkReuse): Generator<Uint8Array> {
+function* layoutChunks(
+  values: Sliceable,
+  shape: readonly number[],
+  from: string,
+  form: StoredForm,
+  swap: boolean,
+  reuse?: ChunkReuse,
+): Generator<Uint8Array> {
   const dims = shape.filter((d) => d !== 1);
   if (form.layout === "row-major" || dims.length <= 1 || values.length === 0) {
     yield* rowMajorChunks(values, from, form, swap);
   } else if (dims.length === 2) {
     yield* columnBands(values, dims[0]!, dims[1]!, from, form, swap, reuse);
   } else {
-    yield* rowMajorChunks(kernels.rowToColumnMajor(values, dims) as Sliceable, from, { ...form, layout: "row-major" }, swap);
+    yield* rowMajorChunks(
+      kernels.rowToColumnMajor(values, dims) as Sliceable,
+      from,
+      { ...form, layout: "row-major" },
+      swap,
+    );
   }
 }
 
@@ -284,14 +398,20 @@ function* layoutChunks(values: Sliceable, shape: readonly number[], from: string
  * replacementData(); `from` is the replacement's dtype. With `reuse`, transposed bands go into its one buffer
  * (the caller is done with each chunk before it asks for the next).
  */
-export function* encodeChunks(values: TypedArray, from: string, form: StoredForm, reuse?: ChunkReuse): Generator<Uint8Array> {
+export function* encodeChunks(
+  values: TypedArray,
+  from: string,
+  form: StoredForm,
+  reuse?: ChunkReuse,
+): Generator<Uint8Array> {
   const swap = form.byteOrder === "be" && swapWidth(form.dtype) > 1;
   const batch = form.batch ?? 1;
   const v = values as Sliceable;
   if (batch > 1 && form.layout === "column-major") {
     const per = v.length / batch;
     const dims = form.shape.slice(1);
-    for (let s = 0; s < batch; s++) yield* layoutChunks(v.subarray(s * per, (s + 1) * per) as Sliceable, dims, from, form, swap, reuse);
+    for (let s = 0; s < batch; s++)
+      yield* layoutChunks(v.subarray(s * per, (s + 1) * per) as Sliceable, dims, from, form, swap, reuse);
     return;
   }
   yield* layoutChunks(v, form.shape, from, form, swap, reuse);
@@ -311,7 +431,10 @@ export function encodeRowMajorBytes(values: TypedArray, from: string, form: Stor
   if (form.layout !== "row-major" && form.shape.filter((d) => d !== 1).length > 1) {
     throw new Error(`tensorfile: internal error: "${form.name}" is column-major; encode it with encodeBytes`);
   }
-  return gathered(rowMajorChunks(values as Sliceable, from, form, form.byteOrder === "be" && swapWidth(form.dtype) > 1), form);
+  return gathered(
+    rowMajorChunks(values as Sliceable, from, form, form.byteOrder === "be" && swapWidth(form.dtype) > 1),
+    form,
+  );
 }
 
 /** Chunks of one tensor's stored bytes gathered into one new array (of exactly the stored size). */
@@ -323,7 +446,8 @@ function gathered(chunks: Iterable<Uint8Array>, form: StoredForm): Uint8Array {
     out.set(chunk, at);
     at += chunk.length;
   }
-  if (at !== size) throw new Error(`tensorfile: internal error: encoded ${at} bytes of "${form.name}", expected ${size}`);
+  if (at !== size)
+    throw new Error(`tensorfile: internal error: encoded ${at} bytes of "${form.name}", expected ${size}`);
   return out;
 }
 

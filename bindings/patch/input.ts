@@ -31,7 +31,8 @@ export interface TensorsHolder {
 }
 
 /** Replacements by name: an array of NamedTensors, a Map, a plain object, or an object with a tensors() method. */
-export type TensorsInput = readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>> | TensorsHolder;
+export type TensorsInput =
+  readonly NamedTensor[] | ReadonlyMap<string, PatchValue> | Readonly<Record<string, PatchValue>> | TensorsHolder;
 
 /** Options of every format's `replaceTensors` (and of {@link patch}). */
 export interface ReplaceOptions {
@@ -50,12 +51,14 @@ export interface Incoming {
    * the stored form and the stored bytes in chunks, so a tensor that needs no conversion is copied without
    * being loaded whole.
    */
-  raw?: {
-    info: TensorInfo;
-    chunks(): AsyncIterable<Uint8Array>;
-    /** Reads stored bytes [at, at + target.length) of the tensor into `target` (sources with readInto only). */
-    readInto?: ((target: Uint8Array, at?: number) => Promise<void>) | undefined;
-  } | undefined;
+  raw?:
+    | {
+        info: TensorInfo;
+        chunks(): AsyncIterable<Uint8Array>;
+        /** Reads stored bytes [at, at + target.length) of the tensor into `target` (sources with readInto only). */
+        readInto?: ((target: Uint8Array, at?: number) => Promise<void>) | undefined;
+      }
+    | undefined;
 }
 
 /** Lazy weights with their file: their safetensors/npy tensors can be streamed as stored. */
@@ -84,19 +87,31 @@ function rawAccess(source: ByteSource, info: TensorInfo, outside: OutsideRawAcce
     info,
     async *chunks() {
       for (let at = 0; at < info.byteLength; at += RAW_CHUNK) {
-        yield await readExactly(source, info.byteOffset + at, Math.min(RAW_CHUNK, info.byteLength - at), info.format ?? "tensorfile", info.name);
+        yield await readExactly(
+          source,
+          info.byteOffset + at,
+          Math.min(RAW_CHUNK, info.byteLength - at),
+          info.format ?? "tensorfile",
+          info.name,
+        );
       }
     },
-    readInto: readInto && (async (target: Uint8Array, at = 0) => {
-      const want = Math.min(target.length, info.byteLength - at);
-      const got = await readInto(target.subarray(0, want), info.byteOffset + at);
-      if (got !== want) throw new TruncatedError(info.format ?? "tensorfile", info.byteOffset + at + got, info.name, want - got, 0);
-    }),
+    readInto:
+      readInto &&
+      (async (target: Uint8Array, at = 0) => {
+        const want = Math.min(target.length, info.byteLength - at);
+        const got = await readInto(target.subarray(0, want), info.byteOffset + at);
+        if (got !== want)
+          throw new TruncatedError(info.format ?? "tensorfile", info.byteOffset + at + got, info.name, want - got, 0);
+      }),
   };
 }
 
 function isLazy(value: unknown): value is LazyTensors {
-  return typeof (value as LazyTensors)?.tensorInfos === "function" && typeof (value as LazyTensors)?.loadTensor === "function";
+  return (
+    typeof (value as LazyTensors)?.tensorInfos === "function" &&
+    typeof (value as LazyTensors)?.loadTensor === "function"
+  );
 }
 
 function isMap(value: unknown): value is ReadonlyMap<string, PatchValue> {
@@ -106,13 +121,24 @@ function isMap(value: unknown): value is ReadonlyMap<string, PatchValue> {
 function describeValue(name: string, value: unknown): { dtype: string; shape: number[] } {
   if (value instanceof Uint8Array && !("dtype" in value)) return { dtype: "bytes", shape: [value.length] };
   const t = value as NamedTensor;
-  if (t === null || typeof t !== "object" || typeof t.dtype !== "string" || !Array.isArray(t.shape) || !ArrayBuffer.isView(t.data)) {
-    throw patchError("not-a-tensor", `tensorfile: the replacement for "${name}" is not a NamedTensor ({ name, dtype, shape, data }) or a Uint8Array`, { tensor: name });
+  if (
+    t === null ||
+    typeof t !== "object" ||
+    typeof t.dtype !== "string" ||
+    !Array.isArray(t.shape) ||
+    !ArrayBuffer.isView(t.data)
+  ) {
+    throw patchError(
+      "not-a-tensor",
+      `tensorfile: the replacement for "${name}" is not a NamedTensor ({ name, dtype, shape, data }) or a Uint8Array`,
+      { tensor: name },
+    );
   }
   return { dtype: t.dtype, shape: t.shape };
 }
 
-const WHAT = "a NamedTensor[], a Map or a record of name -> NamedTensor (or Uint8Array for april networks), or an object with a tensors() method such as readAny()'s result";
+const WHAT =
+  "a NamedTensor[], a Map or a record of name -> NamedTensor (or Uint8Array for april networks), or an object with a tensors() method such as readAny()'s result";
 
 function isTensorsHolder(value: unknown): value is TensorsHolder {
   return typeof (value as TensorsHolder | null)?.tensors === "function";
@@ -123,17 +149,28 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
   const out = new Map<string, PatchValue>();
   if (Array.isArray(input)) {
     input.forEach((t: NamedTensor, i) => {
-      if (t === null || typeof t !== "object" || typeof t.name !== "string") throw patchError("not-a-tensor", `tensorfile: ${fn}: tensors[${i}] is not a NamedTensor ({ name, dtype, shape, data })`);
-      if (out.has(t.name)) throw patchError("conflict", `tensorfile: ${fn}: two replacements are named "${t.name}"`, { tensor: t.name });
+      if (t === null || typeof t !== "object" || typeof t.name !== "string")
+        throw patchError(
+          "not-a-tensor",
+          `tensorfile: ${fn}: tensors[${i}] is not a NamedTensor ({ name, dtype, shape, data })`,
+        );
+      if (out.has(t.name))
+        throw patchError("conflict", `tensorfile: ${fn}: two replacements are named "${t.name}"`, { tensor: t.name });
       describeValue(t.name, t);
       out.set(t.name, t);
     });
     return out;
   }
-  if (isLazy(input)) throw new TypeError(`tensorfile: ${fn}() takes tensors in memory (${WHAT}); for a lazily opened file of weights use patchFrom or patchTo`);
+  if (isLazy(input))
+    throw new TypeError(
+      `tensorfile: ${fn}() takes tensors in memory (${WHAT}); for a lazily opened file of weights use patchFrom or patchTo`,
+    );
   if (isTensorsHolder(input)) {
     const tensors: unknown = input.tensors();
-    if (!Array.isArray(tensors)) throw new TypeError(`tensorfile: ${fn}: the weights' tensors() returned ${tensors === null ? "null" : typeof tensors}, not an array of NamedTensors`);
+    if (!Array.isArray(tensors))
+      throw new TypeError(
+        `tensorfile: ${fn}: the weights' tensors() returned ${tensors === null ? "null" : typeof tensors}, not an array of NamedTensors`,
+      );
     return replacementsInMemory(tensors as readonly NamedTensor[], fn);
   }
   if (isMap(input)) {
@@ -144,7 +181,8 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
     }
     return out;
   }
-  if (input === null || typeof input !== "object" || ArrayBuffer.isView(input)) throw new TypeError(`tensorfile: ${fn}() takes ${WHAT}`);
+  if (input === null || typeof input !== "object" || ArrayBuffer.isView(input))
+    throw new TypeError(`tensorfile: ${fn}() takes ${WHAT}`);
   for (const [name, value] of Object.entries(input)) {
     describeValue(name, value);
     out.set(name, value);
@@ -153,14 +191,27 @@ export function replacementsInMemory(input: TensorsInput, fn: string): Map<strin
 }
 
 /** The replacements by name with their dtype and shape; values load on demand (lazy files: one at a time). */
-export function replacementsLazy(input: TensorsInput | LazyTensorsWithSource, fn: string, outside?: OutsideRawAccess): Map<string, Incoming> {
+export function replacementsLazy(
+  input: TensorsInput | LazyTensorsWithSource,
+  fn: string,
+  outside?: OutsideRawAccess,
+): Map<string, Incoming> {
   const out = new Map<string, Incoming>();
   if (isLazy(input)) {
     const source = (input as LazyTensorsWithSource).source;
     for (const info of input.tensorInfos()) {
-      if (out.has(info.name)) throw patchError("conflict", `tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`, { tensor: info.name });
+      if (out.has(info.name))
+        throw patchError("conflict", `tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`, {
+          tensor: info.name,
+        });
       const raw = source && typeof source.read === "function" ? rawAccess(source, info, outside) : undefined;
-      out.set(info.name, { name: info.name, dtype: info.dtype, shape: info.shape.slice(), load: () => input.loadTensor(info), ...(raw ? { raw } : {}) });
+      out.set(info.name, {
+        name: info.name,
+        dtype: info.dtype,
+        shape: info.shape.slice(),
+        load: () => input.loadTensor(info),
+        ...(raw ? { raw } : {}),
+      });
     }
     return out;
   }
@@ -177,21 +228,38 @@ function closest(name: string, names: readonly string[]): string[] {
     let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
     for (let i = 1; i <= a.length; i++) {
       const row = [i];
-      for (let j = 1; j <= b.length; j++) row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      for (let j = 1; j <= b.length; j++)
+        row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
       prev = row;
     }
     return prev[b.length]!;
   };
-  return names.map((n) => ({ n, d: distance(name.slice(0, 200), n.slice(0, 200)) })).sort((x, y) => x.d - y.d).slice(0, 3).map((x) => x.n);
+  return names
+    .map((n) => ({ n, d: distance(name.slice(0, 200), n.slice(0, 200)) }))
+    .sort((x, y) => x.d - y.d)
+    .slice(0, 3)
+    .map((x) => x.n);
 }
 
 /** The RangeError for replacement names the file does not hold (unless options.partial). */
-export function checkUnknown(unknown: readonly string[], fileNames: readonly string[], format: string, options: ReplaceOptions): void {
+export function checkUnknown(
+  unknown: readonly string[],
+  fileNames: readonly string[],
+  format: string,
+  options: ReplaceOptions,
+): void {
   if (unknown.length === 0 || options.partial) return;
   const first = unknown[0]!;
   const close = closest(first, fileNames);
-  const more = unknown.length > 1 ? ` (and ${unknown.length - 1} more: ${unknown.slice(1, 6).join(", ")}${unknown.length > 6 ? ", …" : ""})` : "";
-  const hint = fileNames.length === 0 ? ` (this ${format} file holds no tensors)` : `; the closest: ${close.join(", ")}`;
-  throw patchError("unknown-name", `tensorfile: this ${format} file has no tensor named "${first}"${more}${hint}; pass { partial: true } to skip unknown names`,
-    { tensor: first, names: unknown.slice() });
+  const more =
+    unknown.length > 1
+      ? ` (and ${unknown.length - 1} more: ${unknown.slice(1, 6).join(", ")}${unknown.length > 6 ? ", …" : ""})`
+      : "";
+  const hint =
+    fileNames.length === 0 ? ` (this ${format} file holds no tensors)` : `; the closest: ${close.join(", ")}`;
+  throw patchError(
+    "unknown-name",
+    `tensorfile: this ${format} file has no tensor named "${first}"${more}${hint}; pass { partial: true } to skip unknown names`,
+    { tensor: first, names: unknown.slice() },
+  );
 }

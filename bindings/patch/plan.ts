@@ -7,10 +7,25 @@
  */
 import { type ByteSource, readExactly } from "../io/source.js";
 import * as kernels from "../kernels/index.js";
-import { type DType, type NamedTensor, type TensorInfo, type TypedArray, dtypeBytes, isStandardDType, viewAs } from "../tensor.js";
+import {
+  type DType,
+  type NamedTensor,
+  type TensorInfo,
+  type TypedArray,
+  dtypeBytes,
+  isStandardDType,
+  viewAs,
+} from "../tensor.js";
 import { TruncatedError, patchError } from "../bytes/errors.js";
 import type { ByteSink } from "../io/sink.js";
-import { type ChunkReuse, type StoredForm, checkReplacement, chunkReuse, encodeChunks, replacementData } from "./encode.js";
+import {
+  type ChunkReuse,
+  type StoredForm,
+  checkReplacement,
+  chunkReuse,
+  encodeChunks,
+  replacementData,
+} from "./encode.js";
 import { type Incoming, type ReplaceOptions, checkUnknown } from "./input.js";
 
 export interface PatchEdit {
@@ -52,13 +67,24 @@ export type ChunkTransform = (chunk: Uint8Array, at: number) => Uint8Array;
 
 export function storedForm(info: TensorInfo): StoredForm {
   const batch = (info as { batch?: number }).batch;
-  return { name: info.name, dtype: info.dtype, shape: info.shape, layout: info.layout, byteOrder: info.byteOrder, ...(batch !== undefined ? { batch } : {}) };
+  return {
+    name: info.name,
+    dtype: info.dtype,
+    shape: info.shape,
+    layout: info.layout,
+    byteOrder: info.byteOrder,
+    ...(batch !== undefined ? { batch } : {}),
+  };
 }
 
 /** A raw-bytes replacement (a Uint8Array, for april networks) where a tensor is expected: TypeError. */
 export function asTensor(name: string, value: NamedTensor | Uint8Array): NamedTensor {
   if (value instanceof Uint8Array && !("dtype" in value)) {
-    throw patchError("not-a-tensor", `tensorfile: the replacement for "${name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`, { tensor: name });
+    throw patchError(
+      "not-a-tensor",
+      `tensorfile: the replacement for "${name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`,
+      { tensor: name },
+    );
   }
   return value as NamedTensor;
 }
@@ -69,7 +95,12 @@ function nonUnitAxes(shape: readonly number[]): number {
 
 /** True when stored bytes of `from` are already the bytes `to` stores: same dtype, both row-major little-endian. */
 function storedAlike(from: TensorInfo, to: TensorInfo): boolean {
-  return from.dtype === to.dtype && rowMajorLittleEndian(from) && rowMajorLittleEndian(to) && from.byteLength === to.byteLength;
+  return (
+    from.dtype === to.dtype &&
+    rowMajorLittleEndian(from) &&
+    rowMajorLittleEndian(to) &&
+    from.byteLength === to.byteLength
+  );
 }
 
 /**
@@ -124,7 +155,12 @@ export const PATCH_TUNING = { pieceBytes: 16 << 20 };
  * buffer; anything else is loaded with the weights' loadTensor. Then encoded into the stored form in chunks.
  * Every route gives the same bytes: the encoding is elementwise wherever the replacement is cut into pieces.
  */
-export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: ChunkTransform, shared: RawBuffer = {}): PatchEdit {
+export function tensorEdit(
+  info: TensorInfo,
+  incoming: Incoming,
+  transform?: ChunkTransform,
+  shared: RawBuffer = {},
+): PatchEdit {
   return {
     offset: info.byteOffset,
     length: info.byteLength,
@@ -163,7 +199,13 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
           const n = Math.min(pieceBytes, length - at);
           const bytes = buffer.subarray(0, n);
           await readInto(bytes, at);
-          const form: StoredForm = { name: info.name, dtype: info.dtype, shape: [n / stride], layout: "row-major", byteOrder: info.byteOrder };
+          const form: StoredForm = {
+            name: info.name,
+            dtype: info.dtype,
+            shape: [n / stride],
+            layout: "row-major",
+            byteOrder: info.byteOrder,
+          };
           for (const chunk of encodeChunks(viewAs(from, bytes), from, form, reuse)) {
             // a view of the reused buffer must not reach a sink that may keep it
             const owned = !reuse && chunk.buffer === buffer.buffer ? chunk.slice() : chunk;
@@ -199,9 +241,16 @@ export function tensorEdit(info: TensorInfo, incoming: Incoming, transform?: Chu
 }
 
 /** Checks a replacement's dtype and shape (before loading it); "bytes" values cannot replace a tensor. */
-export function checkIncoming(info: { name: string; dtype: string; shape: readonly number[] }, incoming: Incoming): void {
+export function checkIncoming(
+  info: { name: string; dtype: string; shape: readonly number[] },
+  incoming: Incoming,
+): void {
   if (incoming.dtype === "bytes") {
-    throw patchError("not-a-tensor", `tensorfile: the replacement for "${info.name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`, { tensor: info.name });
+    throw patchError(
+      "not-a-tensor",
+      `tensorfile: the replacement for "${info.name}" is raw bytes (a Uint8Array); tensors are replaced by NamedTensors`,
+      { tensor: info.name },
+    );
   }
   checkReplacement(info, incoming);
 }
@@ -217,7 +266,11 @@ function unique(names: Iterable<string>): string[] {
  * some tensors (bw2l re-quantization): it returns the edits for them and the names it handled.
  */
 export function rangePlan(
-  format: string, size: number, infos: readonly TensorInfo[], incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  format: string,
+  size: number,
+  infos: readonly TensorInfo[],
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
   transform?: ChunkTransform,
   special?: (matched: TensorInfo[]) => { edits: PatchEdit[]; handled: Set<TensorInfo>; requantized: string[] },
 ): PatchPlan {
@@ -237,7 +290,8 @@ export function rangePlan(
   }
   edits.sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < edits.length; i++) {
-    if (edits[i]!.offset < edits[i - 1]!.offset + edits[i - 1]!.length) throw new Error(`tensorfile: internal error: overlapping patch ranges in a ${format} file`);
+    if (edits[i]!.offset < edits[i - 1]!.offset + edits[i - 1]!.length)
+      throw new Error(`tensorfile: internal error: overlapping patch ranges in a ${format} file`);
   }
   const replaced = unique(matched.map((i) => i.name));
   const kept = fileNames.filter((n) => !incoming.has(n));
@@ -250,7 +304,14 @@ const COPY_CHUNK = 8 << 20;
 const RAW_PIECE = 4 << 20;
 
 /** Copies source bytes [from, to) to the sink in chunks (into one reused buffer when allowed and possible). */
-async function copyRange(source: ByteSource, from: number, to: number, sink: Sink, format: string, reuse?: ChunkReuse): Promise<void> {
+async function copyRange(
+  source: ByteSource,
+  from: number,
+  to: number,
+  sink: Sink,
+  format: string,
+  reuse?: ChunkReuse,
+): Promise<void> {
   for (let at = from; at < to; at += COPY_CHUNK) {
     const n = Math.min(COPY_CHUNK, to - at);
     if (reuse && source.readInto) {
@@ -268,7 +329,14 @@ async function copyRange(source: ByteSource, from: number, to: number, sink: Sin
  * Runs a plan: unchanged ranges copied from the source, edits produced in place of theirs. Returns bytes
  * written. With `reuseChunks` the sink must be done with each chunk when its call (or promise) completes.
  */
-export async function runPlan(source: ByteSource, size: number, plan: PatchPlan, sink: Sink, format: string, reuseChunks = false): Promise<number> {
+export async function runPlan(
+  source: ByteSource,
+  size: number,
+  plan: PatchPlan,
+  sink: Sink,
+  format: string,
+  reuseChunks = false,
+): Promise<number> {
   const reuse = reuseChunks ? chunkReuse() : undefined;
   let pos = 0;
   let written = 0;
@@ -285,7 +353,9 @@ export async function runPlan(source: ByteSource, size: number, plan: PatchPlan,
       await emit(chunk);
     }
     if (edit.sameSize && produced !== edit.length) {
-      throw new Error(`tensorfile: internal error: a ${format} patch produced ${produced} bytes for a range of ${edit.length}`);
+      throw new Error(
+        `tensorfile: internal error: a ${format} patch produced ${produced} bytes for a range of ${edit.length}`,
+      );
     }
     pos = edit.offset + edit.length;
   }

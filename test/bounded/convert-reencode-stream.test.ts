@@ -10,7 +10,18 @@
  */
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, existsSync, mkdtempSync, openSync, closeSync, ftruncateSync, readFileSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import {
+  createReadStream,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  ftruncateSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -36,7 +47,10 @@ const MiB = 1024 * 1024;
 const HEADROOM = 256 * MiB;
 
 /** A piece of a sparse file: bytes at an offset (everything else is a hole: zeros). */
-interface Piece { offset: number; bytes: Uint8Array }
+interface Piece {
+  offset: number;
+  bytes: Uint8Array;
+}
 
 /**
  * A ModelProto of `count` float32 raw_data initializers of `payload` bytes each, as pieces at their offsets (the
@@ -46,7 +60,14 @@ interface Piece { offset: number; bytes: Uint8Array }
 function sparseOnnx(count: number, payload: number, base = 0): { pieces: Piece[]; size: number } {
   const pieces: Piece[] = [];
   const heads = Array.from({ length: count }, (_, i) =>
-    new ProtoWriter().uintField(1, payload / 4).uintField(2, 1).stringField(8, `big.${i}`).tag(9, 2).varint(payload).finish());
+    new ProtoWriter()
+      .uintField(1, payload / 4)
+      .uintField(2, 1)
+      .stringField(8, `big.${i}`)
+      .tag(9, 2)
+      .varint(payload)
+      .finish(),
+  );
   const bodyLength = (h: Uint8Array) => h.length + payload;
   const tensorFields = heads.map((h) => new ProtoWriter().tag(5, 2).varint(bodyLength(h)).finish());
   const graphName = new ProtoWriter().stringField(2, "g").finish();
@@ -88,9 +109,16 @@ async function sha256(path: string): Promise<string> {
 function peakRss(args: string[]): { rss: number; status: number | null; stderr: string } {
   const preload = join(dir, "report-rss.cjs");
   if (!existsSync(preload)) {
-    writeFileSync(preload, `process.on("exit", () => require("node:fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`);
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`,
+    );
   }
-  const r = spawnSync(process.execPath, ["--require", preload, BUILT_CLI, ...args], { encoding: "utf8", timeout: 600_000, killSignal: "SIGKILL" });
+  const r = spawnSync(process.execPath, ["--require", preload, BUILT_CLI, ...args], {
+    encoding: "utf8",
+    timeout: 600_000,
+    killSignal: "SIGKILL",
+  });
   const kib = /maxRSS=(\d+)/.exec(r.stderr)?.[1];
   return { rss: kib === undefined ? Number.NaN : Number(kib) * 1024, status: r.status, stderr: r.stderr };
 }
@@ -114,12 +142,26 @@ describe.runIf(existsSync(BUILT_CLI))("convert to the input's own format streams
 
   it("april -> april: within 256 MiB of Node's baseline, the same as write(read())", async () => {
     // the header and params of an .april whose three networks are big sparse ONNX models
-    const tiny = buildModel({ graph: { initializers: [{ name: "w", dataType: 1, dims: [1], raw: le(new Float32Array([1])) }] } });
-    const small = april.read(april.write(april.create({ networks: { encoder: tiny, decoder: tiny, joiner: tiny }, tokens: ["<blk>", "a", "b"] })));
+    const tiny = buildModel({
+      graph: { initializers: [{ name: "w", dataType: 1, dims: [1], raw: le(new Float32Array([1])) }] },
+    });
+    const small = april.read(
+      april.write(
+        april.create({ networks: { encoder: tiny, decoder: tiny, joiner: tiny }, tokens: ["<blk>", "a", "b"] }),
+      ),
+    );
     const sizes = [sparseOnnx(3, 256 * MiB).size, sparseOnnx(1, 128 * MiB).size, sparseOnnx(1, 128 * MiB).size];
     const { header, params, layout } = april.encodeHeaderAndParams(small, sizes);
-    const networks = [sparseOnnx(3, 256 * MiB, layout.networks[0].offset), sparseOnnx(1, 128 * MiB, layout.networks[1].offset), sparseOnnx(1, 128 * MiB, layout.networks[2].offset)];
-    const pieces: Piece[] = [{ offset: 0, bytes: header }, ...networks.flatMap((n) => n.pieces), { offset: layout.params.offset, bytes: params }];
+    const networks = [
+      sparseOnnx(3, 256 * MiB, layout.networks[0].offset),
+      sparseOnnx(1, 128 * MiB, layout.networks[1].offset),
+      sparseOnnx(1, 128 * MiB, layout.networks[2].offset),
+    ];
+    const pieces: Piece[] = [
+      { offset: 0, bytes: header },
+      ...networks.flatMap((n) => n.pieces),
+      { offset: layout.params.offset, bytes: params },
+    ];
     const input = join(dir, "big.april");
     const output = join(dir, "copy.april");
     writeSparse(input, pieces, layout.fileSize);
@@ -144,7 +186,9 @@ describe("the streamed rewrite is write(read())", () => {
     };
     const eager = (() => {
       try {
-        return Buffer.from(format === "onnx" ? onnx.write(onnx.read(bytes)) : april.write(april.read(bytes))).toString("hex");
+        return Buffer.from(format === "onnx" ? onnx.write(onnx.read(bytes)) : april.write(april.read(bytes))).toString(
+          "hex",
+        );
       } catch (error) {
         return describeError(error);
       }
@@ -171,17 +215,27 @@ describe("the streamed rewrite is write(read())", () => {
     return results;
   }
 
-  const tensorArb = fc.record({
-    kind: fc.constantFrom("raw", "floats", "int64s", "int32s"),
-    n: fc.integer({ min: 0, max: 30 }),
-  }).map(({ kind, n }, ): TensorSpec => {
-    const name = `t${kind}${n}`;
-    if (kind === "raw") return { name, dataType: 1, dims: [n], raw: le(new Float32Array(n).fill(0.5)) };
-    if (kind === "floats") return { name, dataType: 1, dims: [n], floats: Array.from({ length: n }, (_, i) => i) };
-    if (kind === "int64s") return { name, dataType: 7, dims: [n], int64s: Array.from({ length: n }, (_, i) => -i * 300) };
-    return { name, dataType: 6, dims: [n], int32s: Array.from({ length: n }, (_, i) => i - 3) };
-  });
-  const mutationArb = fc.array(fc.record({ at: fc.nat(), kind: fc.constantFrom("flip", "truncate", "byte"), value: fc.integer({ min: 0, max: 255 }) }), { maxLength: 3 });
+  const tensorArb = fc
+    .record({
+      kind: fc.constantFrom("raw", "floats", "int64s", "int32s"),
+      n: fc.integer({ min: 0, max: 30 }),
+    })
+    .map(({ kind, n }): TensorSpec => {
+      const name = `t${kind}${n}`;
+      if (kind === "raw") return { name, dataType: 1, dims: [n], raw: le(new Float32Array(n).fill(0.5)) };
+      if (kind === "floats") return { name, dataType: 1, dims: [n], floats: Array.from({ length: n }, (_, i) => i) };
+      if (kind === "int64s")
+        return { name, dataType: 7, dims: [n], int64s: Array.from({ length: n }, (_, i) => -i * 300) };
+      return { name, dataType: 6, dims: [n], int32s: Array.from({ length: n }, (_, i) => i - 3) };
+    });
+  const mutationArb = fc.array(
+    fc.record({
+      at: fc.nat(),
+      kind: fc.constantFrom("flip", "truncate", "byte"),
+      value: fc.integer({ min: 0, max: 255 }),
+    }),
+    { maxLength: 3 },
+  );
   const mutate = (original: Uint8Array, mutations: { at: number; kind: string; value: number }[]) => {
     let bytes = original.slice();
     for (const m of mutations) {
@@ -197,7 +251,23 @@ describe("the streamed rewrite is write(read())", () => {
   it("onnx: the same bytes, or the same error, as write(read()) (models and their mutations)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(tensorArb, { maxLength: 5 }), mutationArb, async (initializers, mutations) => {
-        const bytes = mutate(buildModel({ graph: { initializers, nodes: [{ name: "n", opType: "Concat", inputs: ["a"], outputs: ["b"], attrs: [{ name: "axis", type: 2, i: -1 }] }] } }), mutations);
+        const bytes = mutate(
+          buildModel({
+            graph: {
+              initializers,
+              nodes: [
+                {
+                  name: "n",
+                  opType: "Concat",
+                  inputs: ["a"],
+                  outputs: ["b"],
+                  attrs: [{ name: "axis", type: 2, i: -1 }],
+                },
+              ],
+            },
+          }),
+          mutations,
+        );
         const [eager, ...streamed] = await outcomes(bytes, "onnx");
         for (const s of streamed) expect(s).toBe(eager);
       }),
@@ -206,10 +276,21 @@ describe("the streamed rewrite is write(read())", () => {
   });
 
   it("april: the same bytes, or the same error, as write(read()) (files and their mutations, other layouts re-laid out)", async () => {
-    const tiny = (n: number) => buildModel({ graph: { initializers: [{ name: "w", dataType: 1, dims: [n], raw: le(new Float32Array(n).fill(n)) }] } });
+    const tiny = (n: number) =>
+      buildModel({
+        graph: { initializers: [{ name: "w", dataType: 1, dims: [n], raw: le(new Float32Array(n).fill(n)) }] },
+      });
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 40 }), mutationArb, async (n, mutations) => {
-        const bytes = mutate(april.write(april.create({ networks: { encoder: tiny(n), decoder: tiny(n + 1), joiner: new Uint8Array(n).fill(7) }, tokens: ["<blk>", "x"] })), mutations);
+        const bytes = mutate(
+          april.write(
+            april.create({
+              networks: { encoder: tiny(n), decoder: tiny(n + 1), joiner: new Uint8Array(n).fill(7) },
+              tokens: ["<blk>", "x"],
+            }),
+          ),
+          mutations,
+        );
         const [eager, ...streamed] = await outcomes(bytes, "april");
         for (const s of streamed) expect(s).toBe(eager);
       }),
@@ -236,7 +317,9 @@ describe.runIf(existsSync(BUILT_CLI))("the CLI's streamed re-encode", () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/int64_data/);
     expect(existsSync(output)).toBe(false);
-    const good = buildModel({ graph: { initializers: [{ name: "w", dataType: 1, dims: [3], raw: le(new Float32Array([1, 2, 3])) }] } });
+    const good = buildModel({
+      graph: { initializers: [{ name: "w", dataType: 1, dims: [3], raw: le(new Float32Array([1, 2, 3])) }] },
+    });
     const piped = spawnSync(process.execPath, [BUILT_CLI, "convert", "-", output], { input: good, encoding: "utf8" });
     expect(piped.status, piped.stderr).toBe(0);
     expect(Buffer.from(readFileSync(output)).equals(Buffer.from(good))).toBe(true);

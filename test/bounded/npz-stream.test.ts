@@ -27,7 +27,13 @@ function values(): Float32Array {
 
 function archive(data: Float32Array): Uint8Array {
   const npy = writeNpy({ name: "w", dtype: "float32", shape: [ELEMENTS], data });
-  return zipSync({ "w.npy": [npy, { level: 1 }], "small.npy": [writeNpy({ name: "small", dtype: "int32", shape: [3], data: new Int32Array([1, 2, 3]) }), { level: 0 }] });
+  return zipSync({
+    "w.npy": [npy, { level: 1 }],
+    "small.npy": [
+      writeNpy({ name: "small", dtype: "int32", shape: [3], data: new Int32Array([1, 2, 3]) }),
+      { level: 0 },
+    ],
+  });
 }
 
 describe("npz: a large deflated member streams", () => {

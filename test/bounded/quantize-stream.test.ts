@@ -6,7 +6,17 @@
  * test holds no large buffer; the peak is the child's process.resourceUsage().maxRSS.
  */
 import { spawnSync } from "node:child_process";
-import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  ftruncateSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -20,12 +30,20 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const MiB = 1024 * 1024;
 
-interface Piece { offset: number; bytes: Uint8Array }
+interface Piece {
+  offset: number;
+  bytes: Uint8Array;
+}
 
 function valueInfo(name: string, dims: number[]): (w: ProtoWriter) => void {
-  return (v) => v.stringField(1, name).messageField(2, (t) => t.messageField(1, (tt) => tt.uintField(1, 1).messageField(2, (s) => {
-    for (const d of dims) s.messageField(1, (dim) => dim.uintField(1, d));
-  })));
+  return (v) =>
+    v.stringField(1, name).messageField(2, (t) =>
+      t.messageField(1, (tt) =>
+        tt.uintField(1, 1).messageField(2, (s) => {
+          for (const d of dims) s.messageField(1, (dim) => dim.uintField(1, d));
+        }),
+      ),
+    );
 }
 
 /**
@@ -37,15 +55,38 @@ export function sparseMatMulChain(count: number, n: number): { pieces: Piece[]; 
   const marker = new Uint8Array(new Float32Array(Array.from({ length: 16 }, (_, i) => (i - 7.5) / 4)).buffer);
   const front = new ProtoWriter();
   for (let i = 0; i < count; i++) {
-    front.messageField(1, (node) => node.stringField(1, i === 0 ? "x" : `h${i}`).stringField(1, `w${i}`).stringField(2, i === count - 1 ? "y" : `h${i + 1}`)
-      .stringField(3, `matmul${i}`).stringField(4, "MatMul"));
+    front.messageField(1, (node) =>
+      node
+        .stringField(1, i === 0 ? "x" : `h${i}`)
+        .stringField(1, `w${i}`)
+        .stringField(2, i === count - 1 ? "y" : `h${i + 1}`)
+        .stringField(3, `matmul${i}`)
+        .stringField(4, "MatMul"),
+    );
   }
   front.stringField(2, "chain");
-  const heads = Array.from({ length: count }, (_, i) => new ProtoWriter().packedVarintField(1, [n, n]).uintField(2, 1).stringField(8, `w${i}`).tag(9, 2).varint(payload).finish());
-  const fields = heads.map((h) => new ProtoWriter().tag(5, 2).varint(h.length + payload).finish());
-  const back = new ProtoWriter().messageField(11, valueInfo("x", [1, n])).messageField(12, valueInfo("y", [1, n])).finish();
+  const heads = Array.from({ length: count }, (_, i) =>
+    new ProtoWriter()
+      .packedVarintField(1, [n, n])
+      .uintField(2, 1)
+      .stringField(8, `w${i}`)
+      .tag(9, 2)
+      .varint(payload)
+      .finish(),
+  );
+  const fields = heads.map((h) =>
+    new ProtoWriter()
+      .tag(5, 2)
+      .varint(h.length + payload)
+      .finish(),
+  );
+  const back = new ProtoWriter()
+    .messageField(11, valueInfo("x", [1, n]))
+    .messageField(12, valueInfo("y", [1, n]))
+    .finish();
   const frontBytes = front.finish();
-  const graphLength = frontBytes.length + heads.reduce((s, h, i) => s + fields[i]!.length + h.length + payload, 0) + back.length;
+  const graphLength =
+    frontBytes.length + heads.reduce((s, h, i) => s + fields[i]!.length + h.length + payload, 0) + back.length;
   const pieces: Piece[] = [];
   let at = 0;
   const put = (bytes: Uint8Array) => {
@@ -79,9 +120,16 @@ function writeSparse(path: string, pieces: Piece[], size: number): void {
 function peakRss(args: string[]): { rss: number; status: number | null; stderr: string } {
   const preload = join(dir, "report-rss.cjs");
   if (!existsSync(preload)) {
-    writeFileSync(preload, `process.on("exit", () => require("node:fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`);
+    writeFileSync(
+      preload,
+      `process.on("exit", () => require("node:fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`,
+    );
   }
-  const r = spawnSync(process.execPath, ["--require", preload, BUILT_CLI, ...args], { encoding: "utf8", timeout: 600_000, killSignal: "SIGKILL" });
+  const r = spawnSync(process.execPath, ["--require", preload, BUILT_CLI, ...args], {
+    encoding: "utf8",
+    timeout: 600_000,
+    killSignal: "SIGKILL",
+  });
   const kib = /maxRSS=(\d+)/.exec(r.stderr)?.[1];
   return { rss: kib === undefined ? Number.NaN : Number(kib) * 1024, status: r.status, stderr: r.stderr };
 }
@@ -109,7 +157,9 @@ describe.runIf(existsSync(BUILT_CLI))("convert --quantize streams (a 512 MiB mod
       const source = await fromFile(output);
       const model = await onnx.readFrom(source);
       await source.close?.();
-      expect(model.graph!.initializers.filter((t) => t.dataType === (mode === "fp16" ? 10 : mode === "bf16" ? 16 : 3))).toHaveLength(8);
+      expect(
+        model.graph!.initializers.filter((t) => t.dataType === (mode === "fp16" ? 10 : mode === "bf16" ? 16 : 3)),
+      ).toHaveLength(8);
       rmSync(output);
     }
     rmSync(input);

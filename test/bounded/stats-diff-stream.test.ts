@@ -26,7 +26,10 @@ vi.mock("../../bindings/io/file-access.js", async (importOriginal) => {
             ...source,
             read: async (offset: number, length: number) => (reads.push(length), source.read(offset, length)),
             readSync: (offset: number, length: number) => (reads.push(length), source.readSync!(offset, length)),
-            readInto: async (target: Uint8Array, offset: number) => (reads.push(target.length), source.readInto!(target, offset)),
+            readInto: async (target: Uint8Array, offset: number) => (
+              reads.push(target.length),
+              source.readInto!(target, offset)
+            ),
           };
         },
       };

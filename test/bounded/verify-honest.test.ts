@@ -14,13 +14,21 @@ describe("verify reports the bytes it read", () => {
     const dir = mkdtempSync(join(tmpdir(), "tensorfile-verify-"));
     try {
       const net = (n: number, fill: number) => new Uint8Array(n).fill(fill);
-      const bytes = april.write(april.create({ networks: { encoder: net(1 << 20, 1), decoder: net(1 << 20, 2), joiner: net(1 << 20, 3) }, tokens: ["<blk>", "a", "b"] }));
+      const bytes = april.write(
+        april.create({
+          networks: { encoder: net(1 << 20, 1), decoder: net(1 << 20, 2), joiner: net(1 << 20, 3) },
+          tokens: ["<blk>", "a", "b"],
+        }),
+      );
       const path = join(dir, "m.april");
       writeFileSync(path, bytes);
       const result = await cli("verify", path);
       // blobs that are not ONNX: libapril cannot load them, and verify says so (exit 1), naming each network
       expect(result.code).toBe(1);
-      for (const name of ["encoder", "decoder", "joiner"]) expect(result.stderr).toMatch(new RegExp(`error: the ${name} network is not a readable ONNX model: not an ONNX model`));
+      for (const name of ["encoder", "decoder", "joiner"])
+        expect(result.stderr).toMatch(
+          new RegExp(`error: the ${name} network is not a readable ONNX model: not an ONNX model`),
+        );
       const said = /(\d+) of its (\d+) bytes read and checked/.exec(result.stdout);
       expect(said, result.stdout).not.toBeNull();
       expect(Number(said![2])).toBe(bytes.length);

@@ -12,7 +12,9 @@ import { rawFile } from "../helpers/bw2l-builders.js";
 
 describe("verify: warnings summarized", () => {
   it("groups by wording without numbers and quoted names, keeps order, counts the rest", () => {
-    expect(warningKind('sections[12] repeats the name "a b" of sections[3]')).toBe("sections[N] repeats the name S of sections[N]");
+    expect(warningKind('sections[12] repeats the name "a b" of sections[3]')).toBe(
+      "sections[N] repeats the name S of sections[N]",
+    );
     const many = Array.from({ length: 12 }, (_, i) => `x ${i}`);
     const { shown, more } = summarizeWarnings(["first", ...many, "last"], 3);
     expect(shown).toEqual(["first", "x 0", "x 1", "x 2", "last"]);
@@ -24,7 +26,12 @@ describe("verify: warnings summarized", () => {
     const dir = mkdtempSync(join(tmpdir(), "tensorfile-warn-"));
     try {
       const path = join(dir, "many.b2l");
-      const sections = Array.from({ length: 3000 }, () => ({ name: "s", type: "data", desc: "", data: new Uint8Array(0) }));
+      const sections = Array.from({ length: 3000 }, () => ({
+        name: "s",
+        type: "data",
+        desc: "",
+        data: new Uint8Array(0),
+      }));
       writeFileSync(path, rawFile(2, "m", sections));
       const text = await cli("verify", path);
       expect(text.code).toBe(0);

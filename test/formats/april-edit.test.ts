@@ -24,14 +24,26 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
 
 /** An .april whose networks are onnx.create models (a tiny encoder, decoder and joiner). */
 function builtApril(): Uint8Array {
-  const net = (name: string) => onnx.write(onnx.create({
-    producerName: name,
-    graph: {
-      name, nodes: [{ name: `${name}_id`, opType: "Identity", inputs: ["x"], outputs: ["y"] }],
-      inputs: [{ name: "x", dtype: "float32", shape: ["N", 4] }], outputs: [{ name: "y", dtype: "float32", shape: ["N", 4] }],
-    },
-  }));
-  return april.write(april.create({ networks: { encoder: net("enc"), decoder: net("dec"), joiner: net("join") }, tokens: FIXTURE_TOKENS, name: "Built", description: "for edits" }));
+  const net = (name: string) =>
+    onnx.write(
+      onnx.create({
+        producerName: name,
+        graph: {
+          name,
+          nodes: [{ name: `${name}_id`, opType: "Identity", inputs: ["x"], outputs: ["y"] }],
+          inputs: [{ name: "x", dtype: "float32", shape: ["N", 4] }],
+          outputs: [{ name: "y", dtype: "float32", shape: ["N", 4] }],
+        },
+      }),
+    );
+  return april.write(
+    april.create({
+      networks: { encoder: net("enc"), decoder: net("dec"), joiner: net("join") },
+      tokens: FIXTURE_TOKENS,
+      name: "Built",
+      description: "for edits",
+    }),
+  );
 }
 
 function editAndCheck(bytes: Uint8Array): void {
@@ -48,16 +60,27 @@ function editAndCheck(bytes: Uint8Array): void {
   encoder.producerName = "tensorfile";
   const out = april.write(file);
   const again = april.read(out);
-  expect([again.name, again.description, again.language, again.params.segmentStep]).toEqual(["Renamed model", "édité", "pl", 3]);
+  expect([again.name, again.description, again.language, again.params.segmentStep]).toEqual([
+    "Renamed model",
+    "édité",
+    "pl",
+    3,
+  ]);
   expect(again.tokens).toEqual(file.tokens);
   // the edited network: onnx-proto reads the edits; the others are the bytes they were
   const before = proto.ModelProto.decode(network(april.read(bytes), "encoder"));
   const after = proto.ModelProto.decode(network(again, "encoder"));
   expect(after.producerName).toBe("tensorfile");
-  expect(after.metadataProps!.map((p) => [p.key, p.value])).toEqual([...(before.metadataProps ?? []).map((p) => [p.key, p.value]), ["edited", "yes"]]);
+  expect(after.metadataProps!.map((p) => [p.key, p.value])).toEqual([
+    ...(before.metadataProps ?? []).map((p) => [p.key, p.value]),
+    ["edited", "yes"],
+  ]);
   expect(after.graph!.input![0]!.name).toBe("features");
-  expect(after.graph!.node!.map((n) => n.input)).toEqual(before.graph!.node!.map((n) => n.input!.map((i) => (i === input ? "features" : i))));
-  for (const name of ["decoder", "joiner"] as const) expect(same(network(again, name), network(april.read(bytes), name))).toBe(true);
+  expect(after.graph!.node!.map((n) => n.input)).toEqual(
+    before.graph!.node!.map((n) => n.input!.map((i) => (i === input ? "features" : i))),
+  );
+  for (const name of ["decoder", "joiner"] as const)
+    expect(same(network(again, name), network(april.read(bytes), name))).toBe(true);
   expect(again.onnx?.encoder?.metadataProps).toContainEqual({ key: "edited", value: "yes" });
 }
 

@@ -49,7 +49,10 @@ function fuzz(base: Uint8Array, seed: number, rounds: number): Map<string, numbe
 
 const corpus: { name: string; bytes: Uint8Array }[] = [
   { name: "builder", bytes: buildApril({ networks: sampleNetworks(2, [40, 30, 20]) }).bytes },
-  { name: "builder params-first", bytes: buildApril({ order: "params-first", networks: sampleNetworks(3, [40, 30, 20]) }).bytes },
+  {
+    name: "builder params-first",
+    bytes: buildApril({ order: "params-first", networks: sampleNetworks(3, [40, 30, 20]) }).bytes,
+  },
 ];
 if (haveFixtures()) {
   corpus.push({ name: "tiny_en-us.april", bytes: readFixture("april", "tiny_en-us.april") });

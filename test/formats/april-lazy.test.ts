@@ -11,7 +11,10 @@ const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
 
 /** read()'s object with every network replaced by its byte range: what readFrom() must return. */
 function asLazy(file: april.AprilFile): april.AprilFile {
-  const range = (i: number): ByteRange => ({ byteOffset: file.layout.networks[i]!.offset, byteLength: file.layout.networks[i]!.size });
+  const range = (i: number): ByteRange => ({
+    byteOffset: file.layout.networks[i]!.offset,
+    byteLength: file.layout.networks[i]!.size,
+  });
   return { ...file, networks: { encoder: range(0), decoder: range(1), joiner: range(2) } };
 }
 
@@ -49,7 +52,8 @@ async function checkSameAsRead(bytes: Uint8Array, sources: ByteSource[]): Promis
     expect(april.inspect(file)).toEqual(april.inspect(eager));
     expect(april.verify(file)).toEqual(april.verify(eager));
     const loaded = await april.loadNetworks(source, file);
-    for (const name of april.NETWORK_NAMES) expect(hex(loaded.networks[name])).toBe(hex(eager.networks[name] as Uint8Array));
+    for (const name of april.NETWORK_NAMES)
+      expect(hex(loaded.networks[name])).toBe(hex(eager.networks[name] as Uint8Array));
     expect(hex(april.write(loaded))).toBe(hex(april.write(eager)));
   }
 }
@@ -60,7 +64,12 @@ describe.skipIf(!haveFixtures())("april readFrom: reference fixtures", () => {
 
   for (const { name, bytes } of [...valid, ...invalid.filter((f) => f.name.startsWith("quirk_"))]) {
     it(`${name}: readFrom() equals read() with networks as ranges (fromBytes, choppy sources)`, async () => {
-      await checkSameAsRead(bytes, [fromBytes(bytes), choppySource(bytes, 1), choppySource(bytes, 2), choppySource(bytes, 3)]);
+      await checkSameAsRead(bytes, [
+        fromBytes(bytes),
+        choppySource(bytes, 1),
+        choppySource(bytes, 2),
+        choppySource(bytes, 3),
+      ]);
     });
   }
 
@@ -83,7 +92,12 @@ describe.skipIf(!haveFixtures())("april readFrom: reference fixtures", () => {
 
 describe("april readFrom: builder files", () => {
   it("builder files in every layout read the same lazily", async () => {
-    const specs = [{}, { order: "params-first" as const }, { gapBeforeParams: 7, headerExtra: 5, trailing: 3 }, { tokens: FIXTURE_TOKENS.concat(["x", "y"]) }];
+    const specs = [
+      {},
+      { order: "params-first" as const },
+      { gapBeforeParams: 7, headerExtra: 5, trailing: 3 },
+      { tokens: FIXTURE_TOKENS.concat(["x", "y"]) },
+    ];
     for (const [i, spec] of specs.entries()) {
       const { bytes } = buildApril(spec);
       await checkSameAsRead(bytes, [fromBytes(bytes), choppySource(bytes, 100 + i)]);
@@ -102,9 +116,15 @@ describe("april readFrom: builder files", () => {
 
   it("opens a ~1 GB virtual model reading under 1 MB", async () => {
     const third = 340 * 1024 * 1024 + 17;
-    const v = virtualApril([third, third, third], { name: "virtual", tokens: Array.from({ length: 5000 }, (_, i) => ` tok${i}`) });
+    const v = virtualApril([third, third, third], {
+      name: "virtual",
+      tokens: Array.from({ length: 5000 }, (_, i) => ` tok${i}`),
+    });
     expect(v.size).toBeGreaterThan(1e9);
-    const source = sparseSource(v.size, [{ offset: 0, bytes: v.header }, { offset: v.paramsOffset, bytes: v.params }]);
+    const source = sparseSource(v.size, [
+      { offset: 0, bytes: v.header },
+      { offset: v.paramsOffset, bytes: v.params },
+    ]);
     const file = await april.readFrom(source);
     expect(file.name).toBe("virtual");
     expect(file.tokens).toHaveLength(5000);

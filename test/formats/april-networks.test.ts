@@ -22,10 +22,17 @@ const f32 = (values: number[]) => new Uint8Array(new Float32Array(values).buffer
 /** A small network with `count` raw_data weights, written by onnx-proto (ir_version first). */
 function network(tag: string, count: number): Uint8Array {
   return proto.ModelProto.encode({
-    irVersion: 8, producerName: "tests", opsetImport: [{ domain: "", version: 17 }],
+    irVersion: 8,
+    producerName: "tests",
+    opsetImport: [{ domain: "", version: 17 }],
     graph: {
       name: tag,
-      initializer: Array.from({ length: count }, (_, i) => ({ name: `${tag}_w${i}`, dataType: 1, dims: [2], rawData: f32([i, -i]) })),
+      initializer: Array.from({ length: count }, (_, i) => ({
+        name: `${tag}_w${i}`,
+        dataType: 1,
+        dims: [2],
+        rawData: f32([i, -i]),
+      })),
       node: [{ opType: "Identity", input: [`${tag}_w0`], output: ["out"] }],
       output: [{ name: "out" }],
     },
@@ -35,7 +42,9 @@ function network(tag: string, count: number): Uint8Array {
 const TOKENS = ["<blk>", "a", "b"];
 
 function withJoiner(joiner: Uint8Array): Uint8Array {
-  return april.write(april.create({ networks: { encoder: network("enc", 3), decoder: network("dec", 2), joiner }, tokens: TOKENS }));
+  return april.write(
+    april.create({ networks: { encoder: network("enc", 3), decoder: network("dec", 2), joiner }, tokens: TOKENS }),
+  );
 }
 
 async function inTemp<T>(bytes: Uint8Array, run: (path: string) => Promise<T>): Promise<T> {
@@ -58,7 +67,12 @@ describe("april: a network in another field order is read; one that is not ONNX 
     expect(file.onnxErrors).toEqual({});
     expect(april.verifyErrors(file)).toEqual([]);
     const names = april.tensors(file).map((t) => t.name);
-    expect(names.filter((n) => n.startsWith("joiner/"))).toEqual(["joiner/join_w0", "joiner/join_w1", "joiner/join_w2", "joiner/join_w3"]);
+    expect(names.filter((n) => n.startsWith("joiner/"))).toEqual([
+      "joiner/join_w0",
+      "joiner/join_w1",
+      "joiner/join_w2",
+      "joiner/join_w3",
+    ]);
     expect(names).toHaveLength(9);
     for (const source of [fromBytes(bytes), fromBlob(new Blob([new Uint8Array(bytes)]))]) {
       const lazy = await april.readFrom(source);
@@ -83,7 +97,12 @@ describe("april: a network in another field order is read; one that is not ONNX 
       expect(errors).toHaveLength(1);
       expect(errors[0]).toMatch(/^the joiner network is not a readable ONNX model: /);
       expect(errors[0]).toMatch(reason);
-      expect(april.tensors(file).map((t) => t.name).some((n) => n.startsWith("joiner/"))).toBe(false);
+      expect(
+        april
+          .tensors(file)
+          .map((t) => t.name)
+          .some((n) => n.startsWith("joiner/")),
+      ).toBe(false);
       const lazy = await april.readFrom(fromBlob(new Blob([new Uint8Array(bytes)])));
       expect(april.verifyErrors(lazy)).toEqual(errors);
       await inTemp(bytes, async (path) => {
@@ -103,12 +122,23 @@ describe("april: a network in another field order is read; one that is not ONNX 
     });
   }
 
-  it.skipIf(!HAVE_FIXTURES)("the reference tiny_en-us.april with its joiner's fields reordered: every tensor is still listed", () => {
-    const original = april.read(readFixture("april", "tiny_en-us.april"));
-    const networks = original.networks as { encoder: Uint8Array; decoder: Uint8Array; joiner: Uint8Array };
-    const reordered = moveFieldLast(hostileModel(networks.joiner, { shuffle: true }, 3).bytes, 1);
-    const rebuilt = april.read(april.write(april.create({ networks: { ...networks, joiner: reordered }, tokens: original.tokens, params: original.params })));
-    expect(april.tensors(rebuilt).map((t) => t.name)).toEqual(april.tensors(original).map((t) => t.name));
-    expect(april.verifyErrors(rebuilt)).toEqual([]);
-  });
+  it.skipIf(!HAVE_FIXTURES)(
+    "the reference tiny_en-us.april with its joiner's fields reordered: every tensor is still listed",
+    () => {
+      const original = april.read(readFixture("april", "tiny_en-us.april"));
+      const networks = original.networks as { encoder: Uint8Array; decoder: Uint8Array; joiner: Uint8Array };
+      const reordered = moveFieldLast(hostileModel(networks.joiner, { shuffle: true }, 3).bytes, 1);
+      const rebuilt = april.read(
+        april.write(
+          april.create({
+            networks: { ...networks, joiner: reordered },
+            tokens: original.tokens,
+            params: original.params,
+          }),
+        ),
+      );
+      expect(april.tensors(rebuilt).map((t) => t.name)).toEqual(april.tensors(original).map((t) => t.name));
+      expect(april.verifyErrors(rebuilt)).toEqual([]);
+    },
+  );
 });

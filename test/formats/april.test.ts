@@ -3,14 +3,19 @@ import { describe, expect, it } from "vitest";
 import onnxProto from "onnx-proto";
 import * as april from "../../bindings/formats/april.js";
 import {
-  EXPORTER_PARAMS, FIXTURE_TOKENS, buildApril, paramAt, sampleNetworks, withI32, withU64,
+  EXPORTER_PARAMS,
+  FIXTURE_TOKENS,
+  buildApril,
+  paramAt,
+  sampleNetworks,
+  withI32,
+  withU64,
 } from "../helpers/april-builders.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { caughtFormatError } from "../helpers/bytes.js";
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex");
-
 
 function asBytes(value: Uint8Array | { byteOffset: number; byteLength: number }): Uint8Array {
   if (!(value instanceof Uint8Array)) throw new Error("expected bytes, got a range");
@@ -19,8 +24,19 @@ function asBytes(value: Uint8Array | { byteOffset: number; byteLength: number })
 
 // PROVENANCE.md values
 const EXPECTED_PARAMS = {
-  batchSize: 1, segmentSize: 9, segmentStep: 4, melFeatures: 80, sampleRate: 16000, frameShiftMs: 10,
-  frameLengthMs: 25, roundPow2: 1, melLow: 20, melHigh: 0, snipEdges: 0, tokenCount: 10, blankTokenId: 0,
+  batchSize: 1,
+  segmentSize: 9,
+  segmentStep: 4,
+  melFeatures: 80,
+  sampleRate: 16000,
+  frameShiftMs: 10,
+  frameLengthMs: 25,
+  roundPow2: 1,
+  melLow: 20,
+  melHigh: 0,
+  snipEdges: 0,
+  tokenCount: 10,
+  blankTokenId: 0,
 };
 const { onnx: proto } = onnxProto;
 
@@ -31,15 +47,36 @@ const NETWORK_SHA = {
 };
 const VALID = [
   {
-    file: "tiny_en-us.april", size: 1521, sha: "282fbd147dbd71de211c83fec410b22f5eb1703b8931eef0b3a9600559501f4b",
-    headerSize: 207, languageBytes: "656e2d7573000000", language: "en-us", name: "Tiny Test Model",
+    file: "tiny_en-us.april",
+    size: 1521,
+    sha: "282fbd147dbd71de211c83fec410b22f5eb1703b8931eef0b3a9600559501f4b",
+    headerSize: 207,
+    languageBytes: "656e2d7573000000",
+    language: "en-us",
+    name: "Tiny Test Model",
     description: "Fixture written by export-april.py export_model(); stub ONNX networks, not a real ASR model.",
-    params: { offset: 1384, size: 137 }, networks: [[227, 407], [634, 326], [960, 424]],
+    params: { offset: 1384, size: 137 },
+    networks: [
+      [227, 407],
+      [634, 326],
+      [960, 424],
+    ],
   },
   {
-    file: "tiny_pl.april", size: 1466, sha: "f1aa2c16802a8cbdc996ff00fb4ba4b5e6243010044f04cbcdc64118fc5b2de4",
-    headerSize: 152, languageBytes: "706c000000000000", language: "pl", name: "Mały model — test",
-    description: "Opis: zażółć gęślą jaźń", params: { offset: 1329, size: 137 }, networks: [[172, 407], [579, 326], [905, 424]],
+    file: "tiny_pl.april",
+    size: 1466,
+    sha: "f1aa2c16802a8cbdc996ff00fb4ba4b5e6243010044f04cbcdc64118fc5b2de4",
+    headerSize: 152,
+    languageBytes: "706c000000000000",
+    language: "pl",
+    name: "Mały model — test",
+    description: "Opis: zażółć gęślą jaźń",
+    params: { offset: 1329, size: 137 },
+    networks: [
+      [172, 407],
+      [579, 326],
+      [905, 424],
+    ],
   },
 ];
 const PARAMS_BLOCK_SHA = "c04cdc9b6e8155e01b256892fd7da3147c47630683d7580c4c19705c42ac4615";
@@ -58,7 +95,11 @@ const INVALID: Record<string, { code: string; field: string; offset: number }> =
   "params_bad_magic.april": { code: "BAD_MAGIC", field: "params.magic", offset: NEG_PARAMS },
   "params_batch_size_2.april": { code: "CORRUPT", field: "params.batch_size", offset: NEG_PARAMS + 8 },
   "params_mel_low_0.april": { code: "CORRUPT", field: "params.mel_low", offset: NEG_PARAMS + 8 + 8 * 4 },
-  "params_blank_out_of_range.april": { code: "CORRUPT", field: "params.blank_token_id", offset: NEG_PARAMS + 8 + 12 * 4 },
+  "params_blank_out_of_range.april": {
+    code: "CORRUPT",
+    field: "params.blank_token_id",
+    offset: NEG_PARAMS + 8 + 12 * 4,
+  },
   "truncated_in_header.april": { code: "TRUNCATED", field: "description", offset: 59 },
 };
 const QUIRKS: Record<string, RegExp> = {
@@ -125,11 +166,19 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
         expect(april.verify(file)).toEqual([]);
         const expected = april.NETWORK_NAMES.flatMap((name) => {
           const graph = proto.ModelProto.decode(onnx[name]).graph!;
-          return (graph.initializer ?? []).map((t) => ({ name: `${name}/${t.name}`, shape: (t.dims ?? []).map(Number), data: Array.from(t.floatData?.length ? t.floatData : new Float32Array(new Uint8Array(t.rawData!).slice().buffer)) }));
+          return (graph.initializer ?? []).map((t) => ({
+            name: `${name}/${t.name}`,
+            shape: (t.dims ?? []).map(Number),
+            data: Array.from(
+              t.floatData?.length ? t.floatData : new Float32Array(new Uint8Array(t.rawData!).slice().buffer),
+            ),
+          }));
         });
         expect(expected.length).toBeGreaterThan(0);
         const tensors = april.tensors(file);
-        expect(tensors.map((t) => ({ name: t.name, shape: t.shape, data: Array.from(t.data as Float32Array) }))).toEqual(expected);
+        expect(
+          tensors.map((t) => ({ name: t.name, shape: t.shape, data: Array.from(t.data as Float32Array) })),
+        ).toEqual(expected);
         expect(april.tensorInfos(file).map((i) => i.name)).toEqual(expected.map((e) => e.name));
         // each weight's bytes are inside its network's range of the file
         for (const info of april.tensorInfos(file)) {
@@ -142,7 +191,11 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
 
       it("create() with the fixture's content reproduces the reference writer byte for byte", () => {
         const made = april.create({
-          networks: onnx, tokens: FIXTURE_TOKENS, language: v.language, name: v.name, description: v.description,
+          networks: onnx,
+          tokens: FIXTURE_TOKENS,
+          language: v.language,
+          name: v.name,
+          description: v.description,
         });
         expect(hex(april.write(made))).toBe(hex(bytes));
         expect(made.layout).toEqual(april.read(bytes).layout);
@@ -159,18 +212,43 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
         const info = april.inspect(april.read(bytes));
         expect(JSON.parse(JSON.stringify(info))).toEqual(info);
         expect(info).toMatchObject({
-          format: "april", version: 1, tensors: april.tensorInfos(april.read(bytes)).map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape, byteLength: 4 * i.shape.reduce((a, b) => a * b, 1) })),
-          meta: { language: v.language, name: v.name, description: v.description, modelType: 1, headerSize: v.headerSize },
+          format: "april",
+          version: 1,
+          tensors: april
+            .tensorInfos(april.read(bytes))
+            .map((i) => ({
+              name: i.name,
+              dtype: i.dtype,
+              shape: i.shape,
+              byteLength: 4 * i.shape.reduce((a, b) => a * b, 1),
+            })),
+          meta: {
+            language: v.language,
+            name: v.name,
+            description: v.description,
+            modelType: 1,
+            headerSize: v.headerSize,
+          },
           params: EXPECTED_PARAMS,
           paramsBlock: v.params,
           tokens: FIXTURE_TOKENS,
-          networks: april.NETWORK_NAMES.map((name, i) => ({ name, offset: v.networks[i]![0], size: v.networks[i]![1] })),
+          networks: april.NETWORK_NAMES.map((name, i) => ({
+            name,
+            offset: v.networks[i]![0],
+            size: v.networks[i]![1],
+          })),
         });
       });
 
       it("blobs() gives the three networks and params/tokens as JSON", () => {
         const list = april.blobs(april.read(bytes));
-        expect(list.map((b) => b.name)).toEqual(["encoder.onnx", "decoder.onnx", "joiner.onnx", "params.json", "tokens.json"]);
+        expect(list.map((b) => b.name)).toEqual([
+          "encoder.onnx",
+          "decoder.onnx",
+          "joiner.onnx",
+          "params.json",
+          "tokens.json",
+        ]);
         expect(sha256(asBytes(list[0]!.bytes))).toBe(NETWORK_SHA.encoder);
         expect(sha256(asBytes(list[1]!.bytes))).toBe(NETWORK_SHA.decoder);
         expect(sha256(asBytes(list[2]!.bytes))).toBe(NETWORK_SHA.joiner);
@@ -185,7 +263,9 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
     expect(april.detect(readFixture("april", "tiny_en-us.april"))).toBe(true);
     expect(april.detect(readFixture("april", "tiny_pl.april"))).toBe(true);
     for (const name of listFixtures("april/invalid")) {
-      expect(april.detect(readFixture("april", "invalid", name).subarray(0, 64)), name).toBe(name !== "bad_magic.april");
+      expect(april.detect(readFixture("april", "invalid", name).subarray(0, 64)), name).toBe(
+        name !== "bad_magic.april",
+      );
     }
     let others = 0;
     for (const folder of ["bw2l", "tennis", "primitiv", "spraak"]) {
@@ -204,7 +284,10 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
   for (const [name, want] of Object.entries(INVALID)) {
     it(`invalid/${name}: ${want.code} at ${want.offset} [${want.field}]`, () => {
       const error = caughtFormatError(() => april.read(readFixture("april", "invalid", name)));
-      expect({ code: error.code, field: error.field, offset: error.offset, format: error.format }).toEqual({ ...want, format: "april" });
+      expect({ code: error.code, field: error.field, offset: error.offset, format: error.format }).toEqual({
+        ...want,
+        format: "april",
+      });
     });
   }
 
@@ -221,7 +304,9 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
       expect([file.name, file.description, file.language]).toEqual(["neg", "negative fixture", "en-us"]);
 
       const rewritten = april.write(file);
-      const reference = april.write(april.create({ networks: onnx, tokens: FIXTURE_TOKENS, name: "neg", description: "negative fixture" }));
+      const reference = april.write(
+        april.create({ networks: onnx, tokens: FIXTURE_TOKENS, name: "neg", description: "negative fixture" }),
+      );
       expect(hex(rewritten)).toBe(hex(reference));
       const again = april.read(rewritten);
       expect(april.verify(again)).toEqual([]);
@@ -234,7 +319,13 @@ describe("april: builder files", () => {
   it("the builder's reference layout equals write(create()) and reads back", () => {
     const networks = sampleNetworks(7, [300, 200, 100]);
     const built = buildApril({ networks, name: "B", description: "built", language: "de" });
-    const made = april.create({ networks: { encoder: networks[0]!, decoder: networks[1]!, joiner: networks[2]! }, tokens: FIXTURE_TOKENS, name: "B", description: "built", language: "de" });
+    const made = april.create({
+      networks: { encoder: networks[0]!, decoder: networks[1]!, joiner: networks[2]! },
+      tokens: FIXTURE_TOKENS,
+      name: "B",
+      description: "built",
+      language: "de",
+    });
     expect(hex(april.write(made))).toBe(hex(built.bytes));
     const file = april.read(built.bytes);
     expect(file.layout.params).toEqual(built.params);
@@ -250,10 +341,19 @@ describe("april: builder files", () => {
     expect(made.tokens).toEqual(["<unk>", "<blk>", " the", "s"]);
     const e = EXPORTER_PARAMS;
     expect(made.params).toEqual({
-      batchSize: e.batch_size, segmentSize: e.segment_size, segmentStep: e.segment_step,
-      melFeatures: e.mel_features, sampleRate: e.samplerate, frameShiftMs: e.frame_shift_ms,
-      frameLengthMs: e.frame_length_ms, roundPow2: e.round_pow2, melLow: e.mel_low, melHigh: e.mel_high,
-      snipEdges: e.snip_edges, tokenCount: 4, blankTokenId: 1,
+      batchSize: e.batch_size,
+      segmentSize: e.segment_size,
+      segmentStep: e.segment_step,
+      melFeatures: e.mel_features,
+      sampleRate: e.samplerate,
+      frameShiftMs: e.frame_shift_ms,
+      frameLengthMs: e.frame_length_ms,
+      roundPow2: e.round_pow2,
+      melLow: e.mel_low,
+      melHigh: e.mel_high,
+      snipEdges: e.snip_edges,
+      tokenCount: 4,
+      blankTokenId: 1,
     });
     expect(april.verify(made)).toEqual([]);
     const back = april.read(april.write(made));
@@ -263,21 +363,43 @@ describe("april: builder files", () => {
     expect(back.params).toEqual(made.params);
     expect(april.create({ networks, tokens: ["▁x"], keepSpaceMarker: true }).tokens).toEqual(["▁x"]);
     expect(april.create({ networks, tokens: ["a", "b"] }).params.blankTokenId).toBe(0);
-    expect(april.create({ networks, tokens: ["a", "b"], params: { sampleRate: 8000, melHigh: 3000 } }).params).toMatchObject({ sampleRate: 8000, melHigh: 3000 });
+    expect(
+      april.create({ networks, tokens: ["a", "b"], params: { sampleRate: 8000, melHigh: 3000 } }).params,
+    ).toMatchObject({ sampleRate: 8000, melHigh: 3000 });
   });
 
   it("builder → read → write → read keeps every field, with UTF-8 everywhere and an 8-byte language", () => {
     const tokens = ["<blk>", " żółw", "日本", "e\u0301", " 🙂", ""];
     const built = buildApril({
-      language: "zh-Hant!", name: "名前 — name", description: "desc\nwith newline", tokens,
-      params: { samplerate: 8000, mel_high: 3800, segment_size: 12, segment_step: 12, round_pow2: 0, snip_edges: 1, blank_token_id: 5 },
+      language: "zh-Hant!",
+      name: "名前 — name",
+      description: "desc\nwith newline",
+      tokens,
+      params: {
+        samplerate: 8000,
+        mel_high: 3800,
+        segment_size: 12,
+        segment_step: 12,
+        round_pow2: 0,
+        snip_edges: 1,
+        blank_token_id: 5,
+      },
       networks: sampleNetworks(3, [1, 2, 3]),
     });
     const file = april.read(built.bytes);
     expect(file.language).toBe("zh-Hant!");
     expect(file.name).toBe("名前 — name");
     expect(file.tokens).toEqual(tokens);
-    expect(file.params).toMatchObject({ sampleRate: 8000, melHigh: 3800, segmentSize: 12, segmentStep: 12, roundPow2: 0, snipEdges: 1, blankTokenId: 5, tokenCount: 6 });
+    expect(file.params).toMatchObject({
+      sampleRate: 8000,
+      melHigh: 3800,
+      segmentSize: 12,
+      segmentStep: 12,
+      roundPow2: 0,
+      snipEdges: 1,
+      blankTokenId: 5,
+      tokenCount: 6,
+    });
     const written = april.write(file);
     expect(hex(written)).toBe(hex(built.bytes));
     const again = april.read(written);
@@ -285,12 +407,20 @@ describe("april: builder files", () => {
   });
 
   it("bytes that are not valid UTF-8 round-trip untouched, and verify() notes them", () => {
-    const built = buildApril({ name: Uint8Array.of(0x41, 0xff), tokens: ["<blk>", Uint8Array.of(0xc3), "b\0c"], language: Uint8Array.of(0x65, 0x6e, 0, 0x58, 0, 0, 0, 0) });
+    const built = buildApril({
+      name: Uint8Array.of(0x41, 0xff),
+      tokens: ["<blk>", Uint8Array.of(0xc3), "b\0c"],
+      language: Uint8Array.of(0x65, 0x6e, 0, 0x58, 0, 0, 0, 0),
+    });
     const file = april.read(built.bytes);
     expect(file.name).toBe("A\ufffd");
     expect(file.language).toBe("en");
     expect(hex(april.write(file))).toBe(hex(built.bytes));
-    expect(april.verify(file)).toEqual(["name is not valid UTF-8", "token 1 is not valid UTF-8", "token 2 contains a NUL byte: libapril cuts it there"]);
+    expect(april.verify(file)).toEqual([
+      "name is not valid UTF-8",
+      "token 1 is not valid UTF-8",
+      "token 2 contains a NUL byte: libapril cuts it there",
+    ]);
     // an edit wins over the stored bytes
     const edited = april.read(april.write({ ...file, name: "fixed", tokens: ["<blk>", "x", "y"], language: "fr" }));
     expect([edited.name, edited.tokens, edited.language]).toEqual(["fixed", ["<blk>", "x", "y"], "fr"]);
@@ -324,25 +454,118 @@ describe("april: builder files", () => {
 
   describe("bad entries give the right error and field", () => {
     const built = buildApril();
-    const [encoder, decoder, joiner] = built.networks as [{ offset: number; size: number }, { offset: number; size: number }, { offset: number; size: number }];
+    const [encoder, decoder, joiner] = built.networks as [
+      { offset: number; size: number },
+      { offset: number; size: number },
+      { offset: number; size: number },
+    ];
     const cases: [string, Uint8Array, string, string, number?][] = [
-      ["a network inside the header", withU64(built.bytes, built.at.networks[0]!, built.at.networks[0]! + 8), "CORRUPT", "networks[0].offset", built.at.networks[0]],
-      ["params inside the header", withU64(built.bytes, built.at.paramsOffset, 0), "CORRUPT", "params.offset", built.at.paramsOffset],
-      ["overlapping networks", withU64(built.bytes, built.at.networks[1]!, encoder.offset + 1), "CORRUPT", "networks[1].offset", built.at.networks[1]],
-      ["a network overlapping params", withU64(withU64(built.bytes, built.at.networks[2]! + 8, joiner.size + 2), built.at.paramsSize, built.params.size - 2), "CORRUPT", "networks[2].offset", built.at.networks[2]],
-      ["a network offset past the end", withU64(built.bytes, built.at.networks[1]!, 2n ** 63n), "TRUNCATED", "networks[1].size", built.bytes.length],
-      ["a network size of 2^64-1", withU64(built.bytes, built.at.networks[1]! + 8, 2n ** 64n - 1n), "TRUNCATED", "networks[1].size", decoder.offset],
+      [
+        "a network inside the header",
+        withU64(built.bytes, built.at.networks[0]!, built.at.networks[0]! + 8),
+        "CORRUPT",
+        "networks[0].offset",
+        built.at.networks[0],
+      ],
+      [
+        "params inside the header",
+        withU64(built.bytes, built.at.paramsOffset, 0),
+        "CORRUPT",
+        "params.offset",
+        built.at.paramsOffset,
+      ],
+      [
+        "overlapping networks",
+        withU64(built.bytes, built.at.networks[1]!, encoder.offset + 1),
+        "CORRUPT",
+        "networks[1].offset",
+        built.at.networks[1],
+      ],
+      [
+        "a network overlapping params",
+        withU64(
+          withU64(built.bytes, built.at.networks[2]! + 8, joiner.size + 2),
+          built.at.paramsSize,
+          built.params.size - 2,
+        ),
+        "CORRUPT",
+        "networks[2].offset",
+        built.at.networks[2],
+      ],
+      [
+        "a network offset past the end",
+        withU64(built.bytes, built.at.networks[1]!, 2n ** 63n),
+        "TRUNCATED",
+        "networks[1].size",
+        built.bytes.length,
+      ],
+      [
+        "a network size of 2^64-1",
+        withU64(built.bytes, built.at.networks[1]! + 8, 2n ** 64n - 1n),
+        "TRUNCATED",
+        "networks[1].size",
+        decoder.offset,
+      ],
       ["a name length of 2^64-1", withU64(built.bytes, 28, 2n ** 64n - 1n), "TRUNCATED", "name", 36],
-      ["network_count 2^64-1", withU64(built.bytes, built.at.networkCount, 2n ** 64n - 1n), "CORRUPT", "network_count", built.at.networkCount],
-      ["params.size too small for the tokens", withU64(built.bytes, built.at.paramsSize, built.params.size - 1), "CORRUPT", "params.tokens[9]"],
+      [
+        "network_count 2^64-1",
+        withU64(built.bytes, built.at.networkCount, 2n ** 64n - 1n),
+        "CORRUPT",
+        "network_count",
+        built.at.networkCount,
+      ],
+      [
+        "params.size too small for the tokens",
+        withU64(built.bytes, built.at.paramsSize, built.params.size - 1),
+        "CORRUPT",
+        "params.tokens[9]",
+      ],
       ["params.size smaller than the magic", withU64(built.bytes, built.at.paramsSize, 4), "CORRUPT", "params.magic"],
-      ["a negative token length", withI32(built.bytes, built.params.offset + 60, -1), "CORRUPT", "params.tokens[0].length", built.params.offset + 60],
-      ["token_count 0", withI32(built.bytes, paramAt(built.params.offset, "token_count"), 0), "CORRUPT", "params.token_count", paramAt(built.params.offset, "token_count")],
-      ["segment_step > segment_size", withI32(built.bytes, paramAt(built.params.offset, "segment_step"), 10), "CORRUPT", "params.segment_step", paramAt(built.params.offset, "segment_step")],
-      ["mel_high below mel_low", withI32(built.bytes, paramAt(built.params.offset, "mel_high"), 10), "CORRUPT", "params.mel_high"],
-      ["frame_shift_ms > frame_length_ms", withI32(built.bytes, paramAt(built.params.offset, "frame_shift_ms"), 26), "CORRUPT", "params.frame_shift_ms"],
-      ["samplerate 144000", withI32(built.bytes, paramAt(built.params.offset, "samplerate"), 144000), "CORRUPT", "params.samplerate"],
-      ["mel_features 256", withI32(built.bytes, paramAt(built.params.offset, "mel_features"), 256), "CORRUPT", "params.mel_features"],
+      [
+        "a negative token length",
+        withI32(built.bytes, built.params.offset + 60, -1),
+        "CORRUPT",
+        "params.tokens[0].length",
+        built.params.offset + 60,
+      ],
+      [
+        "token_count 0",
+        withI32(built.bytes, paramAt(built.params.offset, "token_count"), 0),
+        "CORRUPT",
+        "params.token_count",
+        paramAt(built.params.offset, "token_count"),
+      ],
+      [
+        "segment_step > segment_size",
+        withI32(built.bytes, paramAt(built.params.offset, "segment_step"), 10),
+        "CORRUPT",
+        "params.segment_step",
+        paramAt(built.params.offset, "segment_step"),
+      ],
+      [
+        "mel_high below mel_low",
+        withI32(built.bytes, paramAt(built.params.offset, "mel_high"), 10),
+        "CORRUPT",
+        "params.mel_high",
+      ],
+      [
+        "frame_shift_ms > frame_length_ms",
+        withI32(built.bytes, paramAt(built.params.offset, "frame_shift_ms"), 26),
+        "CORRUPT",
+        "params.frame_shift_ms",
+      ],
+      [
+        "samplerate 144000",
+        withI32(built.bytes, paramAt(built.params.offset, "samplerate"), 144000),
+        "CORRUPT",
+        "params.samplerate",
+      ],
+      [
+        "mel_features 256",
+        withI32(built.bytes, paramAt(built.params.offset, "mel_features"), 256),
+        "CORRUPT",
+        "params.mel_features",
+      ],
       ["an empty file", new Uint8Array(0), "TRUNCATED", "magic", 0],
       ["another format's magic", new TextEncoder().encode("BW2L\x02"), "BAD_MAGIC", "magic", 0],
     ];
@@ -371,7 +594,9 @@ describe("april: builder files", () => {
     expect(field({ ...base, params: { ...base.params, melLow: 1.5 } })).toBe("params.mel_low");
     expect(field({ ...base, tokens: ["<blk>"] })).toBe("params.token_count");
     expect(field({ ...base, modelType: 2 })).toBe("model_type");
-    expect(() => april.write({ ...base, networks: { ...networks, joiner: { byteOffset: 0, byteLength: 1 } } })).toThrow(/loadNetworks/);
+    expect(() => april.write({ ...base, networks: { ...networks, joiner: { byteOffset: 0, byteLength: 1 } } })).toThrow(
+      /loadNetworks/,
+    );
     expect(april.create({ networks, tokens: ["a"], language: "12345678" }).language).toBe("12345678");
   });
 

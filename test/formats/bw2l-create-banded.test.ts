@@ -21,7 +21,13 @@ afterEach(() => {
 });
 
 const CTORS: Record<Bw2lDType, new (buffer: ArrayBufferLike, byteOffset: number, length: number) => Bw2lArrayData> = {
-  fp64: Float64Array, fp32: Float32Array, fp16: Uint16Array, i64: BigInt64Array, i32: Int32Array, i16: Int16Array, i8: Int8Array,
+  fp64: Float64Array,
+  fp32: Float32Array,
+  fp16: Uint16Array,
+  i64: BigInt64Array,
+  i32: Int32Array,
+  i16: Int16Array,
+  i8: Int8Array,
 };
 
 /** Random data of `dtype` in a typed array over a larger buffer (a view at an offset, as real data often is). */
@@ -46,11 +52,24 @@ function randomModel(seed: number, version: 1 | 2): { input: ModelInput; params:
     const dims = Array.from({ length: rank }, () => 1 + Math.floor(next() * 9));
     if (p === 0) dims.splice(0, 2, 30 + Math.floor(next() * 40), 20 + Math.floor(next() * 30)); // a larger matrix
     const dtype = dtypes[Math.floor(next() * dtypes.length)]!;
-    params.push({ dtype, dims, data: randomData(dtype, dims.reduce((a, b) => a * b, 1), seed * 10 + p) });
+    params.push({
+      dtype,
+      dims,
+      data: randomData(
+        dtype,
+        dims.reduce((a, b) => a * b, 1),
+        seed * 10 + p,
+      ),
+    });
   }
   const input: ModelInput = {
-    version, arch: ["A", "B"], tokens: ["a", "b"],
-    layers: [{ arch: "A", params: params.slice(0, 2) }, { arch: "B", params: params.slice(2, 3) }],
+    version,
+    arch: ["A", "B"],
+    tokens: ["a", "b"],
+    layers: [
+      { arch: "A", params: params.slice(0, 2) },
+      { arch: "B", params: params.slice(2, 3) },
+    ],
     transitions: params[3],
   };
   return { input, params };
@@ -59,18 +78,28 @@ function randomModel(seed: number, version: 1 | 2): { input: ModelInput; params:
 /** The model with every param transposed eagerly, as create() used to store it. */
 function eagerFile(input: ModelInput): lib.bw2l.Bw2lFile {
   const file = lib.bw2l.create(input);
-  const inputs = [...(input.layers ?? []).flatMap((l) => l.params ?? []), ...(input.transitions ? [input.transitions] : [])];
-  const arrays = file.sections.flatMap((s) => ("layers" in s ? s.layers.flatMap((l) => l.params) : "array" in s ? [s.array] : []));
+  const inputs = [
+    ...(input.layers ?? []).flatMap((l) => l.params ?? []),
+    ...(input.transitions ? [input.transitions] : []),
+  ];
+  const arrays = file.sections.flatMap((s) =>
+    "layers" in s ? s.layers.flatMap((l) => l.params) : "array" in s ? [s.array] : [],
+  );
   arrays.forEach((array, i) => {
     const { dims, data } = inputs[i]!;
-    array.data = dims!.filter((d) => d > 1).length > 1 ? kernels.rowToColumnMajor(data as Bw2lArrayData, dims!) : (data as Bw2lArrayData);
+    array.data =
+      dims!.filter((d) => d > 1).length > 1
+        ? kernels.rowToColumnMajor(data as Bw2lArrayData, dims!)
+        : (data as Bw2lArrayData);
   });
   return file;
 }
 
 async function writeToChunks(file: lib.bw2l.Bw2lFile): Promise<Uint8Array[]> {
   const chunks: Uint8Array[] = [];
-  await lib.bw2l.writeTo(file, (c) => { chunks.push(c.slice()); });
+  await lib.bw2l.writeTo(file, (c) => {
+    chunks.push(c.slice());
+  });
   return chunks;
 }
 
@@ -89,8 +118,15 @@ describe("bw2l.create: column-major payloads written in bands", () => {
         // the uniform view: the row-major data back (v2), the stored order (v1)
         const tensors = lib.bw2l.tensors(built);
         const reread = lib.bw2l.tensors(lib.bw2l.read(want));
-        tensors.forEach((t, i) => expect(sameBytes(new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
-          new Uint8Array(reread[i]!.data.buffer, reread[i]!.data.byteOffset, reread[i]!.data.byteLength)), `seed ${seed} ${t.name}`).toBe(true));
+        tensors.forEach((t, i) =>
+          expect(
+            sameBytes(
+              new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength),
+              new Uint8Array(reread[i]!.data.buffer, reread[i]!.data.byteOffset, reread[i]!.data.byteLength),
+            ),
+            `seed ${seed} ${t.name}`,
+          ).toBe(true),
+        );
       }
     });
   }
@@ -116,6 +152,8 @@ describe("bw2l.create: column-major payloads written in bands", () => {
     const file = lib.bw2l.create({ layers: [{ arch: "L", params: [{ dims: [300, 500], data }] }] });
     const chunks = await writeToChunks(file);
     expect(Math.max(...chunks.map((c) => c.length))).toBeLessThanOrEqual(64 * 1024);
-    expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(lib.bw2l.write(eagerFile({ layers: [{ arch: "L", params: [{ dims: [300, 500], data }] }] })).length);
+    expect(chunks.reduce((n, c) => n + c.length, 0)).toBe(
+      lib.bw2l.write(eagerFile({ layers: [{ arch: "L", params: [{ dims: [300, 500], data }] }] })).length,
+    );
   });
 });

@@ -4,7 +4,19 @@ import { describe, expect, it } from "vitest";
 import * as bw2l from "../../bindings/formats/bw2l.js";
 import { bytesOf } from "../../bindings/tensor.js";
 import {
-  concat, f32Sequence, longStr, rawArray, rawFile, rawFloat32Array, rawKeyval, rawLayers, randomModel, shortStr, tinyModel, u64, u8,
+  concat,
+  f32Sequence,
+  longStr,
+  rawArray,
+  rawFile,
+  rawFloat32Array,
+  rawKeyval,
+  rawLayers,
+  randomModel,
+  shortStr,
+  tinyModel,
+  u64,
+  u8,
 } from "../helpers/bw2l-builders.js";
 import { randomNormal } from "../helpers/rng.js";
 import { expectFormatError } from "../helpers/bytes.js";
@@ -13,17 +25,15 @@ import { columnToRowOracle, rowToColumnOracle } from "../helpers/oracles.js";
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
-
-
-
-
 function withoutPositions(file: bw2l.Bw2lFile): unknown {
-  return JSON.parse(JSON.stringify(file, (key, value) => {
-    if (key === "byteOffset" || key === "dataOffset") return undefined;
-    if (typeof value === "bigint") return `${value}n`;
-    if (ArrayBuffer.isView(value)) return { type: value.constructor.name, sha: sha256(bytesOf(value)) };
-    return value;
-  }));
+  return JSON.parse(
+    JSON.stringify(file, (key, value) => {
+      if (key === "byteOffset" || key === "dataOffset") return undefined;
+      if (typeof value === "bigint") return `${value}n`;
+      if (ArrayBuffer.isView(value)) return { type: value.constructor.name, sha: sha256(bytesOf(value)) };
+      return value;
+    }),
+  );
 }
 
 const ALL_DTYPES: { dtype: bw2l.Bw2lDType; dims: number[]; data: bw2l.Bw2lArrayData }[] = [
@@ -37,29 +47,41 @@ const ALL_DTYPES: { dtype: bw2l.Bw2lDType; dims: number[]; data: bw2l.Bw2lArrayD
 ];
 
 describe("bw2l builder round trips", () => {
-  it.each([1, 2] as const)("v%i: every dtype as layer params and array sections; row-major in, row-major out", (version) => {
-    const file = bw2l.create({
-      version,
-      name: "all dtypes",
-      layers: [{ arch: "X", params: ALL_DTYPES.map((p) => ({ dims: p.dims, data: p.data })) }, { arch: "" }],
-      arrays: Object.fromEntries(ALL_DTYPES.map((p) => [`a_${p.dtype}`, { dtype: p.dtype, dims: p.dims, data: p.data }])),
-    });
-    const bytes = bw2l.write(file);
-    const back = bw2l.read(bytes);
-    expect(withoutPositions(back)).toEqual(withoutPositions(file));
-    expect(bw2l.write(back)).toEqual(bytes);
-    const tensors = new Map(bw2l.tensors(back).map((t) => [t.name, t]));
-    ALL_DTYPES.forEach((p, j) => {
-      for (const name of [`layers.0.${j}`, `a_${p.dtype}`]) {
-        const t = tensors.get(name)!;
-        expect(t.shape).toEqual(version === 2 ? p.dims : [p.data.length]);
-        expect(t.dtype).toBe({ fp64: "float64", fp32: "float32", fp16: "float16", i64: "int64", i32: "int32", i16: "int16", i8: "int8" }[p.dtype]);
-        // v2 gives the data back as given; v1 has no dims, so it shows the stored (column-major) order
-        const expected = version === 2 ? Array.from(p.data as ArrayLike<unknown>) : rowToColumnOracle(p.data as ArrayLike<unknown>, p.dims);
-        expect(Array.from(t.data as ArrayLike<unknown>), name).toEqual(expected);
-      }
-    });
-  });
+  it.each([1, 2] as const)(
+    "v%i: every dtype as layer params and array sections; row-major in, row-major out",
+    (version) => {
+      const file = bw2l.create({
+        version,
+        name: "all dtypes",
+        layers: [{ arch: "X", params: ALL_DTYPES.map((p) => ({ dims: p.dims, data: p.data })) }, { arch: "" }],
+        arrays: Object.fromEntries(
+          ALL_DTYPES.map((p) => [`a_${p.dtype}`, { dtype: p.dtype, dims: p.dims, data: p.data }]),
+        ),
+      });
+      const bytes = bw2l.write(file);
+      const back = bw2l.read(bytes);
+      expect(withoutPositions(back)).toEqual(withoutPositions(file));
+      expect(bw2l.write(back)).toEqual(bytes);
+      const tensors = new Map(bw2l.tensors(back).map((t) => [t.name, t]));
+      ALL_DTYPES.forEach((p, j) => {
+        for (const name of [`layers.0.${j}`, `a_${p.dtype}`]) {
+          const t = tensors.get(name)!;
+          expect(t.shape).toEqual(version === 2 ? p.dims : [p.data.length]);
+          expect(t.dtype).toBe(
+            { fp64: "float64", fp32: "float32", fp16: "float16", i64: "int64", i32: "int32", i16: "int16", i8: "int8" }[
+              p.dtype
+            ],
+          );
+          // v2 gives the data back as given; v1 has no dims, so it shows the stored (column-major) order
+          const expected =
+            version === 2
+              ? Array.from(p.data as ArrayLike<unknown>)
+              : rowToColumnOracle(p.data as ArrayLike<unknown>, p.dims);
+          expect(Array.from(t.data as ArrayLike<unknown>), name).toEqual(expected);
+        }
+      });
+    },
+  );
 
   it("stores builder data column-major (what ArrayFire and the wav2letter loader expect)", () => {
     const data = Float32Array.from({ length: 24 }, (_, i) => i);
@@ -80,12 +102,18 @@ describe("bw2l builder round trips", () => {
       layers: [{ arch: "R" }, { arch: "L 2 2", params: [{ data: [1, 2, 3, 4], dtype: "fp32", dims: [2, 2, 1, 1] }] }],
       tokens: ["a", "b"],
       config: { criterion: "ctc" },
-      flags: { zeta: "1", "": "", Beta: "2", alpha: "3", "é": "4" },
+      flags: { zeta: "1", "": "", Beta: "2", alpha: "3", é: "4" },
     });
     expect(file.version).toBe(2);
     expect(file.sections.map((s) => [s.name, s.type])).toEqual([
-      ["flags", "keyval"], ["config", "keyval"], ["arch", "utf8"], ["tokens", "utf8"], ["layers", "layers"],
-      ["transitions", "array"], ["extra", "array"], ["spm", "data"],
+      ["flags", "keyval"],
+      ["config", "keyval"],
+      ["arch", "utf8"],
+      ["tokens", "utf8"],
+      ["layers", "layers"],
+      ["transitions", "array"],
+      ["extra", "array"],
+      ["spm", "data"],
     ]);
     const flags = file.sections[0]!;
     if (!bw2l.isKeyvalSection(flags)) throw new Error("flags");
@@ -107,7 +135,9 @@ describe("bw2l builder round trips", () => {
     expect(bw2l.blobs(back).map((b) => b.name)).toEqual(["spm.bin"]);
     const weight = bw2l.tensors(back).find((t) => t.name === "layers.4.0")!;
     expect(Array.from(weight.data as Float32Array)).toEqual(
-      version === 2 ? Array.from(f32Sequence(-1.5, 0.125, 24)) : rowToColumnOracle(f32Sequence(-1.5, 0.125, 24), [6, 4]),
+      version === 2
+        ? Array.from(f32Sequence(-1.5, 0.125, 24))
+        : rowToColumnOracle(f32Sequence(-1.5, 0.125, 24), [6, 4]),
     );
   });
 
@@ -128,20 +158,35 @@ describe("bw2l builder round trips", () => {
       expect(sha256(bytesOf(first.data))).toBe(sha256(bytesOf(rowMajor)));
     } else {
       expect(first.shape).toEqual([out * 64]);
-      expect(sha256(bytesOf(first.data))).toBe(sha256(bytesOf(Float32Array.from(rowToColumnOracle(rowMajor, [out, 64])))));
+      expect(sha256(bytesOf(first.data))).toBe(
+        sha256(bytesOf(Float32Array.from(rowToColumnOracle(rowMajor, [out, 64])))),
+      );
     }
   });
 });
 
 describe("bw2l keyval, strings and sections", () => {
   it("keeps every keyval entry in file order: the empty key and duplicates; the maps follow the reference", () => {
-    const entries: [string, string][] = [["z", "1"], ["", "hidden by the reference"], ["a", "first"], ["a", "second"], ["criterion", "asg"]];
-    const bytes = rawFile(2, "", [{ name: "flags", type: "keyval", data: rawKeyval(entries) }, { name: "config", type: "keyval", data: rawKeyval([["criterion", "ctc"]]) }]);
+    const entries: [string, string][] = [
+      ["z", "1"],
+      ["", "hidden by the reference"],
+      ["a", "first"],
+      ["a", "second"],
+      ["criterion", "asg"],
+    ];
+    const bytes = rawFile(2, "", [
+      { name: "flags", type: "keyval", data: rawKeyval(entries) },
+      { name: "config", type: "keyval", data: rawKeyval([["criterion", "ctc"]]) },
+    ]);
     const file = bw2l.read(bytes);
     const flags = file.sections[0]!;
     if (!bw2l.isKeyvalSection(flags)) throw new Error("flags");
     expect(flags.entries.map((e) => [e.key, e.value])).toEqual(entries);
-    expect([...bw2l.flags(file)]).toEqual([["z", "1"], ["a", "second"], ["criterion", "asg"]]);
+    expect([...bw2l.flags(file)]).toEqual([
+      ["z", "1"],
+      ["a", "second"],
+      ["criterion", "asg"],
+    ]);
     expect(bw2l.config(file).get("criterion")).toBe("ctc");
     expect(bw2l.write(file)).toEqual(bytes);
     expect(bw2l.verify(file)).toContainEqual(expect.stringMatching(/repeats the key "a"/));
@@ -192,7 +237,9 @@ describe("bw2l keyval, strings and sections", () => {
     expect(file.sections).toHaveLength(4);
     expect(bw2l.verify(file).filter((w) => /repeats the name/.test(w))).toHaveLength(2);
     const tensors = bw2l.tensors(file);
-    expect(tensors.map((t) => [t.name, Array.from(t.data as ArrayLike<unknown>)])).toEqual([["transitions", [3, 4, 5]]]);
+    expect(tensors.map((t) => [t.name, Array.from(t.data as ArrayLike<unknown>)])).toEqual([
+      ["transitions", [3, 4, 5]],
+    ]);
     expect(bw2l.blobs(file).map((b) => Array.from(b.bytes as Uint8Array))).toEqual([[2]]);
     expect(bw2l.write(file)).toEqual(bytes);
   });
@@ -201,7 +248,10 @@ describe("bw2l keyval, strings and sections", () => {
     const array = concat(rawFloat32Array(2, [1, 2], [2]), Uint8Array.of(0xaa, 0xbb));
     const bytes = rawFile(2, "", [{ name: "a", type: "array", data: array }]);
     const dataStart = bytes.length - array.length;
-    expectFormatError(() => bw2l.read(bytes), "CORRUPT", { offset: dataStart + array.length - 2, field: "sections[0].data" });
+    expectFormatError(() => bw2l.read(bytes), "CORRUPT", {
+      offset: dataStart + array.length - 2,
+      field: "sections[0].data",
+    });
     const layers = concat(rawLayers(1, [{ arch: "R", params: [] }]), Uint8Array.of(1));
     const bytes1 = rawFile(1, "", [{ name: "layers", type: "layers", data: layers }]);
     expectFormatError(() => bw2l.read(bytes1), "CORRUPT", { offset: bytes1.length - 1 });
@@ -211,7 +261,10 @@ describe("bw2l keyval, strings and sections", () => {
     const layers = rawLayers(2, [{ arch: "L", params: [rawArray(2, "bf16", new Uint8Array(4), 2, [2])] }]);
     const bytes = rawFile(2, "", [{ name: "layers", type: "layers", data: layers }]);
     const dtypeAt = bytes.length - layers.length + 8 + 8 + 1 + 8;
-    const error = expectFormatError(() => bw2l.read(bytes), "UNSUPPORTED", { offset: dtypeAt, field: "sections[0].layers[0].params[0].dtype" });
+    const error = expectFormatError(() => bw2l.read(bytes), "UNSUPPORTED", {
+      offset: dtypeAt,
+      field: "sections[0].layers[0].params[0].dtype",
+    });
     expect(error.message).toMatch(/"bf16"/);
   });
 
@@ -220,12 +273,22 @@ describe("bw2l keyval, strings and sections", () => {
     expectFormatError(() => bw2l.read(header(2n ** 62n)), "TRUNCATED", { field: "sections" });
     expectFormatError(() => bw2l.read(header(2n ** 64n - 1n)), "TRUNCATED", { field: "sections" });
     const section = (rest: Uint8Array) => concat(header(1n), shortStr("a"), shortStr("array"), rest);
-    expectFormatError(() => bw2l.read(section(concat(u64(2n ** 63n), utf8("desc")))), "TRUNCATED", { field: "sections[0].desc" });
-    expectFormatError(() => bw2l.read(section(concat(longStr(""), u64(2n ** 60n)))), "TRUNCATED", { field: "sections[0].data" });
+    expectFormatError(() => bw2l.read(section(concat(u64(2n ** 63n), utf8("desc")))), "TRUNCATED", {
+      field: "sections[0].desc",
+    });
+    expectFormatError(() => bw2l.read(section(concat(longStr(""), u64(2n ** 60n)))), "TRUNCATED", {
+      field: "sections[0].data",
+    });
     const array = (a: Uint8Array) => rawFile(2, "", [{ name: "a", type: "array", data: a }]);
-    expectFormatError(() => bw2l.read(array(rawArray(2, "fp64", new Uint8Array(8), 2n ** 61n, [1]))), "TRUNCATED", { field: "sections[0].array.data" });
-    expectFormatError(() => bw2l.read(array(rawArray(2, "fp32", new Uint8Array(4), 1, [2n ** 60n]))), "LIMIT", { field: "sections[0].array.dims[0]" });
-    const layers = rawFile(1, "", [{ name: "layers", type: "layers", data: concat(u64(2n ** 40n), new Uint8Array(40)) }]);
+    expectFormatError(() => bw2l.read(array(rawArray(2, "fp64", new Uint8Array(8), 2n ** 61n, [1]))), "TRUNCATED", {
+      field: "sections[0].array.data",
+    });
+    expectFormatError(() => bw2l.read(array(rawArray(2, "fp32", new Uint8Array(4), 1, [2n ** 60n]))), "LIMIT", {
+      field: "sections[0].array.dims[0]",
+    });
+    const layers = rawFile(1, "", [
+      { name: "layers", type: "layers", data: concat(u64(2n ** 40n), new Uint8Array(40)) },
+    ]);
     expectFormatError(() => bw2l.read(layers), "TRUNCATED", { field: "sections[0].layers" });
   });
 
@@ -234,7 +297,9 @@ describe("bw2l keyval, strings and sections", () => {
     const file = bw2l.create({ name: long, arrays: { [long]: { data: Float32Array.of(1) } } });
     expect(bw2l.read(bw2l.write(file)).name).toBe(long);
     expect(() => bw2l.write({ ...file, name: `${long}y` })).toThrow(/name is 256 bytes/);
-    expect(() => bw2l.write(bw2l.create({ flags: { ["k".repeat(256)]: "v" } }))).toThrow(/sections\[0\]\.entries\[0\]\.key is 256 bytes/);
+    expect(() => bw2l.write(bw2l.create({ flags: { ["k".repeat(256)]: "v" } }))).toThrow(
+      /sections\[0\]\.entries\[0\]\.key is 256 bytes/,
+    );
     // long strings have no such limit
     const big = "v".repeat(100_000);
     expect(bw2l.flags(bw2l.read(bw2l.write(bw2l.create({ flags: { k: big } })))).get("k")).toBe(big);
@@ -274,10 +339,23 @@ describe("bw2l keyval, strings and sections", () => {
     expect(result.version).toBe(1);
     expect(result.meta).toMatchObject({ criterion: "ctc", tokenCount: 6, layerCount: 5 });
     expect(result.arch).toEqual(["V -1 1 8 0", "C 8 4 3 1 -1 1", "R", "RO 2 0 3 1", "L 4 6"]);
-    expect((result.sections as { name: string }[]).map((s) => s.name)).toEqual(["flags", "config", "arch", "tokens", "layers", "spm"]);
+    expect((result.sections as { name: string }[]).map((s) => s.name)).toEqual([
+      "flags",
+      "config",
+      "arch",
+      "tokens",
+      "layers",
+      "spm",
+    ]);
     expect((result.sections as { size: number }[])[5]!.size).toBe(40);
     expect((result.layers as { params: unknown[]; scale: number; offset: number }[])[1]).toEqual({
-      arch: "C 8 4 3 1 -1 1", scale: 1, offset: 0, params: [{ dtype: "fp32", length: 96 }, { dtype: "fp32", length: 4 }],
+      arch: "C 8 4 3 1 -1 1",
+      scale: 1,
+      offset: 0,
+      params: [
+        { dtype: "fp32", length: 96 },
+        { dtype: "fp32", length: 4 },
+      ],
     });
     expect(result.tensors[0]).toEqual({ name: "layers.1.0", dtype: "float32", shape: [96], byteLength: 384 });
   });
@@ -285,19 +363,39 @@ describe("bw2l keyval, strings and sections", () => {
   it("column-major tensors of rank > 8: axes of extent 1 are fine, more than 8 long axes are UNSUPPORTED", () => {
     const dims = [2, 1, 1, 1, 1, 1, 1, 1, 1, 3];
     const values = Float32Array.from({ length: 6 }, (_, i) => i);
-    const ok = bw2l.read(bw2l.write({ version: 2, name: "", sections: [{ name: "a", type: "array", desc: "", array: { dtype: "fp32", dims, data: values } }] }));
+    const ok = bw2l.read(
+      bw2l.write({
+        version: 2,
+        name: "",
+        sections: [{ name: "a", type: "array", desc: "", array: { dtype: "fp32", dims, data: values } }],
+      }),
+    );
     const [t] = bw2l.tensors(ok);
     expect(t!.shape).toEqual(dims);
     expect(Array.from(t!.data as ArrayLike<unknown>)).toEqual(columnToRowOracle(values, [2, 3]));
-    const wide = bw2l.read(bw2l.write({ version: 2, name: "", sections: [{ name: "w", type: "array", desc: "", array: { dtype: "i8", dims: new Array(9).fill(2), data: new Int8Array(512) } }] }));
+    const wide = bw2l.read(
+      bw2l.write({
+        version: 2,
+        name: "",
+        sections: [
+          {
+            name: "w",
+            type: "array",
+            desc: "",
+            array: { dtype: "i8", dims: new Array(9).fill(2), data: new Int8Array(512) },
+          },
+        ],
+      }),
+    );
     expectFormatError(() => bw2l.tensors(wide), "UNSUPPORTED");
   });
 });
 
 describe("bw2l writer checks", () => {
   it("refuses what it cannot write faithfully, naming the field", () => {
-    const ok = (): bw2l.Bw2lFile => bw2l.create({ version: 1, layers: [{ arch: "L", params: [{ data: Float32Array.of(1, 2) }] }] });
-    const layer = (f: bw2l.Bw2lFile) => (f.sections.find(bw2l.isLayersSection)!).layers[0]!;
+    const ok = (): bw2l.Bw2lFile =>
+      bw2l.create({ version: 1, layers: [{ arch: "L", params: [{ data: Float32Array.of(1, 2) }] }] });
+    const layer = (f: bw2l.Bw2lFile) => f.sections.find(bw2l.isLayersSection)!.layers[0]!;
     const range = ok();
     layer(range).params[0]!.data = { byteOffset: 10, byteLength: 8 };
     expect(() => bw2l.write(range)).toThrow(/params\[0\]\.data is a byte range from readFrom/);
@@ -314,7 +412,9 @@ describe("bw2l writer checks", () => {
     const v2identity = { ...ok(), version: 2 as const };
     expect(bw2l.read(bw2l.write(v2identity)).sections.find(bw2l.isLayersSection)!.layers[0]!.scale).toBeUndefined();
     expect(() => bw2l.write({ ...ok(), version: 3 as 2 })).toThrow(/version must be 1 or 2/);
-    expect(() => bw2l.create({ arrays: { a: { dims: [2, 2], data: Float32Array.of(1, 2, 3) } } })).toThrow(/do not hold the 3 elements/);
+    expect(() => bw2l.create({ arrays: { a: { dims: [2, 2], data: Float32Array.of(1, 2, 3) } } })).toThrow(
+      /do not hold the 3 elements/,
+    );
     expect(() => bw2l.create({ arrays: { a: { data: [1, 2] } } })).toThrow(/dtype is needed/);
   });
 });
@@ -322,11 +422,27 @@ describe("bw2l writer checks", () => {
 describe("inspect and verify agree on where criterion comes from", () => {
   const layers = [{ arch: "L 1 1", params: [{ dims: [1, 1, 1, 1], data: new Float32Array([1]) }] }];
   it("config's criterion is meta.criterion; a criterion only in flags is meta.flagsCriterion and verify names it", () => {
-    const onlyFlags = bw2l.read(bw2l.write(bw2l.create({ flags: { criterion: "ctc" }, config: { other: "x" }, arch: ["L 1 1"], tokens: ["a"], layers })));
+    const onlyFlags = bw2l.read(
+      bw2l.write(
+        bw2l.create({ flags: { criterion: "ctc" }, config: { other: "x" }, arch: ["L 1 1"], tokens: ["a"], layers }),
+      ),
+    );
     expect(bw2l.inspect(onlyFlags).meta).toMatchObject({ flagsCriterion: "ctc" });
     expect(bw2l.inspect(onlyFlags).meta.criterion).toBeUndefined();
-    expect(bw2l.verify(onlyFlags)).toContainEqual(expect.stringMatching(/config criterion null: .*flags say "ctc", but the loader reads config's/));
-    const both = bw2l.read(bw2l.write(bw2l.create({ flags: { criterion: "asg" }, config: { criterion: "ctc" }, arch: ["L 1 1"], tokens: ["a"], layers })));
+    expect(bw2l.verify(onlyFlags)).toContainEqual(
+      expect.stringMatching(/config criterion null: .*flags say "ctc", but the loader reads config's/),
+    );
+    const both = bw2l.read(
+      bw2l.write(
+        bw2l.create({
+          flags: { criterion: "asg" },
+          config: { criterion: "ctc" },
+          arch: ["L 1 1"],
+          tokens: ["a"],
+          layers,
+        }),
+      ),
+    );
     expect(bw2l.inspect(both).meta).toMatchObject({ criterion: "ctc", flagsCriterion: "asg" });
     expect(bw2l.verify(both).some((w) => w.includes("criterion"))).toBe(false);
   });

@@ -20,9 +20,21 @@ function floatModel(version: 1 | 2): { file: bw2l.Bw2lFile } {
     version,
     config: { criterion: "ctc" },
     layers: [
-      { arch: "L 32 64", params: [{ dims: [64, 32, 1, 1], data: w0 }, { dims: [64, 1, 1, 1], data: b0 }] },
+      {
+        arch: "L 32 64",
+        params: [
+          { dims: [64, 32, 1, 1], data: w0 },
+          { dims: [64, 1, 1, 1], data: b0 },
+        ],
+      },
       { arch: "R" },
-      { arch: "L 64 16", params: [{ dims: [16, 64, 1, 1], data: w1 }, { dtype: "i32", data: Int32Array.of(1, 2, 3) }] },
+      {
+        arch: "L 64 16",
+        params: [
+          { dims: [16, 64, 1, 1], data: w1 },
+          { dtype: "i32", data: Int32Array.of(1, 2, 3) },
+        ],
+      },
     ],
     transitions: { dims: [2, 2, 1, 1], data: Float32Array.of(0.1, 0.2, 0.3, 0.4) },
   });
@@ -60,8 +72,13 @@ describe("bw2l fp16 quantization", () => {
     }
     // read({ dequantize }) and tensors({ dtype: "float32" }) agree element for element (stored order vs view)
     const viaRead = bw2l.tensors(dequantized);
-    for (const t of tensors) expect(Array.from(viaRead.find((x) => x.name === t.name)!.data as ArrayLike<unknown>)).toEqual(Array.from(t.data as ArrayLike<unknown>));
-    console.log(`bw2l fp16 v${version} round trip: worst relative error ${worst.toExponential(3)} (bound 2^-11 = ${(2 ** -11).toExponential(3)})`);
+    for (const t of tensors)
+      expect(Array.from(viaRead.find((x) => x.name === t.name)!.data as ArrayLike<unknown>)).toEqual(
+        Array.from(t.data as ArrayLike<unknown>),
+      );
+    console.log(
+      `bw2l fp16 v${version} round trip: worst relative error ${worst.toExponential(3)} (bound 2^-11 = ${(2 ** -11).toExponential(3)})`,
+    );
   });
 });
 
@@ -71,7 +88,14 @@ describe("bw2l i8 quantization", () => {
   });
 
   it("chooseI8Params: 255 steps cover [min(0, lo), max(0, hi)], zero is exact, offset within int8", () => {
-    for (const [lo, hi] of [[-1, 1], [0.25, 7.5], [-3, -0.5], [-1e-6, 2e-6], [0, 0], [-100, 0.001]]) {
+    for (const [lo, hi] of [
+      [-1, 1],
+      [0.25, 7.5],
+      [-3, -0.5],
+      [-1e-6, 2e-6],
+      [0, 0],
+      [-100, 0.001],
+    ]) {
       const { scale, offset } = bw2l.chooseI8Params(lo!, hi!);
       expect(Math.fround(scale)).toBe(scale);
       expect(Number.isInteger(offset) && offset >= -128 && offset <= 127).toBe(true);
@@ -99,7 +123,11 @@ describe("bw2l i8 quantization", () => {
     const tensors = new Map(bw2l.tensors(back, { dtype: "float32" }).map((t) => [t.name, t]));
     const original = new Map(bw2l.tensors(stored).map((t) => [t.name, t]));
     const report: string[] = [];
-    for (const [name, layerIndex] of [["layers.0.0", 0], ["layers.0.1", 0], ["layers.2.0", 2]] as const) {
+    for (const [name, layerIndex] of [
+      ["layers.0.0", 0],
+      ["layers.0.1", 0],
+      ["layers.2.0", 2],
+    ] as const) {
       const layer = layers[layerIndex]!;
       const scale = layer.scale!;
       const offset = Number(layer.offset!);
@@ -121,15 +149,24 @@ describe("bw2l i8 quantization", () => {
     expect(Number(layers[2]!.offset)).toBe(-128);
     // dequantizing on read gives the same floats and resets the layers to 1 and 0
     const dequantized = bw2l.read(bytes, { dequantize: true });
-    expect(layersOf(dequantized).map((l) => [l.scale, l.offset])).toEqual([[1, 0n], [1, 0n], [1, 0n]]);
+    expect(layersOf(dequantized).map((l) => [l.scale, l.offset])).toEqual([
+      [1, 0n],
+      [1, 0n],
+      [1, 0n],
+    ]);
     for (const t of bw2l.tensors(dequantized)) {
-      if (t.dtype === "float32") expect(Array.from(t.data as ArrayLike<unknown>)).toEqual(Array.from(tensors.get(t.name)!.data as ArrayLike<unknown>));
+      if (t.dtype === "float32")
+        expect(Array.from(t.data as ArrayLike<unknown>)).toEqual(
+          Array.from(tensors.get(t.name)!.data as ArrayLike<unknown>),
+        );
     }
   });
 
   it("dequantizes a hand-made v1 layer: value = (q - offset) * scale", () => {
     const q = Int8Array.of(-128, -3, 0, 3, 127);
-    const layers = rawLayers(1, [{ arch: "L", scale: 0.5, offset: 3n, params: [rawArray(1, "i8", new Uint8Array(q.buffer), q.length)] }]);
+    const layers = rawLayers(1, [
+      { arch: "L", scale: 0.5, offset: 3n, params: [rawArray(1, "i8", new Uint8Array(q.buffer), q.length)] },
+    ]);
     const bytes = rawFile(1, "", [{ name: "layers", type: "layers", data: layers }]);
     const file = bw2l.read(bytes);
     expect(layersOf(file)[0]!.scale).toBe(0.5);
@@ -140,22 +177,39 @@ describe("bw2l i8 quantization", () => {
     expect(Array.from(wide!.data as ArrayLike<unknown>)).toEqual([-65.5, -3, -1.5, 0, 62]);
     const read = bw2l.read(bytes, { dequantize: true });
     expect(Array.from(layersOf(read)[0]!.params[0]!.data as Float32Array)).toEqual([-65.5, -3, -1.5, 0, 62]);
-    expect(bw2l.verify(file)).toContainEqual(expect.stringMatching(/scale 0.5 and offset 3: the reference loader ignores them/));
+    expect(bw2l.verify(file)).toContainEqual(
+      expect.stringMatching(/scale 0.5 and offset 3: the reference loader ignores them/),
+    );
   });
 
   it("refuses layers it cannot give one scale (mixed int8 and float32) and non-finite values", () => {
-    const mixed = bw2l.create({ version: 1, layers: [{ arch: "L", params: [{ data: Int8Array.of(1) }, { data: Float32Array.of(0.5) }] }] });
+    const mixed = bw2l.create({
+      version: 1,
+      layers: [{ arch: "L", params: [{ data: Int8Array.of(1) }, { data: Float32Array.of(0.5) }] }],
+    });
     expect(() => bw2l.write(mixed, { quantize: "i8" })).toThrow(/mixes int8 and float32/);
-    const infinite = bw2l.create({ version: 1, layers: [{ arch: "L", params: [{ data: Float32Array.of(1, Infinity) }] }] });
+    const infinite = bw2l.create({
+      version: 1,
+      layers: [{ arch: "L", params: [{ data: Float32Array.of(1, Infinity) }] }],
+    });
     expect(() => bw2l.write(infinite, { quantize: "i8" })).toThrow(/finite/);
     expect(() => bw2l.write(mixed, { quantize: "int4" as "i8" })).toThrow(/quantize must be/);
   });
 
   it("sets config.quantization in key order, or adds a config section after flags", () => {
-    const withConfig = bw2l.create({ version: 1, flags: { a: "1" }, config: { criterion: "ctc", zz: "1" }, layers: [{ arch: "R" }] });
+    const withConfig = bw2l.create({
+      version: 1,
+      flags: { a: "1" },
+      config: { criterion: "ctc", zz: "1" },
+      layers: [{ arch: "R" }],
+    });
     const a = bw2l.read(bw2l.write(withConfig, { quantize: "fp16" }));
     const config = a.sections.find((s) => s.name === "config");
-    expect(config && bw2l.isKeyvalSection(config) && config.entries.map((e) => e.key)).toEqual(["criterion", "quantization", "zz"]);
+    expect(config && bw2l.isKeyvalSection(config) && config.entries.map((e) => e.key)).toEqual([
+      "criterion",
+      "quantization",
+      "zz",
+    ]);
     const without = bw2l.create({ version: 1, flags: { a: "1" }, tokens: ["x"], layers: [{ arch: "R" }] });
     const b = bw2l.read(bw2l.write(without, { quantize: "i8" }));
     expect(b.sections.map((s) => s.name)).toEqual(["flags", "config", "arch", "tokens", "layers"]);

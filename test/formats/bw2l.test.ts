@@ -15,17 +15,18 @@ import { rng } from "../helpers/rng.js";
 import { choppySource } from "../helpers/sources.js";
 import { expectFormatError } from "../helpers/bytes.js";
 import { columnToRowOracle } from "../helpers/oracles.js";
-function expectBw2lError(fn: () => unknown, code: FormatErrorCode, where: { offset?: number; field?: string | RegExp } = {}) {
+function expectBw2lError(
+  fn: () => unknown,
+  code: FormatErrorCode,
+  where: { offset?: number; field?: string | RegExp } = {},
+) {
   return expectFormatError(fn, code, { format: "bw2l", ...where });
 }
-
 
 // ---------------------------------------------------------------------------------------------------- helpers
 
 const sha256 = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 const text = (s: string) => new TextEncoder().encode(s);
-
-
 
 function section(file: bw2l.Bw2lFile, name: string): bw2l.Bw2lSection {
   const found = file.sections.filter((s) => s.name === name);
@@ -50,16 +51,19 @@ function rawBytesOf(array: bw2l.Bw2lArray): Uint8Array {
   return bytesOf(array.data);
 }
 
-
 /** read()'s result with every payload replaced by its byte range: what readFrom() must return. */
 function withRanges(file: bw2l.Bw2lFile, fileSize: number): unknown {
-  const range = (offset: number | undefined, data: { byteLength: number }) => ({ byteOffset: offset, byteLength: data.byteLength });
+  const range = (offset: number | undefined, data: { byteLength: number }) => ({
+    byteOffset: offset,
+    byteLength: data.byteLength,
+  });
   const array = (a: bw2l.Bw2lArray) => ({ ...a, data: range(a.byteOffset, a.data) });
   return {
     ...file,
     sections: file.sections.map((s) => {
       if (bw2l.isArraySection(s)) return { ...s, array: array(s.array) };
-      if (bw2l.isLayersSection(s)) return { ...s, layers: s.layers.map((l) => ({ ...l, params: l.params.map(array) })) };
+      if (bw2l.isLayersSection(s))
+        return { ...s, layers: s.layers.map((l) => ({ ...l, params: l.params.map(array) })) };
       if (bw2l.isRawSection(s)) return { ...s, data: range(s.dataOffset, s.data) };
       return s;
     }),
@@ -70,8 +74,17 @@ function withRanges(file: bw2l.Bw2lFile, fileSize: number): unknown {
 // ---------------------------------------------------------------------------------------------------- fixtures
 
 const VALID = [
-  "ref_b2l_test_out_v1.b2l", "ref_b2l_test_out_v2.b2l", "tiny_ctc_v1.b2l", "tiny_ctc_v2.b2l", "tiny_asg_v1.b2l",
-  "tiny_asg_v2.b2l", "dtypes_v1.b2l", "dtypes_v2.b2l", "empty_v1.b2l", "empty_v2.b2l", "synthetic/fp16_v2.b2l",
+  "ref_b2l_test_out_v1.b2l",
+  "ref_b2l_test_out_v2.b2l",
+  "tiny_ctc_v1.b2l",
+  "tiny_ctc_v2.b2l",
+  "tiny_asg_v1.b2l",
+  "tiny_asg_v2.b2l",
+  "dtypes_v1.b2l",
+  "dtypes_v2.b2l",
+  "empty_v1.b2l",
+  "empty_v2.b2l",
+  "synthetic/fp16_v2.b2l",
 ];
 
 const FILE_SHA256: Record<string, string> = {
@@ -102,10 +115,25 @@ const SHA = {
 };
 
 const TINY_FLAGS: [string, string][] = [
-  ["", ""], ["arch", "am.arch"], ["archdir", ""], ["channels", "1"], ["criterion", "ctc"], ["devwin", "0"],
-  ["filterbanks", "8"], ["framesizems", "25"], ["framestridems", "10"], ["highfreqfilterbank", "-1"],
-  ["localnrmlleftctx", "300"], ["localnrmlrightctx", "0"], ["lowfreqfilterbank", "0"], ["mfcccoeffs", "13"],
-  ["mfsc", "true"], ["samplerate", "16000"], ["tokens", ""], ["train", ""], ["wordseparator", "|"],
+  ["", ""],
+  ["arch", "am.arch"],
+  ["archdir", ""],
+  ["channels", "1"],
+  ["criterion", "ctc"],
+  ["devwin", "0"],
+  ["filterbanks", "8"],
+  ["framesizems", "25"],
+  ["framestridems", "10"],
+  ["highfreqfilterbank", "-1"],
+  ["localnrmlleftctx", "300"],
+  ["localnrmlrightctx", "0"],
+  ["lowfreqfilterbank", "0"],
+  ["mfcccoeffs", "13"],
+  ["mfsc", "true"],
+  ["samplerate", "16000"],
+  ["tokens", ""],
+  ["train", ""],
+  ["wordseparator", "|"],
 ];
 
 describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
@@ -125,7 +153,11 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
     expect(file.version).toBe(version);
     expect(file.name).toBe("");
     expect(file.sections.map((s) => [s.name, s.type, s.desc])).toEqual([
-      ["flags", "keyval", ""], ["config", "keyval", ""], ["arch", "utf8", ""], ["tokens", "utf8", ""], ["layers", "layers", ""],
+      ["flags", "keyval", ""],
+      ["config", "keyval", ""],
+      ["arch", "utf8", ""],
+      ["tokens", "utf8", ""],
+      ["layers", "layers", ""],
       ...(version === 2 ? [["spm", "data", ""]] : []),
     ]);
     const flags = section(file, "flags");
@@ -151,10 +183,34 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
       }
     }
     const expected = [
-      { p: layers[1]!.params[0]!, at: [728, 737], dims: [3, 1, 8, 4], sha: SHA.convWeight, values: f32Sequence(-0.48, 0.01, 96) },
-      { p: layers[1]!.params[1]!, at: [1125, 1167], dims: [1, 1, 4, 1], sha: SHA.convBias, values: f32Sequence(-1, 0.5, 4) },
-      { p: layers[4]!.params[0]!, at: [1254, 1293], dims: [6, 4, 1, 1], sha: SHA.ctcWeight, values: f32Sequence(-1.5, 0.125, 24) },
-      { p: layers[4]!.params[1]!, at: [1363, 1435], dims: [6, 1, 1, 1], sha: SHA.ctcBias, values: f32Sequence(0, 0.25, 6) },
+      {
+        p: layers[1]!.params[0]!,
+        at: [728, 737],
+        dims: [3, 1, 8, 4],
+        sha: SHA.convWeight,
+        values: f32Sequence(-0.48, 0.01, 96),
+      },
+      {
+        p: layers[1]!.params[1]!,
+        at: [1125, 1167],
+        dims: [1, 1, 4, 1],
+        sha: SHA.convBias,
+        values: f32Sequence(-1, 0.5, 4),
+      },
+      {
+        p: layers[4]!.params[0]!,
+        at: [1254, 1293],
+        dims: [6, 4, 1, 1],
+        sha: SHA.ctcWeight,
+        values: f32Sequence(-1.5, 0.125, 24),
+      },
+      {
+        p: layers[4]!.params[1]!,
+        at: [1363, 1435],
+        dims: [6, 1, 1, 1],
+        sha: SHA.ctcBias,
+        values: f32Sequence(0, 0.25, 6),
+      },
     ];
     for (const { p, at, dims, sha, values } of expected) {
       expect(p.dtype).toBe("fp32");
@@ -171,7 +227,9 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
       const { dims, values } = expected[k]!;
       expect(t.dtype).toBe("float32");
       expect(t.shape).toEqual(version === 2 ? dims : [values.length]);
-      expect(Array.from(t.data as Float32Array)).toEqual(version === 2 ? columnToRowOracle(values, dims) : Array.from(values));
+      expect(Array.from(t.data as Float32Array)).toEqual(
+        version === 2 ? columnToRowOracle(values, dims) : Array.from(values),
+      );
     });
   });
 
@@ -211,76 +269,120 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
     expect(values[24]).toBe(-1);
     expect(Array.from(transitions.data as Float32Array)).toEqual(Array.from(values));
     if (version === 2) {
-      expect(linear.map((p) => p.dims)).toEqual([[5, 4, 1, 1], [5, 1, 1, 1]]);
+      expect(linear.map((p) => p.dims)).toEqual([
+        [5, 4, 1, 1],
+        [5, 1, 1, 1],
+      ]);
       expect(transitions.dims).toEqual([5, 5, 1, 1]);
     }
     const t = bw2l.tensors(file).find((x) => x.name === "transitions")!;
     expect(t.shape).toEqual(version === 2 ? [5, 5, 1, 1] : [25]);
     // ASG transitions: element [i][j] of the 5x5 matrix is stored at i + 5j
-    expect(Array.from(t.data as Float32Array)).toEqual(version === 2 ? columnToRowOracle(values, [5, 5]) : Array.from(values));
+    expect(Array.from(t.data as Float32Array)).toEqual(
+      version === 2 ? columnToRowOracle(values, [5, 5]) : Array.from(values),
+    );
   });
 
-  it.each([1, 2] as const)("dtypes_v%i: every writable dtype, edge values, UTF-8, desc, raw data, keyval, layers", (version) => {
-    const file = bw2l.read(load(`dtypes_v${version}.b2l`));
-    expect(file.name).toBe("dtypes é");
-    expect(file.sections.map((s) => [s.name, s.type])).toEqual([
-      ["a_fp64", "array"], ["a_fp32", "array"], ["a_i64", "array"], ["a_i32", "array"], ["a_i16", "array"], ["a_i8", "array"],
-      ["a_empty", "array"], ["with_desc", "utf8"], ["raw", "data"], ["kv", "keyval"], ["layers", "layers"],
-    ]);
-    const cases: [string, bw2l.Bw2lDType, unknown[], number[]][] = [
-      ["a_fp64", "fp64", [-1.5, 0, 3.141592653589793, 1e300], [4]],
-      ["a_fp32", "fp32", [-2.5, 0, 0.3333333432674408, 65504, -0], [5, 1]],
-      ["a_i64", "i64", [-9007199254740993n, 0n, 9223372036854775807n, -9223372036854775808n], [2, 2]],
-      ["a_i32", "i32", [-2147483648, -1, 0, 2147483647], [4, 1, 1, 1]],
-      ["a_i16", "i16", [-32768, -1, 0, 32767, 12345], []],
-      ["a_i8", "i8", [-128, -1, 0, 1, 127, 42], [3, 2]],
-      ["a_empty", "fp32", [], [0]],
-    ];
-    const tensors = new Map(bw2l.tensors(file).map((t) => [t.name, t]));
-    for (const [name, dtype, values, dims] of cases) {
-      const a = arrayOf(file, name);
-      expect(a.dtype).toBe(dtype);
-      expect(Array.from(a.data as ArrayLike<unknown>)).toEqual(values);
-      if (version === 2) expect(a.dims).toEqual(dims);
-      const t = tensors.get(name)!;
-      const shape = version === 2 && dims.length > 0 ? dims : [values.length];
-      expect(t.shape).toEqual(shape);
-      expect(Array.from(t.data as ArrayLike<unknown>)).toEqual(columnToRowOracle(values, shape));
-    }
-    expect(Object.is((arrayOf(file, "a_fp32").data as Float32Array)[4], -0)).toBe(true);
-    expect(arrayOf(file, "a_i64").data).toBeInstanceOf(BigInt64Array);
-    const withDesc = section(file, "with_desc");
-    expect(withDesc.desc).toBe("a section description ✓");
-    if (!bw2l.isUtf8Section(withDesc)) throw new Error("with_desc");
-    expect(withDesc.text).toBe("café — 🎤\n");
-    expect(text(withDesc.text).length).toBe(15);
-    const raw = section(file, "raw");
-    if (!bw2l.isRawSection(raw)) throw new Error("raw");
-    expect(Array.from(raw.data as Uint8Array)).toEqual([0x00, 0x01, 0x02, 0xfe, 0xff]);
-    const kv = section(file, "kv");
-    if (!bw2l.isKeyvalSection(kv)) throw new Error("kv");
-    expect(kv.entries).toEqual([{ key: "a", value: "1" }, { key: "b", value: "2" }, { key: "name", value: "example" }, { key: "quantization", value: "" }]);
-    const layers = layersOf(file);
-    expect(layers.map((l) => l.arch)).toEqual(["L1", "", "L3"]);
-    expect(layers.map((l) => l.params.map((p) => [p.dtype, (p.data as ArrayLike<unknown>).length]))).toEqual([
-      [["i8", 6], ["fp32", 5]], [], [["i16", 5], ["i64", 4], ["fp64", 4], ["i32", 4]],
-    ]);
-    if (version === 2) for (const l of layers) for (const p of l.params) expect(p.dims).toEqual([(p.data as ArrayLike<unknown>).length]);
-    expect(bw2l.blobs(file).map((b) => b.name)).toEqual(["raw.bin"]);
-  });
+  it.each([1, 2] as const)(
+    "dtypes_v%i: every writable dtype, edge values, UTF-8, desc, raw data, keyval, layers",
+    (version) => {
+      const file = bw2l.read(load(`dtypes_v${version}.b2l`));
+      expect(file.name).toBe("dtypes é");
+      expect(file.sections.map((s) => [s.name, s.type])).toEqual([
+        ["a_fp64", "array"],
+        ["a_fp32", "array"],
+        ["a_i64", "array"],
+        ["a_i32", "array"],
+        ["a_i16", "array"],
+        ["a_i8", "array"],
+        ["a_empty", "array"],
+        ["with_desc", "utf8"],
+        ["raw", "data"],
+        ["kv", "keyval"],
+        ["layers", "layers"],
+      ]);
+      const cases: [string, bw2l.Bw2lDType, unknown[], number[]][] = [
+        ["a_fp64", "fp64", [-1.5, 0, 3.141592653589793, 1e300], [4]],
+        ["a_fp32", "fp32", [-2.5, 0, 0.3333333432674408, 65504, -0], [5, 1]],
+        ["a_i64", "i64", [-9007199254740993n, 0n, 9223372036854775807n, -9223372036854775808n], [2, 2]],
+        ["a_i32", "i32", [-2147483648, -1, 0, 2147483647], [4, 1, 1, 1]],
+        ["a_i16", "i16", [-32768, -1, 0, 32767, 12345], []],
+        ["a_i8", "i8", [-128, -1, 0, 1, 127, 42], [3, 2]],
+        ["a_empty", "fp32", [], [0]],
+      ];
+      const tensors = new Map(bw2l.tensors(file).map((t) => [t.name, t]));
+      for (const [name, dtype, values, dims] of cases) {
+        const a = arrayOf(file, name);
+        expect(a.dtype).toBe(dtype);
+        expect(Array.from(a.data as ArrayLike<unknown>)).toEqual(values);
+        if (version === 2) expect(a.dims).toEqual(dims);
+        const t = tensors.get(name)!;
+        const shape = version === 2 && dims.length > 0 ? dims : [values.length];
+        expect(t.shape).toEqual(shape);
+        expect(Array.from(t.data as ArrayLike<unknown>)).toEqual(columnToRowOracle(values, shape));
+      }
+      expect(Object.is((arrayOf(file, "a_fp32").data as Float32Array)[4], -0)).toBe(true);
+      expect(arrayOf(file, "a_i64").data).toBeInstanceOf(BigInt64Array);
+      const withDesc = section(file, "with_desc");
+      expect(withDesc.desc).toBe("a section description ✓");
+      if (!bw2l.isUtf8Section(withDesc)) throw new Error("with_desc");
+      expect(withDesc.text).toBe("café — 🎤\n");
+      expect(text(withDesc.text).length).toBe(15);
+      const raw = section(file, "raw");
+      if (!bw2l.isRawSection(raw)) throw new Error("raw");
+      expect(Array.from(raw.data as Uint8Array)).toEqual([0x00, 0x01, 0x02, 0xfe, 0xff]);
+      const kv = section(file, "kv");
+      if (!bw2l.isKeyvalSection(kv)) throw new Error("kv");
+      expect(kv.entries).toEqual([
+        { key: "a", value: "1" },
+        { key: "b", value: "2" },
+        { key: "name", value: "example" },
+        { key: "quantization", value: "" },
+      ]);
+      const layers = layersOf(file);
+      expect(layers.map((l) => l.arch)).toEqual(["L1", "", "L3"]);
+      expect(layers.map((l) => l.params.map((p) => [p.dtype, (p.data as ArrayLike<unknown>).length]))).toEqual([
+        [
+          ["i8", 6],
+          ["fp32", 5],
+        ],
+        [],
+        [
+          ["i16", 5],
+          ["i64", 4],
+          ["fp64", 4],
+          ["i32", 4],
+        ],
+      ]);
+      if (version === 2)
+        for (const l of layers)
+          for (const p of l.params) expect(p.dims).toEqual([(p.data as ArrayLike<unknown>).length]);
+      expect(bw2l.blobs(file).map((b) => b.name)).toEqual(["raw.bin"]);
+    },
+  );
 
   it.each([1, 2] as const)("ref_b2l_test_out_v%i: the reference unit test's 7 sections", (version) => {
     const file = bw2l.read(load(`ref_b2l_test_out_v${version}.b2l`));
     expect(file.version).toBe(version);
     expect(file.name).toBe("filename");
     expect(file.sections.map((s) => [s.name, s.type])).toEqual([
-      ["data", "data"], ["utf8", "utf8"], ["keyval", "keyval"], ["array_float", "array"], ["layers", "layers"], ["config", "keyval"], ["str2", "utf8"],
+      ["data", "data"],
+      ["utf8", "utf8"],
+      ["keyval", "keyval"],
+      ["array_float", "array"],
+      ["layers", "layers"],
+      ["config", "keyval"],
+      ["str2", "utf8"],
     ]);
     const data = section(file, "data");
     expect(bw2l.isRawSection(data) && Array.from(data.data as Uint8Array)).toEqual([1, 2, 3]);
     const utf8 = section(file, "utf8");
     expect(bw2l.isUtf8Section(utf8) && utf8.text).toBe("test string");
-    expect([...bw2l.keyvalMap(file, "keyval")]).toEqual([["a", "b"], ["another key", "another key"], ["more keys", "more values"]]);
+    expect([...bw2l.keyvalMap(file, "keyval")]).toEqual([
+      ["a", "b"],
+      ["another key", "another key"],
+      ["more keys", "more values"],
+    ]);
     const arrayFloat = arrayOf(file, "array_float");
     expect(arrayFloat.byteOffset).toBe(version === 1 ? 236 : 237);
     expect(Array.from(arrayFloat.data as Float32Array)).toEqual([4, 3, 2, 1]);
@@ -291,7 +393,11 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
       expect(bw2l.inspect(file).sections).toContainEqual({ name: "layers", type: "layers", size: 151, offset: 283 });
     }
     const layers = layersOf(file);
-    expect(layers.map((l) => [l.arch, l.params.map((p) => p.dtype)])).toEqual([["L1", ["fp32"]], ["L2", ["i32"]], ["L3", ["fp64"]]]);
+    expect(layers.map((l) => [l.arch, l.params.map((p) => p.dtype)])).toEqual([
+      ["L1", ["fp32"]],
+      ["L2", ["i32"]],
+      ["L3", ["fp64"]],
+    ]);
     expect(layers.map((l) => sha256(rawBytesOf(l.params[0]!)))).toEqual([
       "a4dddee1b1b2dcadc2ef8ff241f2a69b453ae5c9ba219f1c0fb67beba77e98aa",
       "8ca6ee1043defcfd05aa29dee581cbc519e783e414a687d7c26ac6070d3f6dee",
@@ -300,13 +406,27 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
     expect(Array.from(layers[0]!.params[0]!.data as Float32Array)).toEqual([1.1, 2.2, 3.3].map(Math.fround));
     expect(Array.from(layers[1]!.params[0]!.data as Int32Array)).toEqual([4, 5, 6]);
     expect(Array.from(layers[2]!.params[0]!.data as Float64Array)).toEqual([7.0, 8.4, 9.1]);
-    if (version === 1) expect(layers.map((l) => [l.scale, l.offset])).toEqual([[1, 0n], [1, 0n], [1, 0n]]);
-    expect(bw2l.config(file)).toEqual(new Map([["criterion", "ctc"], ["name", "example"], ["quantization", ""]]));
+    if (version === 1)
+      expect(layers.map((l) => [l.scale, l.offset])).toEqual([
+        [1, 0n],
+        [1, 0n],
+        [1, 0n],
+      ]);
+    expect(bw2l.config(file)).toEqual(
+      new Map([
+        ["criterion", "ctc"],
+        ["name", "example"],
+        ["quantization", ""],
+      ]),
+    );
     const str2 = section(file, "str2");
     expect(bw2l.isUtf8Section(str2) && str2.text).toBe("test string 2");
     // ndim 0: the contract shape is [len]
     expect(bw2l.tensors(file).map((t) => [t.name, t.shape])).toEqual([
-      ["array_float", [4]], ["layers.0.0", [3]], ["layers.1.0", [3]], ["layers.2.0", [3]],
+      ["array_float", [4]],
+      ["layers.0.0", [3]],
+      ["layers.1.0", [3]],
+      ["layers.2.0", [3]],
     ]);
   });
 
@@ -330,13 +450,18 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
     }
     expect(param.dims).toEqual([2, 2, 1, 1]);
     expect(half.dims).toEqual([4]);
-    expect(layersOf(file).map((l) => [l.arch, l.params.length])).toEqual([["L 2 2", 1], ["R", 0]]);
+    expect(layersOf(file).map((l) => [l.arch, l.params.length])).toEqual([
+      ["L 2 2", 1],
+      ["R", 0],
+    ]);
     const raw = new Map(bw2l.tensors(file).map((t) => [t.name, t]));
     expect(raw.get("half")!.dtype).toBe("float16");
     const wide = new Map(bw2l.tensors(file, { dtype: "float32" }).map((t) => [t.name, t]));
     expect(Array.from(wide.get("half")!.data as ArrayLike<unknown>)).toEqual([1, -2, 0.5, 65504]);
     expect(wide.get("layers.0.0")!.shape).toEqual([2, 2, 1, 1]);
-    expect(Array.from(wide.get("layers.0.0")!.data as ArrayLike<unknown>)).toEqual(columnToRowOracle([1, -2, 0.5, 65504], [2, 2]));
+    expect(Array.from(wide.get("layers.0.0")!.data as ArrayLike<unknown>)).toEqual(
+      columnToRowOracle([1, -2, 0.5, 65504], [2, 2]),
+    );
     const dequantized = bw2l.read(load("synthetic/fp16_v2.b2l"), { dequantize: true });
     expect(arrayOf(dequantized, "half").dtype).toBe("fp32");
     expect(Array.from(arrayOf(dequantized, "half").data as Float32Array)).toEqual([1, -2, 0.5, 65504]);
@@ -353,7 +478,13 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
 
   it("invalid/: every file gives the right error", () => {
     const files = listFixtures("bw2l/invalid");
-    expect(files).toEqual(["bad_magic.b2l", "bad_version_3.b2l", "truncated_header.b2l", "truncated_last_byte.b2l", "truncated_mid.b2l"]);
+    expect(files).toEqual([
+      "bad_magic.b2l",
+      "bad_version_3.b2l",
+      "truncated_header.b2l",
+      "truncated_last_byte.b2l",
+      "truncated_mid.b2l",
+    ]);
     const read = (name: string) => () => bw2l.read(readFixture("bw2l", "invalid", name));
     const magic = expectBw2lError(read("bad_magic.b2l"), "BAD_MAGIC", { offset: 0, field: "magic" });
     expect(magic.message).toMatch(/BW2X/);
@@ -385,7 +516,10 @@ describe.skipIf(!haveFixtures())("bw2l reference fixtures", () => {
   it.each(VALID)("%s: readFrom() equals read() with payloads as ranges; loadTensor equals tensors()", async (name) => {
     const bytes = load(name);
     const file = bw2l.read(bytes);
-    for (const [label, source] of [["fromBytes", fromBytes(bytes)], ["choppy", choppySource(bytes, 7)]] as const) {
+    for (const [label, source] of [
+      ["fromBytes", fromBytes(bytes)],
+      ["choppy", choppySource(bytes, 7)],
+    ] as const) {
       const lazy = await bw2l.readFrom(source);
       expect(lazy, label).toEqual(withRanges(file, bytes.length));
       expect(bw2l.tensorInfos(lazy)).toEqual(bw2l.tensorInfos(file));

@@ -10,7 +10,15 @@ import { fromBytes } from "../../bindings/io/source.js";
 import { type NamedTensor, isNarrowFloat, isStandardDType } from "../../bindings/tensor.js";
 import { expectFormatError } from "../helpers/bytes.js";
 import {
-  bytesOf, crc32Bitwise, expectSameTensors, f32Bytes, i32Bytes, inputForms, npyFile, tensorSets, zipFile,
+  bytesOf,
+  crc32Bitwise,
+  expectSameTensors,
+  f32Bytes,
+  i32Bytes,
+  inputForms,
+  npyFile,
+  tensorSets,
+  zipFile,
 } from "../helpers/input-formats.js";
 import { choppySource, countingSource } from "../helpers/sources.js";
 
@@ -49,18 +57,29 @@ describe("npz: round trips of every fixture's tensors, stored and deflated (ffla
       await expectLazyEqualsEager(bytes, `${set.label} level ${level}`);
       // dtype float32: every real-valued tensor as float32, the rest as stored
       const wide = readAny(bytes).tensors({ dtype: "float32" });
-      expect(wide.map((t) => t.dtype)).toEqual(want.map((t) => (isStandardDType(t.dtype) || isNarrowFloat(t.dtype) ? "float32" : t.dtype)));
+      expect(wide.map((t) => t.dtype)).toEqual(
+        want.map((t) => (isStandardDType(t.dtype) || isNarrowFloat(t.dtype) ? "float32" : t.dtype)),
+      );
     }
   });
 });
 
 describe("npz: archives written by hand", () => {
   const a = npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }", f32Bytes([1, 2, 3, 4]));
-  const b = npyFile("{'descr': '>i4', 'fortran_order': True, 'shape': (2, 3), }", i32Bytes([0, 10, 1, 11, 2, 12], true));
+  const b = npyFile(
+    "{'descr': '>i4', 'fortran_order': True, 'shape': (2, 3), }",
+    i32Bytes([0, 10, 1, 11, 2, 12], true),
+  );
 
   it("stored and deflated members, big-endian Fortran data, zip64 extras and end record (as numpy's savez writes), a comment", async () => {
     for (const zip64 of [false, true]) {
-      const bytes = zipFile([{ name: "a.npy", content: a, zip64 }, { name: "sub/b.npy", content: b, method: 8, zip64 }], { zip64End: zip64, comment: "made by hand", deflate });
+      const bytes = zipFile(
+        [
+          { name: "a.npy", content: a, zip64 },
+          { name: "sub/b.npy", content: b, method: 8, zip64 },
+        ],
+        { zip64End: zip64, comment: "made by hand", deflate },
+      );
       const file = npz.read(bytes);
       expect(file.zip64).toBe(zip64);
       expect(file.comment).toBe("made by hand");
@@ -72,7 +91,8 @@ describe("npz: archives written by hand", () => {
       const info = npz.inspect(file);
       expect(info.meta).toMatchObject({ members: 2, zip64, comment: "made by hand" });
       expect((info.members as { method: string; crc32: string }[]).map((m) => [m.method, m.crc32])).toEqual([
-        ["stored", crc32Bitwise(a).toString(16).padStart(8, "0")], ["deflated", crc32Bitwise(b).toString(16).padStart(8, "0")],
+        ["stored", crc32Bitwise(a).toString(16).padStart(8, "0")],
+        ["deflated", crc32Bitwise(b).toString(16).padStart(8, "0")],
       ]);
       expect(npz.verify(file)).toEqual([]);
       await expectLazyEqualsEager(bytes, `zip64 ${zip64}`);
@@ -95,11 +115,23 @@ describe("npz: archives written by hand", () => {
     const warnings = npz.verify(npz.read(stored));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/a\.npy: CRC-32 mismatch \(0x12345678 stored/);
-    const deflated = zipFile([{ name: "a.npy", content: a }, { name: "b.npy", content: b, method: 8, crc32: 1 }], { deflate });
+    const deflated = zipFile(
+      [
+        { name: "a.npy", content: a },
+        { name: "b.npy", content: b, method: 8, crc32: 1 },
+      ],
+      { deflate },
+    );
     const dataAt = npz.readFrom(fromBytes(deflated)).then((f) => f.members[1]!.dataOffset);
-    expectFormatError(() => npz.read(deflated), "CORRUPT", { format: "npz", offset: await dataAt, field: 'members["b.npy"].data' });
+    expectFormatError(() => npz.read(deflated), "CORRUPT", {
+      format: "npz",
+      offset: await dataAt,
+      field: 'members["b.npy"].data',
+    });
     const lazy = await npz.readFrom(fromBytes(deflated));
-    await expect(npz.loadTensor(fromBytes(deflated), npz.tensorInfos(lazy)[1]!)).rejects.toThrow(/CRC-32 mismatch: 0x00000001 declared/);
+    await expect(npz.loadTensor(fromBytes(deflated), npz.tensorInfos(lazy)[1]!)).rejects.toThrow(
+      /CRC-32 mismatch: 0x00000001 declared/,
+    );
   });
 
   it("loadFile reads deflated members through npz's loadTensor (their byteOffset is compressed data)", async () => {
@@ -110,7 +142,14 @@ describe("npz: archives written by hand", () => {
     const folder = mkdtempSync(join(tmpdir(), "tensorfile-npz-"));
     try {
       const path = join(folder, "m.npz");
-      const bytes = zipFile([{ name: "a.npy", content: a }, { name: "sub/b.npy", content: b, method: 8 }, { name: "c.npy", content: a, method: 8 }], { deflate });
+      const bytes = zipFile(
+        [
+          { name: "a.npy", content: a },
+          { name: "sub/b.npy", content: b, method: 8 },
+          { name: "c.npy", content: a, method: 8 },
+        ],
+        { deflate },
+      );
       writeFileSync(path, bytes);
       // read through the file and its arena even for this small file (as loadFile does above 1 MiB)
       const { LOAD_TUNING } = await import("../../bindings/load-file.js");
@@ -129,10 +168,20 @@ describe("npz: archives written by hand", () => {
   });
 
   it("every input form gives the same tensors; readFrom reads headers only, also of deflated members", async () => {
-    const big = npyFile("{'descr': '<f4', 'fortran_order': False, 'shape': (262144,), }", f32Bytes(Array.from({ length: 262144 }, (_, i) => Math.sin(i))));
-    const bytes = zipFile([{ name: "x.npy", content: big, method: 8 }, { name: "y.npy", content: big }], { deflate });
+    const big = npyFile(
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (262144,), }",
+      f32Bytes(Array.from({ length: 262144 }, (_, i) => Math.sin(i))),
+    );
+    const bytes = zipFile(
+      [
+        { name: "x.npy", content: big, method: 8 },
+        { name: "y.npy", content: big },
+      ],
+      { deflate },
+    );
     const want = npz.tensors(npz.read(bytes));
-    for (const [form, input] of inputForms(bytes)) expectSameTensors(npz.tensors(npz.read(input as Uint8Array)), want, form);
+    for (const [form, input] of inputForms(bytes))
+      expectSameTensors(npz.tensors(npz.read(input as Uint8Array)), want, form);
     const source = countingSource(bytes);
     const file = await npz.readFrom(source);
     expect(source.bytesRead).toBeLessThan(200_000);
@@ -154,30 +203,186 @@ describe("npz: every rule is a FormatError with its code, offset and field", () 
     return out;
   };
   const cases: [string, () => Uint8Array, string, (b: Uint8Array) => number, string | RegExp][] = [
-    ["no end record", () => good().subarray(0, good().length - 1), "TRUNCATED", (b) => b.length, /end of central directory/],
-    ["a member not named .npy", () => zipFile([{ name: "a.txt", content: a }], { deflate }), "CORRUPT", (b) => cdAt(b) + 46, "central_directory[0].name"],
-    ["two members of one name", () => zipFile([{ name: "a.npy", content: a }, { name: "a.npy", content: a }], { deflate }), "CORRUPT", (b) => cdAt(b) + 46, "central_directory[1].name"],
-    ["an encrypted member", () => zipFile([{ name: "a.npy", content: a, flags: 1 }], { deflate }), "UNSUPPORTED", (b) => cdAt(b) + 8, "central_directory[0].flags"],
-    ["compression method 12", () => zipFile([{ name: "a.npy", content: a, method: 12 as 0 }], { deflate }), "UNSUPPORTED", (b) => cdAt(b) + 10, "central_directory[0].method"],
-    ["multi-disk", () => { const b = good(); return patch(b, endAt(b) + 4, [1, 0]); }, "UNSUPPORTED", (b) => endAt(b) + 4, "end.disk"],
-    ["a central directory that does not end at the end record", () => { const b = good(); return patch(b, endAt(b) + 16, [0, 0, 0, 0]); }, "CORRUPT", (b) => endAt(b) + 16, "end.cd_offset"],
-    ["a bad central directory signature", () => { const b = good(); return patch(b, cdAt(b), [0x50, 0x4b, 9, 9]); }, "CORRUPT", (b) => Buffer.from(b).lastIndexOf(Buffer.from([0x50, 0x4b, 9, 9])), "central_directory[0].signature"],
-    ["a bad local header signature", () => patch(good(), 0, [0x50, 0x4b, 9, 9]), "CORRUPT", () => 0, 'members["a.npy"].local_header.signature'],
-    ["a local header with another name", () => zipFile([{ name: "a.npy", content: a, localName: "b.npy" }], { deflate }), "CORRUPT", () => 30, 'members["a.npy"].local_header.name'],
-    ["local sizes that differ from the directory's", () => patch(good(), 18, [1, 0, 0, 0]), "CORRUPT", () => 14, 'members["a.npy"].local_header.crc32'],
-    ["a stored member whose sizes differ", () => zipFile([{ name: "a.npy", content: a, size: a.length + 1 }], { deflate }), "CORRUPT", (b) => cdAt(b) + 20, "central_directory[0].compressed_size"],
-    ["a member running into the directory", () => { const b = patch(good(), 18, [0xff, 0xff, 0, 0]); return patch(b, cdAt(b) + 20, [0xff, 0xff, 0, 0]); }, "CORRUPT", (b) => cdAt(b) + 20, "central_directory[0].compressed_size"],
-    ["overlapping members", () => { const b = zipFile([{ name: "a.npy", content: a }, { name: "b.npy", content: a }], { deflate }); const second = Buffer.from(b).lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])); return patch(b, second + 42, [0, 0, 0, 0]); }, "CORRUPT", (b) => Buffer.from(b).lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 42, /local_offset/],
-    ["a deflated member that inflates past its size", () => zipFile([{ name: "a.npy", content: a, method: 8, size: a.length - 1 }], { deflate }), "CORRUPT", () => 35, 'members["a.npy"].data'],
-    ["a deflated member that inflates short", () => zipFile([{ name: "a.npy", content: a, method: 8, size: a.length + 8 }], { deflate }), "CORRUPT", () => 35, 'members["a.npy"].data'],
-    ["bad deflate data", () => zipFile([{ name: "a.npy", content: a, method: 8, compressed: Uint8Array.of(0xff, 0xff, 0xff, 0xff) }], { deflate }), "CORRUPT", () => 35, 'members["a.npy"].data'],
-    ["an impossible inflated size (a bomb)", () => zipFile([{ name: "a.npy", content: a, method: 8, size: 2 ** 40 }], { deflate }), "CORRUPT", () => 35, 'members["a.npy"].data'],
-    ["a stored member that is not a valid .npy", () => zipFile([{ name: "a.npy", content: patch(a, 6, [9]) }], { deflate }), "UNSUPPORTED_VERSION", () => 35 + 6, 'members["a.npy"].version.major'],
-    ["a deflated member that is not a valid .npy", () => zipFile([{ name: "a.npy", content: patch(a, 6, [9]), method: 8 }], { deflate }), "UNSUPPORTED_VERSION", () => 35, 'members["a.npy"].version.major'],
+    [
+      "no end record",
+      () => good().subarray(0, good().length - 1),
+      "TRUNCATED",
+      (b) => b.length,
+      /end of central directory/,
+    ],
+    [
+      "a member not named .npy",
+      () => zipFile([{ name: "a.txt", content: a }], { deflate }),
+      "CORRUPT",
+      (b) => cdAt(b) + 46,
+      "central_directory[0].name",
+    ],
+    [
+      "two members of one name",
+      () =>
+        zipFile(
+          [
+            { name: "a.npy", content: a },
+            { name: "a.npy", content: a },
+          ],
+          { deflate },
+        ),
+      "CORRUPT",
+      (b) => cdAt(b) + 46,
+      "central_directory[1].name",
+    ],
+    [
+      "an encrypted member",
+      () => zipFile([{ name: "a.npy", content: a, flags: 1 }], { deflate }),
+      "UNSUPPORTED",
+      (b) => cdAt(b) + 8,
+      "central_directory[0].flags",
+    ],
+    [
+      "compression method 12",
+      () => zipFile([{ name: "a.npy", content: a, method: 12 as 0 }], { deflate }),
+      "UNSUPPORTED",
+      (b) => cdAt(b) + 10,
+      "central_directory[0].method",
+    ],
+    [
+      "multi-disk",
+      () => {
+        const b = good();
+        return patch(b, endAt(b) + 4, [1, 0]);
+      },
+      "UNSUPPORTED",
+      (b) => endAt(b) + 4,
+      "end.disk",
+    ],
+    [
+      "a central directory that does not end at the end record",
+      () => {
+        const b = good();
+        return patch(b, endAt(b) + 16, [0, 0, 0, 0]);
+      },
+      "CORRUPT",
+      (b) => endAt(b) + 16,
+      "end.cd_offset",
+    ],
+    [
+      "a bad central directory signature",
+      () => {
+        const b = good();
+        return patch(b, cdAt(b), [0x50, 0x4b, 9, 9]);
+      },
+      "CORRUPT",
+      (b) => Buffer.from(b).lastIndexOf(Buffer.from([0x50, 0x4b, 9, 9])),
+      "central_directory[0].signature",
+    ],
+    [
+      "a bad local header signature",
+      () => patch(good(), 0, [0x50, 0x4b, 9, 9]),
+      "CORRUPT",
+      () => 0,
+      'members["a.npy"].local_header.signature',
+    ],
+    [
+      "a local header with another name",
+      () => zipFile([{ name: "a.npy", content: a, localName: "b.npy" }], { deflate }),
+      "CORRUPT",
+      () => 30,
+      'members["a.npy"].local_header.name',
+    ],
+    [
+      "local sizes that differ from the directory's",
+      () => patch(good(), 18, [1, 0, 0, 0]),
+      "CORRUPT",
+      () => 14,
+      'members["a.npy"].local_header.crc32',
+    ],
+    [
+      "a stored member whose sizes differ",
+      () => zipFile([{ name: "a.npy", content: a, size: a.length + 1 }], { deflate }),
+      "CORRUPT",
+      (b) => cdAt(b) + 20,
+      "central_directory[0].compressed_size",
+    ],
+    [
+      "a member running into the directory",
+      () => {
+        const b = patch(good(), 18, [0xff, 0xff, 0, 0]);
+        return patch(b, cdAt(b) + 20, [0xff, 0xff, 0, 0]);
+      },
+      "CORRUPT",
+      (b) => cdAt(b) + 20,
+      "central_directory[0].compressed_size",
+    ],
+    [
+      "overlapping members",
+      () => {
+        const b = zipFile(
+          [
+            { name: "a.npy", content: a },
+            { name: "b.npy", content: a },
+          ],
+          { deflate },
+        );
+        const second = Buffer.from(b).lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+        return patch(b, second + 42, [0, 0, 0, 0]);
+      },
+      "CORRUPT",
+      (b) => Buffer.from(b).lastIndexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02])) + 42,
+      /local_offset/,
+    ],
+    [
+      "a deflated member that inflates past its size",
+      () => zipFile([{ name: "a.npy", content: a, method: 8, size: a.length - 1 }], { deflate }),
+      "CORRUPT",
+      () => 35,
+      'members["a.npy"].data',
+    ],
+    [
+      "a deflated member that inflates short",
+      () => zipFile([{ name: "a.npy", content: a, method: 8, size: a.length + 8 }], { deflate }),
+      "CORRUPT",
+      () => 35,
+      'members["a.npy"].data',
+    ],
+    [
+      "bad deflate data",
+      () =>
+        zipFile([{ name: "a.npy", content: a, method: 8, compressed: Uint8Array.of(0xff, 0xff, 0xff, 0xff) }], {
+          deflate,
+        }),
+      "CORRUPT",
+      () => 35,
+      'members["a.npy"].data',
+    ],
+    [
+      "an impossible inflated size (a bomb)",
+      () => zipFile([{ name: "a.npy", content: a, method: 8, size: 2 ** 40 }], { deflate }),
+      "CORRUPT",
+      () => 35,
+      'members["a.npy"].data',
+    ],
+    [
+      "a stored member that is not a valid .npy",
+      () => zipFile([{ name: "a.npy", content: patch(a, 6, [9]) }], { deflate }),
+      "UNSUPPORTED_VERSION",
+      () => 35 + 6,
+      'members["a.npy"].version.major',
+    ],
+    [
+      "a deflated member that is not a valid .npy",
+      () => zipFile([{ name: "a.npy", content: patch(a, 6, [9]), method: 8 }], { deflate }),
+      "UNSUPPORTED_VERSION",
+      () => 35,
+      'members["a.npy"].version.major',
+    ],
   ];
   it.each(cases)("%s", (_what, make, code, offset, field) => {
     const bytes = make();
-    const error = expectFormatError(() => npz.read(bytes), code as never, { format: "npz", offset: offset(bytes), field });
+    const error = expectFormatError(() => npz.read(bytes), code as never, {
+      format: "npz",
+      offset: offset(bytes),
+      field,
+    });
     expect(error.message).toMatch(/^npz: /);
   });
 

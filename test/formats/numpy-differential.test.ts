@@ -93,8 +93,20 @@ with open(os.path.join(out, 'manifest.json'), 'w') as f:
 `;
 
 const DTYPE_OF_DESCR: Record<string, string> = {
-  "<f4": "float32", "<f8": "float64", ">f8": "float64", ">i4": "int32", "|b1": "bool", "|i1": "int8", "<u8": "uint64",
-  ">c8": "complex64", "<c16": "complex128", "<f2": "float16", ">f2": "float16", "<i2": "int16", "<u2": "uint16", "<i8": "int64",
+  "<f4": "float32",
+  "<f8": "float64",
+  ">f8": "float64",
+  ">i4": "int32",
+  "|b1": "bool",
+  "|i1": "int8",
+  "<u8": "uint64",
+  ">c8": "complex64",
+  "<c16": "complex128",
+  "<f2": "float16",
+  ">f2": "float16",
+  "<i2": "int16",
+  "<u2": "uint16",
+  "<i8": "int64",
 };
 
 describe.skipIf(!HAVE_NUMPY)("numpy-written files read as numpy reads them", () => {
@@ -103,7 +115,9 @@ describe.skipIf(!HAVE_NUMPY)("numpy-written files read as numpy reads them", () 
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
-  const manifest: { name: string; descr: string; shape: number[]; file: string }[] = HAVE_NUMPY ? JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8")) : [];
+  const manifest: { name: string; descr: string; shape: number[]; file: string }[] = HAVE_NUMPY
+    ? JSON.parse(readFileSync(join(dir, "manifest.json"), "utf8"))
+    : [];
   const read = (file: string) => new Uint8Array(readFileSync(join(dir, file)));
 
   it.each(manifest.filter((m) => m.file.endsWith(".npy")).map((m) => [m.file, m] as const))("%s", async (_file, m) => {
@@ -115,7 +129,9 @@ describe.skipIf(!HAVE_NUMPY)("numpy-written files read as numpy reads them", () 
     expect(t!.shape).toEqual(m.shape);
     expect(Buffer.from(bytesOf(t!.data)).equals(readFileSync(join(dir, `${m.name}.expected`)))).toBe(true);
     const lazy = await readFromAny(fromBytes(bytes));
-    expect(Buffer.from(bytesOf((await lazy.loadTensor("array")).data)).equals(readFileSync(join(dir, `${m.name}.expected`)))).toBe(true);
+    expect(
+      Buffer.from(bytesOf((await lazy.loadTensor("array")).data)).equals(readFileSync(join(dir, `${m.name}.expected`))),
+    ).toBe(true);
   });
 
   it.each(["stored.npz", "deflated.npz"])("%s: every member (numpy's zip64 local headers)", async (file) => {
@@ -128,14 +144,20 @@ describe.skipIf(!HAVE_NUMPY)("numpy-written files read as numpy reads them", () 
     for (const t of opened.tensors()) {
       const expected = readFileSync(join(dir, `${t.name}.expected`));
       expect(Buffer.from(bytesOf(t.data)).equals(expected), t.name).toBe(true);
-      expect(Buffer.from(bytesOf((await lazy.loadTensor(t.name)).data)).equals(expected), `${t.name} (lazy)`).toBe(true);
+      expect(Buffer.from(bytesOf((await lazy.loadTensor(t.name)).data)).equals(expected), `${t.name} (lazy)`).toBe(
+        true,
+      );
     }
     const { verify } = await import("../../bindings/formats/npz.js");
     expect(verify(opened.file)).toEqual([]);
   });
 
   it("positional np.savez arrays are arr_0, arr_1", () => {
-    expect(readAny(read("positional.npz")).tensors().map((t) => t.name)).toEqual(["arr_0", "arr_1"]);
+    expect(
+      readAny(read("positional.npz"))
+        .tensors()
+        .map((t) => t.name),
+    ).toEqual(["arr_0", "arr_1"]);
   });
 
   it("string and structured dtypes are UNSUPPORTED", () => {
@@ -147,7 +169,11 @@ describe.skipIf(!HAVE_NUMPY)("numpy-written files read as numpy reads them", () 
     const opened = readAny(read("py.safetensors"));
     expect(opened.format).toBe("safetensors");
     const stored = opened.tensors();
-    expect(stored.map((t) => [t.name, t.dtype, t.shape])).toEqual([["w", "bfloat16", [2, 5]], ["h", "float16", [2, 2]], ["ids", "int64", [3]]]);
+    expect(stored.map((t) => [t.name, t.dtype, t.shape])).toEqual([
+      ["w", "bfloat16", [2, 5]],
+      ["h", "float16", [2, 2]],
+      ["ids", "int64", [3]],
+    ]);
     const wide = opened.tensors({ dtype: "float32" });
     expect(Buffer.from(bytesOf(wide[0]!.data)).equals(readFileSync(join(dir, "w.bf16_widened")))).toBe(true);
     expect(Buffer.from(bytesOf(wide[1]!.data)).equals(readFileSync(join(dir, "h.widened")))).toBe(true);

@@ -20,7 +20,11 @@ type Plain = Record<string, unknown>;
 
 /** onnx-proto's decode as plain data (int64 as strings, bytes as base64), empty lists and "" left out. */
 function decode(bytes: Uint8Array): Plain {
-  const object = proto.ModelProto.toObject(proto.ModelProto.decode(bytes), { longs: String, bytes: String, defaults: false });
+  const object = proto.ModelProto.toObject(proto.ModelProto.decode(bytes), {
+    longs: String,
+    bytes: String,
+    defaults: false,
+  });
   return normalise(object) as Plain;
 }
 
@@ -51,7 +55,12 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
  * The bytes of `edited` differ from `original` only inside the message at `inner` (its tag through its body)
  * and in the length varints of `outer` (the messages enclosing it, outermost first).
  */
-function expectOnlyChanged(original: Uint8Array, edited: Uint8Array, outer: readonly OnnxFrame[], inner: OnnxFrame): void {
+function expectOnlyChanged(
+  original: Uint8Array,
+  edited: Uint8Array,
+  outer: readonly OnnxFrame[],
+  inner: OnnxFrame,
+): void {
   const first = outer[0] ?? inner;
   const head = outer.length > 0 ? first.lengthAt : inner.tagAt;
   expect(same(edited.subarray(0, head), original.subarray(0, head))).toBe(true);
@@ -87,52 +96,81 @@ function frameOf(value: object): OnnxFrame {
 
 /** A small model built by onnx.create: two nodes with attributes, an initializer, symbolic dims, metadata. */
 function createdModel(): Uint8Array {
-  return onnx.write(onnx.create({
-    producerName: "tests", docString: "a model", metadata: { author: "me", license: "MIT" },
-    graph: {
-      name: "main",
-      nodes: [
-        { name: "scale", opType: "Mul", inputs: ["x", "w"], outputs: ["h"], attributes: { tag: 3 } },
-        { name: "shift", opType: "Add", inputs: ["h", "w"], outputs: ["y"], attributes: { tag: 4, note: "n" } },
-      ],
-      initializers: [{ name: "w", dtype: "float32", dims: [3], data: new Float32Array([1, 2, 3]) }],
-      inputs: [{ name: "x", dtype: "float32", shape: ["N", 3] }],
-      outputs: [{ name: "y", dtype: "float32", shape: ["N", 3] }],
-      valueInfo: [{ name: "h", dtype: "float32", shape: ["N", 3] }],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      producerName: "tests",
+      docString: "a model",
+      metadata: { author: "me", license: "MIT" },
+      graph: {
+        name: "main",
+        nodes: [
+          { name: "scale", opType: "Mul", inputs: ["x", "w"], outputs: ["h"], attributes: { tag: 3 } },
+          { name: "shift", opType: "Add", inputs: ["h", "w"], outputs: ["y"], attributes: { tag: 4, note: "n" } },
+        ],
+        initializers: [{ name: "w", dtype: "float32", dims: [3], data: new Float32Array([1, 2, 3]) }],
+        inputs: [{ name: "x", dtype: "float32", shape: ["N", 3] }],
+        outputs: [{ name: "y", dtype: "float32", shape: ["N", 3] }],
+        valueInfo: [{ name: "h", dtype: "float32", shape: ["N", 3] }],
+      },
+    }),
+  );
 }
 
 const UNCHANGED: [string, () => Uint8Array][] = [
   ["an onnx.create model", createdModel],
-  ["a model with unknown fields and typed-field weights in a subgraph", () => buildModel({
-    unknownFields: true,
-    graph: {
-      nodes: [{
-        name: "If_0", opType: "If", inputs: ["c"], outputs: ["y"], attrs: [
-          { name: "then_branch", type: 5, g: { initializers: [{ name: "w", dataType: 1, dims: [3], floats: [1, 2, 3] }, { name: "i8", dataType: 3, dims: [2], int32s: [-1, 5] }] } },
-        ],
-      }],
-      initializers: [{ name: "bias", dataType: 1, dims: [2], raw: le(Float32Array.of(0.5, 1)) }],
-    },
-  })],
-  ...VAD_MODELS.map((path): [string, () => Uint8Array] => [path.split("/").pop()!, () => new Uint8Array(readFileSync(path))]),
+  [
+    "a model with unknown fields and typed-field weights in a subgraph",
+    () =>
+      buildModel({
+        unknownFields: true,
+        graph: {
+          nodes: [
+            {
+              name: "If_0",
+              opType: "If",
+              inputs: ["c"],
+              outputs: ["y"],
+              attrs: [
+                {
+                  name: "then_branch",
+                  type: 5,
+                  g: {
+                    initializers: [
+                      { name: "w", dataType: 1, dims: [3], floats: [1, 2, 3] },
+                      { name: "i8", dataType: 3, dims: [2], int32s: [-1, 5] },
+                    ],
+                  },
+                },
+              ],
+            },
+          ],
+          initializers: [{ name: "bias", dataType: 1, dims: [2], raw: le(Float32Array.of(0.5, 1)) }],
+        },
+      }),
+  ],
+  ...VAD_MODELS.map((path): [string, () => Uint8Array] => [
+    path.split("/").pop()!,
+    () => new Uint8Array(readFileSync(path)),
+  ]),
 ];
 
 describe("onnx edits: write() stores what was changed in the object read() returned", () => {
-  it.each(UNCHANGED)("an unchanged model writes back byte for byte (%s), also after a change undone", (_label, make) => {
-    const bytes = make();
-    const model = onnx.read(bytes);
-    expect(same(onnx.write(model), bytes)).toBe(true);
-    const producer = model.producerName;
-    model.producerName = "changed";
-    expect(same(onnx.write(model), bytes)).toBe(false);
-    model.producerName = producer;
-    expect(same(onnx.write(model), bytes)).toBe(true);
-    // the same values in new plain objects (no frame: written anew): the same model
-    if (model.graph) model.graph.nodes = model.graph.nodes.map((n) => ({ ...n }));
-    expect(decode(onnx.write(model))).toEqual(decode(bytes));
-  });
+  it.each(UNCHANGED)(
+    "an unchanged model writes back byte for byte (%s), also after a change undone",
+    (_label, make) => {
+      const bytes = make();
+      const model = onnx.read(bytes);
+      expect(same(onnx.write(model), bytes)).toBe(true);
+      const producer = model.producerName;
+      model.producerName = "changed";
+      expect(same(onnx.write(model), bytes)).toBe(false);
+      model.producerName = producer;
+      expect(same(onnx.write(model), bytes)).toBe(true);
+      // the same values in new plain objects (no frame: written anew): the same model
+      if (model.graph) model.graph.nodes = model.graph.nodes.map((n) => ({ ...n }));
+      expect(decode(onnx.write(model))).toEqual(decode(bytes));
+    },
+  );
 
   it("model fields: producer, version, doc strings, model_version, metadata_props (fails on main: write ignored them)", () => {
     const bytes = createdModel();
@@ -146,9 +184,17 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     onnx.setMetadata(model, "new", "value");
     onnx.deleteMetadata(model, "author");
     const expected = decode(bytes);
-    Object.assign(expected, { producerName: "edited", producerVersion: "2.0", modelVersion: "7", domain: "com.example" });
+    Object.assign(expected, {
+      producerName: "edited",
+      producerVersion: "2.0",
+      modelVersion: "7",
+      domain: "com.example",
+    });
     delete expected.docString;
-    expected.metadataProps = [{ key: "license", value: "Apache-2.0" }, { key: "new", value: "value" }];
+    expected.metadataProps = [
+      { key: "license", value: "Apache-2.0" },
+      { key: "new", value: "value" },
+    ];
     const out = onnx.write(model);
     expect(decode(out)).toEqual(expected);
     // the graph is copied as stored
@@ -199,7 +245,11 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     eg.input[0]!.type = { tensorType: { elemType: 1, shape: { dim: [{ dimValue: "1" }, { dimParam: "T" }] } } };
     eg.output[0]!.type = { tensorType: { elemType: 10 } };
     eg.valueInfo[0]!.name = "hidden";
-    eg.valueInfo.push({ name: "extra", type: { tensorType: { elemType: 7, shape: { dim: [{}, { dimValue: "2" }] } } }, docString: "new" });
+    eg.valueInfo.push({
+      name: "extra",
+      type: { tensorType: { elemType: 7, shape: { dim: [{}, { dimValue: "2" }] } } },
+      docString: "new",
+    });
     expect(decode(out)).toEqual(expected);
     expect(same(onnx.write(onnx.read(out)), out)).toBe(true);
   });
@@ -216,7 +266,10 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     onnx.setShape(edited, "x", ["M", 5]);
     const back = proto.ModelProto.decode(onnx.write(edited));
     const dims = back.graph!.input![0]!.type!.tensorType!.shape!.dim!;
-    expect(dims.map((d) => [d.dimParam || Number(d.dimValue), d.denotation])).toEqual([["M", "DATA_BATCH"], [5, "DATA_CHANNEL"]]);
+    expect(dims.map((d) => [d.dimParam || Number(d.dimValue), d.denotation])).toEqual([
+      ["M", "DATA_BATCH"],
+      [5, "DATA_CHANNEL"],
+    ]);
   });
 
   it("unknown fields inside an edited message stay, in order", () => {
@@ -244,10 +297,21 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     g.initializers[0] = onnx.makeTensor({ name: "w", dtype: "float32", dims: [3], data: new Float32Array([7, 8, 9]) });
     g.nodes.reverse();
     g.nodes.splice(0, 1);
-    g.nodes.push({ name: "new", opType: "Relu", domain: "", inputs: ["y"], outputs: ["z"], attributes: [{ name: "alpha", type: "FLOAT", f: 0.5 }], docString: "" });
+    g.nodes.push({
+      name: "new",
+      opType: "Relu",
+      domain: "",
+      inputs: ["y"],
+      outputs: ["z"],
+      attributes: [{ name: "alpha", type: "FLOAT", f: 0.5 }],
+      docString: "",
+    });
     model.opsetImports.push({ domain: "com.example", version: 2 });
     // tensors() of the edited object gives the new values before it is written, too
-    expect(onnx.tensors(model).map((t) => [t.name, Array.from(t.data as ArrayLike<number | bigint>)])).toEqual([["w", [7, 8, 9]], ["b", [5n, -6n]]]);
+    expect(onnx.tensors(model).map((t) => [t.name, Array.from(t.data as ArrayLike<number | bigint>)])).toEqual([
+      ["w", [7, 8, 9]],
+      ["b", [5n, -6n]],
+    ]);
     const out = onnx.write(model);
     const expected = decode(bytes);
     const eg = graphOf(expected);
@@ -255,11 +319,17 @@ describe("onnx edits: write() stores what was changed in the object read() retur
       { dims: ["3"], dataType: 1, name: "w", rawData: Buffer.from(le(Float32Array.of(7, 8, 9))).toString("base64") },
       { dims: ["2"], dataType: 7, name: "b", rawData: Buffer.from(le(BigInt64Array.of(5n, -6n))).toString("base64") },
     ];
-    eg.node = [eg.node[0]!, { input: ["y"], output: ["z"], name: "new", opType: "Relu", attribute: [{ name: "alpha", f: 0.5, type: 1 }] }];
+    eg.node = [
+      eg.node[0]!,
+      { input: ["y"], output: ["z"], name: "new", opType: "Relu", attribute: [{ name: "alpha", f: 0.5, type: 1 }] },
+    ];
     (expected.opsetImport as Plain[]).push({ domain: "com.example", version: "2" });
     expect(decode(out)).toEqual(expected);
     const again = onnx.read(out);
-    expect(onnx.tensors(again).map((t) => [t.name, Array.from(t.data as ArrayLike<number | bigint>)])).toEqual([["w", [7, 8, 9]], ["b", [5n, -6n]]]);
+    expect(onnx.tensors(again).map((t) => [t.name, Array.from(t.data as ArrayLike<number | bigint>)])).toEqual([
+      ["w", [7, 8, 9]],
+      ["b", [5n, -6n]],
+    ]);
   });
 
   it("inside a subgraph: typed-field tensors replaced (another dtype, new values), an attribute's type and values changed", () => {
@@ -267,40 +337,79 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     const model = onnx.read(bytes);
     const node = model.graph!.nodes[0]!;
     const branch = node.attributes[0]!.g!;
-    branch.initializers[1] = onnx.makeTensor({ name: "i8", dtype: "float16", dims: [2], data: new Uint16Array([0x3c00, 0xc000]) });
+    branch.initializers[1] = onnx.makeTensor({
+      name: "i8",
+      dtype: "float16",
+      dims: [2],
+      data: new Uint16Array([0x3c00, 0xc000]),
+    });
     branch.initializers[0]!.values = le(Float32Array.of(-1, -2, -3)); // float_data as read: now raw_data
-    node.attributes.push({ name: "mode", type: "STRINGS", strings: ["a", "é"] }, { name: "w", type: "FLOATS", floats: [0.5, -1] }, { name: "k", type: "INTS", ints: [-3, 2 ** 40] });
+    node.attributes.push(
+      { name: "mode", type: "STRINGS", strings: ["a", "é"] },
+      { name: "w", type: "FLOATS", floats: [0.5, -1] },
+      { name: "k", type: "INTS", ints: [-3, 2 ** 40] },
+    );
     const out = onnx.write(model);
     expectOnlyChanged(bytes, out, [frameOf(model.graph!)], frameOf(node));
     const expected = decode(bytes);
     const en = graphOf(expected).node[0] as Plain & { attribute: (Plain & { g: PlainGraph })[] };
     const eb = en.attribute[0]!.g;
-    eb.initializer![0] = { dims: ["3"], dataType: 1, name: "w", rawData: Buffer.from(le(Float32Array.of(-1, -2, -3))).toString("base64") };
-    eb.initializer![1] = { dims: ["2"], dataType: 10, name: "i8", rawData: Buffer.from(le(Uint16Array.of(0x3c00, 0xc000))).toString("base64") };
+    eb.initializer![0] = {
+      dims: ["3"],
+      dataType: 1,
+      name: "w",
+      rawData: Buffer.from(le(Float32Array.of(-1, -2, -3))).toString("base64"),
+    };
+    eb.initializer![1] = {
+      dims: ["2"],
+      dataType: 10,
+      name: "i8",
+      rawData: Buffer.from(le(Uint16Array.of(0x3c00, 0xc000))).toString("base64"),
+    };
     en.attribute.push(
-      { name: "mode", strings: [Buffer.from("a").toString("base64"), Buffer.from("é").toString("base64")], type: 8 } as never,
+      {
+        name: "mode",
+        strings: [Buffer.from("a").toString("base64"), Buffer.from("é").toString("base64")],
+        type: 8,
+      } as never,
       { name: "w", floats: [0.5, -1], type: 6 } as never,
       { name: "k", ints: ["-3", String(2 ** 40)], type: 7 } as never,
     );
     expect(decode(out)).toEqual(expected);
     const weights = onnx.tensors(onnx.read(out));
     expect(weights.map((t) => [t.name, t.dtype, Array.from(t.data as ArrayLike<number>)])).toEqual([
-      ["bias", "float32", [0.5, 1]], ["If_0/then_branch/w", "float32", [-1, -2, -3]], ["If_0/then_branch/i8", "float16", [0x3c00, 0xc000]],
+      ["bias", "float32", [0.5, 1]],
+      ["If_0/then_branch/w", "float32", [-1, -2, -3]],
+      ["If_0/then_branch/i8", "float16", [0x3c00, 0xc000]],
     ]);
   });
 
   it("renameValue renames every use, in subgraphs that use the outer name, not where a subgraph shadows it", () => {
     const sub = (inner: string, shadow: boolean) => ({
-      name: "branch", nodes: [{ opType: "Identity", inputs: [inner], outputs: ["o"] }],
-      initializers: shadow ? [{ name: "x", dtype: "float32" as const, dims: [1], data: [1] }] : [], inputs: [], outputs: [{ name: "o", dtype: "float32" as const }],
+      name: "branch",
+      nodes: [{ opType: "Identity", inputs: [inner], outputs: ["o"] }],
+      initializers: shadow ? [{ name: "x", dtype: "float32" as const, dims: [1], data: [1] }] : [],
+      inputs: [],
+      outputs: [{ name: "o", dtype: "float32" as const }],
     });
     const model = onnx.create({
       graph: {
         name: "g",
         nodes: [
-          { opType: "If", inputs: ["c"], outputs: ["y"], attributes: { then_branch: { type: "graph", value: sub("x", false) }, else_branch: { type: "graph", value: sub("x", true) } } },
+          {
+            opType: "If",
+            inputs: ["c"],
+            outputs: ["y"],
+            attributes: {
+              then_branch: { type: "graph", value: sub("x", false) },
+              else_branch: { type: "graph", value: sub("x", true) },
+            },
+          },
         ],
-        inputs: [{ name: "x", dtype: "float32", shape: [1] }, { name: "c", dtype: "bool", shape: [] }],
+        inputs: [
+          { name: "x", dtype: "float32", shape: [1] },
+          { name: "c", dtype: "bool", shape: [] },
+        ],
         outputs: [{ name: "y", dtype: "float32" }],
       },
     });
@@ -338,7 +447,10 @@ describe("onnx edits: write() stores what was changed in the object read() retur
 
   it("a new tensor without values, or values of the wrong size, is a typed error, not a broken file", () => {
     const model = onnx.read(createdModel());
-    model.graph!.initializers.push({ ...onnx.makeTensor({ name: "v", dtype: "float32", dims: [2], data: [1, 2] }), values: new Uint8Array(4) });
+    model.graph!.initializers.push({
+      ...onnx.makeTensor({ name: "v", dtype: "float32", dims: [2], data: [1, 2] }),
+      values: new Uint8Array(4),
+    });
     expect(() => onnx.write(model)).toThrow(/take 8 bytes/);
     model.graph!.initializers.pop();
     model.graph!.initializers[0]!.dims = [4];
@@ -359,7 +471,9 @@ describe("onnx edits: write() stores what was changed in the object read() retur
 
   it("replacements (replaceTensors) and edits are written together", () => {
     const bytes = addBiasModel(Float32Array.of(1, 2), "floats");
-    const replaced = onnx.replaceTensors(onnx.read(bytes), { bias: { name: "bias", dtype: "float32", shape: [2], data: Float32Array.of(5, 6) } });
+    const replaced = onnx.replaceTensors(onnx.read(bytes), {
+      bias: { name: "bias", dtype: "float32", shape: [2], data: Float32Array.of(5, 6) },
+    });
     replaced.producerName = "both";
     replaced.graph!.nodes[0]!.name = "plus";
     const out = onnx.write(replaced);
@@ -375,7 +489,9 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     // a weight renamed after replaceTensors keeps its new values
     onnx.renameValue(replaced, "bias", "offset");
     const renamed = onnx.read(onnx.write(replaced));
-    expect(onnx.tensors(renamed).map((t) => [t.name, Array.from(t.data as Float32Array)])).toEqual([["offset", [5, 6]]]);
+    expect(onnx.tensors(renamed).map((t) => [t.name, Array.from(t.data as Float32Array)])).toEqual([
+      ["offset", [5, 6]],
+    ]);
   });
 
   it("writeTo streams an edited large model without copying the stored weights", async () => {
@@ -397,38 +513,59 @@ describe("onnx edits: write() stores what was changed in the object read() retur
   it("edited models still run in onnxruntime-web: a new bias, a new node, a renamed input and output", async () => {
     const model = onnx.read(addBiasModel(Float32Array.of(1, 2, 3), "raw"));
     const g = model.graph!;
-    g.initializers[0] = onnx.makeTensor({ name: "bias", dtype: "float32", dims: [3], data: new Float32Array([10, 20, 30]) });
+    g.initializers[0] = onnx.makeTensor({
+      name: "bias",
+      dtype: "float32",
+      dims: [3],
+      data: new Float32Array([10, 20, 30]),
+    });
     g.initializers.push(onnx.makeTensor({ name: "two", dtype: "float32", dims: [1], data: [2] }));
-    g.nodes.push({ name: "double", opType: "Mul", domain: "", inputs: ["y", "two"], outputs: ["z"], attributes: [], docString: "" });
+    g.nodes.push({
+      name: "double",
+      opType: "Mul",
+      domain: "",
+      inputs: ["y", "two"],
+      outputs: ["z"],
+      attributes: [],
+      docString: "",
+    });
     g.outputs[0]!.name = "z";
     onnx.renameValue(model, "x", "features");
-    const { outputs, messages } = await runOnnx(onnx.write(model), { features: new ort.Tensor("float32", Float32Array.of(1, 1, 1), [3]) });
+    const { outputs, messages } = await runOnnx(onnx.write(model), {
+      features: new ort.Tensor("float32", Float32Array.of(1, 1, 1), [3]),
+    });
     expect(Array.from(outputs.z!.data as Float32Array)).toEqual([22, 42, 62]);
     expect(messages.filter((m) => /\[W:|\[E:/.test(m))).toEqual([]);
   });
 
-  it.each(VAD_MODELS)("a Silero VAD model with metadata, a renamed input and a new shape runs as before (%s)", async (path) => {
-    const bytes = new Uint8Array(readFileSync(path));
-    const model = onnx.read(bytes);
-    const names = model.graph!.inputs.map((v) => v.name);
-    if (!names.includes("state")) return; // the legacy model has other inputs; the v5/v6 ones are used
-    onnx.setMetadata(model, "edited_by", "tensorfile");
-    onnx.renameValue(model, "input", "audio");
-    // symbolic dims (fixed ones, [1, 512], make ORT's shape inference trip over the export's own value_info)
-    onnx.setShape(model, "audio", ["batch", "samples"]);
-    const out = onnx.write(model);
-    const expected = decode(bytes);
-    const again = onnx.read(out);
-    expect(again.graph!.inputs.find((v) => v.name === "audio")!.type.shape).toEqual(["batch", "samples"]);
-    expect(again.metadataProps).toEqual([{ key: "edited_by", value: "tensorfile" }]);
-    expect(decode(out).producerName).toBe(expected.producerName);
-    const audio = new Float32Array(512).map((_, i) => Math.sin(i / 7) * 0.3);
-    const state = new ort.Tensor("float32", new Float32Array(2 * 128), [2, 1, 128]);
-    const sr = new ort.Tensor("int64", BigInt64Array.of(16000n), []);
-    const before = await runOnnx(bytes, { input: new ort.Tensor("float32", audio, [1, 512]), state, sr });
-    const after = await runOnnx(out, { audio: new ort.Tensor("float32", audio, [1, 512]), state, sr });
-    expect(Array.from(after.outputs.output!.data as Float32Array)).toEqual(Array.from(before.outputs.output!.data as Float32Array));
-  }, 60_000);
+  it.each(VAD_MODELS)(
+    "a Silero VAD model with metadata, a renamed input and a new shape runs as before (%s)",
+    async (path) => {
+      const bytes = new Uint8Array(readFileSync(path));
+      const model = onnx.read(bytes);
+      const names = model.graph!.inputs.map((v) => v.name);
+      if (!names.includes("state")) return; // the legacy model has other inputs; the v5/v6 ones are used
+      onnx.setMetadata(model, "edited_by", "tensorfile");
+      onnx.renameValue(model, "input", "audio");
+      // symbolic dims (fixed ones, [1, 512], make ORT's shape inference trip over the export's own value_info)
+      onnx.setShape(model, "audio", ["batch", "samples"]);
+      const out = onnx.write(model);
+      const expected = decode(bytes);
+      const again = onnx.read(out);
+      expect(again.graph!.inputs.find((v) => v.name === "audio")!.type.shape).toEqual(["batch", "samples"]);
+      expect(again.metadataProps).toEqual([{ key: "edited_by", value: "tensorfile" }]);
+      expect(decode(out).producerName).toBe(expected.producerName);
+      const audio = new Float32Array(512).map((_, i) => Math.sin(i / 7) * 0.3);
+      const state = new ort.Tensor("float32", new Float32Array(2 * 128), [2, 1, 128]);
+      const sr = new ort.Tensor("int64", BigInt64Array.of(16000n), []);
+      const before = await runOnnx(bytes, { input: new ort.Tensor("float32", audio, [1, 512]), state, sr });
+      const after = await runOnnx(out, { audio: new ort.Tensor("float32", audio, [1, 512]), state, sr });
+      expect(Array.from(after.outputs.output!.data as Float32Array)).toEqual(
+        Array.from(before.outputs.output!.data as Float32Array),
+      );
+    },
+    60_000,
+  );
 });
 
 // ------------------------------------------------------------------------------------------- property
@@ -476,7 +613,9 @@ const edits: fc.Arbitrary<Edit>[] = [
     const attr = nodes[i % nodes.length]!.attributes.find((a) => a.name === "tag");
     if (!attr) return;
     attr.i = v;
-    const eAttr = (graphOf(e).node[i % nodes.length] as Plain & { attribute: Plain[] }).attribute.find((a) => a.name === "tag")!;
+    const eAttr = (graphOf(e).node[i % nodes.length] as Plain & { attribute: Plain[] }).attribute.find(
+      (a) => a.name === "tag",
+    )!;
     eAttr.i = String(v);
   }),
   fc.tuple(fc.nat(), fc.nat()).map(([i, j]): Edit => (m, e) => {
@@ -494,13 +633,22 @@ const edits: fc.Arbitrary<Edit>[] = [
     nodes.splice(at, 1);
     graphOf(e).node.splice(at, 1);
   }),
-  fc.tuple(name, fc.array(fc.float({ noNaN: true }), { minLength: 0, maxLength: 5 })).map(([s, values]): Edit => (m, e) => {
-    const data = Float32Array.from(values);
-    m.graph!.initializers.push(onnx.makeTensor({ name: s, dtype: "float32", dims: [data.length], data }));
-    const list = (graphOf(e).initializer ?? []) as Plain[];
-    list.push(normalise({ dims: [String(data.length)], dataType: 1, name: s, rawData: Buffer.from(le(data)).toString("base64") }) as Plain);
-    graphOf(e).initializer = list;
-  }),
+  fc
+    .tuple(name, fc.array(fc.float({ noNaN: true }), { minLength: 0, maxLength: 5 }))
+    .map(([s, values]): Edit => (m, e) => {
+      const data = Float32Array.from(values);
+      m.graph!.initializers.push(onnx.makeTensor({ name: s, dtype: "float32", dims: [data.length], data }));
+      const list = (graphOf(e).initializer ?? []) as Plain[];
+      list.push(
+        normalise({
+          dims: [String(data.length)],
+          dataType: 1,
+          name: s,
+          rawData: Buffer.from(le(data)).toString("base64"),
+        }) as Plain,
+      );
+      graphOf(e).initializer = list;
+    }),
   fc.nat().map((i): Edit => (m, e) => {
     const list = m.graph!.initializers;
     if (list.length === 0) return;
@@ -510,7 +658,12 @@ const edits: fc.Arbitrary<Edit>[] = [
   }),
   fc.array(fc.oneof(fc.nat({ max: 64 }), name), { maxLength: 4 }).map((dims): Edit => (m, e) => {
     m.graph!.inputs[0]!.type.shape = dims;
-    graphOf(e).input[0]!.type = { tensorType: { elemType: 1, shape: normalise({ dim: dims.map((d) => (typeof d === "number" ? { dimValue: String(d) } : { dimParam: d })) }) } };
+    graphOf(e).input[0]!.type = {
+      tensorType: {
+        elemType: 1,
+        shape: normalise({ dim: dims.map((d) => (typeof d === "number" ? { dimValue: String(d) } : { dimParam: d })) }),
+      },
+    };
   }),
   name.map((s): Edit => (m, e) => {
     m.graph!.name = s;
@@ -526,14 +679,17 @@ describe("onnx edits: random edit sequences", () => {
   it("write() of any sequence of edits decodes (onnx-proto) as the original with the same edits; writing again changes nothing", () => {
     const bytes = createdModel();
     const original = decode(bytes);
-    fc.assert(fc.property(fc.array(fc.oneof(...edits), { maxLength: 8 }), (sequence) => {
-      const model = onnx.read(bytes);
-      const expected = structuredClone(original);
-      for (const edit of sequence) edit(model, expected);
-      const out = onnx.write(model);
-      expect(decode(out)).toEqual(normalise(expected));
-      expect(same(onnx.write(onnx.read(out)), out)).toBe(true);
-      if (sequence.length === 0) expect(same(out, bytes)).toBe(true);
-    }), { numRuns: 150, seed: 20261127 });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(...edits), { maxLength: 8 }), (sequence) => {
+        const model = onnx.read(bytes);
+        const expected = structuredClone(original);
+        for (const edit of sequence) edit(model, expected);
+        const out = onnx.write(model);
+        expect(decode(out)).toEqual(normalise(expected));
+        expect(same(onnx.write(onnx.read(out)), out)).toBe(true);
+        if (sequence.length === 0) expect(same(out, bytes)).toBe(true);
+      }),
+      { numRuns: 150, seed: 20261127 },
+    );
   });
 });

@@ -23,7 +23,16 @@ function model(label: string, count: number): string {
   writeFileSync(join(folder, "data.bin"), "");
   truncateSync(join(folder, "data.bin"), count * 4);
   const path = join(folder, "model.onnx");
-  writeFileSync(path, buildModel({ graph: { initializers: [{ name: "big", dataType: 1, dims: [count], external: { location: "data.bin", length: count * 4 } }] } }));
+  writeFileSync(
+    path,
+    buildModel({
+      graph: {
+        initializers: [
+          { name: "big", dataType: 1, dims: [count], external: { location: "data.bin", length: count * 4 } },
+        ],
+      },
+    }),
+  );
   return path;
 }
 
@@ -34,7 +43,10 @@ process.argv = [process.argv[0], ${JSON.stringify(BUILT_CLI)}, ...${JSON.stringi
 await import(${JSON.stringify(pathToFileURL(BUILT_CLI).href)});`;
   const devNull = openSync("/dev/null", "w");
   try {
-    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", devNull, "pipe"], maxBuffer: 1 << 24 });
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      stdio: ["ignore", devNull, "pipe"],
+      maxBuffer: 1 << 24,
+    });
     const stderr = r.stderr.toString();
     const kb = Number(/MAXRSS (\d+)/.exec(stderr)?.[1] ?? Number.NaN);
     return { status: r.status, rss: kb * 1024, stderr };
@@ -47,12 +59,18 @@ describe.skipIf(!existsSync(BUILT_CLI) || process.platform === "win32")("a 3 GiB
   it("convert to .npy and verify stay within 256 MiB above the same commands on a 24-byte weight", () => {
     const small = model("small", 6);
     const big = model("big", (3 * 2 ** 30) / 4);
-    for (const command of [["convert", "{}", "-", "--to", "npy"], ["verify", "{}"]]) {
+    for (const command of [
+      ["convert", "{}", "-", "--to", "npy"],
+      ["verify", "{}"],
+    ]) {
       const base = peak(command.map((a) => (a === "{}" ? small : a)));
       expect(base.status, base.stderr).toBe(0);
       const large = peak(command.map((a) => (a === "{}" ? big : a)));
       expect(large.status, large.stderr).toBe(0);
-      expect(large.rss - base.rss, `${command[0]}: ${large.rss} bytes at peak, ${base.rss} for the small model`).toBeLessThan(256 * 2 ** 20);
+      expect(
+        large.rss - base.rss,
+        `${command[0]}: ${large.rss} bytes at peak, ${base.rss} for the small model`,
+      ).toBeLessThan(256 * 2 ** 20);
     }
   }, 240_000);
 });

@@ -38,11 +38,18 @@ function modelFolder(label: string): { folder: string; model: string; data: stri
   const data = join(folder, "data.bin");
   writeFileSync(data, bytes);
   const model = join(folder, "model.onnx");
-  writeFileSync(model, buildModel({ graph: { initializers: [
-    { name: "ext", dataType: 1, dims: [2, 3], external: { location: "data.bin", offset: 16, length: 24 } },
-    { name: "inline", dataType: 1, dims: [1], raw: le(Float32Array.of(7)) },
-    { name: "ext2", dataType: 1, dims: [4], external: { location: "data.bin", offset: 40 } },
-  ] } }));
+  writeFileSync(
+    model,
+    buildModel({
+      graph: {
+        initializers: [
+          { name: "ext", dataType: 1, dims: [2, 3], external: { location: "data.bin", offset: 16, length: 24 } },
+          { name: "inline", dataType: 1, dims: [1], raw: le(Float32Array.of(7)) },
+          { name: "ext2", dataType: 1, dims: [4], external: { location: "data.bin", offset: 40 } },
+        ],
+      },
+    }),
+  );
   return { folder, model, data };
 }
 
@@ -64,7 +71,9 @@ describe("patch API, external weights", () => {
   it("without an option, replacing an external weight is refused, saying what to do", async () => {
     const { model } = modelFolder("refused");
     const source = await fromFile(model);
-    await expect(patchFrom(source, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW } })).rejects.toThrow(/externalSink.*inlineExternal/);
+    await expect(
+      patchFrom(source, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW } }),
+    ).rejects.toThrow(/externalSink.*inlineExternal/);
     await source.close();
   });
 
@@ -73,7 +82,12 @@ describe("patch API, external weights", () => {
     const source = await fromFile(model);
     const out = collector();
     const chunks: Uint8Array[] = [];
-    const result = await patchTo(source, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW } }, (c) => void chunks.push(c.slice()), { externalSink: out.sink });
+    const result = await patchTo(
+      source,
+      { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW } },
+      (c) => void chunks.push(c.slice()),
+      { externalSink: out.sink },
+    );
     await source.close();
     expect(result.replaced).toEqual(["ext"]);
     expect(Buffer.concat(chunks).equals(readFileSync(model))).toBe(true);
@@ -86,13 +100,28 @@ describe("patch API, external weights", () => {
   it("two spellings of one location (data.bin, ./data.bin) are one file, with both weights' edits", async () => {
     const { folder, data } = modelFolder("two-spellings");
     const model = join(folder, "spellings.onnx");
-    writeFileSync(model, buildModel({ graph: { initializers: [
-      { name: "ext", dataType: 1, dims: [2, 3], external: { location: "data.bin", offset: 16 } },
-      { name: "ext2", dataType: 1, dims: [4], external: { location: "./data.bin", offset: 40 } },
-    ] } }));
+    writeFileSync(
+      model,
+      buildModel({
+        graph: {
+          initializers: [
+            { name: "ext", dataType: 1, dims: [2, 3], external: { location: "data.bin", offset: 16 } },
+            { name: "ext2", dataType: 1, dims: [4], external: { location: "./data.bin", offset: 40 } },
+          ],
+        },
+      }),
+    );
     const source = await fromFile(model);
     const out = collector();
-    await patchTo(source, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW }, ext2: { name: "ext2", dtype: "float32", shape: [4], data: Float32Array.of(1, 2, 3, 4) } }, () => undefined, { externalSink: out.sink });
+    await patchTo(
+      source,
+      {
+        ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW },
+        ext2: { name: "ext2", dtype: "float32", shape: [4], data: Float32Array.of(1, 2, 3, 4) },
+      },
+      () => undefined,
+      { externalSink: out.sink },
+    );
     await source.close();
     expect([...out.files.keys()]).toEqual(["data.bin"]);
     const expected = new Uint8Array(readFileSync(data));
@@ -109,11 +138,23 @@ describe("patch API, external weights", () => {
     stored.set(le(NEW), 8);
     writeFileSync(join(weightsFolder, "w.bin"), stored);
     const weightsModel = join(weightsFolder, "w.onnx");
-    writeFileSync(weightsModel, buildModel({ graph: { initializers: [{ name: "ext", dataType: 1, dims: [2, 3], external: { location: "w.bin", offset: 8 } }] } }));
+    writeFileSync(
+      weightsModel,
+      buildModel({
+        graph: {
+          initializers: [{ name: "ext", dataType: 1, dims: [2, 3], external: { location: "w.bin", offset: 8 } }],
+        },
+      }),
+    );
     const weightsSource = await fromFile(weightsModel);
     const source = await fromFile(model);
     const out = collector();
-    const result = await patchTo(source, { ...(await readFromAny(weightsSource)), source: weightsSource }, () => undefined, { externalSink: out.sink });
+    const result = await patchTo(
+      source,
+      { ...(await readFromAny(weightsSource)), source: weightsSource },
+      () => undefined,
+      { externalSink: out.sink },
+    );
     await Promise.all([source.close(), weightsSource.close()]);
     expect(result.replaced).toEqual(["ext"]);
     const expected = new Uint8Array(readFileSync(data));
@@ -124,19 +165,41 @@ describe("patch API, external weights", () => {
   it("inlineExternal: every external weight goes into raw_data; the model needs no other file", async () => {
     const { model } = modelFolder("inline");
     const source = await fromFile(model);
-    const patched = await patchFrom(source, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW } }, { inlineExternal: true });
+    const patched = await patchFrom(
+      source,
+      { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: NEW } },
+      { inlineExternal: true },
+    );
     await source.close();
     const read = onnx.read(patched.bytes);
     expect(onnx.weights(read).map((w) => w.tensor.storage)).toEqual(["raw_data", "raw_data", "raw_data"]);
     // no folder, no resolver: it still loads (nothing external is left)
     const loaded = await loadSource(fromBytes(patched.bytes));
-    expect(loaded.tensors.map((t) => [t.name, floats(t)])).toEqual([["ext", Array.from(NEW)], ["inline", [7]], ["ext2", Array.from(OTHER)]]);
+    expect(loaded.tensors.map((t) => [t.name, floats(t)])).toEqual([
+      ["ext", Array.from(NEW)],
+      ["inline", [7]],
+      ["ext2", Array.from(OTHER)],
+    ]);
     // the other fields of the TensorProto are kept (name, dims, data type)
-    expect(onnx.tensorInfos(read).map((i) => [i.name, i.dtype, i.shape])).toEqual([["ext", "float32", [2, 3]], ["inline", "float32", [1]], ["ext2", "float32", [4]]]);
+    expect(onnx.tensorInfos(read).map((i) => [i.name, i.dtype, i.shape])).toEqual([
+      ["ext", "float32", [2, 3]],
+      ["inline", "float32", [1]],
+      ["ext2", "float32", [4]],
+    ]);
     // an independent decoder (onnx-proto) reads the same: raw_data, no external_data, data_location DEFAULT
     const decoded = proto.ModelProto.decode(patched.bytes).graph!.initializer!;
-    expect(decoded.map((t) => [t.name, (t.dims ?? []).map(Number), t.dataType, t.externalData?.length ?? 0, t.dataLocation ?? 0])).toEqual([
-      ["ext", [2, 3], 1, 0, 0], ["inline", [1], 1, 0, 0], ["ext2", [4], 1, 0, 0],
+    expect(
+      decoded.map((t) => [
+        t.name,
+        (t.dims ?? []).map(Number),
+        t.dataType,
+        t.externalData?.length ?? 0,
+        t.dataLocation ?? 0,
+      ]),
+    ).toEqual([
+      ["ext", [2, 3], 1, 0, 0],
+      ["inline", [1], 1, 0, 0],
+      ["ext2", [4], 1, 0, 0],
     ]);
     const raw = (k: number) => Array.from(new Float32Array(new Uint8Array(decoded[k]!.rawData!).slice().buffer));
     expect([raw(0), raw(1), raw(2)]).toEqual([Array.from(NEW), [7], Array.from(OTHER)]);
@@ -158,7 +221,10 @@ describe("tensorfile patch, external weights", () => {
     const changed = join(folder, "changed.safetensors");
     const original = await loadFile(model);
     const { writeSafetensors } = await import("../../bindings/export/safetensors.js");
-    writeFileSync(changed, writeSafetensors(original.tensors.map((t) => (t.name === "ext" ? ({ ...t, data: NEW } as typeof t) : t))));
+    writeFileSync(
+      changed,
+      writeSafetensors(original.tensors.map((t) => (t.name === "ext" ? ({ ...t, data: NEW } as typeof t) : t))),
+    );
     const out2 = join(dir, "round-trip-out2", "patched.onnx");
     expect((await cli("patch", model, changed, out2)).code).toBe(0);
     expect(floats((await loadFile(out2)).tensors[0]!)).toEqual(Array.from(NEW));
@@ -205,9 +271,13 @@ describe("tensorfile patch, external weights", () => {
     // a Blob has no folder: it loads only because nothing is external any more
     const loaded = await loadBlob(new Blob([bytes as Uint8Array<ArrayBuffer>]));
     expect(loaded.tensors.map((t) => floats(t))).toEqual([Array.from(VALUES), [7], Array.from(OTHER)]);
-    const plain = buildModel({ graph: { initializers: [{ name: "x", dataType: 1, dims: [1], raw: le(Float32Array.of(1)) }] } });
+    const plain = buildModel({
+      graph: { initializers: [{ name: "x", dataType: 1, dims: [1], raw: le(Float32Array.of(1)) }] },
+    });
     const plainPath = join(folder, "plain.onnx");
     writeFileSync(plainPath, plain);
-    expect((await cli("patch", plainPath, weights, join(folder, "p2.onnx"), "--inline-external", "--partial")).code).toBe(2);
+    expect(
+      (await cli("patch", plainPath, weights, join(folder, "p2.onnx"), "--inline-external", "--partial")).code,
+    ).toBe(2);
   });
 });

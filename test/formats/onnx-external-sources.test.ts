@@ -73,12 +73,16 @@ describe("a name is not a path", () => {
     expect(values(await opened.loadTensor("ext"))).toEqual(Array.from(VALUES));
     await opened.close();
     const source = await fromFile(model);
-    expect(values(await onnx.loadTensor(source, onnx.tensorInfos(await onnx.readFrom(source))[0]!))).toEqual(Array.from(VALUES));
+    expect(values(await onnx.loadTensor(source, onnx.tensorInfos(await onnx.readFrom(source))[0]!))).toEqual(
+      Array.from(VALUES),
+    );
     await source.close();
     // a file: URL is a path too
     expect(values((await loadFile(pathToFileURL(model))).tensors[0]!)).toEqual(Array.from(VALUES));
     const byUrl = await fromFile(pathToFileURL(model) as unknown as string);
-    expect(values(await onnx.loadTensor(byUrl, onnx.tensorInfos(await onnx.readFrom(byUrl))[0]!))).toEqual(Array.from(VALUES));
+    expect(values(await onnx.loadTensor(byUrl, onnx.tensorInfos(await onnx.readFrom(byUrl))[0]!))).toEqual(
+      Array.from(VALUES),
+    );
     await byUrl.close();
   });
 });
@@ -86,8 +90,14 @@ describe("a name is not a path", () => {
 describe("the externalData option", () => {
   it("a folder for bytes and Blobs; it overrides the folder of a path", async () => {
     const { folder, model, bytes } = modelFolder("named");
-    expect(values((await loadBlob(new File([bytes as Uint8Array<ArrayBuffer>], "m.onnx"), { externalData: folder })).tensors[0]!)).toEqual(Array.from(VALUES));
-    expect(values((await loadSource(fromBytes(bytes), { externalData: folder })).tensors[0]!)).toEqual(Array.from(VALUES));
+    expect(
+      values(
+        (await loadBlob(new File([bytes as Uint8Array<ArrayBuffer>], "m.onnx"), { externalData: folder })).tensors[0]!,
+      ),
+    ).toEqual(Array.from(VALUES));
+    expect(values((await loadSource(fromBytes(bytes), { externalData: folder })).tensors[0]!)).toEqual(
+      Array.from(VALUES),
+    );
     const file = await onnx.readFrom(withExternalData(fromBytes(bytes), folder));
     expect(file).toBeDefined();
     // another folder, holding other values under the same name, wins over the model's own
@@ -118,10 +128,18 @@ describe("the externalData option", () => {
     const again = await loadSource(fromBytes(bytes), { externalData: async () => fromBytes(data) });
     expect(values(again.tensors[0]!)).toEqual(Array.from(VALUES));
     // a resolver that refuses: a SourceError naming the tensor and the location
-    await expect(loadSource(fromBytes(bytes), { externalData: () => { throw new Error("not here"); } })).rejects.toThrow(/"ext" is stored in the external file "data\.bin".*not here/);
+    await expect(
+      loadSource(fromBytes(bytes), {
+        externalData: () => {
+          throw new Error("not here");
+        },
+      }),
+    ).rejects.toThrow(/"ext" is stored in the external file "data\.bin".*not here/);
     await expect(loadSource(fromBytes(bytes), { externalData: () => 42 as never })).rejects.toThrow(SourceError);
     // a resolver whose file is too short
-    await expect(loadSource(fromBytes(bytes), { externalData: () => new Uint8Array(20) })).rejects.toThrow(/ends before bytes 16\.\.40/);
+    await expect(loadSource(fromBytes(bytes), { externalData: () => new Uint8Array(20) })).rejects.toThrow(
+      /ends before bytes 16\.\.40/,
+    );
   });
 
   it("an option that is neither a folder nor a function is a TypeError", async () => {
@@ -143,16 +161,22 @@ describe("what is read as external data", () => {
     const made = spawnSync("mkfifo", [join(folder, "data.bin")]);
     if (made.status !== 0) return; // no mkfifo here
     writeFileSync(join(folder, "model.onnx"), externalModel("data.bin"));
-    await expect(loadFile(join(folder, "model.onnx"))).rejects.toThrow(/"ext" is stored in the external file "data\.bin".*not a regular file/);
+    await expect(loadFile(join(folder, "model.onnx"))).rejects.toThrow(
+      /"ext" is stored in the external file "data\.bin".*not a regular file/,
+    );
   }, 20_000);
 
   it("a folder or a device named as location is refused, naming the tensor and the location", async () => {
     const folder = join(dir, "folder-location");
     mkdirSync(join(folder, "data.bin"), { recursive: true });
     writeFileSync(join(folder, "model.onnx"), externalModel("data.bin"));
-    await expect(loadFile(join(folder, "model.onnx"))).rejects.toThrow(/"ext" is stored in the external file "data\.bin".*director/);
+    await expect(loadFile(join(folder, "model.onnx"))).rejects.toThrow(
+      /"ext" is stored in the external file "data\.bin".*director/,
+    );
     if (!existsSync("/dev/zero")) return;
-    await expect(loadSource(fromBytes(externalModel("zero")), { externalData: "/dev" })).rejects.toThrow(/"zero".*not a regular file/);
+    await expect(loadSource(fromBytes(externalModel("zero")), { externalData: "/dev" })).rejects.toThrow(
+      /"zero".*not a regular file/,
+    );
   });
 
   it("a weight more bytes than one array holds is a LIMIT error when loaded whole", async () => {
@@ -168,19 +192,27 @@ describe("what is read as external data", () => {
 });
 
 describe("CLI: standard input and pipes have no folder; --external-dir names one", () => {
-  it.skipIf(!existsSync(BUILT_CLI))("convert - with external data is a SourceError (exit 1), nothing taken from the current folder", () => {
-    const { folder, model } = modelFolder("cli-stdin");
-    const out = join(folder, "out.npy");
-    // the built CLI in a child process, its standard input a pipe, run in the folder that holds data.bin
-    const r = spawnSync("sh", ["-c", `cat "${model}" | "${process.execPath}" "${BUILT_CLI}" convert - "${out}"`], { cwd: folder });
-    expect(r.status, r.stderr.toString()).toBe(1);
-    expect(r.stderr.toString()).toMatch(/"ext" is stored in the external file "data\.bin"/);
-    expect(r.stderr.toString()).not.toMatch(/internal error/);
-    expect(existsSync(out)).toBe(false);
-    const named = spawnSync("sh", ["-c", `cat "${model}" | "${process.execPath}" "${BUILT_CLI}" convert - "${out}" --external-dir "${folder}"`]);
-    expect(named.status, named.stderr.toString()).toBe(0);
-    expect(npyFloats(readFileSync(out))).toEqual(Array.from(VALUES));
-  });
+  it.skipIf(!existsSync(BUILT_CLI))(
+    "convert - with external data is a SourceError (exit 1), nothing taken from the current folder",
+    () => {
+      const { folder, model } = modelFolder("cli-stdin");
+      const out = join(folder, "out.npy");
+      // the built CLI in a child process, its standard input a pipe, run in the folder that holds data.bin
+      const r = spawnSync("sh", ["-c", `cat "${model}" | "${process.execPath}" "${BUILT_CLI}" convert - "${out}"`], {
+        cwd: folder,
+      });
+      expect(r.status, r.stderr.toString()).toBe(1);
+      expect(r.stderr.toString()).toMatch(/"ext" is stored in the external file "data\.bin"/);
+      expect(r.stderr.toString()).not.toMatch(/internal error/);
+      expect(existsSync(out)).toBe(false);
+      const named = spawnSync("sh", [
+        "-c",
+        `cat "${model}" | "${process.execPath}" "${BUILT_CLI}" convert - "${out}" --external-dir "${folder}"`,
+      ]);
+      expect(named.status, named.stderr.toString()).toBe(0);
+      expect(npyFloats(readFileSync(out))).toEqual(Array.from(VALUES));
+    },
+  );
 
   it("--external-dir on every command that reads a model; not a folder: exit 2", async () => {
     const { folder, model } = modelFolder("cli-dir");
@@ -192,7 +224,13 @@ describe("CLI: standard input and pipes have no folder; --external-dir names one
     const stats = await cli("stats", model, "--external-dir", other, "--json");
     expect(stats.code, stats.stderr).toBe(0);
     expect(stats.stdout).toMatch(/"max": 9/);
-    for (const args of [["inspect", model], ["verify", model], ["diff", model, model], ["stats", model], ["show", model, "ext"]]) {
+    for (const args of [
+      ["inspect", model],
+      ["verify", model],
+      ["diff", model, model],
+      ["stats", model],
+      ["show", model, "ext"],
+    ]) {
       const r = await cli(...args, "--external-dir", other);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
     }

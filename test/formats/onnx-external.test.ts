@@ -22,10 +22,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const VALUES = Float32Array.from({ length: 6 }, (_, i) => i * 1.5 - 2);
 
 function externalModel(location: string, offset = 16): Uint8Array {
-  return buildModel({ graph: { initializers: [
-    { name: "ext", dataType: 1, dims: [2, 3], external: { location, offset, length: 24 } },
-    { name: "inline", dataType: 1, dims: [1], floats: [7] },
-  ] } });
+  return buildModel({
+    graph: {
+      initializers: [
+        { name: "ext", dataType: 1, dims: [2, 3], external: { location, offset, length: 24 } },
+        { name: "inline", dataType: 1, dims: [1], floats: [7] },
+      ],
+    },
+  });
 }
 
 function writeData(folder: string, name: string): void {
@@ -51,9 +55,13 @@ describe("onnx external data", () => {
     await opened.close();
     const source = await fromFile(path);
     const model = await onnx.readFrom(source);
-    expect(Array.from((await onnx.loadTensor(source, onnx.tensorInfos(model)[0]!)).data as Float32Array)).toEqual(Array.from(VALUES));
+    expect(Array.from((await onnx.loadTensor(source, onnx.tensorInfos(model)[0]!)).data as Float32Array)).toEqual(
+      Array.from(VALUES),
+    );
     await source.close();
-    expect(onnx.inspect(model).externalData).toEqual([{ name: "ext", location: "weights/data.bin", offset: 16, length: 24, checksum: undefined }]);
+    expect(onnx.inspect(model).externalData).toEqual([
+      { name: "ext", location: "weights/data.bin", offset: 16, length: 24, checksum: undefined },
+    ]);
     const weights = join(dir, "ext.safetensors");
     expect((await cli("convert", path, weights)).code).toBe(0);
   });
@@ -76,7 +84,10 @@ describe("onnx external data", () => {
     writeFileSync(join(folder, "missing.onnx"), externalModel("nothing-here.bin"));
     await expect(loadFile(join(folder, "missing.onnx"))).rejects.toThrow(SourceError);
     writeFileSync(join(folder, "dotdot.onnx"), externalModel("../outside.bin"));
-    await expect(loadFile(join(folder, "dotdot.onnx"))).rejects.toMatchObject({ code: "CORRUPT", field: "model.graph.initializer[0].external_data.location" });
+    await expect(loadFile(join(folder, "dotdot.onnx"))).rejects.toMatchObject({
+      code: "CORRUPT",
+      field: "model.graph.initializer[0].external_data.location",
+    });
     // a data file shorter than offset + length
     writeFileSync(join(folder, "short.bin"), new Uint8Array(20));
     writeFileSync(join(folder, "short.onnx"), externalModel("short.bin"));
@@ -85,7 +96,9 @@ describe("onnx external data", () => {
 
   it("patching an external weight is refused", async () => {
     const model = onnx.read(externalModel("data.bin"));
-    expect(() => onnx.replaceTensors(model, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: VALUES } })).toThrow(/external/);
+    expect(() =>
+      onnx.replaceTensors(model, { ext: { name: "ext", dtype: "float32", shape: [2, 3], data: VALUES } }),
+    ).toThrow(/external/);
   });
 });
 
@@ -102,7 +115,19 @@ describe("loadFile on .onnx and .april equals tensors()", () => {
     }
     const [encoder, decoder] = VAD_MODELS.map((p) => new Uint8Array(readFileSync(p)));
     const aprilPath = join(dir, "vad.april");
-    writeFileSync(aprilPath, april.write(april.create({ networks: { encoder: encoder!, decoder: decoder ?? encoder!, joiner: addBiasModel(Float32Array.of(1, 2), "floats") }, tokens: ["<blk>", "x"] })));
+    writeFileSync(
+      aprilPath,
+      april.write(
+        april.create({
+          networks: {
+            encoder: encoder!,
+            decoder: decoder ?? encoder!,
+            joiner: addBiasModel(Float32Array.of(1, 2), "floats"),
+          },
+          tokens: ["<blk>", "x"],
+        }),
+      ),
+    );
     const loaded = await loadFile(aprilPath);
     const eager = april.tensors(april.read(new Uint8Array(readFileSync(aprilPath))));
     expect(loaded.tensors.map((t) => t.name)).toEqual(eager.map((t) => t.name));
@@ -129,14 +154,28 @@ describe("sparse initializers", () => {
     w.messageField(7, (g) => {
       g.stringField(2, "g");
       g.messageField(15, (s) => {
-        s.messageField(1, (v) => v.uintField(1, 2).uintField(2, 1).stringField(8, "sparse").bytesField(9, le(Float32Array.of(5, 6))));
-        s.messageField(2, (i) => i.uintField(1, 2).uintField(2, 7).stringField(8, "sparse_indices").bytesField(9, le(BigInt64Array.of(1n, 7n))));
+        s.messageField(1, (v) =>
+          v
+            .uintField(1, 2)
+            .uintField(2, 1)
+            .stringField(8, "sparse")
+            .bytesField(9, le(Float32Array.of(5, 6))),
+        );
+        s.messageField(2, (i) =>
+          i
+            .uintField(1, 2)
+            .uintField(2, 7)
+            .stringField(8, "sparse_indices")
+            .bytesField(9, le(BigInt64Array.of(1n, 7n))),
+        );
         s.uintField(3, 3).uintField(3, 4);
       });
     });
     w.messageField(8, (op) => op.uintField(2, 13));
     const model = onnx.read(w.finish());
     expect(onnx.tensors(model)).toEqual([]);
-    expect(onnx.inspect(model).sparseInitializers).toEqual([{ name: "sparse", dims: [3, 4], values: { dtype: "float32", count: 2 }, indices: { dtype: "int64", shape: [2] } }]);
+    expect(onnx.inspect(model).sparseInitializers).toEqual([
+      { name: "sparse", dims: [3, 4], values: { dtype: "float32", count: 2 }, indices: { dtype: "int64", shape: [2] } },
+    ]);
   });
 });

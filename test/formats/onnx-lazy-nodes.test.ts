@@ -37,23 +37,69 @@ function outcome(run: () => unknown): string {
 function mixedModel(): Uint8Array {
   const branch: GraphSpec = {
     name: "then",
-    nodes: [{ name: "inner", opType: "Constant", inputs: [], outputs: ["k"], attrs: [{ name: "value", type: 4, t: { name: "", dataType: 7, dims: [2], raw: le(new BigInt64Array([5n, -6n])) } }] }],
+    nodes: [
+      {
+        name: "inner",
+        opType: "Constant",
+        inputs: [],
+        outputs: ["k"],
+        attrs: [
+          { name: "value", type: 4, t: { name: "", dataType: 7, dims: [2], raw: le(new BigInt64Array([5n, -6n])) } },
+        ],
+      },
+    ],
     outputs: [{ name: "k", elemType: 7, shape: [2] }],
   };
   const nodes: NodeSpec[] = [
-    { name: "c0", opType: "Constant", inputs: [], outputs: ["w"], attrs: [{ name: "value", type: 4, t: { name: "w", dataType: 1, dims: [3], raw: le(new Float32Array([1, 2, 3])) } }] },
+    {
+      name: "c0",
+      opType: "Constant",
+      inputs: [],
+      outputs: ["w"],
+      attrs: [
+        { name: "value", type: 4, t: { name: "w", dataType: 1, dims: [3], raw: le(new Float32Array([1, 2, 3])) } },
+      ],
+    },
     { name: "soft", opType: "Softmax", inputs: ["x"], outputs: ["s"], attrs: [{ name: "axis", type: 2, i: -1 }] },
-    { opType: "ReduceMean", inputs: ["s"], outputs: ["m"], attrs: [{ name: "axes", type: 7, ints: [-1, 0, 2] }, { name: "keepdims", type: 2, i: 0 }] },
+    {
+      opType: "ReduceMean",
+      inputs: ["s"],
+      outputs: ["m"],
+      attrs: [
+        { name: "axes", type: 7, ints: [-1, 0, 2] },
+        { name: "keepdims", type: 2, i: 0 },
+      ],
+    },
     { name: "lrelu", opType: "LeakyRelu", inputs: ["m"], outputs: ["l"], attrs: [{ name: "alpha", type: 1, f: 0.25 }] },
-    { name: "pad", opType: "Pad", inputs: ["l"], outputs: ["p"], attrs: [{ name: "mode", type: 3, s: "reflect" }, { name: "pads", type: 7, floats: [0.5, 1.5] }] },
-    { name: "if", opType: "If", inputs: ["cond"], outputs: ["k"], attrs: [{ name: "then_branch", type: 5, g: branch }, { name: "else_branch", type: 5, g: branch }] },
+    {
+      name: "pad",
+      opType: "Pad",
+      inputs: ["l"],
+      outputs: ["p"],
+      attrs: [
+        { name: "mode", type: 3, s: "reflect" },
+        { name: "pads", type: 7, floats: [0.5, 1.5] },
+      ],
+    },
+    {
+      name: "if",
+      opType: "If",
+      inputs: ["cond"],
+      outputs: ["k"],
+      attrs: [
+        { name: "then_branch", type: 5, g: branch },
+        { name: "else_branch", type: 5, g: branch },
+      ],
+    },
     { name: "ünïcode", opType: "Identity", domain: "com.example", inputs: ["p"], outputs: ["y"] },
   ];
   return buildModel({
     graph: {
-      name: "mixed", nodes,
+      name: "mixed",
+      nodes,
       initializers: [{ name: "b", dataType: 1, dims: [2], raw: le(new Float32Array([7, 8])) }],
-      inputs: [{ name: "x", elemType: 1, shape: ["n", 3] }], outputs: [{ name: "y", elemType: 1, shape: ["n", 3] }],
+      inputs: [{ name: "x", elemType: 1, shape: ["n", 3] }],
+      outputs: [{ name: "y", elemType: 1, shape: ["n", 3] }],
     },
   });
 }
@@ -83,7 +129,10 @@ describe("onnx.read: nodes parsed on first access", () => {
   it("built and real models: the same JSON, the same util.inspect (before any access) and the same weights as the eager parse", () => {
     [mixedModel(), ...REAL.map((p) => new Uint8Array(readFileSync(p)))].forEach((bytes, k) => {
       const expected = eager(bytes);
-      if (k < 2) expect(utilInspect(onnx.read(bytes), { depth: Infinity, showHidden: true })).toBe(utilInspect(expected, { depth: Infinity, showHidden: true }));
+      if (k < 2)
+        expect(utilInspect(onnx.read(bytes), { depth: Infinity, showHidden: true })).toBe(
+          utilInspect(expected, { depth: Infinity, showHidden: true }),
+        );
       expect(utilInspect(onnx.read(bytes), { depth: 3 })).toBe(utilInspect(expected, { depth: 3 }));
       expect(JSON.stringify(onnx.read(bytes))).toBe(JSON.stringify(expected));
       expect(JSON.stringify(structuredClone(onnx.read(bytes)))).toBe(JSON.stringify(expected)); // a worker's postMessage
@@ -91,11 +140,18 @@ describe("onnx.read: nodes parsed on first access", () => {
       const lazy = onnx.read(bytes);
       expect(JSON.stringify(onnx.inspect(lazy))).toBe(JSON.stringify(onnx.inspect(expected)));
       // tensors() (views where raw_data is aligned, copies where not) against copies of every weight
-      const summary = (list: NamedTensor[]) => list.map((t) => {
-        const data = t.data as ArrayBufferView;
-        const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-        return [t.name, t.dtype, t.shape, (data as unknown as { constructor: { name: string } }).constructor.name, view.toString("base64")];
-      });
+      const summary = (list: NamedTensor[]) =>
+        list.map((t) => {
+          const data = t.data as ArrayBufferView;
+          const view = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+          return [
+            t.name,
+            t.dtype,
+            t.shape,
+            (data as unknown as { constructor: { name: string } }).constructor.name,
+            view.toString("base64"),
+          ];
+        });
       expect(summary(onnx.tensors(lazy))).toEqual(summary(onnx.tensors(onnx.read(bytes), { copy: true })));
     });
   });
@@ -118,22 +174,28 @@ describe("onnx.read: nodes parsed on first access", () => {
 
   it("any byte changed in a model: read() throws what the eager parse throws (message, offset, path), or gives the same model, whose nodes never throw", () => {
     const base = mixedModel();
-    fc.assert(fc.property(
-      fc.array(fc.tuple(fc.nat({ max: base.length - 1 }), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 3 }),
-      (edits) => {
-        const bytes = base.slice();
-        for (const [at, value] of edits) bytes[at] = value;
-        const expected = outcome(() => eager(bytes));
-        // read() alone must throw what the eager parse throws: the nodes' errors are not left for later
-        const thrown = outcome(() => {
-          onnx.read(bytes);
-          return "read";
-        });
-        if (expected.startsWith("ok")) expect(thrown).toBe("ok \"read\"");
-        else expect(thrown).toBe(expected);
-        if (expected.startsWith("ok")) expect(outcome(() => onnx.read(bytes))).toBe(expected);
-      },
-    ), { numRuns: 600, seed: 34 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: base.length - 1 }), fc.integer({ min: 0, max: 255 })), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        (edits) => {
+          const bytes = base.slice();
+          for (const [at, value] of edits) bytes[at] = value;
+          const expected = outcome(() => eager(bytes));
+          // read() alone must throw what the eager parse throws: the nodes' errors are not left for later
+          const thrown = outcome(() => {
+            onnx.read(bytes);
+            return "read";
+          });
+          if (expected.startsWith("ok")) expect(thrown).toBe('ok "read"');
+          else expect(thrown).toBe(expected);
+          if (expected.startsWith("ok")) expect(outcome(() => onnx.read(bytes))).toBe(expected);
+        },
+      ),
+      { numRuns: 600, seed: 34 },
+    );
   });
 
   it("random fields in a node, an attribute or a Constant's tensor: read() agrees with the eager parse, error for error", () => {
@@ -149,36 +211,85 @@ describe("onnx.read: nodes parsed on first access", () => {
       return out;
     };
     const len = (body: number[]) => [...varint(BigInt(body.length)), ...body];
-    const interesting = fc.constantFrom(0n, 1n, 3n, 7n, 127n, 128n, -1n, -2n, 2n ** 53n - 1n, 2n ** 53n, -(2n ** 53n), 2n ** 63n, 2n ** 32n + 5n);
+    const interesting = fc.constantFrom(
+      0n,
+      1n,
+      3n,
+      7n,
+      127n,
+      128n,
+      -1n,
+      -2n,
+      2n ** 53n - 1n,
+      2n ** 53n,
+      -(2n ** 53n),
+      2n ** 63n,
+      2n ** 32n + 5n,
+    );
     const field = fc.oneof(
-      fc.record({ number: fc.integer({ min: 1, max: 24 }), wire: fc.constant(0), value: interesting }).map((f) => [...varint(BigInt(f.number * 8)), ...varint(f.value)]),
-      fc.record({ number: fc.integer({ min: 1, max: 24 }), body: fc.uint8Array({ maxLength: 9 }) }).map((f) => [...varint(BigInt(f.number * 8 + 2)), ...len([...f.body])]),
-      fc.record({ number: fc.integer({ min: 1, max: 24 }), wire: fc.constantFrom(1, 3, 4, 5, 6), body: fc.uint8Array({ maxLength: 8 }) }).map((f) => [...varint(BigInt(f.number * 8 + f.wire)), ...f.body]),
+      fc
+        .record({ number: fc.integer({ min: 1, max: 24 }), wire: fc.constant(0), value: interesting })
+        .map((f) => [...varint(BigInt(f.number * 8)), ...varint(f.value)]),
+      fc
+        .record({ number: fc.integer({ min: 1, max: 24 }), body: fc.uint8Array({ maxLength: 9 }) })
+        .map((f) => [...varint(BigInt(f.number * 8 + 2)), ...len([...f.body])]),
+      fc
+        .record({
+          number: fc.integer({ min: 1, max: 24 }),
+          wire: fc.constantFrom(1, 3, 4, 5, 6),
+          body: fc.uint8Array({ maxLength: 8 }),
+        })
+        .map((f) => [...varint(BigInt(f.number * 8 + f.wire)), ...f.body]),
       // packed int64s and floats, dims and raw_data of sizes that fit or not
-      fc.array(interesting, { maxLength: 3 }).map((values) => [...varint(8n * 8n + 2n), ...len(values.flatMap(varint))]),
-      fc.array(interesting, { maxLength: 3 }).map((values) => [...varint(1n * 8n + 2n), ...len(values.flatMap(varint))]),
+      fc
+        .array(interesting, { maxLength: 3 })
+        .map((values) => [...varint(8n * 8n + 2n), ...len(values.flatMap(varint))]),
+      fc
+        .array(interesting, { maxLength: 3 })
+        .map((values) => [...varint(1n * 8n + 2n), ...len(values.flatMap(varint))]),
       fc.integer({ min: 0, max: 13 }).map((n) => [...varint(9n * 8n + 2n), ...len(new Array<number>(n).fill(1))]),
       fc.integer({ min: 0, max: 9 }).map((n) => [...varint(7n * 8n + 2n), ...len(new Array<number>(n).fill(0))]),
     );
     const ascii = (text: string) => [...new TextEncoder().encode(text)];
-    const model = (node: number[]) => new Uint8Array([
-      ...varint(8n), 8, // ir_version
-      ...varint(7n * 8n + 2n), ...len([...varint(10n), ...len(node), ...varint(2n * 8n + 2n), ...len(ascii("g"))]),
-      ...varint(8n * 8n + 2n), ...len([...varint(16n), 17]),
-    ]);
-    fc.assert(fc.property(fc.array(field, { minLength: 1, maxLength: 5 }), fc.constantFrom("node", "attribute", "tensor"), (fields, where) => {
-      const body = fields.flat();
-      const node = where === "node" ? body
-        : where === "attribute" ? [...varint(34n), ...len(ascii("Constant")), ...varint(42n), ...len(body)]
-        : [...varint(34n), ...len(ascii("Constant")), ...varint(42n), ...len([...varint(10n), ...len(ascii("value")), ...varint(160n), 4, ...varint(42n), ...len(body)])];
-      const bytes = model(node);
-      const expected = outcome(() => eager(bytes));
-      expect(outcome(() => {
-        onnx.read(bytes);
-        return "read";
-      })).toBe(expected.startsWith("ok") ? "ok \"read\"" : expected);
-      if (expected.startsWith("ok")) expect(outcome(() => onnx.read(bytes))).toBe(expected);
-    }), { numRuns: 3000, seed: 36 });
+    const model = (node: number[]) =>
+      new Uint8Array([
+        ...varint(8n),
+        8, // ir_version
+        ...varint(7n * 8n + 2n),
+        ...len([...varint(10n), ...len(node), ...varint(2n * 8n + 2n), ...len(ascii("g"))]),
+        ...varint(8n * 8n + 2n),
+        ...len([...varint(16n), 17]),
+      ]);
+    fc.assert(
+      fc.property(
+        fc.array(field, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom("node", "attribute", "tensor"),
+        (fields, where) => {
+          const body = fields.flat();
+          const node =
+            where === "node"
+              ? body
+              : where === "attribute"
+                ? [...varint(34n), ...len(ascii("Constant")), ...varint(42n), ...len(body)]
+                : [
+                    ...varint(34n),
+                    ...len(ascii("Constant")),
+                    ...varint(42n),
+                    ...len([...varint(10n), ...len(ascii("value")), ...varint(160n), 4, ...varint(42n), ...len(body)]),
+                  ];
+          const bytes = model(node);
+          const expected = outcome(() => eager(bytes));
+          expect(
+            outcome(() => {
+              onnx.read(bytes);
+              return "read";
+            }),
+          ).toBe(expected.startsWith("ok") ? 'ok "read"' : expected);
+          if (expected.startsWith("ok")) expect(outcome(() => onnx.read(bytes))).toBe(expected);
+        },
+      ),
+      { numRuns: 3000, seed: 36 },
+    );
   });
 });
 
@@ -189,17 +300,41 @@ function whisperLike(count: number): Uint8Array {
   let last = "x";
   for (let i = 0; i < count; i++) {
     const out = `v${i}`;
-    if (i % 16 === 0) initializers.push({ name: `w${i}`, dataType: 1, dims: [1024], raw: le(new Float32Array(1024).fill(i)) });
+    if (i % 16 === 0)
+      initializers.push({ name: `w${i}`, dataType: 1, dims: [1024], raw: le(new Float32Array(1024).fill(i)) });
     if (i % 4 === 0) {
-      nodes.push({ name: `k${i}`, opType: "Constant", inputs: [], outputs: [`k${i}`], attrs: [{ name: "value", type: 4, t: { name: "", dataType: 7, dims: [1], raw: le(new BigInt64Array([-1n])) } }] });
+      nodes.push({
+        name: `k${i}`,
+        opType: "Constant",
+        inputs: [],
+        outputs: [`k${i}`],
+        attrs: [{ name: "value", type: 4, t: { name: "", dataType: 7, dims: [1], raw: le(new BigInt64Array([-1n])) } }],
+      });
     }
     nodes.push({
-      name: `/decoder/layers.${i}/Softmax`, opType: i % 2 ? "Softmax" : "ReduceMean", inputs: [last], outputs: [out],
-      attrs: i % 2 ? [{ name: "axis", type: 2, i: -1 }] : [{ name: "axes", type: 7, ints: [-1] }, { name: "keepdims", type: 2, i: -2 + (i % 2) }],
+      name: `/decoder/layers.${i}/Softmax`,
+      opType: i % 2 ? "Softmax" : "ReduceMean",
+      inputs: [last],
+      outputs: [out],
+      attrs:
+        i % 2
+          ? [{ name: "axis", type: 2, i: -1 }]
+          : [
+              { name: "axes", type: 7, ints: [-1] },
+              { name: "keepdims", type: 2, i: -2 + (i % 2) },
+            ],
     });
     last = out;
   }
-  return buildModel({ graph: { name: "decoder", nodes, initializers, inputs: [{ name: "x", elemType: 1, shape: [1, 80, 3000] }], outputs: [{ name: last, elemType: 1, shape: [1, 80, 3000] }] } });
+  return buildModel({
+    graph: {
+      name: "decoder",
+      nodes,
+      initializers,
+      inputs: [{ name: "x", elemType: 1, shape: [1, 80, 3000] }],
+      outputs: [{ name: last, elemType: 1, shape: [1, 80, 3000] }],
+    },
+  });
 }
 
 describe("issue 36: a lazy open of a 7,534-node graph with negative int attributes over a range source", () => {

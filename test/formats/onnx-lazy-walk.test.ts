@@ -33,8 +33,18 @@ async function counted<T>(open: () => Promise<T>): Promise<{ result: T; parses: 
 function richModel(initializers: number): Uint8Array {
   const inner: GraphSpec = {
     name: "then",
-    initializers: [{ name: "lstm.weight", dataType: 1, dims: [4, 8], raw: le(new Float32Array(32).map((_, i) => i / 3)) }],
-    nodes: [{ name: "c", opType: "Constant", inputs: [], outputs: ["k"], attrs: [{ name: "value", type: 4, t: { name: "", dataType: 7, dims: [3], int64s: [1, -2, 3] } }] }],
+    initializers: [
+      { name: "lstm.weight", dataType: 1, dims: [4, 8], raw: le(new Float32Array(32).map((_, i) => i / 3)) },
+    ],
+    nodes: [
+      {
+        name: "c",
+        opType: "Constant",
+        inputs: [],
+        outputs: ["k"],
+        attrs: [{ name: "value", type: 4, t: { name: "", dataType: 7, dims: [3], int64s: [1, -2, 3] } }],
+      },
+    ],
     outputs: [{ name: "k", elemType: 7, shape: [3] }],
   };
   const weights: TensorSpec[] = [];
@@ -42,7 +52,8 @@ function richModel(initializers: number): Uint8Array {
     const kind = i % 4;
     if (kind === 0) weights.push({ name: `w${i}`, dataType: 1, dims: [16], raw: le(new Float32Array(16).fill(i)) });
     else if (kind === 1) weights.push({ name: `w${i}`, dataType: 1, dims: [2, 2], floats: [i, 1, 2, 3] });
-    else if (kind === 2) weights.push({ name: `w${i}`, dataType: 7, dims: [2], int64s: [BigInt(i), -1n], unknownField: true });
+    else if (kind === 2)
+      weights.push({ name: `w${i}`, dataType: 7, dims: [2], int64s: [BigInt(i), -1n], unknownField: true });
     else weights.push({ name: `w${i}`, dataType: 6, dims: [3], int32s: [i, -i, 7], unpacked: true });
   }
   weights.push({ name: "far", dataType: 1, dims: [4], external: { location: "weights.bin", offset: 16, length: 16 } });
@@ -50,16 +61,46 @@ function richModel(initializers: number): Uint8Array {
     unknownFields: true,
     graph: {
       initializers: weights,
-      inputs: [{ name: "cond", elemType: 9, shape: [] }, { name: "x", elemType: 1, shape: ["batch", 16] }],
-      nodes: [
-        { name: "If_0", opType: "If", inputs: ["cond"], outputs: ["k"], attrs: [{ name: "then_branch", type: 5, g: inner }, { name: "else_branch", type: 5, g: inner }] },
-        { name: "conv", opType: "Conv", inputs: ["x", "w0"], outputs: ["y"], attrs: [
-          { name: "alpha", type: 1, f: 0.5 }, { name: "group", type: 2, i: 1 }, { name: "auto_pad", type: 3, s: "NOTSET" },
-          { name: "pads", type: 7, ints: [0, 1, 0, 1] }, { name: "scales", type: 6, floats: [1.5, 2] },
-        ] },
-        { name: "loop", opType: "Loop", inputs: [], outputs: ["z"], attrs: [{ name: "bodies", type: 10, graphs: [inner, inner] }] },
+      inputs: [
+        { name: "cond", elemType: 9, shape: [] },
+        { name: "x", elemType: 1, shape: ["batch", 16] },
       ],
-      outputs: [{ name: "k", elemType: 7, shape: [3] }, { name: "y", elemType: 1, shape: ["batch", 16] }],
+      nodes: [
+        {
+          name: "If_0",
+          opType: "If",
+          inputs: ["cond"],
+          outputs: ["k"],
+          attrs: [
+            { name: "then_branch", type: 5, g: inner },
+            { name: "else_branch", type: 5, g: inner },
+          ],
+        },
+        {
+          name: "conv",
+          opType: "Conv",
+          inputs: ["x", "w0"],
+          outputs: ["y"],
+          attrs: [
+            { name: "alpha", type: 1, f: 0.5 },
+            { name: "group", type: 2, i: 1 },
+            { name: "auto_pad", type: 3, s: "NOTSET" },
+            { name: "pads", type: 7, ints: [0, 1, 0, 1] },
+            { name: "scales", type: 6, floats: [1.5, 2] },
+          ],
+        },
+        {
+          name: "loop",
+          opType: "Loop",
+          inputs: [],
+          outputs: ["z"],
+          attrs: [{ name: "bodies", type: 10, graphs: [inner, inner] }],
+        },
+      ],
+      outputs: [
+        { name: "k", elemType: 7, shape: [3] },
+        { name: "y", elemType: 1, shape: ["batch", 16] },
+      ],
     },
   });
 }
@@ -80,7 +121,13 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
       expect(walks).toBe(1);
       expect(JSON.stringify(onnx.tensorInfos(model))).toBe(JSON.stringify(onnx.tensorInfos(eager)));
       expect(JSON.stringify(onnx.inspect(model))).toBe(JSON.stringify(onnx.inspect(eager)));
-      expect(model.graph!.nodes[1]!.attributes.map((a) => a.type)).toEqual(["FLOAT", "INT", "STRING", "INTS", "FLOATS"]);
+      expect(model.graph!.nodes[1]!.attributes.map((a) => a.type)).toEqual([
+        "FLOAT",
+        "INT",
+        "STRING",
+        "INTS",
+        "FLOATS",
+      ]);
     }
   });
 
@@ -88,7 +135,13 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
     const count = 5000;
     const initializers: TensorSpec[] = [];
     // 8 KiB payloads: each header is past the 16 KiB jump read of the one before it only every other time
-    for (let i = 0; i < count; i++) initializers.push({ name: `layer.${i}.weight`, dataType: 1, dims: [2048], raw: le(new Float32Array(2048).fill(i)) });
+    for (let i = 0; i < count; i++)
+      initializers.push({
+        name: `layer.${i}.weight`,
+        dataType: 1,
+        dims: [2048],
+        raw: le(new Float32Array(2048).fill(i)),
+      });
     const bytes = buildModel({ graph: { initializers } });
     const source = asyncOnly(bytes);
     const { result: model, parses } = await counted(() => onnx.readFrom(source));
@@ -110,7 +163,13 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
       const nodes: GraphSpec["nodes"] = [];
       for (let i = 0; i < count; i++) {
         initializers.push({ name: `w${i}`, dataType: 1, dims: [2048], raw: le(new Float32Array(2048).fill(i)) });
-        nodes!.push({ name: `cat${i}`, opType: "Concat", inputs: [`w${i}`], outputs: [`y${i}`], attrs: [{ name: "axis", type: 2, i: axis }] });
+        nodes!.push({
+          name: `cat${i}`,
+          opType: "Concat",
+          inputs: [`w${i}`],
+          outputs: [`y${i}`],
+          attrs: [{ name: "axis", type: 2, i: axis }],
+        });
       }
       // unpacked int32_data with a negative entry: a 10-byte varint inside a weight's header
       initializers.push({ name: "ids", dataType: 6, dims: [3], int32s: [1, -2, 3], unpacked: true });
@@ -137,7 +196,13 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
     const pieces: { offset: number; bytes: Uint8Array }[] = [];
     const heads: Uint8Array[] = [];
     for (let i = 0; i < count; i++) {
-      const head = new ProtoWriter().uintField(1, payload / 4).uintField(2, 1).stringField(8, `big.${i}`).tag(9, 2).varint(payload).finish();
+      const head = new ProtoWriter()
+        .uintField(1, payload / 4)
+        .uintField(2, 1)
+        .stringField(8, `big.${i}`)
+        .tag(9, 2)
+        .varint(payload)
+        .finish();
       heads.push(head);
     }
     const bodyLength = (h: Uint8Array) => h.length + payload;
@@ -173,11 +238,23 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
 
   it("an .april of three real networks over an asynchronous source: one parse, three walks, the weights of read()", async () => {
     // each network also holds a varint-typed weight (an .april's lazy open counts their entries, as read() does)
-    const net = (n: number) => buildModel({ graph: { initializers: [
-      { name: "ids", dataType: 7, dims: [3], int64s: [n, -1, 2 ** 40] },
-      ...Array.from({ length: n }, (_, i): TensorSpec => ({ name: `p${i}`, dataType: 1, dims: [300], raw: le(new Float32Array(300).fill(i + n)) })),
-    ] } });
-    const bytes = april.write(april.create({ networks: { encoder: net(300), decoder: net(20), joiner: net(5) }, tokens: ["<blk>", "a"] }));
+    const net = (n: number) =>
+      buildModel({
+        graph: {
+          initializers: [
+            { name: "ids", dataType: 7, dims: [3], int64s: [n, -1, 2 ** 40] },
+            ...Array.from({ length: n }, (_, i): TensorSpec => ({
+              name: `p${i}`,
+              dataType: 1,
+              dims: [300],
+              raw: le(new Float32Array(300).fill(i + n)),
+            })),
+          ],
+        },
+      });
+    const bytes = april.write(
+      april.create({ networks: { encoder: net(300), decoder: net(20), joiner: net(5) }, tokens: ["<blk>", "a"] }),
+    );
     const source = asyncOnly(bytes);
     const { result: file, parses, walks } = await counted(() => april.readFrom(source));
     expect(parses).toBe(1);
@@ -188,13 +265,18 @@ describe("onnx: lazy opens over asynchronous sources run the parser once", () =>
     const last = await april.loadTensor(source, infos[327]!);
     expect(last.name).toBe("joiner/p4");
     expect(Buffer.from(bytesOf(last)).equals(Buffer.from(bytesOf(eager[327]!)))).toBe(true);
-    const ids = await april.loadTensor(source, infos.find((i) => i.name === "decoder/ids")!);
+    const ids = await april.loadTensor(
+      source,
+      infos.find((i) => i.name === "decoder/ids")!,
+    );
     expect(Array.from(ids.data as BigInt64Array)).toEqual([20n, -1n, 2n ** 40n]);
   });
 
   it("an .april whose networks are opaque blobs is not walked past their first bytes", async () => {
     const blob = new Uint8Array(1 << 20).fill(0x0a); // field 1, length-delimited: not a ModelProto
-    const bytes = april.write(april.create({ networks: { encoder: blob, decoder: blob, joiner: blob }, tokens: ["<blk>"] }));
+    const bytes = april.write(
+      april.create({ networks: { encoder: blob, decoder: blob, joiner: blob }, tokens: ["<blk>"] }),
+    );
     const source = asyncOnly(bytes);
     const { parses } = await counted(() => april.readFrom(source));
     expect(parses).toBe(1);
@@ -206,9 +288,14 @@ describe("onnx: varint-typed payloads are not fetched by a lazy open", () => {
   const values = BigInt64Array.from({ length: 50_000 }, (_, i) => BigInt(i) * 1_000_003n - 7n);
 
   it("int64_data of 50,000 entries: the lazy open reads its header only, loadTensor decodes it", async () => {
-    const bytes = buildModel({ graph: { initializers: [{ name: "ids", dataType: 7, dims: [values.length], int64s: Array.from(values) }] } });
+    const bytes = buildModel({
+      graph: { initializers: [{ name: "ids", dataType: 7, dims: [values.length], int64s: Array.from(values) }] },
+    });
     expect(bytes.length).toBeGreaterThan(150_000);
-    for (const make of [(b: Uint8Array) => countingSource(b), (b: Uint8Array) => ({ ...countingSource(b), readSync: undefined })]) {
+    for (const make of [
+      (b: Uint8Array) => countingSource(b),
+      (b: Uint8Array) => ({ ...countingSource(b), readSync: undefined }),
+    ]) {
       const source = make(bytes);
       const model = await onnx.readFrom(source);
       expect(source.bytesRead).toBeLessThan(20 * 1024);
@@ -233,31 +320,52 @@ describe("onnx: varint-typed payloads are not fetched by a lazy open", () => {
       expect(isFormatError(eagerError) && eagerError.code).toBe("CORRUPT");
       const model = await onnx.readFrom(fromBytes(bytes));
       const info = onnx.tensorInfos(model)[0]!;
-      await expect(onnx.loadTensor(fromBytes(bytes), info)).rejects.toMatchObject({ code: "CORRUPT", offset: expect.any(Number) });
+      await expect(onnx.loadTensor(fromBytes(bytes), info)).rejects.toMatchObject({
+        code: "CORRUPT",
+        offset: expect.any(Number),
+      });
     }
   });
 });
 
 describe("onnx: a malformed model gives read()'s error through the header walk", () => {
-  const tensorArb = fc.record({
-    name: fc.string({ maxLength: 6 }),
-    kind: fc.constantFrom("raw", "floats", "int64s", "int32s"),
-    n: fc.integer({ min: 0, max: 40 }),
-  }).map(({ name, kind, n }): TensorSpec => {
-    const dims = [n];
-    if (kind === "raw") return { name, dataType: 1, dims, raw: le(new Float32Array(n).fill(1.5)) };
-    if (kind === "floats") return { name, dataType: 1, dims, floats: Array.from({ length: n }, (_, i) => i) };
-    if (kind === "int64s") return { name, dataType: 7, dims, int64s: Array.from({ length: n }, (_, i) => i * 300) };
-    return { name, dataType: 6, dims, int32s: Array.from({ length: n }, (_, i) => -i) };
+  const tensorArb = fc
+    .record({
+      name: fc.string({ maxLength: 6 }),
+      kind: fc.constantFrom("raw", "floats", "int64s", "int32s"),
+      n: fc.integer({ min: 0, max: 40 }),
+    })
+    .map(({ name, kind, n }): TensorSpec => {
+      const dims = [n];
+      if (kind === "raw") return { name, dataType: 1, dims, raw: le(new Float32Array(n).fill(1.5)) };
+      if (kind === "floats") return { name, dataType: 1, dims, floats: Array.from({ length: n }, (_, i) => i) };
+      if (kind === "int64s") return { name, dataType: 7, dims, int64s: Array.from({ length: n }, (_, i) => i * 300) };
+      return { name, dataType: 6, dims, int32s: Array.from({ length: n }, (_, i) => -i) };
+    });
+  const modelArb = fc
+    .record({ initializers: fc.array(tensorArb, { maxLength: 6 }), sub: fc.array(tensorArb, { maxLength: 3 }) })
+    .map(({ initializers, sub }) =>
+      buildModel({
+        graph: {
+          initializers,
+          nodes: [
+            {
+              name: "If_0",
+              opType: "If",
+              inputs: ["c"],
+              outputs: ["o"],
+              attrs: [{ name: "then_branch", type: 5, g: { initializers: sub } }],
+            },
+          ],
+          inputs: [{ name: "c", elemType: 9, shape: [1] }],
+        },
+      }),
+    );
+  const mutationArb = fc.record({
+    at: fc.nat(),
+    kind: fc.constantFrom("flip", "truncate", "byte"),
+    value: fc.integer({ min: 0, max: 255 }),
   });
-  const modelArb = fc.record({ initializers: fc.array(tensorArb, { maxLength: 6 }), sub: fc.array(tensorArb, { maxLength: 3 }) }).map(({ initializers, sub }) => buildModel({
-    graph: {
-      initializers,
-      nodes: [{ name: "If_0", opType: "If", inputs: ["c"], outputs: ["o"], attrs: [{ name: "then_branch", type: 5, g: { initializers: sub } }] }],
-      inputs: [{ name: "c", elemType: 9, shape: [1] }],
-    },
-  }));
-  const mutationArb = fc.record({ at: fc.nat(), kind: fc.constantFrom("flip", "truncate", "byte"), value: fc.integer({ min: 0, max: 255 }) });
 
   it("every mutated model: readFrom (async source) rejects as read() does, or accepts where only a varint entry count is wrong", async () => {
     await fc.assert(
@@ -286,7 +394,9 @@ describe("onnx: a malformed model gives read()'s error through the header walk",
         if (lazy === eager) return;
         // the one difference: a varint-typed field whose entries are malformed or do not fill the dims, which a lazy
         // open does not read (no payload): it opens, or stops at a later fault, and the weight is refused when decoded
-        expect(eager).toMatch(/^CORRUPT \d+ \S+\.(int32|int64|uint64)_data (need \d+|varint|packed varint)|^CORRUPT .* need \d+ (int32|int64|uint64)_data entries/);
+        expect(eager).toMatch(
+          /^CORRUPT \d+ \S+\.(int32|int64|uint64)_data (need \d+|varint|packed varint)|^CORRUPT .* need \d+ (int32|int64|uint64)_data entries/,
+        );
         if (lazy !== "ok") return;
         const model = await onnx.readFrom(fromBytes(bytes));
         let refused = false;
@@ -304,7 +414,8 @@ describe("april: a lazy open of a local file counts large varint payloads in win
   /** A source with readSync (a local file's kind) recording the largest read. */
   function syncSource(bytes: Uint8Array) {
     const source = {
-      size: bytes.length, largest: 0,
+      size: bytes.length,
+      largest: 0,
       read: async (o: number, n: number) => bytes.subarray(o, o + n),
       readSync: (o: number, n: number) => {
         source.largest = Math.max(source.largest, n);
@@ -318,7 +429,9 @@ describe("april: a lazy open of a local file counts large varint payloads in win
 
   it("the counts are read()'s and no read is larger than a window", async () => {
     const net = buildModel({ graph: { initializers: [{ name: "big", dataType: 10, dims: [n], int32s: halves }] } });
-    const bytes = april.write(april.create({ networks: { encoder: net, decoder: net, joiner: net }, tokens: ["<blk>"] }));
+    const bytes = april.write(
+      april.create({ networks: { encoder: net, decoder: net, joiner: net }, tokens: ["<blk>"] }),
+    );
     const source = syncSource(bytes);
     const file = await april.readFrom(source);
     expect(source.largest).toBeLessThanOrEqual(4 * 1024 * 1024);
@@ -337,7 +450,9 @@ describe("april: a lazy open of a local file counts large varint payloads in win
         return net;
       })(),
     ]) {
-      const bytes = april.write(april.create({ networks: { encoder: broken, decoder: broken, joiner: broken }, tokens: ["<blk>"] }));
+      const bytes = april.write(
+        april.create({ networks: { encoder: broken, decoder: broken, joiner: broken }, tokens: ["<blk>"] }),
+      );
       const eager = april.read(bytes);
       const lazy = await april.readFrom(syncSource(bytes));
       expect(eager.onnxErrors?.encoder).toMatch(/CORRUPT|entries|varint/i);

@@ -18,7 +18,9 @@ describe("ProtoWriter, checked by an independent protobuf decoder (onnx-proto)",
         node.messageField(5, (attr) => attr.stringField(1, "alpha").floatField(2, 0.5).uintField(20, 1));
         node.messageField(5, (attr) => attr.stringField(1, "axis").uintField(3, -3).uintField(20, 2));
       });
-      graph.messageField(5, (t) => t.uintField(1, 2).uintField(1, 5000).uintField(2, 2).stringField(8, "w").bytesField(9, raw));
+      graph.messageField(5, (t) =>
+        t.uintField(1, 2).uintField(1, 5000).uintField(2, 2).stringField(8, "w").bytesField(9, raw),
+      );
     });
     const bytes = w.finish();
     expect(bytes.length).toBe(w.length);

@@ -45,12 +45,14 @@ function oracle(bytes: Uint8Array): { name: string; dims: number[]; data: Uint8A
     throw new Error(`oracle: data type ${t.dataType}`);
   };
   const walk = (g: ProtoGraph, prefix: string) => {
-    for (const t of g.initializer ?? []) out.push({ name: prefix + t.name, dims: (t.dims ?? []).map(Number), data: dataOf(t) });
+    for (const t of g.initializer ?? [])
+      out.push({ name: prefix + t.name, dims: (t.dims ?? []).map(Number), data: dataOf(t) });
     (g.node ?? []).forEach((n, i) => {
       const label = n.name ? n.name : `${n.opType}#${i}`;
       if (n.opType === "Constant") {
         const value = (n.attribute ?? []).find((a) => a.name === "value" && a.t);
-        if (value?.t) out.push({ name: prefix + n.output![0]!, dims: (value.t.dims ?? []).map(Number), data: dataOf(value.t) });
+        if (value?.t)
+          out.push({ name: prefix + n.output![0]!, dims: (value.t.dims ?? []).map(Number), data: dataOf(value.t) });
       }
       for (const a of n.attribute ?? []) {
         if (a.g) walk(a.g, `${prefix}${label}/${a.name}/`);
@@ -64,7 +66,10 @@ function oracle(bytes: Uint8Array): { name: string; dims: number[]; data: Uint8A
 
 const f32 = (values: number[]) => le(new Float32Array(values));
 const tensorType = (elemType: number, dims: (number | string)[]) => ({
-  tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })) } },
+  tensorType: {
+    elemType,
+    shape: { dim: dims.map((d) => (typeof d === "number" ? { dimValue: d } : { dimParam: d })) },
+  },
 });
 
 /** A model with every storage the reader handles and nested If subgraphs, written by onnx-proto (canonical order). */
@@ -76,12 +81,26 @@ function baseModel(): Uint8Array {
     output: [{ name: `${tag}_out`, type: tensorType(1, [2]) }],
   });
   const model = proto.ModelProto.create({
-    irVersion: 9, producerName: "tests", producerVersion: "1", domain: "ai.tests", modelVersion: 3, docString: "hostile",
-    opsetImport: [{ domain: "", version: 17 }, { domain: "com.microsoft", version: 1 }],
-    metadataProps: [{ key: "a", value: "1" }, { key: "b", value: "2" }],
+    irVersion: 9,
+    producerName: "tests",
+    producerVersion: "1",
+    domain: "ai.tests",
+    modelVersion: 3,
+    docString: "hostile",
+    opsetImport: [
+      { domain: "", version: 17 },
+      { domain: "com.microsoft", version: 1 },
+    ],
+    metadataProps: [
+      { key: "a", value: "1" },
+      { key: "b", value: "2" },
+    ],
     graph: {
       name: "main",
-      input: [{ name: "x", type: tensorType(1, [2, "N"]) }, { name: "cond", type: tensorType(9, []) }],
+      input: [
+        { name: "x", type: tensorType(1, [2, "N"]) },
+        { name: "cond", type: tensorType(9, []) },
+      ],
       output: [{ name: "y", type: tensorType(1, [2]) }],
       valueInfo: [{ name: "sum", type: tensorType(1, [2, "N"]) }],
       initializer: [
@@ -91,11 +110,31 @@ function baseModel(): Uint8Array {
         { name: "doubles", dataType: 11, dims: [2], doubleData: [Math.PI, -0] },
       ],
       node: [
-        { opType: "Constant", output: ["k"], name: "const", attribute: [{ name: "value", type: 4, t: { dataType: 6, dims: [2], int32Data: [-3, 9] } }] },
-        { opType: "Add", input: ["x", "w"], output: ["sum"], name: "add", attribute: [{ name: "alpha", type: 1, f: 0.25 }, { name: "axes", type: 7, ints: [1, -2] }] },
         {
-          opType: "If", input: ["cond"], output: ["y"], name: "branch",
-          attribute: [{ name: "then_branch", type: 5, g: branch("then", 1) }, { name: "else_branch", type: 5, g: branch("else", 2) }],
+          opType: "Constant",
+          output: ["k"],
+          name: "const",
+          attribute: [{ name: "value", type: 4, t: { dataType: 6, dims: [2], int32Data: [-3, 9] } }],
+        },
+        {
+          opType: "Add",
+          input: ["x", "w"],
+          output: ["sum"],
+          name: "add",
+          attribute: [
+            { name: "alpha", type: 1, f: 0.25 },
+            { name: "axes", type: 7, ints: [1, -2] },
+          ],
+        },
+        {
+          opType: "If",
+          input: ["cond"],
+          output: ["y"],
+          name: "branch",
+          attribute: [
+            { name: "then_branch", type: 5, g: branch("then", 1) },
+            { name: "else_branch", type: 5, g: branch("else", 2) },
+          ],
         },
       ],
     },
@@ -126,7 +165,9 @@ describe("onnx: fields in any order and unknown fields of every wire type, in ev
         const decoded = proto.ModelProto.decode(bytes);
         expect(model.irVersion).toBe(Number(decoded.irVersion));
         expect(model.producerName).toBe(decoded.producerName);
-        expect(model.opsetImports).toEqual(decoded.opsetImport.map((o) => ({ domain: o.domain ?? "", version: Number(o.version) })));
+        expect(model.opsetImports).toEqual(
+          decoded.opsetImport.map((o) => ({ domain: o.domain ?? "", version: Number(o.version) })),
+        );
         expect(model.metadataProps).toEqual(decoded.metadataProps.map((e) => ({ key: e.key, value: e.value })));
         expect(model.graph!.inputs.map((v) => v.type.shape)).toEqual([[2, "N"], []]);
         const tensors = onnx.tensors(model);
@@ -143,7 +184,8 @@ describe("onnx: fields in any order and unknown fields of every wire type, in ev
           expect(lazy.unknownFieldCount).toBe(unknownInserted);
           const infos = onnx.tensorInfos(lazy);
           expect(infos.map((i) => i.name)).toEqual(expected.map((e) => e.name));
-          for (const [i, info] of infos.entries()) expect(same(bytesOf(await onnx.loadTensor(source, info)), expected[i]!.data)).toBe(true);
+          for (const [i, info] of infos.entries())
+            expect(same(bytesOf(await onnx.loadTensor(source, info)), expected[i]!.data)).toBe(true);
         }
         // the streamed decode of typed-field weights (convert, verify, stats of large ones), in tiny windows
         Object.assign(TYPED_CHUNK_TUNING, { windowBytes: 5, pieceBytes: 4, minBytes: 0 });
@@ -163,7 +205,8 @@ describe("onnx: fields in any order and unknown fields of every wire type, in ev
         const after = oracle(patched.bytes);
         expect(after.map((e) => e.name)).toEqual(expected.map((e) => e.name));
         after.forEach((e, i) => {
-          const want = e.name === "w" ? f32([6, 5, 4, 3, 2, 1]) : e.name === "floats" ? f32([9, 8, 7, 6]) : expected[i]!.data;
+          const want =
+            e.name === "w" ? f32([6, 5, 4, 3, 2, 1]) : e.name === "floats" ? f32([9, 8, 7, 6]) : expected[i]!.data;
           expect(same(e.data, want), e.name).toBe(true);
         });
         expect(onnx.read(patched.bytes).unknownFieldCount).toBe(unknownInserted);
@@ -173,7 +216,11 @@ describe("onnx: fields in any order and unknown fields of every wire type, in ev
 
   it("a group that is not closed, an end group without a start, or one closing another field's group is CORRUPT with its offset", () => {
     const graph = proto.ModelProto.encode({ irVersion: 9, graph: { name: "g" } }).finish();
-    for (const tail of [[0xfb, 0x05], [0xfc, 0x05], [0xfb, 0x05, 0x84, 0x06]]) {
+    for (const tail of [
+      [0xfb, 0x05],
+      [0xfc, 0x05],
+      [0xfb, 0x05, 0x84, 0x06],
+    ]) {
       const bytes = Uint8Array.from([...graph, ...tail]);
       try {
         onnx.read(bytes);
@@ -188,7 +235,9 @@ describe("onnx: fields in any order and unknown fields of every wire type, in ev
 
 describe("onnx: a minimal model in any field order is detected; a .onnx name chooses the parser", () => {
   const minimal = proto.ModelProto.encode({
-    irVersion: 8, opsetImport: [{ domain: "", version: 17 }], graph: { node: [{ opType: "Relu", input: ["x"], output: ["y"] }] },
+    irVersion: 8,
+    opsetImport: [{ domain: "", version: 17 }],
+    graph: { node: [{ opType: "Relu", input: ["x"], output: ["y"] }] },
   }).finish();
 
   it("a name chooses the parser by its extension only (a URL without its query)", () => {
@@ -225,8 +274,12 @@ describe("onnx: a minimal model in any field order is detected; a .onnx name cho
 
   it("a model whose ir_version comes after a large graph: unsure by content, read by its .onnx name (path, Blob, CLI)", async () => {
     const big = proto.ModelProto.encode({
-      irVersion: 9, opsetImport: [{ domain: "", version: 17 }],
-      graph: { name: "g", initializer: [{ name: "w", dataType: 1, dims: [64], rawData: f32(Array.from({ length: 64 }, (_, i) => i)) }] },
+      irVersion: 9,
+      opsetImport: [{ domain: "", version: 17 }],
+      graph: {
+        name: "g",
+        initializer: [{ name: "w", dataType: 1, dims: [64], rawData: f32(Array.from({ length: 64 }, (_, i) => i)) }],
+      },
     }).finish();
     // graph first (its 256-byte weight fills the head), ir_version last: content detection is unsure
     const late = moveFieldLast(moveFieldLast(big, 8), 1);
@@ -261,7 +314,9 @@ describe("onnx: a minimal model in any field order is detected; a .onnx name cho
         expect(r.stderr).toMatch(/onnx: .*at offset \d+/);
         expect(r.stderr).toMatch(/\[model\.graph/);
       }
-      await expect(loadFile(garbage)).rejects.toSatisfy((e: unknown) => isFormatError(e) && (e as { code: string }).code !== "BAD_MAGIC");
+      await expect(loadFile(garbage)).rejects.toSatisfy(
+        (e: unknown) => isFormatError(e) && (e as { code: string }).code !== "BAD_MAGIC",
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -54,9 +54,11 @@ function inMemory(make: () => Uint8Array): string {
 
 /** The in-memory conversion, then the streamed one over a local file, bytes in memory and an asynchronous source. */
 async function outcomes(bytes: Uint8Array, mode: QuantizeMode, format: "onnx" | "april" = "onnx"): Promise<string[]> {
-  const want = inMemory(() => format === "onnx"
-    ? onnx.write(onnx.quantize(onnx.read(bytes), { mode }))
-    : april.write(april.quantize(april.read(bytes), { mode })));
+  const want = inMemory(() =>
+    format === "onnx"
+      ? onnx.write(onnx.quantize(onnx.read(bytes), { mode }))
+      : april.write(april.quantize(april.read(bytes), { mode })),
+  );
   const path = join(dir, `model.${format}`);
   writeFileSync(path, bytes);
   const access = await openFileAccess(path);
@@ -64,7 +66,11 @@ async function outcomes(bytes: Uint8Array, mode: QuantizeMode, format: "onnx" | 
   const results = [want];
   try {
     for (const source of sources) {
-      results.push(await streamed((sink) => format === "onnx" ? onnx.quantizeTo(source, sink, { mode }) : april.quantizeTo(source, sink, { mode })));
+      results.push(
+        await streamed((sink) =>
+          format === "onnx" ? onnx.quantizeTo(source, sink, { mode }) : april.quantizeTo(source, sink, { mode }),
+        ),
+      );
     }
   } finally {
     access.close();
@@ -72,18 +78,21 @@ async function outcomes(bytes: Uint8Array, mode: QuantizeMode, format: "onnx" | 
   return results;
 }
 
-describe.skipIf(VAD_MODELS.length === 0)("real models: the streamed conversion writes the in-memory conversion's bytes", () => {
-  it("Silero VAD legacy, v5, v6 in fp16, bf16, i8", async () => {
-    for (const path of VAD_MODELS) {
-      const bytes = new Uint8Array(readFileSync(path));
-      for (const mode of MODES) {
-        const [want, ...got] = await outcomes(bytes, mode);
-        expect(want!.startsWith("error"), `${path} ${mode}`).toBe(false);
-        for (const g of got) expect(g === want, `${path} ${mode}`).toBe(true);
+describe.skipIf(VAD_MODELS.length === 0)(
+  "real models: the streamed conversion writes the in-memory conversion's bytes",
+  () => {
+    it("Silero VAD legacy, v5, v6 in fp16, bf16, i8", async () => {
+      for (const path of VAD_MODELS) {
+        const bytes = new Uint8Array(readFileSync(path));
+        for (const mode of MODES) {
+          const [want, ...got] = await outcomes(bytes, mode);
+          expect(want!.startsWith("error"), `${path} ${mode}`).toBe(false);
+          for (const g of got) expect(g === want, `${path} ${mode}`).toBe(true);
+        }
       }
-    }
-  });
-});
+    });
+  },
+);
 
 describe.skipIf(!haveFixtures())(".april: each network streamed", () => {
   it("tiny_en-us.april in fp16, bf16, i8 (the same bytes, or the same refusal)", async () => {
@@ -96,7 +105,8 @@ describe.skipIf(!haveFixtures())(".april: each network streamed", () => {
 });
 
 describe("generated models: the same bytes or the same error as in memory", () => {
-  const values = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7 + seed) * (1 + seed));
+  const values = (n: number, seed: number) =>
+    Float32Array.from({ length: n }, (_, i) => Math.sin(i * 0.7 + seed) * (1 + seed));
   const weightArb = fc.record({
     storage: fc.constantFrom("raw", "floats", "unpacked"),
     rows: fc.constantFrom(4, 32, 64),
@@ -105,20 +115,40 @@ describe("generated models: the same bytes or the same error as in memory", () =
     seed: fc.integer({ min: 0, max: 9 }),
   });
   /** x[1, rows] @ w[rows, cols] per weight, each from an initializer or a Constant; an int64 shape kept as it is. */
-  function chain(weights: { storage: string; rows: number; cols: number; constant: boolean; seed: number }[], opset: number, bigShape: boolean): Uint8Array {
+  function chain(
+    weights: { storage: string; rows: number; cols: number; constant: boolean; seed: number }[],
+    opset: number,
+    bigShape: boolean,
+  ): Uint8Array {
     const nodes: NodeSpec[] = [];
     const initializers: TensorSpec[] = [];
     weights.forEach((w, i) => {
       const data = values(w.rows * w.cols, w.seed);
-      const spec: TensorSpec = { name: `w${i}`, dataType: 1, dims: [w.rows, w.cols],
-        ...(w.storage === "raw" ? { raw: le(data) } : { floats: Array.from(data), unpacked: w.storage === "unpacked" }) };
-      if (w.constant) nodes.push({ name: `c${i}`, opType: "Constant", inputs: [], outputs: [`w${i}`], attrs: [{ name: "value", type: 4, t: spec }] });
+      const spec: TensorSpec = {
+        name: `w${i}`,
+        dataType: 1,
+        dims: [w.rows, w.cols],
+        ...(w.storage === "raw" ? { raw: le(data) } : { floats: Array.from(data), unpacked: w.storage === "unpacked" }),
+      };
+      if (w.constant)
+        nodes.push({
+          name: `c${i}`,
+          opType: "Constant",
+          inputs: [],
+          outputs: [`w${i}`],
+          attrs: [{ name: "value", type: 4, t: spec }],
+        });
       else initializers.push(spec);
       nodes.push({ name: `mm${i}`, opType: "MatMul", inputs: [`x${i}`, `w${i}`], outputs: [`y${i}`] });
     });
     // an int64 tensor no mode touches, large enough to be copied by reference (or not)
     const shapeLength = bigShape ? 1000 : 2;
-    initializers.push({ name: "shape", dataType: 7, dims: [shapeLength], raw: le(BigInt64Array.from({ length: shapeLength }, (_, i) => BigInt(i - 1))) });
+    initializers.push({
+      name: "shape",
+      dataType: 7,
+      dims: [shapeLength],
+      raw: le(BigInt64Array.from({ length: shapeLength }, (_, i) => BigInt(i - 1))),
+    });
     return buildModel({
       opset,
       graph: {
@@ -131,23 +161,42 @@ describe("generated models: the same bytes or the same error as in memory", () =
   }
 
   it("onnx: weights of every storage and size, at opsets 9, 11 and 17", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(weightArb, { minLength: 1, maxLength: 4 }), fc.constantFrom(9, 11, 17), fc.boolean(), fc.constantFrom(...MODES),
-      async (weights, opset, bigShape, mode) => {
-        const [want, ...got] = await outcomes(chain(weights, opset, bigShape), mode);
-        for (const g of got) expect(g === want, `${g.slice(0, 60)} vs ${want!.slice(0, 60)}`).toBe(true);
-      }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(weightArb, { minLength: 1, maxLength: 4 }),
+        fc.constantFrom(9, 11, 17),
+        fc.boolean(),
+        fc.constantFrom(...MODES),
+        async (weights, opset, bigShape, mode) => {
+          const [want, ...got] = await outcomes(chain(weights, opset, bigShape), mode);
+          for (const g of got) expect(g === want, `${g.slice(0, 60)} vs ${want!.slice(0, 60)}`).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("weights read in pieces that cut channels anywhere give the same bytes (per-channel int8 included)", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(weightArb, { minLength: 1, maxLength: 3 }), fc.constantFrom(...MODES), fc.integer({ min: 1, max: 700 }),
-      async (weights, mode, quarter) => {
-        const bytes = chain(weights.map((w) => ({ ...w, storage: "raw" })), 17, false);
-        const want = Buffer.from(onnx.write(onnx.quantize(onnx.read(bytes), { mode }))).toString("hex");
-        const { pieces } = quantizeSparse(await readSparse(fromBytes(bytes)), { mode }, quarter * 4);
-        const chunks: Uint8Array[] = [];
-        await writePiecesTo((c) => void chunks.push(c.slice()), pieces, { caller: "test" });
-        expect(Buffer.from(concatBytes(chunks)).toString("hex") === want).toBe(true);
-      }), { numRuns: 40 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(weightArb, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(...MODES),
+        fc.integer({ min: 1, max: 700 }),
+        async (weights, mode, quarter) => {
+          const bytes = chain(
+            weights.map((w) => ({ ...w, storage: "raw" })),
+            17,
+            false,
+          );
+          const want = Buffer.from(onnx.write(onnx.quantize(onnx.read(bytes), { mode }))).toString("hex");
+          const { pieces } = quantizeSparse(await readSparse(fromBytes(bytes)), { mode }, quarter * 4);
+          const chunks: Uint8Array[] = [];
+          await writePiecesTo((c) => void chunks.push(c.slice()), pieces, { caller: "test" });
+          expect(Buffer.from(concatBytes(chunks)).toString("hex") === want).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("malformed models: read()'s error, before the sink gets a byte", async () => {
@@ -168,19 +217,32 @@ describe("generated models: the same bytes or the same error as in memory", () =
   });
 
   it("weights in external data are left as they are, with a note saying the output still reads their file", async () => {
-    const bytes = buildModel({ graph: {
-      nodes: [{ name: "mm", opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }, { name: "mm2", opType: "MatMul", inputs: ["y", "v"], outputs: ["z"] }],
-      initializers: [
-        { name: "w", dataType: 1, dims: [64, 40], external: { location: "weights.bin", offset: 0, length: 64 * 40 * 4 } },
-        { name: "v", dataType: 1, dims: [40, 8], raw: le(values(40 * 8, 1)) },
-      ],
-      inputs: [{ name: "x", elemType: 1, shape: [1, 64] }], outputs: [{ name: "z", elemType: 1, shape: [1, 8] }],
-    } });
+    const bytes = buildModel({
+      graph: {
+        nodes: [
+          { name: "mm", opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] },
+          { name: "mm2", opType: "MatMul", inputs: ["y", "v"], outputs: ["z"] },
+        ],
+        initializers: [
+          {
+            name: "w",
+            dataType: 1,
+            dims: [64, 40],
+            external: { location: "weights.bin", offset: 0, length: 64 * 40 * 4 },
+          },
+          { name: "v", dataType: 1, dims: [40, 8], raw: le(values(40 * 8, 1)) },
+        ],
+        inputs: [{ name: "x", elemType: 1, shape: [1, 64] }],
+        outputs: [{ name: "z", elemType: 1, shape: [1, 8] }],
+      },
+    });
     for (const mode of MODES) {
       const report = await onnx.quantizeTo(fromBytes(bytes), () => {}, { mode });
       expect(report.tensorsConverted, mode).toBe(1);
       expect(report.tensorsKept).toContainEqual({ name: "w", reason: "stored in an external file" });
-      expect(report.notes.join("\n")).toMatch(/1 float32 weight is stored in external data \(weights\.bin\) .*keep it next to it/);
+      expect(report.notes.join("\n")).toMatch(
+        /1 float32 weight is stored in external data \(weights\.bin\) .*keep it next to it/,
+      );
       const [want, ...got] = await outcomes(bytes, mode);
       for (const g of got) expect(g === want).toBe(true);
     }
@@ -189,7 +251,9 @@ describe("generated models: the same bytes or the same error as in memory", () =
   it("bf16 below opset 13 is refused (UNSUPPORTED) before anything is written", async () => {
     const bytes = chain([{ storage: "raw", rows: 64, cols: 40, constant: false, seed: 1 }], 11, false);
     const chunks: Uint8Array[] = [];
-    await expect(onnx.quantizeTo(fromBytes(bytes), (c) => void chunks.push(c), { mode: "bf16" })).rejects.toThrow(/bf16 needs opset 13 or later .*opset 11/);
+    await expect(onnx.quantizeTo(fromBytes(bytes), (c) => void chunks.push(c), { mode: "bf16" })).rejects.toThrow(
+      /bf16 needs opset 13 or later .*opset 11/,
+    );
     expect(chunks).toHaveLength(0);
   });
 
@@ -197,11 +261,14 @@ describe("generated models: the same bytes or the same error as in memory", () =
     const data = values(64 * 40, 3);
     data[5] = 1e6; // clamped by fp16
     data[6] = 1e-9; // flushed
-    const bytes = buildModel({ graph: {
-      nodes: [{ name: "mm", opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }],
-      initializers: [{ name: "w", dataType: 1, dims: [64, 40], raw: le(data) }],
-      inputs: [{ name: "x", elemType: 1, shape: [1, 64] }], outputs: [{ name: "y", elemType: 1, shape: [1, 40] }],
-    } });
+    const bytes = buildModel({
+      graph: {
+        nodes: [{ name: "mm", opType: "MatMul", inputs: ["x", "w"], outputs: ["y"] }],
+        initializers: [{ name: "w", dataType: 1, dims: [64, 40], raw: le(data) }],
+        inputs: [{ name: "x", elemType: 1, shape: [1, 64] }],
+        outputs: [{ name: "y", elemType: 1, shape: [1, 40] }],
+      },
+    });
     for (const mode of MODES) {
       const want = onnx.quantizeWithReport(onnx.read(bytes), { mode }).report;
       const got = await onnx.quantizeTo(fromBytes(bytes), () => {}, { mode });

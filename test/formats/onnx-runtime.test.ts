@@ -53,29 +53,36 @@ describe("onnxruntime-web as the oracle for patched .onnx models", () => {
         expect(at).toBeLessThan(info.byteOffset + info.byteLength);
       }
       // the same through replaceTensors + write
-      const written = onnx.write(onnx.replaceTensors(onnx.read(model), [{ name: "bias", dtype: "float32", shape: [4], data: shifted }]));
+      const written = onnx.write(
+        onnx.replaceTensors(onnx.read(model), [{ name: "bias", dtype: "float32", shape: [4], data: shifted }]),
+      );
       expect(Buffer.from(written).equals(Buffer.from(bytes))).toBe(true);
     });
   }
 
-  it.skipIf(VAD_MODELS.length === 0)("a patched Silero VAD model (weights in If subgraphs) still loads and keeps its inputs and outputs", async () => {
-    for (const path of VAD_MODELS) {
-      const bytes = new Uint8Array(readFileSync(path));
-      const model = onnx.read(bytes);
-      const tensors = onnx.tensors(model).filter((t) => t.dtype === "float32" && t.name.includes("/"));
-      const target = tensors[tensors.length - 1] ?? onnx.tensors(model).find((t) => t.dtype === "float32")!;
-      const data = (target.data as Float32Array).map((v) => v * 0.5);
-      const { bytes: patched } = await patch(bytes, { [target.name]: { name: target.name, dtype: "float32", shape: target.shape, data } });
-      const original = await ort.InferenceSession.create(bytes);
-      const session = await ort.InferenceSession.create(patched);
-      expect(session.inputNames).toEqual(original.inputNames);
-      expect(session.outputNames).toEqual(original.outputNames);
-      await session.release();
-      await original.release();
-      const back = onnx.tensors(onnx.read(patched)).find((t) => t.name === target.name)!;
-      expect(Array.from(back.data as Float32Array)).toEqual(Array.from(data));
-    }
-  });
+  it.skipIf(VAD_MODELS.length === 0)(
+    "a patched Silero VAD model (weights in If subgraphs) still loads and keeps its inputs and outputs",
+    async () => {
+      for (const path of VAD_MODELS) {
+        const bytes = new Uint8Array(readFileSync(path));
+        const model = onnx.read(bytes);
+        const tensors = onnx.tensors(model).filter((t) => t.dtype === "float32" && t.name.includes("/"));
+        const target = tensors[tensors.length - 1] ?? onnx.tensors(model).find((t) => t.dtype === "float32")!;
+        const data = (target.data as Float32Array).map((v) => v * 0.5);
+        const { bytes: patched } = await patch(bytes, {
+          [target.name]: { name: target.name, dtype: "float32", shape: target.shape, data },
+        });
+        const original = await ort.InferenceSession.create(bytes);
+        const session = await ort.InferenceSession.create(patched);
+        expect(session.inputNames).toEqual(original.inputNames);
+        expect(session.outputNames).toEqual(original.outputNames);
+        await session.release();
+        await original.release();
+        const back = onnx.tensors(onnx.read(patched)).find((t) => t.name === target.name)!;
+        expect(Array.from(back.data as Float32Array)).toEqual(Array.from(data));
+      }
+    },
+  );
 });
 
 describe("onnxruntime-web as the oracle for .april networks", () => {
@@ -87,7 +94,12 @@ describe("onnxruntime-web as the oracle for .april networks", () => {
     const bytes = april.write(file);
     const read = april.read(bytes);
     expect(Buffer.from(april.write(read)).equals(Buffer.from(bytes))).toBe(true);
-    expect(april.tensorInfos(read).map((i) => i.name).slice(0, 2)).toEqual(["encoder/bias", "decoder/bias"]);
+    expect(
+      april
+        .tensorInfos(read)
+        .map((i) => i.name)
+        .slice(0, 2),
+    ).toEqual(["encoder/bias", "decoder/bias"]);
     expect(april.tensors(read).map((t) => t.name)).toEqual(april.tensors(file).map((t) => t.name));
     for (const name of ["encoder", "decoder"] as const) {
       const y = await runAddBias(new Uint8Array(read.networks[name] as Uint8Array), X);
@@ -96,13 +108,18 @@ describe("onnxruntime-web as the oracle for .april networks", () => {
 
     const shifted = BIAS.map((b) => b + D);
     // raw_data weight: in place, the file keeps its size and layout
-    const raw = await patch(bytes, { "encoder/bias": { name: "encoder/bias", dtype: "float32", shape: [4], data: shifted } });
+    const raw = await patch(bytes, {
+      "encoder/bias": { name: "encoder/bias", dtype: "float32", shape: [4], data: shifted },
+    });
     expect(raw.bytes.length).toBe(bytes.length);
     const info = april.tensorInfos(read).find((i) => i.name === "encoder/bias")!;
-    for (const at of changedOffsets(bytes, raw.bytes)) expect(at >= info.byteOffset && at < info.byteOffset + info.byteLength).toBe(true);
+    for (const at of changedOffsets(bytes, raw.bytes))
+      expect(at >= info.byteOffset && at < info.byteOffset + info.byteLength).toBe(true);
     // typed weight: the decoder network is re-encoded and grows or shrinks; offsets and sizes are fixed
     const big = Float32Array.of(1e-8, 3.3e7, -0.1, 12345.678);
-    const typed = await patch(raw.bytes, { "decoder/bias": { name: "decoder/bias", dtype: "float32", shape: [4], data: big } });
+    const typed = await patch(raw.bytes, {
+      "decoder/bias": { name: "decoder/bias", dtype: "float32", shape: [4], data: big },
+    });
     const after = april.read(typed.bytes);
     expect(april.verify(after)).toEqual([]);
     const y1 = await runAddBias(new Uint8Array(after.networks.encoder as Uint8Array), X);
@@ -111,20 +128,29 @@ describe("onnxruntime-web as the oracle for .april networks", () => {
     y2.forEach((y, i) => expect(y).toBe(Math.fround(X[i]! + big[i]!)));
     // int32_data varints grow: the joiner network changes size, the params move, april's table is fixed
     const wide = Int32Array.of(2 ** 30, -5, 7, -(2 ** 31));
-    const grown = await patch(typed.bytes, { "joiner/bias": { name: "joiner/bias", dtype: "int32", shape: [4], data: wide } });
+    const grown = await patch(typed.bytes, {
+      "joiner/bias": { name: "joiner/bias", dtype: "int32", shape: [4], data: wide },
+    });
     const last = april.read(grown.bytes);
     expect(last.layout.networks[2].size).toBeGreaterThan(after.layout.networks[2].size);
     expect(last.layout.params.offset).toBe(last.layout.networks[2].offset + last.layout.networks[2].size);
     expect(april.verify(last)).toEqual([]);
     const session = await ort.InferenceSession.create(new Uint8Array(last.networks.joiner as Uint8Array));
-    const y3 = (await session.run({ x: new ort.Tensor("int32", Int32Array.of(1, 1, 1, 1), [4]) })).y!.data as Int32Array;
+    const y3 = (await session.run({ x: new ort.Tensor("int32", Int32Array.of(1, 1, 1, 1), [4]) })).y!
+      .data as Int32Array;
     await session.release();
     expect(Array.from(y3)).toEqual(Array.from(wide, (b) => (b + 1) | 0));
     expect(last.tokens).toEqual(read.tokens);
     // the same in memory
-    let edited = april.replaceTensors(read, { "encoder/bias": { name: "encoder/bias", dtype: "float32", shape: [4], data: shifted } });
-    edited = april.replaceTensors(edited, { "decoder/bias": { name: "decoder/bias", dtype: "float32", shape: [4], data: big } });
-    edited = april.replaceTensors(edited, { "joiner/bias": { name: "joiner/bias", dtype: "int32", shape: [4], data: wide } });
+    let edited = april.replaceTensors(read, {
+      "encoder/bias": { name: "encoder/bias", dtype: "float32", shape: [4], data: shifted },
+    });
+    edited = april.replaceTensors(edited, {
+      "decoder/bias": { name: "decoder/bias", dtype: "float32", shape: [4], data: big },
+    });
+    edited = april.replaceTensors(edited, {
+      "joiner/bias": { name: "joiner/bias", dtype: "int32", shape: [4], data: wide },
+    });
     expect(Buffer.from(april.write(edited)).equals(Buffer.from(grown.bytes))).toBe(true);
     expect(april.tensors(edited).find((t) => t.name === "joiner/bias")!.data).toEqual(wide);
   });

@@ -19,11 +19,18 @@ function ifChain(n: number): Uint8Array {
       g.messageField(1, (node) => {
         node.stringField(1, "c").stringField(2, `y${i}`).stringField(3, `if${i}`).stringField(4, "If");
         for (const branch of ["then_branch", "else_branch"]) {
-          node.messageField(5, (a) => a.stringField(1, branch).uintField(20, 5).messageField(6, (sub) => {
-            sub.stringField(2, `${branch}${i}`);
-            sub.messageField(1, (id) => id.stringField(1, "x").stringField(2, `${branch}_out${i}`).stringField(4, "Identity"));
-            sub.messageField(12, (v) => v.stringField(1, `${branch}_out${i}`));
-          }));
+          node.messageField(5, (a) =>
+            a
+              .stringField(1, branch)
+              .uintField(20, 5)
+              .messageField(6, (sub) => {
+                sub.stringField(2, `${branch}${i}`);
+                sub.messageField(1, (id) =>
+                  id.stringField(1, "x").stringField(2, `${branch}_out${i}`).stringField(4, "Identity"),
+                );
+                sub.messageField(12, (v) => v.stringField(1, `${branch}_out${i}`));
+              }),
+          );
         }
       });
     }
@@ -36,7 +43,10 @@ function ifChain(n: number): Uint8Array {
 function countOperations(run: () => void): number {
   let count = 0;
   const patched: [object, string, (...args: unknown[]) => unknown][] = [];
-  for (const [proto, names] of [[Set.prototype, ["add", "has", "delete"]], [Map.prototype, ["set", "get", "has", "delete"]]] as const) {
+  for (const [proto, names] of [
+    [Set.prototype, ["add", "has", "delete"]],
+    [Map.prototype, ["set", "get", "has", "delete"]],
+  ] as const) {
     for (const name of names) {
       const original = (proto as unknown as Record<string, (...args: unknown[]) => unknown>)[name]!;
       patched.push([proto, name, original]);
@@ -74,6 +84,8 @@ describe("onnx.verify is linear in subgraphs × value names", () => {
     // a branch reading a name that only a sibling branch defines: not in scope
     const sibling = model.graph!.nodes[10]!.attributes[1]!.g!;
     sibling.nodes[0]!.inputs[0] = "then_branch_out10";
-    expect(onnx.verify(model)).toEqual(['if10/else_branch: node Identity#0 (Identity) reads "then_branch_out10", which nothing defines']);
+    expect(onnx.verify(model)).toEqual([
+      'if10/else_branch: node Identity#0 (Identity) reads "then_branch_out10", which nothing defines',
+    ]);
   });
 });

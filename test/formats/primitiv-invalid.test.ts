@@ -50,8 +50,16 @@ describe("primitiv: header", () => {
     const f = readFailure(bytes([0xcc, 0x00], mp.u32(1), mp.u32(PARAM)));
     expect(f).toMatchObject({ code: "BAD_MAGIC", offset: 0, field: "header.major" });
     expect(f.message).toContain("expected 0xce, got 0xcc");
-    expect(readFailure(bytes(mp.u32(0), [0x01], mp.u32(PARAM)))).toMatchObject({ code: "BAD_MAGIC", offset: 5, field: "header.minor" });
-    expect(readFailure(bytes(mp.u32(0), mp.u32(1), [0xcd, 0x02, 0x00]))).toMatchObject({ code: "BAD_MAGIC", offset: 10, field: "header.dataType" });
+    expect(readFailure(bytes(mp.u32(0), [0x01], mp.u32(PARAM)))).toMatchObject({
+      code: "BAD_MAGIC",
+      offset: 5,
+      field: "header.minor",
+    });
+    expect(readFailure(bytes(mp.u32(0), mp.u32(1), [0xcd, 0x02, 0x00]))).toMatchObject({
+      code: "BAD_MAGIC",
+      offset: 10,
+      field: "header.dataType",
+    });
   });
 
   it("the header a generic MessagePack encoder writes (fixints) is refused, as primitiv refuses it", () => {
@@ -105,9 +113,19 @@ describe("primitiv: body type bytes and primitiv's own checks", () => {
     expect(nine).toMatchObject({ code: "CORRUPT", offset: HEADER, field: "value.shape.dims" });
     expect(nine.message).toContain("at most 8");
     // eight dims is fine
-    expect(primitiv.read(param(mp.shape([1, 1, 1, 1, 1, 1, 1, 2]), mp.bin(mp.floats([1, 2])), mp.u32(0))).dataType).toBe("parameter");
-    expect(readFailure(param(mp.shape([2, 0]), mp.bin([]), mp.u32(0)))).toMatchObject({ code: "CORRUPT", offset: HEADER + 6, field: "value.shape.dims[1]" });
-    expect(readFailure(param(mp.shape([2], 0), mp.bin([]), mp.u32(0)))).toMatchObject({ code: "CORRUPT", offset: HEADER + 6, field: "value.shape.batch" });
+    expect(
+      primitiv.read(param(mp.shape([1, 1, 1, 1, 1, 1, 1, 2]), mp.bin(mp.floats([1, 2])), mp.u32(0))).dataType,
+    ).toBe("parameter");
+    expect(readFailure(param(mp.shape([2, 0]), mp.bin([]), mp.u32(0)))).toMatchObject({
+      code: "CORRUPT",
+      offset: HEADER + 6,
+      field: "value.shape.dims[1]",
+    });
+    expect(readFailure(param(mp.shape([2], 0), mp.bin([]), mp.u32(0)))).toMatchObject({
+      code: "CORRUPT",
+      offset: HEADER + 6,
+      field: "value.shape.batch",
+    });
   });
 
   it("data whose length is not 4 x volume x batch: CORRUPT at the bin", () => {
@@ -132,7 +150,11 @@ describe("primitiv: body type bytes and primitiv's own checks", () => {
     const countAt = HEADER + value.length;
     expect(readFailure(param(value, mp.u32(0xffffffff)))).toMatchObject({ code: "TRUNCATED", field: "stats.count" });
     expect(readFailure(param(value, [0x01]))).toMatchObject({ code: "CORRUPT", offset: countAt, field: "stats.count" });
-    expect(readFailure(param(value, mp.u32(1), mp.bin([0x61]), mp.tensor([], [1])))).toMatchObject({ code: "CORRUPT", offset: countAt + 5, field: "stats[0].key" });
+    expect(readFailure(param(value, mp.u32(1), mp.bin([0x61]), mp.tensor([], [1])))).toMatchObject({
+      code: "CORRUPT",
+      offset: countAt + 5,
+      field: "stats[0].key",
+    });
     const stat = [...mp.str("m"), ...mp.tensor([], [2])];
     const dup = readFailure(param(value, mp.u32(2), stat, stat));
     expect(dup).toMatchObject({ code: "CORRUPT", offset: countAt + 5 + stat.length, field: "stats[1].key" });
@@ -144,27 +166,56 @@ describe("primitiv: body type bytes and primitiv's own checks", () => {
     const epoch = [...mp.map(1), ...mp.str("Optimizer.epoch"), ...mp.u32(3)];
     expect(primitiv.read(opt(epoch, mp.map(1), mp.str("SGD.eta"), mp.f32(0.5))).dataType).toBe("optimizer");
     const f64 = readFailure(opt(epoch, mp.map(1), mp.str("SGD.eta"), [0xcb, 0x3f, 0xe0, 0, 0, 0, 0, 0, 0]));
-    expect(f64).toMatchObject({ code: "CORRUPT", offset: HEADER + epoch.length + 1 + 8, field: "floatConfigs[0].value" });
+    expect(f64).toMatchObject({
+      code: "CORRUPT",
+      offset: HEADER + epoch.length + 1 + 8,
+      field: "floatConfigs[0].value",
+    });
     expect(f64.message).toContain("expected float32 (0xca), found float64 (0xcb)");
-    expect(readFailure(opt(mp.map(1), mp.str("Optimizer.epoch"), [0x03], mp.map(0)))).toMatchObject({ code: "CORRUPT", field: "uintConfigs[0].value" });
+    expect(readFailure(opt(mp.map(1), mp.str("Optimizer.epoch"), [0x03], mp.map(0)))).toMatchObject({
+      code: "CORRUPT",
+      field: "uintConfigs[0].value",
+    });
     const dup = readFailure(opt(epoch, mp.map(2), mp.str("SGD.eta"), mp.f32(0.5), mp.str("SGD.eta"), mp.f32(0.25)));
-    expect(dup).toMatchObject({ code: "CORRUPT", offset: HEADER + epoch.length + 1 + 8 + 5, field: "floatConfigs[1].key" });
-    expect(readFailure(opt(epoch, mp.array(0)))).toMatchObject({ code: "CORRUPT", offset: HEADER + epoch.length, field: "floatConfigs" });
+    expect(dup).toMatchObject({
+      code: "CORRUPT",
+      offset: HEADER + epoch.length + 1 + 8 + 5,
+      field: "floatConfigs[1].key",
+    });
+    expect(readFailure(opt(epoch, mp.array(0)))).toMatchObject({
+      code: "CORRUPT",
+      offset: HEADER + epoch.length,
+      field: "floatConfigs",
+    });
   });
 
   it("a generic encoder's optimizer (compact ints, float64) is refused, ours is read", () => {
-    const generic = Uint8Array.from([...mp.header(0x400), ...encode({ "Optimizer.epoch": 3 }), ...encode({ "SGD.eta": 0.5 })]);
+    const generic = Uint8Array.from([
+      ...mp.header(0x400),
+      ...encode({ "Optimizer.epoch": 3 }),
+      ...encode({ "SGD.eta": 0.5 }),
+    ]);
     expect(readFailure(generic)).toMatchObject({ code: "CORRUPT", field: "uintConfigs[0].value" });
   });
 
   it("model: duplicate key paths and non-str path elements CORRUPT", () => {
-    const entry = (path: string[]) => [...mp.array(path.length), ...path.flatMap((p) => mp.str(p)), ...mp.tensor([], [1]), ...mp.u32(0)];
+    const entry = (path: string[]) => [
+      ...mp.array(path.length),
+      ...path.flatMap((p) => mp.str(p)),
+      ...mp.tensor([], [1]),
+      ...mp.u32(0),
+    ];
     const model = (...entries: number[][]) => bytes(mp.header(0x300), mp.u32(entries.length), ...entries);
     expect(primitiv.read(model(entry(["a", "b"]), entry(["a"]))).dataType).toBe("model");
     const dup = readFailure(model(entry(["a", "b"]), entry(["a", "b"])));
-    expect(dup).toMatchObject({ code: "CORRUPT", offset: HEADER + 5 + entry(["a", "b"]).length, field: "parameters[1].path" });
-    expect(readFailure(bytes(mp.header(0x300), mp.u32(1), mp.array(1), mp.u32(7), mp.tensor([], [1]), mp.u32(0))))
-      .toMatchObject({ code: "CORRUPT", offset: HEADER + 6, field: "parameters[0].path[0]" });
+    expect(dup).toMatchObject({
+      code: "CORRUPT",
+      offset: HEADER + 5 + entry(["a", "b"]).length,
+      field: "parameters[1].path",
+    });
+    expect(
+      readFailure(bytes(mp.header(0x300), mp.u32(1), mp.array(1), mp.u32(7), mp.tensor([], [1]), mp.u32(0))),
+    ).toMatchObject({ code: "CORRUPT", offset: HEADER + 6, field: "parameters[0].path[0]" });
   });
 
   it.runIf(haveFixtures())("trailing bytes after the last object: CORRUPT at the first extra byte", () => {
@@ -181,8 +232,16 @@ describe("primitiv: body type bytes and primitiv's own checks", () => {
 
 describe("primitiv: what primitiv reads but never writes", () => {
   it("wide length forms are read, reported by verify(), and written back in the smallest form", () => {
-    const wide = bytes(mp.header(PARAM), mp.array(1, "16"), mp.u32(2), mp.u32(1), mp.bin(mp.floats([1, 2]), "16"),
-      mp.u32(1), mp.str("m", "16"), mp.tensor([], [3]));
+    const wide = bytes(
+      mp.header(PARAM),
+      mp.array(1, "16"),
+      mp.u32(2),
+      mp.u32(1),
+      mp.bin(mp.floats([1, 2]), "16"),
+      mp.u32(1),
+      mp.str("m", "16"),
+      mp.tensor([], [3]),
+    );
     const narrow = bytes(mp.header(PARAM), mp.tensor([2], [1, 2]), mp.u32(1), mp.str("m"), mp.tensor([], [3]));
     const file = primitiv.read(wide);
     expect(file).toEqual(primitiv.read(narrow));
@@ -216,7 +275,16 @@ describe("primitiv: what primitiv reads but never writes", () => {
 
   it("keys that are not UTF-8 round-trip byte for byte and are reported", () => {
     const raw = [0xff, 0x61, 0xc3, 0x28, 0xe9, 0x87];
-    const file = bytes(mp.header(0x300), mp.u32(1), mp.array(1), mp.rawStr(raw), mp.tensor([], [1]), mp.u32(1), mp.rawStr([0x80]), mp.tensor([], [2]));
+    const file = bytes(
+      mp.header(0x300),
+      mp.u32(1),
+      mp.array(1),
+      mp.rawStr(raw),
+      mp.tensor([], [1]),
+      mp.u32(1),
+      mp.rawStr([0x80]),
+      mp.tensor([], [2]),
+    );
     const read = primitiv.read(file);
     expect(read.dataType === "model" && read.model.parameters[0]!.path[0]).toBe("\udcffa\udcc3(\udce9\udc87");
     expect(hex(primitiv.write(read))).toBe(hex(file));
@@ -230,7 +298,13 @@ describe("primitiv: what primitiv reads but never writes", () => {
     const read = primitiv.read(file);
     expect(read.dataType === "optimizer" && Number.isNaN(read.optimizer.floatConfigs.get("x"))).toBe(true);
     expect(hex(primitiv.write(read))).toBe(hex(file));
-    expect(primitiv.inspect(read).optimizer).toEqual({ uintConfigs: [], floatConfigs: [{ key: "x", value: "NaN" }, { key: "y", value: "NaN" }] });
+    expect(primitiv.inspect(read).optimizer).toEqual({
+      uintConfigs: [],
+      floatConfigs: [
+        { key: "x", value: "NaN" },
+        { key: "y", value: "NaN" },
+      ],
+    });
   });
 
   it("stats with a batch (primitiv does not check them) read and decode with batch first", () => {
@@ -241,7 +315,15 @@ describe("primitiv: what primitiv reads but never writes", () => {
   });
 
   it("unknown optimizer keys are reported (primitiv ignores them on load)", () => {
-    const file = bytes(mp.header(0x400), mp.map(1), mp.str("Mine.steps"), mp.u32(1), mp.map(1), mp.str("SGD.eta"), mp.f32(0.1));
+    const file = bytes(
+      mp.header(0x400),
+      mp.map(1),
+      mp.str("Mine.steps"),
+      mp.u32(1),
+      mp.map(1),
+      mp.str("SGD.eta"),
+      mp.f32(0.1),
+    );
     expect(primitiv.verify(primitiv.read(file))).toEqual([expect.stringContaining('"Mine.steps"')]);
   });
 });
@@ -256,14 +338,38 @@ describe("primitiv: write() refuses what primitiv could not save", () => {
 
   it("a parameter value with batch > 1, data of the wrong length, bad dims, non-uint32 configs, lone surrogates", () => {
     const batched = primitiv.makeTensor([2], [1, 2, 3, 4], 2);
-    expect(writeFailure({ dataType: "parameter", parameter: { value: batched, stats: new Map() } })).toMatchObject({ code: "CORRUPT", field: "value.shape.batch" });
-    expect(writeFailure({ dataType: "tensor", tensor: { shape: { dims: [3], batch: 1 }, data: new Uint8Array(8) } })).toMatchObject({ code: "CORRUPT", field: "tensor.data" });
-    expect(writeFailure({ dataType: "shape", shape: { dims: [1, 2, 3, 4, 5, 6, 7, 8, 9], batch: 1 } })).toMatchObject({ code: "CORRUPT", field: "shape.dims" });
-    expect(writeFailure({ dataType: "shape", shape: { dims: [2, 0], batch: 1 } })).toMatchObject({ code: "CORRUPT", field: "shape.dims[1]" });
-    expect(writeFailure({ dataType: "shape", shape: { dims: [2], batch: 1.5 } })).toMatchObject({ code: "CORRUPT", field: "shape.batch" });
-    expect(writeFailure({ dataType: "optimizer", optimizer: { uintConfigs: new Map([["e", 2 ** 32]]), floatConfigs: new Map() } })).toMatchObject({ code: "LIMIT", field: "uintConfigs[0].value" });
-    expect(writeFailure({ dataType: "parameter", parameter: { value: scalar(), stats: new Map([["\ud800", scalar()]]) } })).toMatchObject({ code: "CORRUPT", field: "stats[0].key" });
-    expect(writeFailure({ dataType: "nope" } as unknown as primitiv.PrimitivFile)).toMatchObject({ code: "UNSUPPORTED", field: "dataType" });
+    expect(writeFailure({ dataType: "parameter", parameter: { value: batched, stats: new Map() } })).toMatchObject({
+      code: "CORRUPT",
+      field: "value.shape.batch",
+    });
+    expect(
+      writeFailure({ dataType: "tensor", tensor: { shape: { dims: [3], batch: 1 }, data: new Uint8Array(8) } }),
+    ).toMatchObject({ code: "CORRUPT", field: "tensor.data" });
+    expect(writeFailure({ dataType: "shape", shape: { dims: [1, 2, 3, 4, 5, 6, 7, 8, 9], batch: 1 } })).toMatchObject({
+      code: "CORRUPT",
+      field: "shape.dims",
+    });
+    expect(writeFailure({ dataType: "shape", shape: { dims: [2, 0], batch: 1 } })).toMatchObject({
+      code: "CORRUPT",
+      field: "shape.dims[1]",
+    });
+    expect(writeFailure({ dataType: "shape", shape: { dims: [2], batch: 1.5 } })).toMatchObject({
+      code: "CORRUPT",
+      field: "shape.batch",
+    });
+    expect(
+      writeFailure({
+        dataType: "optimizer",
+        optimizer: { uintConfigs: new Map([["e", 2 ** 32]]), floatConfigs: new Map() },
+      }),
+    ).toMatchObject({ code: "LIMIT", field: "uintConfigs[0].value" });
+    expect(
+      writeFailure({ dataType: "parameter", parameter: { value: scalar(), stats: new Map([["\ud800", scalar()]]) } }),
+    ).toMatchObject({ code: "CORRUPT", field: "stats[0].key" });
+    expect(writeFailure({ dataType: "nope" } as unknown as primitiv.PrimitivFile)).toMatchObject({
+      code: "UNSUPPORTED",
+      field: "dataType",
+    });
   });
 
   it("a readFrom() result (data not loaded) cannot be written or decoded", async () => {
@@ -276,7 +382,12 @@ describe("primitiv: write() refuses what primitiv could not save", () => {
     expect(() => primitiv.makeTensor([2, 2], [1, 2, 3])).toThrow(RangeError);
     expect(() => primitiv.makeShape([0])).toThrow(RangeError);
     expect(() => primitiv.makeParameter(primitiv.makeTensor([1], [1, 2], 2))).toThrow(RangeError);
-    expect(() => primitiv.makeModel([[["a"], primitiv.makeParameter(scalar())], [["a"], primitiv.makeParameter(scalar())]])).toThrow(RangeError);
+    expect(() =>
+      primitiv.makeModel([
+        [["a"], primitiv.makeParameter(scalar())],
+        [["a"], primitiv.makeParameter(scalar())],
+      ]),
+    ).toThrow(RangeError);
     expect(() => primitiv.makeOptimizer({ e: -1 }, {})).toThrow(RangeError);
   });
 });
@@ -316,13 +427,19 @@ describe("primitiv: seeded fuzzing (only FormatErrors escape)", () => {
     primitiv.tensors(file);
     JSON.stringify(primitiv.inspect(file));
     const out = primitiv.write(file);
-    if (hex(out) !== hex(input)) expect(primitiv.verify(file).some((w) => w.includes("smallest form")), label).toBe(true);
+    if (hex(out) !== hex(input))
+      expect(
+        primitiv.verify(file).some((w) => w.includes("smallest form")),
+        label,
+      ).toBe(true);
   }
 
   const seeds: { name: string; bytes: Uint8Array }[] = [];
   for (let s = 1; s <= 6; s++) seeds.push({ name: `random${s}`, bytes: primitiv.write(randomFile(s * 101)) });
   if (haveFixtures()) {
-    for (const name of listFixtures("primitiv").filter((n) => !n.endsWith(".md") && !n.endsWith(".json") && !n.includes("128x129"))) {
+    for (const name of listFixtures("primitiv").filter(
+      (n) => !n.endsWith(".md") && !n.endsWith(".json") && !n.includes("128x129"),
+    )) {
       seeds.push({ name, bytes: readFixture("primitiv", name) });
     }
   }

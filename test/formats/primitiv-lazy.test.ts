@@ -33,7 +33,10 @@ function asLazy(file: primitiv.PrimitivFile, input: Uint8Array): primitiv.Primit
     case "parameter":
       return { dataType: "parameter", parameter: parameter(file.parameter) };
     case "model":
-      return { dataType: "model", model: { parameters: file.model.parameters.map((e) => ({ path: e.path, parameter: parameter(e.parameter) })) } };
+      return {
+        dataType: "model",
+        model: { parameters: file.model.parameters.map((e) => ({ path: e.path, parameter: parameter(e.parameter) })) },
+      };
     default:
       return file;
   }
@@ -50,8 +53,9 @@ async function checkSameAsRead(input: Uint8Array, sources: ByteSource[]): Promis
     expect(primitiv.verify(lazy)).toEqual(primitiv.verify(eager));
     const loaded = [];
     for (const info of primitiv.tensorInfos(lazy)) loaded.push(await primitiv.loadTensor(source, info));
-    expect(loaded.map((t) => ({ ...t, data: Array.from(t.data as Float32Array) })))
-      .toEqual(expectedTensors.map((t) => ({ ...t, data: Array.from(t.data as Float32Array) })));
+    expect(loaded.map((t) => ({ ...t, data: Array.from(t.data as Float32Array) }))).toEqual(
+      expectedTensors.map((t) => ({ ...t, data: Array.from(t.data as Float32Array) })),
+    );
   }
 }
 
@@ -66,7 +70,10 @@ describe.skipIf(!haveFixtures())("primitiv readFrom: reference fixtures", () => 
   it("readFrom() of a prefix is TRUNCATED like read()", async () => {
     const input = readFixture("primitiv", "model_xor_adam.model");
     for (const n of [0, 7, 15, 100, 400, input.length - 1]) {
-      const error = await primitiv.readFrom(choppySource(input.subarray(0, n), n)).then(() => undefined, (e: unknown) => e);
+      const error = await primitiv.readFrom(choppySource(input.subarray(0, n), n)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isFormatError(error) && error.code, `prefix ${n}`).toBe("TRUNCATED");
     }
   });
@@ -76,7 +83,14 @@ describe.skipIf(!haveFixtures())("primitiv readFrom: reference fixtures", () => 
     const source = countingSource(input);
     const file = await primitiv.readFrom(source);
     const [info] = primitiv.tensorInfos(file);
-    expect(info).toMatchObject({ name: "value", shape: [128, 129], byteOffset: 36, byteLength: 66048, layout: "column-major", byteOrder: "le" });
+    expect(info).toMatchObject({
+      name: "value",
+      shape: [128, 129],
+      byteOffset: 36,
+      byteLength: 66048,
+      layout: "column-major",
+      byteOrder: "le",
+    });
     // the parser fetched one first chunk; the data was skipped, only the 5 bytes after it were read again
     expect(source.bytesRead).toBeLessThan(input.length);
   });
@@ -130,7 +144,8 @@ describe("primitiv readFrom: built files", () => {
     const stored = new Float32Array((tensor.data as Uint8Array).slice().buffer);
     for (let b = 0; b < batch; b++) {
       for (let i = 0; i < rows; i++) {
-        for (let j = 0; j < cols; j++) expect(stored[i + rows * j + rows * cols * b]).toBe(values[(b * rows + i) * cols + j]);
+        for (let j = 0; j < cols; j++)
+          expect(stored[i + rows * j + rows * cols * b]).toBe(values[(b * rows + i) * cols + j]);
       }
     }
   });
@@ -142,7 +157,14 @@ describe("primitiv readFrom: built files", () => {
 
   it("makeModel sorts key paths byte-wise, element by element (std::map order)", () => {
     const p = () => primitiv.makeParameter(primitiv.makeTensor([], [0]));
-    const model = primitiv.makeModel([[["b"], p()], [["a", "z"], p()], [["a"], p()], [["é"], p()], [["Z"], p()], [["a", "b"], p()]]);
+    const model = primitiv.makeModel([
+      [["b"], p()],
+      [["a", "z"], p()],
+      [["a"], p()],
+      [["é"], p()],
+      [["Z"], p()],
+      [["a", "b"], p()],
+    ]);
     expect(model.parameters.map((e) => e.path)).toEqual([["Z"], ["a"], ["a", "b"], ["a", "z"], ["b"], ["é"]]);
   });
 });
@@ -156,7 +178,9 @@ describe("primitiv readFrom: a ~1 GB virtual Model", () => {
     const source = sparseSource(size, pieces);
     const file = await primitiv.readFrom(source);
     expect(source.bytesRead).toBeLessThan(1 << 20);
-    console.log(`primitiv: opened a ${size}-byte virtual Model reading ${source.bytesRead} bytes in ${source.reads} reads`);
+    console.log(
+      `primitiv: opened a ${size}-byte virtual Model reading ${source.bytesRead} bytes in ${source.reads} reads`,
+    );
     const infos = primitiv.tensorInfos(file);
     expect(infos.map((i) => i.name)).toEqual(["p0", "p1", "p2"]);
     expect(infos.map((i) => i.byteOffset)).toEqual(payloads);

@@ -182,7 +182,9 @@ describe.skipIf(!haveFixtures())("primitiv: reference fixtures", () => {
           expect(t.dtype).toBe("float32");
           expect(t.shape).toEqual(batch > 1 ? [batch, ...dims] : dims);
           expect(t.data).toBeInstanceOf(Float32Array);
-          expect(Array.from(t.data as Float32Array)).toEqual(Array.from(rowMajorReference(storedFloats(sources[i]!), dims, batch)));
+          expect(Array.from(t.data as Float32Array)).toEqual(
+            Array.from(rowMajorReference(storedFloats(sources[i]!), dims, batch)),
+          );
         });
       });
 
@@ -190,11 +192,14 @@ describe.skipIf(!haveFixtures())("primitiv: reference fixtures", () => {
         expect(hex(primitiv.write(primitiv.read(bytes)))).toBe(hex(bytes));
       });
 
-      it.runIf(e.file in objects)("the object built from scratch (PROVENANCE.md values) writes the fixture bytes", () => {
-        const built = objects[e.file]!;
-        expect(hex(primitiv.write(built))).toBe(hex(bytes));
-        expect(primitiv.read(bytes)).toEqual(primitiv.read(primitiv.write(built)));
-      });
+      it.runIf(e.file in objects)(
+        "the object built from scratch (PROVENANCE.md values) writes the fixture bytes",
+        () => {
+          const built = objects[e.file]!;
+          expect(hex(primitiv.write(built))).toBe(hex(bytes));
+          expect(primitiv.read(bytes)).toEqual(primitiv.read(primitiv.write(built)));
+        },
+      );
 
       it("rebuilding from the row-major tensors() view writes the fixture bytes", () => {
         const file = primitiv.read(bytes);
@@ -209,18 +214,27 @@ describe.skipIf(!haveFixtures())("primitiv: reference fixtures", () => {
           case "parameter":
             rebuilt = {
               dataType: "parameter",
-              parameter: primitiv.makeParameter(rebuild("value", file.parameter.value),
-                [...file.parameter.stats].map(([k, t]) => [k, rebuild(`stats/${k}`, t)] as const)),
+              parameter: primitiv.makeParameter(
+                rebuild("value", file.parameter.value),
+                [...file.parameter.stats].map(([k, t]) => [k, rebuild(`stats/${k}`, t)] as const),
+              ),
             };
             break;
           case "model":
             rebuilt = {
               dataType: "model",
-              model: primitiv.makeModel([...file.model.parameters].reverse().map(({ path, parameter }) => {
-                const name = path.join(".");
-                return [path, primitiv.makeParameter(rebuild(name, parameter.value),
-                  [...parameter.stats].map(([k, t]) => [k, rebuild(`${name}/stats/${k}`, t)] as const))] as const;
-              })),
+              model: primitiv.makeModel(
+                [...file.model.parameters].reverse().map(({ path, parameter }) => {
+                  const name = path.join(".");
+                  return [
+                    path,
+                    primitiv.makeParameter(
+                      rebuild(name, parameter.value),
+                      [...parameter.stats].map(([k, t]) => [k, rebuild(`${name}/stats/${k}`, t)] as const),
+                    ),
+                  ] as const;
+                }),
+              ),
             };
             break;
           default:
@@ -283,7 +297,10 @@ describe.skipIf(!haveFixtures())("primitiv: reference fixtures", () => {
             stats: e.parameter.stats.map((s) => ({ key: s.key, ...s.tensor.shape })),
           });
         }
-        if (e.model) expect((info.parameters as { path: string[] }[]).map((p) => p.path)).toEqual(e.model.params.map((p) => p.key));
+        if (e.model)
+          expect((info.parameters as { path: string[] }[]).map((p) => p.path)).toEqual(
+            e.model.params.map((p) => p.key),
+          );
         if (e.optimizer) {
           expect(info.optimizer).toEqual({
             uintConfigs: Object.entries(e.optimizer.uint_configs).map(([key, value]) => ({ key, value })),

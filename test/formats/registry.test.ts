@@ -7,10 +7,25 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { FORMATS, type FormatModules, detectFormat, formatModule, formatOfName, loadTensor, readAny, readFromAny } from "../../bindings/any.js";
+import {
+  FORMATS,
+  type FormatModules,
+  detectFormat,
+  formatModule,
+  formatOfName,
+  loadTensor,
+  readAny,
+  readFromAny,
+} from "../../bindings/any.js";
 import { runCli } from "../../bindings/cli/run.js";
 import { CAPABILITIES, READINGS, capabilitiesOf, readingOf, registerFormat } from "../../bindings/formats/registry.js";
-import type { FormatCapabilities, FormatId, FormatModule, FormatReading, InspectResult } from "../../bindings/formats/types.js";
+import type {
+  FormatCapabilities,
+  FormatId,
+  FormatModule,
+  FormatReading,
+  InspectResult,
+} from "../../bindings/formats/types.js";
 import { fromBytes, type ByteSource, readExactly } from "../../bindings/io/source.js";
 import { loadTensor as loadPlainTensor } from "../../bindings/io/lazy.js";
 import { patch } from "../../bindings/patch.js";
@@ -30,7 +45,8 @@ describe("the registry's lists", () => {
     CAPABILITIES.forEach((c, i) => {
       expect(c.module.id).toBe(ids[i]);
       expect(c.module.extensions).toEqual(READINGS[i]!.extensions);
-      for (const key of ["detect", "read", "readFrom", "tensors", "tensorInfos", "loadTensor"] as const) expect(READINGS[i]![key], `${ids[i]}.${key}`).toBe(c.module[key]);
+      for (const key of ["detect", "read", "readFrom", "tensors", "tensorInfos", "loadTensor"] as const)
+        expect(READINGS[i]![key], `${ids[i]}.${key}`).toBe(c.module[key]);
     });
     // every FormatId has a module, and every module's id is a FormatId (a compile-time check)
     const missing: Exclude<FormatId, keyof FormatModules> extends never ? true : false = true;
@@ -54,14 +70,21 @@ describe("the registry's lists", () => {
     const typedocJson = JSON.parse(readFileSync(join(root, "typedoc.json"), "utf8"));
     const ids = READINGS.map((r) => r.id);
     const { "./npz": _npz, ...withoutNpz } = packageJson.exports;
-    expect({ ...packageJson, exports: withoutNpz }).not.toEqual(expectedFiles(ids, { ...packageJson, exports: withoutNpz }, typedocJson).packageJson);
+    expect({ ...packageJson, exports: withoutNpz }).not.toEqual(
+      expectedFiles(ids, { ...packageJson, exports: withoutNpz }, typedocJson).packageJson,
+    );
     const swapped = [ids[1], ids[0], ...ids.slice(2)];
-    expect(expectedFiles(swapped, packageJson, typedocJson).typedocJson.entryPoints).not.toEqual(typedocJson.entryPoints);
+    expect(expectedFiles(swapped, packageJson, typedocJson).typedocJson.entryPoints).not.toEqual(
+      typedocJson.entryPoints,
+    );
   });
 
   it("every format is named in the CLI's usage, the input-only ones after 'read only'", async () => {
     let usage = "";
-    await runCli(["--help"], { stdout: { write: (t: string) => ((usage += t), true) }, stderr: { write: () => true } } as never);
+    await runCli(["--help"], {
+      stdout: { write: (t: string) => ((usage += t), true) },
+      stderr: { write: () => true },
+    } as never);
     const formats = usage.slice(usage.indexOf("Formats:"));
     const readOnly = formats.slice(formats.indexOf("read only:"));
     for (const { module } of CAPABILITIES) {
@@ -95,14 +118,28 @@ function toyBytes(values: number[]): Uint8Array {
 }
 
 function toyInfos(file: ToyFile): TensorInfo[] {
-  return [{ name: "values", dtype: "float32", shape: [file.count], byteOffset: 8, byteLength: 4 * file.count, byteOrder: "le", layout: "row-major", format: TOY }];
+  return [
+    {
+      name: "values",
+      dtype: "float32",
+      shape: [file.count],
+      byteOffset: 8,
+      byteLength: 4 * file.count,
+      byteOrder: "le",
+      layout: "row-major",
+      format: TOY,
+    },
+  ];
 }
 
 const toy = {
   id: TOY,
   extensions: [".toy"],
   detect: (head: Uint8Array) => MAGIC.every((b, i) => head[i] === b),
-  read: (bytes: Uint8Array): ToyFile => ({ count: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true), bytes }),
+  read: (bytes: Uint8Array): ToyFile => ({
+    count: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true),
+    bytes,
+  }),
   readFrom: async (source: ByteSource): Promise<ToyFile> => {
     const head = await readExactly(source, 0, 8, "toy", "header");
     return { count: new DataView(head.buffer, head.byteOffset, 8).getUint32(4, true), bytes: undefined };
@@ -113,8 +150,14 @@ const toy = {
     const info = toyInfos(file)[0]!;
     return [decodeTensor(file.bytes!.subarray(8, 8 + info.byteLength), info, options)];
   },
-  loadTensor: (source: ByteSource, info: TensorInfo, options?: DecodeOptions) => loadPlainTensor(source, { ...info, format: undefined }, options),
-  inspect: (file: ToyFile): InspectResult => ({ format: TOY, version: 1, meta: { count: file.count }, tensors: [{ name: "values", dtype: "float32", shape: [file.count], byteLength: 4 * file.count }] }),
+  loadTensor: (source: ByteSource, info: TensorInfo, options?: DecodeOptions) =>
+    loadPlainTensor(source, { ...info, format: undefined }, options),
+  inspect: (file: ToyFile): InspectResult => ({
+    format: TOY,
+    version: 1,
+    meta: { count: file.count },
+    tensors: [{ name: "values", dtype: "float32", shape: [file.count], byteLength: 4 * file.count }],
+  }),
   verify: () => [],
   blobs: () => [],
 } satisfies FormatModule<ToyFile>;
@@ -148,59 +191,74 @@ describe("a format added through the registry alone", () => {
     expect(capabilitiesOf(TOY)).toBeUndefined();
   });
 
-  it("is detected, read whole and lazily, found by formatModule, and loads by info", () => withToy(async () => {
-    expect(detectFormat(bytes)).toBe(TOY);
-    const whole = readAny(bytes);
-    expect(whole.format).toBe(TOY);
-    expect(Array.from(whole.tensors()[0]!.data as Float32Array)).toEqual([1.5, -2, 3.25]);
-    const lazy = await readFromAny(fromBytes(bytes));
-    expect(lazy.format).toBe(TOY);
-    expect(Array.from((await lazy.loadTensor("values")).data as Float32Array)).toEqual([1.5, -2, 3.25]);
-    expect(Array.from((await loadTensor(fromBytes(bytes), lazy.tensorInfos()[0]!)).data as Float32Array)).toEqual([1.5, -2, 3.25]);
-    expect((formatModule(TOY as never) as unknown as typeof toy).inspect).toBe(toy.inspect);
-    // (no chosenByName: its extension picks no parser for bytes it does not recognise)
-    expect(formatOfName("x.toy")).toBeUndefined();
-  }));
+  it("is detected, read whole and lazily, found by formatModule, and loads by info", () =>
+    withToy(async () => {
+      expect(detectFormat(bytes)).toBe(TOY);
+      const whole = readAny(bytes);
+      expect(whole.format).toBe(TOY);
+      expect(Array.from(whole.tensors()[0]!.data as Float32Array)).toEqual([1.5, -2, 3.25]);
+      const lazy = await readFromAny(fromBytes(bytes));
+      expect(lazy.format).toBe(TOY);
+      expect(Array.from((await lazy.loadTensor("values")).data as Float32Array)).toEqual([1.5, -2, 3.25]);
+      expect(Array.from((await loadTensor(fromBytes(bytes), lazy.tensorInfos()[0]!)).data as Float32Array)).toEqual([
+        1.5, -2, 3.25,
+      ]);
+      expect((formatModule(TOY as never) as unknown as typeof toy).inspect).toBe(toy.inspect);
+      // (no chosenByName: its extension picks no parser for bytes it does not recognise)
+      expect(formatOfName("x.toy")).toBeUndefined();
+    }));
 
-  it("is listed among the formats tried when nothing matches", () => withToy(async () => {
-    expect(() => readAny(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toThrow(/toy/);
-  }));
+  it("is listed among the formats tried when nothing matches", () =>
+    withToy(async () => {
+      expect(() => readAny(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8]))).toThrow(/toy/);
+    }));
 
-  it("is patched through its planPatch capability", () => withToy(async () => {
-    const result = await patch(bytes, { values: { name: "values", dtype: "float32", shape: [3], data: new Float32Array([7, 8, 9]) } });
-    expect(result.format).toBe(TOY);
-    expect(result.replaced).toEqual(["values"]);
-    expect(result.bytes).toEqual(toyBytes([7, 8, 9]));
-    // the hostile case: a shape the file does not hold is refused before a byte is written
-    await expect(patch(bytes, { values: { name: "values", dtype: "float32", shape: [2], data: new Float32Array([7, 8]) } })).rejects.toThrow(RangeError);
-  }));
+  it("is patched through its planPatch capability", () =>
+    withToy(async () => {
+      const result = await patch(bytes, {
+        values: { name: "values", dtype: "float32", shape: [3], data: new Float32Array([7, 8, 9]) },
+      });
+      expect(result.format).toBe(TOY);
+      expect(result.replaced).toEqual(["values"]);
+      expect(result.bytes).toEqual(toyBytes([7, 8, 9]));
+      // the hostile case: a shape the file does not hold is refused before a byte is written
+      await expect(
+        patch(bytes, { values: { name: "values", dtype: "float32", shape: [2], data: new Float32Array([7, 8]) } }),
+      ).rejects.toThrow(RangeError);
+    }));
 
   it("without planPatch it holds weights but is not a model to patch (UNSUPPORTED, as safetensors)", async () => {
     const unregister = registerFormat(reading, { id: TOY, module: toy });
     try {
-      await expect(patch(bytes, { values: { name: "values", dtype: "float32", shape: [3], data: new Float32Array([7, 8, 9]) } })).rejects.toThrow(/not a model format that can be patched/);
+      await expect(
+        patch(bytes, { values: { name: "values", dtype: "float32", shape: [3], data: new Float32Array([7, 8, 9]) } }),
+      ).rejects.toThrow(/not a model format that can be patched/);
     } finally {
       unregister();
     }
   });
 
-  it("is inspected by the CLI (runCli, in process)", () => withToy(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "tensorfile-toy-"));
-    try {
-      const path = join(dir, "model.toy");
-      writeFileSync(path, bytes);
-      let out = "";
-      let err = "";
-      const io = { stdout: { write: (t: string) => ((out += t), true) }, stderr: { write: (t: string) => ((err += t), true) } } as never;
-      expect(await runCli(["inspect", "--json", path], io), err).toBe(0);
-      const shown = JSON.parse(out);
-      expect(shown.format).toBe("toy");
-      expect(shown.meta).toEqual({ count: 3 });
-      expect(shown.tensors).toEqual([{ name: "values", dtype: "float32", shape: [3], byteLength: 12 }]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }));
+  it("is inspected by the CLI (runCli, in process)", () =>
+    withToy(async () => {
+      const dir = mkdtempSync(join(tmpdir(), "tensorfile-toy-"));
+      try {
+        const path = join(dir, "model.toy");
+        writeFileSync(path, bytes);
+        let out = "";
+        let err = "";
+        const io = {
+          stdout: { write: (t: string) => ((out += t), true) },
+          stderr: { write: (t: string) => ((err += t), true) },
+        } as never;
+        expect(await runCli(["inspect", "--json", path], io), err).toBe(0);
+        const shown = JSON.parse(out);
+        expect(shown.format).toBe("toy");
+        expect(shown.meta).toEqual({ count: 3 });
+        expect(shown.tensors).toEqual([{ name: "values", dtype: "float32", shape: [3], byteLength: 12 }]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }));
 
   it("detection order is the registry's: registered before bw2l, a detector that claims everything wins", async () => {
     const greedy = { ...reading, detect: () => true };
@@ -219,13 +277,22 @@ describe("a format added through the registry alone", () => {
     expect(READINGS.map((r) => r.id)).not.toContain(TOY);
   });
 
-  it("a detector that throws is 'not this format', never an error", () => withToy(async () => {
-    const unregister = registerFormat({ ...reading, id: "thrower" as FormatId, detect: () => { throw new Error("boom"); } }, { ...capabilities, id: "thrower" as FormatId });
-    try {
-      expect(detectFormat(bytes)).toBe(TOY);
-    } finally {
-      unregister();
-    }
-  }));
+  it("a detector that throws is 'not this format', never an error", () =>
+    withToy(async () => {
+      const unregister = registerFormat(
+        {
+          ...reading,
+          id: "thrower" as FormatId,
+          detect: () => {
+            throw new Error("boom");
+          },
+        },
+        { ...capabilities, id: "thrower" as FormatId },
+      );
+      try {
+        expect(detectFormat(bytes)).toBe(TOY);
+      } finally {
+        unregister();
+      }
+    }));
 });
-

@@ -11,8 +11,6 @@ import type { TypedArray } from "../../bindings/tensor.js";
 import { ALL_TYPES, bytes, concatBytes, matrixVariants, randomValues, text } from "../helpers/spraak-builders.js";
 import { caughtFormatError, sameBytes } from "../helpers/bytes.js";
 
-
-
 /** The bytes of a typed array, so NaN payloads, -0 and bigints compare exactly. */
 function rawBytes(a: TypedArray): Uint8Array {
   return new Uint8Array(a.buffer, a.byteOffset, a.byteLength).slice();
@@ -46,14 +44,24 @@ describe("spraak: every TYPE x FORMAT x compression", () => {
     const file = spraak.matrix(new Float32Array([1, -2]), { cols: 2, format: "BIN10" });
     const out = spraak.write(file);
     expect(Array.from(out.subarray(file.dataOffset))).toEqual([0x3f, 0x80, 0, 0, 0xc0, 0, 0, 0]);
-    expect(spraak.tensorInfos(file)[0]).toMatchObject({ byteOrder: "be", byteOffset: file.dataOffset, byteLength: 8, dtype: "float32", shape: [1, 2] });
+    expect(spraak.tensorInfos(file)[0]).toMatchObject({
+      byteOrder: "be",
+      byteOffset: file.dataOffset,
+      byteLength: 8,
+      dtype: "float32",
+      shape: [1, 2],
+    });
     const little = spraak.matrix(new Uint16Array([0x0102]), { format: "BIN01" });
     expect(Array.from(spraak.write(little).subarray(little.dataOffset))).toEqual([0x02, 0x01]);
   });
 
   it("builder binary matrices start their data at a multiple of 64 (a padding line), so tensors() is a view", () => {
     for (const cols of [1, 3, 7, 24]) {
-      const file = spraak.matrix(new Float64Array(cols * 2).fill(1.5), { cols, data: "TRACK", header: { utterance_id: "x".repeat(cols) } });
+      const file = spraak.matrix(new Float64Array(cols * 2).fill(1.5), {
+        cols,
+        data: "TRACK",
+        header: { utterance_id: "x".repeat(cols) },
+      });
       expect(file.dataOffset % 64).toBe(0);
       const input = spraak.write(file);
       const tensor = spraak.tensors(spraak.read(input))[0]!;
@@ -77,7 +85,10 @@ describe("spraak: every TYPE x FORMAT x compression", () => {
   });
 
   it("ASCII floats are the shortest text that reads back (one row a line)", () => {
-    const file = spraak.matrix(new Float32Array([0.1, -0, 1e-45, 3.4028234663852886e38, NaN, -Infinity]), { cols: 3, format: "ASCII" });
+    const file = spraak.matrix(new Float32Array([0.1, -0, 1e-45, 3.4028234663852886e38, NaN, -Infinity]), {
+      cols: 3,
+      format: "ASCII",
+    });
     expect(text(spraak.write(file)).split("#\n")[1]).toBe("0.1 -0 1e-45\n3.4028235e+38 nan -inf\n");
     const f64 = spraak.matrix(new Float64Array([0.1, 5e-324]), { cols: 2, format: "ASCII" });
     expect(text(spraak.write(f64)).split("#\n")[1]).toBe("0.1 5e-324\n");
@@ -153,7 +164,9 @@ describe("spraak: header-less data with an external header", () => {
 
   it("external keys fill in what a file's own header lacks; the file wins", () => {
     const own = bytes(".spr\nTYPE\tU8\nDIM2\t2\n#\n");
-    const file = spraak.read(concatBytes(own, new Uint8Array([1, 2, 3, 4])), { header: { FORMAT: "BIN01", TYPE: "F64", SAMPLEFREQ: "11025" } });
+    const file = spraak.read(concatBytes(own, new Uint8Array([1, 2, 3, 4])), {
+      header: { FORMAT: "BIN01", TYPE: "F64", SAMPLEFREQ: "11025" },
+    });
     expect(file.meta).toMatchObject({ format: "BIN01", type: "U8", sampleFreq: 11025 });
     expect(Array.from(spraak.tensors(file)[0]!.data as Uint8Array)).toEqual([1, 2, 3, 4]);
   });
@@ -225,9 +238,13 @@ describe("spraak: gzip", () => {
     const members = cut.slice(1).map((end, i) => new Uint8Array(zlibGzip(data.subarray(cut[i]!, end))));
     const header = text(plain.subarray(0, base.dataOffset)).replace("#\n", "COMPRESS\tgzip\n#\n");
     const compressed = spraak.read(concatBytes(bytes(header), ...members));
-    expect(sameBytes(rawBytes(spraak.tensors(compressed)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
+    expect(sameBytes(rawBytes(spraak.tensors(compressed)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(
+      true,
+    );
     // the whole-file wrapper too
-    const wrapped = spraak.read(concatBytes(new Uint8Array(zlibGzip(plain.subarray(0, 40))), new Uint8Array(zlibGzip(plain.subarray(40)))));
+    const wrapped = spraak.read(
+      concatBytes(new Uint8Array(zlibGzip(plain.subarray(0, 40))), new Uint8Array(zlibGzip(plain.subarray(40)))),
+    );
     expect(sameBytes(rawBytes(spraak.tensors(wrapped)[0]!.data), rawBytes(spraak.tensors(base)[0]!.data))).toBe(true);
     // a damaged later member is named
     const damaged = concatBytes(bytes(header), ...members.map((m) => m.slice()));
@@ -236,7 +253,8 @@ describe("spraak: gzip", () => {
   });
 
   it.skipIf(!HAVE_PYTHON)("multi-member gzip written by Python's gzip module reads as Python reads it", () => {
-    const script = "import gzip,sys\nparts=[bytes(range(256))*40, b'', bytes(7)*1000, b'tail']\nblob=b''.join(gzip.compress(p, mtime=0) for p in parts)\nsys.stdout.buffer.write(len(blob).to_bytes(4,'little')+blob+gzip.decompress(blob))";
+    const script =
+      "import gzip,sys\nparts=[bytes(range(256))*40, b'', bytes(7)*1000, b'tail']\nblob=b''.join(gzip.compress(p, mtime=0) for p in parts)\nsys.stdout.buffer.write(len(blob).to_bytes(4,'little')+blob+gzip.decompress(blob))";
     const out = new Uint8Array(execFileSync("python3", ["-c", script]));
     const length = new DataView(out.buffer, out.byteOffset).getUint32(0, true);
     const stream = out.subarray(4, 4 + length);
@@ -256,14 +274,18 @@ describe("spraak: gzip", () => {
   });
 
   it("a small gzip bomb stops at the deflate ratio bound, not in memory", () => {
-    const bomb = new Uint8Array(zlibGzip(concatBytes(bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\n#\n"), new Uint8Array(20_000_000))));
+    const bomb = new Uint8Array(
+      zlibGzip(concatBytes(bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\n#\n"), new Uint8Array(20_000_000))),
+    );
     expect(caughtFormatError(() => spraak.read(bomb, { maxInflatedBytes: 1_000_000 })).code).toBe("LIMIT");
   });
 });
 
 describe("spraak: prefixes of our own files", () => {
   it("binary files with a fixed DIM1 (plain, COMPRESS, wrapped, key header): every prefix is TRUNCATED", () => {
-    const files = matrixVariants(3, 2, 900).filter((v) => v.format !== "ASCII" && (v.type === "F64" || v.type === "I16" || v.type === "ULAW"));
+    const files = matrixVariants(3, 2, 900).filter(
+      (v) => v.format !== "ASCII" && (v.type === "F64" || v.type === "I16" || v.type === "ULAW"),
+    );
     files.push({ ...files[0]!, label: "key", file: spraak.matrix(new Float32Array(6), { cols: 2, kind: "key" }) });
     for (const v of files) {
       const written = spraak.write(v.file);
@@ -277,7 +299,10 @@ describe("spraak: prefixes of our own files", () => {
   it("ASCII and LIST files: a prefix is TRUNCATED, or (cut inside the last line) reads with that line cut", () => {
     const ascii = spraak.write(spraak.matrix(new Int32Array([10, 20, 30, 40]), { cols: 2, format: "ASCII" }));
     const list = spraak.write(spraak.list(["a 1", "b 2"], { data: "CORPUS" }));
-    for (const [written, label] of [[ascii, "ascii"], [list, "list"]] as const) {
+    for (const [written, label] of [
+      [ascii, "ascii"],
+      [list, "list"],
+    ] as const) {
       const end = written.length;
       const lastValue = written.lastIndexOf(0x20) + 1; // where "40" starts
       for (let n = 0; n < end; n++) {
@@ -292,7 +317,9 @@ describe("spraak: prefixes of our own files", () => {
           if (n > lastValue) {
             // "…30 4": the last value is cut, the count is complete: readable, and verify() notes the missing line break
             expect(result, `prefix ${n}`).not.toBeInstanceOf(FormatError);
-            expect(spraak.verify(result as spraak.SpraakFile)).toContain("the ASCII data does not end with a line break");
+            expect(spraak.verify(result as spraak.SpraakFile)).toContain(
+              "the ASCII data does not end with a line break",
+            );
           } else {
             expect((result as FormatError).code, `prefix ${n}`).toBe("TRUNCATED");
           }
@@ -303,7 +330,8 @@ describe("spraak: prefixes of our own files", () => {
           expect(result, `prefix ${n}`).not.toBeInstanceOf(FormatError);
           const entries = (result as spraak.SpraakFile).data as spraak.SpraakList;
           expect(entries.entries.length).toBeLessThanOrEqual(2);
-          if (entries.entries.length < 2) expect(spraak.verify(result as spraak.SpraakFile).some((w) => w.startsWith("DIM1 2 but"))).toBe(true);
+          if (entries.entries.length < 2)
+            expect(spraak.verify(result as spraak.SpraakFile).some((w) => w.startsWith("DIM1 2 but"))).toBe(true);
         }
       }
     }

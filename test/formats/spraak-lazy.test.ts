@@ -9,23 +9,46 @@ import { fromBytes } from "../../bindings/io/source.js";
 import { haveFixtures, readFixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/rng.js";
 import { choppySource, countingSource, sparseSource } from "../helpers/sources.js";
-import { DOC_CORPUS, DOC_LEXICON, bytes, docMvgauss, grammarFile, keyHeaderFile, matrixVariants } from "../helpers/spraak-builders.js";
+import {
+  DOC_CORPUS,
+  DOC_LEXICON,
+  bytes,
+  docMvgauss,
+  grammarFile,
+  keyHeaderFile,
+  matrixVariants,
+} from "../helpers/spraak-builders.js";
 
 /** Valid files of every kind: name, bytes, read options. */
 function corpus(): { name: string; bytes: Uint8Array; options?: spraak.SpraakReadOptions }[] {
   const out: { name: string; bytes: Uint8Array; options?: spraak.SpraakReadOptions }[] = [];
-  if (haveFixtures()) for (const name of ["si1027.trk", "sx313.trk"]) out.push({ name, bytes: readFixture("spraak", name) });
+  if (haveFixtures())
+    for (const name of ["si1027.trk", "sx313.trk"]) out.push({ name, bytes: readFixture("spraak", name) });
   out.push({ name: "grammar", bytes: grammarFile() });
   out.push({ name: "corpus", bytes: bytes(DOC_CORPUS) });
   out.push({ name: "lexicon", bytes: bytes(DOC_LEXICON) });
   out.push({ name: "mvgauss", bytes: docMvgauss(4, 2, 3).bytes });
   out.push({ name: "key", bytes: keyHeaderFile({ magic: true }, 5, 2, 4).bytes });
-  out.push({ name: "key no magic", bytes: keyHeaderFile({ magic: false, endian: "BIG" }, 3, 3, 5).bytes, options: { headerFormat: "key" } });
-  const openEnded = spraak.write(spraak.matrix(new Int16Array(10).map((_, i) => i * 1000 - 3000), { cols: 2, openEnded: true }));
+  out.push({
+    name: "key no magic",
+    bytes: keyHeaderFile({ magic: false, endian: "BIG" }, 3, 3, 5).bytes,
+    options: { headerFormat: "key" },
+  });
+  const openEnded = spraak.write(
+    spraak.matrix(
+      new Int16Array(10).map((_, i) => i * 1000 - 3000),
+      { cols: 2, openEnded: true },
+    ),
+  );
   out.push({ name: "open-ended + 1 byte", bytes: Uint8Array.from([...openEnded, 7]) });
-  out.push({ name: "header-less", bytes: new Uint8Array([1, 2, 3, 4]), options: { header: { FORMAT: "BIN10", TYPE: "I16" } } });
+  out.push({
+    name: "header-less",
+    bytes: new Uint8Array([1, 2, 3, 4]),
+    options: { header: { FORMAT: "BIN10", TYPE: "I16" } },
+  });
   for (const v of matrixVariants(4, 3, 300)) {
-    if (v.type === "F32" || v.type === "I64" || v.type === "ALAW") out.push({ name: v.label, bytes: spraak.write(v.file) });
+    if (v.type === "F32" || v.type === "I64" || v.type === "ALAW")
+      out.push({ name: v.label, bytes: spraak.write(v.file) });
   }
   return out;
 }
@@ -47,7 +70,11 @@ function asLazy(file: spraak.SpraakFile): unknown {
       },
     };
   }
-  if (data.layout === "CUSTOM") return { ...file, data: { ...data, bytes: { byteOffset: file.dataOffset, byteLength: (data.bytes as Uint8Array).length } } };
+  if (data.layout === "CUSTOM")
+    return {
+      ...file,
+      data: { ...data, bytes: { byteOffset: file.dataOffset, byteLength: (data.bytes as Uint8Array).length } },
+    };
   return file;
 }
 
@@ -64,35 +91,59 @@ describe("spraak: readFrom", () => {
         const lazyFile = await spraak.readFrom(source, f.options);
         expect(lazyFile, f.name).toEqual(expected);
         const infos = spraak.tensorInfos(lazyFile);
-        expect(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), f.name).toEqual(want.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })));
+        expect(
+          infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
+          f.name,
+        ).toEqual(want.map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape })));
         expect(spraak.tensorInfos(eager), f.name).toEqual(infos);
         for (const [i, info] of infos.entries()) {
           const got = await spraak.loadTensor(source, info);
           expect(got.shape).toEqual(want[i]!.shape);
-          expect(Buffer.from(got.data.buffer, got.data.byteOffset, got.data.byteLength).equals(Buffer.from(want[i]!.data.buffer, want[i]!.data.byteOffset, want[i]!.data.byteLength)), f.name).toBe(true);
+          expect(
+            Buffer.from(got.data.buffer, got.data.byteOffset, got.data.byteLength).equals(
+              Buffer.from(want[i]!.data.buffer, want[i]!.data.byteOffset, want[i]!.data.byteLength),
+            ),
+            f.name,
+          ).toBe(true);
           if (info.dtype === "uint8" && (info as spraak.SpraakTensorInfo).g711) {
             const widened = await spraak.loadTensor(source, info, { dtype: "float32" });
-            expect(Array.from(widened.data as Float32Array)).toEqual(Array.from(spraak.tensors(eager, { dtype: "float32" })[0]!.data as Float32Array));
+            expect(Array.from(widened.data as Float32Array)).toEqual(
+              Array.from(spraak.tensors(eager, { dtype: "float32" })[0]!.data as Float32Array),
+            );
           }
         }
       }
-      expect(spraak.inspect(await spraak.readFrom(fromBytes(f.bytes), f.options)), f.name).toEqual(spraak.inspect(eager));
+      expect(spraak.inspect(await spraak.readFrom(fromBytes(f.bytes), f.options)), f.name).toEqual(
+        spraak.inspect(eager),
+      );
     }
   });
 
   it("binary data stays on disk: a ~1 GB BIN10 track opens reading < 1 MB", async () => {
     const rows = Math.floor(1_000_000_000 / (24 * 4));
-    const header = bytes(`.spr\nDATA\t\t\tTRACK\nFORMAT\t\t\tBIN10\nTYPE\t\t\tF32\nLAYOUT\t\t\tMATRIX\nDIM1\t\t\t${rows}\nDIM2\t\t\t24\nFSHIFT\t\t\t0.01\n#\n`);
+    const header = bytes(
+      `.spr\nDATA\t\t\tTRACK\nFORMAT\t\t\tBIN10\nTYPE\t\t\tF32\nLAYOUT\t\t\tMATRIX\nDIM1\t\t\t${rows}\nDIM2\t\t\t24\nFSHIFT\t\t\t0.01\n#\n`,
+    );
     const last = new Uint8Array([0x3f, 0x80, 0, 0]); // 1.0f big-endian, the last element
     const size = header.length + rows * 24 * 4;
-    const source = sparseSource(size, [{ offset: 0, bytes: header }, { offset: size - 4, bytes: last }]);
+    const source = sparseSource(size, [
+      { offset: 0, bytes: header },
+      { offset: size - 4, bytes: last },
+    ]);
     const file = await spraak.readFrom(source);
     expect(source.bytesRead).toBeLessThan(1024 * 1024);
     expect(source.bytesRead).toBeLessThanOrEqual(64 * 1024); // one first-chunk fetch holds the whole header
     expect(source.reads).toBe(1);
     expect(file.meta.dim1).toBe(rows);
     const [info] = spraak.tensorInfos(file);
-    expect(info).toMatchObject({ name: "data", dtype: "float32", shape: [rows, 24], byteOffset: header.length, byteLength: rows * 96, byteOrder: "be" });
+    expect(info).toMatchObject({
+      name: "data",
+      dtype: "float32",
+      shape: [rows, 24],
+      byteOffset: header.length,
+      byteLength: rows * 96,
+      byteOrder: "be",
+    });
     expect(() => spraak.tensors(file)).toThrow(FormatError);
     expect(() => spraak.write(file)).toThrow(/not loaded/);
     // one row from the end, through loadTensor's own range read

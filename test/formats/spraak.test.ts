@@ -9,29 +9,82 @@ import { FormatError, isFormatError } from "../../bindings/bytes/errors.js";
 import * as spraak from "../../bindings/formats/spraak.js";
 import { FIXTURES, haveFixtures, readFixture } from "../helpers/fixtures.js";
 import {
-  DOCKER_CORPUS, DOC_CD_UNITS, DOC_CI_UNITS, DOC_CORPUS, DOC_LEXICON, DOC_SEG, GRAMMAR_VALUES,
-  bytes, concatBytes, docMvgauss, grammarFile, keyHeaderFile, text,
+  DOCKER_CORPUS,
+  DOC_CD_UNITS,
+  DOC_CI_UNITS,
+  DOC_CORPUS,
+  DOC_LEXICON,
+  DOC_SEG,
+  GRAMMAR_VALUES,
+  bytes,
+  concatBytes,
+  docMvgauss,
+  grammarFile,
+  keyHeaderFile,
+  text,
 } from "../helpers/spraak-builders.js";
 import { caughtFormatError, sameBytes } from "../helpers/bytes.js";
 
-
-
 const REAL = [
   {
-    name: "si1027.trk", size: 30112, utterance: "cjf0_si1027", dim1: 309, firstBytes: [0xce, 0xeb, 0x85, 0xc1],
-    at: { "0,0": -16.74013900756836, "0,1": -20.095279693603516, "0,23": -14.686124801635742, "1,0": -17.131086349487305, "308,0": -14.58145523071289, "308,23": -13.38858413696289 },
-    row100: [-5.600135, -11.884702, -10.394124], min: -38.9273681640625, max: 39.90046310424805, sum: 667.151864,
+    name: "si1027.trk",
+    size: 30112,
+    utterance: "cjf0_si1027",
+    dim1: 309,
+    firstBytes: [0xce, 0xeb, 0x85, 0xc1],
+    at: {
+      "0,0": -16.74013900756836,
+      "0,1": -20.095279693603516,
+      "0,23": -14.686124801635742,
+      "1,0": -17.131086349487305,
+      "308,0": -14.58145523071289,
+      "308,23": -13.38858413696289,
+    },
+    row100: [-5.600135, -11.884702, -10.394124],
+    min: -38.9273681640625,
+    max: 39.90046310424805,
+    sum: 667.151864,
   },
   {
-    name: "sx313.trk", size: 31264, utterance: "aks0_si1573", dim1: 321, firstBytes: [0x57, 0x4d, 0xc9, 0xc1],
-    at: { "0,0": -25.162763595581055, "0,1": -23.977466583251953, "0,23": -9.652379989624023, "1,0": -25.403602600097656, "320,0": -22.679073333740234, "320,23": -9.010835647583008 },
-    row100: [-7.354595, -11.641079, -11.172475], min: -39.83516311645508, max: 42.801177978515625, sum: 349.684037,
+    name: "sx313.trk",
+    size: 31264,
+    utterance: "aks0_si1573",
+    dim1: 321,
+    firstBytes: [0x57, 0x4d, 0xc9, 0xc1],
+    at: {
+      "0,0": -25.162763595581055,
+      "0,1": -23.977466583251953,
+      "0,23": -9.652379989624023,
+      "1,0": -25.403602600097656,
+      "320,0": -22.679073333740234,
+      "320,23": -9.010835647583008,
+    },
+    row100: [-7.354595, -11.641079, -11.172475],
+    min: -39.83516311645508,
+    max: 42.801177978515625,
+    sum: 349.684037,
   },
 ] as const;
 
 const HEADER_KEYS = [
-  "database_id", "database_version", "utterance_id", "NCHAN", "TRACKTYPE", "SAMPLEFREQ", "FORMAT", "DATA", "TYPE",
-  "LAYOUT", "DIM1", "DIM2", "FSHIFT", "FLENGTH", "WINDOWTYPE", "SPECTYPE", "FREQSCALE", "FILTERSHAPE",
+  "database_id",
+  "database_version",
+  "utterance_id",
+  "NCHAN",
+  "TRACKTYPE",
+  "SAMPLEFREQ",
+  "FORMAT",
+  "DATA",
+  "TYPE",
+  "LAYOUT",
+  "DIM1",
+  "DIM2",
+  "FSHIFT",
+  "FLENGTH",
+  "WINDOWTYPE",
+  "SPECTYPE",
+  "FREQSCALE",
+  "FILTERSHAPE",
 ];
 
 describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
@@ -45,9 +98,24 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
         expect(file.kind).toBe("spr");
         expect(Object.keys(file.header)).toEqual(HEADER_KEYS);
         expect(file.header).toMatchObject({
-          database_id: "TIMIT", database_version: "1.0", utterance_id: fx.utterance, NCHAN: "1", TRACKTYPE: "SPECTRUM",
-          SAMPLEFREQ: "16000", FORMAT: "BIN01", DATA: "TRACK", TYPE: "F32", LAYOUT: "MATRIX", DIM1: String(fx.dim1),
-          DIM2: "24", FSHIFT: "0.01", FLENGTH: "0.025", WINDOWTYPE: "HAMMING", SPECTYPE: "LOGPOW", FREQSCALE: "MELDM", FILTERSHAPE: "TRI",
+          database_id: "TIMIT",
+          database_version: "1.0",
+          utterance_id: fx.utterance,
+          NCHAN: "1",
+          TRACKTYPE: "SPECTRUM",
+          SAMPLEFREQ: "16000",
+          FORMAT: "BIN01",
+          DATA: "TRACK",
+          TYPE: "F32",
+          LAYOUT: "MATRIX",
+          DIM1: String(fx.dim1),
+          DIM2: "24",
+          FSHIFT: "0.01",
+          FLENGTH: "0.025",
+          WINDOWTYPE: "HAMMING",
+          SPECTYPE: "LOGPOW",
+          FREQSCALE: "MELDM",
+          FILTERSHAPE: "TRI",
         });
         const padding = file.lines.filter((l) => l.key === "");
         expect(padding).toHaveLength(1);
@@ -55,8 +123,18 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
         expect(file.lines.find((l) => l.key === "NCHAN")!.raw).toBe("NCHAN\t\t\t1");
         expect(file.dataOffset).toBe(448);
         expect(file.meta).toMatchObject({
-          format: "BIN01", layout: "MATRIX", type: "F32", data: "TRACK", dim1: fx.dim1, dim2: 24, nchan: 1,
-          sampleFreq: 16000, fshift: 0.01, flength: 0.025, timebase: "DISCRETE", compress: null,
+          format: "BIN01",
+          layout: "MATRIX",
+          type: "F32",
+          data: "TRACK",
+          dim1: fx.dim1,
+          dim2: 24,
+          nchan: 1,
+          sampleFreq: 16000,
+          fshift: 0.01,
+          flength: 0.025,
+          timebase: "DISCRETE",
+          compress: null,
         });
         expect(file.meta.defaults).toContain("TIMEBASE");
         expect(file.meta.defaults).not.toContain("FORMAT");
@@ -75,7 +153,9 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
           expect(data[i * 24 + j]).toBe(value);
         }
         fx.row100.forEach((v, j) => expect(data[100 * 24 + j]).toBeCloseTo(v, 5));
-        let min = Infinity, max = -Infinity, sum = 0;
+        let min = Infinity,
+          max = -Infinity,
+          sum = 0;
         for (const v of data) {
           min = Math.min(min, v);
           max = Math.max(max, v);
@@ -109,7 +189,8 @@ describe.skipIf(!haveFixtures())("spraak: real SPRAAK TRACK files", () => {
         expect(ascii.data.layout === "MATRIX" && ascii.data.encoding).toBe("ascii");
         const back = spraak.convert(ascii, "BIN01");
         expect(sameBytes(spraak.write(back), input)).toBe(true);
-        for (const f of [big, ascii]) expect(Array.from(spraak.tensors(f)[0]!.data as Float32Array)).toEqual(Array.from(original));
+        for (const f of [big, ascii])
+          expect(Array.from(spraak.tensors(f)[0]!.data as Float32Array)).toEqual(Array.from(original));
       });
     });
   }
@@ -185,7 +266,15 @@ describe("spraak: header grammar", () => {
     // new keys: after the last key line, before the padding line; the file's own separator (one TAB)
     expect(out).toContain('\nDIM2\t3\nADDED\tnew value\nEMPTY_NEW\t""\n        \n#\n');
     const again = spraak.read(bytes(out));
-    const expected = { ...GRAMMAR_VALUES, INDENTED: "plain", MID_QUOTE: " leading space", QUOTED: "no longer needs quotes", CONTINUED: "ends in backslash\\", ADDED: "new value", EMPTY_NEW: "" };
+    const expected = {
+      ...GRAMMAR_VALUES,
+      INDENTED: "plain",
+      MID_QUOTE: " leading space",
+      QUOTED: "no longer needs quotes",
+      CONTINUED: "ends in backslash\\",
+      ADDED: "new value",
+      EMPTY_NEW: "",
+    };
     delete (expected as Record<string, string>).KEY_ONLY;
     expect(again.header).toEqual(expected);
   });
@@ -204,15 +293,18 @@ describe("spraak: header grammar", () => {
   });
 
   it("quoted values with control characters and latin1 bytes survive a round trip", () => {
-    const file = spraak.matrix(new Int8Array([1]), { header: { WEIRD: "a\x01b\x7f\"c\" \u00e9\\", TABBED: "x\ty" } });
+    const file = spraak.matrix(new Int8Array([1]), { header: { WEIRD: 'a\x01b\x7f"c" \u00e9\\', TABBED: "x\ty" } });
     const again = spraak.read(spraak.write(file));
-    expect(again.header.WEIRD).toBe("a\x01b\x7f\"c\" \u00e9\\");
+    expect(again.header.WEIRD).toBe('a\x01b\x7f"c" \u00e9\\');
     expect(again.header.TABBED).toBe("x\ty");
     expect(sameBytes(spraak.write(again), spraak.write(file))).toBe(true);
   });
 
   it("the last of duplicate keys wins; both lines are kept", () => {
-    const input = concatBytes(bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\nDIM2\t1\nDIM1\t9\nDIM1\t2\n#\n"), new Uint8Array([7, 8]));
+    const input = concatBytes(
+      bytes(".spr\nFORMAT\tBIN01\nTYPE\tU8\nDIM2\t1\nDIM1\t9\nDIM1\t2\n#\n"),
+      new Uint8Array([7, 8]),
+    );
     const file = spraak.read(input);
     expect(file.meta.dim1).toBe(2);
     expect(file.lines.filter((l) => l.key === "DIM1")).toHaveLength(2);
@@ -239,9 +331,21 @@ describe("spraak: the documentation's example files", () => {
     expect(file.meta).toMatchObject({ layout: "LIST", type: "STRING", format: "ASCII", dim1: 5 });
     expect(file.data.layout === "LIST" && file.data.entries).toHaveLength(5);
     const entries = spraak.corpusEntries(file);
-    expect(entries[3]).toEqual({ file: "-", resolvedFile: "tst", transcription: "is", f1: "25", f2: "39", extra: ["M"] });
+    expect(entries[3]).toEqual({
+      file: "-",
+      resolvedFile: "tst",
+      transcription: "is",
+      f1: "25",
+      f2: "39",
+      extra: ["M"],
+    });
     expect(entries[0]!.f2).toBe("-1");
-    expect(spraak.asStartLength(entries[3]!, 0.01)).toEqual({ startFrame: 25, frames: 39, begin: 0.25, end: 25 * 0.01 + 39 * 0.01 });
+    expect(spraak.asStartLength(entries[3]!, 0.01)).toEqual({
+      startFrame: 25,
+      frames: 39,
+      begin: 0.25,
+      end: 25 * 0.01 + 39 * 0.01,
+    });
     expect(spraak.asBeginEnd(entries[3]!)).toEqual({ begin: 25, end: 39 });
     expect(spraak.asStartLength(entries[0]!).end).toBeNull();
     expect(spraak.entryTimes(file, entries[2]!)).toEqual({ begin: 0, end: 0.24 });
@@ -252,7 +356,14 @@ describe("spraak: the documentation's example files", () => {
 
   it("segmentation: '#' inside labels is data; DIM1 counts lines (warned when elided)", () => {
     const file = spraak.read(bytes(DOC_SEG));
-    expect(file.meta).toMatchObject({ layout: "LIST", data: "SEG", dim1: 1773201, dim2: 7239, timebase: "DISCRETE", fshift: 0.01 });
+    expect(file.meta).toMatchObject({
+      layout: "LIST",
+      data: "SEG",
+      dim1: 1773201,
+      dim2: 7239,
+      timebase: "DISCRETE",
+      fshift: 0.01,
+    });
     const entries = spraak.corpusEntries(file);
     expect(entries.map((e) => e.transcription)).toEqual(["##0", "##1", "##2", "D#0", "##0"]);
     expect(entries[2]!.resolvedFile).toBe("wsj0/si_tr_s/011/011c0201");
@@ -270,7 +381,10 @@ describe("spraak: the documentation's example files", () => {
     expect(file.data.layout === "LIST" && file.data.entries.length).toBe(10);
     expect(spraak.listFields((file.data as spraak.SpraakList).entries[0]!)).toEqual(["<sil>", "#"]);
     expect(spraak.listFields((file.data as spraak.SpraakList).entries[2]!)).toEqual(["</s>", "###"]);
-    expect(spraak.verify(file)).toEqual(["no FORMAT key: assumed ASCII (provisional default)", "no LAYOUT key: assumed LIST (provisional default)"]);
+    expect(spraak.verify(file)).toEqual([
+      "no FORMAT key: assumed ASCII (provisional default)",
+      "no LAYOUT key: assumed LIST (provisional default)",
+    ]);
     expect(sameBytes(spraak.write(file), bytes(DOC_LEXICON))).toBe(true);
   });
 
@@ -279,10 +393,18 @@ describe("spraak: the documentation's example files", () => {
     expect(ci.data.layout === "LIST" && ci.data.entries).toEqual(["i", "I", "d+Z", "#"]);
     const cd = spraak.read(bytes(DOC_CD_UNITS));
     expect(Object.keys(cd.header)).toEqual(["DIM1", "DATA"]);
-    expect(spraak.listFields((cd.data as spraak.SpraakList).entries[0]!)).toEqual(["@0", "[d]-@-[sz]", "3", "0", "118", "198"]);
+    expect(spraak.listFields((cd.data as spraak.SpraakList).entries[0]!)).toEqual([
+      "@0",
+      "[d]-@-[sz]",
+      "3",
+      "0",
+      "118",
+      "198",
+    ]);
     const docker = spraak.read(bytes(DOCKER_CORPUS));
     expect(spraak.corpusEntries(docker).map((e) => e.transcription)).toEqual(["#", "#"]);
-    for (const t of [DOC_CI_UNITS, DOC_CD_UNITS, DOCKER_CORPUS]) expect(sameBytes(spraak.write(spraak.read(bytes(t))), bytes(t))).toBe(true);
+    for (const t of [DOC_CI_UNITS, DOC_CD_UNITS, DOCKER_CORPUS])
+      expect(sameBytes(spraak.write(spraak.read(bytes(t))), bytes(t))).toBe(true);
   });
 
   it("MVGAUSS: no FORMAT key means ASCII; rows of COUNT + means + sigmas", () => {
@@ -307,7 +429,16 @@ describe("spraak: key headers", () => {
     const file = spraak.read(input);
     expect(file.kind).toBe("key");
     expect(file.endLine).toBe("###");
-    expect(Object.keys(file.header)).toEqual(["DATATYPE", "DATAFORMAT", "NFR", "NPARAM", "FSHIFT", "SAMPLEFREQ", "NCHAN", "COMMENT"]);
+    expect(Object.keys(file.header)).toEqual([
+      "DATATYPE",
+      "DATAFORMAT",
+      "NFR",
+      "NPARAM",
+      "FSHIFT",
+      "SAMPLEFREQ",
+      "NCHAN",
+      "COMMENT",
+    ]);
     expect(file.keys.DATA).toBe("TRACK");
     expect(file.keys.COMMENT).toBe("free text kept");
     expect(file.meta).toMatchObject({ data: "TRACK", nchan: 1, sampleFreq: 16000, fshift: 0.01 });
@@ -332,7 +463,12 @@ describe("spraak: key headers", () => {
 
   it("a builder file with kind 'key' writes old key names and reads back", () => {
     const values = new Int16Array([1, -2, 3, -4, 5, -6]);
-    const file = spraak.matrix(values, { cols: 3, kind: "key", data: "SAMPLE", header: { NCHAN: "3", SAMPLEFREQ: "8000" } });
+    const file = spraak.matrix(values, {
+      cols: 3,
+      kind: "key",
+      data: "SAMPLE",
+      header: { NCHAN: "3", SAMPLEFREQ: "8000" },
+    });
     const out = text(spraak.write(file));
     expect(out.startsWith(".key\n")).toBe(true);
     expect(out).toContain("DATAFORMAT\tSHORT");
@@ -381,16 +517,23 @@ describe("spraak: errors", () => {
     expect(caughtFormatError(() => spraak.read(header('NAME\t"a" b\n'))).code).toBe("CORRUPT");
     expect(caughtFormatError(() => spraak.read(header('NAME\t"bad \\q escape"\n'))).code).toBe("CORRUPT");
     expect(caughtFormatError(() => spraak.read(header("K\u00e9Y\tv\n"))).code).toBe("CORRUPT");
-    const extra = caughtFormatError(() => spraak.read(concatBytes(header("FORMAT\tBIN01\nTYPE\tU8\nDIM1\t2\nDIM2\t1\n"), new Uint8Array(3))));
+    const extra = caughtFormatError(() =>
+      spraak.read(concatBytes(header("FORMAT\tBIN01\nTYPE\tU8\nDIM1\t2\nDIM2\t1\n"), new Uint8Array(3))),
+    );
     expect(extra.code).toBe("CORRUPT");
     expect(extra.message).toContain("1 bytes after the data");
-    const huge = caughtFormatError(() => spraak.read(header("FORMAT\tBIN01\nTYPE\tF64\nDIM1\t99999999999999\nDIM2\t99999999\n")));
+    const huge = caughtFormatError(() =>
+      spraak.read(header("FORMAT\tBIN01\nTYPE\tF64\nDIM1\t99999999999999\nDIM2\t99999999\n")),
+    );
     expect(huge.code).toBe("TRUNCATED");
-    expect(caughtFormatError(() => spraak.read(header("FORMAT\tBIN01\nDIM1\t99999999999999999999\n"))).code).toBe("CORRUPT");
+    expect(caughtFormatError(() => spraak.read(header("FORMAT\tBIN01\nDIM1\t99999999999999999999\n"))).code).toBe(
+      "CORRUPT",
+    );
   });
 
   it("ASCII data: too few values TRUNCATED, too many / not numbers / out of range CORRUPT", () => {
-    const ascii = (type: string, body: string): Uint8Array => bytes(`.spr\nFORMAT\tASCII\nTYPE\t${type}\nDIM1\t2\nDIM2\t2\n#\n${body}`);
+    const ascii = (type: string, body: string): Uint8Array =>
+      bytes(`.spr\nFORMAT\tASCII\nTYPE\t${type}\nDIM1\t2\nDIM2\t2\n#\n${body}`);
     expect(caughtFormatError(() => spraak.read(ascii("F32", "1 2\n3\n"))).code).toBe("TRUNCATED");
     const tooMany = caughtFormatError(() => spraak.read(ascii("F32", "1 2\n3 4\n5\n")));
     expect(tooMany.code).toBe("CORRUPT");
@@ -408,6 +551,8 @@ describe("spraak: errors", () => {
     expect(caughtFormatError(() => spraak.read(bytes("RIFF....WAVE"))).code).toBe("BAD_MAGIC");
     expect(caughtFormatError(() => spraak.read(bytes(".sp"))).code).toBe("TRUNCATED");
     expect(caughtFormatError(() => spraak.read(new Uint8Array(0))).code).toBe("TRUNCATED");
-    expect(isFormatError(caughtFormatError(() => spraak.read(bytes(".spr\nDIM1\t-1\nDIM2\t-1\nFORMAT\tBIN01\n#\n"))))).toBe(true);
+    expect(
+      isFormatError(caughtFormatError(() => spraak.read(bytes(".spr\nDIM1\t-1\nDIM2\t-1\nFORMAT\tBIN01\n#\n")))),
+    ).toBe(true);
   });
 });

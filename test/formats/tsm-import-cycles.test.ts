@@ -11,9 +11,15 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 describe("import cycles", () => {
   it("tsm.ts, tsm/*.ts (patch, to-onnx, onnx-ops) and onnx/builder.ts form no cycle", async () => {
-    const tree = await parseDependencyTree(["bindings/formats/tsm.ts", "bindings/formats/onnx/builder.ts", "bindings/cli/tsm-onnx.ts"], {
-      context: root, transform: false, skipDynamicImports: false, extensions: [".ts", ".js"],
-    });
+    const tree = await parseDependencyTree(
+      ["bindings/formats/tsm.ts", "bindings/formats/onnx/builder.ts", "bindings/cli/tsm-onnx.ts"],
+      {
+        context: root,
+        transform: false,
+        skipDynamicImports: false,
+        extensions: [".ts", ".js"],
+      },
+    );
     expect(Object.keys(tree).some((f) => f.endsWith("tsm/patch.ts"))).toBe(true);
     expect(Object.keys(tree).some((f) => f.endsWith("tsm/onnx-ops.ts"))).toBe(true);
     expect(parseCircular(tree)).toEqual([]);

@@ -55,7 +55,8 @@ async function checkLazy(bytes: Uint8Array, source: ByteSource, label: string): 
   expect(lazy, label).toEqual(asLazy(eager, lazy));
   // every <const> value is a range; every other param (small attributes) is loaded
   for (const n of lazy.nodes) {
-    for (const p of n.params) for (const f of p.fields) expect(isRange(f.data), `${label} ${p.key}`).toBe(p.key === "value");
+    for (const p of n.params)
+      for (const f of p.fields) expect(isRange(f.data), `${label} ${p.key}`).toBe(p.key === "value");
   }
   const infos = tsm.tensorInfos(lazy);
   expect(infos).toEqual(tsm.tensorInfos(eager));
@@ -102,21 +103,39 @@ describe.skipIf(!haveFixtures())("tsm readFrom on the reference fixtures", () =>
 describe("tsm readFrom on built modules", () => {
   it("builder module and its .csta through choppy sources (seeds 21, 22)", async () => {
     const built = richModule();
-    for (const [bytes, seed] of [[tsm.write(built), 21], [tsm.writeCsta(built), 22]] as const) {
+    for (const [bytes, seed] of [
+      [tsm.write(built), 21],
+      [tsm.writeCsta(built), 22],
+    ] as const) {
       await checkLazy(bytes, choppySource(bytes, seed), `built ${seed}`);
     }
   });
 
   it("a .csta with 8 MB of weights opens reading well under 1 MB (decoded as it loads)", async () => {
-    const big = module([node("<param>", "x"), constNode("w", field("float32", [2048, 1024], randomNormal(5, 2048 * 1024))), constNode("b", field("float32", [3], Float32Array.of(1, 2, 3))), node("add", "y", [], [0, 1, 2])], [0], [3]);
+    const big = module(
+      [
+        node("<param>", "x"),
+        constNode("w", field("float32", [2048, 1024], randomNormal(5, 2048 * 1024))),
+        constNode("b", field("float32", [3], Float32Array.of(1, 2, 3))),
+        node("add", "y", [], [0, 1, 2]),
+      ],
+      [0],
+      [3],
+    );
     const bytes = tsm.writeCsta(big);
     const source = countingSource(bytes);
     const lazy = await tsm.readFrom(source);
     expect(source.bytesRead).toBeLessThan(1 << 20);
     const infos = tsm.tensorInfos(lazy);
-    const b = await tsm.loadTensor(source, infos.find((i) => i.name === "b")!);
+    const b = await tsm.loadTensor(
+      source,
+      infos.find((i) => i.name === "b")!,
+    );
     expect(Array.from(b.data as Float32Array)).toEqual([1, 2, 3]);
-    const w = await tsm.loadTensor(source, infos.find((i) => i.name === "w")!);
+    const w = await tsm.loadTensor(
+      source,
+      infos.find((i) => i.name === "w")!,
+    );
     expect(sameBytes(w.data, randomNormal(5, 2048 * 1024))).toBe(true);
   });
 
@@ -128,9 +147,17 @@ describe("tsm readFrom on built modules", () => {
     const lazy = await tsm.readFrom(source);
     expect(source.bytesRead).toBeLessThan((1 << 20) + metadata);
     const infos = tsm.tensorInfos(lazy);
-    expect(infos.find((i) => i.name === "huge")).toMatchObject({ dtype: "float32", shape: [payloadBytes / 4], byteOffset: payloadOffset, byteLength: payloadBytes });
+    expect(infos.find((i) => i.name === "huge")).toMatchObject({
+      dtype: "float32",
+      shape: [payloadBytes / 4],
+      byteOffset: payloadOffset,
+      byteLength: payloadBytes,
+    });
     const before = source.bytesRead;
-    const small = await tsm.loadTensor(source, infos.find((i) => i.name === "small")!);
+    const small = await tsm.loadTensor(
+      source,
+      infos.find((i) => i.name === "small")!,
+    );
     expect(Array.from(small.data as Float32Array)).toEqual([1, 2, 3, 4]);
     expect(source.bytesRead - before).toBe(16);
     expect(tsm.inspect(lazy).tensors.find((t) => t.name === "huge")!.byteLength).toBe(payloadBytes);

@@ -55,7 +55,9 @@ const measured: string[] = [];
 describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxruntime-web)", () => {
   for (const { dir, file, options } of MODELS) {
     it(`${file ?? dir}`, async () => {
-      const manifest = JSON.parse(readFileSync(fixturePath("tennis", "outputs", dir, "manifest.json"), "utf8")) as Manifest;
+      const manifest = JSON.parse(
+        readFileSync(fixturePath("tennis", "outputs", dir, "manifest.json"), "utf8"),
+      ) as Manifest;
       const module = tsm.read(readFixture("tennis", file ?? manifest.model));
       const bytes = tsm.toOnnx(module, options);
       const feeds: Record<string, ort.Tensor> = {};
@@ -77,7 +79,9 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
           maxRef = Math.max(maxRef, Math.abs(ref.data[i]!));
           maxDiff = Math.max(maxDiff, Math.abs(ref.data[i]! - actual[i]!));
         }
-        measured.push(`${file ?? dir} ${out.name}: max|diff| ${maxDiff.toExponential(2)} (bound ${(1e-4 + 1e-3 * maxRef).toExponential(2)})`);
+        measured.push(
+          `${file ?? dir} ${out.name}: max|diff| ${maxDiff.toExponential(2)} (bound ${(1e-4 + 1e-3 * maxRef).toExponential(2)})`,
+        );
         expect(maxDiff, `${out.name}: max |diff| ${maxDiff}`).toBeLessThanOrEqual(1e-4 + 1e-3 * maxRef);
       }
       // weights: every initializer that comes from a <const> equals its value byte for byte
@@ -90,7 +94,10 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
         const field = node.value![0]!;
         const stored = field.data as ArrayBufferView;
         expect(Array.from(init.dims!.map(Number)), init.name!).toEqual(field.shape);
-        expect(Buffer.from(init.rawData!).equals(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)), init.name!).toBe(true);
+        expect(
+          Buffer.from(init.rawData!).equals(Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength)),
+          init.name!,
+        ).toBe(true);
         compared++;
       }
       expect(compared).toBeGreaterThan(0);
@@ -111,7 +118,9 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
   }
 
   it("tiny_add (TenniS refuses its 3-input add at run time): written as ONNX Sum, a + b + c", async () => {
-    const manifest = JSON.parse(readFileSync(fixturePath("tennis", "outputs", "tiny_add", "manifest.json"), "utf8")) as Manifest;
+    const manifest = JSON.parse(
+      readFileSync(fixturePath("tennis", "outputs", "tiny_add", "manifest.json"), "utf8"),
+    ) as Manifest;
     const module = tsm.read(readFixture("tennis", "tiny_add.tsm"));
     const bytes = tsm.toOnnx(module, { inputs: { a: { shape: [3] }, b: { shape: [3] } } });
     const m = onnx.ModelProto.decode(bytes);
@@ -134,12 +143,18 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
     const module = tsm.read(readFixture("tennis", "seetaface6_quality_lbn.tsm"));
     const bytes = tsm.toOnnx(module);
     const input = npyTensor(fixturePath("tennis", "outputs", "seetaface6_quality_lbn", "input_0.npy"));
-    const { outputs } = await runOnnx(bytes, { _origin_data: new ort.Tensor("float32", Float32Array.from(input.data), input.shape) });
+    const { outputs } = await runOnnx(bytes, {
+      _origin_data: new ort.Tensor("float32", Float32Array.from(input.data), input.shape),
+    });
     for (const [k, name] of ["fc8_light", "fc8_blur", "fc8_noise"].entries()) {
       const ref = npyTensor(fixturePath("tennis", "outputs", "seetaface6_quality_lbn", `output_${k}.npy`));
-      expect(Math.abs((outputs[name]!.data as Float32Array)[0]! - ref.data[0]!)).toBeLessThanOrEqual(1e-4 + 1e-3 * Math.abs(ref.data[0]!));
+      expect(Math.abs((outputs[name]!.data as Float32Array)[0]! - ref.data[0]!)).toBeLessThanOrEqual(
+        1e-4 + 1e-3 * Math.abs(ref.data[0]!),
+      );
     }
-    expect(() => tsm.toOnnx(module, { inputs: { origin_data: { dtype: "uint8" } } })).toThrow(/not a module input.*"_origin_data"/);
+    expect(() => tsm.toOnnx(module, { inputs: { origin_data: { dtype: "uint8" } } })).toThrow(
+      /not a module input.*"_origin_data"/,
+    );
   });
 
   it("the landmarker converts at opsets 13 and 21 too, with the same outputs", async () => {
@@ -149,7 +164,9 @@ describe.skipIf(!haveFixtures())("tsm.toOnnx matches TenniS's own outputs (onnxr
     for (const opset of [13, 21]) {
       const bytes = tsm.toOnnx(module, { opset });
       expect(Number(onnx.ModelProto.decode(bytes).opsetImport![0]!.version)).toBe(opset);
-      const { outputs, messages } = await runOnnx(bytes, { _input: new ort.Tensor("float32", input.data, input.shape) });
+      const { outputs, messages } = await runOnnx(bytes, {
+        _input: new ort.Tensor("float32", input.data, input.shape),
+      });
       expect(messages).toEqual([]);
       const got = outputs["Common/EltwiseOP"]!.data as Float32Array;
       ref.data.forEach((v, i) => expect(Math.abs(v - got[i]!)).toBeLessThanOrEqual(1e-4));

@@ -13,7 +13,10 @@ import { cli } from "../helpers/cli.js";
 import { haveFixtures, readFixture } from "../helpers/fixtures.js";
 
 const onnxFormat = FORMATS.find((f) => (f.id as string) === "onnx") as unknown as
-  | { read(bytes: Uint8Array): unknown; tensors(file: unknown): { name: string; dtype: string; shape: number[]; data: ArrayLike<number> }[] }
+  | {
+      read(bytes: Uint8Array): unknown;
+      tensors(file: unknown): { name: string; dtype: string; shape: number[]; data: ArrayLike<number> }[];
+    }
   | undefined;
 
 describe.skipIf(!onnxFormat || !haveFixtures())("exported ONNX read back by tensorfile's ONNX reader", () => {

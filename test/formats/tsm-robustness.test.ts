@@ -6,7 +6,13 @@
 import { describe, expect, it } from "vitest";
 import { isFormatError } from "../../bindings/bytes/errors.js";
 import * as tsm from "../../bindings/formats/tsm.js";
-import { type CstaContainer, type StaValue, STA_CODE, writeCstaBytes, xorObfuscation } from "../../bindings/formats/tsm/csta.js";
+import {
+  type CstaContainer,
+  type StaValue,
+  STA_CODE,
+  writeCstaBytes,
+  xorObfuscation,
+} from "../../bindings/formats/tsm/csta.js";
 import { ByteWriter } from "../../bindings/bytes/byte-writer.js";
 import { haveFixtures, listFixtures, readFixture } from "../helpers/fixtures.js";
 import { rng } from "../helpers/rng.js";
@@ -31,7 +37,15 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 describe("tsm crafted damage: clear FormatErrors where the reference readers crash or read garbage", () => {
   const base = () =>
-    module([node("<param>", "x"), constNode("w", field("float32", [2], Float32Array.of(1, 2))), node("add", "y", [param("dim", field("int32", [], Int32Array.of(1)))], [0, 1])], [0], [2]);
+    module(
+      [
+        node("<param>", "x"),
+        constNode("w", field("float32", [2], Float32Array.of(1, 2))),
+        node("add", "y", [param("dim", field("int32", [], Int32Array.of(1)))], [0, 1]),
+      ],
+      [0],
+      [2],
+    );
   const bytes = tsm.write(base());
   const w = tsm.read(bytes).nodes[1]!.params[2]!.fields[0]!;
   const payload = w.byteOffset!;
@@ -43,10 +57,18 @@ describe("tsm crafted damage: clear FormatErrors where the reference readers cra
     const file = base();
     file.nodes[2]!.inputs = [0, 7];
     const damaged = tsm.write(file);
-    expect(errorOf(() => tsm.read(damaged))).toMatchObject({ code: "CORRUPT", field: "node[2].inputs[1]", offset: damaged.length - 4 });
+    expect(errorOf(() => tsm.read(damaged))).toMatchObject({
+      code: "CORRUPT",
+      field: "node[2].inputs[1]",
+      offset: damaged.length - 4,
+    });
     const out = base();
     out.outputs = [3];
-    expect(errorOf(() => tsm.read(tsm.write(out)))).toMatchObject({ code: "CORRUPT", field: "outputs[0]", offset: 128 + 4 + 4 + 4 });
+    expect(errorOf(() => tsm.read(tsm.write(out)))).toMatchObject({
+      code: "CORRUPT",
+      field: "outputs[0]",
+      offset: 128 + 4 + 4 + 4,
+    });
   });
 
   it("a missing #op or #name, or one that is not a char8 string: CORRUPT", () => {
@@ -68,19 +90,46 @@ describe("tsm crafted damage: clear FormatErrors where the reference readers cra
     expect(bytes[dtypeAt]).toBe(10);
     const damaged = bytes.slice();
     damaged[dtypeAt] = 33;
-    expect(errorOf(() => tsm.read(damaged))).toMatchObject({ code: "UNSUPPORTED", offset: dtypeAt, field: "node[1].value.dtype" });
+    expect(errorOf(() => tsm.read(damaged))).toMatchObject({
+      code: "UNSUPPORTED",
+      offset: dtypeAt,
+      field: "node[1].value.dtype",
+    });
   });
 
   it("a payload past the end and counts that cannot fit: TRUNCATED before anything is allocated", () => {
-    expect(errorOf(() => tsm.read(patchU32(bytes, dimAt, 1e9)))).toMatchObject({ code: "TRUNCATED", offset: payload, field: "node[1].value.data" });
-    expect(errorOf(() => tsm.read(patchU32(bytes, dimAt, 0xffffffff)))).toMatchObject({ code: "TRUNCATED", field: "node[1].value.data" });
-    expect(errorOf(() => tsm.read(patchU32(bytes, ndimsAt, 0xfffffff0)))).toMatchObject({ code: "TRUNCATED", offset: ndimsAt + 4, field: "node[1].value.ndims" });
+    expect(errorOf(() => tsm.read(patchU32(bytes, dimAt, 1e9)))).toMatchObject({
+      code: "TRUNCATED",
+      offset: payload,
+      field: "node[1].value.data",
+    });
+    expect(errorOf(() => tsm.read(patchU32(bytes, dimAt, 0xffffffff)))).toMatchObject({
+      code: "TRUNCATED",
+      field: "node[1].value.data",
+    });
+    expect(errorOf(() => tsm.read(patchU32(bytes, ndimsAt, 0xfffffff0)))).toMatchObject({
+      code: "TRUNCATED",
+      offset: ndimsAt + 4,
+      field: "node[1].value.ndims",
+    });
     const nodesCountAt = 128 + 8 + 8;
-    expect(errorOf(() => tsm.read(patchU32(bytes, nodesCountAt, 0xffffffff)))).toMatchObject({ code: "TRUNCATED", field: "nodes.count" });
-    expect(errorOf(() => tsm.read(patchU32(bytes, 128, 0x40000000)))).toMatchObject({ code: "TRUNCATED", field: "inputs.count" });
+    expect(errorOf(() => tsm.read(patchU32(bytes, nodesCountAt, 0xffffffff)))).toMatchObject({
+      code: "TRUNCATED",
+      field: "nodes.count",
+    });
+    expect(errorOf(() => tsm.read(patchU32(bytes, 128, 0x40000000)))).toMatchObject({
+      code: "TRUNCATED",
+      field: "inputs.count",
+    });
     const firstParamsAt = nodesCountAt + 4;
-    expect(errorOf(() => tsm.read(patchU32(bytes, firstParamsAt, 0x7fffffff)))).toMatchObject({ code: "TRUNCATED", field: "node[0].params.count" });
-    expect(errorOf(() => tsm.read(patchU32(bytes, firstParamsAt + 4, 0x7fffffff)))).toMatchObject({ code: "TRUNCATED", field: "node[0].param[0].key" });
+    expect(errorOf(() => tsm.read(patchU32(bytes, firstParamsAt, 0x7fffffff)))).toMatchObject({
+      code: "TRUNCATED",
+      field: "node[0].params.count",
+    });
+    expect(errorOf(() => tsm.read(patchU32(bytes, firstParamsAt + 4, 0x7fffffff)))).toMatchObject({
+      code: "TRUNCATED",
+      field: "node[0].param[0].key",
+    });
   });
 
   it("a wrong module code: BAD_MAGIC at offset 4", () => {
@@ -89,28 +138,60 @@ describe("tsm crafted damage: clear FormatErrors where the reference readers cra
     expect(e.message).toContain("0x19910929");
   });
 
-  const dict = (entries: [string, StaValue][]): StaValue => ({ type: "dict", entries: entries.map(([key, value]) => ({ key, value })) });
+  const dict = (entries: [string, StaValue][]): StaValue => ({
+    type: "dict",
+    entries: entries.map(([key, value]) => ({ key, value })),
+  });
   const slot: StaValue = { type: "binary", bytes: { byteOffset: 0, byteLength: 0 } };
-  const container = (root: StaValue, modulePath = ["backbone", "tsm"], staCode = STA_CODE): CstaContainer => ({ staCode, root, modulePath, tail: new Uint8Array(0) });
+  const container = (root: StaValue, modulePath = ["backbone", "tsm"], staCode = STA_CODE): CstaContainer => ({
+    staCode,
+    root,
+    modulePath,
+    tail: new Uint8Array(0),
+  });
 
   it(".csta damage: wrong STA code, no module, unknown item type, runaway nesting, a module cut short", () => {
     const ok = container(dict([["backbone", dict([["tsm", slot]])]]));
     expect(tsm.read(writeCstaBytes(ok, bytes)).nodes.length).toBe(3);
-    expect(errorOf(() => tsm.read(writeCstaBytes(container(ok.root, ["backbone", "tsm"], 0x11111111), bytes)))).toMatchObject({ code: "BAD_MAGIC", offset: 4, field: "csta.code" });
+    expect(
+      errorOf(() => tsm.read(writeCstaBytes(container(ok.root, ["backbone", "tsm"], 0x11111111), bytes))),
+    ).toMatchObject({ code: "BAD_MAGIC", offset: 4, field: "csta.code" });
     const elsewhere = container(dict([["model", slot]]), ["model"]);
-    expect(errorOf(() => tsm.read(writeCstaBytes(elsewhere, bytes)))).toMatchObject({ code: "CORRUPT", field: 'csta["backbone"]["tsm"]' });
+    expect(errorOf(() => tsm.read(writeCstaBytes(elsewhere, bytes)))).toMatchObject({
+      code: "CORRUPT",
+      field: 'csta["backbone"]["tsm"]',
+    });
     // a hand-made payload with item type 9
     const raw = new ByteWriter();
-    raw.bytes(Uint8Array.of(0x66, 0x61, 0x73, 0x74)).u32(STA_CODE).u8(6).u32(1).u32(1).bytes(Uint8Array.of(0x61)).u8(9);
+    raw
+      .bytes(Uint8Array.of(0x66, 0x61, 0x73, 0x74))
+      .u32(STA_CODE)
+      .u8(6)
+      .u32(1)
+      .u32(1)
+      .bytes(Uint8Array.of(0x61))
+      .u8(9);
     while ((raw.length - 4) % 16 !== 0) raw.u8(0);
     const typeNine = raw.finish().slice();
     xorObfuscation(typeNine, 0, typeNine.length);
-    expect(errorOf(() => tsm.read(typeNine))).toMatchObject({ code: "CORRUPT", offset: 4 + 4 + 1 + 4 + 4 + 1, field: 'csta["a"].type' });
+    expect(errorOf(() => tsm.read(typeNine))).toMatchObject({
+      code: "CORRUPT",
+      offset: 4 + 4 + 1 + 4 + 4 + 1,
+      field: 'csta["a"].type',
+    });
     let deep: StaValue = { type: "int", value: 1 };
     for (let i = 0; i < 100; i++) deep = { type: "list", items: [deep] };
-    const nested = container(dict([["backbone", dict([["tsm", slot]])], ["deep", deep]]));
+    const nested = container(
+      dict([
+        ["backbone", dict([["tsm", slot]])],
+        ["deep", deep],
+      ]),
+    );
     expect(errorOf(() => tsm.read(writeCstaBytes(nested, bytes)))).toMatchObject({ code: "LIMIT" });
-    expect(errorOf(() => tsm.read(writeCstaBytes(ok, bytes.subarray(0, bytes.length - 4))))).toMatchObject({ code: "TRUNCATED", field: "node[2].inputs.count" });
+    expect(errorOf(() => tsm.read(writeCstaBytes(ok, bytes.subarray(0, bytes.length - 4))))).toMatchObject({
+      code: "TRUNCATED",
+      field: "node[2].inputs.count",
+    });
   });
 });
 
@@ -137,7 +218,13 @@ describe("tsm seeded byte-flip fuzzing", () => {
       read++;
       // whatever reads must write back byte for byte, and the views must not throw anything but FormatErrors
       expect(sameBytes(tsm.write(file), damaged), `seed ${seed} round ${round}`).toBe(true);
-      for (const view of [() => tsm.tensors(file), () => tsm.inspect(file), () => tsm.verify(file), () => tsm.graph(file), () => tsm.blobs(file)]) {
+      for (const view of [
+        () => tsm.tensors(file),
+        () => tsm.inspect(file),
+        () => tsm.verify(file),
+        () => tsm.graph(file),
+        () => tsm.blobs(file),
+      ]) {
         try {
           view();
         } catch (error) {

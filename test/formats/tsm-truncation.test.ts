@@ -27,7 +27,9 @@ function expectTruncated(fn: () => unknown, where: string): void {
 /** [start, end) of every payload of a read() result. */
 function payloadRanges(file: tsm.TsmModule): [number, number][] {
   const out: [number, number][] = [];
-  for (const n of file.nodes) for (const p of n.params) for (const f of p.fields) if (f.data.byteLength > 0) out.push([f.byteOffset!, f.byteOffset! + f.data.byteLength]);
+  for (const n of file.nodes)
+    for (const p of n.params)
+      for (const f of p.fields) if (f.data.byteLength > 0) out.push([f.byteOffset!, f.byteOffset! + f.data.byteLength]);
   return out;
 }
 
@@ -72,4 +74,3 @@ describe.skipIf(!haveFixtures())("tsm truncation of the reference fixtures", () 
     for (const n of cuts) expectTruncated(() => tsm.read(bytes.subarray(0, n)), `csta[0..${n})`);
   });
 });
-

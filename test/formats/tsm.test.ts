@@ -47,7 +47,8 @@ interface ExpectedFile {
 
 const FOLDER = "tennis";
 const fixtureNames = (): string[] => listFixtures(FOLDER).filter((n) => n.endsWith(".tsm") || n.endsWith(".csta"));
-const expectedFiles = (): ExpectedFile[] => JSON.parse(new TextDecoder().decode(readFixture(FOLDER, "expected.json"))) as ExpectedFile[];
+const expectedFiles = (): ExpectedFile[] =>
+  JSON.parse(new TextDecoder().decode(readFixture(FOLDER, "expected.json"))) as ExpectedFile[];
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
@@ -66,12 +67,19 @@ function numbers(f: TsmField): number[] {
   const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
   const out: number[] = [];
   const step: Record<string, [number, (o: number) => number]> = {
-    int8: [1, (o) => v.getInt8(o)], uint8: [1, (o) => v.getUint8(o)], bool: [1, (o) => v.getUint8(o)],
-    int16: [2, (o) => v.getInt16(o, true)], uint16: [2, (o) => v.getUint16(o, true)],
-    int32: [4, (o) => v.getInt32(o, true)], uint32: [4, (o) => v.getUint32(o, true)],
-    int64: [8, (o) => Number(v.getBigInt64(o, true))], uint64: [8, (o) => Number(v.getBigUint64(o, true))],
-    float32: [4, (o) => v.getFloat32(o, true)], float64: [8, (o) => v.getFloat64(o, true)],
-    complex64: [4, (o) => v.getFloat32(o, true)], complex128: [8, (o) => v.getFloat64(o, true)],
+    int8: [1, (o) => v.getInt8(o)],
+    uint8: [1, (o) => v.getUint8(o)],
+    bool: [1, (o) => v.getUint8(o)],
+    int16: [2, (o) => v.getInt16(o, true)],
+    uint16: [2, (o) => v.getUint16(o, true)],
+    int32: [4, (o) => v.getInt32(o, true)],
+    uint32: [4, (o) => v.getUint32(o, true)],
+    int64: [8, (o) => Number(v.getBigInt64(o, true))],
+    uint64: [8, (o) => Number(v.getBigUint64(o, true))],
+    float32: [4, (o) => v.getFloat32(o, true)],
+    float64: [8, (o) => v.getFloat64(o, true)],
+    complex64: [4, (o) => v.getFloat32(o, true)],
+    complex128: [8, (o) => v.getFloat64(o, true)],
     float16: [2, (o) => kernels.f16ToF32(Uint16Array.of(v.getUint16(o, true)))[0]!],
   };
   const [size, get] = step[f.dtype]!;
@@ -114,7 +122,10 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
         expect(g.nodes[wn.index]!.op, where).toBe(wn.op);
         expect(g.nodes[wn.index]!.name, where).toBe(wn.name);
         expect(n.inputs, where).toEqual(wn.inputs);
-        expect(n.params.map((p) => p.key), where).toEqual(wn.param_order);
+        expect(
+          n.params.map((p) => p.key),
+          where,
+        ).toEqual(wn.param_order);
         for (const [key, wantValue] of Object.entries(wn.params)) {
           const p = n.params.find((q) => q.key === key)!;
           const list = Array.isArray(wantValue) ? wantValue : [wantValue];
@@ -126,7 +137,11 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
   });
 
   it("keep the SeetaFace6 reserved header bytes (AA 02 02 20 20, then zeros)", () => {
-    for (const name of ["seetaface6_face_landmarker_pts5.tsm", "seetaface6_mask_detector.tsm", "seetaface6_quality_lbn.tsm"]) {
+    for (const name of [
+      "seetaface6_face_landmarker_pts5.tsm",
+      "seetaface6_mask_detector.tsm",
+      "seetaface6_quality_lbn.tsm",
+    ]) {
       const { reserved } = tsm.read(readFixture(FOLDER, name)).header;
       expect(Array.from(reserved.subarray(0, 5))).toEqual([0xaa, 0x02, 0x02, 0x20, 0x20]);
       expect(reserved.subarray(5).every((b) => b === 0)).toBe(true);
@@ -141,7 +156,12 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
     const meta = tsm.cstaMeta(file)!;
     expect(meta.global).toEqual({ input: { channels: 1, format: "HWC", height: 112, width: 112 }, number: 5 });
     expect(meta["#signed"]).toEqual({ user_key: "EOTXJCWF" });
-    expect((meta.pre_processor as { op: string }[]).map((s) => s.op)).toEqual(["resize", "force_gray", "to_float", "to_chw"]);
+    expect((meta.pre_processor as { op: string }[]).map((s) => s.op)).toEqual([
+      "resize",
+      "force_gray",
+      "to_float",
+      "to_chw",
+    ]);
     expect((meta.pre_processor as { size?: number[] }[])[0]!.size).toEqual([112, 112]);
     expect(meta.backbone).toEqual({ tsm: { binary: extracted.length } });
     expect(Array.from(file.container!.padding!)).toEqual(new Array(12).fill(12));
@@ -184,7 +204,8 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
     }
     for (const folder of ["bw2l", "april", "primitiv", "spraak"]) {
       for (const sub of [folder, `${folder}/invalid`]) {
-        for (const name of listFixtures(sub)) expect(tsm.detect(readFixture(sub, name).subarray(0, 64)), `${sub}/${name}`).toBe(false);
+        for (const name of listFixtures(sub))
+          expect(tsm.detect(readFixture(sub, name).subarray(0, 64)), `${sub}/${name}`).toBe(false);
       }
     }
     expect(tsm.detect(new Uint8Array(0))).toBe(false);
@@ -195,7 +216,12 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
     const cnn = tsm.graph(tsm.read(readFixture(FOLDER, "small_cnn.tsm")));
     const conv = cnn.byName.get("conv1")!;
     expect(conv.op).toBe("conv2d");
-    expect(conv.attrs.padding).toEqual([[0, 0], [0, 0], [1, 1], [1, 1]]);
+    expect(conv.attrs.padding).toEqual([
+      [0, 0],
+      [0, 0],
+      [1, 1],
+      [1, 1],
+    ]);
     expect(conv.attrs.format).toBe("NCHW");
     expect(conv.attrs.padding_value).toBe(0); // int64 0-d
     expect(cnn.byName.get("prob")!.attrs.smooth).toBe(true); // bool 0-d
@@ -232,7 +258,11 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
     expect(dtypes.byName.get("packed_all")!.inputs.length).toBe(17);
 
     const resaved = tsm.graph(tsm.read(readFixture(FOLDER, "cpp_resaved_dtypes.tsm")));
-    expect(resaved.byName.get("packed_all")!.attrs.packed_empty).toEqual([{ dtype: "void", shape: [], bytes: new Uint8Array(0) }, "abc", [[0.5]]]);
+    expect(resaved.byName.get("packed_all")!.attrs.packed_empty).toEqual([
+      { dtype: "void", shape: [], bytes: new Uint8Array(0) },
+      "abc",
+      [[0.5]],
+    ]);
   });
 
   it("the uniform view: <const> values by #name, stored shapes, float16 raw or widened", () => {
@@ -257,14 +287,25 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
 
     const cnn = tsm.tensors(tsm.read(readFixture(FOLDER, "small_cnn.tsm")));
     const bias = cnn.find((t) => t.name === "_const_conv1_bias_bias")!;
-    expect(Array.from(bias.data as Float32Array)).toEqual([0.4206953, -0.46087822, 0.31995732, -0.50722045].map(Math.fround));
+    expect(Array.from(bias.data as Float32Array)).toEqual(
+      [0.4206953, -0.46087822, 0.31995732, -0.50722045].map(Math.fround),
+    );
     expect(readAny(readFixture(FOLDER, "small_cnn.tsm")).tensors().length).toBe(4);
   });
 
   it("inspect: ops and counts, nodes, JSON-able", () => {
     const info = tsm.inspect(tsm.read(readFixture(FOLDER, "darknet_tiny_yolo.tsm")));
     expect(info.format).toBe("tsm");
-    expect(info.ops).toMatchObject({ "<const>": 20, conv2d: 6, add_bias: 6, prelu: 4, pooling2d_v2: 2, _copy: 3, yolo: 2, yolo_poster: 1 });
+    expect(info.ops).toMatchObject({
+      "<const>": 20,
+      conv2d: 6,
+      add_bias: 6,
+      prelu: 4,
+      pooling2d_v2: 2,
+      _copy: 3,
+      yolo: 2,
+      yolo_poster: 1,
+    });
     expect((info.nodes as unknown[]).length).toBe(49);
     expect(info.inputs).toEqual([{ index: 48, name: "_input", shape: [1, 3, 32, 32] }]);
     expect(info.outputs).toEqual([{ index: 12, name: "yolo" }]);
@@ -278,7 +319,8 @@ describe.skipIf(!haveFixtures())("tsm reference fixtures", () => {
   it("verify: quiet on reference files except the C++ 0-field packed hazard", () => {
     for (const name of fixtureNames()) {
       const warnings = tsm.verify(tsm.read(readFixture(FOLDER, name)));
-      if (name === "dtypes.tsm") expect(warnings).toEqual([expect.stringContaining("packed_empty has 0 fields right after a packed param")]);
+      if (name === "dtypes.tsm")
+        expect(warnings).toEqual([expect.stringContaining("packed_empty has 0 fields right after a packed param")]);
       else expect(warnings, name).toEqual([]);
     }
   });
@@ -289,7 +331,13 @@ describe("tsm builder round trips", () => {
     const built = richModule();
     const bytes = tsm.write(built);
     const back = tsm.read(bytes);
-    const strip = (f: TsmFile) => ({ ...f, nodes: f.nodes.map((n) => ({ ...n, params: n.params.map((p) => ({ ...p, fields: p.fields.map(({ byteOffset: _, ...rest }) => rest) })) })) });
+    const strip = (f: TsmFile) => ({
+      ...f,
+      nodes: f.nodes.map((n) => ({
+        ...n,
+        params: n.params.map((p) => ({ ...p, fields: p.fields.map(({ byteOffset: _, ...rest }) => rest) })),
+      })),
+    });
     expect(strip(back)).toEqual(strip(built));
     expect(sameBytes(tsm.write(back), bytes)).toBe(true);
     // tensors: the packed const splits into #name/k, scalars keep their stored shape
@@ -301,11 +349,29 @@ describe("tsm builder round trips", () => {
     expect(t.get("c_scalar0d")!.shape).toEqual([]);
     expect(t.get("c_scalar1")!.shape).toEqual([1]);
     expect(t.get("c_packed/1")!.dtype).toBe("char8");
-    expect(tsm.fieldString(back.nodes.find((n) => tsm.graph(back).nodes[back.nodes.indexOf(n)]!.name === "c_char8")!.params[2]!.fields[0]!)).toBe("héllo");
+    expect(
+      tsm.fieldString(
+        back.nodes.find((n) => tsm.graph(back).nodes[back.nodes.indexOf(n)]!.name === "c_char8")!.params[2]!.fields[0]!,
+      ),
+    ).toBe("héllo");
     const g = tsm.graph(back);
     const op = g.byName.get("packed_all")!;
-    expect(op.attrs).toMatchObject({ format: "NCHW", dim: 1, axis: -2, smooth: true, epsilon: 1e-5, name_utf8: "名前-name", packed: [[1, 2], "abc"], packed_empty: [] });
-    expect(op.attrs.padding).toEqual([[0, 0], [0, 0], [1, 1], [2, 2]]);
+    expect(op.attrs).toMatchObject({
+      format: "NCHW",
+      dim: 1,
+      axis: -2,
+      smooth: true,
+      epsilon: 1e-5,
+      name_utf8: "名前-name",
+      packed: [[1, 2], "abc"],
+      packed_empty: [],
+    });
+    expect(op.attrs.padding).toEqual([
+      [0, 0],
+      [0, 0],
+      [1, 1],
+      [2, 2],
+    ]);
     expect(op.inputs[1]!.name).toBe("late");
     expect(g.byName.get("c_char16")!.value![0]!.dtype).toBe("char16");
     expect(tsm.fieldValue(g.byName.get("c_char16")!.value![0]!)).toBe("AB");
@@ -313,7 +379,10 @@ describe("tsm builder round trips", () => {
     expect(tsm.fieldValue(g.byName.get("c_i64")!.value![0]!)).toEqual([-(2n ** 63n), 2n ** 63n - 1n]);
     expect(tsm.fieldValue(g.byName.get("c_f16")!.value![0]!)).toEqual([1, -2.5, 65504]);
     expect(JSON.parse(JSON.stringify(tsm.inspect(back)))).toEqual(tsm.inspect(back));
-    expect(tsm.verify(back)).toEqual([expect.stringContaining("dtype ptr"), expect.stringContaining("packed_empty has 0 fields")]);
+    expect(tsm.verify(back)).toEqual([
+      expect.stringContaining("dtype ptr"),
+      expect.stringContaining("packed_empty has 0 fields"),
+    ]);
   });
 
   it("keeps non-UTF-8 param keys and trailing bytes exactly", () => {
@@ -343,20 +412,44 @@ describe("tsm builder round trips", () => {
     const container = back.container!;
     const root = container.root as Extract<tsm.StaValue, { type: "dict" }>;
     root.entries.push(
-      { key: "global", value: { type: "dict", entries: [{ key: "width", value: { type: "int", value: -3 } }, { key: "scale", value: { type: "float", value: 0.5 } }] } },
-      { key: "flags", value: { type: "list", items: [{ type: "bool", value: 1 }, { type: "nil", pad: 0 }, { type: "string", value: "ü" }, { type: "binary", bytes: Uint8Array.of(1, 2) }] } },
+      {
+        key: "global",
+        value: {
+          type: "dict",
+          entries: [
+            { key: "width", value: { type: "int", value: -3 } },
+            { key: "scale", value: { type: "float", value: 0.5 } },
+          ],
+        },
+      },
+      {
+        key: "flags",
+        value: {
+          type: "list",
+          items: [
+            { type: "bool", value: 1 },
+            { type: "nil", pad: 0 },
+            { type: "string", value: "ü" },
+            { type: "binary", bytes: Uint8Array.of(1, 2) },
+          ],
+        },
+      },
     );
     const again = tsm.read(tsm.writeCsta(built, { container }));
-    expect(tsm.cstaMeta(again)).toMatchObject({ global: { width: -3, scale: 0.5 }, flags: [true, null, "ü", { binary: 2 }] });
+    expect(tsm.cstaMeta(again)).toMatchObject({
+      global: { width: -3, scale: 0.5 },
+      flags: [true, null, "ü", { binary: 2 }],
+    });
     expect(tsm.blobs(again).map((b) => b.name)).toEqual(["module.tsm", "csta/flags/3.bin"]);
   });
 
   it("the writer refuses what it cannot write, with FormatErrors", () => {
     const bad = cloneModule(module([constNode("w", field("float32", [3], Float32Array.of(1, 2)))], [], [0]));
-    expect(() => tsm.write(bad)).toThrowError(expect.objectContaining({ code: "CORRUPT", field: "node[0].value.data" }));
+    expect(() => tsm.write(bad)).toThrowError(
+      expect.objectContaining({ code: "CORRUPT", field: "node[0].value.data" }),
+    );
     const unknown = module([constNode("w", field("float32", [1], Float32Array.of(1)))], [], [0]);
     unknown.nodes[0]!.params[2]!.fields[0]!.dtype = "nonsense" as never;
     expect(() => tsm.write(unknown)).toThrowError(expect.objectContaining({ code: "UNSUPPORTED" }));
   });
 });
-

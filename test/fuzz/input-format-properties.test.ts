@@ -17,11 +17,18 @@ const SCALE = Number(process.env.TENSORFILE_PROPERTY_SCALE ?? 1);
 const VALID_RUNS = 60 * SCALE;
 const MUTATED_RUNS = 250 * SCALE;
 
-type Mutation = { kind: "truncate"; at: number } | { kind: "flip"; at: number; bit: number } | { kind: "byte"; at: number; value: number };
+type Mutation =
+  | { kind: "truncate"; at: number }
+  | { kind: "flip"; at: number; bit: number }
+  | { kind: "byte"; at: number; value: number };
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
   fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant("byte" as const), at: fc.nat(), value: fc.constantFrom(0, 0x20, 0x22, 0x2c, 0x30, 0x39, 0x5b, 0x7b, 0x7d, 0xff) }),
+  fc.record({
+    kind: fc.constant("byte" as const),
+    at: fc.nat(),
+    value: fc.constantFrom(0, 0x20, 0x22, 0x2c, 0x30, 0x39, 0x5b, 0x7b, 0x7d, 0xff),
+  }),
 );
 
 function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
@@ -35,8 +42,24 @@ function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
 }
 
 const DTYPES: DType[] = [
-  "float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool",
-  "complex64", "complex128", "char8", "bfloat16", "float8_e4m3", "float8_e5m2",
+  "float16",
+  "float32",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+  "complex64",
+  "complex128",
+  "char8",
+  "bfloat16",
+  "float8_e4m3",
+  "float8_e5m2",
 ];
 
 const tensorArb: fc.Arbitrary<NamedTensor> = fc
@@ -47,7 +70,10 @@ const tensorArb: fc.Arbitrary<NamedTensor> = fc
     seed: fc.nat(255),
   })
   .map(({ name, dtype, shape, seed }) => {
-    const data = allocateArray(dtype, shape.reduce((a, b) => a * b, 1));
+    const data = allocateArray(
+      dtype,
+      shape.reduce((a, b) => a * b, 1),
+    );
     const bytes = bytesOf(data);
     for (let i = 0; i < bytes.length; i++) bytes[i] = dtype === "bool" ? (i + seed) & 1 : (i * 31 + seed) & 0xff;
     return { name, dtype, shape, data } as NamedTensor;
@@ -59,34 +85,56 @@ const safetensorsArb = uniqueTensors.map((tensors) => lib.writeSafetensors(tenso
 
 const npyArb = fc.oneof(
   tensorArb.map((t) => lib.writeNpy(t)),
-  fc.record({
-    descr: fc.constantFrom(">f4", ">i8", "<f2", ">c8", "|b1", "<u2"),
-    fortran: fc.boolean(),
-    shape: fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 3 }),
-    version: fc.constantFrom(1 as const, 2 as const, 3 as const),
-  }).map(({ descr, fortran, shape, version }) => {
-    const size = Number(descr.slice(2));
-    const n = shape.reduce((a, b) => a * b, 1) * size;
-    const tuple = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(", ")})`;
-    return npyFile(`{'descr': '${descr}', 'fortran_order': ${fortran ? "True" : "False"}, 'shape': ${tuple}, }`, Uint8Array.from({ length: n }, (_, i) => (i * 7) & 0xff), { version });
-  }),
+  fc
+    .record({
+      descr: fc.constantFrom(">f4", ">i8", "<f2", ">c8", "|b1", "<u2"),
+      fortran: fc.boolean(),
+      shape: fc.array(fc.integer({ min: 0, max: 4 }), { maxLength: 3 }),
+      version: fc.constantFrom(1 as const, 2 as const, 3 as const),
+    })
+    .map(({ descr, fortran, shape, version }) => {
+      const size = Number(descr.slice(2));
+      const n = shape.reduce((a, b) => a * b, 1) * size;
+      const tuple = shape.length === 1 ? `(${shape[0]},)` : `(${shape.join(", ")})`;
+      return npyFile(
+        `{'descr': '${descr}', 'fortran_order': ${fortran ? "True" : "False"}, 'shape': ${tuple}, }`,
+        Uint8Array.from({ length: n }, (_, i) => (i * 7) & 0xff),
+        { version },
+      );
+    }),
 );
 
 const npzArb = fc
-  .record({ tensors: uniqueTensors, level: fc.constantFrom(0 as const, 6 as const), handWritten: fc.boolean(), zip64: fc.boolean() })
+  .record({
+    tensors: uniqueTensors,
+    level: fc.constantFrom(0 as const, 6 as const),
+    handWritten: fc.boolean(),
+    zip64: fc.boolean(),
+  })
   .map(({ tensors, level, handWritten, zip64 }) => {
-    const members = tensors.filter((t) => !t.name.includes("/") && !t.name.includes("\\")).map((t) => [`${t.name}.npy`, lib.writeNpy(t)] as const);
+    const members = tensors
+      .filter((t) => !t.name.includes("/") && !t.name.includes("\\"))
+      .map((t) => [`${t.name}.npy`, lib.writeNpy(t)] as const);
     if (!handWritten) return zipSync(Object.fromEntries(members), { level });
-    return zipFile(members.map(([name, content]) => ({ name, content, method: level === 0 ? 0 : 8, zip64 } as const)), { zip64End: zip64, deflate: (b) => deflateSync(b) });
+    return zipFile(
+      members.map(([name, content]) => ({ name, content, method: level === 0 ? 0 : 8, zip64 }) as const),
+      { zip64End: zip64, deflate: (b) => deflateSync(b) },
+    );
   });
 
-const FORMATS: [string, fc.Arbitrary<Uint8Array>][] = [["safetensors", safetensorsArb], ["npy", npyArb], ["npz", npzArb]];
+const FORMATS: [string, fc.Arbitrary<Uint8Array>][] = [
+  ["safetensors", safetensorsArb],
+  ["npy", npyArb],
+  ["npz", npzArb],
+];
 
 describe.each(FORMATS)("%s: the laws on built and mutated files", (format, arb) => {
   it("every built file is accepted, keeps the laws on every input form and is detected as itself", async () => {
     await fc.assert(
       fc.asyncProperty(arb, async (bytes) => {
-        expect(await checkInputForms((input) => checkFormatLaws(lib, format, input, UNTIMED), bytes, format)).toMatch(/^accepted/);
+        expect(await checkInputForms((input) => checkFormatLaws(lib, format, input, UNTIMED), bytes, format)).toMatch(
+          /^accepted/,
+        );
         expect(await checkAnyLaws(lib, bytes, UNTIMED)).toMatch(new RegExp(`^${format} accepted`));
       }),
       { seed: SEED, numRuns: VALID_RUNS },

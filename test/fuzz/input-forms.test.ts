@@ -15,7 +15,11 @@ const UNTIMED = { callLimitMs: Number.POSITIVE_INFINITY };
 const examples = exampleFiles().map((e) => ({ label: `example ${e.name}`, bytes: () => e.bytes }));
 const FIXTURE_FOLDERS = ["bw2l", "april", "tennis", "primitiv", "spraak"];
 const fixtures = haveFixtures()
-  ? FIXTURE_FOLDERS.flatMap((folder) => listFixtures(folder).filter((f) => !/\.(json|md|txt)$/.test(f)).map((f) => ({ label: `fixture ${folder}/${f}`, bytes: () => readFixture(folder, f) })))
+  ? FIXTURE_FOLDERS.flatMap((folder) =>
+      listFixtures(folder)
+        .filter((f) => !/\.(json|md|txt)$/.test(f))
+        .map((f) => ({ label: `fixture ${folder}/${f}`, bytes: () => readFixture(folder, f) })),
+    )
   : [];
 
 describe("every input form gives the same result", () => {

@@ -39,9 +39,16 @@ type Mutation =
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant("truncate" as const), at: fc.nat() }),
   fc.record({ kind: fc.constant("flip" as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-  fc.record({ kind: fc.constant("splice" as const), at: fc.nat(), length: fc.integer({ min: 1, max: 64 }), to: fc.nat() }),
   fc.record({
-    kind: fc.constant("inflate" as const), at: fc.nat(), width: fc.constantFrom(4 as const, 8 as const),
+    kind: fc.constant("splice" as const),
+    at: fc.nat(),
+    length: fc.integer({ min: 1, max: 64 }),
+    to: fc.nat(),
+  }),
+  fc.record({
+    kind: fc.constant("inflate" as const),
+    at: fc.nat(),
+    width: fc.constantFrom(4 as const, 8 as const),
     value: fc.constantFrom("max" as const, "huge" as const, "zero" as const, "one-more" as const),
   }),
 );
@@ -75,7 +82,8 @@ function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
       if (start + m.width > n) return out;
       const old = m.width === 4 ? BigInt(view.getUint32(start, true)) : view.getBigUint64(start, true);
       const mask = m.width === 4 ? 0xffffffffn : 0xffffffffffffffffn;
-      const value = m.value === "max" ? mask : m.value === "huge" ? mask >> 4n : m.value === "zero" ? 0n : (old + 1n) & mask;
+      const value =
+        m.value === "max" ? mask : m.value === "huge" ? mask >> 4n : m.value === "zero" ? 0n : (old + 1n) & mask;
       if (m.width === 4) view.setUint32(start, Number(value), true);
       else view.setBigUint64(start, value, true);
       return out;
@@ -87,7 +95,8 @@ function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
 // valid files from the builders
 
 const nameArb = fc.string({ minLength: 0, maxLength: 12 });
-const dimsArb = (maxRank: number, maxDim: number) => fc.array(fc.integer({ min: 0, max: maxDim }), { minLength: 0, maxLength: maxRank });
+const dimsArb = (maxRank: number, maxDim: number) =>
+  fc.array(fc.integer({ min: 0, max: maxDim }), { minLength: 0, maxLength: maxRank });
 const count = (dims: readonly number[]) => dims.reduce((a, b) => a * b, 1);
 const floats = (n: number, seed: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(seed + i * 1.3) * 10);
 
@@ -96,11 +105,21 @@ const bw2lArb = fc
     version: fc.constantFrom(1 as const, 2 as const),
     name: nameArb,
     flags: fc.array(fc.tuple(nameArb, nameArb), { maxLength: 4 }),
-    tokens: fc.array(nameArb.filter((s) => !s.includes("\n")), { maxLength: 6 }),
+    tokens: fc.array(
+      nameArb.filter((s) => !s.includes("\n")),
+      { maxLength: 6 },
+    ),
     layers: fc.array(
       fc.record({
         arch: nameArb.filter((s) => !s.includes("\n")),
-        params: fc.array(fc.record({ dims: dimsArb(4, 4), dtype: fc.constantFrom("fp32", "fp16", "fp64", "i32", "i8"), seed: fc.nat(1000) }), { maxLength: 3 }),
+        params: fc.array(
+          fc.record({
+            dims: dimsArb(4, 4),
+            dtype: fc.constantFrom("fp32", "fp16", "fp64", "i32", "i8"),
+            seed: fc.nat(1000),
+          }),
+          { maxLength: 3 },
+        ),
       }),
       { maxLength: 4 },
     ),
@@ -115,17 +134,19 @@ const bw2lArb = fc
       if (dtype === "i8") return Int8Array.from(values, Math.round);
       return values;
     };
-    return bw2l.write(bw2l.create({
-      version: spec.version,
-      name: spec.name,
-      flags: spec.flags,
-      tokens: spec.tokens,
-      layers: spec.layers.map((l) => ({
-        arch: l.arch,
-        params: l.params.map((p) => ({ dims: p.dims, data: data(p.dtype, count(p.dims), p.seed) })),
-      })),
-      ...(spec.spm ? { spm: spec.spm } : {}),
-    }));
+    return bw2l.write(
+      bw2l.create({
+        version: spec.version,
+        name: spec.name,
+        flags: spec.flags,
+        tokens: spec.tokens,
+        layers: spec.layers.map((l) => ({
+          arch: l.arch,
+          params: l.params.map((p) => ({ dims: p.dims, data: data(p.dtype, count(p.dims), p.seed) })),
+        })),
+        ...(spec.spm ? { spm: spec.spm } : {}),
+      }),
+    );
   });
 
 const TSM_DTYPES = [
@@ -134,7 +155,10 @@ const TSM_DTYPES = [
   ["int32", (n: number, s: number) => Int32Array.from(floats(n, s), Math.round)],
   ["int8", (n: number, s: number) => Int8Array.from(floats(n, s), Math.round)],
   ["uint8", (n: number, s: number) => Uint8Array.from(floats(n, s), (v) => Math.abs(Math.round(v)))],
-  ["float16", (n: number, s: number) => Uint16Array.from(floats(n, s), (v) => 0x3c00 + (Math.abs(Math.round(v)) & 0xff))],
+  [
+    "float16",
+    (n: number, s: number) => Uint16Array.from(floats(n, s), (v) => 0x3c00 + (Math.abs(Math.round(v)) & 0xff)),
+  ],
   ["int64", (n: number, s: number) => BigInt64Array.from(floats(n, s), (v) => BigInt(Math.round(v)))],
   ["bool", (n: number, s: number) => Uint8Array.from(floats(n, s), (v) => (v > 0 ? 1 : 0))],
 ] as const;
@@ -148,13 +172,28 @@ const tsmFieldArb: fc.Arbitrary<TsmField> = fc
 
 const tsmArb = fc
   .record({
-    consts: fc.array(fc.record({ name: nameArb, value: fc.array(tsmFieldArb, { minLength: 1, maxLength: 2 }) }), { maxLength: 5 }),
-    attrs: fc.array(fc.tuple(nameArb.filter((k) => !k.startsWith("#")), tsmFieldArb), { maxLength: 3 }),
+    consts: fc.array(fc.record({ name: nameArb, value: fc.array(tsmFieldArb, { minLength: 1, maxLength: 2 }) }), {
+      maxLength: 5,
+    }),
+    attrs: fc.array(
+      fc.tuple(
+        nameArb.filter((k) => !k.startsWith("#")),
+        tsmFieldArb,
+      ),
+      { maxLength: 3 },
+    ),
     csta: fc.boolean(),
   })
   .map(({ consts, attrs, csta }) => {
     const nodes = [node("<param>", "input"), ...consts.map((c) => constNode(c.name, ...c.value))];
-    nodes.push(node("op", "output", attrs.map(([k, f]) => param(k, f)), nodes.map((_, i) => i)));
+    nodes.push(
+      node(
+        "op",
+        "output",
+        attrs.map(([k, f]) => param(k, f)),
+        nodes.map((_, i) => i),
+      ),
+    );
     const file = module(nodes, [0], [nodes.length - 1]);
     return csta ? tsm.writeCsta(file) : tsm.write(file);
   });
@@ -174,46 +213,115 @@ const spraakArb = fc
   })
   .map(({ rows, cols, type, format, openEnded, seed }) => {
     const values = floats(rows * cols, seed);
-    const typed = type === "F64" ? Float64Array.from(values) : type === "I16" ? Int16Array.from(values, Math.round)
-      : type === "I32" ? Int32Array.from(values, Math.round) : type === "U8" ? Uint8Array.from(values, (v) => Math.abs(Math.round(v))) : values;
+    const typed =
+      type === "F64"
+        ? Float64Array.from(values)
+        : type === "I16"
+          ? Int16Array.from(values, Math.round)
+          : type === "I32"
+            ? Int32Array.from(values, Math.round)
+            : type === "U8"
+              ? Uint8Array.from(values, (v) => Math.abs(Math.round(v)))
+              : values;
     return spraak.write(spraak.matrix(typed, { cols, format: format as spraak.SpraakFormat, openEnded }));
   });
 
 const aprilArb = fc
   .record({
     tokens: fc.array(nameArb, { minLength: 1, maxLength: 8 }),
-    networks: fc.tuple(fc.uint8Array({ maxLength: 50 }), fc.uint8Array({ maxLength: 50 }), fc.uint8Array({ maxLength: 50 })),
+    networks: fc.tuple(
+      fc.uint8Array({ maxLength: 50 }),
+      fc.uint8Array({ maxLength: 50 }),
+      fc.uint8Array({ maxLength: 50 }),
+    ),
     name: nameArb,
     order: fc.constantFrom("reference" as const, "params-first" as const),
   })
   .map(({ tokens, networks, name, order }) => buildApril({ tokens, networks: [...networks], name, order }).bytes);
 
 /** ONNX data types with the typed field their values go in (and the value range). */
-const ONNX_TYPES: { dataType: number; field: "floats" | "int32s" | "int64s" | "doubles" | "uint64s"; bits: number; min: number; max: number }[] = [
-  { dataType: 1, field: "floats", bits: 32, min: -1e6, max: 1e6 }, { dataType: 2, field: "int32s", bits: 8, min: 0, max: 255 },
-  { dataType: 3, field: "int32s", bits: 8, min: -128, max: 127 }, { dataType: 5, field: "int32s", bits: 16, min: -32768, max: 32767 },
-  { dataType: 6, field: "int32s", bits: 32, min: -(2 ** 31), max: 2 ** 31 - 1 }, { dataType: 7, field: "int64s", bits: 64, min: -(2 ** 53), max: 2 ** 53 },
-  { dataType: 9, field: "int32s", bits: 8, min: 0, max: 1 }, { dataType: 10, field: "int32s", bits: 16, min: 0, max: 65535 },
-  { dataType: 11, field: "doubles", bits: 64, min: -1e9, max: 1e9 }, { dataType: 13, field: "uint64s", bits: 64, min: 0, max: 2 ** 53 },
-  { dataType: 16, field: "int32s", bits: 16, min: 0, max: 65535 }, { dataType: 17, field: "int32s", bits: 8, min: 0, max: 255 },
+const ONNX_TYPES: {
+  dataType: number;
+  field: "floats" | "int32s" | "int64s" | "doubles" | "uint64s";
+  bits: number;
+  min: number;
+  max: number;
+}[] = [
+  { dataType: 1, field: "floats", bits: 32, min: -1e6, max: 1e6 },
+  { dataType: 2, field: "int32s", bits: 8, min: 0, max: 255 },
+  { dataType: 3, field: "int32s", bits: 8, min: -128, max: 127 },
+  { dataType: 5, field: "int32s", bits: 16, min: -32768, max: 32767 },
+  { dataType: 6, field: "int32s", bits: 32, min: -(2 ** 31), max: 2 ** 31 - 1 },
+  { dataType: 7, field: "int64s", bits: 64, min: -(2 ** 53), max: 2 ** 53 },
+  { dataType: 9, field: "int32s", bits: 8, min: 0, max: 1 },
+  { dataType: 10, field: "int32s", bits: 16, min: 0, max: 65535 },
+  { dataType: 11, field: "doubles", bits: 64, min: -1e9, max: 1e9 },
+  { dataType: 13, field: "uint64s", bits: 64, min: 0, max: 2 ** 53 },
+  { dataType: 16, field: "int32s", bits: 16, min: 0, max: 65535 },
+  { dataType: 17, field: "int32s", bits: 8, min: 0, max: 255 },
 ];
 
 const onnxTensorArb = fc
-  .record({ type: fc.constantFrom(...ONNX_TYPES), dims: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }), raw: fc.boolean(), unpacked: fc.boolean(), name: nameArb, seed: fc.nat(1000) })
+  .record({
+    type: fc.constantFrom(...ONNX_TYPES),
+    dims: fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 3 }),
+    raw: fc.boolean(),
+    unpacked: fc.boolean(),
+    name: nameArb,
+    seed: fc.nat(1000),
+  })
   .map(({ type, dims, raw, unpacked, name, seed }): TensorSpec => {
     const count = dims.reduce((a, b) => a * b, 1);
-    const values = Array.from({ length: count }, (_, i) => Math.round(type.min + ((seed * 7919 + i * 104729) % 1000) / 1000 * (type.max - type.min)));
-    if (raw) return { name, dataType: type.dataType, dims, raw: Uint8Array.from({ length: (count * type.bits) / 8 }, (_, i) => (seed + i * 31) & 0xff) };
-    return { name, dataType: type.dataType, dims, unpacked, [type.field]: type.field === "floats" || type.field === "doubles" ? values.map((v) => v / 7) : values };
+    const values = Array.from({ length: count }, (_, i) =>
+      Math.round(type.min + (((seed * 7919 + i * 104729) % 1000) / 1000) * (type.max - type.min)),
+    );
+    if (raw)
+      return {
+        name,
+        dataType: type.dataType,
+        dims,
+        raw: Uint8Array.from({ length: (count * type.bits) / 8 }, (_, i) => (seed + i * 31) & 0xff),
+      };
+    return {
+      name,
+      dataType: type.dataType,
+      dims,
+      unpacked,
+      [type.field]: type.field === "floats" || type.field === "doubles" ? values.map((v) => v / 7) : values,
+    };
   });
 
 const onnxGraphArb: fc.Arbitrary<GraphSpec> = fc
-  .record({ initializers: fc.array(onnxTensorArb, { maxLength: 4 }), constant: fc.option(onnxTensorArb), sub: fc.option(fc.array(onnxTensorArb, { maxLength: 2 })) })
+  .record({
+    initializers: fc.array(onnxTensorArb, { maxLength: 4 }),
+    constant: fc.option(onnxTensorArb),
+    sub: fc.option(fc.array(onnxTensorArb, { maxLength: 2 })),
+  })
   .map(({ initializers, constant, sub }) => ({
     initializers,
     nodes: [
-      ...(constant ? [{ name: "c", opType: "Constant", inputs: [], outputs: ["k"], attrs: [{ name: "value", type: 4, t: constant }] }] : []),
-      ...(sub ? [{ name: "If_0", opType: "If", inputs: ["cond"], outputs: ["y"], attrs: [{ name: "then_branch", type: 5, g: { initializers: sub } }] }] : []),
+      ...(constant
+        ? [
+            {
+              name: "c",
+              opType: "Constant",
+              inputs: [],
+              outputs: ["k"],
+              attrs: [{ name: "value", type: 4, t: constant }],
+            },
+          ]
+        : []),
+      ...(sub
+        ? [
+            {
+              name: "If_0",
+              opType: "If",
+              inputs: ["cond"],
+              outputs: ["y"],
+              attrs: [{ name: "then_branch", type: 5, g: { initializers: sub } }],
+            },
+          ]
+        : []),
     ],
   }));
 
@@ -225,7 +333,13 @@ const aprilOnnxArb = fc
   .map(({ tokens, networks }) => buildApril({ tokens, networks: [...networks] }).bytes);
 
 const FORMATS: [string, fc.Arbitrary<Uint8Array>][] = [
-  ["bw2l", bw2lArb], ["tsm", tsmArb], ["primitiv", primitivArb], ["spraak", spraakArb], ["april", aprilArb], ["onnx", onnxArb], ["april", aprilOnnxArb],
+  ["bw2l", bw2lArb],
+  ["tsm", tsmArb],
+  ["primitiv", primitivArb],
+  ["spraak", spraakArb],
+  ["april", aprilArb],
+  ["onnx", onnxArb],
+  ["april", aprilOnnxArb],
 ];
 
 describe.each(FORMATS)("%s: the laws on built and mutated files", (format, arb) => {
@@ -254,8 +368,12 @@ describe("the mutations themselves", () => {
     const bytes = Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9);
     expect(mutate(bytes, { kind: "truncate", at: 13 })).toEqual(Uint8Array.of(1, 2, 3, 4));
     expect(mutate(bytes, { kind: "flip", at: 0, bit: 7 })[0]).toBe(0x81);
-    expect(mutate(bytes, { kind: "splice", at: 1, length: 2, to: 0 })).toEqual(Uint8Array.of(2, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9));
-    expect(mutate(bytes, { kind: "inflate", at: 1, width: 4, value: "max" })).toEqual(Uint8Array.of(1, 255, 255, 255, 255, 6, 7, 8, 9));
+    expect(mutate(bytes, { kind: "splice", at: 1, length: 2, to: 0 })).toEqual(
+      Uint8Array.of(2, 3, 1, 2, 3, 4, 5, 6, 7, 8, 9),
+    );
+    expect(mutate(bytes, { kind: "inflate", at: 1, width: 4, value: "max" })).toEqual(
+      Uint8Array.of(1, 255, 255, 255, 255, 6, 7, 8, 9),
+    );
     expect(mutate(bytes, { kind: "inflate", at: 0, width: 4, value: "one-more" })[0]).toBe(2);
     expect(bytes).toEqual(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8, 9));
   });

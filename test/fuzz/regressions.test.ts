@@ -20,7 +20,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "../../fuzz/regressio
 
 const cases = readdirSync(root, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(join(root, d.name)).sort().map((name) => ({ target: d.name, name, path: join(root, d.name, name) })));
+  .flatMap((d) =>
+    readdirSync(join(root, d.name))
+      .sort()
+      .map((name) => ({ target: d.name, name, path: join(root, d.name, name) })),
+  );
 
 describe("fuzz/regressions", () => {
   it("holds a finding for every format with one", () => {
@@ -29,7 +33,8 @@ describe("fuzz/regressions", () => {
 
   describe.each(cases)("$target/$name", ({ target, name, path }) => {
     const bytes = () => new Uint8Array(readFileSync(path));
-    const check = (input: Uint8Array) => (target === "any" ? checkAnyLaws(lib, input, UNTIMED) : checkFormatLaws(lib, target, input, UNTIMED));
+    const check = (input: Uint8Array) =>
+      target === "any" ? checkAnyLaws(lib, input, UNTIMED) : checkFormatLaws(lib, target, input, UNTIMED);
 
     it("keeps the laws as a plain Uint8Array, through its format and through readAny", async () => {
       expect(await check(bytes())).toMatch(/^(accepted|rejected|\w+ accepted|\w+ rejected)/);

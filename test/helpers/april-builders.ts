@@ -9,15 +9,36 @@ import { randomBytes } from "./rng.js";
 import { concat } from "./bytes.js";
 
 export const PARAM_NAMES = [
-  "batch_size", "segment_size", "segment_step", "mel_features", "samplerate", "frame_shift_ms",
-  "frame_length_ms", "round_pow2", "mel_low", "mel_high", "snip_edges", "token_count", "blank_token_id",
+  "batch_size",
+  "segment_size",
+  "segment_step",
+  "mel_features",
+  "samplerate",
+  "frame_shift_ms",
+  "frame_length_ms",
+  "round_pow2",
+  "mel_low",
+  "mel_high",
+  "snip_edges",
+  "token_count",
+  "blank_token_id",
 ] as const;
 export type ParamName = (typeof PARAM_NAMES)[number];
 
 /** export-april.py's values (token_count follows the tokens unless overridden). */
 export const EXPORTER_PARAMS: Record<Exclude<ParamName, "token_count">, number> = {
-  batch_size: 1, segment_size: 9, segment_step: 4, mel_features: 80, samplerate: 16000, frame_shift_ms: 10,
-  frame_length_ms: 25, round_pow2: 1, mel_low: 20, mel_high: 0, snip_edges: 0, blank_token_id: 0,
+  batch_size: 1,
+  segment_size: 9,
+  segment_step: 4,
+  mel_features: 80,
+  samplerate: 16000,
+  frame_shift_ms: 10,
+  frame_length_ms: 25,
+  round_pow2: 1,
+  mel_low: 20,
+  mel_high: 0,
+  snip_edges: 0,
+  blank_token_id: 0,
 };
 
 /** The token list of the reference fixtures, as the exporter stores it ("▁" already a space). */
@@ -51,20 +72,26 @@ export interface BuiltApril {
   headerSize: number;
   /** Offset of each header field, for mutation tests. */
   at: {
-    version: number; headerSize: number; language: number; modelType: number;
-    paramsOffset: number; paramsSize: number; networkCount: number; networks: number[];
+    version: number;
+    headerSize: number;
+    language: number;
+    modelType: number;
+    paramsOffset: number;
+    paramsSize: number;
+    networkCount: number;
+    networks: number[];
   };
   params: { offset: number; size: number };
   networks: { offset: number; size: number }[];
 }
 
-const utf8 = (text: string | Uint8Array): Uint8Array => (typeof text === "string" ? new TextEncoder().encode(text) : text);
+const utf8 = (text: string | Uint8Array): Uint8Array =>
+  typeof text === "string" ? new TextEncoder().encode(text) : text;
 
 /** Three small "networks" (random bytes; the reader treats them as opaque). */
 export function sampleNetworks(seed = 1, sizes: number[] = [97, 61, 43]): Uint8Array[] {
   return sizes.map((n, i) => randomBytes(seed * 31 + i, n));
 }
-
 
 function le(bytes: number, value: number | bigint, signed = false): Uint8Array {
   const out = new Uint8Array(bytes);
@@ -87,7 +114,8 @@ export function paramsBlock(spec: AprilSpec): Uint8Array {
 
 export function buildApril(spec: AprilSpec = {}): BuiltApril {
   const networks = spec.networks ?? sampleNetworks();
-  const language = typeof spec.language === "string" || spec.language === undefined ? utf8(spec.language ?? "en-us") : spec.language;
+  const language =
+    typeof spec.language === "string" || spec.language === undefined ? utf8(spec.language ?? "en-us") : spec.language;
   const languageTag = new Uint8Array(8);
   languageTag.set(language.subarray(0, 8));
   const name = utf8(spec.name ?? "Untitled");
@@ -97,9 +125,13 @@ export function buildApril(spec: AprilSpec = {}): BuiltApril {
   const headerSize = tableBytes + (spec.headerExtra ?? 0);
   const headerEnd = 20 + headerSize;
 
-  const blocks: { which: "params" | number; bytes: Uint8Array; gap: number }[] = spec.order === "params-first"
-    ? [{ which: "params", bytes: params, gap: 0 }, ...networks.map((bytes, i) => ({ which: i, bytes, gap: 0 }))]
-    : [...networks.map((bytes, i) => ({ which: i, bytes, gap: 0 })), { which: "params" as const, bytes: params, gap: spec.gapBeforeParams ?? 0 }];
+  const blocks: { which: "params" | number; bytes: Uint8Array; gap: number }[] =
+    spec.order === "params-first"
+      ? [{ which: "params", bytes: params, gap: 0 }, ...networks.map((bytes, i) => ({ which: i, bytes, gap: 0 }))]
+      : [
+          ...networks.map((bytes, i) => ({ which: i, bytes, gap: 0 })),
+          { which: "params" as const, bytes: params, gap: spec.gapBeforeParams ?? 0 },
+        ];
   let cursor = headerEnd;
   const placed = new Map<"params" | number, { offset: number; size: number }>();
   const body: Uint8Array[] = [];
@@ -113,9 +145,18 @@ export function buildApril(spec: AprilSpec = {}): BuiltApril {
   const networkEntries = networks.map((_, i) => placed.get(i)!);
 
   const header: Uint8Array[] = [
-    utf8("APRILMDL"), le(4, spec.version ?? 1), le(8, headerSize),
-    languageTag, le(8, name.length), name, le(8, description.length), description,
-    le(4, spec.modelType ?? 1), le(8, paramsEntry.offset), le(8, paramsEntry.size), le(8, networks.length),
+    utf8("APRILMDL"),
+    le(4, spec.version ?? 1),
+    le(8, headerSize),
+    languageTag,
+    le(8, name.length),
+    name,
+    le(8, description.length),
+    description,
+    le(4, spec.modelType ?? 1),
+    le(8, paramsEntry.offset),
+    le(8, paramsEntry.size),
+    le(8, networks.length),
     ...networkEntries.flatMap((e) => [le(8, e.offset), le(8, e.size)]),
     new Uint8Array(spec.headerExtra ?? 0),
   ];
@@ -125,8 +166,13 @@ export function buildApril(spec: AprilSpec = {}): BuiltApril {
     bytes,
     headerSize,
     at: {
-      version: 8, headerSize: 12, language: 20, modelType,
-      paramsOffset: modelType + 4, paramsSize: modelType + 12, networkCount: modelType + 20,
+      version: 8,
+      headerSize: 12,
+      language: 20,
+      modelType,
+      paramsOffset: modelType + 4,
+      paramsSize: modelType + 12,
+      networkCount: modelType + 20,
       networks: networks.map((_, i) => modelType + 28 + 16 * i),
     },
     params: paramsEntry,
@@ -156,8 +202,15 @@ export function paramAt(paramsOffset: number, name: ParamName): number {
  * The metadata of a huge .april without its networks: the header (with entries for networks of the given
  * sizes, laid out as the reference writer does) and the params block, for a sparse virtual file.
  */
-export function virtualApril(networkSizes: number[], spec: AprilSpec = {}): {
-  size: number; header: Uint8Array; params: Uint8Array; paramsOffset: number; networks: { offset: number; size: number }[];
+export function virtualApril(
+  networkSizes: number[],
+  spec: AprilSpec = {},
+): {
+  size: number;
+  header: Uint8Array;
+  params: Uint8Array;
+  paramsOffset: number;
+  networks: { offset: number; size: number }[];
 } {
   const skeleton = buildApril({ ...spec, networks: networkSizes.map(() => new Uint8Array(0)) });
   const headerEnd = 20 + skeleton.headerSize;

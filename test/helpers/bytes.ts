@@ -13,7 +13,10 @@ export function concat(...parts: Uint8Array[]): Uint8Array {
 }
 
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0;
+  return (
+    a.length === b.length &&
+    Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.length), Buffer.from(b.buffer, b.byteOffset, b.length)) === 0
+  );
 }
 
 /** The FormatError `fn` throws; fails the test when it throws something else or nothing. */

@@ -19,7 +19,10 @@ const FOLDERS = ["bw2l", "april", "tennis", "primitiv", "spraak"];
 
 /** Every fixture and example that reads and holds tensors, with its tensors (as stored, not widened). */
 export function tensorSets(): TensorSet[] {
-  const sets: TensorSet[] = exampleFiles().map((e) => ({ label: `example ${e.name}`, tensors: readAny(e.bytes).tensors() }));
+  const sets: TensorSet[] = exampleFiles().map((e) => ({
+    label: `example ${e.name}`,
+    tensors: readAny(e.bytes).tensors(),
+  }));
   if (haveFixtures()) {
     for (const folder of FOLDERS) {
       for (const sub of ["", "synthetic"]) {
@@ -32,7 +35,10 @@ export function tensorSets(): TensorSet[] {
         for (const name of names) {
           if (!statSync(fixturePath(folder, sub, name)).isFile() || /\.(md|json|bin|onnx)$/.test(name)) continue;
           try {
-            sets.push({ label: `${folder}/${sub ? `${sub}/` : ""}${name}`, tensors: readAny(readFixture(folder, sub, name)).tensors() });
+            sets.push({
+              label: `${folder}/${sub ? `${sub}/` : ""}${name}`,
+              tensors: readAny(readFixture(folder, sub, name)).tensors(),
+            });
           } catch (error) {
             if (!isFormatError(error)) throw error;
           }
@@ -49,16 +55,31 @@ export function bytesOf(data: ArrayBufferView): Uint8Array {
 
 /** Same names, dtypes, shapes and bytes. */
 export function expectSameTensors(got: readonly NamedTensor[], want: readonly NamedTensor[], label = ""): void {
-  expect(got.map((t) => [t.name, t.dtype, t.shape]), label).toEqual(want.map((t) => [t.name, t.dtype, t.shape]));
+  expect(
+    got.map((t) => [t.name, t.dtype, t.shape]),
+    label,
+  ).toEqual(want.map((t) => [t.name, t.dtype, t.shape]));
   for (let i = 0; i < want.length; i++) {
-    expect(got[i]!.data.constructor, `${label} ${want[i]!.name}`).toBe(want[i]!.data.constructor === Buffer ? Uint8Array : want[i]!.data.constructor);
-    expect(Buffer.from(bytesOf(got[i]!.data)).equals(Buffer.from(bytesOf(want[i]!.data))), `${label} ${want[i]!.name}: bytes`).toBe(true);
+    expect(got[i]!.data.constructor, `${label} ${want[i]!.name}`).toBe(
+      want[i]!.data.constructor === Buffer ? Uint8Array : want[i]!.data.constructor,
+    );
+    expect(
+      Buffer.from(bytesOf(got[i]!.data)).equals(Buffer.from(bytesOf(want[i]!.data))),
+      `${label} ${want[i]!.name}: bytes`,
+    ).toBe(true);
   }
 }
 
 /** A safetensors file from a header (an object, or JSON text as it should be stored) and the data section. */
-export function safetensorsFile(header: string | Uint8Array | Record<string, unknown>, data: Uint8Array = new Uint8Array(0), headerSize?: number): Uint8Array {
-  const text = header instanceof Uint8Array ? header : new TextEncoder().encode(typeof header === "string" ? header : JSON.stringify(header));
+export function safetensorsFile(
+  header: string | Uint8Array | Record<string, unknown>,
+  data: Uint8Array = new Uint8Array(0),
+  headerSize?: number,
+): Uint8Array {
+  const text =
+    header instanceof Uint8Array
+      ? header
+      : new TextEncoder().encode(typeof header === "string" ? header : JSON.stringify(header));
   const out = new Uint8Array(8 + text.length + data.length);
   new DataView(out.buffer).setBigUint64(0, BigInt(headerSize ?? text.length), true);
   out.set(text, 8);
@@ -70,7 +91,11 @@ export function safetensorsFile(header: string | Uint8Array | Record<string, unk
  * An .npy from its parts: the dict text (as stored, without padding), the data, and the version; the header is
  * padded with spaces and "\n" to `align` (64 as numpy >= 1.14, 16 as older numpy).
  */
-export function npyFile(dict: string, data: Uint8Array, options: { version?: 1 | 2 | 3; align?: number; latin1?: boolean } = {}): Uint8Array {
+export function npyFile(
+  dict: string,
+  data: Uint8Array,
+  options: { version?: 1 | 2 | 3; align?: number; latin1?: boolean } = {},
+): Uint8Array {
   const version = options.version ?? 1;
   const align = options.align ?? 64;
   const prefix = version === 1 ? 10 : 12;
@@ -152,7 +177,10 @@ export function crc32Bitwise(bytes: Uint8Array): number {
  * A ZIP archive written from APPNOTE by hand (not with fflate's zip writer): stored or deflated members, zip64
  * extras and a zip64 end record when asked, an archive comment.
  */
-export function zipFile(members: readonly ZipMemberSpec[], options: { zip64End?: boolean; comment?: string; deflate: (b: Uint8Array) => Uint8Array }): Uint8Array {
+export function zipFile(
+  members: readonly ZipMemberSpec[],
+  options: { zip64End?: boolean; comment?: string; deflate: (b: Uint8Array) => Uint8Array },
+): Uint8Array {
   const parts: Uint8Array[] = [];
   const central: Uint8Array[] = [];
   let offset = 0;
@@ -169,15 +197,46 @@ export function zipFile(members: readonly ZipMemberSpec[], options: { zip64End?:
     const flags = (m.flags ?? 0) | 0x0800;
     const localExtra = m.zip64 ? concatBytes(u16(1), u16(16), u64(size), u64(compressed.length)) : new Uint8Array(0);
     const local = concatBytes(
-      u32(0x04034b50), u16(m.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21), u32(crc),
-      u32(m.zip64 ? 0xffffffff : compressed.length), u32(m.zip64 ? 0xffffffff : size), u16(localName.length), u16(localExtra.length), localName, localExtra,
+      u32(0x04034b50),
+      u16(m.zip64 ? 45 : 20),
+      u16(flags),
+      u16(method),
+      u16(0),
+      u16(0x21),
+      u32(crc),
+      u32(m.zip64 ? 0xffffffff : compressed.length),
+      u32(m.zip64 ? 0xffffffff : size),
+      u16(localName.length),
+      u16(localExtra.length),
+      localName,
+      localExtra,
     );
-    const centralExtra = m.zip64 ? concatBytes(u16(1), u16(24), u64(size), u64(compressed.length), u64(offset)) : new Uint8Array(0);
-    central.push(concatBytes(
-      u32(0x02014b50), u16(0x031e), u16(m.zip64 ? 45 : 20), u16(flags), u16(method), u16(0), u16(0x21), u32(crc),
-      u32(m.zip64 ? 0xffffffff : compressed.length), u32(m.zip64 ? 0xffffffff : size), u16(name.length), u16(centralExtra.length), u16(0),
-      u16(0), u16(0), u32(0), u32(m.zip64 ? 0xffffffff : offset), name, centralExtra,
-    ));
+    const centralExtra = m.zip64
+      ? concatBytes(u16(1), u16(24), u64(size), u64(compressed.length), u64(offset))
+      : new Uint8Array(0);
+    central.push(
+      concatBytes(
+        u32(0x02014b50),
+        u16(0x031e),
+        u16(m.zip64 ? 45 : 20),
+        u16(flags),
+        u16(method),
+        u16(0),
+        u16(0x21),
+        u32(crc),
+        u32(m.zip64 ? 0xffffffff : compressed.length),
+        u32(m.zip64 ? 0xffffffff : size),
+        u16(name.length),
+        u16(centralExtra.length),
+        u16(0),
+        u16(0),
+        u16(0),
+        u32(0),
+        u32(m.zip64 ? 0xffffffff : offset),
+        name,
+        centralExtra,
+      ),
+    );
     parts.push(local, compressed);
     offset += local.length + compressed.length;
   }
@@ -187,11 +246,48 @@ export function zipFile(members: readonly ZipMemberSpec[], options: { zip64End?:
   const cdOffset = offset;
   if (options.zip64End) {
     const end64At = cdOffset + cd.length;
-    tail.push(concatBytes(u32(0x06064b50), u64(44), u16(45), u16(45), u32(0), u32(0), u64(members.length), u64(members.length), u64(cd.length), u64(cdOffset)));
+    tail.push(
+      concatBytes(
+        u32(0x06064b50),
+        u64(44),
+        u16(45),
+        u16(45),
+        u32(0),
+        u32(0),
+        u64(members.length),
+        u64(members.length),
+        u64(cd.length),
+        u64(cdOffset),
+      ),
+    );
     tail.push(concatBytes(u32(0x07064b50), u32(0), u64(end64At), u32(1)));
-    tail.push(concatBytes(u32(0x06054b50), u16(0), u16(0), u16(0xffff), u16(0xffff), u32(0xffffffff), u32(0xffffffff), u16(comment.length), comment));
+    tail.push(
+      concatBytes(
+        u32(0x06054b50),
+        u16(0),
+        u16(0),
+        u16(0xffff),
+        u16(0xffff),
+        u32(0xffffffff),
+        u32(0xffffffff),
+        u16(comment.length),
+        comment,
+      ),
+    );
   } else {
-    tail.push(concatBytes(u32(0x06054b50), u16(0), u16(0), u16(members.length), u16(members.length), u32(cd.length), u32(cdOffset), u16(comment.length), comment));
+    tail.push(
+      concatBytes(
+        u32(0x06054b50),
+        u16(0),
+        u16(0),
+        u16(members.length),
+        u16(members.length),
+        u32(cd.length),
+        u32(cdOffset),
+        u16(comment.length),
+        comment,
+      ),
+    );
   }
   return concatBytes(...parts, ...tail);
 }

@@ -18,7 +18,9 @@ const VAD_DIR = (() => {
   }
 })();
 /** The real PyTorch-exported Silero VAD models that @ricky0123/vad-web ships (a devDependency), when installed. */
-export const VAD_MODELS = ["silero_vad_legacy.onnx", "silero_vad_v5.onnx", "silero_vad_v6.onnx"].map((f) => join(VAD_DIR, f)).filter((p) => VAD_DIR !== "" && existsSync(p));
+export const VAD_MODELS = ["silero_vad_legacy.onnx", "silero_vad_v5.onnx", "silero_vad_v6.onnx"]
+  .map((f) => join(VAD_DIR, f))
+  .filter((p) => VAD_DIR !== "" && existsSync(p));
 
 export interface TensorSpec {
   name: string;
@@ -89,7 +91,13 @@ export interface ModelSpec {
   unknownFields?: boolean;
 }
 
-function typed(w: ProtoWriter, field: number, values: readonly (number | bigint)[], unpacked: boolean, kind: "varint" | "float" | "double"): void {
+function typed(
+  w: ProtoWriter,
+  field: number,
+  values: readonly (number | bigint)[],
+  unpacked: boolean,
+  kind: "varint" | "float" | "double",
+): void {
   if (unpacked) {
     for (const v of values) {
       if (kind === "varint") w.uintField(field, v);
@@ -122,8 +130,10 @@ export function writeTensor(w: ProtoWriter, t: TensorSpec): void {
   if (t.external) {
     const ext = t.external;
     w.messageField(13, (e) => e.stringField(1, "location").stringField(2, ext.location));
-    if (ext.offset !== undefined) w.messageField(13, (e) => e.stringField(1, "offset").stringField(2, String(ext.offset)));
-    if (ext.length !== undefined) w.messageField(13, (e) => e.stringField(1, "length").stringField(2, String(ext.length)));
+    if (ext.offset !== undefined)
+      w.messageField(13, (e) => e.stringField(1, "offset").stringField(2, String(ext.offset)));
+    if (ext.length !== undefined)
+      w.messageField(13, (e) => e.stringField(1, "length").stringField(2, String(ext.length)));
     w.uintField(14, 1);
   }
   if (t.unknownField) w.uintField(99, 12345);
@@ -131,12 +141,15 @@ export function writeTensor(w: ProtoWriter, t: TensorSpec): void {
 
 function writeValue(w: ProtoWriter, v: ValueSpec): void {
   w.stringField(1, v.name);
-  w.messageField(2, (type) => type.messageField(1, (tt) => {
-    tt.uintField(1, v.elemType);
-    tt.messageField(2, (shape) => {
-      for (const d of v.shape) shape.messageField(1, (dim) => (typeof d === "number" ? dim.uintField(1, d) : dim.stringField(2, d)));
-    });
-  }));
+  w.messageField(2, (type) =>
+    type.messageField(1, (tt) => {
+      tt.uintField(1, v.elemType);
+      tt.messageField(2, (shape) => {
+        for (const d of v.shape)
+          shape.messageField(1, (dim) => (typeof d === "number" ? dim.uintField(1, d) : dim.stringField(2, d)));
+      });
+    }),
+  );
 }
 
 function writeAttr(w: ProtoWriter, a: AttrSpec): void {
@@ -191,7 +204,11 @@ export function addBiasModel(bias: Float32Array, storage: "raw" | "floats"): Uin
   return buildModel({
     graph: {
       nodes: [{ name: "add", opType: "Add", inputs: ["x", "bias"], outputs: ["y"] }],
-      initializers: [storage === "raw" ? { name: "bias", dataType: 1, dims: [n], raw: le(bias) } : { name: "bias", dataType: 1, dims: [n], floats: Array.from(bias) }],
+      initializers: [
+        storage === "raw"
+          ? { name: "bias", dataType: 1, dims: [n], raw: le(bias) }
+          : { name: "bias", dataType: 1, dims: [n], floats: Array.from(bias) },
+      ],
       inputs: [{ name: "x", elemType: 1, shape: [n] }],
       outputs: [{ name: "y", elemType: 1, shape: [n] }],
     },

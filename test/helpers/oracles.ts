@@ -19,7 +19,10 @@ export function columnToRowOracle<T>(values: ArrayLike<T>, dims: readonly number
 
 /** Row-major data of `dims` in column-major order (the inverse of columnToRowOracle). */
 export function rowToColumnOracle<T>(values: ArrayLike<T>, dims: readonly number[]): T[] {
-  const rowOrder = columnToRowOracle(Array.from({ length: values.length }, (_, i) => i), dims);
+  const rowOrder = columnToRowOracle(
+    Array.from({ length: values.length }, (_, i) => i),
+    dims,
+  );
   const out: T[] = new Array(values.length);
   rowOrder.forEach((col, row) => (out[col] = values[row]!));
   return out;

@@ -20,7 +20,13 @@ export interface RunResult {
 /** Creates a session over `model`, runs it on `feeds`, and returns the outputs with every message ORT printed. */
 export async function runOnnx(model: Uint8Array, feeds: Record<string, ort.Tensor>): Promise<RunResult> {
   const messages: string[] = [];
-  const saved = { warn: console.warn, error: console.error, log: console.log, write: process.stderr.write, writeSync: fs.writeSync };
+  const saved = {
+    warn: console.warn,
+    error: console.error,
+    log: console.log,
+    write: process.stderr.write,
+    writeSync: fs.writeSync,
+  };
   const keep = (...args: unknown[]): void => {
     messages.push(args.map(String).join(" "));
   };
@@ -39,7 +45,11 @@ export async function runOnnx(model: Uint8Array, feeds: Record<string, ort.Tenso
     return (saved.writeSync as (...args: unknown[]) => number)(fd, data, ...rest);
   }) as typeof fs.writeSync;
   try {
-    const session = await ort.InferenceSession.create(model, { logSeverityLevel: 1, logVerbosityLevel: 0, graphOptimizationLevel: "all" });
+    const session = await ort.InferenceSession.create(model, {
+      logSeverityLevel: 1,
+      logVerbosityLevel: 0,
+      graphOptimizationLevel: "all",
+    });
     try {
       const outputs = await session.run(feeds);
       return { outputs, messages: messages.filter((m) => !/\[[IV]:onnxruntime/.test(m) && m.trim() !== "") };

@@ -14,7 +14,11 @@ export function parseNpy(bytes: Uint8Array) {
   const descr = /'descr':\s*'([^']+)'/.exec(header)![1];
   const fortran = /'fortran_order':\s*(True|False)/.exec(header)![1];
   const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)![1]!;
-  const shape = shapeText.split(",").map((s) => s.trim()).filter(Boolean).map(Number);
+  const shape = shapeText
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map(Number);
   return { major, header, descr, fortran, shape, data: bytes.subarray(start + headerLength) };
 }
 
@@ -24,7 +28,8 @@ export function parseSafetensors(bytes: Uint8Array) {
   expect((8 + size) % 8).toBe(0);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + size)));
   const data = bytes.subarray(8 + size);
-  const ranges = Object.entries(header).filter(([k]) => k !== "__metadata__")
+  const ranges = Object.entries(header)
+    .filter(([k]) => k !== "__metadata__")
     .map(([name, v]) => ({ name, ...(v as { dtype: string; shape: number[]; data_offsets: [number, number] }) }));
   // no holes, no overlaps, everything indexed
   const sorted = ranges.map((r) => r.data_offsets).sort((a, b) => a[0] - b[0] || a[1] - b[1]); // empty tensors first at a tie
@@ -34,5 +39,9 @@ export function parseSafetensors(bytes: Uint8Array) {
     at = e;
   }
   expect(at).toBe(data.length);
-  return { header, data, tensors: ranges.map((r) => ({ ...r, bytes: data.subarray(r.data_offsets[0], r.data_offsets[1]) })) };
+  return {
+    header,
+    data,
+    tensors: ranges.map((r) => ({ ...r, bytes: data.subarray(r.data_offsets[0], r.data_offsets[1]) })),
+  };
 }

@@ -24,9 +24,14 @@ function fromStorageIndex(rows: number, cols: number, f: (i: number) => number):
  * trained model_xor_adam files, whose values PROVENANCE gives only as hashes).
  */
 export function fixtureObjects(): Record<string, primitiv.PrimitivFile> {
-  const value3x4 = () => makeTensor([3, 4], fromStorageIndex(3, 4, (i) => 0.25 * i - 1.5));
+  const value3x4 = () =>
+    makeTensor(
+      [3, 4],
+      fromStorageIndex(3, 4, (i) => 0.25 * i - 1.5),
+    );
   const tensor2x2b3: number[] = [];
-  for (let b = 0; b < 3; b++) for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) tensor2x2b3.push(0.5 * (4 * b + r + 2 * c) - 1);
+  for (let b = 0; b < 3; b++)
+    for (let r = 0; r < 2; r++) for (let c = 0; c < 2; c++) tensor2x2b3.push(0.5 * (4 * b + r + 2 * c) - 1);
   const opt = (uint: Record<string, number>, float: [string, number][]): primitiv.PrimitivFile => ({
     dataType: "optimizer",
     optimizer: makeOptimizer(uint, float),
@@ -36,22 +41,53 @@ export function fixtureObjects(): Record<string, primitiv.PrimitivFile> {
     "shape_2x3x4.shape": { dataType: "shape", shape: makeShape([2, 3, 4]) },
     "shape_5x1x7_b3.shape": { dataType: "shape", shape: makeShape([5, 1, 7, 1], 3) },
     "tensor_scalar.tensor": { dataType: "tensor", tensor: makeTensor([], [3.25]) },
-    "tensor_2x3.tensor": { dataType: "tensor", tensor: makeTensor([2, 3], fromStorageIndex(2, 3, (i) => i)) },
+    "tensor_2x3.tensor": {
+      dataType: "tensor",
+      tensor: makeTensor(
+        [2, 3],
+        fromStorageIndex(2, 3, (i) => i),
+      ),
+    },
     "tensor_2x2_b3.tensor": { dataType: "tensor", tensor: makeTensor([2, 2], tensor2x2b3, 3) },
-    "tensor_16x20.tensor": { dataType: "tensor", tensor: makeTensor([16, 20], fromStorageIndex(16, 20, (i) => 0.125 * i - 20)) },
-    "param_2x2.param": { dataType: "parameter", parameter: makeParameter(makeTensor([2, 2], fromStorageIndex(2, 2, (i) => i + 1))) },
+    "tensor_16x20.tensor": {
+      dataType: "tensor",
+      tensor: makeTensor(
+        [16, 20],
+        fromStorageIndex(16, 20, (i) => 0.125 * i - 20),
+      ),
+    },
+    "param_2x2.param": {
+      dataType: "parameter",
+      parameter: makeParameter(
+        makeTensor(
+          [2, 2],
+          fromStorageIndex(2, 2, (i) => i + 1),
+        ),
+      ),
+    },
     "param_3x4_stats.param": {
       dataType: "parameter",
       parameter: makeParameter(value3x4(), [
         ["scalar_stat", makeTensor([], [42])],
-        ["a", makeTensor([3, 4], fromStorageIndex(3, 4, (i) => 0 - i))], // +0.0 first, as in the file
+        [
+          "a",
+          makeTensor(
+            [3, 4],
+            fromStorageIndex(3, 4, (i) => 0 - i),
+          ),
+        ], // +0.0 first, as in the file
       ]),
     },
     "param_3x4_nostats.param": { dataType: "parameter", parameter: makeParameter(value3x4()) },
     "param_128x129.param": {
       dataType: "parameter",
       // float v = i * 0.001f - 8.0f, evaluated in float32
-      parameter: makeParameter(makeTensor([128, 129], fromStorageIndex(128, 129, (i) => Math.fround(Math.fround(i * Math.fround(0.001)) - 8)))),
+      parameter: makeParameter(
+        makeTensor(
+          [128, 129],
+          fromStorageIndex(128, 129, (i) => Math.fround(Math.fround(i * Math.fround(0.001)) - 8)),
+        ),
+      ),
     },
     "model_names.model": {
       dataType: "model",
@@ -64,27 +100,48 @@ export function fixtureObjects(): Record<string, primitiv.PrimitivFile> {
       ]),
     },
     "optimizer_sgd.optimizer": opt({ "Optimizer.epoch": 7 }, [
-      ["SGD.eta", 0.5], ["Optimizer.clip_threshold", 0], ["Optimizer.l2_strength", 0], ["Optimizer.lr_scale", 1],
+      ["SGD.eta", 0.5],
+      ["Optimizer.clip_threshold", 0],
+      ["Optimizer.l2_strength", 0],
+      ["Optimizer.lr_scale", 1],
     ]),
     "optimizer_momentumsgd.optimizer": opt({ "Optimizer.epoch": 0 }, [
-      ["MomentumSGD.momentum", 0.8], ["MomentumSGD.eta", 0.02], ["Optimizer.clip_threshold", 0],
-      ["Optimizer.l2_strength", 1e-4], ["Optimizer.lr_scale", 1],
+      ["MomentumSGD.momentum", 0.8],
+      ["MomentumSGD.eta", 0.02],
+      ["Optimizer.clip_threshold", 0],
+      ["Optimizer.l2_strength", 1e-4],
+      ["Optimizer.lr_scale", 1],
     ]),
     "optimizer_adagrad.optimizer": opt({ "Optimizer.epoch": 0 }, [
-      ["Optimizer.clip_threshold", 0], ["Optimizer.l2_strength", 0], ["AdaGrad.eps", 1e-8], ["AdaGrad.eta", 0.001],
+      ["Optimizer.clip_threshold", 0],
+      ["Optimizer.l2_strength", 0],
+      ["AdaGrad.eps", 1e-8],
+      ["AdaGrad.eta", 0.001],
       ["Optimizer.lr_scale", 1],
     ]),
     "optimizer_rmsprop.optimizer": opt({ "Optimizer.epoch": 0 }, [
-      ["RMSProp.eps", 1e-8], ["RMSProp.eta", 0.01], ["Optimizer.clip_threshold", 5], ["Optimizer.l2_strength", 0],
-      ["RMSProp.alpha", 0.9], ["Optimizer.lr_scale", 1],
+      ["RMSProp.eps", 1e-8],
+      ["RMSProp.eta", 0.01],
+      ["Optimizer.clip_threshold", 5],
+      ["Optimizer.l2_strength", 0],
+      ["RMSProp.alpha", 0.9],
+      ["Optimizer.lr_scale", 1],
     ]),
     "optimizer_adadelta.optimizer": opt({ "Optimizer.epoch": 0 }, [
-      ["AdaDelta.eps", 1e-6], ["AdaDelta.rho", 0.95], ["Optimizer.clip_threshold", 0], ["Optimizer.l2_strength", 0],
+      ["AdaDelta.eps", 1e-6],
+      ["AdaDelta.rho", 0.95],
+      ["Optimizer.clip_threshold", 0],
+      ["Optimizer.l2_strength", 0],
       ["Optimizer.lr_scale", 0.5],
     ]),
     "optimizer_adam.optimizer": opt({ "Optimizer.epoch": 3 }, [
-      ["Adam.beta2", 0.999], ["Adam.beta1", 0.9], ["Optimizer.clip_threshold", 0], ["Adam.eps", 1e-8],
-      ["Adam.alpha", 0.001], ["Optimizer.l2_strength", 0], ["Optimizer.lr_scale", 1],
+      ["Adam.beta2", 0.999],
+      ["Adam.beta1", 0.9],
+      ["Optimizer.clip_threshold", 0],
+      ["Adam.eps", 1e-8],
+      ["Adam.alpha", 0.001],
+      ["Optimizer.l2_strength", 0],
+      ["Optimizer.lr_scale", 1],
     ]),
   };
 }
@@ -111,7 +168,8 @@ export const mp = {
     const bytes = [...new TextEncoder().encode(text)];
     const n = bytes.length;
     const f = form ?? (n < 32 ? "fix" : n < 256 ? "8" : n < 65536 ? "16" : "32");
-    const head = f === "fix" ? [0xa0 | n] : f === "8" ? [0xd9, n] : f === "16" ? [0xda, ...be(n, 2)] : [0xdb, ...be(n, 4)];
+    const head =
+      f === "fix" ? [0xa0 | n] : f === "8" ? [0xd9, n] : f === "16" ? [0xda, ...be(n, 2)] : [0xdb, ...be(n, 4)];
     return [...head, ...bytes];
   },
   rawStr: (bytes: number[]) => [0xa0 | bytes.length, ...bytes],
@@ -166,7 +224,12 @@ function randomParameter(next: () => number, seed: number): primitiv.PrimitivPar
   const n = Math.floor(next() * 3);
   for (let i = 0; i < n; i++) {
     const key = `${randomKey(next)}#${i}`;
-    stats.push([key, next() < 0.7 ? makeTensor(value.shape.dims, randomNormal(seed + i + 1, value.data.byteLength / 4)) : randomTensor(next, seed + 7 * i)]);
+    stats.push([
+      key,
+      next() < 0.7
+        ? makeTensor(value.shape.dims, randomNormal(seed + i + 1, value.data.byteLength / 4))
+        : randomTensor(next, seed + 7 * i),
+    ]);
   }
   return makeParameter(value, stats);
 }
@@ -195,7 +258,8 @@ export function randomFile(seed: number, dataType?: primitiv.PrimitivDataType): 
     case "optimizer": {
       const uint: [string, number][] = [["Optimizer.epoch", Math.floor(next() * 2 ** 32)]];
       const float = new Map<string, number>();
-      for (let i = 0; i < 1 + Math.floor(next() * 8); i++) float.set(`${randomKey(next)}.${i}`, (next() - 0.5) * 10 ** Math.floor(next() * 10 - 5));
+      for (let i = 0; i < 1 + Math.floor(next() * 8); i++)
+        float.set(`${randomKey(next)}.${i}`, (next() - 0.5) * 10 ** Math.floor(next() * 10 - 5));
       return { dataType: kind, optimizer: makeOptimizer(uint, float) };
     }
   }
@@ -208,7 +272,11 @@ export function randomFile(seed: number, dataType?: primitiv.PrimitivDataType): 
  * The pieces of a Model file of `count` parameters named p0, p1, … of dims [rows, cols] each (zeros for data)
  * with no stats: only the headers are real bytes. Returns the total size and the payload offsets.
  */
-export function virtualModel(count: number, rows: number, cols: number): { size: number; pieces: { offset: number; bytes: Uint8Array }[]; payloads: number[] } {
+export function virtualModel(
+  count: number,
+  rows: number,
+  cols: number,
+): { size: number; pieces: { offset: number; bytes: Uint8Array }[]; payloads: number[] } {
   const dataBytes = 4 * rows * cols;
   const pieces: { offset: number; bytes: Uint8Array }[] = [];
   const payloads: number[] = [];
@@ -232,6 +300,10 @@ export function virtualModel(count: number, rows: number, cols: number): { size:
 /** A Model of `count` parameters of dims [rows, cols] with random values (for benchmarks and lazy tests). */
 export function bigModel(count: number, rows: number, cols: number, seed = 1): primitiv.PrimitivFile {
   const entries: [string[], primitiv.PrimitivParameter][] = [];
-  for (let i = 0; i < count; i++) entries.push([["layer", String(i), "w"], makeParameter(makeTensor([rows, cols], randomNormal(seed + i, rows * cols, 0.1)))]);
+  for (let i = 0; i < count; i++)
+    entries.push([
+      ["layer", String(i), "w"],
+      makeParameter(makeTensor([rows, cols], randomNormal(seed + i, rows * cols, 0.1))),
+    ]);
   return { dataType: "model", model: makeModel(entries) };
 }

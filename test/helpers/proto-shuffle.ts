@@ -126,9 +126,19 @@ export function unknownFields(seed: number): PField[] {
     { n: 97, wire: 2, raw: bytes(seed % 5) },
     { n: 96, wire: 5, raw: bytes(4) },
     {
-      n: 95, wire: 3, group: [
-        { n: 1, wire: 0, raw: varintBytes(7n) }, { n: 2, wire: 2, raw: bytes(3) },
-        { n: 3, wire: 3, group: [{ n: 4, wire: 5, raw: bytes(4) }, { n: 5, wire: 1, raw: bytes(8) }] },
+      n: 95,
+      wire: 3,
+      group: [
+        { n: 1, wire: 0, raw: varintBytes(7n) },
+        { n: 2, wire: 2, raw: bytes(3) },
+        {
+          n: 3,
+          wire: 3,
+          group: [
+            { n: 4, wire: 5, raw: bytes(4) },
+            { n: 5, wire: 1, raw: bytes(8) },
+          ],
+        },
       ],
     },
   ];
@@ -173,7 +183,11 @@ export function rewrite(fields: PField[], how: Hostile, seed: number): { fields:
 }
 
 /** An encoded ONNX ModelProto rewritten as `how` says. */
-export function hostileModel(bytes: Uint8Array, how: Hostile, seed: number): { bytes: Uint8Array; unknownInserted: number } {
+export function hostileModel(
+  bytes: Uint8Array,
+  how: Hostile,
+  seed: number,
+): { bytes: Uint8Array; unknownInserted: number } {
   const { fields, unknownInserted } = rewrite(splitFields(bytes, "Model"), how, seed);
   return { bytes: joinFields(fields), unknownInserted };
 }

@@ -4,8 +4,19 @@
  * (max |difference|, max relative difference, cosine similarity).
  */
 import { create } from "../../bindings/formats/onnx/builder.js";
-import type { OnnxAttributeInput, OnnxGraphInput, OnnxTensorInput, OnnxValueInfoInput } from "../../bindings/formats/onnx/builder.js";
-import type { OnnxAttribute, OnnxGraph, OnnxModel, OnnxTensor, OnnxValueInfo } from "../../bindings/formats/onnx/model.js";
+import type {
+  OnnxAttributeInput,
+  OnnxGraphInput,
+  OnnxTensorInput,
+  OnnxValueInfoInput,
+} from "../../bindings/formats/onnx/builder.js";
+import type {
+  OnnxAttribute,
+  OnnxGraph,
+  OnnxModel,
+  OnnxTensor,
+  OnnxValueInfo,
+} from "../../bindings/formats/onnx/model.js";
 import { modelBytes, tensorOf, weightInfo } from "../../bindings/formats/onnx/view.js";
 import { ort } from "./ort.js";
 import { rng as mulberry32 } from "./rng.js";
@@ -29,17 +40,28 @@ function valueInput(v: OnnxValueInfo): OnnxValueInfoInput {
 
 function attributeInput(a: OnnxAttribute, bytes: Uint8Array | undefined): OnnxAttributeInput {
   switch (a.type) {
-    case "FLOAT": return { type: "float", value: a.f ?? 0 };
-    case "INT": return { type: "int", value: a.i ?? 0 };
-    case "STRING": return { type: "string", value: a.s ?? "" };
-    case "TENSOR": return { type: "tensor", value: tensorInput(a.t!, bytes) };
-    case "GRAPH": return { type: "graph", value: graphInput(a.g!, bytes) };
-    case "FLOATS": return { type: "floats", value: a.floats ?? [] };
-    case "INTS": return { type: "ints", value: a.ints ?? [] };
-    case "STRINGS": return { type: "strings", value: a.strings ?? [] };
-    case "TENSORS": return { type: "tensors", value: (a.tensors ?? []).map((t) => tensorInput(t, bytes)) };
-    case "GRAPHS": return { type: "graphs", value: (a.graphs ?? []).map((g) => graphInput(g, bytes)) };
-    default: throw new Error(`rebuild: attribute type ${a.type} not supported`);
+    case "FLOAT":
+      return { type: "float", value: a.f ?? 0 };
+    case "INT":
+      return { type: "int", value: a.i ?? 0 };
+    case "STRING":
+      return { type: "string", value: a.s ?? "" };
+    case "TENSOR":
+      return { type: "tensor", value: tensorInput(a.t!, bytes) };
+    case "GRAPH":
+      return { type: "graph", value: graphInput(a.g!, bytes) };
+    case "FLOATS":
+      return { type: "floats", value: a.floats ?? [] };
+    case "INTS":
+      return { type: "ints", value: a.ints ?? [] };
+    case "STRINGS":
+      return { type: "strings", value: a.strings ?? [] };
+    case "TENSORS":
+      return { type: "tensors", value: (a.tensors ?? []).map((t) => tensorInput(t, bytes)) };
+    case "GRAPHS":
+      return { type: "graphs", value: (a.graphs ?? []).map((g) => graphInput(g, bytes)) };
+    default:
+      throw new Error(`rebuild: attribute type ${a.type} not supported`);
   }
 }
 
@@ -47,7 +69,12 @@ function graphInput(g: OnnxGraph, bytes: Uint8Array | undefined): OnnxGraphInput
   return {
     name: g.name,
     nodes: g.nodes.map((n) => ({
-      name: n.name, opType: n.opType, domain: n.domain, inputs: n.inputs, outputs: n.outputs, docString: n.docString,
+      name: n.name,
+      opType: n.opType,
+      domain: n.domain,
+      inputs: n.inputs,
+      outputs: n.outputs,
+      docString: n.docString,
       attributes: Object.fromEntries(n.attributes.map((a) => [a.name, attributeInput(a, bytes)])),
     })),
     initializers: g.initializers.map((t) => tensorInput(t, bytes)),
@@ -61,8 +88,11 @@ function graphInput(g: OnnxGraph, bytes: Uint8Array | undefined): OnnxGraphInput
 export function rebuild(model: OnnxModel): Uint8Array {
   const bytes = modelBytes.get(model);
   return create({
-    irVersion: model.irVersion, producerName: model.producerName, producerVersion: model.producerVersion,
-    opsetImports: model.opsetImports, graph: graphInput(model.graph!, bytes),
+    irVersion: model.irVersion,
+    producerName: model.producerName,
+    producerVersion: model.producerVersion,
+    opsetImports: model.opsetImports,
+    graph: graphInput(model.graph!, bytes),
   });
 }
 
@@ -70,16 +100,28 @@ export function rebuild(model: OnnxModel): Uint8Array {
  * Random float inputs (uniform in [-1, 1)) for a graph's inputs: symbolic dims from `dims` (1 otherwise), whole
  * shapes from `shapes`, int64 inputs from `ints` (1 otherwise).
  */
-export function generateFeeds(model: OnnxModel, dims: Record<string, number>, ints: Record<string, bigint[]> = {}, seed = 1, shapes: Record<string, number[]> = {}): Record<string, ort.Tensor> {
+export function generateFeeds(
+  model: OnnxModel,
+  dims: Record<string, number>,
+  ints: Record<string, bigint[]> = {},
+  seed = 1,
+  shapes: Record<string, number[]> = {},
+): Record<string, ort.Tensor> {
   const rng = mulberry32(seed);
   const feeds: Record<string, ort.Tensor> = {};
   const initializers = new Set(model.graph!.initializers.map((t) => t.name));
   for (const v of model.graph!.inputs) {
     if (initializers.has(v.name)) continue;
-    const shape = shapes[v.name] ?? (v.type.shape ?? []).map((d) => (typeof d === "number" ? d : dims[d ?? ""] ?? 1));
+    const shape = shapes[v.name] ?? (v.type.shape ?? []).map((d) => (typeof d === "number" ? d : (dims[d ?? ""] ?? 1)));
     const count = shape.reduce((a, b) => a * b, 1);
-    if (v.type.elemType === 7) feeds[v.name] = new ort.Tensor("int64", BigInt64Array.from(ints[v.name] ?? new Array(count).fill(1n)), shape);
-    else feeds[v.name] = new ort.Tensor("float32", Float32Array.from({ length: count }, () => rng() * 2 - 1), shape);
+    if (v.type.elemType === 7)
+      feeds[v.name] = new ort.Tensor("int64", BigInt64Array.from(ints[v.name] ?? new Array(count).fill(1n)), shape);
+    else
+      feeds[v.name] = new ort.Tensor(
+        "float32",
+        Float32Array.from({ length: count }, () => rng() * 2 - 1),
+        shape,
+      );
   }
   return feeds;
 }

@@ -19,7 +19,6 @@ export function text(b: Uint8Array): string {
   return String.fromCharCode(...b);
 }
 
-
 /** §8.1 corpus example (TAB separated). */
 export const DOC_CORPUS =
   ".spr\nDATA\tCORPUS\nDIM1\t5\n#\n" +
@@ -45,7 +44,8 @@ export const DOC_CI_UNITS = ".spr\nDATA\tUNIT\nDIM1\t4\nUNIT_TYPE\tCI phonemes\n
 export const DOC_CD_UNITS = ".spr\nDIM1\t2\nDATA\tUNIT\n#\n@0\t[d]-@-[sz]\t\t3\t0 118 198\n2130\t-*- 1 575\n";
 
 /** §8.7 corpus header written by the SPRAAK-docker script ('#' as the transcription). */
-export const DOCKER_CORPUS = ".spr\nDIM1\t2\nDATA\tCORPUS\nTYPE\tSTRING\nFORMAT\tASCII\n#\nspk1/utt1\t#\t0 -1\nspk1/utt2\t#\t0 -1\n";
+export const DOCKER_CORPUS =
+  ".spr\nDIM1\t2\nDATA\tCORPUS\nTYPE\tSTRING\nFORMAT\tASCII\n#\nspk1/utt1\t#\t0 -1\nspk1/utt2\t#\t0 -1\n";
 
 /** §8.6 MVGAUSS header (no FORMAT: ASCII by default) with `rows` rows of 1 + 2 * vlen values. */
 export function docMvgauss(rows: number, vlen: number, seed: number): { bytes: Uint8Array; values: Float32Array } {
@@ -78,7 +78,7 @@ export const GRAMMAR_HEADER =
   'BACKSLASH_END\t"ends with \\\\"\n' +
   "CONTINUED\tfirst part \\\n  second part\n" +
   "KEY_ONLY\n" +
-  "MID_QUOTE\tsay \"hi\" now\n" +
+  'MID_QUOTE\tsay "hi" now\n' +
   "WITH_CR\tvalue\r\n" +
   "TYPE\tI16\nLAYOUT\tMATRIX\nDIM1\t2\nDIM2\t3\n" +
   "        \n" +
@@ -107,7 +107,12 @@ export function grammarFile(): Uint8Array {
 }
 
 /** A key header file: `.key` magic (optional), old key names, end line of `###`, F32 little-endian frames. */
-export function keyHeaderFile(options: { magic: boolean; endLine?: string; endian?: "BIG" | "LITTLE" }, frames: number, params: number, seed: number): { bytes: Uint8Array; values: Float32Array } {
+export function keyHeaderFile(
+  options: { magic: boolean; endLine?: string; endian?: "BIG" | "LITTLE" },
+  frames: number,
+  params: number,
+  seed: number,
+): { bytes: Uint8Array; values: Float32Array } {
   const values = randomValues("F32", frames * params, seed) as Float32Array;
   const header =
     (options.magic ? ".key\n" : "") +
@@ -123,36 +128,78 @@ export function keyHeaderFile(options: { magic: boolean; endLine?: string; endia
   return { bytes: concatBytes(bytes(header), data), values };
 }
 
-export const ALL_TYPES: readonly SpraakType[] = ["I8", "U8", "I16", "U16", "I32", "U32", "I64", "U64", "F32", "F64", "ALAW", "ULAW"];
+export const ALL_TYPES: readonly SpraakType[] = [
+  "I8",
+  "U8",
+  "I16",
+  "U16",
+  "I32",
+  "U32",
+  "I64",
+  "U64",
+  "F32",
+  "F64",
+  "ALAW",
+  "ULAW",
+];
 export const ALL_FORMATS: readonly SpraakFormat[] = ["BIN01", "BIN10", "ASCII"];
 
 /** Seeded values of a type, with the type's extremes and (floats) NaN, ±0, ±Infinity and subnormals mixed in. */
 export function randomValues(type: SpraakType, n: number, seed: number): TypedArray {
   const next = rng(seed);
   const specials: Partial<Record<SpraakType, (number | bigint)[]>> = {
-    I8: [-128, 127, 0], U8: [0, 255], I16: [-32768, 32767], U16: [0, 65535], I32: [-2147483648, 2147483647],
-    U32: [0, 4294967295], I64: [-(2n ** 63n), 2n ** 63n - 1n, 0n], U64: [0n, 2n ** 64n - 1n],
+    I8: [-128, 127, 0],
+    U8: [0, 255],
+    I16: [-32768, 32767],
+    U16: [0, 65535],
+    I32: [-2147483648, 2147483647],
+    U32: [0, 4294967295],
+    I64: [-(2n ** 63n), 2n ** 63n - 1n, 0n],
+    U64: [0n, 2n ** 64n - 1n],
     F32: [NaN, -0, Infinity, -Infinity, 1e-45, 3.4028234663852886e38, 0.1],
     F64: [NaN, -0, Infinity, -Infinity, 5e-324, 1.7976931348623157e308, 0.1],
-    ALAW: [0x55, 0xd5, 0x2a, 0xaa], ULAW: [0x00, 0x7f, 0x80, 0xff],
+    ALAW: [0x55, 0xd5, 0x2a, 0xaa],
+    ULAW: [0x00, 0x7f, 0x80, 0xff],
   };
   const make = (): number | bigint => {
     switch (type) {
-      case "I8": return Math.floor(next() * 256) - 128;
-      case "U8": case "ALAW": case "ULAW": return Math.floor(next() * 256);
-      case "I16": return Math.floor(next() * 65536) - 32768;
-      case "U16": return Math.floor(next() * 65536);
-      case "I32": return Math.floor(next() * 4294967296) - 2147483648;
-      case "U32": return Math.floor(next() * 4294967296);
-      case "I64": return BigInt.asIntN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)));
-      case "U64": return BigInt.asUintN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)));
-      case "F32": return Math.fround((next() - 0.5) * 10 ** Math.floor(next() * 12 - 6));
-      case "F64": return (next() - 0.5) * 10 ** Math.floor(next() * 40 - 20);
+      case "I8":
+        return Math.floor(next() * 256) - 128;
+      case "U8":
+      case "ALAW":
+      case "ULAW":
+        return Math.floor(next() * 256);
+      case "I16":
+        return Math.floor(next() * 65536) - 32768;
+      case "U16":
+        return Math.floor(next() * 65536);
+      case "I32":
+        return Math.floor(next() * 4294967296) - 2147483648;
+      case "U32":
+        return Math.floor(next() * 4294967296);
+      case "I64":
+        return BigInt.asIntN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)));
+      case "U64":
+        return BigInt.asUintN(64, (BigInt(Math.floor(next() * 2 ** 32)) << 32n) | BigInt(Math.floor(next() * 2 ** 32)));
+      case "F32":
+        return Math.fround((next() - 0.5) * 10 ** Math.floor(next() * 12 - 6));
+      case "F64":
+        return (next() - 0.5) * 10 ** Math.floor(next() * 40 - 20);
     }
   };
   const ctors = {
-    I8: Int8Array, U8: Uint8Array, I16: Int16Array, U16: Uint16Array, I32: Int32Array, U32: Uint32Array,
-    I64: BigInt64Array, U64: BigUint64Array, F32: Float32Array, F64: Float64Array, ALAW: Uint8Array, ULAW: Uint8Array,
+    I8: Int8Array,
+    U8: Uint8Array,
+    I16: Int16Array,
+    U16: Uint16Array,
+    I32: Int32Array,
+    U32: Uint32Array,
+    I64: BigInt64Array,
+    U64: BigUint64Array,
+    F32: Float32Array,
+    F64: Float64Array,
+    ALAW: Uint8Array,
+    ULAW: Uint8Array,
   } as const;
   const out = new ctors[type](n) as unknown as (number | bigint)[] & TypedArray;
   const extra = specials[type] ?? [];
@@ -161,7 +208,11 @@ export function randomValues(type: SpraakType, n: number, seed: number): TypedAr
 }
 
 /** Every format x type x compression combination, built with our writer: [label, file]. */
-export function matrixVariants(rows: number, cols: number, seed: number): { label: string; type: SpraakType; format: SpraakFormat; values: TypedArray; file: SpraakFile }[] {
+export function matrixVariants(
+  rows: number,
+  cols: number,
+  seed: number,
+): { label: string; type: SpraakType; format: SpraakFormat; values: TypedArray; file: SpraakFile }[] {
   const out: { label: string; type: SpraakType; format: SpraakFormat; values: TypedArray; file: SpraakFile }[] = [];
   let s = seed;
   for (const type of ALL_TYPES) {
@@ -169,7 +220,10 @@ export function matrixVariants(rows: number, cols: number, seed: number): { labe
       for (const packing of ["plain", "compress", "gzip"] as const) {
         const values = randomValues(type, rows * cols, s++);
         const file = spraak.matrix(values, {
-          cols, type, format, data: "TRACK",
+          cols,
+          type,
+          format,
+          data: "TRACK",
           header: { SAMPLEFREQ: "16000", FSHIFT: "0.01" },
           compress: packing === "compress" ? "gzip" : undefined,
           gzip: packing === "gzip",

@@ -72,21 +72,34 @@ export function richModule(): TsmFile {
     constNode("c_scalar0d", field("float32", [], Float32Array.of(2.5))),
     constNode("c_scalar1", field("float32", [1], Float32Array.of(-4))),
     constNode("c_empty", field("float32", [0, 3], new Float32Array(0))),
-    constNode("c_packed", field("int32", [2], Int32Array.of(1, 2)), text("abc"), field("float64", [1, 1], Float64Array.of(0.5))),
+    constNode(
+      "c_packed",
+      field("int32", [2], Int32Array.of(1, 2)),
+      text("abc"),
+      field("float64", [1, 1], Float64Array.of(0.5)),
+    ),
   ];
-  const input = node("<param>", "input", [param("#shape", field("int32", [4], Int32Array.of(1, 3, 8, 8))), param("#dtype", field("int32", [], Int32Array.of(10)))]);
+  const input = node("<param>", "input", [
+    param("#shape", field("int32", [4], Int32Array.of(1, 3, 8, 8))),
+    param("#dtype", field("int32", [], Int32Array.of(10))),
+  ]);
   const first = consts.length + 1; // index of the op node, after input (0) and the consts (1..)
-  const op = node("_pack", "packed_all", [
-    param("format", text("NCHW")),
-    param("dim", field("int32", [1], Int32Array.of(1))), // C++-style [1] scalar
-    param("axis", field("int32", [], Int32Array.of(-2))), // Python-style 0-d scalar
-    param("smooth", field("bool", [], Uint8Array.of(1))),
-    param("epsilon", field("float64", [], Float64Array.of(1e-5))),
-    param("padding", field("int32", [4, 2], Int32Array.of(0, 0, 0, 0, 1, 1, 2, 2))),
-    param("name_utf8", text("名前-name")),
-    param("packed", field("int32", [2], Int32Array.of(1, 2)), text("abc")),
-    param("packed_empty"),
-  ], [0, first + 2, ...consts.map((_, i) => i + 1)]); // first + 2: a forward reference to "late"
+  const op = node(
+    "_pack",
+    "packed_all",
+    [
+      param("format", text("NCHW")),
+      param("dim", field("int32", [1], Int32Array.of(1))), // C++-style [1] scalar
+      param("axis", field("int32", [], Int32Array.of(-2))), // Python-style 0-d scalar
+      param("smooth", field("bool", [], Uint8Array.of(1))),
+      param("epsilon", field("float64", [], Float64Array.of(1e-5))),
+      param("padding", field("int32", [4, 2], Int32Array.of(0, 0, 0, 0, 1, 1, 2, 2))),
+      param("name_utf8", text("名前-name")),
+      param("packed", field("int32", [2], Int32Array.of(1, 2)), text("abc")),
+      param("packed_empty"),
+    ],
+    [0, first + 2, ...consts.map((_, i) => i + 1)],
+  ); // first + 2: a forward reference to "late"
   const relu = node("relu", "out", [], [first]);
   const late = constNode("late", field("float32", [2], Float32Array.of(7, 8)));
   return module([input, ...consts, op, relu, late], [0], [first + 1], reserved);
@@ -101,7 +114,11 @@ export function cloneModule(file: TsmFile): TsmFile {
  * The pieces of a virtual .tsm whose last node is a `<const>` "huge" of `payloadBytes` float32 bytes, for
  * sparseSource: the bytes before its payload and the bytes after it. Also returns the payload's offset.
  */
-export function hugeConstPieces(payloadBytes: number): { size: number; pieces: { offset: number; bytes: Uint8Array }[]; payloadOffset: number } {
+export function hugeConstPieces(payloadBytes: number): {
+  size: number;
+  pieces: { offset: number; bytes: Uint8Array }[];
+  payloadOffset: number;
+} {
   const small = constNode("small", field("float32", [4], Float32Array.of(1, 2, 3, 4)));
   const huge = constNode("huge", field("float32", [0], new Float32Array(0)));
   const file = module([node("<param>", "x"), small, node("add", "y", [], [0, 1, 3]), huge], [0], [2]);
@@ -112,7 +129,10 @@ export function hugeConstPieces(payloadBytes: number): { size: number; pieces: {
   const tail = bytes.slice(payloadOffset);
   return {
     size: payloadOffset + payloadBytes + tail.length,
-    pieces: [{ offset: 0, bytes: head }, { offset: payloadOffset + payloadBytes, bytes: tail }],
+    pieces: [
+      { offset: 0, bytes: head },
+      { offset: payloadOffset + payloadBytes, bytes: tail },
+    ],
     payloadOffset,
   };
 }

@@ -10,7 +10,14 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { BAND_TUNING, type BandPlan, bandedChunks, bandedChunksOfBytes, bandsOf, planBands } from "../../bindings/io/banded.js";
+import {
+  BAND_TUNING,
+  type BandPlan,
+  bandedChunks,
+  bandedChunksOfBytes,
+  bandsOf,
+  planBands,
+} from "../../bindings/io/banded.js";
 import { openFileAccess } from "../../bindings/io/file-access.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import { type DType, type DecodeOptions, type TensorInfo, decodeTensor, dtypeBytes } from "../../bindings/tensor.js";
@@ -39,10 +46,18 @@ interface Case {
 }
 
 const KINDS: { dtype: DType; decode?: DecodeOptions; quantization?: boolean }[] = [
-  { dtype: "float32" }, { dtype: "uint8" }, { dtype: "int16" }, { dtype: "float64" }, { dtype: "int64" },
-  { dtype: "complex128" }, { dtype: "float16" }, { dtype: "float16", decode: { dtype: "float32" } },
-  { dtype: "int8", quantization: true, decode: { dtype: "float32" } }, { dtype: "float64", decode: { dtype: "float32" } },
-  { dtype: "bfloat16", decode: { dtype: "float32" } }, { dtype: "int32", decode: { dtype: "float32" } },
+  { dtype: "float32" },
+  { dtype: "uint8" },
+  { dtype: "int16" },
+  { dtype: "float64" },
+  { dtype: "int64" },
+  { dtype: "complex128" },
+  { dtype: "float16" },
+  { dtype: "float16", decode: { dtype: "float32" } },
+  { dtype: "int8", quantization: true, decode: { dtype: "float32" } },
+  { dtype: "float64", decode: { dtype: "float32" } },
+  { dtype: "bfloat16", decode: { dtype: "float32" } },
+  { dtype: "int32", decode: { dtype: "float32" } },
 ];
 
 /** Finite float bit patterns, so that casts compare bit for bit whatever the NaN handling. */
@@ -70,14 +85,26 @@ function randomCase(seed: number): Case {
   const size = dtypeBytes(kind.dtype);
   const byteOrder = next() < 0.4 ? "be" : "le";
   const info: TensorInfo = {
-    name: `t${seed}`, dtype: kind.dtype, shape, byteOffset: 3 + Math.floor(next() * 40), byteLength: count * size, byteOrder,
-    layout: "column-major", format: "test",
+    name: `t${seed}`,
+    dtype: kind.dtype,
+    shape,
+    byteOffset: 3 + Math.floor(next() * 40),
+    byteLength: count * size,
+    byteOrder,
+    layout: "column-major",
+    format: "test",
   };
   if (kind.quantization) info.quantization = { scale: 0.5 + next(), offset: Math.floor(next() * 9) - 4 };
   const outSize = kind.decode?.dtype === "float32" ? 4 : size;
   // budgets from one element to more than the tensor, odd ones included
   const budget = pick([outSize, outSize * 3, 7 * outSize + 1, 64, 1000, count * outSize * 2]);
-  return { label: `seed ${seed}: ${kind.dtype}${kind.decode ? "->f32" : ""} ${byteOrder} [${shape.join(", ")}] (${special}) budget ${budget}`, info, decode: kind.decode ?? {}, stored: storedBytes(kind.dtype, count, seed), budget };
+  return {
+    label: `seed ${seed}: ${kind.dtype}${kind.decode ? "->f32" : ""} ${byteOrder} [${shape.join(", ")}] (${special}) budget ${budget}`,
+    info,
+    decode: kind.decode ?? {},
+    stored: storedBytes(kind.dtype, count, seed),
+    budget,
+  };
 }
 
 function whole(c: Case): Uint8Array {
@@ -135,8 +162,11 @@ describe("banded transposes equal the whole-tensor decode", () => {
         BAND_TUNING.bandBytes = c.budget;
         const outSize = plan!.outSize;
         // in memory, from a Buffer view at an odd offset
-        const fromMemory = withBackend(backend, () => [...bandedChunksOfBytes(oddBuffer(c.stored), plan!, c.decode)].map((b) => b.slice()));
-        for (const band of fromMemory) expect(band.length, c.label).toBeLessThanOrEqual(Math.max(c.budget - (c.budget % outSize), outSize));
+        const fromMemory = withBackend(backend, () =>
+          [...bandedChunksOfBytes(oddBuffer(c.stored), plan!, c.decode)].map((b) => b.slice()),
+        );
+        for (const band of fromMemory)
+          expect(band.length, c.label).toBeLessThanOrEqual(Math.max(c.budget - (c.budget % outSize), outSize));
         expect(sameBytes(concat(...fromMemory), want), c.label).toBe(true);
         // from a file image (the tensor after a header), read in short pieces through windows and runs
         const file = concat(randomBytes(seed + 7, c.info.byteOffset), c.stored, randomBytes(seed + 9, 5));
@@ -145,7 +175,9 @@ describe("banded transposes equal the whole-tensor decode", () => {
         kernelsBackend(backend);
         try {
           const source = shortReadSource(file, 1 + (seed % 13));
-          expect(sameBytes(concat(...(await collect(bandedChunks(source, plan!, c.decode)))), want), c.label).toBe(true);
+          expect(sameBytes(concat(...(await collect(bandedChunks(source, plan!, c.decode)))), want), c.label).toBe(
+            true,
+          );
           // and from fromBytes() over an ArrayBuffer
           const fromArrayBuffer = await collect(bandedChunks(fromBytes(file.slice().buffer), plan!, c.decode));
           expect(sameBytes(concat(...fromArrayBuffer), want), c.label).toBe(true);
@@ -160,11 +192,22 @@ describe("banded transposes equal the whole-tensor decode", () => {
     const access = [];
     try {
       for (const [shape, dtype, decode, byteOrder] of [
-        [[700, 300], "float32", {}, "le"], [[300, 700], "float16", { dtype: "float32" }, "le"], [[37, 41, 53], "float64", {}, "be"],
-        [[2, 3000], "int16", {}, "be"], [[5000, 3], "uint8", {}, "le"],
+        [[700, 300], "float32", {}, "le"],
+        [[300, 700], "float16", { dtype: "float32" }, "le"],
+        [[37, 41, 53], "float64", {}, "be"],
+        [[2, 3000], "int16", {}, "be"],
+        [[5000, 3], "uint8", {}, "le"],
       ] as const) {
         const count = shape.reduce((a: number, b: number) => a * b, 1);
-        const info: TensorInfo = { name: "big", dtype, shape: [...shape], byteOffset: 11, byteLength: count * dtypeBytes(dtype), byteOrder, layout: "column-major" };
+        const info: TensorInfo = {
+          name: "big",
+          dtype,
+          shape: [...shape],
+          byteOffset: 11,
+          byteLength: count * dtypeBytes(dtype),
+          byteOrder,
+          layout: "column-major",
+        };
         const stored = storedBytes(dtype, count, count);
         const path = join(dir, `big-${count}.bin`);
         writeFileSync(path, concat(new Uint8Array(11), stored));
@@ -177,7 +220,10 @@ describe("banded transposes equal the whole-tensor decode", () => {
             kernelsBackend(backend);
             try {
               const got = await collect(bandedChunks(file.source(), planBands(info, decode)!, decode));
-              expect(sameBytes(concat(...got), want), `${backend} [${shape.join(", ")}] ${dtype} budget ${budget}`).toBe(true);
+              expect(
+                sameBytes(concat(...got), want),
+                `${backend} [${shape.join(", ")}] ${dtype} budget ${budget}`,
+              ).toBe(true);
             } finally {
               kernelsBackend("auto");
             }
@@ -192,7 +238,15 @@ describe("banded transposes equal the whole-tensor decode", () => {
 
 describe("what bands read and hold", () => {
   const plan2d = (rows: number, cols: number): BandPlan =>
-    planBands({ name: "w", dtype: "float32", shape: [rows, cols], byteOffset: 0, byteLength: rows * cols * 4, byteOrder: "le", layout: "column-major" })!;
+    planBands({
+      name: "w",
+      dtype: "float32",
+      shape: [rows, cols],
+      byteOffset: 0,
+      byteLength: rows * cols * 4,
+      byteOrder: "le",
+      layout: "column-major",
+    })!;
 
   it("long columns: every stored byte is read once, one read per column per band; no band over the budget", async () => {
     const rows = 4096;
@@ -207,7 +261,9 @@ describe("what bands read and hold", () => {
     for (const band of bands) expect(band.length).toBe(64 * 1024);
     expect(source.bytesRead).toBe(stored.length);
     expect(source.calls).toBe(16 * cols);
-    expect(sameBytes(concat(...bands), whole({ label: "", info: plan.info, decode: {}, stored, budget: 0 }))).toBe(true);
+    expect(sameBytes(concat(...bands), whole({ label: "", info: plan.info, decode: {}, stored, budget: 0 }))).toBe(
+      true,
+    );
   });
 
   it("short columns are read through windows: a bounded number of reads, no read larger than the window", async () => {
@@ -217,13 +273,23 @@ describe("what bands read and hold", () => {
     const stored = randomBytes(4, 3 * 100_000 * 4);
     let largest = 0;
     const base = shortReadSource(stored, Number.MAX_SAFE_INTEGER);
-    const source = { ...base, readInto: async (t: Uint8Array, o: number) => { largest = Math.max(largest, t.length); return base.readInto!(t, o); } };
+    const source = {
+      ...base,
+      readInto: async (t: Uint8Array, o: number) => {
+        largest = Math.max(largest, t.length);
+        return base.readInto!(t, o);
+      },
+    };
     const bands = await collect(bandedChunks(source, plan));
     expect(largest).toBeLessThanOrEqual(64 * 1024);
     for (const band of bands) expect(band.length).toBeLessThanOrEqual(32 * 1024);
     // each row is one pass over the tensor: three passes in windows of 64 KiB
-    expect(base.calls).toBeLessThanOrEqual(3 * Math.ceil(stored.length / (64 * 1024)) + 3 * Math.ceil(400_000 / (32 * 1024)));
-    expect(sameBytes(concat(...bands), whole({ label: "", info: plan.info, decode: {}, stored, budget: 0 }))).toBe(true);
+    expect(base.calls).toBeLessThanOrEqual(
+      3 * Math.ceil(stored.length / (64 * 1024)) + 3 * Math.ceil(400_000 / (32 * 1024)),
+    );
+    expect(sameBytes(concat(...bands), whole({ label: "", info: plan.info, decode: {}, stored, budget: 0 }))).toBe(
+      true,
+    );
   });
 
   it("short columns read through windows: at most maxPasses passes over the tensor, in larger bands", async () => {
@@ -236,22 +302,41 @@ describe("what bands read and hold", () => {
     const bands = await collect(bandedChunks(source, plan));
     expect(bands.length).toBe(8);
     expect(source.bytesRead).toBeLessThanOrEqual(8 * stored.length);
-    expect(sameBytes(concat(...bands), whole({ label: "", info: plan.info, decode: {}, stored, budget: 0 }))).toBe(true);
+    expect(sameBytes(concat(...bands), whole({ label: "", info: plan.info, decode: {}, stored, budget: 0 }))).toBe(
+      true,
+    );
     // in memory nothing is read twice: bands keep to the budget
     expect([...bandedChunksOfBytes(stored, plan)].length).toBe(32);
   });
 
   it("every band's rows: bandsOf covers each output element exactly once", () => {
-    for (const [shape, budget] of [[[5, 7, 3], 12], [[2, 50], 16], [[9, 4], 4], [[4, 3, 2, 5], 100]] as const) {
+    for (const [shape, budget] of [
+      [[5, 7, 3], 12],
+      [[2, 50], 16],
+      [[9, 4], 4],
+      [[4, 3, 2, 5], 100],
+    ] as const) {
       const count = shape.reduce((a: number, b: number) => a * b, 1);
-      const plan = planBands({ name: "x", dtype: "float32", shape: [...shape], byteOffset: 0, byteLength: count * 4, byteOrder: "le", layout: "column-major" })!;
+      const plan = planBands({
+        name: "x",
+        dtype: "float32",
+        shape: [...shape],
+        byteOffset: 0,
+        byteLength: count * 4,
+        byteOrder: "le",
+        layout: "column-major",
+      })!;
       for (const passes of [0, 2]) {
         const seen = new Uint8Array(count);
         for (const band of bandsOf(plan, budget, passes)) {
           if (passes === 0) expect(band.runs * band.length * 4).toBeLessThanOrEqual(Math.max(budget, 4));
-          for (let c = 0; c < band.runs; c++) for (let j = 0; j < band.length; j++) seen[band.first + c * band.step + j * band.stride]!++;
+          for (let c = 0; c < band.runs; c++)
+            for (let j = 0; j < band.length; j++) seen[band.first + c * band.step + j * band.stride]!++;
         }
-        expect([...seen].every((v) => v === 1), `[${shape.join(", ")}] passes ${passes}`).toBe(true);
+        expect(
+          [...seen].every((v) => v === 1),
+          `[${shape.join(", ")}] passes ${passes}`,
+        ).toBe(true);
       }
     }
   });
@@ -275,7 +360,15 @@ describe("what bands read and hold", () => {
   });
 
   it("plans only what it can band: row-major, 1-D, format-specific stored forms and over 8 long axes are left to the loaders", () => {
-    const base: TensorInfo = { name: "x", dtype: "float32", shape: [4, 5], byteOffset: 0, byteLength: 80, byteOrder: "le", layout: "column-major" };
+    const base: TensorInfo = {
+      name: "x",
+      dtype: "float32",
+      shape: [4, 5],
+      byteOffset: 0,
+      byteLength: 80,
+      byteOrder: "le",
+      layout: "column-major",
+    };
     expect(planBands(base)).toBeDefined();
     expect(planBands({ ...base, layout: "row-major" })).toBeUndefined();
     expect(planBands({ ...base, shape: [1, 20, 1] })).toBeUndefined();
@@ -294,11 +387,13 @@ describe("the streaming writers band column-major tensors of openFile() results"
     const lib = await import("../../bindings/index.js");
     const { makeModel, makeParameter, makeTensor } = lib.primitiv;
     const values = (n: number, seed: number) => Float32Array.from(randomBytes(seed, n), (b) => b / 7 - 3);
-    const bytes = lib.primitiv.write(makeModel([
-      ["a", makeParameter(makeTensor([200, 90], values(18_000, 1)))],
-      ["b", makeParameter(makeTensor([7, 9, 11], values(693, 2)))],
-      ["c", makeParameter(makeTensor([3, 5000], values(15_000, 3)))],
-    ]));
+    const bytes = lib.primitiv.write(
+      makeModel([
+        ["a", makeParameter(makeTensor([200, 90], values(18_000, 1)))],
+        ["b", makeParameter(makeTensor([7, 9, 11], values(693, 2)))],
+        ["c", makeParameter(makeTensor([3, 5000], values(15_000, 3)))],
+      ]),
+    );
     const path = join(dir, "model.primitiv");
     writeFileSync(path, bytes);
     BAND_TUNING.bandBytes = 2048;
@@ -306,15 +401,29 @@ describe("the streaming writers band column-major tensors of openFile() results"
     const opened = await lib.openFile(path);
     try {
       const pieces: Uint8Array[] = [];
-      await lib.writeSafetensorsTo((c) => { pieces.push(c.slice()); }, opened, { metadata: { m: "1" } });
+      await lib.writeSafetensorsTo(
+        (c) => {
+          pieces.push(c.slice());
+        },
+        opened,
+        { metadata: { m: "1" } },
+      );
       const want = lib.writeSafetensors(lib.readAny(bytes).tensors(), { m: "1" });
       expect(sameBytes(concat(...pieces), want)).toBe(true);
       expect(Math.max(...pieces.slice(1).map((p) => p.length))).toBeLessThanOrEqual(2048);
       expect(pieces.length).toBeGreaterThan(30);
       for (const info of opened.tensorInfos()) {
         const npy: Uint8Array[] = [];
-        await lib.writeNpyTo((c) => { npy.push(c.slice()); }, { file: opened, info, decode: { dtype: "float32" } });
-        const tensor = lib.readAny(bytes).tensors({ dtype: "float32" }).find((t) => t.name === info.name)!;
+        await lib.writeNpyTo(
+          (c) => {
+            npy.push(c.slice());
+          },
+          { file: opened, info, decode: { dtype: "float32" } },
+        );
+        const tensor = lib
+          .readAny(bytes)
+          .tensors({ dtype: "float32" })
+          .find((t) => t.name === info.name)!;
         expect(sameBytes(concat(...npy), lib.writeNpy(tensor)), info.name).toBe(true);
       }
     } finally {

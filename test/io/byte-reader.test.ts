@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { BadMagicError, FormatError, LimitError, TruncatedError, UnsupportedVersionError } from "../../bindings/bytes/errors.js";
+import {
+  BadMagicError,
+  FormatError,
+  LimitError,
+  TruncatedError,
+  UnsupportedVersionError,
+} from "../../bindings/bytes/errors.js";
 import { ByteReader, NeedBytes } from "../../bindings/bytes/byte-reader.js";
 import { ByteWriter } from "../../bindings/bytes/byte-writer.js";
 import { ChunkCache } from "../../bindings/io/lazy.js";
@@ -7,7 +13,16 @@ import { fromBytes } from "../../bindings/io/source.js";
 
 function sample(): Uint8Array {
   const w = new ByteWriter(8);
-  w.u8(0xfe).i8(-2).u16(0xbeef).i16(-1234).u32(0xdeadbeef).i32(-5).u64(2n ** 63n + 5n).i64(-7n).f32(1.5).f64(-2.25);
+  w.u8(0xfe)
+    .i8(-2)
+    .u16(0xbeef)
+    .i16(-1234)
+    .u32(0xdeadbeef)
+    .i32(-5)
+    .u64(2n ** 63n + 5n)
+    .i64(-7n)
+    .f32(1.5)
+    .f64(-2.25);
   w.bytes(new TextEncoder().encode("héllo"));
   return w.finish().slice();
 }
@@ -16,7 +31,16 @@ describe("ByteReader and ByteWriter", () => {
   it("read back every type written, little and big endian", () => {
     for (const littleEndian of [true, false]) {
       const w = new ByteWriter(4, littleEndian);
-      w.u8(0xfe).i8(-2).u16(0xbeef).i16(-1234).u32(0xdeadbeef).i32(-5).u64(2n ** 63n + 5n).i64(-7n).f32(1.5).f64(-2.25);
+      w.u8(0xfe)
+        .i8(-2)
+        .u16(0xbeef)
+        .i16(-1234)
+        .u32(0xdeadbeef)
+        .i32(-5)
+        .u64(2n ** 63n + 5n)
+        .i64(-7n)
+        .f32(1.5)
+        .f64(-2.25);
       const n = w.utf8("héllo");
       const bytes = w.finish();
       const r = new ByteReader(bytes, "test", { littleEndian });
@@ -39,7 +63,13 @@ describe("ByteReader and ByteWriter", () => {
     } catch (e) {
       expect(e).toBeInstanceOf(TruncatedError);
       const t = e as TruncatedError;
-      expect([t.code, t.offset, t.field, t.needed, t.available]).toEqual(["TRUNCATED", 4, "node[3].inputs.count", 4, 3]);
+      expect([t.code, t.offset, t.field, t.needed, t.available]).toEqual([
+        "TRUNCATED",
+        4,
+        "node[3].inputs.count",
+        4,
+        3,
+      ]);
       expect(t.message).toBe("tsm: truncated: need 4 bytes, 3 available at offset 4 (0x4) [node[3].inputs.count]");
     }
   });
@@ -69,7 +99,9 @@ describe("ByteReader and ByteWriter", () => {
   it("magic and version errors carry what was expected and found", () => {
     const r = new ByteReader(new TextEncoder().encode("APRILMDX\x02\0\0\0"), "april");
     expect(() => r.magic("APRILMDL")).toThrow(BadMagicError);
-    expect(() => r.magic("APRILMDL")).toThrow('april: bad magic: expected "APRILMDL", got "APRILMDX" at offset 0 (0x0) [magic]');
+    expect(() => r.magic("APRILMDL")).toThrow(
+      'april: bad magic: expected "APRILMDL", got "APRILMDX" at offset 0 (0x0) [magic]',
+    );
     r.skip(8);
     const at = r.pos;
     expect(() => r.version(r.u32("version"), [1], at)).toThrow(UnsupportedVersionError);

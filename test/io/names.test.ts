@@ -21,25 +21,29 @@ describe("uniqueNames", () => {
   });
 
   it("property: any list of names gives distinct names, as many, the unrepeated and the first of each kept", () => {
-    fc.assert(fc.property(nameLists, (names) => {
-      const out = uniqueNames(names);
-      expect(out).toHaveLength(names.length);
-      expect(new Set(out).size).toBe(out.length);
-      const counts = new Map<string, number>();
-      for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
-      names.forEach((n, i) => {
-        if (counts.get(n) === 1 || names.indexOf(n) === i) expect(out[i]).toBe(n);
-        else expect(out[i]!.startsWith(`${n}#`)).toBe(true);
-      });
-    }));
+    fc.assert(
+      fc.property(nameLists, (names) => {
+        const out = uniqueNames(names);
+        expect(out).toHaveLength(names.length);
+        expect(new Set(out).size).toBe(out.length);
+        const counts = new Map<string, number>();
+        for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+        names.forEach((n, i) => {
+          if (counts.get(n) === 1 || names.indexOf(n) === i) expect(out[i]).toBe(n);
+          else expect(out[i]!.startsWith(`${n}#`)).toBe(true);
+        });
+      }),
+    );
   });
 
   it("property: stable (the same list gives the same names; distinct names come back unchanged)", () => {
-    fc.assert(fc.property(nameLists, (names) => {
-      const out = uniqueNames(names);
-      expect(uniqueNames(names.slice())).toEqual(out);
-      expect(uniqueNames(out)).toEqual(out);
-    }));
+    fc.assert(
+      fc.property(nameLists, (names) => {
+        const out = uniqueNames(names);
+        expect(uniqueNames(names.slice())).toEqual(out);
+        expect(uniqueNames(out)).toEqual(out);
+      }),
+    );
   });
 
   it("a name repeated 20000 times is named in one pass (no quadratic search)", () => {
@@ -68,9 +72,17 @@ describe("dictionary and ownValue", () => {
 });
 
 function onnxModel(names: string[]): Uint8Array {
-  return onnx.write(onnx.create({
-    graph: { name: "g", nodes: [], inputs: [], outputs: [], initializers: names.map((name, i) => ({ name, dtype: "float32", dims: [1], data: [i] })) },
-  }));
+  return onnx.write(
+    onnx.create({
+      graph: {
+        name: "g",
+        nodes: [],
+        inputs: [],
+        outputs: [],
+        initializers: names.map((name, i) => ({ name, dtype: "float32", dims: [1], data: [i] })),
+      },
+    }),
+  );
 }
 
 describe("weight names are distinct in every format that takes them from the file", () => {
@@ -79,26 +91,62 @@ describe("weight names are distinct in every format that takes them from the fil
     const model = onnx.read(bytes);
     expect(onnx.tensorInfos(model).map((i) => i.name)).toEqual(["W", "W#3", "W#2"]);
     expect(onnx.inspect(model).tensors.map((t) => t.name)).toEqual(["W", "W#3", "W#2"]);
-    const patched = onnx.read(onnx.write(onnx.replaceTensors(model, new Map([["W#3", { name: "W#3", dtype: "float32", shape: [1], data: new Float32Array([7]) }]]))));
-    expect(onnx.tensors(patched).map((t) => [t.name, t.data[0]])).toEqual([["W", 0], ["W#3", 7], ["W#2", 2]]);
+    const patched = onnx.read(
+      onnx.write(
+        onnx.replaceTensors(
+          model,
+          new Map([["W#3", { name: "W#3", dtype: "float32", shape: [1], data: new Float32Array([7]) }]]),
+        ),
+      ),
+    );
+    expect(onnx.tensors(patched).map((t) => [t.name, t.data[0]])).toEqual([
+      ["W", 0],
+      ["W#3", 7],
+      ["W#2", 2],
+    ]);
   });
 
   it("onnx: a subgraph weight whose path equals a top-level name is told apart", () => {
-    const inner = { name: "body", nodes: [], inputs: [], outputs: [], initializers: [{ name: "W", dtype: "float32" as const, dims: [1], data: [5] }] };
-    const bytes = onnx.write(onnx.create({
-      graph: {
-        name: "g", inputs: [], outputs: [],
-        initializers: [{ name: "If_0/then_branch/W", dtype: "float32", dims: [1], data: [1] }],
-        nodes: [{ name: "If_0", opType: "If", inputs: ["c"], outputs: ["y"], attributes: { then_branch: { type: "graph", value: inner }, else_branch: { type: "graph", value: inner } } }],
-      },
-    }));
+    const inner = {
+      name: "body",
+      nodes: [],
+      inputs: [],
+      outputs: [],
+      initializers: [{ name: "W", dtype: "float32" as const, dims: [1], data: [5] }],
+    };
+    const bytes = onnx.write(
+      onnx.create({
+        graph: {
+          name: "g",
+          inputs: [],
+          outputs: [],
+          initializers: [{ name: "If_0/then_branch/W", dtype: "float32", dims: [1], data: [1] }],
+          nodes: [
+            {
+              name: "If_0",
+              opType: "If",
+              inputs: ["c"],
+              outputs: ["y"],
+              attributes: {
+                then_branch: { type: "graph", value: inner },
+                else_branch: { type: "graph", value: inner },
+              },
+            },
+          ],
+        },
+      }),
+    );
     const names = onnx.tensorInfos(onnx.read(bytes)).map((i) => i.name);
     expect(names).toEqual(["If_0/then_branch/W", "If_0/then_branch/W#2", "If_0/else_branch/W"]);
   });
 
   it("april: each network's repeated names are made distinct under its prefix", () => {
     const network = onnxModel(["W", "W", "W#2"]);
-    const file = april.read(april.write(april.create({ tokens: ["<blk>", "a"], networks: { encoder: network, decoder: network, joiner: network } })));
+    const file = april.read(
+      april.write(
+        april.create({ tokens: ["<blk>", "a"], networks: { encoder: network, decoder: network, joiner: network } }),
+      ),
+    );
     const names = april.tensorInfos(file).map((i) => i.name);
     expect(new Set(names).size).toBe(names.length);
     expect(names.slice(0, 3)).toEqual(["encoder/W", "encoder/W#3", "encoder/W#2"]);
@@ -106,23 +154,55 @@ describe("weight names are distinct in every format that takes them from the fil
 
   it("tsm: two <const> nodes named W and one named W#2 (or a packed W's W/0) get distinct names, patched apart", () => {
     const f32 = (v: number) => field("float32", [1], new Float32Array([v]));
-    const file = tsm.read(tsm.write(module([constNode("W", f32(0)), constNode("W", f32(1)), constNode("W#2", f32(2)), constNode("P", f32(3), f32(4)), constNode("P/0", f32(5))], [], [4])));
+    const file = tsm.read(
+      tsm.write(
+        module(
+          [
+            constNode("W", f32(0)),
+            constNode("W", f32(1)),
+            constNode("W#2", f32(2)),
+            constNode("P", f32(3), f32(4)),
+            constNode("P/0", f32(5)),
+          ],
+          [],
+          [4],
+        ),
+      ),
+    );
     const names = tsm.tensorInfos(file).map((i) => i.name);
     expect(names).toEqual(["W", "W#3", "W#2", "P/0", "P/1", "P/0#2"]);
-    const patched = tsm.replaceTensors(file, new Map([["W#3", { name: "W#3", dtype: "float32", shape: [1], data: new Float32Array([9]) }]]));
+    const patched = tsm.replaceTensors(
+      file,
+      new Map([["W#3", { name: "W#3", dtype: "float32", shape: [1], data: new Float32Array([9]) }]]),
+    );
     expect(tsm.tensors(tsm.read(tsm.write(patched))).map((t) => t.data[0])).toEqual([0, 9, 2, 3, 4, 5]);
   });
 
-  it("primitiv: key paths that join alike (\"a.b\" and a / b) get distinct names, and verify still says so", () => {
+  it('primitiv: key paths that join alike ("a.b" and a / b) get distinct names, and verify still says so', () => {
     const p = (v: number) => primitiv.makeParameter(primitiv.makeTensor([1], [v]));
-    const file = primitiv.read(primitiv.write({ dataType: "model", model: primitiv.makeModel([[["a", "b"], p(1)], [["a.b"], p(2)]]) }));
+    const file = primitiv.read(
+      primitiv.write({
+        dataType: "model",
+        model: primitiv.makeModel([
+          [["a", "b"], p(1)],
+          [["a.b"], p(2)],
+        ]),
+      }),
+    );
     const names = primitiv.tensorInfos(file).map((i) => i.name);
     expect(new Set(names).size).toBe(2);
     expect(names).toContain("a.b#2");
     expect(primitiv.verify(file).join("\n")).toMatch(/both named "a\.b"/);
     const before = primitiv.tensors(file);
     const shape = before.find((t) => t.name === "a.b#2")!.shape;
-    const patched = primitiv.read(primitiv.write(primitiv.replaceTensors(file, new Map([["a.b#2", { name: "a.b#2", dtype: "float32", shape, data: new Float32Array([9]) }]]))));
+    const patched = primitiv.read(
+      primitiv.write(
+        primitiv.replaceTensors(
+          file,
+          new Map([["a.b#2", { name: "a.b#2", dtype: "float32", shape, data: new Float32Array([9]) }]]),
+        ),
+      ),
+    );
     const after = primitiv.tensors(patched);
     expect(after.map((t) => t.name)).toEqual(names);
     expect(after.map((t) => t.data[0])).toEqual(before.map((t) => (t.name === "a.b#2" ? 9 : t.data[0])));

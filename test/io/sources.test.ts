@@ -33,7 +33,9 @@ beforeAll(async () => {
       res.writeHead(416, { "content-range": `bytes */${data.length}` }).end();
       return;
     }
-    res.writeHead(206, { "content-range": `bytes ${start}-${end}/${data.length}` }).end(Buffer.from(data.subarray(start, end + 1)));
+    res
+      .writeHead(206, { "content-range": `bytes ${start}-${end}/${data.length}` })
+      .end(Buffer.from(data.subarray(start, end + 1)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -68,12 +70,16 @@ describe("byte sources", () => {
       writeFileSync(path, data);
       const file = await fromFile(path);
       expect(file.size).toBe(data.length);
-      expect(Buffer.from(await readExactly(file, 123, 4567, "t")).equals(Buffer.from(data.subarray(123, 4690)))).toBe(true);
+      expect(Buffer.from(await readExactly(file, 123, 4567, "t")).equals(Buffer.from(data.subarray(123, 4690)))).toBe(
+        true,
+      );
       await expect(readExactly(file, data.length - 5, 10, "t")).rejects.toThrow(TruncatedError);
       await file.close();
       await expect(fromFile(join(dir, "nope"))).rejects.toThrow(SourceError);
       const blob = fromBlob(new Blob([data as Uint8Array<ArrayBuffer>]));
-      expect(Buffer.from(await readExactly(blob, 7, 70_000, "t")).equals(Buffer.from(data.subarray(7, 70_007)))).toBe(true);
+      expect(Buffer.from(await readExactly(blob, 7, 70_000, "t")).equals(Buffer.from(data.subarray(7, 70_007)))).toBe(
+        true,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -110,7 +116,9 @@ describe("byte sources", () => {
     expect(stats.bytesRead).toBe(big.bytesRead);
     // a source that ends before its promised size
     const short = { size: 100, read: async (o: number, l: number) => bytes.subarray(o, Math.min(o + l, 50)) };
-    await expect(parseFrom(short, "toy", (b) => new ByteReader(b, "toy").bytesView(80))).rejects.toThrow(TruncatedError);
+    await expect(parseFrom(short, "toy", (b) => new ByteReader(b, "toy").bytesView(80))).rejects.toThrow(
+      TruncatedError,
+    );
   });
 
   it("loadTensor reads one range and decodes it", async () => {
@@ -118,7 +126,13 @@ describe("byte sources", () => {
     const bytes = new Uint8Array(3 + floats.byteLength);
     bytes.set(new Uint8Array(floats.buffer), 3);
     const t = await loadTensor(fromBytes(bytes), {
-      name: "w", dtype: "float32", shape: [2, 3], byteOffset: 3, byteLength: 24, byteOrder: "le", layout: "column-major",
+      name: "w",
+      dtype: "float32",
+      shape: [2, 3],
+      byteOffset: 3,
+      byteLength: 24,
+      byteOrder: "le",
+      layout: "column-major",
     });
     expect(Array.from(t.data as Float32Array)).toEqual([1, 3, 5, 2, 4, 6]);
   });

@@ -22,7 +22,9 @@ const ENDLESS_CAP = 256 * 1024 * 1024;
 /** What the source may take in beyond what it asked for: one network chunk is plenty; allow 1 MiB. */
 const SLACK = 1 << 20;
 
-const safetensors = writeSafetensors([{ name: "w", dtype: "float32", shape: [4], data: new Float32Array([1, 2, 3, 4]) }]);
+const safetensors = writeSafetensors([
+  { name: "w", dtype: "float32", shape: [4], data: new Float32Array([1, 2, 3, 4]) },
+]);
 let server: Server;
 let base = "";
 const open = new Set<ServerResponse>();
@@ -96,7 +98,10 @@ beforeAll(async () => {
     }
     if (path === "/short-length") {
       // Content-Length disagrees with the Content-Range
-      res.writeHead(206, { "content-range": `bytes ${start}-${end}/${data.length}`, "content-length": Math.max(0, body.length - 1) });
+      res.writeHead(206, {
+        "content-range": `bytes ${start}-${end}/${data.length}`,
+        "content-length": Math.max(0, body.length - 1),
+      });
       res.end(body.subarray(0, Math.max(0, body.length - 1)));
       return;
     }
@@ -133,7 +138,11 @@ function countingFetch(counter: { taken: number }): typeof globalThis.fetch {
         },
       }),
     );
-    return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+    return new Response(counted, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
   };
 }
 
@@ -182,7 +191,9 @@ describe("fromUrl: bounded reads from a misbehaving server", () => {
   });
 
   it("a server that never answers fails with a SourceError after the idle timeout", async () => {
-    const error = await fromUrl(`${base}/silent`, { idleTimeoutMs: 300 }).read(0, 10).catch((e: unknown) => e);
+    const error = await fromUrl(`${base}/silent`, { idleTimeoutMs: 300 })
+      .read(0, 10)
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SourceError);
     expect(String((error as Error).message)).toMatch(/no answer .* idle timeout/);
   });
@@ -190,12 +201,16 @@ describe("fromUrl: bounded reads from a misbehaving server", () => {
   it("a body cut off halfway (206 or 200) fails with a SourceError", async () => {
     await expect(fromUrl(`${base}/cut`, { idleTimeoutMs: 10_000 }).read(0, 100_000)).rejects.toThrow(SourceError);
     await expect(fromUrl(`${base}/cut-200`, { idleTimeoutMs: 10_000 }).read(0, 100_000)).rejects.toThrow(SourceError);
-    await expect(fromUrl(`${base}/short-length`, { idleTimeoutMs: 10_000 }).read(0, 1000)).rejects.toThrow(/Content-Length/);
+    await expect(fromUrl(`${base}/short-length`, { idleTimeoutMs: 10_000 }).read(0, 1000)).rejects.toThrow(
+      /Content-Length/,
+    );
   });
 
   it("impossible sizes are errors: negative, not a number, beyond 2^53, a petabyte the caller reads whole", async () => {
     for (const total of ["-5", "abc", "1e3", "99999999999999999999", "0x10", ""]) {
-      const error = await fromUrl(`${base}/total/${encodeURIComponent(total)}`).read(0, 10).catch((e: unknown) => e);
+      const error = await fromUrl(`${base}/total/${encodeURIComponent(total)}`)
+        .read(0, 10)
+        .catch((e: unknown) => e);
       expect(error, total).toBeInstanceOf(SourceError);
     }
     // 10^15: a size a file could have; reading it whole is refused up front with a LIMIT error

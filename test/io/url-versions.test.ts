@@ -16,14 +16,21 @@ import { type TensorSpec, buildModel, le } from "../helpers/onnx-models.js";
 /** A model read in several ranges (2,048-float weights: more than one 16 KiB header read), version `v`. */
 function model(v: number): Uint8Array {
   const initializers: TensorSpec[] = [];
-  for (let i = 0; i < 12; i++) initializers.push({ name: `w${i}`, dataType: 1, dims: [2048], raw: le(new Float32Array(2048).fill(v * 100 + i)) });
+  for (let i = 0; i < 12; i++)
+    initializers.push({ name: `w${i}`, dataType: 1, dims: [2048], raw: le(new Float32Array(2048).fill(v * 100 + i)) });
   return buildModel({ graph: { initializers } });
 }
 const versions = [model(1), model(2)];
 if (versions[0]!.length !== versions[1]!.length) throw new Error("the two versions must have the same size");
 
 /** The server's state per route: which version it serves, and after how many requests it switches. */
-const state = { version: 0, requests: 0, switchAfter: Infinity, ifRangeSeen: [] as (string | undefined)[], trickleSent: 0 };
+const state = {
+  version: 0,
+  requests: 0,
+  switchAfter: Infinity,
+  ifRangeSeen: [] as (string | undefined)[],
+  trickleSent: 0,
+};
 function reset(switchAfter = Infinity): void {
   Object.assign(state, { version: 0, requests: 0, switchAfter, ifRangeSeen: [], trickleSent: 0 });
 }
@@ -49,9 +56,13 @@ beforeAll(async () => {
     const etag = `"v${state.version + 1}"`;
     const lastModified = new Date(Date.UTC(2026, 0, 1 + state.version)).toUTCString();
     const validators: Record<string, string> =
-      route === "/etag" || route === "/etag-no-if-range" || route === "/ignores-range" ? { etag } :
-      route === "/last-modified" ? { "last-modified": lastModified } :
-      route === "/weak-etag" ? { etag: `W/${etag}`, "last-modified": lastModified } : {};
+      route === "/etag" || route === "/etag-no-if-range" || route === "/ignores-range"
+        ? { etag }
+        : route === "/last-modified"
+          ? { "last-modified": lastModified }
+          : route === "/weak-etag"
+            ? { etag: `W/${etag}`, "last-modified": lastModified }
+            : {};
     const range = rangeOf(req, bytes.length);
     const ifRange = req.headers["if-range"] as string | undefined;
     const honoursIfRange = route !== "/etag-no-if-range";
@@ -59,7 +70,10 @@ beforeAll(async () => {
     if (route === "/trickle") {
       // 206 for the asked range, then one byte every 50 ms, at most 200 bytes (then it ends the body early)
       const [start, end] = range ?? [0, bytes.length - 1];
-      res.writeHead(206, { "content-range": `bytes ${start}-${end}/${bytes.length}`, "content-length": end - start + 1 });
+      res.writeHead(206, {
+        "content-range": `bytes ${start}-${end}/${bytes.length}`,
+        "content-length": end - start + 1,
+      });
       let at = start;
       const timer = setInterval(() => {
         if (res.destroyed || at > end || at - start >= 200) {
@@ -74,12 +88,20 @@ beforeAll(async () => {
       res.on("close", () => clearInterval(timer));
       return;
     }
-    if (route === "/ignores-range" || !range || (honoursIfRange && ifRange !== undefined && !current.includes(ifRange))) {
+    if (
+      route === "/ignores-range" ||
+      !range ||
+      (honoursIfRange && ifRange !== undefined && !current.includes(ifRange))
+    ) {
       res.writeHead(200, { ...validators, "content-length": bytes.length }).end(Buffer.from(bytes));
       return;
     }
     const [start, end] = range;
-    res.writeHead(206, { ...validators, "content-range": `bytes ${start}-${end}/${bytes.length}`, "content-length": end - start + 1 });
+    res.writeHead(206, {
+      ...validators,
+      "content-range": `bytes ${start}-${end}/${bytes.length}`,
+      "content-length": end - start + 1,
+    });
     res.end(Buffer.from(bytes.subarray(start, end + 1)));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

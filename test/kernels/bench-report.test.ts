@@ -23,8 +23,19 @@ describe.skipIf(!built)("bench/report.mjs --quick", () => {
       expect(written.slice(written.indexOf(end))).toBe(page.slice(page.indexOf(end)));
       const table = written.slice(written.indexOf(start), written.indexOf(end));
       expect(table).toMatch(/Measured .* UTC on .*, Node v\d+.*load average/);
-      for (const kernel of ["f16ToF32", "bf16ToF32", "dequantizeI8", "f32ToF16", "quantizeI8", "byteSwap 2-byte", "byteSwap 4-byte",
-        "byteSwap 8-byte", "stats float32", "transpose float32", "column-major float16 → row-major float32"]) {
+      for (const kernel of [
+        "f16ToF32",
+        "bf16ToF32",
+        "dequantizeI8",
+        "f32ToF16",
+        "quantizeI8",
+        "byteSwap 2-byte",
+        "byteSwap 4-byte",
+        "byteSwap 8-byte",
+        "stats float32",
+        "transpose float32",
+        "column-major float16 → row-major float32",
+      ]) {
         expect(table, kernel).toContain(`| ${kernel}`);
       }
       expect(table).toContain("odd offset");

@@ -27,7 +27,9 @@ console.log(JSON.stringify({ before, after: counts }));`;
 describe.skipIf(!built)("cold import", () => {
   for (const entry of ["tensorfile", "tensorfile/onnx", "tensorfile/kernels"]) {
     it(`import("${entry}") compiles no WebAssembly; the first kernel call compiles its family`, () => {
-      const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", probe, entry], { cwd: root, encoding: "utf8" }));
+      const out = JSON.parse(
+        execFileSync(process.execPath, ["--input-type=module", "-e", probe, entry], { cwd: root, encoding: "utf8" }),
+      );
       expect(out.before).toEqual({ Module: 0, Instance: 0, Memory: 0, compile: 0 });
       expect(out.after.Module).toBe(1);
       expect(out.after.Instance).toBe(1);

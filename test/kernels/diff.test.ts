@@ -22,7 +22,8 @@ function reference(a: ArrayLike<number>, b: ArrayLike<number>, atol: number, rto
     const y = b[i]!;
     const bothNaN = Number.isNaN(x) && Number.isNaN(y);
     if (x !== y && !bothNaN) {
-      const d = Number.isNaN(x) || Number.isNaN(y) || !Number.isFinite(x) || !Number.isFinite(y) ? Infinity : Math.abs(x - y);
+      const d =
+        Number.isNaN(x) || Number.isNaN(y) || !Number.isFinite(x) || !Number.isFinite(y) ? Infinity : Math.abs(x - y);
       if (!(Number.isFinite(d) && d <= atol + rtol * Math.abs(y))) differing++;
       maxAbs = Math.max(maxAbs, d);
       maxRel = Math.max(maxRel, d === Infinity || y === 0 ? Infinity : d / Math.abs(y));
@@ -68,7 +69,13 @@ describe.each(BACKENDS)("diffStats semantics (%s)", (backend) => {
 
   it("NaN opposite NaN is equal; NaN opposite a number is infinitely far", () => {
     expect(run([NaN, 1], [NaN, 1])).toMatchObject({ maxAbs: 0, maxRel: 0, differing: 0, dot: 1 });
-    expect(run([NaN, 1], [2, 1])).toMatchObject({ maxAbs: Infinity, maxRel: Infinity, differing: 1, dot: 1, normB2: 1 });
+    expect(run([NaN, 1], [2, 1])).toMatchObject({
+      maxAbs: Infinity,
+      maxRel: Infinity,
+      differing: 1,
+      dot: 1,
+      normB2: 1,
+    });
     expect(run([3], [NaN])).toMatchObject({ maxAbs: Infinity, differing: 1 });
   });
 
@@ -93,27 +100,37 @@ describe.each(BACKENDS)("diffStats semantics (%s)", (backend) => {
   it("refuses bad arguments", () => {
     expect(() => kernels.diffStats(new Float32Array(2), new Float32Array(3))).toThrow(RangeError);
     expect(() => kernels.diffStats(new Float32Array(2), new Float32Array(2), -1)).toThrow(RangeError);
-    expect(() => kernels.diffStats(new Float64Array(2) as unknown as Float32Array, new Float32Array(2))).toThrow(TypeError);
+    expect(() => kernels.diffStats(new Float64Array(2) as unknown as Float32Array, new Float32Array(2))).toThrow(
+      TypeError,
+    );
   });
 });
 
 describe("diffStats: WASM equals TS, bit for bit", () => {
-  it.each([0, 1, 3, 4, 5, 7, 8, 255, 256, 257, 4099, 65535, 65536, 65537, 200_003])("length %i (specials, unaligned views)", (n) => {
-    const [a, b] = nastyPair(n + 7, n);
-    // views at odd element offsets of larger buffers (byte offset 4: aligned for Float32Array, not for 16-byte loads)
-    const aBig = new Float32Array(n + 3);
-    aBig.set(a, 1);
-    const bBig = new Float32Array(n + 5);
-    bBig.set(b, 3);
-    const av = aBig.subarray(1, 1 + n);
-    const bv = bBig.subarray(3, 3 + n);
-    for (const [atol, rtol] of [[0, 0], [1e-3, 1e-2]] as const) {
-      const js = withBackend("js", () => kernels.diffStats(av, bv, atol, rtol));
-      const wasm = withBackend("wasm", () => kernels.diffStats(av, bv, atol, rtol));
-      expect(Object.is(wasm.dot, js.dot) && Object.is(wasm.normA2, js.normA2) && Object.is(wasm.normB2, js.normB2)).toBe(true);
-      expect(wasm).toEqual(js);
-    }
-  });
+  it.each([0, 1, 3, 4, 5, 7, 8, 255, 256, 257, 4099, 65535, 65536, 65537, 200_003])(
+    "length %i (specials, unaligned views)",
+    (n) => {
+      const [a, b] = nastyPair(n + 7, n);
+      // views at odd element offsets of larger buffers (byte offset 4: aligned for Float32Array, not for 16-byte loads)
+      const aBig = new Float32Array(n + 3);
+      aBig.set(a, 1);
+      const bBig = new Float32Array(n + 5);
+      bBig.set(b, 3);
+      const av = aBig.subarray(1, 1 + n);
+      const bv = bBig.subarray(3, 3 + n);
+      for (const [atol, rtol] of [
+        [0, 0],
+        [1e-3, 1e-2],
+      ] as const) {
+        const js = withBackend("js", () => kernels.diffStats(av, bv, atol, rtol));
+        const wasm = withBackend("wasm", () => kernels.diffStats(av, bv, atol, rtol));
+        expect(
+          Object.is(wasm.dot, js.dot) && Object.is(wasm.normA2, js.normA2) && Object.is(wasm.normB2, js.normB2),
+        ).toBe(true);
+        expect(wasm).toEqual(js);
+      }
+    },
+  );
 
   it("inputs in a kernels.allocate() memory give the same result as ordinary arrays", () => {
     const n = 300_001;
@@ -141,25 +158,31 @@ describe("diffStats: WASM equals TS, bit for bit", () => {
 
 describe("diffStats properties (fast-check, fixed seed)", () => {
   const float = fc.float({ noDefaultInfinity: false, noNaN: false });
-  const pairs = fc.array(fc.tuple(float, fc.oneof(float, fc.constant(null))), { maxLength: 300 })
+  const pairs = fc
+    .array(fc.tuple(float, fc.oneof(float, fc.constant(null))), { maxLength: 300 })
     .map((rows) => [rows.map((r) => r[0]), rows.map((r) => (r[1] === null ? r[0] : r[1]))] as const);
 
   it.each(BACKENDS)("maxima and counts equal the plain definition; sums within f64 rounding (%s)", (backend) => {
     fc.assert(
-      fc.property(pairs, fc.double({ min: 0, max: 1, noNaN: true }), fc.double({ min: 0, max: 1, noNaN: true }), ([xs, ys], atol, rtol) => {
-        const a = new Float32Array(xs);
-        const b = new Float32Array(ys);
-        const r = withBackend(backend, () => kernels.diffStats(a, b, atol, rtol));
-        const ref = reference(a, b, atol, rtol);
-        expect(r.maxAbs).toBe(ref.maxAbs);
-        expect(r.maxRel).toBe(ref.maxRel);
-        expect(r.differing).toBe(ref.differing);
-        for (const key of ["dot", "normA2", "normB2"] as const) {
-          const scale = Math.max(1, ref.normA2 + ref.normB2);
-          if (Number.isFinite(ref[key])) expect(Math.abs(r[key] - ref[key])).toBeLessThanOrEqual(scale * 1e-12);
-          else expect(r[key]).toBe(ref[key]);
-        }
-      }),
+      fc.property(
+        pairs,
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        ([xs, ys], atol, rtol) => {
+          const a = new Float32Array(xs);
+          const b = new Float32Array(ys);
+          const r = withBackend(backend, () => kernels.diffStats(a, b, atol, rtol));
+          const ref = reference(a, b, atol, rtol);
+          expect(r.maxAbs).toBe(ref.maxAbs);
+          expect(r.maxRel).toBe(ref.maxRel);
+          expect(r.differing).toBe(ref.differing);
+          for (const key of ["dot", "normA2", "normB2"] as const) {
+            const scale = Math.max(1, ref.normA2 + ref.normB2);
+            if (Number.isFinite(ref[key])) expect(Math.abs(r[key] - ref[key])).toBeLessThanOrEqual(scale * 1e-12);
+            else expect(r[key]).toBe(ref[key]);
+          }
+        },
+      ),
       { seed: 15, numRuns: 300 },
     );
   });

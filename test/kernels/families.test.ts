@@ -77,7 +77,12 @@ describe("WASM kernel families", () => {
     expect(instance.compiledFamilies).toEqual(["convert", "transpose", "stats", "diff"]);
     // the fused kernel: source and result in one allocate()d memory
     const region = kernels.allocate(Uint8Array, 1200 * 6);
-    kernels.transposeF16ToF32(new Uint16Array(region.buffer, region.byteOffset, 1200), 30, 40, new Float32Array(region.buffer, region.byteOffset + 2400, 1200));
+    kernels.transposeF16ToF32(
+      new Uint16Array(region.buffer, region.byteOffset, 1200),
+      30,
+      40,
+      new Float32Array(region.buffer, region.byteOffset + 2400, 1200),
+    );
     expect(instance.compiledFamilies).toEqual(["convert", "transpose", "stats", "diff", "transposeF16"]);
   });
 
@@ -107,10 +112,23 @@ describe("WASM kernel families", () => {
     const run = () => {
       // one memory holding every array (views at 64-byte aligned offsets), so all families run on it side by side
       let at = 0;
-      const place = (bytes: number) => { const offset = at; at += Math.ceil(bytes / 64) * 64; return offset; };
-      const offsets = { f32: place(4 * n), halves: place(2 * n), wide: place(4 * n), q: place(n), bf: place(4 * n), square: place(2 * 4096), transposed: place(4 * 4096) };
+      const place = (bytes: number) => {
+        const offset = at;
+        at += Math.ceil(bytes / 64) * 64;
+        return offset;
+      };
+      const offsets = {
+        f32: place(4 * n),
+        halves: place(2 * n),
+        wide: place(4 * n),
+        q: place(n),
+        bf: place(4 * n),
+        square: place(2 * 4096),
+        transposed: place(4 * 4096),
+      };
       const region = kernels.allocate(Uint8Array, at);
-      const view = <T>(ctor: new (b: ArrayBufferLike, o: number, l: number) => T, offset: number, length: number) => new ctor(region.buffer, region.byteOffset + offset, length);
+      const view = <T>(ctor: new (b: ArrayBufferLike, o: number, l: number) => T, offset: number, length: number) =>
+        new ctor(region.buffer, region.byteOffset + offset, length);
       const f32 = view(Float32Array, offsets.f32, n);
       const halves = view(Uint16Array, offsets.halves, n);
       const wide = view(Float32Array, offsets.wide, n);
@@ -133,7 +151,17 @@ describe("WASM kernel families", () => {
         const diff = kernels.diffStats(f32, wide, 1e-3, 1e-3);
         square.set(halves.subarray(0, 4096));
         kernels.transposeF16ToF32(square, 64, 64, transposed); // in place: the fused kernel, its tiles written
-        rounds.push({ halves: [...halves], wide: [...bits(wide)], q: [...q], bf: [...bits(bf)], transposed: [...bits(transposed)], stats, quantStats, hist: [...hist.counts], diff });
+        rounds.push({
+          halves: [...halves],
+          wide: [...bits(wide)],
+          q: [...q],
+          bf: [...bits(bf)],
+          transposed: [...bits(transposed)],
+          stats,
+          quantStats,
+          hist: [...hist.counts],
+          diff,
+        });
       }
       return { rounds, region };
     };
@@ -169,9 +197,15 @@ describe("WASM kernel families", () => {
     const shared = instance.sharedMemory()!;
     // all but the fused fp16 transpose, which runs in dedicated memories only (a small widening transpose goes
     // through the scratch in bands: f16ToF32, then transpose32)
-    expect(instance.familiesOn(shared).sort()).toEqual(families.ALL_FAMILIES.map((f) => f.name).filter((n) => n !== "transposeF16").sort());
+    expect(instance.familiesOn(shared).sort()).toEqual(
+      families.ALL_FAMILIES.map((f) => f.name)
+        .filter((n) => n !== "transposeF16")
+        .sort(),
+    );
     // slots: each instance's static data ends at or before the next slot
-    const ends = families.ALL_FAMILIES.map((f) => (instance.kernelsIn(shared, f) as { staticEnd(): number }).staticEnd());
+    const ends = families.ALL_FAMILIES.map((f) =>
+      (instance.kernelsIn(shared, f) as { staticEnd(): number }).staticEnd(),
+    );
     expect(Math.max(...ends)).toBeLessThanOrEqual(instance.SCRATCH_OFFSET);
   });
 
@@ -180,11 +214,18 @@ describe("WASM kernel families", () => {
     const halves = new Uint16Array(randomWords(11, 1000).buffer);
     const expected = (() => {
       env.kernels.setBackend("js");
-      return { wide: bits(env.kernels.f16ToF32(halves)).slice(), stats: env.kernels.stats(halves, { dtype: "float16" }) };
+      return {
+        wide: bits(env.kernels.f16ToF32(halves)).slice(),
+        stats: env.kernels.stats(halves, { dtype: "float16" }),
+      };
     })();
     const refusing = {
-      Memory: RealWebAssembly.Memory, Instance: RealWebAssembly.Instance, CompileError: RealWebAssembly.CompileError,
-      Module: function Module() { throw new RealWebAssembly.CompileError("SIMD unsupported"); },
+      Memory: RealWebAssembly.Memory,
+      Instance: RealWebAssembly.Instance,
+      CompileError: RealWebAssembly.CompileError,
+      Module: function Module() {
+        throw new RealWebAssembly.CompileError("SIMD unsupported");
+      },
     };
     for (const stub of [refusing, undefined]) {
       vi.stubGlobal("WebAssembly", stub);

@@ -12,7 +12,7 @@ function halfValueBits(h: number): number {
   const u = new Uint32Array(f.buffer);
   if (e === 31) {
     if (m === 0) f[0] = sign * Infinity;
-    else return ((h & 0x8000) << 16 | 0x7fc00000 | (m << 13)) >>> 0; // quiet NaN, payload kept
+    else return (((h & 0x8000) << 16) | 0x7fc00000 | (m << 13)) >>> 0; // quiet NaN, payload kept
   } else if (e === 0) f[0] = sign * m * 2 ** -24;
   else f[0] = sign * (1 + m / 1024) * 2 ** (e - 15);
   if (f[0] === 0 && sign < 0) return 0x80000000;
@@ -49,7 +49,10 @@ describe.each(BACKENDS)("fp16 kernels (%s)", (backend) => {
     const out = withBackend(backend, () => kernels.f16ToF32(allHalves));
     const bits = new Uint32Array(out.buffer);
     for (let h = 0; h < 65536; h++) {
-      if (bits[h] !== halfValueBits(h)) throw new Error(`half 0x${h.toString(16)}: got 0x${bits[h]!.toString(16)}, want 0x${halfValueBits(h).toString(16)}`);
+      if (bits[h] !== halfValueBits(h))
+        throw new Error(
+          `half 0x${h.toString(16)}: got 0x${bits[h]!.toString(16)}, want 0x${halfValueBits(h).toString(16)}`,
+        );
     }
     expect(out[0x3c00]).toBe(1);
     expect(out[0x7bff]).toBe(65504);
@@ -80,16 +83,24 @@ describe.each(BACKENDS)("fp16 kernels (%s)", (backend) => {
     const got = withBackend(backend, () => kernels.f32ToF16(mids));
     for (let i = 0; i < mids.length; i++) {
       const want = i % 2 === 0 ? i : i + 1;
-      if (got[i] !== want) throw new Error(`midpoint after 0x${i.toString(16)}: got 0x${got[i]!.toString(16)}, want 0x${want.toString(16)}`);
+      if (got[i] !== want)
+        throw new Error(
+          `midpoint after 0x${i.toString(16)}: got 0x${got[i]!.toString(16)}, want 0x${want.toString(16)}`,
+        );
     }
-    const edge = withBackend(backend, () => kernels.f32ToF16(new Float32Array([65519.99, 65520, 1e10, -1e10, 2 ** -25, 2 ** -25 * 1.0001, -(2 ** -26), 0, -0, Infinity])));
+    const edge = withBackend(backend, () =>
+      kernels.f32ToF16(
+        new Float32Array([65519.99, 65520, 1e10, -1e10, 2 ** -25, 2 ** -25 * 1.0001, -(2 ** -26), 0, -0, Infinity]),
+      ),
+    );
     expect(Array.from(edge)).toEqual([0x7bff, 0x7c00, 0x7c00, 0xfc00, 0x0000, 0x0001, 0x8000, 0, 0x8000, 0x7c00]);
   });
 
   it.each([1, 2, 3])("f32ToF16 matches an exact reference on random floats (seed %i)", (seed) => {
     const words = randomWords(seed, 100_003);
     // spread exponents over the half range and beyond
-    for (let i = 0; i < words.length; i++) words[i] = (words[i]! & 0x807fffff) | (((words[i]! >>> 23) % 48 + 96) << 23);
+    for (let i = 0; i < words.length; i++)
+      words[i] = (words[i]! & 0x807fffff) | ((((words[i]! >>> 23) % 48) + 96) << 23);
     const floats = new Float32Array(words.buffer);
     const got = withBackend(backend, () => kernels.f32ToF16(floats));
     for (let i = 0; i < floats.length; i++) {
@@ -123,7 +134,8 @@ describe("fp16 kernels: WASM equals TS", () => {
     const residentSrc = kernels.allocate(Uint16Array, src.length);
     residentSrc.set(src);
     const fromResident = kernels.f16ToF32(residentSrc);
-    for (const got of [plain, resident, fromResident]) expect(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(want.buffer))).toBe(true);
+    for (const got of [plain, resident, fromResident])
+      expect(Buffer.from(got.buffer, got.byteOffset, got.byteLength).equals(Buffer.from(want.buffer))).toBe(true);
     expect(() => kernels.f16ToF32(src, new Float32Array(3))).toThrow(RangeError);
   });
 });

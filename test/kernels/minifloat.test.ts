@@ -39,11 +39,19 @@ const allBytes = Uint8Array.from({ length: 256 }, (_, i) => i);
 /** Every byte many times over, at every phase of the 16-byte SIMD step, so the vector loop and the tail both run. */
 const manyBytes = Uint8Array.from({ length: 256 * 33 + 7 }, (_, i) => (i * 7 + (i >> 8)) & 0xff);
 
-function expectBits(got: Float32Array, input: ArrayLike<number>, reference: (x: number) => number, label: string): void {
+function expectBits(
+  got: Float32Array,
+  input: ArrayLike<number>,
+  reference: (x: number) => number,
+  label: string,
+): void {
   const bits = new Uint32Array(got.buffer, got.byteOffset, got.length);
   for (let i = 0; i < input.length; i++) {
     const want = reference(input[i]!);
-    if (bits[i] !== want) throw new Error(`${label} 0x${input[i]!.toString(16)}: got 0x${bits[i]!.toString(16)}, want 0x${want.toString(16)}`);
+    if (bits[i] !== want)
+      throw new Error(
+        `${label} 0x${input[i]!.toString(16)}: got 0x${bits[i]!.toString(16)}, want 0x${want.toString(16)}`,
+      );
   }
 }
 
@@ -92,15 +100,40 @@ describe.each(BACKENDS)("narrow-float kernels (%s)", (backend) => {
       const backing = new Uint8Array(length + 1);
       backing.set(manyBytes.subarray(0, length), 1);
       const src = backing.subarray(1); // an unaligned view
-      expectBits(withBackend(backend, () => kernels.f8e4m3ToF32(src)), src, e4m3Reference, `e4m3 (length ${length})`);
-      expectBits(withBackend(backend, () => kernels.f8e5m2ToF32(src)), src, e5m2Reference, `e5m2 (length ${length})`);
+      expectBits(
+        withBackend(backend, () => kernels.f8e4m3ToF32(src)),
+        src,
+        e4m3Reference,
+        `e4m3 (length ${length})`,
+      );
+      expectBits(
+        withBackend(backend, () => kernels.f8e5m2ToF32(src)),
+        src,
+        e5m2Reference,
+        `e5m2 (length ${length})`,
+      );
     }
     // longer than one pass through the 1 MiB scratch area
     const big = new Uint16Array(3 * 65536 + 5).map((_, i) => (i * 40503) & 0xffff);
-    expectBits(withBackend(backend, () => kernels.bf16ToF32(big)), big, bf16Reference, "bf16 (long)");
+    expectBits(
+      withBackend(backend, () => kernels.bf16ToF32(big)),
+      big,
+      bf16Reference,
+      "bf16 (long)",
+    );
     const bigBytes = new Uint8Array(600_001).map((_, i) => (i * 167 + (i >> 11)) & 0xff);
-    expectBits(withBackend(backend, () => kernels.f8e4m3ToF32(bigBytes)), bigBytes, e4m3Reference, "e4m3 (long)");
-    expectBits(withBackend(backend, () => kernels.f8e5m2ToF32(bigBytes)), bigBytes, e5m2Reference, "e5m2 (long)");
+    expectBits(
+      withBackend(backend, () => kernels.f8e4m3ToF32(bigBytes)),
+      bigBytes,
+      e4m3Reference,
+      "e4m3 (long)",
+    );
+    expectBits(
+      withBackend(backend, () => kernels.f8e5m2ToF32(bigBytes)),
+      bigBytes,
+      e5m2Reference,
+      "e5m2 (long)",
+    );
   });
 
   it("writes into a given output and checks its length", () => {
@@ -112,8 +145,16 @@ describe.each(BACKENDS)("narrow-float kernels (%s)", (backend) => {
 
 describe("narrow-float kernels: WASM and TS agree bit for bit", () => {
   it("on every input", () => {
-    const wasm = [withBackend("wasm", () => kernels.bf16ToF32(allWords)), withBackend("wasm", () => kernels.f8e4m3ToF32(manyBytes)), withBackend("wasm", () => kernels.f8e5m2ToF32(manyBytes))];
-    const js = [withBackend("js", () => kernels.bf16ToF32(allWords)), withBackend("js", () => kernels.f8e4m3ToF32(manyBytes)), withBackend("js", () => kernels.f8e5m2ToF32(manyBytes))];
+    const wasm = [
+      withBackend("wasm", () => kernels.bf16ToF32(allWords)),
+      withBackend("wasm", () => kernels.f8e4m3ToF32(manyBytes)),
+      withBackend("wasm", () => kernels.f8e5m2ToF32(manyBytes)),
+    ];
+    const js = [
+      withBackend("js", () => kernels.bf16ToF32(allWords)),
+      withBackend("js", () => kernels.f8e4m3ToF32(manyBytes)),
+      withBackend("js", () => kernels.f8e5m2ToF32(manyBytes)),
+    ];
     for (let k = 0; k < 3; k++) expect(new Uint32Array(wasm[k]!.buffer)).toEqual(new Uint32Array(js[k]!.buffer));
   });
 });

@@ -7,7 +7,12 @@ const allInt8 = new Int8Array(256).map((_, i) => i - 128);
 
 describe.each(BACKENDS)("int8 kernels (%s)", (backend) => {
   it("dequantizeI8 is (q - offset) * scale for every int8", () => {
-    for (const [scale, offset] of [[0.5, 0], [0.0123, -3], [2, 127], [1e-3, 0.25]] as const) {
+    for (const [scale, offset] of [
+      [0.5, 0],
+      [0.0123, -3],
+      [2, 127],
+      [1e-3, 0.25],
+    ] as const) {
       const out = withBackend(backend, () => kernels.dequantizeI8(allInt8, scale, offset));
       for (let i = 0; i < 256; i++) {
         expect(out[i]).toBe(Math.fround(Math.fround(allInt8[i]! - Math.fround(offset)) * Math.fround(scale)));
@@ -16,7 +21,23 @@ describe.each(BACKENDS)("int8 kernels (%s)", (backend) => {
   });
 
   it("quantizeI8 rounds half to even and clamps", () => {
-    const src = new Float32Array([0.5, 1.5, 2.5, -0.5, -1.5, 126.5, 127.5, 1000, -128.5, -1000, NaN, Infinity, -Infinity, 3.49, -3.51]);
+    const src = new Float32Array([
+      0.5,
+      1.5,
+      2.5,
+      -0.5,
+      -1.5,
+      126.5,
+      127.5,
+      1000,
+      -128.5,
+      -1000,
+      NaN,
+      Infinity,
+      -Infinity,
+      3.49,
+      -3.51,
+    ]);
     const q = withBackend(backend, () => kernels.quantizeI8(src, 1, 0));
     expect(Array.from(q)).toEqual([0, 2, 2, 0, -2, 126, 127, 127, -128, -128, 0, 127, -128, 3, -4]);
     const shifted = withBackend(backend, () => kernels.quantizeI8(new Float32Array([0, 1, -1]), 0.5, 10));

@@ -8,7 +8,13 @@ const SEED = 17;
 
 /** The straightforward oracle: a loop over float64 values, the mean first, then squared deviations. */
 function oracle(values: ArrayLike<number>) {
-  let finite = 0, nan = 0, posInf = 0, negInf = 0, zeros = 0, min = Infinity, max = -Infinity;
+  let finite = 0,
+    nan = 0,
+    posInf = 0,
+    negInf = 0,
+    zeros = 0,
+    min = Infinity,
+    max = -Infinity;
   const kept: number[] = [];
   for (let i = 0; i < values.length; i++) {
     const x = values[i]!;
@@ -27,36 +33,59 @@ function oracle(values: ArrayLike<number>) {
   const mean = finite > 0 ? sum / finite : NaN;
   const m2 = kahan(kept.map((x) => (x - mean) * (x - mean)));
   return {
-    count: values.length, finite, nan, posInf, negInf, zeros, sum, mean,
-    min: finite > 0 ? min : NaN, max: finite > 0 ? max : NaN,
+    count: values.length,
+    finite,
+    nan,
+    posInf,
+    negInf,
+    zeros,
+    sum,
+    mean,
+    min: finite > 0 ? min : NaN,
+    max: finite > 0 ? max : NaN,
     std: finite > 0 ? Math.sqrt(m2 / finite) : NaN,
     sumSquares: kahan(kept.map((x) => x * x)),
   };
 }
 
 function kahan(values: number[]): number {
-  let sum = 0, c = 0;
+  let sum = 0,
+    c = 0;
   for (const v of values) {
     const y = v - c;
     const t = sum + y;
-    c = (t - sum) - y;
+    c = t - sum - y;
     sum = t;
   }
   return sum;
 }
 
-function expectClose(actual: number, expected: number, relative: number, what: string, scale = Math.abs(expected)): void {
+function expectClose(
+  actual: number,
+  expected: number,
+  relative: number,
+  what: string,
+  scale = Math.abs(expected),
+): void {
   if (Number.isNaN(expected)) {
     expect(actual, what).toBeNaN();
     return;
   }
-  expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(relative * scale + 1e-300);
+  expect(Math.abs(actual - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(
+    relative * scale + 1e-300,
+  );
 }
 
 function expectMatchesOracle(s: kernels.TensorStats, values: ArrayLike<number>, relative = 1e-12): void {
   const o = oracle(values);
-  expect({ count: s.count, finite: s.finite, nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros })
-    .toEqual({ count: o.count, finite: o.finite, nan: o.nan, posInf: o.posInf, negInf: o.negInf, zeros: o.zeros });
+  expect({ count: s.count, finite: s.finite, nan: s.nan, posInf: s.posInf, negInf: s.negInf, zeros: s.zeros }).toEqual({
+    count: o.count,
+    finite: o.finite,
+    nan: o.nan,
+    posInf: o.posInf,
+    negInf: o.negInf,
+    zeros: o.zeros,
+  });
   expect(s.min).toBe(o.min === 0 ? 0 : o.min);
   expect(s.max).toBe(o.max === 0 ? 0 : o.max);
   const spread = values.length > 0 ? Math.sqrt(o.sumSquares) : 0;
@@ -70,7 +99,18 @@ function expectMatchesOracle(s: kernels.TensorStats, values: ArrayLike<number>, 
 function mixedFloats(seed: number, n: number, specials = 0.01): Float32Array {
   const next = rng(seed);
   const normal = randomNormal(seed + 1, n, 3);
-  const pool = [NaN, Infinity, -Infinity, 0, -0, 1e-45, -1e-45, 3.4028234663852886e38, -3.4028234663852886e38, 1.1754943508222875e-38];
+  const pool = [
+    NaN,
+    Infinity,
+    -Infinity,
+    0,
+    -0,
+    1e-45,
+    -1e-45,
+    3.4028234663852886e38,
+    -3.4028234663852886e38,
+    1.1754943508222875e-38,
+  ];
   for (let i = 0; i < n; i++) if (next() < specials) normal[i] = pool[Math.floor(next() * pool.length)]!;
   return normal;
 }
@@ -81,19 +121,34 @@ function bitsEqual(a: kernels.TensorStats, b: kernels.TensorStats): void {
 }
 
 describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
-  const stats = (data: kernels.StatsData, options?: kernels.StatsOptions) => withBackend(backend, () => kernels.stats(data, options));
+  const stats = (data: kernels.StatsData, options?: kernels.StatsOptions) =>
+    withBackend(backend, () => kernels.stats(data, options));
 
   it("counts NaN, +Inf, -Inf and zeros apart and keeps them out of min, max and the moments", () => {
     const values = new Float32Array([1, NaN, -2, Infinity, 0, -0, -Infinity, 4, NaN, 3]);
     const s = stats(values);
     expect(s).toEqual({
-      count: 10, finite: 6, nan: 2, posInf: 1, negInf: 1, zeros: 2, min: -2, max: 4, sum: 6, sumSquares: 30,
-      mean: 1, std: Math.sqrt((0 + 9 + 1 + 1 + 9 + 4) / 6),
+      count: 10,
+      finite: 6,
+      nan: 2,
+      posInf: 1,
+      negInf: 1,
+      zeros: 2,
+      min: -2,
+      max: 4,
+      sum: 6,
+      sumSquares: 30,
+      mean: 1,
+      std: Math.sqrt((0 + 9 + 1 + 1 + 9 + 4) / 6),
     });
   });
 
   it("reports NaN for min, max, mean and std when nothing is finite, and an empty array as count 0", () => {
-    for (const values of [new Float32Array([NaN, Infinity, -Infinity]), new Float64Array(0), new Float32Array(300).fill(NaN)]) {
+    for (const values of [
+      new Float32Array([NaN, Infinity, -Infinity]),
+      new Float64Array(0),
+      new Float32Array(300).fill(NaN),
+    ]) {
       const s = stats(values);
       expect(s.finite).toBe(0);
       expect(s.count).toBe(values.length);
@@ -108,12 +163,15 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
     expect(stats(new Float64Array([-0, 0, -0])).max).toBe(0);
   });
 
-  it.each([0, 1, 7, 8, 9, 255, 256, 4099, 65535, 65536, 65537, 200_003])("float32 and float64, length %i, equal the oracle", (n) => {
-    const values = mixedFloats(n, n, n % 2 === 0 ? 0.01 : 0);
-    expectMatchesOracle(stats(values), values);
-    const doubles = Float64Array.from(values, (v, i) => v * (1 + i * 1e-9));
-    expectMatchesOracle(stats(doubles), doubles);
-  });
+  it.each([0, 1, 7, 8, 9, 255, 256, 4099, 65535, 65536, 65537, 200_003])(
+    "float32 and float64, length %i, equal the oracle",
+    (n) => {
+      const values = mixedFloats(n, n, n % 2 === 0 ? 0.01 : 0);
+      expectMatchesOracle(stats(values), values);
+      const doubles = Float64Array.from(values, (v, i) => v * (1 + i * 1e-9));
+      expectMatchesOracle(stats(doubles), doubles);
+    },
+  );
 
   it("float16: every one of the 65,536 halves, as the widened float32 values", () => {
     const halves = Uint16Array.from({ length: 65536 }, (_, i) => i);
@@ -144,16 +202,34 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
       expect(histogram256(data, dtype)).toEqual(withBackend(backend, () => kernels.histogram(widened, 64, -500, 500)));
     }
     // e4m3 has no infinities and two NaNs; e5m2 has both infinities
-    expect(stats(bytes, { dtype: "float8_e4m3" })).toMatchObject({ nan: 2, posInf: 0, negInf: 0, max: 448, min: -448, zeros: 2 });
-    expect(stats(bytes, { dtype: "float8_e5m2" })).toMatchObject({ nan: 6, posInf: 1, negInf: 1, max: 57344, zeros: 2 });
+    expect(stats(bytes, { dtype: "float8_e4m3" })).toMatchObject({
+      nan: 2,
+      posInf: 0,
+      negInf: 0,
+      max: 448,
+      min: -448,
+      zeros: 2,
+    });
+    expect(stats(bytes, { dtype: "float8_e5m2" })).toMatchObject({
+      nan: 6,
+      posInf: 1,
+      negInf: 1,
+      max: 57344,
+      zeros: 2,
+    });
     expect(() => stats(bf16 as unknown as Uint8Array, { dtype: "float8_e4m3" })).toThrow(TypeError);
   });
 
-  const histogram256 = (data: Uint16Array | Uint8Array, dtype: string) => withBackend(backend, () => kernels.histogram(data, 64, -500, 500, { dtype }));
+  const histogram256 = (data: Uint16Array | Uint8Array, dtype: string) =>
+    withBackend(backend, () => kernels.histogram(data, 64, -500, 500, { dtype }));
 
   it("int8 with scale and offset: the statistics of dequantizeI8's values", () => {
     const q = new Int8Array(randomWords(3, 25_001).buffer, 0, 100_003);
-    for (const [scale, offset] of [[0.013, -3], [2, 127], [1e-3, 0.25]] as const) {
+    for (const [scale, offset] of [
+      [0.013, -3],
+      [2, 127],
+      [1e-3, 0.25],
+    ] as const) {
       const values = withBackend("js", () => kernels.dequantizeI8(q, scale, offset));
       const s = stats(q, { scale, offset });
       bitsEqual(s, stats(values));
@@ -165,8 +241,13 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
   it("integer arrays of every width, exactly", () => {
     const words = randomWords(5, 70_001);
     const arrays = [
-      new Int8Array(words.buffer), new Uint8Array(words.buffer), new Int16Array(words.buffer), new Uint16Array(words.buffer),
-      new Int32Array(words.buffer), new Uint32Array(words.buffer), new Uint8ClampedArray(words.buffer),
+      new Int8Array(words.buffer),
+      new Uint8Array(words.buffer),
+      new Int16Array(words.buffer),
+      new Uint16Array(words.buffer),
+      new Int32Array(words.buffer),
+      new Uint32Array(words.buffer),
+      new Uint8ClampedArray(words.buffer),
     ];
     for (const data of arrays) {
       const values = Array.from(data as ArrayLike<number>);
@@ -215,7 +296,8 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
     const n = 1_000_003;
     const next = rng(11);
     const values = new Float64Array(n);
-    let sumJ = 0n, sumJ2 = 0n;
+    let sumJ = 0n,
+      sumJ2 = 0n;
     for (let i = 0; i < n; i++) {
       const j = Math.floor(next() * 2048) - 1024;
       values[i] = 1e8 + j / 1024;
@@ -248,7 +330,7 @@ describe.each(BACKENDS)("kernels.stats (%s)", (backend) => {
   });
 
   it("float64 values whose squares or sums overflow still get a finite mean and std", () => {
-    const values = new Float64Array(1000).map((_, i) => (i % 3 - 1) * 1.5e308 + i);
+    const values = new Float64Array(1000).map((_, i) => ((i % 3) - 1) * 1.5e308 + i);
     const s = stats(values);
     // exact: 334 values -1.5e308, 333 near 0, 333 values +1.5e308 (the added i are lost to rounding)
     expectClose(s.mean, -1.5e308 / 1000, 1e-12, "mean", 1.5e308);
@@ -287,29 +369,37 @@ describe("kernels.stats: WASM equals TS, bit for bit", () => {
     expect(wasm).toEqual(js);
   };
 
-  it.each([0, 1, 8, 15, 16, 17, 255, 256, 257, 65535, 65536, 65537, 131_079, 300_001])("every element type, length %i", (n) => {
-    const floats = mixedFloats(n + 7, n, 0.002);
-    both(floats);
-    both(Float64Array.from(floats, (v, i) => v * 1.000001 + i));
-    both(withBackend("js", () => kernels.f32ToF16(floats)), { dtype: "float16" });
-    both(new Uint16Array(randomWords(n + 5, Math.ceil(n / 2) + 1).buffer, 0, n), { dtype: "bfloat16" });
-    both(new Uint8Array(randomWords(n + 6, Math.ceil(n / 4) + 1).buffer, 1, n), { dtype: "float8_e4m3" });
-    both(new Uint8Array(randomWords(n + 7, Math.ceil(n / 4) + 1).buffer, 3, n), { dtype: "float8_e5m2" });
-    const words = randomWords(n + 3, Math.ceil(n / 4) + 1);
-    const q = new Int8Array(words.buffer, 1, n);
-    both(q);
-    both(q, { scale: 0.037, offset: -5 });
-    both(new Uint8Array(words.buffer, 2, n));
-    both(new Int16Array(randomWords(n, Math.ceil(n / 2) + 1).buffer, 2, n));
-    both(new Uint16Array(randomWords(n, Math.ceil(n / 2) + 1).buffer, 0, n));
-    both(new Int32Array(randomWords(n + 1, n)));
-    both(new Uint32Array(randomWords(n + 2, n)));
-  });
+  it.each([0, 1, 8, 15, 16, 17, 255, 256, 257, 65535, 65536, 65537, 131_079, 300_001])(
+    "every element type, length %i",
+    (n) => {
+      const floats = mixedFloats(n + 7, n, 0.002);
+      both(floats);
+      both(Float64Array.from(floats, (v, i) => v * 1.000001 + i));
+      both(
+        withBackend("js", () => kernels.f32ToF16(floats)),
+        { dtype: "float16" },
+      );
+      both(new Uint16Array(randomWords(n + 5, Math.ceil(n / 2) + 1).buffer, 0, n), { dtype: "bfloat16" });
+      both(new Uint8Array(randomWords(n + 6, Math.ceil(n / 4) + 1).buffer, 1, n), { dtype: "float8_e4m3" });
+      both(new Uint8Array(randomWords(n + 7, Math.ceil(n / 4) + 1).buffer, 3, n), { dtype: "float8_e5m2" });
+      const words = randomWords(n + 3, Math.ceil(n / 4) + 1);
+      const q = new Int8Array(words.buffer, 1, n);
+      both(q);
+      both(q, { scale: 0.037, offset: -5 });
+      both(new Uint8Array(words.buffer, 2, n));
+      both(new Int16Array(randomWords(n, Math.ceil(n / 2) + 1).buffer, 2, n));
+      both(new Uint16Array(randomWords(n, Math.ceil(n / 2) + 1).buffer, 0, n));
+      both(new Int32Array(randomWords(n + 1, n)));
+      both(new Uint32Array(randomWords(n + 2, n)));
+    },
+  );
 
   it("random float arrays with specials (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.float(), fc.constantFrom(NaN, Infinity, -Infinity, 0, -0, 1e30, -1e30)), { maxLength: 2000 }),
+        fc.array(fc.oneof(fc.float(), fc.constantFrom(NaN, Infinity, -Infinity, 0, -0, 1e30, -1e30)), {
+          maxLength: 2000,
+        }),
         fc.integer({ min: 0, max: 600 }),
         (list, repeat) => {
           const values = new Float32Array(list.length + repeat);
@@ -328,7 +418,10 @@ describe("kernels.mergeStats", () => {
   it("merging the stats of two parts equals the stats of the whole (property)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity, 0)), { maxLength: 3000 }),
+        fc.array(
+          fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity, 0)),
+          { maxLength: 3000 },
+        ),
         fc.nat(),
         fc.double({ min: -1e9, max: 1e9, noNaN: true }),
         (list, cut, shift) => {
@@ -348,7 +441,9 @@ describe("kernels.mergeStats", () => {
           expectClose(merged.sum, whole.sum, 1e-12, "sum", Math.sqrt(whole.sumSquares * whole.finite));
           // std: relative to itself, plus the ulp of the mean that any float64 mean carries
           // (and a few subnormals: halving the difference of two subnormal means rounds)
-          expect(Math.abs(merged.std - whole.std)).toBeLessThanOrEqual(1e-7 * whole.std + 1e-14 * scale + 4 * Number.MIN_VALUE);
+          expect(Math.abs(merged.std - whole.std)).toBeLessThanOrEqual(
+            1e-7 * whole.std + 1e-14 * scale + 4 * Number.MIN_VALUE,
+          );
         },
       ),
       { seed: SEED, numRuns: 200 },
@@ -358,21 +453,27 @@ describe("kernels.mergeStats", () => {
   it("merges many streamed chunks into the stats of the whole", () => {
     const values = mixedFloats(21, 1_000_000, 0.001);
     let total = kernels.stats(new Float32Array(0));
-    for (let at = 0; at < values.length; at += 12_345) total = kernels.mergeStats(total, kernels.stats(values.subarray(at, at + 12_345)));
+    for (let at = 0; at < values.length; at += 12_345)
+      total = kernels.mergeStats(total, kernels.stats(values.subarray(at, at + 12_345)));
     expectMatchesOracle(total, values, 1e-11);
   });
 
   it("merges parts whose values are near the largest float64 without overflow", () => {
-    const values = new Float64Array(1000).map((_, i) => (i % 3 - 1) * 1.5e308);
+    const values = new Float64Array(1000).map((_, i) => ((i % 3) - 1) * 1.5e308);
     const whole = kernels.stats(values);
     expect(Number.isFinite(whole.std)).toBe(true);
     const merged = kernels.mergeStats(kernels.stats(values.subarray(0, 400)), kernels.stats(values.subarray(400)));
     expectClose(merged.std, whole.std, 1e-12, "std");
     expectClose(merged.mean, whole.mean, 1e-12, "mean", 1.5e308);
-    const apart = kernels.mergeStats(kernels.stats(new Float64Array([-1.7e308])), kernels.stats(new Float64Array([1.7e308])));
+    const apart = kernels.mergeStats(
+      kernels.stats(new Float64Array([-1.7e308])),
+      kernels.stats(new Float64Array([1.7e308])),
+    );
     expect(apart.mean).toBe(0);
     expect(apart.std).toBe(1.7e308);
-    expect(kernels.mergeStats(kernels.stats(new Float32Array([2, 2])), kernels.stats(new Float32Array([2]))).std).toBe(0);
+    expect(kernels.mergeStats(kernels.stats(new Float32Array([2, 2])), kernels.stats(new Float32Array([2]))).std).toBe(
+      0,
+    );
   });
 
   it("refuses what is not a TensorStats", () => {
@@ -385,7 +486,11 @@ describe("kernels.mergeStats", () => {
 /** The histogram oracle: the documented bin formula, one value at a time. */
 function histogramOracle(values: ArrayLike<number>, bins: number, lo: number, hi: number) {
   const counts = new Float64Array(bins);
-  let below = 0, above = 0, nan = 0, posInf = 0, negInf = 0;
+  let below = 0,
+    above = 0,
+    nan = 0,
+    posInf = 0,
+    negInf = 0;
   for (let i = 0; i < values.length; i++) {
     const x = values[i]!;
     if (Number.isNaN(x)) nan++;
@@ -404,7 +509,12 @@ describe.each(BACKENDS)("kernels.histogram (%s)", (backend) => {
 
   it.each([0, 1, 9, 256, 65537, 200_001])("float32 and float64 with specials, length %i, equal the oracle", (n) => {
     const values = mixedFloats(n + 30, n, 0.02);
-    for (const [bins, lo, hi] of [[64, -3, 3], [1, -1, 1], [255, -10, 0.5], [7, 2, 2.5]] as const) {
+    for (const [bins, lo, hi] of [
+      [64, -3, 3],
+      [1, -1, 1],
+      [255, -10, 0.5],
+      [7, 2, 2.5],
+    ] as const) {
       expect(histogram(values, bins, lo, hi)).toEqual(histogramOracle(values, bins, lo, hi));
       const doubles = new Float64Array(values);
       expect(histogram(doubles, bins, lo, hi)).toEqual(histogramOracle(doubles, bins, lo, hi));
@@ -420,7 +530,9 @@ describe.each(BACKENDS)("kernels.histogram (%s)", (backend) => {
   it("float16, int8 with scale and integers bin their values", () => {
     const halves = Uint16Array.from({ length: 65536 }, (_, i) => i);
     const widened = withBackend("js", () => kernels.f16ToF32(halves));
-    expect(histogram(halves, 100, -70000, 70000, { dtype: "float16" })).toEqual(histogramOracle(widened, 100, -70000, 70000));
+    expect(histogram(halves, 100, -70000, 70000, { dtype: "float16" })).toEqual(
+      histogramOracle(widened, 100, -70000, 70000),
+    );
     const q = new Int8Array(randomWords(4, 5000).buffer, 1, 19_000);
     const deq = withBackend("js", () => kernels.dequantizeI8(q, 0.5, 3));
     expect(histogram(q, 33, -60, 60, { scale: 0.5, offset: 3 })).toEqual(histogramOracle(deq, 33, -60, 60));

@@ -13,7 +13,13 @@ const COUNT = Math.ceil((2.5 * STREAM_BYTES) / 2) + 13;
 const OFFSETS = [0, 8, 16, 2040, 2048, 4064, 4088];
 
 /** A view of `count` elements of `Ctor` at byte `offset` into a fresh buffer, filled with random bytes. */
-function viewAt<T extends ArrayBufferView>(Ctor: new (buffer: ArrayBuffer, offset: number, length: number) => T, size: number, offset: number, count: number, seed: number): T {
+function viewAt<T extends ArrayBufferView>(
+  Ctor: new (buffer: ArrayBuffer, offset: number, length: number) => T,
+  size: number,
+  offset: number,
+  count: number,
+  seed: number,
+): T {
   const buffer = new ArrayBuffer(offset + count * size + 64);
   new Uint8Array(buffer).set(randomBytes(seed, buffer.byteLength));
   return new Ctor(buffer, offset, count);
@@ -71,11 +77,23 @@ describe.skipIf(!kernels.wasmAvailable())("element-wise kernels streamed through
 describe.skipIf(!kernels.wasmAvailable())("stats streamed through the scratch", () => {
   it("gives the TS twin's results for every array type at offsets around the 4 KiB boundaries", () => {
     // 4-byte integers widen to float64 next to their raw chunk: their raw chunk stays in place (no room to move)
-    const types = [[Float32Array, 4], [Float64Array, 8], [Int32Array, 4], [Int16Array, 2], [Int8Array, 1]] as const;
+    const types = [
+      [Float32Array, 4],
+      [Float64Array, 8],
+      [Int32Array, 4],
+      [Int16Array, 2],
+      [Int8Array, 1],
+    ] as const;
     for (const [Ctor, size] of types) {
       for (const offset of OFFSETS) {
         const count = 65536 * 2 + 77;
-        const data = viewAt(Ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => Float32Array, size, offset, count, offset + size);
+        const data = viewAt(
+          Ctor as unknown as new (b: ArrayBuffer, o: number, n: number) => Float32Array,
+          size,
+          offset,
+          count,
+          offset + size,
+        );
         if (Ctor === Float32Array || Ctor === Float64Array) {
           // finite values: random bits hold NaNs and infinities, which stats counts apart (fine) but we want moments
           for (let i = 0; i < count; i++) if (!Number.isFinite(data[i]!)) data[i] = i % 7;

@@ -13,7 +13,9 @@ type Ctor = Uint8ArrayConstructor | Uint16ArrayConstructor | Float32ArrayConstru
 function matrix(ctor: Ctor, rows: number, cols: number, resident: boolean) {
   const words = randomWords(rows * 131 + cols, Math.ceil((rows * cols * ctor.BYTES_PER_ELEMENT) / 4) + 1);
   const bytes = new Uint8Array(words.buffer, 0, rows * cols * ctor.BYTES_PER_ELEMENT);
-  const out = resident ? kernels.allocate(ctor as never, rows * cols) as unknown as InstanceType<Ctor> : new ctor(rows * cols);
+  const out = resident
+    ? (kernels.allocate(ctor as never, rows * cols) as unknown as InstanceType<Ctor>)
+    : new ctor(rows * cols);
   new Uint8Array(out.buffer, out.byteOffset, out.byteLength).set(bytes); // raw bits: NaN payloads included
   return out;
 }
@@ -39,18 +41,34 @@ function bits(a: ArrayBufferView): string {
 }
 
 describe.each(BACKENDS)("transposeColumns (%s)", (backend) => {
-  it.each([Uint8Array, Uint16Array, Float32Array, BigInt64Array] as Ctor[])("%o: bands at every edge, in WebAssembly memory and not", (ctor) => {
-    for (const resident of [true, false]) {
-      for (const [rows, cols] of [[1, 1], [3, 7], [17, 33], [64, 129], [300, 41]] as const) {
-        const src = matrix(ctor, rows, cols, resident);
-        for (const [c0, w] of [[0, cols], [0, 1], [cols - 1, 1], [Math.floor(cols / 3), Math.ceil(cols / 2) - Math.floor(cols / 3)]] as const) {
-          if (w <= 0 || c0 + w > cols) continue;
-          const got = withBackend(backend, () => kernels.transposeColumns(src as never, rows, cols, c0, w)) as unknown as ArrayLike<unknown> & ArrayBufferView;
-          expect(bits(got)).toBe(expectedBits(src, rows, cols, c0, w));
+  it.each([Uint8Array, Uint16Array, Float32Array, BigInt64Array] as Ctor[])(
+    "%o: bands at every edge, in WebAssembly memory and not",
+    (ctor) => {
+      for (const resident of [true, false]) {
+        for (const [rows, cols] of [
+          [1, 1],
+          [3, 7],
+          [17, 33],
+          [64, 129],
+          [300, 41],
+        ] as const) {
+          const src = matrix(ctor, rows, cols, resident);
+          for (const [c0, w] of [
+            [0, cols],
+            [0, 1],
+            [cols - 1, 1],
+            [Math.floor(cols / 3), Math.ceil(cols / 2) - Math.floor(cols / 3)],
+          ] as const) {
+            if (w <= 0 || c0 + w > cols) continue;
+            const got = withBackend(backend, () =>
+              kernels.transposeColumns(src as never, rows, cols, c0, w),
+            ) as unknown as ArrayLike<unknown> & ArrayBufferView;
+            expect(bits(got)).toBe(expectedBits(src, rows, cols, c0, w));
+          }
         }
       }
-    }
-  });
+    },
+  );
 
   it("a 4096 x 4096 float32 band in WebAssembly memory (the patch case)", () => {
     const src = matrix(Float32Array, 1024, 4096, true) as Float32Array;

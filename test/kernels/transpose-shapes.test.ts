@@ -11,13 +11,36 @@ import { withBackend } from "../helpers/backends.js";
 import { randomWords } from "../helpers/rng.js";
 
 const SHAPES: [number, number][] = [
-  [1, 1], [1, 17], [17, 1], [2, 3], [3, 2], [4, 4], [7, 13], [15, 15], [16, 16], [17, 17], [31, 33], [32, 32],
-  [33, 31], [8, 513], [513, 8], [64, 600], [127, 131], [4097, 3], [3, 4097], [16, 1025], [1025, 16], [1, 5000], [5000, 1],
+  [1, 1],
+  [1, 17],
+  [17, 1],
+  [2, 3],
+  [3, 2],
+  [4, 4],
+  [7, 13],
+  [15, 15],
+  [16, 16],
+  [17, 17],
+  [31, 33],
+  [32, 32],
+  [33, 31],
+  [8, 513],
+  [513, 8],
+  [64, 600],
+  [127, 131],
+  [4097, 3],
+  [3, 4097],
+  [16, 1025],
+  [1025, 16],
+  [1, 5000],
+  [5000, 1],
 ];
 
 function reference(src: Uint8Array, rows: number, cols: number, size: number): Uint8Array {
   const out = new Uint8Array(src.length);
-  for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) out.set(src.subarray((i * cols + j) * size, (i * cols + j + 1) * size), (j * rows + i) * size);
+  for (let i = 0; i < rows; i++)
+    for (let j = 0; j < cols; j++)
+      out.set(src.subarray((i * cols + j) * size, (i * cols + j + 1) * size), (j * rows + i) * size);
   return out;
 }
 
@@ -34,8 +57,10 @@ describe("transpose: every element size and shape, WASM equals TS equals the ind
   it.each(SHAPES)("%i x %i", (rows, cols) => {
     const words = randomWords(rows * 7919 + cols, rows * cols * 2);
     const arrays = [
-      new Uint8Array(words.buffer, 0, rows * cols), new Uint16Array(words.buffer, 0, rows * cols),
-      new Uint32Array(words.buffer, 0, rows * cols), new BigUint64Array(words.buffer, 0, rows * cols),
+      new Uint8Array(words.buffer, 0, rows * cols),
+      new Uint16Array(words.buffer, 0, rows * cols),
+      new Uint32Array(words.buffer, 0, rows * cols),
+      new BigUint64Array(words.buffer, 0, rows * cols),
     ];
     for (const src of arrays) {
       const size = src.BYTES_PER_ELEMENT;
@@ -58,7 +83,13 @@ describe("transpose: every element size and shape, WASM equals TS equals the ind
   });
 
   it("columnToRowMajorBytes from a Buffer at an odd offset, every element size, 2-D to 4-D", () => {
-    for (const shape of [[1000, 3], [3, 1000], [17, 19, 23], [5, 1, 33, 9], [64, 2, 64]]) {
+    for (const shape of [
+      [1000, 3],
+      [3, 1000],
+      [17, 19, 23],
+      [5, 1, 33, 9],
+      [64, 2, 64],
+    ]) {
       const count = shape.reduce((a, b) => a * b, 1);
       for (const size of [1, 2, 4, 8]) {
         const data = new Uint8Array(randomWords(count + size, (count * size + 3) >> 2).buffer, 0, count * size);
@@ -83,7 +114,12 @@ describe("transposeF16ToF32: column-major fp16 to row-major f32 in one pass", ()
   it("every one of the 65,536 halves widens exactly as f16ToF32 (NaN payloads kept)", () => {
     const all = Uint16Array.from({ length: 65536 }, (_, i) => i);
     const want = withBackend("js", () => kernels.f16ToF32(all));
-    for (const [rows, cols] of [[256, 256], [64, 1024], [1024, 64], [65536, 1]] as const) {
+    for (const [rows, cols] of [
+      [256, 256],
+      [64, 1024],
+      [1024, 64],
+      [65536, 1],
+    ] as const) {
       // transposing the transpose of `all` gives `all` back, widened
       const stored = kernels.transpose(all, cols, rows);
       for (const backend of ["js", "wasm"] as const) {
@@ -93,28 +129,45 @@ describe("transposeF16ToF32: column-major fp16 to row-major f32 in one pass", ()
     }
   });
 
-  it.each(SHAPES)("%i x %i equals transpose then f16ToF32, on both backends and into allocate() memory", (rows, cols) => {
-    const halves = kernels.f32ToF16(Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i * 0.37) * 100));
-    const want = kernels.f16ToF32(withBackend("js", () => kernels.transpose(halves, rows, cols)));
-    for (const backend of ["js", "wasm"] as const) {
-      expect(bytes(withBackend(backend, () => kernels.transposeF16ToF32(halves, rows, cols))).equals(bytes(want)), backend).toBe(true);
-    }
-    const resident = kernels.allocate(Uint16Array, halves.length);
-    resident.set(halves);
-    const out = kernels.allocate(Float32Array, halves.length);
-    withBackend("wasm", () => kernels.transposeF16ToF32(resident, rows, cols, out));
-    expect(bytes(out).equals(bytes(want))).toBe(true);
-  });
+  it.each(SHAPES)(
+    "%i x %i equals transpose then f16ToF32, on both backends and into allocate() memory",
+    (rows, cols) => {
+      const halves = kernels.f32ToF16(Float32Array.from({ length: rows * cols }, (_, i) => Math.sin(i * 0.37) * 100));
+      const want = kernels.f16ToF32(withBackend("js", () => kernels.transpose(halves, rows, cols)));
+      for (const backend of ["js", "wasm"] as const) {
+        expect(
+          bytes(withBackend(backend, () => kernels.transposeF16ToF32(halves, rows, cols))).equals(bytes(want)),
+          backend,
+        ).toBe(true);
+      }
+      const resident = kernels.allocate(Uint16Array, halves.length);
+      resident.set(halves);
+      const out = kernels.allocate(Float32Array, halves.length);
+      withBackend("wasm", () => kernels.transposeF16ToF32(resident, rows, cols, out));
+      expect(bytes(out).equals(bytes(want))).toBe(true);
+    },
+  );
 
   it("columnToRowMajorF16ToF32 and the bytes form from an odd offset equal columnToRowMajor then f16ToF32", () => {
-    for (const shape of [[40, 30], [3, 100003], [7, 11, 13], [2, 3, 2, 5, 2], [1, 1, 9]]) {
+    for (const shape of [
+      [40, 30],
+      [3, 100003],
+      [7, 11, 13],
+      [2, 3, 2, 5, 2],
+      [1, 1, 9],
+    ]) {
       const count = shape.reduce((a, b) => a * b, 1);
       const halves = kernels.f32ToF16(Float32Array.from({ length: count }, (_, i) => Math.cos(i) * 3));
       const want = kernels.f16ToF32(kernels.columnToRowMajor(halves, shape));
       for (const backend of ["js", "wasm"] as const) {
-        expect(bytes(withBackend(backend, () => kernels.columnToRowMajorF16ToF32(halves, shape))).equals(bytes(want)), `${backend} ${shape}`).toBe(true);
+        expect(
+          bytes(withBackend(backend, () => kernels.columnToRowMajorF16ToF32(halves, shape))).equals(bytes(want)),
+          `${backend} ${shape}`,
+        ).toBe(true);
         const dst = new Uint8Array(count * 4);
-        withBackend(backend, () => kernels.columnToRowMajorBytes(oddBuffer(new Uint8Array(halves.buffer)), dst, shape, 2, true));
+        withBackend(backend, () =>
+          kernels.columnToRowMajorBytes(oddBuffer(new Uint8Array(halves.buffer)), dst, shape, 2, true),
+        );
         expect(bytes(dst).equals(bytes(want)), `${backend} bytes ${shape}`).toBe(true);
       }
     }

@@ -1,8 +1,23 @@
 // A usage example of the public API, compiled by test/package/run.mjs in a fresh project that installed the packed
 // tarball, with `strict`, `exactOptionalPropertyTypes` and `skipLibCheck: false`, under several module resolutions.
 import {
-  type ByteSource, FormatError, type NamedTensor, april, bw2l, detectFormat, fromBlob, fromBytes, isFormatError,
-  kernels, primitiv, readAny, readFromAny, spraak, tsm, writeNpy, writeSafetensors,
+  type ByteSource,
+  FormatError,
+  type NamedTensor,
+  april,
+  bw2l,
+  detectFormat,
+  fromBlob,
+  fromBytes,
+  isFormatError,
+  kernels,
+  primitiv,
+  readAny,
+  readFromAny,
+  spraak,
+  tsm,
+  writeNpy,
+  writeSafetensors,
 } from "tensorfile";
 
 export async function tour(bytes: Uint8Array): Promise<number> {
@@ -24,7 +39,8 @@ export async function tour(bytes: Uint8Array): Promise<number> {
 
 export function formats(bytes: Uint8Array): string[] {
   const out: string[] = [];
-  if (bw2l.detect(bytes)) out.push(String(bw2l.tensors(bw2l.read(bytes)).length), String(bw2l.write(bw2l.read(bytes)).length));
+  if (bw2l.detect(bytes))
+    out.push(String(bw2l.tensors(bw2l.read(bytes)).length), String(bw2l.write(bw2l.read(bytes)).length));
   if (april.detect(bytes)) out.push(String(april.blobs(april.read(bytes)).length));
   if (tsm.detect(bytes)) out.push(String(tsm.tensors(tsm.read(bytes)).length));
   if (primitiv.detect(bytes)) out.push(String(primitiv.tensors(primitiv.read(bytes)).length));

@@ -9,23 +9,38 @@ import { describe, expect, it } from "vitest";
 import { FORMATS } from "../../bindings/any.js";
 
 const root = resolve(import.meta.dirname, "../..");
-const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as { exports: Record<string, Record<string, string>> };
+const pkg = JSON.parse(readFileSync(resolve(root, "package.json"), "utf8")) as {
+  exports: Record<string, Record<string, string>>;
+};
 const built = existsSync(resolve(root, "dist/formats/spraak.node.js"));
 const ids = FORMATS.map((f) => f.id);
 
 describe("tensorfile/<format> subpaths", () => {
   it("are in package.json exports for exactly the formats of FORMATS, with the conditions of tensorfile/kernels", () => {
-    const subpaths = Object.keys(pkg.exports).filter((key) => ![".", "./kernels", "./node", "./package.json"].includes(key));
+    const subpaths = Object.keys(pkg.exports).filter(
+      (key) => ![".", "./kernels", "./node", "./package.json"].includes(key),
+    );
     expect(subpaths.map((key) => key.slice(2)).sort()).toEqual([...ids].sort());
     for (const id of ids) {
       expect(pkg.exports[`./${id}`], id).toEqual({
-        types: `./dist/formats/${id}.d.ts`, node: `./dist/formats/${id}.node.js`, deno: `./dist/formats/${id}.node.js`, default: `./dist/formats/${id}.js`,
+        types: `./dist/formats/${id}.d.ts`,
+        node: `./dist/formats/${id}.node.js`,
+        deno: `./dist/formats/${id}.node.js`,
+        default: `./dist/formats/${id}.js`,
       });
     }
   });
 
-  it.skipIf(!built)("in Node (import and require) are the main entry's namespaces; the per-file modules have the same names", () => {
-    const out = JSON.parse(execFileSync(process.execPath, ["--input-type=module", "-e", `
+  it.skipIf(!built)(
+    "in Node (import and require) are the main entry's namespaces; the per-file modules have the same names",
+    () => {
+      const out = JSON.parse(
+        execFileSync(
+          process.execPath,
+          [
+            "--input-type=module",
+            "-e",
+            `
       import * as tf from "tensorfile";
       import { createRequire } from "node:module";
       const require = createRequire(process.cwd() + "/");
@@ -43,9 +58,15 @@ describe("tensorfile/<format> subpaths", () => {
       }
       let sameError = false;
       try { (await import("tensorfile/spraak")).read(new Uint8Array([0x2e, 0x73, 0x70, 0x72, 0x0a])); } catch (e) { sameError = e instanceof tf.FormatError; }
-      console.log(JSON.stringify({ report, sameError }));`], { cwd: root, encoding: "utf8" }));
-    for (const id of ids) expect(out.report[id], id).toEqual({ sub: true, perFile: true, same: true, count: expect.any(Number) });
-    expect(out.report.spraak.count).toBeGreaterThan(20);
-    expect(out.sameError).toBe(true);
-  });
+      console.log(JSON.stringify({ report, sameError }));`,
+          ],
+          { cwd: root, encoding: "utf8" },
+        ),
+      );
+      for (const id of ids)
+        expect(out.report[id], id).toEqual({ sub: true, perFile: true, same: true, count: expect.any(Number) });
+      expect(out.report.spraak.count).toBeGreaterThan(20);
+      expect(out.sameError).toBe(true);
+    },
+  );
 });

@@ -14,7 +14,11 @@ function node(args: string[]): string {
 
 describe.skipIf(!built)("tensorfile/kernels (dist/)", () => {
   it("in Node (import and require) is the main entry's kernels: same functions, one backend setting", () => {
-    const out = JSON.parse(node(["--input-type=module", "-e", `
+    const out = JSON.parse(
+      node([
+        "--input-type=module",
+        "-e",
+        `
       import * as sub from "tensorfile/kernels";
       import { kernels } from "tensorfile";
       import { createRequire } from "node:module";
@@ -23,7 +27,9 @@ describe.skipIf(!built)("tensorfile/kernels (dist/)", () => {
       const same = Object.keys(kernels).every((k) => sub[k] === kernels[k] && required[k] === kernels[k]);
       sub.setBackend("js");
       const shared = kernels.getBackend();
-      console.log(JSON.stringify({ sub: Object.keys(sub).sort(), main: Object.keys(kernels).sort(), perFile: Object.keys(perFile).sort(), same, shared }));`]));
+      console.log(JSON.stringify({ sub: Object.keys(sub).sort(), main: Object.keys(kernels).sort(), perFile: Object.keys(perFile).sort(), same, shared }));`,
+      ]),
+    );
     expect(out.sub).toEqual(out.main);
     expect(out.perFile).toEqual(out.main);
     expect(out.main).toContain("f16ToF32");

@@ -16,7 +16,17 @@ describe.skipIf(!built)("the built package (dist/)", () => {
       }).catch((e) => { console.error(e); process.exit(1); });`;
     const out = JSON.parse(execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }));
     expect(out.checks).toContain("transpose");
-    for (const name of ["bw2l", "april", "tsm", "primitiv", "spraak", "detectFormat", "readAny", "kernels", "FormatError"]) {
+    for (const name of [
+      "bw2l",
+      "april",
+      "tsm",
+      "primitiv",
+      "spraak",
+      "detectFormat",
+      "readAny",
+      "kernels",
+      "FormatError",
+    ]) {
       expect(out.exports).toContain(name);
     }
   });

@@ -28,7 +28,8 @@ describe("cachingSource", () => {
     const source = cachingSource(inner);
     const chunk = 1024;
     for (let pass = 0; pass < 2; pass++) {
-      for (let o = 1000; o < 9000; o += chunk) expect(await source.read(o, Math.min(chunk, 9000 - o))).toEqual(data.subarray(o, Math.min(9000, o + chunk)));
+      for (let o = 1000; o < 9000; o += chunk)
+        expect(await source.read(o, Math.min(chunk, 9000 - o))).toEqual(data.subarray(o, Math.min(9000, o + chunk)));
     }
     expect(await source.read(1000, 8000)).toEqual(data.subarray(1000, 9000));
     expect(await source.read(4321, 100)).toEqual(data.subarray(4321, 4421));
@@ -48,16 +49,19 @@ describe("cachingSource", () => {
   });
 
   it("answers any read sequence with the source's bytes (property)", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.tuple(fc.nat({ max: 10_500 }), fc.nat({ max: 4000 })), { maxLength: 30 }),
-      fc.integer({ min: 1, max: 12_000 }),
-      async (reads, budget) => {
-        const source = cachingSource(counted(data), budget);
-        for (const [offset, length] of reads) {
-          const want = data.subarray(Math.min(offset, data.length), Math.min(data.length, offset + length));
-          expect(await source.read(offset, length)).toEqual(want);
-        }
-      },
-    ), { numRuns: 200 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(fc.nat({ max: 10_500 }), fc.nat({ max: 4000 })), { maxLength: 30 }),
+        fc.integer({ min: 1, max: 12_000 }),
+        async (reads, budget) => {
+          const source = cachingSource(counted(data), budget);
+          for (const [offset, length] of reads) {
+            const want = data.subarray(Math.min(offset, data.length), Math.min(data.length, offset + length));
+            expect(await source.read(offset, length)).toEqual(want);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -41,7 +41,12 @@ function fixtureFiles(invalid: boolean): string[] {
  */
 export function ecosystemFiles(): CorpusFile[] {
   const mixed = writeSafetensors([
-    { name: "weights", dtype: "float32", shape: [3, 4], data: Float32Array.from([0.5, -1, NaN, Infinity, 0, 2, -Infinity, 3, 4, 0, -0.25, 1e-3]) },
+    {
+      name: "weights",
+      dtype: "float32",
+      shape: [3, 4],
+      data: Float32Array.from([0.5, -1, NaN, Infinity, 0, 2, -Infinity, 3, 4, 0, -0.25, 1e-3]),
+    },
     { name: "half", dtype: "float16", shape: [2, 2], data: kernels.f32ToF16(Float32Array.from([1, -2, 0.5, 65504])) },
     { name: "brain", dtype: "bfloat16", shape: [5], data: Uint16Array.from([0x3f80, 0xbf80, 0x7fc0, 0x0000, 0x4049]) },
     { name: "e4m3", dtype: "float8_e4m3", shape: [4], data: Uint8Array.from([0x38, 0xb8, 0x7f, 0x00]) },
@@ -49,10 +54,23 @@ export function ecosystemFiles(): CorpusFile[] {
     { name: "ids", dtype: "int64", shape: [3], data: BigInt64Array.from([1n, -5n, 9007199254740993n]) },
     { name: "mask", dtype: "bool", shape: [4], data: Uint8Array.from([1, 0, 0, 1]) },
   ] as NamedTensor[]);
-  const matrix = { name: "m", dtype: "float64", shape: [2, 3], data: Float64Array.from([1, 2, 3, 4, 5, -6]) } as NamedTensor;
+  const matrix = {
+    name: "m",
+    dtype: "float64",
+    shape: [2, 3],
+    data: Float64Array.from([1, 2, 3, 4, 5, -6]),
+  } as NamedTensor;
   const npz = zipSync({
     "stored.npy": [writeNpy(matrix), { level: 0 }],
-    "deflated.npy": [writeNpy({ name: "d", dtype: "int16", shape: [50], data: Int16Array.from({ length: 50 }, (_, i) => i * 3 - 70) } as NamedTensor), { level: 6 }],
+    "deflated.npy": [
+      writeNpy({
+        name: "d",
+        dtype: "int16",
+        shape: [50],
+        data: Int16Array.from({ length: 50 }, (_, i) => i * 3 - 70),
+      } as NamedTensor),
+      { level: 6 },
+    ],
   });
   return [
     { label: "generated mixed.safetensors", bytes: mixed },
@@ -79,10 +97,25 @@ export function readableFiles(): CorpusFile[] {
 
 /** Damaged and other invalid fixtures (every one makes readAny throw a FormatError or opens with warnings). */
 export function invalidFiles(): CorpusFile[] {
-  return [...fixtureFiles(true), "spraak/sx313.crlf-damaged.trk"].filter(() => HAVE_FIXTURES).map((path) => ({ label: path, bytes: readFixture(...path.split("/")) }));
+  return [...fixtureFiles(true), "spraak/sx313.crlf-damaged.trk"]
+    .filter(() => HAVE_FIXTURES)
+    .map((path) => ({ label: path, bytes: readFixture(...path.split("/")) }));
 }
 
-const NUMERIC = new Set(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
+const NUMERIC = new Set([
+  "float16",
+  "float32",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+]);
 
 const WIDENED = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2"]);
 
@@ -111,8 +144,9 @@ export function oracleStats(values: number[]) {
   const zeros = finite.filter((v) => v === 0).length;
   // scaled by the largest magnitude so that values near 1e308 neither overflow the sum nor the squares
   const scale = finite.reduce((a, b) => Math.max(a, Math.abs(b)), 0) || 1;
-  const mean = finite.length > 0 ? finite.reduce((a, b) => a + b / scale, 0) / finite.length * scale : NaN;
-  const scaledVariance = finite.length > 0 ? finite.reduce((a, b) => a + ((b - mean) / scale) ** 2, 0) / finite.length : NaN;
+  const mean = finite.length > 0 ? (finite.reduce((a, b) => a + b / scale, 0) / finite.length) * scale : NaN;
+  const scaledVariance =
+    finite.length > 0 ? finite.reduce((a, b) => a + ((b - mean) / scale) ** 2, 0) / finite.length : NaN;
   let min = Infinity;
   let max = -Infinity;
   for (const v of finite) {
@@ -120,8 +154,16 @@ export function oracleStats(values: number[]) {
     if (v > max) max = v;
   }
   return {
-    count: values.length, finite: finite.length, nan, posInf, negInf, zeros, mean, std: Math.sqrt(scaledVariance) * scale,
-    min: finite.length > 0 ? min : NaN, max: finite.length > 0 ? max : NaN,
+    count: values.length,
+    finite: finite.length,
+    nan,
+    posInf,
+    negInf,
+    zeros,
+    mean,
+    std: Math.sqrt(scaledVariance) * scale,
+    min: finite.length > 0 ? min : NaN,
+    max: finite.length > 0 ? max : NaN,
   };
 }
 

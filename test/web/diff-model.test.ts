@@ -31,7 +31,10 @@ describe("metadataDifferences", () => {
 
   it("different formats say so, and long or nested values stay one line", () => {
     const long = "x".repeat(500);
-    const { differences } = metadataDifferences({ format: "tsm", version: 1, meta: { nested: { k: [1, 2n] }, long } }, { format: "safetensors", version: null, meta: {} });
+    const { differences } = metadataDifferences(
+      { format: "tsm", version: 1, meta: { nested: { k: [1, 2n] }, long } },
+      { format: "safetensors", version: null, meta: {} },
+    );
     expect(differences.map((d) => d.key)).toEqual(["format", "version", "meta.nested", "meta.long"]);
     expect(differences[2]!.a).toBe('{"k":[1,"2"]}');
     expect(differences[3]!.a!.length).toBe(200);

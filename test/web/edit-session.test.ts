@@ -25,17 +25,19 @@ const APRIL = join(here, "../../../shared/fixtures/april/tiny_en-us.april");
 /** A Blob that counts the bytes read from it (slices of it count into the same counter). */
 function countingBlob(bytes: Uint8Array): { blob: Blob; read: () => number } {
   let read = 0;
-  const wrap = (blob: Blob): Blob => new Proxy(blob, {
-    get(target, key) {
-      if (key === "slice") return (start?: number, end?: number) => wrap(target.slice(start, end));
-      if (key === "arrayBuffer") return async () => {
-        read += target.size;
-        return target.arrayBuffer();
-      };
-      const value = Reflect.get(target, key, target) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  const wrap = (blob: Blob): Blob =>
+    new Proxy(blob, {
+      get(target, key) {
+        if (key === "slice") return (start?: number, end?: number) => wrap(target.slice(start, end));
+        if (key === "arrayBuffer")
+          return async () => {
+            read += target.size;
+            return target.arrayBuffer();
+          };
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
   return { blob: wrap(new Blob([bytes as BlobPart])), read: () => read };
 }
 
@@ -61,19 +63,24 @@ function libraryEdit(bytes: Uint8Array, edits: EditOp[]): Uint8Array {
 }
 
 function tinyModel(): Uint8Array {
-  return onnx.write(onnx.create({
-    producerName: "tests", metadata: { author: "me" },
-    graph: {
-      name: "main",
-      inputs: [{ name: "x", dtype: "float32", shape: ["N", 4] }],
-      outputs: [{ name: "y", dtype: "float32", shape: ["N", 3] }],
-      initializers: [{ name: "w", dtype: "float32", dims: [4, 3], data: Float32Array.from({ length: 12 }, (_, i) => i / 7) }],
-      nodes: [
-        { opType: "MatMul", name: "mm", inputs: ["x", "w"], outputs: ["z"] },
-        { opType: "LeakyRelu", name: "act", inputs: ["z"], outputs: ["y"], attributes: { alpha: 0.25 } },
-      ],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      producerName: "tests",
+      metadata: { author: "me" },
+      graph: {
+        name: "main",
+        inputs: [{ name: "x", dtype: "float32", shape: ["N", 4] }],
+        outputs: [{ name: "y", dtype: "float32", shape: ["N", 3] }],
+        initializers: [
+          { name: "w", dtype: "float32", dims: [4, 3], data: Float32Array.from({ length: 12 }, (_, i) => i / 7) },
+        ],
+        nodes: [
+          { opType: "MatMul", name: "mm", inputs: ["x", "w"], outputs: ["z"] },
+          { opType: "LeakyRelu", name: "act", inputs: ["z"], outputs: ["y"], attributes: { alpha: 0.25 } },
+        ],
+      },
+    }),
+  );
 }
 
 describe("EditSession on a hand-built model", () => {
@@ -103,7 +110,9 @@ describe("EditSession on a hand-built model", () => {
     expect(m.graph!.node![1]!.attribute![0]!.f).toBe(0.5);
     const summary = session.summary();
     expect(summary.done).toHaveLength(edits.length);
-    expect(summary.model!.inputs.map((v) => [v.name, v.dtype, shapeText(v.shape)])).toEqual([["audio", "float32", "1x4"]]);
+    expect(summary.model!.inputs.map((v) => [v.name, v.dtype, shapeText(v.shape)])).toEqual([
+      ["audio", "float32", "1x4"],
+    ]);
   });
 
   it("refuses bad edits and changes nothing", async () => {
@@ -127,7 +136,9 @@ describe("EditSession on a hand-built model", () => {
   });
 
   it("refuses a file that is neither ONNX nor .april", async () => {
-    await expect(EditSession.open(new Blob([new TextEncoder().encode("{\"not\": \"a model\"}")]), "x.json")).rejects.toThrow(/not an ONNX model/);
+    await expect(
+      EditSession.open(new Blob([new TextEncoder().encode('{"not": "a model"}')]), "x.json"),
+    ).rejects.toThrow(/not an ONNX model/);
   });
 });
 
@@ -162,7 +173,8 @@ describe.skipIf(!SILERO_V5 || !existsSync(OCR_REC))("EditSession on real models 
       const before = decode(bytes).graph!.initializer!;
       const after = m.graph!.initializer!;
       expect(after.length).toBe(before.length);
-      for (let i = 0; i < before.length; i++) expectSameBytes(proto.TensorProto.encode(after[i]!).finish(), proto.TensorProto.encode(before[i]!).finish());
+      for (let i = 0; i < before.length; i++)
+        expectSameBytes(proto.TensorProto.encode(after[i]!).finish(), proto.TensorProto.encode(before[i]!).finish());
     });
   }
 
@@ -182,7 +194,10 @@ describe.skipIf(!SILERO_V5 || !existsSync(OCR_REC))("EditSession on real models 
     expectSameBytes(await bytesOf(await session.write()), onnx.write(expected));
     // back to float32, the edit kept
     await session.convert(undefined);
-    expectSameBytes(await bytesOf(await session.write()), libraryEdit(bytes, [{ op: "set-meta", key: "precision", value: "half" }]));
+    expectSameBytes(
+      await bytesOf(await session.write()),
+      libraryEdit(bytes, [{ op: "set-meta", key: "precision", value: "half" }]),
+    );
   });
 });
 

@@ -7,9 +7,17 @@ import { concat } from "../helpers/bytes.js";
 import { parseNpy } from "../helpers/parsers.js";
 
 async function opened(names: string[]) {
-  const bytes = onnx.write(onnx.create({
-    graph: { name: "g", nodes: [], inputs: [], outputs: [], initializers: names.map((name, i) => ({ name, dtype: "float32", dims: [2], data: [i, -i] })) },
-  }));
+  const bytes = onnx.write(
+    onnx.create({
+      graph: {
+        name: "g",
+        nodes: [],
+        inputs: [],
+        outputs: [],
+        initializers: names.map((name, i) => ({ name, dtype: "float32", dims: [2], data: [i, -i] })),
+      },
+    }),
+  );
   const source = fromBytes(bytes);
   return { lazy: await readFromAny(source), source };
 }

@@ -1,14 +1,46 @@
 // Exports: the streamed .safetensors of every example and fixture with tensors, concatenated and parsed by the
 // independent test parser, holds exactly tensors() (dtype, shape, bytes); .npy of each tensor likewise.
 import { describe, expect, it } from "vitest";
-import { type EmbeddedBlob, type NamedTensor, formatModule, fromBytes, isFormatError, readAny, readFromAny } from "../../bindings/index.js";
-import { copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsSize, tensorFileName, withSource } from "../../web/src/model/export.js";
+import {
+  type EmbeddedBlob,
+  type NamedTensor,
+  formatModule,
+  fromBytes,
+  isFormatError,
+  readAny,
+  readFromAny,
+} from "../../bindings/index.js";
+import {
+  copyBlobTo,
+  exportNpy,
+  exportSafetensors,
+  replaceExtension,
+  safetensorsSize,
+  tensorFileName,
+  withSource,
+} from "../../web/src/model/export.js";
 import { concat } from "../helpers/bytes.js";
 import { parseNpy, parseSafetensors } from "../helpers/parsers.js";
 import { readableFiles } from "./corpus.js";
 
-const DTYPES: Record<string, string> = { float16: "F16", float32: "F32", float64: "F64", int8: "I8", uint8: "U8", int16: "I16", uint16: "U16", int32: "I32", uint32: "U32", int64: "I64", uint64: "U64", bool: "BOOL", complex64: "C64",
-  bfloat16: "BF16", float8_e4m3: "F8_E4M3", float8_e5m2: "F8_E5M2" };
+const DTYPES: Record<string, string> = {
+  float16: "F16",
+  float32: "F32",
+  float64: "F64",
+  int8: "I8",
+  uint8: "U8",
+  int16: "I16",
+  uint16: "U16",
+  int32: "I32",
+  uint32: "U32",
+  int64: "I64",
+  uint64: "U64",
+  bool: "BOOL",
+  complex64: "C64",
+  bfloat16: "BF16",
+  float8_e4m3: "F8_E4M3",
+  float8_e5m2: "F8_E5M2",
+};
 
 function bytesOf(t: NamedTensor): Uint8Array {
   return new Uint8Array(t.data.buffer, t.data.byteOffset, t.data.byteLength);
@@ -26,7 +58,12 @@ describe("streamed .safetensors export", () => {
       }
       const parts: Uint8Array[] = [];
       const progress: number[] = [];
-      const written = await exportSafetensors(lazy, lazy.format, (part) => void parts.push(part.slice()), (done) => progress.push(done));
+      const written = await exportSafetensors(
+        lazy,
+        lazy.format,
+        (part) => void parts.push(part.slice()),
+        (done) => progress.push(done),
+      );
       expect(parts.length).toBe(infos.length + 1);
       expect(progress.length).toBe(infos.length);
       expect(progress.at(-1)).toBe(written);
@@ -39,7 +76,18 @@ describe("streamed .safetensors export", () => {
         expect(entry, t.name).toBeDefined();
         const known = DTYPES[t.dtype];
         expect(entry.dtype).toBe(known ?? "U8");
-        expect(entry.shape).toEqual(known ? t.shape : [...t.shape, bytesOf(t).length / Math.max(1, t.shape.reduce((a, b) => a * b, 1))]);
+        expect(entry.shape).toEqual(
+          known
+            ? t.shape
+            : [
+                ...t.shape,
+                bytesOf(t).length /
+                  Math.max(
+                    1,
+                    t.shape.reduce((a, b) => a * b, 1),
+                  ),
+              ],
+        );
         expect(Array.from(entry.bytes)).toEqual(Array.from(bytesOf(t)));
       }
       expect(parsed.tensors.length).toBe(want.length);
@@ -82,7 +130,10 @@ describe(".npy export and names", () => {
       }
       for (const blob of blobs) {
         if (!(blob.bytes instanceof Uint8Array)) ranges++;
-        const want = blob.bytes instanceof Uint8Array ? blob.bytes : bytes.subarray(blob.bytes.byteOffset, blob.bytes.byteOffset + blob.bytes.byteLength);
+        const want =
+          blob.bytes instanceof Uint8Array
+            ? blob.bytes
+            : bytes.subarray(blob.bytes.byteOffset, blob.bytes.byteOffset + blob.bytes.byteLength);
         const parts: Uint8Array[] = [];
         const n = await copyBlobTo(blob, source, (part) => void parts.push(part.slice()), 7);
         expect(n, `${label} ${blob.name}`).toBe(want.length);

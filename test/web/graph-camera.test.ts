@@ -11,19 +11,27 @@ const screen = { width: 1000, height: 600 };
 
 describe("graph camera", () => {
   it("zooms about a point: the layout point under the pointer stays under it", () => {
-    fc.assert(fc.property(fc.double({ min: 0.05, max: 3, noNaN: true }), fc.double({ min: 0.2, max: 5, noNaN: true }), fc.integer({ min: 0, max: 1000 }), fc.integer({ min: 0, max: 600 }), (start, factor, px, py) => {
-      const camera = new Camera();
-      camera.scale = start;
-      camera.x = 37;
-      camera.y = -12;
-      const before = camera.toLayout(px, py);
-      camera.zoomAt(factor, px, py);
-      const after = camera.toLayout(px, py);
-      expect(after.x).toBeCloseTo(before.x, 6);
-      expect(after.y).toBeCloseTo(before.y, 6);
-      expect(camera.scale).toBeGreaterThanOrEqual(MIN_SCALE);
-      expect(camera.scale).toBeLessThanOrEqual(MAX_SCALE);
-    }));
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0.05, max: 3, noNaN: true }),
+        fc.double({ min: 0.2, max: 5, noNaN: true }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.integer({ min: 0, max: 600 }),
+        (start, factor, px, py) => {
+          const camera = new Camera();
+          camera.scale = start;
+          camera.x = 37;
+          camera.y = -12;
+          const before = camera.toLayout(px, py);
+          camera.zoomAt(factor, px, py);
+          const after = camera.toLayout(px, py);
+          expect(after.x).toBeCloseTo(before.x, 6);
+          expect(after.y).toBeCloseTo(before.y, 6);
+          expect(camera.scale).toBeGreaterThanOrEqual(MIN_SCALE);
+          expect(camera.scale).toBeLessThanOrEqual(MAX_SCALE);
+        },
+      ),
+    );
   });
 
   it("fits a big layout inside the screen, centred", () => {
@@ -36,7 +44,18 @@ describe("graph camera", () => {
   });
 
   it("opens at zoom 1 on the topmost box, and centring zooms a tiny view to a readable one", () => {
-    const specs: NodeSpec[] = [0, 1].map((id) => ({ id, name: `n${id}`, op: "Relu", kind: "op", inputs: id ? [0] : [], outputs: [], attrs: [], weights: [], tensors: [], subgraphs: [] }));
+    const specs: NodeSpec[] = [0, 1].map((id) => ({
+      id,
+      name: `n${id}`,
+      op: "Relu",
+      kind: "op",
+      inputs: id ? [0] : [],
+      outputs: [],
+      attrs: [],
+      weights: [],
+      tensors: [],
+      subgraphs: [],
+    }));
     const model = buildGraph("g", specs, [0], [1]);
     const layout: Positioned = { x: [3000, 100], y: [20, 200], width: 4000, height: 400, edges: [], engine: "layered" };
     const camera = new Camera();
@@ -53,13 +72,15 @@ describe("graph camera", () => {
 
 describe("graph minimap geometry", () => {
   it("stays within a quarter of the width and 40% of the height, and maps the layout inside itself", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 100_000 }), (w, h) => {
-      const size = minimapSize(screen, { width: w, height: h });
-      expect(size.width).toBeLessThanOrEqual(160);
-      expect(size.height).toBeLessThanOrEqual(240);
-      const t = minimapTransform(screen, { width: w, height: h });
-      expect(t.offsetX + w * t.scaleX).toBeLessThanOrEqual(size.width);
-      expect(t.offsetY + h * t.scaleY).toBeLessThanOrEqual(size.height);
-    }));
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 100_000 }), (w, h) => {
+        const size = minimapSize(screen, { width: w, height: h });
+        expect(size.width).toBeLessThanOrEqual(160);
+        expect(size.height).toBeLessThanOrEqual(240);
+        const t = minimapTransform(screen, { width: w, height: h });
+        expect(t.offsetX + w * t.scaleX).toBeLessThanOrEqual(size.width);
+        expect(t.offsetY + h * t.scaleY).toBeLessThanOrEqual(size.height);
+      }),
+    );
   });
 });

@@ -21,23 +21,66 @@ function nodes(): { main: NodeInput[]; branch: NodeInput[] } {
     { name: "relu", opType: "Relu", inputs: ["c"], outputs: ["r"] },
     { name: "add", opType: "Add", inputs: ["r", "w"], outputs: ["a"] },
     { name: "sig", opType: "Sigmoid", inputs: ["a"], outputs: ["s"] },
-    { name: "if", opType: "If", inputs: ["flag"], outputs: ["y"], attributes: { then_branch: { type: "graph", value: { name: "then", nodes: branch, inputs: [], outputs: [{ name: "b_out", dtype: "float16", shape: [4] }] } }, else_branch: { type: "graph", value: { name: "else", nodes: [...branch].reverse(), inputs: [], outputs: [{ name: "b_out", dtype: "float16", shape: [4] }] } } } },
+    {
+      name: "if",
+      opType: "If",
+      inputs: ["flag"],
+      outputs: ["y"],
+      attributes: {
+        then_branch: {
+          type: "graph",
+          value: {
+            name: "then",
+            nodes: branch,
+            inputs: [],
+            outputs: [{ name: "b_out", dtype: "float16", shape: [4] }],
+          },
+        },
+        else_branch: {
+          type: "graph",
+          value: {
+            name: "else",
+            nodes: [...branch].reverse(),
+            inputs: [],
+            outputs: [{ name: "b_out", dtype: "float16", shape: [4] }],
+          },
+        },
+      },
+    },
   ];
   return { main, branch };
 }
 
 function graphOf(main: NodeInput[], branch: NodeInput[]): GraphModel {
   const ifNode = main.find((n) => n.name === "if")!;
-  const shuffledIf = { ...ifNode, attributes: { then_branch: { type: "graph" as const, value: { name: "then", nodes: branch, inputs: [], outputs: [{ name: "b_out", dtype: "float16" as const, shape: [4] }] } } } };
-  const bytes = onnx.write(onnx.create({
-    graph: {
-      name: "g",
-      inputs: [{ name: "x", dtype: "float32", shape: [4] }, { name: "flag", dtype: "bool", shape: [] }],
-      outputs: [{ name: "y", dtype: "float16", shape: [4] }],
-      initializers: [{ name: "w", dtype: "float16", dims: [4], data: new Uint16Array(4) }],
-      nodes: main.map((n) => (n.name === "if" ? shuffledIf : n)),
+  const shuffledIf = {
+    ...ifNode,
+    attributes: {
+      then_branch: {
+        type: "graph" as const,
+        value: {
+          name: "then",
+          nodes: branch,
+          inputs: [],
+          outputs: [{ name: "b_out", dtype: "float16" as const, shape: [4] }],
+        },
+      },
     },
-  }));
+  };
+  const bytes = onnx.write(
+    onnx.create({
+      graph: {
+        name: "g",
+        inputs: [
+          { name: "x", dtype: "float32", shape: [4] },
+          { name: "flag", dtype: "bool", shape: [] },
+        ],
+        outputs: [{ name: "y", dtype: "float16", shape: [4] }],
+        initializers: [{ name: "w", dtype: "float16", dims: [4], data: new Uint16Array(4) }],
+        nodes: main.map((n) => (n.name === "if" ? shuffledIf : n)),
+      },
+    }),
+  );
   return onnxGraphDocument(onnx.read(bytes)).graphs[0]!;
 }
 
@@ -57,14 +100,21 @@ describe("ONNX graph adapter: node order", () => {
   });
 
   it("keeps every edge, at every depth, when the node lists are shuffled", () => {
-    fc.assert(fc.property(fc.shuffledSubarray(main, { minLength: main.length }), fc.shuffledSubarray(branch, { minLength: branch.length }), (m, b) => {
-      const graph = graphOf(m, b);
-      expect(edgeNames(graph)).toEqual(edgeNames(ordered));
-      const then = graph.nodes.find((n) => n.name === "if")!.subgraphs[0]!.graph;
-      expect(edgeNames(then)).toEqual(["b_abs → b_exp", "b_exp → b_out", "b_neg → b_abs"]);
-      // the weight is still a row of the Add, whatever the order
-      expect(graph.nodes.find((n) => n.name === "add")!.weights.map((w) => w.name)).toEqual(["w"]);
-    }), { numRuns: 40 });
+    fc.assert(
+      fc.property(
+        fc.shuffledSubarray(main, { minLength: main.length }),
+        fc.shuffledSubarray(branch, { minLength: branch.length }),
+        (m, b) => {
+          const graph = graphOf(m, b);
+          expect(edgeNames(graph)).toEqual(edgeNames(ordered));
+          const then = graph.nodes.find((n) => n.name === "if")!.subgraphs[0]!.graph;
+          expect(edgeNames(then)).toEqual(["b_abs → b_exp", "b_exp → b_out", "b_neg → b_abs"]);
+          // the weight is still a row of the Add, whatever the order
+          expect(graph.nodes.find((n) => n.name === "add")!.weights.map((w) => w.name)).toEqual(["w"]);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("reversed: the output's producer comes last in the file but still feeds it", () => {
@@ -76,7 +126,18 @@ describe("ONNX graph adapter: node order", () => {
 describe("ONNX attributes by name", () => {
   it("shows Cast's `to` as the data type's name", () => {
     const cast = nodes().main[0]!;
-    const model = onnx.read(onnx.write(onnx.create({ graph: { name: "g", inputs: [{ name: "x", dtype: "float32", shape: [1] }], outputs: [{ name: "c", dtype: "float16", shape: [1] }], nodes: [cast] } })));
+    const model = onnx.read(
+      onnx.write(
+        onnx.create({
+          graph: {
+            name: "g",
+            inputs: [{ name: "x", dtype: "float32", shape: [1] }],
+            outputs: [{ name: "c", dtype: "float16", shape: [1] }],
+            nodes: [cast],
+          },
+        }),
+      ),
+    );
     const attribute = model.graph!.nodes[0]!.attributes[0]!;
     expect(onnxAttributeText(attribute, "Cast")).toBe("FLOAT16");
     expect(onnxAttributeText(attribute, "Foo")).toBe("10");

@@ -8,7 +8,12 @@ import onnxProto from "onnx-proto";
 import { describe, expect, it } from "vitest";
 import { april, fromBytes, onnx, readFromAny } from "../../bindings/index.js";
 import { type GraphModel, graphTensors, searchGraph, weightText } from "../../web/src/model/graph.js";
-import { aprilGraphDocument, onnxAttributeText, onnxGraphDocument, onnxWeightLabel } from "../../web/src/model/graph-onnx.js";
+import {
+  aprilGraphDocument,
+  onnxAttributeText,
+  onnxGraphDocument,
+  onnxWeightLabel,
+} from "../../web/src/model/graph-onnx.js";
 
 const floats = (n: number, start = 0) => Float32Array.from({ length: n }, (_, i) => start + i / 8);
 
@@ -16,7 +21,15 @@ function branch(name: string, weight: string): onnx.OnnxGraphInput {
   return {
     name,
     nodes: [
-      { name: `${name}_c`, opType: "Constant", inputs: [], outputs: [`${name}_k`], attributes: { value: { type: "tensor", value: { name: `${name}_k`, dtype: "float32", dims: [4], data: floats(4, 1) } } } },
+      {
+        name: `${name}_c`,
+        opType: "Constant",
+        inputs: [],
+        outputs: [`${name}_k`],
+        attributes: {
+          value: { type: "tensor", value: { name: `${name}_k`, dtype: "float32", dims: [4], data: floats(4, 1) } },
+        },
+      },
       { name: `${name}_mul`, opType: "Mul", inputs: ["y", weight], outputs: [`${name}_m`] },
       { name: `${name}_add`, opType: "Add", inputs: [`${name}_m`, `${name}_k`], outputs: [`${name}_m2`] },
       { name: `${name}_outer`, opType: "Add", inputs: [`${name}_m2`, "shift"], outputs: [`${name}_out`] },
@@ -28,28 +41,56 @@ function branch(name: string, weight: string): onnx.OnnxGraphInput {
 }
 
 function sampleModelBytes(): Uint8Array {
-  return onnx.write(onnx.create({
-    graph: {
-      name: "sample",
-      inputs: [{ name: "x", dtype: "float32", shape: ["batch", 3, 8, 8] }, { name: "flag", dtype: "bool", shape: [] }],
-      outputs: [{ name: "z", dtype: "float32", shape: ["batch", 4] }],
-      initializers: [
-        { name: "conv.weight", dtype: "float32", dims: [4, 3, 3, 3], data: floats(108) },
-        { name: "conv.bias", dtype: "float32", dims: [4], data: floats(4) },
-        { name: "shift", dtype: "float32", dims: [4], data: floats(4, 5) },
-      ],
-      nodes: [
-        { name: "conv", opType: "Conv", inputs: ["x", "conv.weight", "conv.bias"], outputs: ["c"], attributes: { kernel_shape: [3, 3], pads: [1, 1, 1, 1], auto_pad: "NOTSET" } },
-        { opType: "Relu", inputs: ["c"], outputs: ["r"] },
-        { name: "pool", opType: "GlobalAveragePool", inputs: ["r"], outputs: ["p"] },
-        { name: "flat", opType: "Flatten", inputs: ["p", ""], outputs: ["y"], attributes: { axis: 1 } },
-        { name: "bias_const", opType: "Constant", inputs: [], outputs: ["bias2"], attributes: { value: { type: "tensor", value: { name: "bias2", dtype: "float32", dims: [4], data: floats(4, 3) } } } },
-        { name: "add_bias", opType: "Add", inputs: ["y", "bias2"], outputs: ["y2"] },
-        { name: "If_0", opType: "If", inputs: ["flag"], outputs: ["z0"], attributes: { then_branch: { type: "graph", value: branch("then", "w_then") }, else_branch: { type: "graph", value: branch("else", "w_else") } } },
-        { name: "last", opType: "Sum", inputs: ["z0", "y2", "undefined_value"], outputs: ["z"] },
-      ],
-    },
-  }));
+  return onnx.write(
+    onnx.create({
+      graph: {
+        name: "sample",
+        inputs: [
+          { name: "x", dtype: "float32", shape: ["batch", 3, 8, 8] },
+          { name: "flag", dtype: "bool", shape: [] },
+        ],
+        outputs: [{ name: "z", dtype: "float32", shape: ["batch", 4] }],
+        initializers: [
+          { name: "conv.weight", dtype: "float32", dims: [4, 3, 3, 3], data: floats(108) },
+          { name: "conv.bias", dtype: "float32", dims: [4], data: floats(4) },
+          { name: "shift", dtype: "float32", dims: [4], data: floats(4, 5) },
+        ],
+        nodes: [
+          {
+            name: "conv",
+            opType: "Conv",
+            inputs: ["x", "conv.weight", "conv.bias"],
+            outputs: ["c"],
+            attributes: { kernel_shape: [3, 3], pads: [1, 1, 1, 1], auto_pad: "NOTSET" },
+          },
+          { opType: "Relu", inputs: ["c"], outputs: ["r"] },
+          { name: "pool", opType: "GlobalAveragePool", inputs: ["r"], outputs: ["p"] },
+          { name: "flat", opType: "Flatten", inputs: ["p", ""], outputs: ["y"], attributes: { axis: 1 } },
+          {
+            name: "bias_const",
+            opType: "Constant",
+            inputs: [],
+            outputs: ["bias2"],
+            attributes: {
+              value: { type: "tensor", value: { name: "bias2", dtype: "float32", dims: [4], data: floats(4, 3) } },
+            },
+          },
+          { name: "add_bias", opType: "Add", inputs: ["y", "bias2"], outputs: ["y2"] },
+          {
+            name: "If_0",
+            opType: "If",
+            inputs: ["flag"],
+            outputs: ["z0"],
+            attributes: {
+              then_branch: { type: "graph", value: branch("then", "w_then") },
+              else_branch: { type: "graph", value: branch("else", "w_else") },
+            },
+          },
+          { name: "last", opType: "Sum", inputs: ["z0", "y2", "undefined_value"], outputs: ["z"] },
+        ],
+      },
+    }),
+  );
 }
 
 function byName(model: GraphModel, name: string) {
@@ -68,7 +109,16 @@ describe("ONNX graph adapter", () => {
     expect(graph.sourceNodes).toBe(8);
     // 2 inputs + 7 nodes (the folded Constant is gone) + 1 output
     expect(graph.nodes.map((n) => `${n.kind}:${n.op}`)).toEqual([
-      "input:input", "input:input", "op:Conv", "op:Relu", "op:GlobalAveragePool", "op:Flatten", "op:Add", "op:If", "op:Sum", "output:output",
+      "input:input",
+      "input:input",
+      "op:Conv",
+      "op:Relu",
+      "op:GlobalAveragePool",
+      "op:Flatten",
+      "op:Add",
+      "op:If",
+      "op:Sum",
+      "output:output",
     ]);
     const conv = byName(graph, "conv");
     expect(conv.weights.map(weightText)).toEqual(["W ⟨4×3×3×3⟩", "B ⟨4⟩"]);
@@ -89,42 +139,78 @@ describe("ONNX graph adapter", () => {
   });
 
   it("lists attributes one line each and the value types of inputs and outputs", () => {
-    expect(byName(graph, "conv").attrs).toEqual([["kernel_shape", "[3, 3]"], ["pads", "[1, 1, 1, 1]"], ["auto_pad", "\"NOTSET\""]]);
+    expect(byName(graph, "conv").attrs).toEqual([
+      ["kernel_shape", "[3, 3]"],
+      ["pads", "[1, 1, 1, 1]"],
+      ["auto_pad", '"NOTSET"'],
+    ]);
     expect(byName(graph, "flat").attrs).toEqual([["axis", "1"]]);
     expect(byName(graph, "x").attrs).toEqual([["type", "float32 ⟨batch×3×8×8⟩"]]);
     expect(byName(graph, "z").attrs).toEqual([["type", "float32 ⟨batch×4⟩"]]);
     const ifAttrs = Object.fromEntries(byName(graph, "If_0").attrs);
     expect(ifAttrs.then_branch).toBe("graph then (4 nodes)");
-    expect(onnxAttributeText({ name: "f", type: "FLOATS", floats: Array.from({ length: 20 }, (_, i) => i) })).toBe("[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, … (20)]");
+    expect(onnxAttributeText({ name: "f", type: "FLOATS", floats: Array.from({ length: 20 }, (_, i) => i) })).toBe(
+      "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, … (20)]",
+    );
   });
 
   it("opens If branches as subgraphs whose weights carry the onnx module's path names", () => {
     const node = byName(graph, "If_0");
     expect(node.subgraphs.map((s) => s.name)).toEqual(["then_branch", "else_branch"]);
     const then = node.subgraphs[0]!.graph;
-    expect(byName(then, "then_mul").weights.map((w) => [weightText(w), w.tensors[0]])).toEqual([["B ⟨4⟩", "If_0/then_branch/w_then"]]);
+    expect(byName(then, "then_mul").weights.map((w) => [weightText(w), w.tensors[0]])).toEqual([
+      ["B ⟨4⟩", "If_0/then_branch/w_then"],
+    ]);
     expect(byName(then, "then_add").weights.map((w) => w.tensors[0])).toEqual(["If_0/then_branch/then_k"]);
     // the outer initializer read inside the branch is drawn as the outer weight
     expect(byName(then, "then_outer").weights.map((w) => w.tensors[0])).toEqual(["shift"]);
     expect(byName(then, "then_outer").inputs).toEqual([byName(then, "then_add").id]);
     // every weight of the file is one click away, and nothing else is linked
-    const names = onnx.tensorInfos(model).map((i) => i.name).sort();
-    expect(names).toEqual(["bias2", "conv.bias", "conv.weight", "If_0/else_branch/else_k", "If_0/else_branch/w_else", "If_0/then_branch/then_k", "If_0/then_branch/w_then", "shift"].sort());
+    const names = onnx
+      .tensorInfos(model)
+      .map((i) => i.name)
+      .sort();
+    expect(names).toEqual(
+      [
+        "bias2",
+        "conv.bias",
+        "conv.weight",
+        "If_0/else_branch/else_k",
+        "If_0/else_branch/w_else",
+        "If_0/then_branch/then_k",
+        "If_0/then_branch/w_then",
+        "shift",
+      ].sort(),
+    );
     expect([...new Set(graphTensors(graph))].sort()).toEqual(names);
   });
 
   it("finds nodes by op, name and weight name", () => {
     expect(searchGraph(graph, "conv.weight").map((hit) => graph.nodes[hit.node]!.name)).toEqual(["conv"]);
-    expect(searchGraph(graph, "\"If\"").map((hit) => hit.field)).toEqual(["op"]);
+    expect(searchGraph(graph, '"If"').map((hit) => hit.field)).toEqual(["op"]);
   });
 
   it("keeps a Constant that is a graph output (or feeds nothing) as its own box", async () => {
     const lone = onnx.create({
       graph: {
-        name: "consts", inputs: [], outputs: [{ name: "k", dtype: "float32", shape: [2] }],
+        name: "consts",
+        inputs: [],
+        outputs: [{ name: "k", dtype: "float32", shape: [2] }],
         nodes: [
-          { name: "c", opType: "Constant", inputs: [], outputs: ["k"], attributes: { value: { type: "tensor", value: { dtype: "float32", dims: [2], data: [1, 2] } } } },
-          { name: "unused", opType: "Constant", inputs: [], outputs: ["u"], attributes: { value: { type: "tensor", value: { dtype: "int64", dims: [], data: [7n] } } } },
+          {
+            name: "c",
+            opType: "Constant",
+            inputs: [],
+            outputs: ["k"],
+            attributes: { value: { type: "tensor", value: { dtype: "float32", dims: [2], data: [1, 2] } } },
+          },
+          {
+            name: "unused",
+            opType: "Constant",
+            inputs: [],
+            outputs: ["u"],
+            attributes: { value: { type: "tensor", value: { dtype: "int64", dims: [], data: [7n] } } },
+          },
         ],
       },
     });
@@ -135,19 +221,51 @@ describe("ONNX graph adapter", () => {
     expect(byName(g, "k").inputs).toEqual([byName(g, "c").id]);
     // the same through a lazy open (readFrom: headers only)
     const lazy = await readFromAny(fromBytes(onnx.write(lone)));
-    expect(onnxGraphDocument(lazy.file as onnx.OnnxModel).graphs[0]!.nodes.map((n) => n.name)).toEqual(["c", "unused", "k"]);
+    expect(onnxGraphDocument(lazy.file as onnx.OnnxModel).graphs[0]!.nodes.map((n) => n.name)).toEqual([
+      "c",
+      "unused",
+      "k",
+    ]);
   });
 
   it("folds a Constant read only inside a subgraph into the subgraph's consumer", () => {
     const made = onnx.create({
       graph: {
-        name: "outer", inputs: [{ name: "flag", dtype: "bool", shape: [] }], outputs: [{ name: "z", dtype: "float32", shape: [2] }],
+        name: "outer",
+        inputs: [{ name: "flag", dtype: "bool", shape: [] }],
+        outputs: [{ name: "z", dtype: "float32", shape: [2] }],
         nodes: [
-          { name: "k", opType: "Constant", inputs: [], outputs: ["kv"], attributes: { value: { type: "tensor", value: { dtype: "float32", dims: [2, 2], data: [1, 2, 3, 4] } } } },
           {
-            name: "branchy", opType: "If", inputs: ["flag"], outputs: ["z"], attributes: {
-              then_branch: { type: "graph", value: { name: "t", inputs: [], outputs: [{ name: "t_out", dtype: "float32" }], nodes: [{ name: "use", opType: "ReduceSum", inputs: ["kv"], outputs: ["t_out"] }] } },
-              else_branch: { type: "graph", value: { name: "e", inputs: [], outputs: [{ name: "e_out", dtype: "float32" }], nodes: [{ name: "use2", opType: "ReduceMax", inputs: ["kv"], outputs: ["e_out"] }] } },
+            name: "k",
+            opType: "Constant",
+            inputs: [],
+            outputs: ["kv"],
+            attributes: { value: { type: "tensor", value: { dtype: "float32", dims: [2, 2], data: [1, 2, 3, 4] } } },
+          },
+          {
+            name: "branchy",
+            opType: "If",
+            inputs: ["flag"],
+            outputs: ["z"],
+            attributes: {
+              then_branch: {
+                type: "graph",
+                value: {
+                  name: "t",
+                  inputs: [],
+                  outputs: [{ name: "t_out", dtype: "float32" }],
+                  nodes: [{ name: "use", opType: "ReduceSum", inputs: ["kv"], outputs: ["t_out"] }],
+                },
+              },
+              else_branch: {
+                type: "graph",
+                value: {
+                  name: "e",
+                  inputs: [],
+                  outputs: [{ name: "e_out", dtype: "float32" }],
+                  nodes: [{ name: "use2", opType: "ReduceMax", inputs: ["kv"], outputs: ["e_out"] }],
+                },
+              },
             },
           },
         ],
@@ -162,8 +280,15 @@ describe("ONNX graph adapter", () => {
   it("opens Loop bodies and GRAPHS attributes, with the onnx module's names for their weights", () => {
     const body = (tag: string): onnx.OnnxGraphInput => ({
       name: `${tag}_body`,
-      inputs: [{ name: "i", dtype: "int64", shape: [] }, { name: "cond_in", dtype: "bool", shape: [] }, { name: "acc", dtype: "float32", shape: [3] }],
-      outputs: [{ name: "cond_out", dtype: "bool", shape: [] }, { name: "acc_out", dtype: "float32", shape: [3] }],
+      inputs: [
+        { name: "i", dtype: "int64", shape: [] },
+        { name: "cond_in", dtype: "bool", shape: [] },
+        { name: "acc", dtype: "float32", shape: [3] },
+      ],
+      outputs: [
+        { name: "cond_out", dtype: "bool", shape: [] },
+        { name: "acc_out", dtype: "float32", shape: [3] },
+      ],
       initializers: [{ name: `${tag}_step`, dtype: "float32", dims: [3], data: [1, 2, 3] }],
       nodes: [
         { name: `${tag}_id`, opType: "Identity", inputs: ["cond_in"], outputs: ["cond_out"] },
@@ -172,11 +297,29 @@ describe("ONNX graph adapter", () => {
     });
     const made = onnx.create({
       graph: {
-        name: "loops", inputs: [{ name: "n", dtype: "int64", shape: [] }, { name: "c", dtype: "bool", shape: [] }, { name: "a", dtype: "float32", shape: [3] }],
+        name: "loops",
+        inputs: [
+          { name: "n", dtype: "int64", shape: [] },
+          { name: "c", dtype: "bool", shape: [] },
+          { name: "a", dtype: "float32", shape: [3] },
+        ],
         outputs: [{ name: "r", dtype: "float32", shape: [3] }],
         nodes: [
-          { name: "loop", opType: "Loop", inputs: ["n", "c", "a"], outputs: ["r"], attributes: { body: { type: "graph", value: body("l") } } },
-          { name: "multi", opType: "MyBranches", domain: "com.example", inputs: ["a"], outputs: ["m"], attributes: { branches: { type: "graphs", value: [body("g0"), body("g1")] } } },
+          {
+            name: "loop",
+            opType: "Loop",
+            inputs: ["n", "c", "a"],
+            outputs: ["r"],
+            attributes: { body: { type: "graph", value: body("l") } },
+          },
+          {
+            name: "multi",
+            opType: "MyBranches",
+            domain: "com.example",
+            inputs: ["a"],
+            outputs: ["m"],
+            attributes: { branches: { type: "graphs", value: [body("g0"), body("g1")] } },
+          },
         ],
       },
     });
@@ -190,8 +333,15 @@ describe("ONNX graph adapter", () => {
     const multi = byName(g, "multi");
     expect(multi.attrs[0]).toEqual(["#domain", "com.example"]);
     expect(multi.subgraphs.map((s) => s.name)).toEqual(["branches/0", "branches/1"]);
-    expect(byName(multi.subgraphs[1]!.graph, "g1_add").weights.map((w) => w.tensors[0])).toEqual(["multi/branches/1/g1_step"]);
-    expect([...new Set(graphTensors(g))].sort()).toEqual(onnx.tensorInfos(made).map((i) => i.name).sort());
+    expect(byName(multi.subgraphs[1]!.graph, "g1_add").weights.map((w) => w.tensors[0])).toEqual([
+      "multi/branches/1/g1_step",
+    ]);
+    expect([...new Set(graphTensors(g))].sort()).toEqual(
+      onnx
+        .tensorInfos(made)
+        .map((i) => i.name)
+        .sort(),
+    );
   });
 
   it("labels weight rows by the op's input names", () => {
@@ -203,31 +353,47 @@ describe("ONNX graph adapter", () => {
 });
 
 describe("april networks in the graph view", () => {
-  const net = (tag: string) => onnx.write(onnx.create({
-    graph: {
-      name: `${tag}-graph`,
-      inputs: [{ name: "in", dtype: "float32", shape: [1, 4] }],
-      outputs: [{ name: "out", dtype: "float32", shape: [1, 3] }],
-      initializers: [{ name: `${tag}.weight`, dtype: "float32", dims: [4, 3], data: floats(12) }],
-      nodes: [{ name: `${tag}_mm`, opType: "MatMul", inputs: ["in", `${tag}.weight`], outputs: ["out"] }],
-    },
-  }));
+  const net = (tag: string) =>
+    onnx.write(
+      onnx.create({
+        graph: {
+          name: `${tag}-graph`,
+          inputs: [{ name: "in", dtype: "float32", shape: [1, 4] }],
+          outputs: [{ name: "out", dtype: "float32", shape: [1, 3] }],
+          initializers: [{ name: `${tag}.weight`, dtype: "float32", dims: [4, 3], data: floats(12) }],
+          nodes: [{ name: `${tag}_mm`, opType: "MatMul", inputs: ["in", `${tag}.weight`], outputs: ["out"] }],
+        },
+      }),
+    );
 
   it("gives the three networks, weights named <network>/<name> as the table lists them", async () => {
-    const bytes = april.write(april.create({ networks: { encoder: net("enc"), decoder: net("dec"), joiner: net("join") }, tokens: ["<blk>", "a"] }));
+    const bytes = april.write(
+      april.create({
+        networks: { encoder: net("enc"), decoder: net("dec"), joiner: net("join") },
+        tokens: ["<blk>", "a"],
+      }),
+    );
     const lazy = await readFromAny(fromBytes(bytes));
     expect(lazy.format).toBe("april");
     const document = aprilGraphDocument(lazy.file as april.AprilFile, april.NETWORK_NAMES);
     expect(document.graphs.map((g) => g.name)).toEqual(["encoder", "decoder", "joiner"]);
     expect(document.graphs.map((g) => g.error)).toEqual([undefined, undefined, undefined]);
-    expect(byName(document.graphs[1]!, "dec_mm").weights.map((w) => [weightText(w), w.tensors[0]])).toEqual([["B ⟨4×3⟩", "decoder/dec.weight"]]);
-    const listed = lazy.tensorInfos().map((i) => i.name).sort();
+    expect(byName(document.graphs[1]!, "dec_mm").weights.map((w) => [weightText(w), w.tensors[0]])).toEqual([
+      ["B ⟨4×3⟩", "decoder/dec.weight"],
+    ]);
+    const listed = lazy
+      .tensorInfos()
+      .map((i) => i.name)
+      .sort();
     expect(document.graphs.flatMap(graphTensors).sort()).toEqual(listed);
     expect(listed).toEqual(["decoder/dec.weight", "encoder/enc.weight", "joiner/join.weight"]);
   });
 
   it("says why a network is not readable ONNX instead of drawing it", () => {
-    const file = april.create({ networks: { encoder: net("enc"), decoder: net("dec"), joiner: Uint8Array.of(0xff, 0xff, 0xff, 0x0f) }, tokens: ["<blk>", "a"] });
+    const file = april.create({
+      networks: { encoder: net("enc"), decoder: net("dec"), joiner: Uint8Array.of(0xff, 0xff, 0xff, 0x0f) },
+      tokens: ["<blk>", "a"],
+    });
     expect(file.onnxErrors?.joiner).toBeTruthy();
     const document = aprilGraphDocument(file, april.NETWORK_NAMES);
     expect(document.graphs[2]!.error).toBe(file.onnxErrors!.joiner);
@@ -273,7 +439,10 @@ describe.skipIf(!existsSync(SILERO))("a real PyTorch export (silero_vad_v5.onnx)
     const drawn = graphTensors(graph);
     expect(drawn.length).toBeGreaterThan(0);
     expect(drawn.filter((name) => !listed.has(name))).toEqual([]);
-    const all = (g: GraphModel): GraphModel[] => [g, ...g.nodes.flatMap((n) => n.subgraphs.flatMap((s) => all(s.graph)))];
+    const all = (g: GraphModel): GraphModel[] => [
+      g,
+      ...g.nodes.flatMap((n) => n.subgraphs.flatMap((s) => all(s.graph))),
+    ];
     const rows = all(graph).flatMap((g) => g.nodes.flatMap((n) => n.weights));
     expect(rows.some((w) => w.shape.length >= 2)).toBe(true);
   });

@@ -7,23 +7,27 @@ import { boxRows } from "../../web/src/model/graph.js";
 import { onnxGraphDocument } from "../../web/src/model/graph-onnx.js";
 import { onnxOpDocUrl, onnxOpSignature } from "../../web/src/model/onnx-ops.js";
 
-const model = onnx.read(onnx.write(onnx.create({
-  producerName: "pytorch",
-  producerVersion: "2.4",
-  metadata: { author: "someone", license: "MIT" },
-  opsetImports: [{ version: 17 }, { domain: "com.microsoft", version: 1 }],
-  graph: {
-    name: "g",
-    inputs: [{ name: "x", dtype: "float32", shape: ["batch", 80] }],
-    outputs: [{ name: "y", dtype: "float16", shape: ["batch", 1, 80] }],
-    valueInfo: [{ name: "u", dtype: "float32", shape: ["batch", 1, 80] }],
-    initializers: [{ name: "axes", dtype: "int64", dims: [1], data: BigInt64Array.from([1n]) }],
-    nodes: [
-      { name: "unsq", opType: "Unsqueeze", inputs: ["x", "axes"], outputs: ["u"] },
-      { name: "cast", opType: "Cast", inputs: ["u"], outputs: ["y"], attributes: { to: 10 } },
-    ],
-  },
-} as onnx.OnnxModelInput)));
+const model = onnx.read(
+  onnx.write(
+    onnx.create({
+      producerName: "pytorch",
+      producerVersion: "2.4",
+      metadata: { author: "someone", license: "MIT" },
+      opsetImports: [{ version: 17 }, { domain: "com.microsoft", version: 1 }],
+      graph: {
+        name: "g",
+        inputs: [{ name: "x", dtype: "float32", shape: ["batch", 80] }],
+        outputs: [{ name: "y", dtype: "float16", shape: ["batch", 1, 80] }],
+        valueInfo: [{ name: "u", dtype: "float32", shape: ["batch", 1, 80] }],
+        initializers: [{ name: "axes", dtype: "int64", dims: [1], data: BigInt64Array.from([1n]) }],
+        nodes: [
+          { name: "unsq", opType: "Unsqueeze", inputs: ["x", "axes"], outputs: ["u"] },
+          { name: "cast", opType: "Cast", inputs: ["u"], outputs: ["y"], attributes: { to: 10 } },
+        ],
+      },
+    } as onnx.OnnxModelInput),
+  ),
+);
 const graph = onnxGraphDocument(model).graphs[0]!;
 const byName = (name: string) => graph.nodes.find((n) => n.name === name)!;
 
@@ -33,7 +37,10 @@ describe("the graph's Properties", () => {
     expect(p.format).toBe("ONNX");
     expect(p.fields).toContainEqual(["producer", "pytorch 2.4"]);
     expect(p.fields).toContainEqual(["opset", "ai.onnx 17, com.microsoft 1"]);
-    expect(p.metadata).toEqual([["author", "someone"], ["license", "MIT"]]);
+    expect(p.metadata).toEqual([
+      ["author", "someone"],
+      ["license", "MIT"],
+    ]);
     expect(p.inputs).toEqual([{ name: "x", type: "float32 ⟨batch×80⟩" }]);
     expect(p.outputs).toEqual([{ name: "y", type: "float16 ⟨batch×1×80⟩" }]);
   });
@@ -41,7 +48,8 @@ describe("the graph's Properties", () => {
 
 describe("edges", () => {
   it("are labelled with the type the model declares for the value they carry", () => {
-    const label = (from: string, to: string) => graph.edges.find((e) => graph.nodes[e.from]!.name === from && graph.nodes[e.to]!.name === to)?.label;
+    const label = (from: string, to: string) =>
+      graph.edges.find((e) => graph.nodes[e.from]!.name === from && graph.nodes[e.to]!.name === to)?.label;
     expect(label("x", "unsq")).toBe("float32 ⟨batch×80⟩");
     expect(label("unsq", "cast")).toBe("float32 ⟨batch×1×80⟩");
     expect(label("cast", "y")).toBe("float16 ⟨batch×1×80⟩");
@@ -50,7 +58,13 @@ describe("edges", () => {
 
 describe("nodes", () => {
   it("list their values with the types the model declares (inputs, value_info, outputs, initializers)", () => {
-    expect(byName("unsq").ports).toEqual({ inputs: [{ name: "x", type: "float32 ⟨batch×80⟩" }, { name: "axes", type: "int64 ⟨1⟩" }], outputs: [{ name: "u", type: "float32 ⟨batch×1×80⟩" }] });
+    expect(byName("unsq").ports).toEqual({
+      inputs: [
+        { name: "x", type: "float32 ⟨batch×80⟩" },
+        { name: "axes", type: "int64 ⟨1⟩" },
+      ],
+      outputs: [{ name: "u", type: "float32 ⟨batch×1×80⟩" }],
+    });
     expect(byName("cast").ports!.outputs).toEqual([{ name: "y", type: "float16 ⟨batch×1×80⟩" }]);
   });
 

@@ -5,7 +5,16 @@
 // one rank never overlap, edges run downwards through their dummy points).
 import { describe, expect, it } from "vitest";
 import { fromBytes, readFromAny, tsm } from "../../bindings/index.js";
-import { type GraphModel, type NodeSpec, buildGraph, graphTensors, headerText, nodeAt, searchGraph, weightText } from "../../web/src/model/graph.js";
+import {
+  type GraphModel,
+  type NodeSpec,
+  buildGraph,
+  graphTensors,
+  headerText,
+  nodeAt,
+  searchGraph,
+  weightText,
+} from "../../web/src/model/graph.js";
 import { tsmGraphModel } from "../../web/src/model/graph-tsm.js";
 import { layeredLayout } from "../../web/src/model/layered-layout.js";
 import { DAGRE_MAX_NODES, dagreLayout, layoutGraph, layoutInput } from "../../web/src/model/layout.js";
@@ -15,7 +24,9 @@ import { readableFiles } from "./corpus.js";
 
 const tsmFiles = readableFiles().filter((f) => /\.(tsm|csta)$/.test(f.label));
 
-async function modelOf(bytes: Uint8Array): Promise<{ model: GraphModel; graph: ReturnType<typeof tsm.graph>; tensors: string[] }> {
+async function modelOf(
+  bytes: Uint8Array,
+): Promise<{ model: GraphModel; graph: ReturnType<typeof tsm.graph>; tensors: string[] }> {
   const lazy = await readFromAny(fromBytes(bytes));
   if (lazy.format !== "tsm") throw new Error("not tsm");
   const graph = tsm.graph(lazy.file);
@@ -35,7 +46,9 @@ function chain(n: number): GraphModel {
 }
 
 function checkLayout(model: GraphModel, layout: Positioned): void {
-  expect(model.nodes.every((node) => Number.isFinite(layout.x[node.id]) && Number.isFinite(layout.y[node.id]))).toBe(true);
+  expect(model.nodes.every((node) => Number.isFinite(layout.x[node.id]) && Number.isFinite(layout.y[node.id]))).toBe(
+    true,
+  );
   // nodeAt is a linear scan: check a sample on big graphs
   const step = Math.max(1, Math.floor(model.nodes.length / 500));
   for (let i = 0; i < model.nodes.length; i += step) {
@@ -43,12 +56,19 @@ function checkLayout(model: GraphModel, layout: Positioned): void {
     expect(nodeAt(model, layout, layout.x[node.id]!, layout.y[node.id]!)?.id).toBe(node.id);
   }
   expect(layout.edges.length).toBe(model.edges.length);
-  expect(layout.edges.every((edge) => edge.points.every((p) => Number.isFinite(p.x) && Number.isFinite(p.y)))).toBe(true);
+  expect(layout.edges.every((edge) => edge.points.every((p) => Number.isFinite(p.x) && Number.isFinite(p.y)))).toBe(
+    true,
+  );
 }
 
 /** Boxes that overlap (layout units): none in a good layout. */
 function overlaps(model: GraphModel, layout: Positioned): number {
-  const boxes = model.nodes.map((n) => ({ x0: layout.x[n.id]! - n.width / 2, x1: layout.x[n.id]! + n.width / 2, y0: layout.y[n.id]! - n.height / 2, y1: layout.y[n.id]! + n.height / 2 }));
+  const boxes = model.nodes.map((n) => ({
+    x0: layout.x[n.id]! - n.width / 2,
+    x1: layout.x[n.id]! + n.width / 2,
+    y0: layout.y[n.id]! - n.height / 2,
+    y1: layout.y[n.id]! + n.height / 2,
+  }));
   boxes.sort((a, b) => a.y0 - b.y0);
   let count = 0;
   for (let i = 0; i < boxes.length; i++) {
@@ -72,10 +92,16 @@ describe("graph model (TenniS adapter)", () => {
       expect(model.sourceNodes).toBe(graph.nodes.length);
       // no <const> box left that feeds an op: those are weight rows now
       const outputs = new Set(graph.outputs.map((n) => n.name));
-      for (const node of model.nodes) if (node.op === "<const>") expect(node.consumers.length === 0 || outputs.has(node.name)).toBe(true);
+      for (const node of model.nodes)
+        if (node.op === "<const>") expect(node.consumers.length === 0 || outputs.has(node.name)).toBe(true);
       // every input of the original graph is an edge or a weight row
-      const inputsBefore = graph.nodes.filter((n) => model.nodes.some((m) => m.name === n.name)).reduce((a, n) => a + n.inputs.length, 0);
-      const weightsAfter = model.nodes.reduce((a, n) => a + new Set(n.weights.map((w) => w.name + "\u0000" + w.label.replace(/\/\d+$/, ""))).size, 0);
+      const inputsBefore = graph.nodes
+        .filter((n) => model.nodes.some((m) => m.name === n.name))
+        .reduce((a, n) => a + n.inputs.length, 0);
+      const weightsAfter = model.nodes.reduce(
+        (a, n) => a + new Set(n.weights.map((w) => w.name + "\u0000" + w.label.replace(/\/\d+$/, ""))).size,
+        0,
+      );
       expect(model.edges.length + weightsAfter).toBeGreaterThanOrEqual(inputsBefore - 0);
       expect(model.edges.length).toBe(model.nodes.reduce((a, n) => a + n.inputs.length, 0));
       const layout = layoutGraph(layoutInput(model));
@@ -84,26 +110,38 @@ describe("graph model (TenniS adapter)", () => {
     });
   }
 
-  it.runIf(HAVE_FIXTURES)("the SeetaFace6 landmarker (.csta): 90 nodes, its weights inside the conv/inner_prod boxes", async () => {
-    const { model, graph } = await modelOf(readFixture("tennis", "seetaface6_face_landmarker_pts5.csta"));
-    expect(model.sourceNodes).toBe(90);
-    const consts = graph.nodes.filter((n) => n.op === "<const>" && n.consumers.length > 0).length;
-    expect(consts).toBeGreaterThan(0);
-    expect(model.nodes.length).toBe(90 - consts);
-    expect(model.inputs.map((i) => model.nodes[i]!.name)).toEqual(["_input"]);
-    expect(model.outputs.map((i) => model.nodes[i]!.name)).toEqual(["Common/EltwiseOP"]);
-    const conv = model.nodes.find((n) => n.op === "conv2d")!;
-    expect(conv.weights.map((w) => w.label)).toEqual(["W"]);
-    expect(conv.weights[0]!.shape.length).toBe(4);
-  });
+  it.runIf(HAVE_FIXTURES)(
+    "the SeetaFace6 landmarker (.csta): 90 nodes, its weights inside the conv/inner_prod boxes",
+    async () => {
+      const { model, graph } = await modelOf(readFixture("tennis", "seetaface6_face_landmarker_pts5.csta"));
+      expect(model.sourceNodes).toBe(90);
+      const consts = graph.nodes.filter((n) => n.op === "<const>" && n.consumers.length > 0).length;
+      expect(consts).toBeGreaterThan(0);
+      expect(model.nodes.length).toBe(90 - consts);
+      expect(model.inputs.map((i) => model.nodes[i]!.name)).toEqual(["_input"]);
+      expect(model.outputs.map((i) => model.nodes[i]!.name)).toEqual(["Common/EltwiseOP"]);
+      const conv = model.nodes.find((n) => n.op === "conv2d")!;
+      expect(conv.weights.map((w) => w.label)).toEqual(["W"]);
+      expect(conv.weights[0]!.shape.length).toBe(4);
+    },
+  );
 
   it("draws `W ⟨32×16×3×3⟩` and `B ⟨32⟩` inside conv2d and add_bias, no box per weight", () => {
-    const f32 = (shape: number[]) => ({ dtype: "float32" as const, shape, data: new Float32Array(shape.reduce((a, b) => a * b, 1)) });
+    const f32 = (shape: number[]) => ({
+      dtype: "float32" as const,
+      shape,
+      data: new Float32Array(shape.reduce((a, b) => a * b, 1)),
+    });
     const module = tsm.create({
       nodes: [
         { op: "<param>", name: "x" },
         { op: "<const>", name: "conv1/weights", value: f32([32, 16, 3, 3]) },
-        { op: "conv2d", name: "conv1", inputs: ["x", "conv1/weights"], params: { stride: { dtype: "int32", shape: [4], data: Int32Array.from([1, 1, 1, 1]) } } },
+        {
+          op: "conv2d",
+          name: "conv1",
+          inputs: ["x", "conv1/weights"],
+          params: { stride: { dtype: "int32", shape: [4], data: Int32Array.from([1, 1, 1, 1]) } },
+        },
         { op: "<const>", name: "conv1/bias", value: f32([32]) },
         { op: "add_bias", name: "conv1/add_bias", inputs: ["conv1", "conv1/bias"] },
         { op: "relu", name: "relu1", inputs: ["conv1/add_bias"] },
@@ -116,17 +154,37 @@ describe("graph model (TenniS adapter)", () => {
     expect(model.nodes[1]!.weights.map(weightText)).toEqual(["W ⟨32×16×3×3⟩"]);
     expect(model.nodes[2]!.weights.map(weightText)).toEqual(["B ⟨32⟩"]);
     expect(model.nodes[1]!.weights[0]!.tensors).toEqual(["conv1/weights"]);
-    expect(model.edges).toEqual([{ from: 0, to: 1 }, { from: 1, to: 2 }, { from: 2, to: 3 }]);
+    expect(model.edges).toEqual([
+      { from: 0, to: 1 },
+      { from: 1, to: 2 },
+      { from: 2, to: 3 },
+    ]);
     expect(model.nodes[1]!.attrs.map(([k]) => k)).toEqual(["stride"]);
     // box heights grow with the weight rows
     expect(model.nodes[1]!.height).toBeGreaterThan(model.nodes[3]!.height);
   });
 
   it("a node's subgraphs (ONNX If/Loop bodies) keep their own graphs; graphTensors reaches into them", () => {
-    const body = buildGraph("then_branch", [
-      { ...spec(0, "MatMul", [], "then/matmul"), weights: [{ label: "B", name: "then/W", tensors: ["then/W"], dtype: "float32", shape: [4, 4] }] },
-    ], [], [0]);
-    const model = buildGraph("main", [spec(0, "<param>", [], "x"), { ...spec(1, "If", [0], "if0"), subgraphs: [{ name: "then_branch", graph: body }] }], [0], [1]);
+    const body = buildGraph(
+      "then_branch",
+      [
+        {
+          ...spec(0, "MatMul", [], "then/matmul"),
+          weights: [{ label: "B", name: "then/W", tensors: ["then/W"], dtype: "float32", shape: [4, 4] }],
+        },
+      ],
+      [],
+      [0],
+    );
+    const model = buildGraph(
+      "main",
+      [
+        spec(0, "<param>", [], "x"),
+        { ...spec(1, "If", [0], "if0"), subgraphs: [{ name: "then_branch", graph: body }] },
+      ],
+      [0],
+      [1],
+    );
     expect(graphTensors(model)).toEqual(["then/W"]);
     expect(model.nodes[1]!.subgraphs[0]!.graph.nodes[0]!.weights.map(weightText)).toEqual(["B ⟨4×4⟩"]);
     expect(model.nodes[1]!.consumers).toEqual([]);
@@ -139,18 +197,37 @@ describe("graph model (TenniS adapter)", () => {
 });
 
 describe("search", () => {
-  const model = buildGraph("g", [
-    spec(0, "<param>", [], "input"),
-    { ...spec(1, "conv2d", [0], "block1/conv"), weights: [{ label: "W", name: "block1/conv/kernel", tensors: ["block1/conv/kernel"], dtype: "float32", shape: [8, 3, 3, 3] }] },
-    spec(2, "relu", [1], "block1/act"),
-    spec(3, "conv2d", [2], "block2/conv"),
-  ], [0], [3]);
+  const model = buildGraph(
+    "g",
+    [
+      spec(0, "<param>", [], "input"),
+      {
+        ...spec(1, "conv2d", [0], "block1/conv"),
+        weights: [
+          {
+            label: "W",
+            name: "block1/conv/kernel",
+            tensors: ["block1/conv/kernel"],
+            dtype: "float32",
+            shape: [8, 3, 3, 3],
+          },
+        ],
+      },
+      spec(2, "relu", [1], "block1/act"),
+      spec(3, "conv2d", [2], "block2/conv"),
+    ],
+    [0],
+    [3],
+  );
   it("finds by name, op type and weight name, case-insensitively, each node once", () => {
-    expect(searchGraph(model, "block1")).toEqual([{ node: 1, field: "name" }, { node: 2, field: "name" }]);
+    expect(searchGraph(model, "block1")).toEqual([
+      { node: 1, field: "name" },
+      { node: 2, field: "name" },
+    ]);
     expect(searchGraph(model, "CONV2D").map((h) => h.node)).toEqual([1, 3]);
     expect(searchGraph(model, "kernel")).toEqual([{ node: 1, field: "weight" }]);
-    expect(searchGraph(model, "\"relu\"")).toEqual([{ node: 2, field: "op" }]);
-    expect(searchGraph(model, "\"rel\"")).toEqual([]);
+    expect(searchGraph(model, '"relu"')).toEqual([{ node: 2, field: "op" }]);
+    expect(searchGraph(model, '"rel"')).toEqual([]);
     expect(searchGraph(model, "   ")).toEqual([]);
   });
 });
@@ -174,7 +251,9 @@ describe("layouts", () => {
       checkLayout(model, layout);
       expect(overlaps(model, layout)).toBe(0);
       // edges run downwards, point after point
-      expect(layout.edges.filter((edge) => edge.points.some((p, k) => k > 0 && !(p.y > edge.points[k - 1]!.y))).length).toBe(0);
+      expect(
+        layout.edges.filter((edge) => edge.points.some((p, k) => k > 0 && !(p.y > edge.points[k - 1]!.y))).length,
+      ).toBe(0);
       // a chain stays a tall column, not a wide band
       expect(layout.width).toBeLessThan(layout.height / 20);
     });

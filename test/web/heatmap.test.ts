@@ -6,8 +6,19 @@ import { describe, expect, it } from "vitest";
 import { fromBytes, readFromAny } from "../../bindings/index.js";
 import { exampleFiles } from "../../bindings/examples.js";
 import {
-  NAN_RGB, cellAt, clampSlice, colourMap, defaultSlice, extractSlice, fullIndex, normalizeColumns, reduce, regionWindow,
-  renderRGBA, suggestedMap, valueRange,
+  NAN_RGB,
+  cellAt,
+  clampSlice,
+  colourMap,
+  defaultSlice,
+  extractSlice,
+  fullIndex,
+  normalizeColumns,
+  reduce,
+  regionWindow,
+  renderRGBA,
+  suggestedMap,
+  valueRange,
 } from "../../web/src/model/heatmap.js";
 import { numbersOf } from "../../web/src/model/tensor-data.js";
 import { HAVE_FIXTURES, readFixture } from "../helpers/fixtures.js";
@@ -21,22 +32,31 @@ function at(values: ArrayLike<number>, shape: number[], index: number[]): number
 
 describe("slices", () => {
   it("every cell of every slice of random N-d shapes is the element at its full index", () => {
-    fc.assert(fc.property(
-      fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 0, maxLength: 5 }),
-      fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), fc.array(fc.nat(6), { minLength: 5, maxLength: 5 }),
-      (shape, a, b, fixed) => {
-        const count = shape.reduce((x, y) => x * y, 1);
-        const values = Float64Array.from({ length: count }, (_, i) => i * 1.5 - 3);
-        const spec = clampSlice(shape, { rowAxis: shape.length ? a % shape.length : -1, colAxis: shape.length ? b % shape.length : -1, fixed });
-        if (shape.length >= 2) expect(spec.rowAxis).not.toBe(spec.colAxis);
-        const matrix = extractSlice(values, shape, spec);
-        for (let r = 0; r < matrix.rows; r++) {
-          for (let c = 0; c < matrix.cols; c++) {
-            expect(matrix.data[r * matrix.cols + c]).toBe(at(values, shape, fullIndex(shape, spec, r, c)));
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 0, maxLength: 5 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.array(fc.nat(6), { minLength: 5, maxLength: 5 }),
+        (shape, a, b, fixed) => {
+          const count = shape.reduce((x, y) => x * y, 1);
+          const values = Float64Array.from({ length: count }, (_, i) => i * 1.5 - 3);
+          const spec = clampSlice(shape, {
+            rowAxis: shape.length ? a % shape.length : -1,
+            colAxis: shape.length ? b % shape.length : -1,
+            fixed,
+          });
+          if (shape.length >= 2) expect(spec.rowAxis).not.toBe(spec.colAxis);
+          const matrix = extractSlice(values, shape, spec);
+          for (let r = 0; r < matrix.rows; r++) {
+            for (let c = 0; c < matrix.cols; c++) {
+              expect(matrix.data[r * matrix.cols + c]).toBe(at(values, shape, fullIndex(shape, spec, r, c)));
+            }
           }
-        }
-      },
-    ), { seed: 3, numRuns: 300 });
+        },
+      ),
+      { seed: 3, numRuns: 300 },
+    );
   });
 
   it("defaults: a 2-D tensor whole, a 1-D one as one row, N-d the two largest axes", () => {
@@ -50,25 +70,34 @@ describe("slices", () => {
 
 describe("reduction and normalisation", () => {
   it("reduce keeps block means (ignoring non-finite values) and the screen limits", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 12 }), (rows, cols, maxRows, maxCols) => {
-      const data = Float64Array.from({ length: rows * cols }, (_, i) => (i % 7 === 3 ? NaN : Math.sin(i)));
-      const out = reduce({ rows, cols, data }, maxRows, maxCols);
-      expect(out.rows).toBeLessThanOrEqual(Math.max(maxRows, 1));
-      expect(out.cols).toBeLessThanOrEqual(Math.max(maxCols, 1));
-      const r0 = Math.min(out.rows - 1, 1);
-      const c0 = out.cols - 1;
-      const block: number[] = [];
-      for (let r = r0 * out.rowStep; r < Math.min(rows, (r0 + 1) * out.rowStep); r++) {
-        for (let c = c0 * out.colStep; c < Math.min(cols, (c0 + 1) * out.colStep); c++) {
-          const v = data[r * cols + c]!;
-          if (Number.isFinite(v)) block.push(v);
-        }
-      }
-      const want = block.length ? block.reduce((a, b) => a + b, 0) / block.length : NaN;
-      const got = out.data[r0 * out.cols + c0]!;
-      if (Number.isNaN(want)) expect(got).toBeNaN();
-      else expect(got).toBeCloseTo(want, 12);
-    }), { seed: 5, numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.integer({ min: 1, max: 12 }),
+        (rows, cols, maxRows, maxCols) => {
+          const data = Float64Array.from({ length: rows * cols }, (_, i) => (i % 7 === 3 ? NaN : Math.sin(i)));
+          const out = reduce({ rows, cols, data }, maxRows, maxCols);
+          expect(out.rows).toBeLessThanOrEqual(Math.max(maxRows, 1));
+          expect(out.cols).toBeLessThanOrEqual(Math.max(maxCols, 1));
+          const r0 = Math.min(out.rows - 1, 1);
+          const c0 = out.cols - 1;
+          const block: number[] = [];
+          for (let r = r0 * out.rowStep; r < Math.min(rows, (r0 + 1) * out.rowStep); r++) {
+            for (let c = c0 * out.colStep; c < Math.min(cols, (c0 + 1) * out.colStep); c++) {
+              const v = data[r * cols + c]!;
+              if (Number.isFinite(v)) block.push(v);
+            }
+          }
+          const want = block.length ? block.reduce((a, b) => a + b, 0) / block.length : NaN;
+          const got = out.data[r0 * out.cols + c0]!;
+          if (Number.isNaN(want)) expect(got).toBeNaN();
+          else expect(got).toBeCloseTo(want, 12);
+        },
+      ),
+      { seed: 5, numRuns: 200 },
+    );
   });
 
   it("per-feature normalisation gives every column mean 0 and std 1", () => {
@@ -134,7 +163,8 @@ describe("orientations", () => {
       for (let x = 0; x < width; x++) {
         for (let y = 0; y < height; y++) {
           const cell = cellAt(matrix, orientation, x + 0.5, y + 0.5)!;
-          const back = orientation === "speech" ? { x: cell.row, y: height - 1 - cell.col } : { x: cell.col, y: cell.row };
+          const back =
+            orientation === "speech" ? { x: cell.row, y: height - 1 - cell.col } : { x: cell.col, y: cell.row };
           expect(back).toEqual({ x, y });
         }
       }
@@ -162,14 +192,23 @@ describe("orientations", () => {
   });
 
   it("the region window stays inside the slice", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 30 }), fc.nat(40), fc.nat(40), (rows, cols, r, c) => {
-      const w = regionWindow(rows, cols, Math.min(r, rows - 1), Math.min(c, cols - 1), 8);
-      expect(w.row0).toBeGreaterThanOrEqual(0);
-      expect(w.col0).toBeGreaterThanOrEqual(0);
-      expect(w.row0 + w.rows).toBeLessThanOrEqual(rows);
-      expect(w.col0 + w.cols).toBeLessThanOrEqual(cols);
-      expect(Math.min(r, rows - 1)).toBeGreaterThanOrEqual(w.row0);
-      expect(Math.min(r, rows - 1)).toBeLessThan(w.row0 + w.rows);
-    }), { seed: 9 });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.nat(40),
+        fc.nat(40),
+        (rows, cols, r, c) => {
+          const w = regionWindow(rows, cols, Math.min(r, rows - 1), Math.min(c, cols - 1), 8);
+          expect(w.row0).toBeGreaterThanOrEqual(0);
+          expect(w.col0).toBeGreaterThanOrEqual(0);
+          expect(w.row0 + w.rows).toBeLessThanOrEqual(rows);
+          expect(w.col0 + w.cols).toBeLessThanOrEqual(cols);
+          expect(Math.min(r, rows - 1)).toBeGreaterThanOrEqual(w.row0);
+          expect(Math.min(r, rows - 1)).toBeLessThan(w.row0 + w.rows);
+        },
+      ),
+      { seed: 9 },
+    );
   });
 });

@@ -15,24 +15,32 @@ function exactQuantile(sorted: number[], q: number): number {
 
 describe("histogramQuantile", () => {
   it("is within one bin width (plus one value gap) of the exact quantile", () => {
-    fc.assert(fc.property(
-      fc.array(fc.float({ min: -1000, max: 1000, noNaN: true, noDefaultInfinity: true }), { minLength: 1, maxLength: 400 }),
-      fc.constantFrom(32, 64, 256),
-      fc.constantFrom(0.01, 0.5, 0.99),
-      (values, bins, q) => {
-        const data = Float32Array.from(values);
-        const sorted = [...data].sort((a, b) => a - b);
-        const lo = sorted[0]!;
-        const hi = sorted.at(-1)!;
-        const h = kernels.histogram(data, bins, lo, hi);
-        const approx = histogramQuantile(h, q);
-        const width = (h.hi - h.lo) / bins;
-        // with few values the exact (interpolated) quantile can sit between two far-apart values
-        const k = Math.floor(q * (sorted.length - 1));
-        const gap = (sorted[Math.min(sorted.length - 1, k + 1)]! - sorted[Math.max(0, k - 1)]!);
-        expect(Math.abs(approx - exactQuantile(sorted, q))).toBeLessThanOrEqual(width + gap + 1e-9 * Math.max(1, Math.abs(hi)));
-      },
-    ), { numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.float({ min: -1000, max: 1000, noNaN: true, noDefaultInfinity: true }), {
+          minLength: 1,
+          maxLength: 400,
+        }),
+        fc.constantFrom(32, 64, 256),
+        fc.constantFrom(0.01, 0.5, 0.99),
+        (values, bins, q) => {
+          const data = Float32Array.from(values);
+          const sorted = [...data].sort((a, b) => a - b);
+          const lo = sorted[0]!;
+          const hi = sorted.at(-1)!;
+          const h = kernels.histogram(data, bins, lo, hi);
+          const approx = histogramQuantile(h, q);
+          const width = (h.hi - h.lo) / bins;
+          // with few values the exact (interpolated) quantile can sit between two far-apart values
+          const k = Math.floor(q * (sorted.length - 1));
+          const gap = sorted[Math.min(sorted.length - 1, k + 1)]! - sorted[Math.max(0, k - 1)]!;
+          expect(Math.abs(approx - exactQuantile(sorted, q))).toBeLessThanOrEqual(
+            width + gap + 1e-9 * Math.max(1, Math.abs(hi)),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it("on 100,001 evenly spread values it is the exact quantile to a bin width", () => {

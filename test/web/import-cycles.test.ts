@@ -9,12 +9,24 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 describe("web/src import graph", () => {
   it("has no cycle, counting type-only imports", async () => {
-    const tree = await parseDependencyTree(["web/src/main.ts"], { cwd: root, context: root, transform: false, tsconfig: resolve(root, "tsconfig.json"), include: /web\/src/ });
+    const tree = await parseDependencyTree(["web/src/main.ts"], {
+      cwd: root,
+      context: root,
+      transform: false,
+      tsconfig: resolve(root, "tsconfig.json"),
+      include: /web\/src/,
+    });
     expect(Object.keys(tree).some((file) => file.endsWith("graph-view.ts"))).toBe(true);
     expect(parseCircular(tree)).toEqual([]);
   });
   it("no view module imports app.ts", async () => {
-    const tree = await parseDependencyTree(["web/src/main.ts"], { cwd: root, context: root, transform: false, tsconfig: resolve(root, "tsconfig.json"), include: /web\/src/ });
+    const tree = await parseDependencyTree(["web/src/main.ts"], {
+      cwd: root,
+      context: root,
+      transform: false,
+      tsconfig: resolve(root, "tsconfig.json"),
+      include: /web\/src/,
+    });
     const offenders = Object.entries(tree)
       .filter(([file]) => /-view\.ts$/.test(file))
       .filter(([, deps]) => (deps ?? []).some((d) => d.id?.endsWith("ui/app.ts")))

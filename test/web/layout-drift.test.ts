@@ -44,11 +44,24 @@ function whisperLike(layers: number) {
     const attended = op("Reshape", [op("Transpose", [op("MatMul", [scores, v])]), weight([3])]);
     x = op("Add", [x, linear(attended)]);
     const m = linear(layerNorm(x));
-    const gelu = op("Mul", [op("Mul", [m, op("Add", [op("Erf", [op("Div", [m, weight([])])]), weight([])])]), weight([])]);
+    const gelu = op("Mul", [
+      op("Mul", [m, op("Add", [op("Erf", [op("Div", [m, weight([])])]), weight([])])]),
+      weight([]),
+    ]);
     x = op("Add", [x, linear(gelu)]);
   }
   nodes.push({ name: "final", opType: "Identity", inputs: [x], outputs: ["out"] });
-  const bytes = onnx.write(onnx.create({ graph: { name: "whisper", inputs: [{ name: "mel", dtype: "float32", shape: [1, 80] }], outputs: [{ name: "out", dtype: "float32", shape: [1, 4] }], initializers, nodes } }));
+  const bytes = onnx.write(
+    onnx.create({
+      graph: {
+        name: "whisper",
+        inputs: [{ name: "mel", dtype: "float32", shape: [1, 80] }],
+        outputs: [{ name: "out", dtype: "float32", shape: [1, 4] }],
+        initializers,
+        nodes,
+      },
+    }),
+  );
   return onnxGraphDocument(onnx.read(bytes)).graphs[0]!;
 }
 

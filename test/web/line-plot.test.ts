@@ -6,33 +6,41 @@ import { lineEnvelope, zoomWindow } from "../../web/src/model/line-plot.js";
 
 describe("lineEnvelope", () => {
   it("equals a brute-force reduction (property)", () => {
-    fc.assert(fc.property(
-      fc.array(fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity)), { minLength: 1, maxLength: 300 }),
-      fc.nat({ max: 300 }), fc.nat({ max: 300 }), fc.integer({ min: 1, max: 80 }),
-      (values, a, b, columns) => {
-        const start = Math.min(a, b);
-        const end = Math.max(a, b);
-        const env = lineEnvelope(values, start, end, columns);
-        const s = Math.min(values.length, start);
-        const e = Math.max(s, Math.min(values.length, end));
-        expect(env.start).toBe(s);
-        expect(env.end).toBe(e);
-        expect(env.min.length).toBeLessThanOrEqual(columns);
-        for (let c = 0; c < env.min.length; c++) {
-          const block = values.slice(s + c * env.step, Math.min(e, s + (c + 1) * env.step));
-          const finite = block.filter(Number.isFinite);
-          expect(env.nonFinite[c]).toBe(block.length - finite.length);
-          if (finite.length === 0) expect(env.min[c]).toBeNaN();
-          else {
-            expect(env.min[c]).toBe(Math.min(...finite));
-            expect(env.max[c]).toBe(Math.max(...finite));
-            expect(env.mean[c]).toBeCloseTo(finite.reduce((x, y) => x + y, 0) / finite.length, 6);
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.constantFrom(NaN, Infinity, -Infinity)), {
+          minLength: 1,
+          maxLength: 300,
+        }),
+        fc.nat({ max: 300 }),
+        fc.nat({ max: 300 }),
+        fc.integer({ min: 1, max: 80 }),
+        (values, a, b, columns) => {
+          const start = Math.min(a, b);
+          const end = Math.max(a, b);
+          const env = lineEnvelope(values, start, end, columns);
+          const s = Math.min(values.length, start);
+          const e = Math.max(s, Math.min(values.length, end));
+          expect(env.start).toBe(s);
+          expect(env.end).toBe(e);
+          expect(env.min.length).toBeLessThanOrEqual(columns);
+          for (let c = 0; c < env.min.length; c++) {
+            const block = values.slice(s + c * env.step, Math.min(e, s + (c + 1) * env.step));
+            const finite = block.filter(Number.isFinite);
+            expect(env.nonFinite[c]).toBe(block.length - finite.length);
+            if (finite.length === 0) expect(env.min[c]).toBeNaN();
+            else {
+              expect(env.min[c]).toBe(Math.min(...finite));
+              expect(env.max[c]).toBe(Math.max(...finite));
+              expect(env.mean[c]).toBeCloseTo(finite.reduce((x, y) => x + y, 0) / finite.length, 6);
+            }
           }
-        }
-        // the columns cover [s, e) exactly
-        expect(Math.min(e - s, env.min.length * env.step) === e - s || env.min.length === 0).toBe(true);
-      },
-    ), { numRuns: 300 });
+          // the columns cover [s, e) exactly
+          expect(Math.min(e - s, env.min.length * env.step) === e - s || env.min.length === 0).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -21,25 +21,32 @@ describe("PNG export parts", () => {
   });
 
   it("covers the layout exactly, every part within the canvas limits", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 60_000 }), fc.integer({ min: 1, max: 120_000 }), (w, h) => {
-      const parts = pngParts(w, h);
-      let area = 0;
-      for (const p of parts) {
-        expect(p.width).toBeLessThanOrEqual(PNG_MAX_SIDE);
-        expect(p.height).toBeLessThanOrEqual(PNG_MAX_SIDE);
-        expect(p.width * p.height).toBeLessThanOrEqual(PNG_MAX_PIXELS);
-        expect(p.x + p.width).toBeLessThanOrEqual(w);
-        expect(p.y + p.height).toBeLessThanOrEqual(h);
-        area += p.width * p.height;
-      }
-      expect(area).toBe(w * h);
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 60_000 }), fc.integer({ min: 1, max: 120_000 }), (w, h) => {
+        const parts = pngParts(w, h);
+        let area = 0;
+        for (const p of parts) {
+          expect(p.width).toBeLessThanOrEqual(PNG_MAX_SIDE);
+          expect(p.height).toBeLessThanOrEqual(PNG_MAX_SIDE);
+          expect(p.width * p.height).toBeLessThanOrEqual(PNG_MAX_PIXELS);
+          expect(p.x + p.width).toBeLessThanOrEqual(w);
+          expect(p.y + p.height).toBeLessThanOrEqual(h);
+          area += p.width * p.height;
+        }
+        expect(area).toBe(w * h);
+      }),
+      { numRuns: 100 },
+    );
   });
 });
 
 describe("diff names cut in the middle", () => {
   it("keeps the tail that tells a model's tensors apart", () => {
-    const names = ["encoder.layers.11.self_attn.k_proj.weight", "encoder.layers.11.self_attn.q_proj.weight", "encoder.layers.11.self_attn.v_proj.bias"];
+    const names = [
+      "encoder.layers.11.self_attn.k_proj.weight",
+      "encoder.layers.11.self_attn.q_proj.weight",
+      "encoder.layers.11.self_attn.v_proj.bias",
+    ];
     const cut = names.map((n) => middleCut(n, 32));
     expect(new Set(cut).size).toBe(3);
     expect(cut[0]).toMatch(/…/);
@@ -48,22 +55,34 @@ describe("diff names cut in the middle", () => {
   });
 
   it("is at most `max` characters, and the head and tail come from the name", () => {
-    fc.assert(fc.property(fc.string({ maxLength: 120 }), fc.integer({ min: 3, max: 60 }), (text, max) => {
-      const cut = middleCut(text, max);
-      expect([...cut].length).toBeLessThanOrEqual(Math.max(max, [...text].length <= max ? [...text].length : 0));
-      if (cut !== text) {
-        const [head, tail] = cut.split("…");
-        expect(text.startsWith(head!)).toBe(true);
-        expect(text.endsWith(tail!)).toBe(true);
-      }
-    }));
+    fc.assert(
+      fc.property(fc.string({ maxLength: 120 }), fc.integer({ min: 3, max: 60 }), (text, max) => {
+        const cut = middleCut(text, max);
+        expect([...cut].length).toBeLessThanOrEqual(Math.max(max, [...text].length <= max ? [...text].length : 0));
+        if (cut !== text) {
+          const [head, tail] = cut.split("…");
+          expect(text.startsWith(head!)).toBe(true);
+          expect(text.endsWith(tail!)).toBe(true);
+        }
+      }),
+    );
   });
 });
 
 describe("table selection under a filter", () => {
-  const rows = ["a.weight", "b.bias", "c.weight"].map((name, index) => ({ index, name, dtype: "float32", shape: [2], elements: 2, bytes: 8 }));
+  const rows = ["a.weight", "b.bias", "c.weight"].map((name, index) => ({
+    index,
+    name,
+    dtype: "float32",
+    shape: [2],
+    elements: 2,
+    bytes: 8,
+  }));
   it("drops the selection a filter hides, keeps one it shows", () => {
-    const items: TableItem[] = tableItems(rows as never, { sort: "index", descending: false, filter: "weight", groupByDtype: false } as never);
+    const items: TableItem[] = tableItems(
+      rows as never,
+      { sort: "index", descending: false, filter: "weight", groupByDtype: false } as never,
+    );
     expect(visibleSelection(items, 1)).toBeUndefined();
     expect(visibleSelection(items, 2)).toBe(2);
     expect(visibleSelection(items, undefined)).toBeUndefined();
@@ -78,15 +97,23 @@ describe("heatmap size in its panel", () => {
   });
 
   it("stays inside the area, and cells are never stretched more than MAX_CELL_ASPECT from square", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 1, max: 5000 }), fc.integer({ min: 30, max: 1400 }), fc.integer({ min: 30, max: 400 }), (iw, ih, aw, ah) => {
-      const { width, height } = heatmapDrawSize(iw, ih, aw, ah, false);
-      expect(width).toBeLessThanOrEqual(aw);
-      expect(height).toBeLessThanOrEqual(ah);
-      if (iw > 1 && ih > 1 && width > 24 && height > 24) {
-        const aspect = (width / iw) / (height / ih);
-        expect(aspect).toBeLessThanOrEqual(MAX_CELL_ASPECT + 1e-9);
-        expect(1 / aspect).toBeLessThanOrEqual(MAX_CELL_ASPECT + 1e-9);
-      }
-    }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5000 }),
+        fc.integer({ min: 1, max: 5000 }),
+        fc.integer({ min: 30, max: 1400 }),
+        fc.integer({ min: 30, max: 400 }),
+        (iw, ih, aw, ah) => {
+          const { width, height } = heatmapDrawSize(iw, ih, aw, ah, false);
+          expect(width).toBeLessThanOrEqual(aw);
+          expect(height).toBeLessThanOrEqual(ah);
+          if (iw > 1 && ih > 1 && width > 24 && height > 24) {
+            const aspect = width / iw / (height / ih);
+            expect(aspect).toBeLessThanOrEqual(MAX_CELL_ASPECT + 1e-9);
+            expect(1 / aspect).toBeLessThanOrEqual(MAX_CELL_ASPECT + 1e-9);
+          }
+        },
+      ),
+    );
   });
 });

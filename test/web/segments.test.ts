@@ -17,21 +17,36 @@ describe("segmentsFor", () => {
     const seg = segmentsFor({ DATA: "SEG", TIMEBASE: "DISCRETE", FSHIFT: "0.01" }, docExample, "011c0201.trk");
     expect(seg?.file).toBe("wsj0/si_tr_s/011/011c0201");
     expect(seg?.segments).toEqual([
-      { label: "##0", start: 0, frames: 1 }, { label: "##1", start: 1, frames: 35 }, { label: "##2", start: 36, frames: 23 }, { label: "D#0", start: 59, frames: 2 },
+      { label: "##0", start: 0, frames: 1 },
+      { label: "##1", start: 1, frames: 35 },
+      { label: "##2", start: 36, frames: 23 },
+      { label: "D#0", start: 59, frames: 2 },
     ]);
     expect(seg?.files).toEqual(["wsj0/si_tr_s/011/011c0201", "wsj0/si_tr_s/011/011c0202"]);
     expect(segmentsFor({}, docExample, "other.trk")).toBeUndefined();
   });
 
   it("CONTINUOUS times are seconds, turned into frames with FSHIFT; one file matches any track", () => {
-    const seg = segmentsFor({ TIMEBASE: "CONTINUOUS", FSHIFT: "0.02" }, ["utt a 0.0 0.5", "- b 0.5 0.26", "bad line"], "x.trk");
-    expect(seg?.segments).toEqual([{ label: "a", start: 0, frames: 25 }, { label: "b", start: 25, frames: 13 }]);
+    const seg = segmentsFor(
+      { TIMEBASE: "CONTINUOUS", FSHIFT: "0.02" },
+      ["utt a 0.0 0.5", "- b 0.5 0.26", "bad line"],
+      "x.trk",
+    );
+    expect(seg?.segments).toEqual([
+      { label: "a", start: 0, frames: 25 },
+      { label: "b", start: 25, frames: 13 },
+    ]);
   });
 
   it("works on what the library reads from a .seg file", async () => {
-    const text = ".spr\nDATA SEG\nDIM1 3\nDIM2 1\nTIMEBASE DISCRETE\nFSHIFT 0.01\n#\nsx313 h# 0 10\n- s 10 25\n- ih 35 20\n";
+    const text =
+      ".spr\nDATA SEG\nDIM1 3\nDIM2 1\nTIMEBASE DISCRETE\nFSHIFT 0.01\n#\nsx313 h# 0 10\n- s 10 25\n- ih 35 20\n";
     const lazy = await readFromAny(fromBytes(new TextEncoder().encode(text)));
     const file = lazy.file as unknown as { keys: Record<string, string>; data: { entries: string[] } };
-    expect(segmentsFor(file.keys, file.data.entries, "sx313.trk")?.segments.map((s) => s.label)).toEqual(["h#", "s", "ih"]);
+    expect(segmentsFor(file.keys, file.data.entries, "sx313.trk")?.segments.map((s) => s.label)).toEqual([
+      "h#",
+      "s",
+      "ih",
+    ]);
   });
 });

@@ -11,24 +11,46 @@ import { type PageState, VIEWS, formatHash, parseHash } from "../../web/src/mode
 describe("hash state", () => {
   it("parse(format(state)) is the state, for any values", () => {
     const text = fc.string({ minLength: 1, maxLength: 20 });
-    fc.assert(fc.property(fc.record({
-      url: fc.option(fc.oneof(text, fc.constant("/files/0/a b.trk"), fc.constant("https://x.org/m.tsm?x=1&y=2#f")), { nil: undefined }),
-      view: fc.option(fc.constantFrom(...VIEWS), { nil: undefined }),
-      tensor: fc.option(text, { nil: undefined }),
-      logCounts: fc.option(fc.boolean(), { nil: undefined }),
-      axes: fc.option(fc.tuple(fc.integer({ min: -1, max: 5 }), fc.integer({ min: -1, max: 5 })), { nil: undefined }),
-      indices: fc.option(fc.array(fc.nat(99), { minLength: 1, maxLength: 4 }), { nil: undefined }),
-      speech: fc.option(fc.boolean(), { nil: undefined }),
-      filter: fc.option(text, { nil: undefined }),
-      compareUrl: fc.option(fc.oneof(text, fc.constant("files/b c.safetensors")), { nil: undefined }),
-      graph: fc.option(fc.nat(5), { nil: undefined }),
-      node: fc.option(fc.oneof(text, fc.constant("block7/conv_b")), { nil: undefined }),
-      subgraph: fc.option(fc.array(fc.oneof(text.filter((t) => t !== ""), fc.constant("/model/If_3:then_branch"), fc.constant("loop:body")), { minLength: 1, maxLength: 3 }), { nil: undefined }),
-      colourRange: fc.option(fc.constantFrom("minmax", "percentile", "symmetric"), { nil: undefined }),
-    }), (state) => {
-      const parsed = parseHash(formatHash(state as PageState));
-      for (const [key, value] of Object.entries(state)) expect((parsed as Record<string, unknown>)[key], key).toEqual(value);
-    }), { seed: 1, numRuns: 300 });
+    fc.assert(
+      fc.property(
+        fc.record({
+          url: fc.option(
+            fc.oneof(text, fc.constant("/files/0/a b.trk"), fc.constant("https://x.org/m.tsm?x=1&y=2#f")),
+            { nil: undefined },
+          ),
+          view: fc.option(fc.constantFrom(...VIEWS), { nil: undefined }),
+          tensor: fc.option(text, { nil: undefined }),
+          logCounts: fc.option(fc.boolean(), { nil: undefined }),
+          axes: fc.option(fc.tuple(fc.integer({ min: -1, max: 5 }), fc.integer({ min: -1, max: 5 })), {
+            nil: undefined,
+          }),
+          indices: fc.option(fc.array(fc.nat(99), { minLength: 1, maxLength: 4 }), { nil: undefined }),
+          speech: fc.option(fc.boolean(), { nil: undefined }),
+          filter: fc.option(text, { nil: undefined }),
+          compareUrl: fc.option(fc.oneof(text, fc.constant("files/b c.safetensors")), { nil: undefined }),
+          graph: fc.option(fc.nat(5), { nil: undefined }),
+          node: fc.option(fc.oneof(text, fc.constant("block7/conv_b")), { nil: undefined }),
+          subgraph: fc.option(
+            fc.array(
+              fc.oneof(
+                text.filter((t) => t !== ""),
+                fc.constant("/model/If_3:then_branch"),
+                fc.constant("loop:body"),
+              ),
+              { minLength: 1, maxLength: 3 },
+            ),
+            { nil: undefined },
+          ),
+          colourRange: fc.option(fc.constantFrom("minmax", "percentile", "symmetric"), { nil: undefined }),
+        }),
+        (state) => {
+          const parsed = parseHash(formatHash(state as PageState));
+          for (const [key, value] of Object.entries(state))
+            expect((parsed as Record<string, unknown>)[key], key).toEqual(value);
+        },
+      ),
+      { seed: 1, numRuns: 300 },
+    );
   });
 
   it("reads the deep link tensorfile view prints, ignores unknown keys and views", () => {
@@ -36,10 +58,18 @@ describe("hash state", () => {
     expect(parseHash("#v=bogus&zz=1&t=a%2Fb")).toMatchObject({ view: undefined, tensor: "a/b" });
     expect(formatHash({})).toBe("");
     // issue 26: colour range, graph node and the diff's second file survive a link; a bad colour range is dropped
-    expect(parseHash("#url=a.tsm&v=graph&n=conv%2F1&g=1&cr=symmetric&b=files/b.tsm")).toMatchObject({ node: "conv/1", graph: 1, colourRange: "symmetric", compareUrl: "files/b.tsm" });
+    expect(parseHash("#url=a.tsm&v=graph&n=conv%2F1&g=1&cr=symmetric&b=files/b.tsm")).toMatchObject({
+      node: "conv/1",
+      graph: 1,
+      colourRange: "symmetric",
+      compareUrl: "files/b.tsm",
+    });
     expect(parseHash("#cr=rainbow").colourRange).toBeUndefined();
     // issue 36: the open subgraph is in the link, so a node inside it is restored
-    expect(parseHash("#v=graph&sg=If_0%3Athen_branch&sg=inner%3Abody&n=then_mul")).toMatchObject({ subgraph: ["If_0:then_branch", "inner:body"], node: "then_mul" });
+    expect(parseHash("#v=graph&sg=If_0%3Athen_branch&sg=inner%3Abody&n=then_mul")).toMatchObject({
+      subgraph: ["If_0:then_branch", "inner:body"],
+      node: "then_mul",
+    });
   });
 });
 
@@ -79,7 +109,11 @@ describe("diff rows", () => {
     expect(same.equal).toBe(true);
     expect(diffVerdict(same)).toMatch(/^equal/);
     const changed = {
-      tensorInfos: () => b.tensorInfos().slice(1).map((i) => ({ ...i })),
+      tensorInfos: () =>
+        b
+          .tensorInfos()
+          .slice(1)
+          .map((i) => ({ ...i })),
       loadTensor: async (info: Parameters<typeof b.loadTensor>[0]) => {
         const t = await b.loadTensor(info);
         if (t.dtype === "float16") {
@@ -103,12 +137,20 @@ describe("diff rows", () => {
 describe("stats merge", () => {
   it("merging chunk statistics equals the statistics of the whole", async () => {
     const { mergeStats } = await import("../../web/src/compute.js");
-    fc.assert(fc.property(fc.array(fc.oneof(fc.double({ noNaN: false }), fc.constant(0)), { maxLength: 60 }), fc.nat(60), (values, cut) => {
-      const data = Float64Array.from(values);
-      const at = Math.min(cut, data.length);
-      const whole = stats(data);
-      const merged: TensorStats = mergeStats(stats(data.subarray(0, at)), stats(data.subarray(at)));
-      for (const key of ["count", "finite", "nan", "posInf", "negInf", "zeros", "min", "max"] as const) expect(merged[key], key).toEqual(whole[key]);
-    }), { seed: 2 });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.double({ noNaN: false }), fc.constant(0)), { maxLength: 60 }),
+        fc.nat(60),
+        (values, cut) => {
+          const data = Float64Array.from(values);
+          const at = Math.min(cut, data.length);
+          const whole = stats(data);
+          const merged: TensorStats = mergeStats(stats(data.subarray(0, at)), stats(data.subarray(at)));
+          for (const key of ["count", "finite", "nan", "posInf", "negInf", "zeros", "min", "max"] as const)
+            expect(merged[key], key).toEqual(whole[key]);
+        },
+      ),
+      { seed: 2 },
+    );
   });
 });

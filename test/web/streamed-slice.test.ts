@@ -23,9 +23,14 @@ function same(a: number, b: number): boolean {
 function specs(shape: number[]): SliceSpec[] {
   const fixed = shape.map((d) => Math.max(0, d - 1));
   if (shape.length === 0) return [{ rowAxis: -1, colAxis: -1, fixed }];
-  if (shape.length === 1) return [{ rowAxis: -1, colAxis: 0, fixed }, { rowAxis: 0, colAxis: -1, fixed }];
+  if (shape.length === 1)
+    return [
+      { rowAxis: -1, colAxis: 0, fixed },
+      { rowAxis: 0, colAxis: -1, fixed },
+    ];
   const out: SliceSpec[] = [];
-  for (let a = 0; a < shape.length; a++) for (let b = 0; b < shape.length; b++) if (a !== b) out.push({ rowAxis: a, colAxis: b, fixed });
+  for (let a = 0; a < shape.length; a++)
+    for (let b = 0; b < shape.length; b++) if (a !== b) out.push({ rowAxis: a, colAxis: b, fixed });
   return out;
 }
 
@@ -44,7 +49,10 @@ describe("streamed heatmap slices on every example and fixture", () => {
       const lazy = await readFromAny(source);
       const from: TensorSource = { source, loadTensor: (i, o) => lazy.loadTensor(i, o) };
       const infos: TensorInfo[] = lazy.tensorInfos();
-      const oracle = oracleTensorValues(bytes, (name) => infos.find((i) => i.name === name)?.quantization !== undefined);
+      const oracle = oracleTensorValues(
+        bytes,
+        (name) => infos.find((i) => i.name === name)?.quantization !== undefined,
+      );
       for (const [k, info] of infos.entries()) {
         const values = oracle[k];
         if (!values || !hasStatistics(info.dtype) || !rawReadable(info) || values.length === 0) continue;
@@ -52,12 +60,22 @@ describe("streamed heatmap slices on every example and fixture", () => {
         for (const [s, spec] of specs(info.shape).entries()) {
           const matrix = extractSlice(values, info.shape, spec);
           for (const normalize of [false, true]) {
-            for (const [maxRows, maxCols] of [[4096, 4096], [3, 2]] as const) {
+            for (const [maxRows, maxCols] of [
+              [4096, 4096],
+              [3, 2],
+            ] as const) {
               const want = reduce(normalize ? normalizeColumns(matrix) : matrix, maxRows, maxCols);
               const chunkBytes = (s + (normalize ? 1 : 0)) % 2 === 0 ? 24 : undefined;
               const got = await streamedSlice(from, info, spec, maxRows, maxCols, { normalize, chunkBytes });
               const what = `${info.name} ${JSON.stringify(spec)} ${maxRows}x${maxCols} normalize ${normalize} chunks ${chunkBytes}`;
-              expect([got.rows, got.cols, got.rowStep, got.colStep, got.fullRows, got.fullCols], what).toEqual([want.rows, want.cols, want.rowStep, want.colStep, matrix.rows, matrix.cols]);
+              expect([got.rows, got.cols, got.rowStep, got.colStep, got.fullRows, got.fullCols], what).toEqual([
+                want.rows,
+                want.cols,
+                want.rowStep,
+                want.colStep,
+                matrix.rows,
+                matrix.cols,
+              ]);
               const bad = Array.from(got.data).findIndex((v, i) => !same(v, want.data[i]!));
               expect(bad, `${what}: cell ${bad} ${got.data[bad]} vs ${want.data[bad]}`).toBe(-1);
               checked++;
@@ -68,8 +86,14 @@ describe("streamed heatmap slices on every example and fixture", () => {
             for (let c = 0; c < 4; c++) {
               const row = matrix.rows - 2 + r;
               const col = c - 1;
-              const want = row >= 0 && row < matrix.rows && col >= 0 && col < matrix.cols ? matrix.data[row * matrix.cols + col]! : NaN;
-              expect(same(region[r * 4 + c]!, want), `${info.name} region (${row}, ${col}): ${region[r * 4 + c]} vs ${want}`).toBe(true);
+              const want =
+                row >= 0 && row < matrix.rows && col >= 0 && col < matrix.cols
+                  ? matrix.data[row * matrix.cols + col]!
+                  : NaN;
+              expect(
+                same(region[r * 4 + c]!, want),
+                `${info.name} region (${row}, ${col}): ${region[r * 4 + c]} vs ${want}`,
+              ).toBe(true);
             }
           }
         }
@@ -80,6 +104,7 @@ describe("streamed heatmap slices on every example and fixture", () => {
     if (files.length < 10) return; // examples only: not every layout is there
     const all = [...layouts].join(" ");
     expect(checked).toBeGreaterThan(100);
-    for (const needed of ["column-major", "row-major", "/be/", "float16", "int8"]) expect(all, needed).toContain(needed);
+    for (const needed of ["column-major", "row-major", "/be/", "float16", "int8"])
+      expect(all, needed).toContain(needed);
   });
 });

@@ -14,12 +14,22 @@ describe("summary of readable files", () => {
       const inspected = module.inspect(lazy.file);
       const warnings = module.verify(lazy.file);
       const infos = lazy.tensorInfos();
-      const s = summaryModel(label, bytes.length, inspected, warnings, infos.reduce((a, i) => a + i.byteLength, 0));
+      const s = summaryModel(
+        label,
+        bytes.length,
+        inspected,
+        warnings,
+        infos.reduce((a, i) => a + i.byteLength, 0),
+      );
       expect(s.format).toBe(lazy.format);
       expect(s.size).toBe(bytes.length);
       expect(s.tensorCount).toBe(infos.length);
       expect(s.warnings.map((w) => w.text)).toEqual(warnings);
-      expect(s.meta.map(([k]) => k)).toEqual(Object.entries(inspected.meta).filter(([, v]) => v !== null && v !== undefined).map(([k]) => k));
+      expect(s.meta.map(([k]) => k)).toEqual(
+        Object.entries(inspected.meta)
+          .filter(([, v]) => v !== null && v !== undefined)
+          .map(([k]) => k),
+      );
       for (const w of s.warnings) if (w.offset !== undefined) expect(w.offset).toBeLessThanOrEqual(bytes.length);
     });
   }
@@ -72,12 +82,18 @@ describe("hex view", () => {
     expect(lines.every((l, i) => l.offset === window.start + 16 * i)).toBe(true);
     const last = lines.at(-1)!;
     expect(last.hex.filter((x) => x !== "").length).toBe(100 - last.offset);
-    expect(lines[0]!.ascii).toBe(String.fromCharCode(...Array.from(bytes.subarray(window.start, window.start + 16), (b) => (b >= 32 && b < 127 ? b : 46))));
+    expect(lines[0]!.ascii).toBe(
+      String.fromCharCode(
+        ...Array.from(bytes.subarray(window.start, window.start + 16), (b) => (b >= 32 && b < 127 ? b : 46)),
+      ),
+    );
     expect(hexWindow(5, 0)).toEqual({ start: 0, length: 0 });
   });
 
   it("warnings that name an offset link to it", () => {
-    expect(warningOffset("params start at 139, not right after the joiner (1433): libapril reads params there")).toBe(139);
+    expect(warningOffset("params start at 139, not right after the joiner (1433): libapril reads params there")).toBe(
+      139,
+    );
     expect(warningOffset("x at offset 1296 (0x510) [y]")).toBe(1296);
     expect(warningOffset("layers[0] has scale 1 and offset 0: the reference loader ignores them")).toBeUndefined();
   });

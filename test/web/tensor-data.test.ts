@@ -6,7 +6,14 @@ import { describe, expect, it } from "vitest";
 import { type TensorInfo, fromBytes, readAny, readFromAny } from "../../bindings/index.js";
 import { histogram, stats } from "../../web/src/compute.js";
 import {
-  type TensorSource, elementsOf, hasStatistics, histogramRange, rawReadable, statsAndHistogram, tensorHistogram, tensorStats,
+  type TensorSource,
+  elementsOf,
+  hasStatistics,
+  histogramRange,
+  rawReadable,
+  statsAndHistogram,
+  tensorHistogram,
+  tensorStats,
 } from "../../web/src/model/tensor-data.js";
 import { close, oracleStats, oracleTensorValues, readableFiles } from "./corpus.js";
 
@@ -34,8 +41,15 @@ describe("tensor statistics on every example and fixture", () => {
       const inputs = [oddBuffer(bytes), bytes.slice().buffer];
       for (const input of inputs) {
         const { from, infos } = await open(input);
-        const oracle = oracleTensorValues(bytes, (name) => infos.find((i) => i.name === name)?.quantization !== undefined);
-        expect(infos.map((i) => i.name)).toEqual(readAny(bytes).tensors().map((t) => t.name));
+        const oracle = oracleTensorValues(
+          bytes,
+          (name) => infos.find((i) => i.name === name)?.quantization !== undefined,
+        );
+        expect(infos.map((i) => i.name)).toEqual(
+          readAny(bytes)
+            .tensors()
+            .map((t) => t.name),
+        );
         for (const [k, info] of infos.entries()) {
           const values = oracle[k];
           expect(hasStatistics(info.dtype)).toBe(values !== undefined);
@@ -44,11 +58,34 @@ describe("tensor statistics on every example and fixture", () => {
           const scale = Math.max(Math.abs(want.min), Math.abs(want.max), 1);
           for (const chunkBytes of [undefined, 8, 24]) {
             const got = await tensorStats(from, info, { chunkBytes });
-            expect({ count: got.count, finite: got.finite, nan: got.nan, posInf: got.posInf, negInf: got.negInf, zeros: got.zeros, min: got.min, max: got.max }, `${info.name} chunk ${chunkBytes}`)
-              .toEqual({ count: want.count, finite: want.finite, nan: want.nan, posInf: want.posInf, negInf: want.negInf, zeros: want.zeros, min: want.min, max: want.max });
+            expect(
+              {
+                count: got.count,
+                finite: got.finite,
+                nan: got.nan,
+                posInf: got.posInf,
+                negInf: got.negInf,
+                zeros: got.zeros,
+                min: got.min,
+                max: got.max,
+              },
+              `${info.name} chunk ${chunkBytes}`,
+            ).toEqual({
+              count: want.count,
+              finite: want.finite,
+              nan: want.nan,
+              posInf: want.posInf,
+              negInf: want.negInf,
+              zeros: want.zeros,
+              min: want.min,
+              max: want.max,
+            });
             expect(close(got.mean, want.mean, scale), `${info.name} mean ${got.mean} vs ${want.mean}`).toBe(true);
             // merged chunks too, values near ±1e300 included (mergeStats rescales, so nothing overflows)
-            expect(close(got.std, want.std, scale, 1e-6), `${info.name} std ${got.std} vs ${want.std} (chunks of ${chunkBytes ?? "all"})`).toBe(true);
+            expect(
+              close(got.std, want.std, scale, 1e-6),
+              `${info.name} std ${got.std} vs ${want.std} (chunks of ${chunkBytes ?? "all"})`,
+            ).toBe(true);
           }
         }
       }
@@ -60,7 +97,10 @@ describe("histograms", () => {
   for (const { label, bytes } of files) {
     it(`${label}: every value lands in exactly one bar; chunked equals whole`, async () => {
       const { from, infos } = await open(bytes);
-      const oracle = oracleTensorValues(bytes, (name) => infos.find((i) => i.name === name)?.quantization !== undefined);
+      const oracle = oracleTensorValues(
+        bytes,
+        (name) => infos.find((i) => i.name === name)?.quantization !== undefined,
+      );
       for (const [k, info] of infos.entries()) {
         const values = oracle[k];
         if (!values) continue;
@@ -73,7 +113,10 @@ describe("histograms", () => {
         expect(Array.from(chunked.counts)).toEqual(Array.from(h.counts));
         // streamed with the statistics known (the table's): one pass, the same statistics and bars
         const reads: number[] = [];
-        const counting: TensorSource = { ...from, source: { ...from.source, read: (offset, length) => (reads.push(length), from.source.read(offset, length)) } };
+        const counting: TensorSource = {
+          ...from,
+          source: { ...from.source, read: (offset, length) => (reads.push(length), from.source.read(offset, length)) },
+        };
         const known = await statsAndHistogram(counting, info, 16, { chunkBytes: 16 }, s);
         expect(Array.from(known.histogram.counts)).toEqual(Array.from(h.counts));
         if (rawReadable(info) && info.byteLength > 16) {
@@ -112,7 +155,10 @@ describe("which tensors are read straight from their bytes", () => {
         const readable = rawReadable(info);
         if ((info as { obfuscated?: string }).obfuscated) expect(readable, `${label} ${info.name}`).toBe(false);
         if (!hasStatistics(info.dtype)) expect(readable).toBe(false);
-        seen.set(`${info.byteOrder} ${info.layout} ${info.quantization ? "q" : ""}`, readable || (seen.get(`${info.byteOrder} ${info.layout} ${info.quantization ? "q" : ""}`) ?? false));
+        seen.set(
+          `${info.byteOrder} ${info.layout} ${info.quantization ? "q" : ""}`,
+          readable || (seen.get(`${info.byteOrder} ${info.layout} ${info.quantization ? "q" : ""}`) ?? false),
+        );
       }
     }
     expect(seen.get("be row-major ")).toBe(true);

@@ -12,8 +12,18 @@ export class Unconvertible extends Error {}
 
 /** The ONNX dtypes TenniS tensors can map to. */
 const ONNX_OF: Partial<Record<DType, OnnxDTypeName>> = {
-  float32: "float32", float16: "float16", float64: "float64", int8: "int8", uint8: "uint8", int16: "int16",
-  uint16: "uint16", int32: "int32", uint32: "uint32", int64: "int64", uint64: "uint64", bool: "bool",
+  float32: "float32",
+  float16: "float16",
+  float64: "float64",
+  int8: "int8",
+  uint8: "uint8",
+  int16: "int16",
+  uint16: "uint16",
+  int32: "int32",
+  uint32: "uint32",
+  int64: "int64",
+  uint64: "uint64",
+  bool: "bool",
 };
 
 export function onnxDType(dtype: DType): OnnxDTypeName {
@@ -98,9 +108,20 @@ export class OnnxContext {
   }
 
   /** An intermediate node with `count` outputs. */
-  addN(opType: string, inputs: readonly string[], count: number, attributes?: Record<string, OnnxAttributeValue>): string[] {
+  addN(
+    opType: string,
+    inputs: readonly string[],
+    count: number,
+    attributes?: Record<string, OnnxAttributeValue>,
+  ): string[] {
     const names = Array.from({ length: count }, () => this.fresh(opType));
-    this.nodes.push({ name: this.nodeName(`${this.current.name}/${opType}_${this.counter++}`), opType, inputs, outputs: names, attributes });
+    this.nodes.push({
+      name: this.nodeName(`${this.current.name}/${opType}_${this.counter++}`),
+      opType,
+      inputs,
+      outputs: names,
+      attributes,
+    });
     return names;
   }
 
@@ -119,7 +140,11 @@ export class OnnxContext {
 
   int64(values: readonly number[], scalar = false): string {
     for (const v of values) if (!Number.isSafeInteger(v)) throw new Unconvertible(`${v} is not an integer setting`);
-    return this.tensor("int64", scalar ? [] : [values.length], values.map((v) => BigInt(v)));
+    return this.tensor(
+      "int64",
+      scalar ? [] : [values.length],
+      values.map((v) => BigInt(v)),
+    );
   }
 
   float(values: readonly number[], scalar = false): string {
@@ -151,12 +176,11 @@ function fieldNumbers(field: TsmField): number[] {
 
 /** The numbers of a <const> value (its single field). */
 export function constNumbers(value: Value, what: string): number[] {
-  if (!value.constFields || value.constFields.length !== 1) throw new Unconvertible(`${what} must be a <const> (it comes from ${value.node.op} "${value.node.name}")`);
+  if (!value.constFields || value.constFields.length !== 1)
+    throw new Unconvertible(`${what} must be a <const> (it comes from ${value.node.op} "${value.node.name}")`);
   return fieldNumbers(value.constFields[0]!);
 }
 
 export interface Translation {
   (ctx: OnnxContext, node: TsmGraphNode, inputs: Value[], read: (v: Value) => string): Partial<Value> | void;
 }
-
-

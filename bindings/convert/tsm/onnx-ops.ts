@@ -40,7 +40,15 @@
 import type { DType } from "../../tensor.js";
 import { tsmDTypeCode, tsmDTypeName } from "../../formats/tsm/dtypes.js";
 import type { OnnxAttributeValue } from "../../formats/onnx/builder.js";
-import { type OnnxContext, type Translation, type Value, Unconvertible, constNumbers, numbers, onnxDType } from "./onnx-context.js";
+import {
+  type OnnxContext,
+  type Translation,
+  type Value,
+  Unconvertible,
+  constNumbers,
+  numbers,
+  onnxDType,
+} from "./onnx-context.js";
 import type { TsmGraphNode } from "../../formats/tsm/graph.js";
 
 type Read = (v: Value) => string;
@@ -75,7 +83,8 @@ function intsAttr(node: TsmGraphNode, key: string, length?: number, fallback?: n
     return fallback;
   }
   const list = integers(numbers(v, key), key);
-  if (length !== undefined && list.length !== length) throw new Unconvertible(`${key} has ${list.length} values, not ${length}`);
+  if (length !== undefined && list.length !== length)
+    throw new Unconvertible(`${key} has ${list.length} values, not ${length}`);
   return list;
 }
 
@@ -109,13 +118,15 @@ const MAX_RANK = 64;
 const MAX_KERNEL_TAPS = 1 << 20;
 
 function needRank(v: Value, what: string): number {
-  if (v.rank === undefined) throw new Unconvertible(`${what}: the rank of "${v.node.name}" is unknown (declare the input's shape)`);
+  if (v.rank === undefined)
+    throw new Unconvertible(`${what}: the rank of "${v.node.name}" is unknown (declare the input's shape)`);
   if (v.rank > MAX_RANK) throw new Unconvertible(`${what}: rank ${v.rank} (at most ${MAX_RANK})`);
   return v.rank;
 }
 
 function needFloat(v: Value, what: string): void {
-  if (v.dtype !== "float32" && v.dtype !== "float64" && v.dtype !== "float16") throw new Unconvertible(`${what} needs a float input, "${v.node.name}" is ${v.dtype}`);
+  if (v.dtype !== "float32" && v.dtype !== "float64" && v.dtype !== "float16")
+    throw new Unconvertible(`${what} needs a float input, "${v.node.name}" is ${v.dtype}`);
 }
 
 /**
@@ -137,14 +148,18 @@ const ORT_TYPES = {
 } satisfies Record<string, readonly DType[]>;
 
 function needOrtType(v: Value, op: keyof typeof ORT_TYPES, what: string): void {
-  if (!(ORT_TYPES[op] as readonly DType[]).includes(v.dtype)) throw new Unconvertible(`${what} of ${v.dtype} ("${v.node.name}"): onnxruntime has no ${op} for it`);
+  if (!(ORT_TYPES[op] as readonly DType[]).includes(v.dtype))
+    throw new Unconvertible(`${what} of ${v.dtype} ("${v.node.name}"): onnxruntime has no ${op} for it`);
 }
 
 /** Inputs of different dtypes are refused: TenniS checks they agree (e.g. add_bias: x.dtype() == b.dtype()), ONNX needs one. */
 function sameDType(inputs: readonly Value[], what: string): void {
   const first = inputs[0];
   for (const v of inputs) {
-    if (first && v.dtype !== first.dtype) throw new Unconvertible(`${what} of ${first.dtype} "${first.node.name}" and ${v.dtype} "${v.node.name}" (they must agree, in TenniS as in ONNX)`);
+    if (first && v.dtype !== first.dtype)
+      throw new Unconvertible(
+        `${what} of ${first.dtype} "${first.node.name}" and ${v.dtype} "${v.node.name}" (they must agree, in TenniS as in ONNX)`,
+      );
   }
 }
 
@@ -153,19 +168,36 @@ function sameDType(inputs: readonly Value[], what: string): void {
  * (base/element_wise_reduce.cpp upcast_dtype, indexed by TenniS dtype codes; 0: it refuses the pair).
  */
 const UPCAST: readonly string[] = [
-  "0000000000000000000000", "0113355779ab0135000001", "0123356779ab0135000002", "0333355779ab0335000003",
-  "0333456789ab0335000004", "055555577aab0555000005", "056565678aab0555000006", "077777777bbb0777000007",
-  "077787878bbb0777000008", "09999aabb9ab099a000009", "0aaaaaabbaab0aab00000a", "0bbbbbbbbbbb0bbb00000b",
-  "0000000000000000000000", "0113355779ab0def00000d", "0333355779ab0eef00000e", "055555577abb0fff00000f",
-  "0123456789ab0def00000l", "0000000000000000000000", "0000000000000000000000", "0000000000000000000000",
-  "0000000000000000000000", "0123456789ab0def00000l",
+  "0000000000000000000000",
+  "0113355779ab0135000001",
+  "0123356779ab0135000002",
+  "0333355779ab0335000003",
+  "0333456789ab0335000004",
+  "055555577aab0555000005",
+  "056565678aab0555000006",
+  "077777777bbb0777000007",
+  "077787878bbb0777000008",
+  "09999aabb9ab099a000009",
+  "0aaaaaabbaab0aab00000a",
+  "0bbbbbbbbbbb0bbb00000b",
+  "0000000000000000000000",
+  "0113355779ab0def00000d",
+  "0333355779ab0eef00000e",
+  "055555577abb0fff00000f",
+  "0123456789ab0def00000l",
+  "0000000000000000000000",
+  "0000000000000000000000",
+  "0000000000000000000000",
+  "0000000000000000000000",
+  "0123456789ab0def00000l",
 ];
 
 function upcast(a: DType, b: DType): DType | undefined {
   if (a === b) return a;
   const [ca, cb] = [tsmDTypeCode(a), tsmDTypeCode(b)];
   // (uncorr_cast_dtype: VOID, PTR and the codes past CHAR32 but BOOLEAN are never cast)
-  const castable = (code: number | undefined): code is number => code !== undefined && code !== 0 && code !== 12 && (code <= 15 || code === 21);
+  const castable = (code: number | undefined): code is number =>
+    code !== undefined && code !== 0 && code !== 12 && (code <= 15 || code === 21);
   if (!castable(ca) || !castable(cb)) return undefined;
   const code = parseInt(UPCAST[ca]![cb]!, 36);
   return code === 0 ? undefined : tsmDTypeName(code);
@@ -203,10 +235,17 @@ const TO_NCHW = [0, 3, 1, 2];
 const TO_NHWC = [0, 2, 3, 1];
 
 /** Emits `op` in NCHW: for an NHWC node, transposes in and out; the last node is the TenniS node's. */
-function inNCHW(ctx: OnnxContext, format: "NCHW" | "NHWC", x: string, body: (nchw: string, last: (op: string, inputs: string[], attrs?: Record<string, unknown>) => string) => string): string {
+function inNCHW(
+  ctx: OnnxContext,
+  format: "NCHW" | "NHWC",
+  x: string,
+  body: (nchw: string, last: (op: string, inputs: string[], attrs?: Record<string, unknown>) => string) => string,
+): string {
   if (format === "NCHW") return body(x, (op, inputs, attrs) => ctx.final(op, inputs, attrs as never));
   const nchw = ctx.add("Transpose", [x], { perm: TO_NCHW });
-  return body(nchw, (op, inputs, attrs) => ctx.final("Transpose", [ctx.add(op, inputs, attrs as never)], { perm: TO_NHWC }));
+  return body(nchw, (op, inputs, attrs) =>
+    ctx.final("Transpose", [ctx.add(op, inputs, attrs as never)], { perm: TO_NHWC }),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -228,7 +267,8 @@ function spatial(format: "NCHW" | "NHWC"): [number, number] {
 
 /** A 2-D op's input must be 4-D (ONNX's Conv and pools take the spatial rank from it). */
 function need4D(x: Value, what: string): void {
-  if (x.rank !== undefined && x.rank !== 4) throw new Unconvertible(`${what} needs a 4-D input, "${x.node.name}" has rank ${x.rank}`);
+  if (x.rank !== undefined && x.rank !== 4)
+    throw new Unconvertible(`${what} needs a 4-D input, "${x.node.name}" has rank ${x.rank}`);
 }
 
 function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", spec: PoolSpec): void {
@@ -241,14 +281,19 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
   if (kh < 1 || kw < 1 || sh < 1 || sw < 1) throw new Unconvertible("kernel and stride must be positive");
   if (kh * kw > MAX_KERNEL_TAPS) throw new Unconvertible(`a ${kh} x ${kw} kernel (at most ${MAX_KERNEL_TAPS} taps)`);
   if (spec.type !== 0 && spec.type !== 1) throw new Unconvertible(`pooling type ${spec.type} (only MAX 0 and AVG 1)`);
-  if (spec.paddingType !== 0 && spec.paddingType !== 3) throw new Unconvertible(`padding_type ${spec.paddingType} (only BLACK 0 and WHITE 3, as TenniS's CPU kernel)`);
+  if (spec.paddingType !== 0 && spec.paddingType !== 3)
+    throw new Unconvertible(`padding_type ${spec.paddingType} (only BLACK 0 and WHITE 3, as TenniS's CPU kernel)`);
   const bottom = spec.ceil ? pb + sh - 1 : pb;
   const right = spec.ceil ? pr + sw - 1 : pr;
   const padded = pt + bottom + pl + right > 0;
   const poolAttrs = { kernel_shape: [kh, kw], strides: [sh, sw] };
   inNCHW(ctx, format, read(x), (src, last) => {
     if (spec.type === 0) {
-      const input = padded ? ctx.add("Pad", [src, ctx.int64([0, 0, pt, pl, 0, 0, bottom, right]), scalarOf(ctx, x.dtype, -Infinity)], { mode: "constant" }) : src;
+      const input = padded
+        ? ctx.add("Pad", [src, ctx.int64([0, 0, pt, pl, 0, 0, bottom, right]), scalarOf(ctx, x.dtype, -Infinity)], {
+            mode: "constant",
+          })
+        : src;
       return last("MaxPool", [input], poolAttrs);
     }
     if (!padded) return last("AveragePool", [src], poolAttrs);
@@ -257,11 +302,20 @@ function pool(ctx: OnnxContext, x: Value, read: Read, format: "NCHW" | "NHWC", s
     // The ones kernel is made at run time from its shape: a stored [kh, kw] kernel would make the ONNX (and the
     // memory of every onnxSupport() check, so of `inspect`) grow with the kernel size a few attribute bytes name.
     // One per dtype and kernel shape, shared by the nodes that pool alike.
-    const ones = ctx.shared(`ones ${x.dtype} ${kh}x${kw}`, () => ctx.add("ConstantOfShape", [ctx.int64([1, 1, kh, kw])], { value: onesValue(x.dtype) }));
+    const ones = ctx.shared(`ones ${x.dtype} ${kh}x${kw}`, () =>
+      ctx.add("ConstantOfShape", [ctx.int64([1, 1, kh, kw])], { value: onesValue(x.dtype) }),
+    );
     const convAttrs = { kernel_shape: [kh, kw], strides: [sh, sw], pads: [pt, pl, bottom, right] };
     const planes = ctx.add("Reshape", [src, ctx.int64([-1, 1, 0, 0])]);
     const sums = ctx.add("Conv", [planes, ones], convAttrs);
-    const shape = ctx.add("Concat", [ctx.add("Slice", [ctx.add("Shape", [src]), ctx.int64([0]), ctx.int64([2])]), ctx.add("Slice", [ctx.add("Shape", [sums]), ctx.int64([2]), ctx.int64([4])])], { axis: 0 });
+    const shape = ctx.add(
+      "Concat",
+      [
+        ctx.add("Slice", [ctx.add("Shape", [src]), ctx.int64([0]), ctx.int64([2])]),
+        ctx.add("Slice", [ctx.add("Shape", [sums]), ctx.int64([2]), ctx.int64([4])]),
+      ],
+      { axis: 0 },
+    );
     const sum = ctx.add("Reshape", [sums, shape]);
     if (spec.paddingType === 3) return last("Div", [sum, scalarOf(ctx, x.dtype, kh * kw)]);
     // BLACK: divide by the pixels inside the image, the same convolution over a map of ones
@@ -281,7 +335,14 @@ function onesValue(dtype: DType): OnnxAttributeValue {
   return { type: "tensor", value: { dtype: onnxDType(dtype), dims: [1], data: one } };
 }
 
-function poolFromAttrs(node: TsmGraphNode, format: "NCHW" | "NHWC", padding8: number[], ksize4: number[], stride4: number[], ceil: boolean): PoolSpec {
+function poolFromAttrs(
+  node: TsmGraphNode,
+  format: "NCHW" | "NHWC",
+  padding8: number[],
+  ksize4: number[],
+  stride4: number[],
+  ceil: boolean,
+): PoolSpec {
   const [h, w] = spatial(format);
   return {
     type: intAttr(node, "type", node.op === "pooling2d" ? undefined : 0),
@@ -296,7 +357,14 @@ function poolFromAttrs(node: TsmGraphNode, format: "NCHW" | "NHWC", padding8: nu
 const pooling2d: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 1, "pooling2d");
   const format = formatAttr(node);
-  const spec = poolFromAttrs(node, format, intsAttr(node, "padding", 8), intsAttr(node, "ksize", 4), intsAttr(node, "stride", 4), true);
+  const spec = poolFromAttrs(
+    node,
+    format,
+    intsAttr(node, "padding", 8),
+    intsAttr(node, "ksize", 4),
+    intsAttr(node, "stride", 4),
+    true,
+  );
   pool(ctx, inputs[0]!, read, format, spec);
   return { rank: 4 };
 };
@@ -315,7 +383,14 @@ const pooling2dV2: Translation = (ctx, node, inputs, read) => {
     padding8 = integers(constNumbers(padding, "pooling2d_v2 padding"), "padding");
   }
   if (padding8.length !== 8) throw new Unconvertible("padding must be [4, 2]");
-  const spec = poolFromAttrs(node, format, padding8, integers(constNumbers(ksize, "pooling2d_v2 ksize"), "ksize"), integers(constNumbers(stride, "pooling2d_v2 stride"), "stride"), ceil);
+  const spec = poolFromAttrs(
+    node,
+    format,
+    padding8,
+    integers(constNumbers(ksize, "pooling2d_v2 ksize"), "ksize"),
+    integers(constNumbers(stride, "pooling2d_v2 stride"), "stride"),
+    ceil,
+  );
   pool(ctx, x, read, format, spec);
   return { rank: 4 };
 };
@@ -323,10 +398,12 @@ const pooling2dV2: Translation = (ctx, node, inputs, read) => {
 const onnxPoolingPadding: Translation = (_ctx, node, inputs) => {
   inputCount(inputs, 3, "_onnx_pooling2d_padding");
   const autoPad = stringAttr(node, "auto_pad", "NOTSET");
-  if (autoPad !== "NOTSET" && autoPad !== "VALID") throw new Unconvertible(`auto_pad ${autoPad} (only NOTSET and VALID)`);
+  if (autoPad !== "NOTSET" && autoPad !== "VALID")
+    throw new Unconvertible(`auto_pad ${autoPad} (only NOTSET and VALID)`);
   const padding = intsAttr(node, "padding", 8, [0, 0, 0, 0, 0, 0, 0, 0]);
   for (const consumer of node.consumers) {
-    if (consumer.op !== "pooling2d_v2" || consumer.inputs[1] !== node) throw new Unconvertible(`its output feeds ${consumer.op} "${consumer.name}" (only pooling2d_v2's padding)`);
+    if (consumer.op !== "pooling2d_v2" || consumer.inputs[1] !== node)
+      throw new Unconvertible(`its output feeds ${consumer.op} "${consumer.name}" (only pooling2d_v2's padding)`);
   }
   return { poolPadding: { autoPad, padding }, dtype: "int32", rank: 2 };
 };
@@ -342,7 +419,11 @@ const conv2d: Translation = (ctx, node, inputs, read) => {
   const format = formatAttr(node);
   const padding = intsAttr(node, "padding", 8);
   const stride = intsAttr(node, "stride", 4);
-  const dilation = intsAttr(node, attr(node, "dilation") === undefined && attr(node, "dialations") !== undefined ? "dialations" : "dilation", 4);
+  const dilation = intsAttr(
+    node,
+    attr(node, "dilation") === undefined && attr(node, "dialations") !== undefined ? "dialations" : "dilation",
+    4,
+  );
   if (attr(node, "padding_value") !== undefined && numbers(attr(node, "padding_value"), "padding_value")[0] !== 0) {
     throw new Unconvertible("padding_value other than 0");
   }
@@ -350,7 +431,9 @@ const conv2d: Translation = (ctx, node, inputs, read) => {
   const pads = [padding[2 * h]!, padding[2 * w]!, padding[2 * h + 1]!, padding[2 * w + 1]!];
   if (pads.some((p) => p < 0)) throw new Unconvertible("negative convolution padding");
   const weights = read(inputs[1]!);
-  inNCHW(ctx, format, read(inputs[0]!), (x, last) => last("Conv", [x, weights], { pads, strides: [stride[h]!, stride[w]!], dilations: [dilation[h]!, dilation[w]!] }));
+  inNCHW(ctx, format, read(inputs[0]!), (x, last) =>
+    last("Conv", [x, weights], { pads, strides: [stride[h]!, stride[w]!], dilations: [dilation[h]!, dilation[w]!] }),
+  );
   return { rank: 4 };
 };
 
@@ -408,7 +491,9 @@ const batchNorm: Translation = (ctx, node, inputs, read) => {
   const dim = intAttr(node, "dim");
   const epsilon = attr(node, "epsilon") === undefined ? 1e-5 : numbers(attr(node, "epsilon"), "epsilon")[0]!;
   const centred = ctx.add("Sub", [read(x), channelVector(ctx, read(mean), dim, rank)]);
-  const std = ctx.add("Sqrt", [ctx.add("Add", [channelVector(ctx, read(variance), dim, rank), scalarOf(ctx, x.dtype, epsilon)])]);
+  const std = ctx.add("Sqrt", [
+    ctx.add("Add", [channelVector(ctx, read(variance), dim, rank), scalarOf(ctx, x.dtype, epsilon)]),
+  ]);
   ctx.final("Div", [centred, std]);
 };
 
@@ -445,7 +530,8 @@ function broadcast(shapes: number[][], what: string): number[] {
   for (const shape of shapes) {
     shape.forEach((d, i) => {
       const k = rank - shape.length + i;
-      if (d !== 1 && out[k] !== 1 && out[k] !== d) throw new Unconvertible(`${what}: shapes [${shapes.map((s) => s.join(", ")).join("], [")}] do not broadcast`);
+      if (d !== 1 && out[k] !== 1 && out[k] !== d)
+        throw new Unconvertible(`${what}: shapes [${shapes.map((s) => s.join(", ")).join("], [")}] do not broadcast`);
       if (d !== 1) out[k] = d;
     });
   }
@@ -454,12 +540,16 @@ function broadcast(shapes: number[][], what: string): number[] {
 
 function binary(op: string, nary?: string): Translation {
   return (ctx, node, inputs, read) => {
-    if (inputs.length < 2 || (inputs.length > 2 && !nary)) throw new Unconvertible(`${node.op} takes 2 inputs, this node has ${inputs.length}`);
+    if (inputs.length < 2 || (inputs.length > 2 && !nary))
+      throw new Unconvertible(`${node.op} takes 2 inputs, this node has ${inputs.length}`);
     let dtype = inputs[0]!.dtype;
     if (inputs.length === 2) {
       // two dtypes: both cast to the one TenniS computes in
       const common = upcast(inputs[0]!.dtype, inputs[1]!.dtype);
-      if (!common) throw new Unconvertible(`${node.op} of ${inputs[0]!.dtype} and ${inputs[1]!.dtype} (TenniS cannot reduce that pair)`);
+      if (!common)
+        throw new Unconvertible(
+          `${node.op} of ${inputs[0]!.dtype} and ${inputs[1]!.dtype} (TenniS cannot reduce that pair)`,
+        );
       dtype = common;
     } else {
       sameDType(inputs, node.op);
@@ -467,7 +557,9 @@ function binary(op: string, nary?: string): Translation {
     needOrtType({ ...inputs[0]!, dtype }, inputs.length === 2 ? "Arithmetic" : "Sum", node.op);
     const shapes = inputs.map(staticShape);
     const shape = shapes.every((s) => s !== undefined) ? broadcast(shapes as number[][], node.op) : undefined;
-    const operands = inputs.map((v) => (v.dtype === dtype ? read(v) : ctx.add("Cast", [read(v)], { to: ONNX_CODE[onnxDType(dtype)]! })));
+    const operands = inputs.map((v) =>
+      v.dtype === dtype ? read(v) : ctx.add("Cast", [read(v)], { to: ONNX_CODE[onnxDType(dtype)]! }),
+    );
     ctx.final(inputs.length === 2 ? op : nary!, operands);
     return { rank: maxRank(inputs), shape, dtype };
   };
@@ -479,7 +571,8 @@ const softmax: Translation = (ctx, node, inputs, read) => {
   needOrtType(x, "Softmax", "softmax");
   const dim = intAttr(node, "dim");
   // TenniS (base/base_softmax.cpp) refuses a dim outside [-rank, rank) when it runs; a negative one counts from the end
-  if (x.rank !== undefined && (dim < -x.rank || dim >= x.rank)) throw new Unconvertible(`dim ${dim} is outside [-${x.rank}, ${x.rank}) (TenniS refuses it)`);
+  if (x.rank !== undefined && (dim < -x.rank || dim >= x.rank))
+    throw new Unconvertible(`dim ${dim} is outside [-${x.rank}, ${x.rank}) (TenniS refuses it)`);
   if (x.rank === undefined && Math.abs(dim) > MAX_RANK) throw new Unconvertible(`dim ${dim} is out of range`);
   ctx.final("Softmax", [read(x)], { axis: dim });
 };
@@ -503,7 +596,10 @@ const flatten: Translation = (ctx, node, inputs, read) => {
   if (dim < 0 || dim >= MAX_RANK) throw new Unconvertible("dim is out of range");
   const need = dim + 1;
   if (x.rank !== undefined && x.rank < need) {
-    ctx.final("Reshape", [read(x), ctx.int64([...Array<number>(x.rank).fill(0), ...Array<number>(need - x.rank).fill(1)])]);
+    ctx.final("Reshape", [
+      read(x),
+      ctx.int64([...Array<number>(x.rank).fill(0), ...Array<number>(need - x.rank).fill(1)]),
+    ]);
   } else {
     ctx.final("Reshape", [read(x), ctx.int64([...Array<number>(dim).fill(0), -1])]);
   }
@@ -522,11 +618,14 @@ const transpose: Translation = (ctx, node, inputs, read) => {
   const x = inputs[0]!;
   // (without permute TenniS builds an invalid one, [.., n-1, n-1]: refused as a missing attribute)
   const permute = intsAttr(node, "permute");
-  if ([...permute].sort((a, b) => a - b).some((v, i) => v !== i)) throw new Unconvertible(`permute [${permute.join(", ")}] is not a permutation`);
-  if (x.rank !== undefined && x.rank > permute.length) throw new Unconvertible(`permute has ${permute.length} axes, the input has ${x.rank}`);
+  if ([...permute].sort((a, b) => a - b).some((v, i) => v !== i))
+    throw new Unconvertible(`permute [${permute.join(", ")}] is not a permutation`);
+  if (x.rank !== undefined && x.rank > permute.length)
+    throw new Unconvertible(`permute has ${permute.length} axes, the input has ${x.rank}`);
   let input = read(x);
   // TenniS puts leading 1s in front of a smaller input
-  if (x.rank !== undefined && x.rank < permute.length) input = ctx.add("Unsqueeze", [input, ctx.int64(Array.from({ length: permute.length - x.rank }, (_, i) => i))]);
+  if (x.rank !== undefined && x.rank < permute.length)
+    input = ctx.add("Unsqueeze", [input, ctx.int64(Array.from({ length: permute.length - x.rank }, (_, i) => i))]);
   ctx.final("Transpose", [input], { perm: permute });
   return { rank: permute.length };
 };
@@ -571,12 +670,16 @@ const cropNd: Translation = (ctx, node, inputs, read) => {
   const [x, sizeValue] = inputs as [Value, Value];
   const size = integers(constNumbers(sizeValue, "crop_nd size"), "size");
   needOrtType(x, "Pad", "crop_nd");
-  if (x.rank !== undefined && x.rank !== size.length) throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
+  if (x.rank !== undefined && x.rank !== size.length)
+    throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
   const shift = attr(node, "shift") === undefined ? undefined : intsAttr(node, "shift", size.length);
   const xs = read(x);
   const dims = ctx.add("Shape", [xs]);
   // d = size - x where size > 0, else 0
-  const d = ctx.add("Mul", [ctx.add("Sub", [ctx.int64(size.map((s) => (s > 0 ? s : 0))), dims]), ctx.int64(size.map((s) => (s > 0 ? 1 : 0)))]);
+  const d = ctx.add("Mul", [
+    ctx.add("Sub", [ctx.int64(size.map((s) => (s > 0 ? s : 0))), dims]),
+    ctx.int64(size.map((s) => (s > 0 ? 1 : 0))),
+  ]);
   let top: string;
   if (shift) {
     top = ctx.int64(shift.map((s) => -s));
@@ -594,7 +697,8 @@ const resize2d: Translation = (ctx, node, inputs, read) => {
   const [x, sizeValue] = inputs as [Value, Value];
   const size = integers(constNumbers(sizeValue, "_resize2d size"), "size");
   if (size.some((s) => s === 0)) throw new Unconvertible("a size of 0");
-  if (x.rank !== undefined && x.rank !== size.length) throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
+  if (x.rank !== undefined && x.rank !== size.length)
+    throw new Unconvertible(`size has ${size.length} dims, the input ${x.rank}`);
   const type = intAttr(node, "type", 0);
   const xs = read(x);
   const keep = ctx.add("Mul", [ctx.add("Shape", [xs]), ctx.int64(size.map((s) => (s > 0 ? 0 : 1)))]);
@@ -613,16 +717,39 @@ const resize2d: Translation = (ctx, node, inputs, read) => {
       ctx.final("Cast", [ctx.add("Floor", [resized])], { to: ONNX_CODE[onnxDType(x.dtype)]! });
     }
   } else if (type === 2) {
-    ctx.final("Resize", [xs, "", "", sizes], { mode: "nearest", coordinate_transformation_mode: "half_pixel", nearest_mode: "round_prefer_ceil" });
+    ctx.final("Resize", [xs, "", "", sizes], {
+      mode: "nearest",
+      coordinate_transformation_mode: "half_pixel",
+      nearest_mode: "round_prefer_ceil",
+    });
   } else if (type === 3) {
-    ctx.final("Resize", [xs, "", "", sizes], { mode: "nearest", coordinate_transformation_mode: "asymmetric", nearest_mode: "floor" });
+    ctx.final("Resize", [xs, "", "", sizes], {
+      mode: "nearest",
+      coordinate_transformation_mode: "asymmetric",
+      nearest_mode: "floor",
+    });
   } else {
-    throw new Unconvertible(`resize type ${type} (${type === 1 ? "CUBIC, with TenniS's own border rule" : "unknown"}); LINEAR 0, NEAREST 2 and HARD 3 convert`);
+    throw new Unconvertible(
+      `resize type ${type} (${type === 1 ? "CUBIC, with TenniS's own border rule" : "unknown"}); LINEAR 0, NEAREST 2 and HARD 3 convert`,
+    );
   }
   return { rank: size.length };
 };
 
-const ONNX_CODE: Record<string, number> = { float32: 1, uint8: 2, int8: 3, uint16: 4, int16: 5, int32: 6, int64: 7, bool: 9, float16: 10, float64: 11, uint32: 12, uint64: 13 };
+const ONNX_CODE: Record<string, number> = {
+  float32: 1,
+  uint8: 2,
+  int8: 3,
+  uint16: 4,
+  int16: 5,
+  int32: 6,
+  int64: 7,
+  bool: 9,
+  float16: 10,
+  float64: 11,
+  uint32: 12,
+  uint64: 13,
+};
 
 const sample2d: Translation = (ctx, node, inputs, read) => {
   inputCount(inputs, 1, "sample2d");
@@ -642,15 +769,28 @@ const sample2d: Translation = (ctx, node, inputs, read) => {
   const valids: string[] = [];
   for (const axis of [dim, dim + 1]) {
     const n = dimOf(ctx, read(x), axis);
-    const outN = ctx.add("Cast", [ctx.add("Floor", [ctx.add("Mul", [ctx.add("Cast", [n], { to: 1 }), ctx.float([scale32], true)])])], { to: 7 });
-    const position = ctx.add("Mul", [ctx.add("Cast", [ctx.add("Range", [ctx.int64([0], true), outN, ctx.int64([1], true)])], { to: 1 }), ctx.float([inverse], true)]);
-    const rounded = type === 3 ? ctx.add("Floor", [position]) : ctx.add("Floor", [ctx.add("Add", [position, ctx.float([0.5], true)])]);
+    const outN = ctx.add(
+      "Cast",
+      [ctx.add("Floor", [ctx.add("Mul", [ctx.add("Cast", [n], { to: 1 }), ctx.float([scale32], true)])])],
+      { to: 7 },
+    );
+    const position = ctx.add("Mul", [
+      ctx.add("Cast", [ctx.add("Range", [ctx.int64([0], true), outN, ctx.int64([1], true)])], { to: 1 }),
+      ctx.float([inverse], true),
+    ]);
+    const rounded =
+      type === 3
+        ? ctx.add("Floor", [position])
+        : ctx.add("Floor", [ctx.add("Add", [position, ctx.float([0.5], true)])]);
     const source = ctx.add("Cast", [rounded], { to: 7 });
     const last = ctx.add("Sub", [n, ctx.int64([1], true)]);
     valids.push(ctx.add("Less", [source, last]));
     current = ctx.add("Gather", [current, ctx.add("Min", [source, last])], { axis });
   }
-  let mask = ctx.add("And", [ctx.add("Unsqueeze", [valids[0]!, ctx.int64([1])]), ctx.add("Unsqueeze", [valids[1]!, ctx.int64([0])])]);
+  let mask = ctx.add("And", [
+    ctx.add("Unsqueeze", [valids[0]!, ctx.int64([1])]),
+    ctx.add("Unsqueeze", [valids[1]!, ctx.int64([0])]),
+  ]);
   const trailing = rank - dim - 2;
   if (trailing > 0) mask = ctx.add("Unsqueeze", [mask, ctx.int64(Array.from({ length: trailing }, (_, i) => 2 + i))]);
   ctx.final("Where", [mask, current, scalarOf(ctx, x.dtype, 0)]);
@@ -670,9 +810,19 @@ const shapeIndexPatch: Translation = (ctx, node, inputs, read) => {
   const zero = ctx.int64([0], true);
   const axisStart = (size: string, patch: number, origin: number, coordinate: string) => {
     // patch = int(patch * size / float(origin) + 0.5); start = int(coordinate * (size - 1) - (patch - 1) / 2 + 0.5)
-    const p = i64(ctx.add("Add", [ctx.add("Div", [f(ctx.add("Mul", [ctx.int64([patch], true), size])), ctx.float([origin], true)]), ctx.float([0.5], true)]));
+    const p = i64(
+      ctx.add("Add", [
+        ctx.add("Div", [f(ctx.add("Mul", [ctx.int64([patch], true), size])), ctx.float([origin], true)]),
+        ctx.float([0.5], true),
+      ]),
+    );
     const radius = ctx.add("Div", [f(ctx.add("Sub", [p, one])), ctx.float([2], true)]);
-    const start = i64(ctx.add("Add", [ctx.add("Sub", [ctx.add("Mul", [coordinate, f(ctx.add("Sub", [size, one]))]), radius]), ctx.float([0.5], true)]));
+    const start = i64(
+      ctx.add("Add", [
+        ctx.add("Sub", [ctx.add("Mul", [coordinate, f(ctx.add("Sub", [size, one]))]), radius]),
+        ctx.float([0.5], true),
+      ]),
+    );
     const index = ctx.add("Add", [ctx.add("Unsqueeze", [start, ctx.int64([2])]), ctx.add("Range", [zero, p, one])]); // [N, L, p]
     const inside = ctx.add("And", [ctx.add("GreaterOrEqual", [index, zero]), ctx.add("Less", [index, size])]);
     const clamped = ctx.add("Max", [ctx.add("Min", [index, ctx.add("Sub", [size, one])]), zero]);
@@ -685,11 +835,20 @@ const shapeIndexPatch: Translation = (ctx, node, inputs, read) => {
   const py = ctx.add("Gather", [points, ctx.int64([1], true)], { axis: 2 });
   const rows = axisStart(H, patchH, originH, py);
   const cols = axisStart(W, patchW, originW, px);
-  const flat = ctx.add("Add", [ctx.add("Mul", [ctx.add("Unsqueeze", [rows.clamped, ctx.int64([3])]), W]), ctx.add("Unsqueeze", [cols.clamped, ctx.int64([2])])]); // [N, L, ph, pw]
-  const inside = ctx.add("And", [ctx.add("Unsqueeze", [rows.inside, ctx.int64([3])]), ctx.add("Unsqueeze", [cols.inside, ctx.int64([2])])]);
+  const flat = ctx.add("Add", [
+    ctx.add("Mul", [ctx.add("Unsqueeze", [rows.clamped, ctx.int64([3])]), W]),
+    ctx.add("Unsqueeze", [cols.clamped, ctx.int64([2])]),
+  ]); // [N, L, ph, pw]
+  const inside = ctx.add("And", [
+    ctx.add("Unsqueeze", [rows.inside, ctx.int64([3])]),
+    ctx.add("Unsqueeze", [cols.inside, ctx.int64([2])]),
+  ]);
   const pixels = ctx.add("Transpose", [ctx.add("Reshape", [xs, ctx.int64([0, 0, -1])])], { perm: [0, 2, 1] }); // [N, H*W, C]
   const gathered = ctx.add("GatherND", [pixels, ctx.add("Reshape", [flat, ctx.int64([0, -1, 1])])], { batch_dims: 1 }); // [N, L*ph*pw, C]
-  const patches = ctx.add("Reshape", [gathered, ctx.add("Concat", [ctx.add("Shape", [inside]), ctx.int64([-1])], { axis: 0 })]); // [N, L, ph, pw, C]
+  const patches = ctx.add("Reshape", [
+    gathered,
+    ctx.add("Concat", [ctx.add("Shape", [inside]), ctx.int64([-1])], { axis: 0 }),
+  ]); // [N, L, ph, pw, C]
   const masked = ctx.add("Where", [ctx.add("Unsqueeze", [inside, ctx.int64([4])]), patches, scalarOf(ctx, x.dtype, 0)]);
   ctx.final("Transpose", [masked], { perm: [0, 4, 2, 1, 3] });
   return { rank: 5 };
@@ -706,12 +865,19 @@ const yolo: Translation = (ctx, node, inputs, read) => {
   const mask = intsAttr(node, "mask");
   const anchors = intsAttr(node, "anchors");
   for (const m of mask) if (2 * m + 1 >= anchors.length || m < 0) throw new Unconvertible(`mask ${m} has no anchor`);
-  for (const consumer of node.consumers) if (consumer.op !== "yolo_poster") throw new Unconvertible(`its output feeds ${consumer.op} "${consumer.name}" (only yolo_poster)`);
+  for (const consumer of node.consumers)
+    if (consumer.op !== "yolo_poster")
+      throw new Unconvertible(`its output feeds ${consumer.op} "${consumer.name}" (only yolo_poster)`);
   const entries = 5 + classes;
   const xs = read(x);
   const grouped = ctx.add("Reshape", [xs, ctx.int64([0, mask.length, entries, -1])]);
-  const part = (from: number, to: number) => ctx.add("Slice", [grouped, ctx.int64([from]), ctx.int64([to]), ctx.int64([2])]);
-  const activated = ctx.add("Concat", [ctx.add("Sigmoid", [part(0, 2)]), part(2, 4), ctx.add("Sigmoid", [part(4, entries)])], { axis: 2 });
+  const part = (from: number, to: number) =>
+    ctx.add("Slice", [grouped, ctx.int64([from]), ctx.int64([to]), ctx.int64([2])]);
+  const activated = ctx.add(
+    "Concat",
+    [ctx.add("Sigmoid", [part(0, 2)]), part(2, 4), ctx.add("Sigmoid", [part(4, entries)])],
+    { axis: 2 },
+  );
   ctx.final("Reshape", [activated, ctx.add("Shape", [xs])]);
   return { yolo: { map: ctx.out, classes, mask, anchors }, rank: 4 };
 };
@@ -719,7 +885,10 @@ const yolo: Translation = (ctx, node, inputs, read) => {
 const yoloPoster: Translation = (ctx, node, inputs, read) => {
   if (inputs.length < 2) throw new Unconvertible("yolo_poster needs the network input and at least one yolo");
   const [net, ...layers] = inputs as [Value, ...Value[]];
-  if (!net.shape || net.shape[0] !== 1) throw new Unconvertible(`the network input "${net.node.name}" must declare batch 1 (TenniS gives one packed field per batch item)`);
+  if (!net.shape || net.shape[0] !== 1)
+    throw new Unconvertible(
+      `the network input "${net.node.name}" must declare batch 1 (TenniS gives one packed field per batch item)`,
+    );
   const thresh = Math.fround(numbers(attr(node, "thresh"), "thresh")[0]!);
   const nms = Math.fround(numbers(attr(node, "nms"), "nms")[0]!);
   const infos = layers.map((l) => {
@@ -742,7 +911,10 @@ const yoloPoster: Translation = (ctx, node, inputs, read) => {
     const map = ctx.add("Gather", [info.map, ctx.int64([0], true)], { axis: 0 }); // [n*entries, H, W]
     const h = dimOf(ctx, map, 1);
     const w = dimOf(ctx, map, 2);
-    const rowsOut = ctx.add("Reshape", [ctx.add("Transpose", [ctx.add("Reshape", [map, ctx.int64([n, entries, -1])])], { perm: [2, 0, 1] }), ctx.int64([-1, entries])]); // [HW*n, entries]
+    const rowsOut = ctx.add("Reshape", [
+      ctx.add("Transpose", [ctx.add("Reshape", [map, ctx.int64([n, entries, -1])])], { perm: [2, 0, 1] }),
+      ctx.int64([-1, entries]),
+    ]); // [HW*n, entries]
     const r = ctx.add("Range", [ctx.int64([0], true), dimOf(ctx, rowsOut, 0), ctx.int64([1], true)]);
     const location = ctx.add("Div", [r, ctx.int64([n], true)]);
     const anchor = ctx.add("Mod", [r, ctx.int64([n], true)]);
@@ -759,11 +931,20 @@ const yoloPoster: Translation = (ctx, node, inputs, read) => {
     const prob = ctx.add("Mul", [ctx.add("Unsqueeze", [obj, ctx.int64([1])]), cls]);
     const threshold = ctx.float([thresh], true);
     probabilities.push(ctx.add("Where", [ctx.add("Greater", [prob, threshold]), prob, ctx.float([0], true)]));
-    boxes.push(ctx.add("Concat", [bx, by, bw, bh].map((c) => ctx.add("Unsqueeze", [c, ctx.int64([1])])), { axis: 1 }));
+    boxes.push(
+      ctx.add(
+        "Concat",
+        [bx, by, bw, bh].map((c) => ctx.add("Unsqueeze", [c, ctx.int64([1])])),
+        { axis: 1 },
+      ),
+    );
     objectness.push(obj);
   }
   const cat = (list: string[]): string => (list.length === 1 ? list[0]! : ctx.add("Concat", list, { axis: 0 }));
-  const kept = ctx.add("Reshape", [ctx.add("NonZero", [ctx.add("Greater", [cat(objectness), ctx.float([thresh], true)])]), ctx.int64([-1])]);
+  const kept = ctx.add("Reshape", [
+    ctx.add("NonZero", [ctx.add("Greater", [cat(objectness), ctx.float([thresh], true)])]),
+    ctx.int64([-1]),
+  ]);
   const b = ctx.add("Gather", [cat(boxes), kept], { axis: 0 }); // [K, 4] centre x, y, w, h
   const p = ctx.add("Gather", [cat(probabilities), kept], { axis: 0 }); // [K, C]
   const zero = ctx.float([0], true);
@@ -782,22 +963,40 @@ const yoloPoster: Translation = (ctx, node, inputs, read) => {
   const height = ctx.add("Sub", [bottom, top]);
   const ccx = ctx.add("Add", [left, ctx.add("Div", [width, halfF])]);
   const ccy = ctx.add("Add", [top, ctx.add("Div", [height, halfF])]);
-  const clamped = ctx.add("Concat", [ccx, ccy, width, height].map((c) => ctx.add("Unsqueeze", [c, ctx.int64([1])])), { axis: 1 });
-  const selected = ctx.add("NonMaxSuppression", [
-    ctx.add("Unsqueeze", [clamped, ctx.int64([0])]),
-    ctx.add("Unsqueeze", [ctx.add("Transpose", [p], { perm: [1, 0] }), ctx.int64([0])]),
-    ctx.int64([2 ** 31 - 1]),
-    ctx.float([nms]),
-    ctx.float([thresh]),
-  ], { center_point_box: 1 }); // [S, 3] (batch, class, box)
+  const clamped = ctx.add(
+    "Concat",
+    [ccx, ccy, width, height].map((c) => ctx.add("Unsqueeze", [c, ctx.int64([1])])),
+    { axis: 1 },
+  );
+  const selected = ctx.add(
+    "NonMaxSuppression",
+    [
+      ctx.add("Unsqueeze", [clamped, ctx.int64([0])]),
+      ctx.add("Unsqueeze", [ctx.add("Transpose", [p], { perm: [1, 0] }), ctx.int64([0])]),
+      ctx.int64([2 ** 31 - 1]),
+      ctx.float([nms]),
+      ctx.float([thresh]),
+    ],
+    { center_point_box: 1 },
+  ); // [S, 3] (batch, class, box)
   const cls = column(selected, 1);
   const box = column(selected, 2);
   const key = ctx.add("Add", [ctx.add("Mul", [box, ctx.int64([classes], true)]), cls]);
-  const [, order] = ctx.addN("TopK", [key, ctx.add("Shape", [key])], 2, { largest: 0, sorted: 1, axis: 0 }) as [string, string];
+  const [, order] = ctx.addN("TopK", [key, ctx.add("Shape", [key])], 2, { largest: 0, sorted: 1, axis: 0 }) as [
+    string,
+    string,
+  ];
   const sortedBox = ctx.add("Gather", [box, order], { axis: 0 });
   const sortedClass = ctx.add("Gather", [cls, order], { axis: 0 });
   const chosen = ctx.add("Gather", [clamped, sortedBox], { axis: 0 });
-  const score = ctx.add("GatherND", [p, ctx.add("Concat", [ctx.add("Unsqueeze", [sortedBox, ctx.int64([1])]), ctx.add("Unsqueeze", [sortedClass, ctx.int64([1])])], { axis: 1 })]);
+  const score = ctx.add("GatherND", [
+    p,
+    ctx.add(
+      "Concat",
+      [ctx.add("Unsqueeze", [sortedBox, ctx.int64([1])]), ctx.add("Unsqueeze", [sortedClass, ctx.int64([1])])],
+      { axis: 1 },
+    ),
+  ]);
   const w = column(chosen, 2);
   const h = column(chosen, 3);
   const x0 = ctx.add("Sub", [column(chosen, 0), ctx.add("Div", [w, halfF])]);

@@ -13,7 +13,14 @@
  */
 import { UnsupportedError } from "../../bytes/errors.js";
 import type { DType } from "../../tensor.js";
-import { ONNX_DTYPES, type OnnxNodeInput, type OnnxTensorInput, type OnnxValueInfoInput, create, createPieces } from "../../formats/onnx/builder.js";
+import {
+  ONNX_DTYPES,
+  type OnnxNodeInput,
+  type OnnxTensorInput,
+  type OnnxValueInfoInput,
+  create,
+  createPieces,
+} from "../../formats/onnx/builder.js";
 import { type TsmGraph, type TsmGraphNode, buildGraph } from "../../formats/tsm/graph.js";
 import { type TsmModule, isLoaded } from "../../formats/tsm/module.js";
 import { OnnxContext, Unconvertible, type Value, onnxDType } from "./onnx-context.js";
@@ -30,12 +37,17 @@ export interface ToOnnxOptions {
    * shape for an input that declares one must agree with it (a RangeError otherwise).
    * Shapes: a number, a symbolic name or null per dim.
    */
-  inputs?: Record<string, {
-    /** The input's element type. */
-    dtype?: DType | undefined;
-    /** The input's dims: a number, a symbolic name or null (unknown) each. */
-    shape?: (number | string | null)[] | undefined;
-  }> | undefined;
+  inputs?:
+    | Record<
+        string,
+        {
+          /** The input's element type. */
+          dtype?: DType | undefined;
+          /** The input's dims: a number, a symbolic name or null (unknown) each. */
+          shape?: (number | string | null)[] | undefined;
+        }
+      >
+    | undefined;
   /** ModelProto.producer_name (default "tensorfile"). */
   producerName?: string | undefined;
 }
@@ -66,7 +78,11 @@ export class TsmOnnxUnsupportedError extends UnsupportedError {
 export function describeBlockers(blockers: readonly OnnxBlocker[]): string {
   const names = (nodes: readonly string[]) => nodes.map((n) => JSON.stringify(n)).join(", ");
   return blockers
-    .map((b) => (b.reasons.length ? `${b.op}: ${[...new Set(b.reasons)].join("; ")}` : `${b.op} (op not supported; used by ${names(b.nodes)})`))
+    .map((b) =>
+      b.reasons.length
+        ? `${b.op}: ${[...new Set(b.reasons)].join("; ")}`
+        : `${b.op} (op not supported; used by ${names(b.nodes)})`,
+    )
     .join("; ");
 }
 
@@ -93,14 +109,21 @@ function plan(module: TsmModule): Plan {
           continue;
         }
         if (state[node.index] === 1 && next === 0) {
-          throw new UnsupportedError("tsm", `cannot convert to ONNX: the graph has a cycle through node "${node.name}"`);
+          throw new UnsupportedError(
+            "tsm",
+            `cannot convert to ONNX: the graph has a cycle through node "${node.name}"`,
+          );
         }
         state[node.index] = 1;
       }
       if (next < node.inputs.length) {
         top[1] = next + 1;
         const input = node.inputs[next]!;
-        if (state[input.index] === 1) throw new UnsupportedError("tsm", `cannot convert to ONNX: the graph has a cycle through node "${input.name}"`);
+        if (state[input.index] === 1)
+          throw new UnsupportedError(
+            "tsm",
+            `cannot convert to ONNX: the graph has a cycle through node "${input.name}"`,
+          );
         if (state[input.index] === 0) stack.push([input, 0]);
       } else {
         state[node.index] = 2;
@@ -113,11 +136,19 @@ function plan(module: TsmModule): Plan {
 }
 
 /** A shape given for an input that declares one may only name what the declaration leaves open. */
-function checkShapeOverride(name: string, given: readonly (number | string | null)[], declared: readonly (number | null)[]): void {
-  const agrees = given.length === declared.length && given.every((d, i) => declared[i] === null || typeof d !== "number" || d === declared[i]);
+function checkShapeOverride(
+  name: string,
+  given: readonly (number | string | null)[],
+  declared: readonly (number | null)[],
+): void {
+  const agrees =
+    given.length === declared.length &&
+    given.every((d, i) => declared[i] === null || typeof d !== "number" || d === declared[i]);
   if (!agrees) {
     const show = (dims: readonly (number | string | null)[]) => `[${dims.map((d) => d ?? "?").join(", ")}]`;
-    throw new RangeError(`tsm.toOnnx: options.inputs gives "${name}" the shape ${show(given)}, which the module's declared shape ${show(declared)} does not allow`);
+    throw new RangeError(
+      `tsm.toOnnx: options.inputs gives "${name}" the shape ${show(given)}, which the module's declared shape ${show(declared)} does not allow`,
+    );
   }
 }
 
@@ -130,7 +161,8 @@ interface Translated {
 
 function translate(module: TsmModule, options: ToOnnxOptions): Translated {
   const opset = options.opset ?? 17;
-  if (!Number.isInteger(opset) || opset < 13 || opset > 21) throw new RangeError(`tsm.toOnnx: opset ${opset} is not supported (13 to 21)`);
+  if (!Number.isInteger(opset) || opset < 13 || opset > 21)
+    throw new RangeError(`tsm.toOnnx: opset ${opset} is not supported (13 to 21)`);
   const { graph, order } = plan(module);
   const ctx = new OnnxContext(opset);
   const values = new Map<number, Value>();
@@ -151,7 +183,9 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
 
   for (const name of Object.keys(options.inputs ?? {})) {
     if (!graph.inputs.some((n) => n.name === name)) {
-      throw new RangeError(`tsm.toOnnx: options.inputs names "${name}", which is not a module input (inputs: ${graph.inputs.map((n) => JSON.stringify(n.name)).join(", ")})`);
+      throw new RangeError(
+        `tsm.toOnnx: options.inputs names "${name}", which is not a module input (inputs: ${graph.inputs.map((n) => JSON.stringify(n.name)).join(", ")})`,
+      );
     }
   }
   const graphInputs: OnnxValueInfoInput[] = [];
@@ -186,18 +220,28 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
   const read = (v: Value): string => {
     if (v.name) return v.name;
     if (v.constFields) {
-      if (v.constFields.length !== 1) throw new Unconvertible(`<const> "${v.node.name}" is packed (${v.constFields.length} fields)`);
+      if (v.constFields.length !== 1)
+        throw new Unconvertible(`<const> "${v.node.name}" is packed (${v.constFields.length} fields)`);
       const field = v.constFields[0]!;
-      if (!isLoaded(field.data)) throw new Unconvertible(`<const> "${v.node.name}" was not loaded (use read(), not readFrom())`);
+      if (!isLoaded(field.data))
+        throw new Unconvertible(`<const> "${v.node.name}" was not loaded (use read(), not readFrom())`);
       const name = valueName.get(v.node.index) ?? ctx.reserve(v.node.name);
       valueName.set(v.node.index, name);
       const data = field.data as ArrayBufferView;
-      ctx.initializers.push({ name, dtype: onnxDType(field.dtype), dims: field.shape.slice(), data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength) });
+      ctx.initializers.push({
+        name,
+        dtype: onnxDType(field.dtype),
+        dims: field.shape.slice(),
+        data: new Uint8Array(data.buffer, data.byteOffset, data.byteLength),
+      });
       v.name = name;
       return name;
     }
     if (v.yolo) throw new Unconvertible(`the output of yolo "${v.node.name}" can only feed yolo_poster`);
-    if (v.poolPadding) throw new Unconvertible(`the output of _onnx_pooling2d_padding "${v.node.name}" can only feed pooling2d_v2's padding`);
+    if (v.poolPadding)
+      throw new Unconvertible(
+        `the output of _onnx_pooling2d_padding "${v.node.name}" can only feed pooling2d_v2's padding`,
+      );
     throw new Unconvertible(`value of "${v.node.name}" is not available`);
   };
 
@@ -213,7 +257,13 @@ function translate(module: TsmModule, options: ToOnnxOptions): Translated {
         continue;
       }
       const first = fields[0];
-      values.set(node.index, { name: "", dtype: first?.dtype ?? "void", rank: first?.shape.length, constFields: fields, node });
+      values.set(node.index, {
+        name: "",
+        dtype: first?.dtype ?? "void",
+        rank: first?.shape.length,
+        constFields: fields,
+        node,
+      });
       continue;
     }
     if (node.inputs.some((i) => failed.has(i.index))) {
@@ -283,7 +333,10 @@ export function toOnnxPieces(module: TsmModule, options: ToOnnxOptions = {}): Ui
 }
 
 /** Whether toOnnx() would succeed, and if not which ops (and nodes) block it. Nothing is built beyond the check. */
-export function onnxSupport(module: TsmModule, options: ToOnnxOptions = {}): {
+export function onnxSupport(
+  module: TsmModule,
+  options: ToOnnxOptions = {},
+): {
   /** True when toOnnx() would succeed. */
   convertible: boolean;
   /** The ops (and nodes) that block it; empty when convertible. */
@@ -294,7 +347,8 @@ export function onnxSupport(module: TsmModule, options: ToOnnxOptions = {}): {
     return { convertible: true, blockers: [] };
   } catch (e) {
     if (e instanceof TsmOnnxUnsupportedError) return { convertible: false, blockers: e.blockers };
-    if (e instanceof UnsupportedError) return { convertible: false, blockers: [{ op: "(graph)", nodes: [], reasons: [e.detail] }] };
+    if (e instanceof UnsupportedError)
+      return { convertible: false, blockers: [{ op: "(graph)", nodes: [], reasons: [e.detail] }] };
     throw e;
   }
 }

@@ -3,16 +3,8 @@
  * returns and write() takes, and text helpers shared by reading and writing.
  */
 
-
-
-
 import { type ByteRange } from "../../bytes/byte-reader.js";
 import type { OnnxModel } from "../onnx/embed.js";
-
-
-
-
-
 
 /** The format's id. */
 export const id = "april" as const;

@@ -17,9 +17,21 @@ import type { ByteSource } from "../../io/source.js";
 import { rangeChunks, readExactly } from "../../io/source.js";
 import { type NamedTensor, type TensorInfo, bytesOf, elementCount } from "../../tensor.js";
 import { sameBytes } from "../../patch/encode.js";
-import { type Incoming, type PatchValue, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
+import {
+  type Incoming,
+  type PatchValue,
+  type ReplaceOptions,
+  type TensorsInput,
+  checkUnknown,
+  replacementsInMemory,
+} from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, rangePlan } from "../../patch/plan.js";
-import { type ModelPlan, planModel, replaceModelTensors as replaceOnnxTensors, writeModel as writeOnnx } from "../onnx/embed.js";
+import {
+  type ModelPlan,
+  planModel,
+  replaceModelTensors as replaceOnnxTensors,
+  writeModel as writeOnnx,
+} from "../onnx/embed.js";
 import { type AprilFile, type NetworkName, NETWORK_NAMES } from "./model.js";
 import { modelsOfNetworks, weightInfos } from "./weights.js";
 import { encodeHeaderAndParams } from "./writer.js";
@@ -30,8 +42,11 @@ const FORMAT = "april";
 function checkNetwork(name: string, given: { dtype: string; shape: readonly number[] }): void {
   if (given.dtype === "bytes") return;
   if ((given.dtype !== "uint8" && given.dtype !== "int8") || given.shape.length !== 1) {
-    throw patchError("dtype", `tensorfile: april network "${name}" is an ONNX file: give its bytes (a Uint8Array, or a 1-D uint8 tensor), not a ${given.dtype} tensor of shape [${given.shape.join(", ")}]`,
-      { tensor: name, expectedDtype: "uint8", actualDtype: given.dtype, actualShape: given.shape.slice() });
+    throw patchError(
+      "dtype",
+      `tensorfile: april network "${name}" is an ONNX file: give its bytes (a Uint8Array, or a 1-D uint8 tensor), not a ${given.dtype} tensor of shape [${given.shape.join(", ")}]`,
+      { tensor: name, expectedDtype: "uint8", actualDtype: given.dtype, actualShape: given.shape.slice() },
+    );
   }
 }
 
@@ -43,7 +58,11 @@ function networkBytesOf(name: string, value: PatchValue): Uint8Array {
 }
 
 /** Network names and weight names given (each in file order), after the unknown-name check. */
-function given(file: AprilFile, names: Iterable<string>, options: ReplaceOptions): { replaced: NetworkName[]; weights: string[]; unknown: string[] } {
+function given(
+  file: AprilFile,
+  names: Iterable<string>,
+  options: ReplaceOptions,
+): { replaced: NetworkName[]; weights: string[]; unknown: string[] } {
   const list = new Set(names);
   const weightNames = weightInfos(file).map((i) => i.name);
   const known = new Set<string>([...NETWORK_NAMES, ...weightNames]);
@@ -55,7 +74,11 @@ function given(file: AprilFile, names: Iterable<string>, options: ReplaceOptions
 }
 
 function clashError(network: NetworkName, weight: string): RangeError {
-  return patchError("conflict", `tensorfile: april: a changed ${network} network and its weight "${weight}" are both given; give one or the other`, { tensor: weight });
+  return patchError(
+    "conflict",
+    `tensorfile: april: a changed ${network} network and its weight "${weight}" are both given; give one or the other`,
+    { tensor: weight },
+  );
 }
 
 /** The weights given for one network, without the network's prefix. */
@@ -111,7 +134,13 @@ export function replaceTensors(file: AprilFile, tensors: TensorsInput, options: 
 const COPY_CHUNK = 8 << 20;
 
 /** Runs `edits` (sorted, inside [start, end)) over the source range: the bytes between them copied in chunks. */
-async function* editedRange(source: ByteSource, start: number, end: number, edits: readonly PatchEdit[], name: string): AsyncGenerator<Uint8Array> {
+async function* editedRange(
+  source: ByteSource,
+  start: number,
+  end: number,
+  edits: readonly PatchEdit[],
+  name: string,
+): AsyncGenerator<Uint8Array> {
   let pos = start;
   const copy = (from: number, to: number) => rangeChunks(source, from, to, COPY_CHUNK, FORMAT, name);
   for (const edit of edits) {
@@ -129,7 +158,12 @@ async function* editedRange(source: ByteSource, start: number, end: number, edit
  * their edits.
  */
 export async function planPatch(
-  file: AprilFile, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  file: AprilFile,
+  infos: readonly TensorInfo[],
+  source: ByteSource,
+  size: number,
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
 ): Promise<PatchPlan> {
   const given_ = given(file, incoming.keys(), options);
   const { weights, unknown } = given_;
@@ -144,26 +178,36 @@ export async function planPatch(
     checkNetwork(network, incoming.get(network)!);
     const bytes = networkBytesOf(network, await incoming.get(network)!.load());
     const entry = file.layout.networks[NETWORK_NAMES.indexOf(network)]!;
-    if (bytes.length !== entry.size || !sameBytes(bytes, await readExactly(source, entry.offset, entry.size, FORMAT, network))) throw clashError(network, clash);
+    if (
+      bytes.length !== entry.size ||
+      !sameBytes(bytes, await readExactly(source, entry.offset, entry.size, FORMAT, network))
+    )
+      throw clashError(network, clash);
   }
   const networksGiven = new Set<string>(given_.replaced);
   const weightNames = infos.map((i) => i.name);
   // whole networks only: the networks kept; weights: the weights kept (and the networks, if some were replaced)
   const kept = [
-    ...(weights.length > 0 ? weightNames.filter((n) => !incoming.has(n) && !replaced.some((r) => n.startsWith(`${r}/`))) : []),
+    ...(weights.length > 0
+      ? weightNames.filter((n) => !incoming.has(n) && !replaced.some((r) => n.startsWith(`${r}/`)))
+      : []),
     ...(replaced.length > 0 ? NETWORK_NAMES.filter((n) => !networksGiven.has(n)) : []),
   ];
-  if (replaced.length === 0 && weights.length === 0) return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown, kept: weightNames };
+  if (replaced.length === 0 && weights.length === 0)
+    return { ...rangePlan(FORMAT, size, infos, new Map(), options), unknown, kept: weightNames };
   for (const name of replaced) checkNetwork(name, incoming.get(name)!);
   const plans: Partial<Record<NetworkName, ModelPlan>> = {};
   for (const network of NETWORK_NAMES) {
     const model = file.onnx?.[network];
-    if (model && weightsOf(network, weights).length > 0) plans[network] = await planModel(model, `${network}/`, source, incoming);
+    if (model && weightsOf(network, weights).length > 0)
+      plans[network] = await planModel(model, `${network}/`, source, incoming);
   }
   const resized = Object.values(plans).some((p) => p.delta !== 0);
   if (replaced.length === 0 && !resized) {
     // every edit keeps its size: the file stays in its layout, only the weights' bytes change
-    const edits = Object.values(plans).flatMap((p) => p.edits).sort((a, b) => a.offset - b.offset);
+    const edits = Object.values(plans)
+      .flatMap((p) => p.edits)
+      .sort((a, b) => a.offset - b.offset);
     return { edits, replaced: weights, kept, unknown, requantized: [], outputSize: size };
   }
   const sizes = NETWORK_NAMES.map((name, i) => {
@@ -178,7 +222,12 @@ export async function planPatch(
       const g = incoming.get(name);
       if (g) {
         const bytes = networkBytesOf(name, await g.load());
-        if (bytes.length !== sizes[i]) throw patchError("conflict", `tensorfile: april network "${name}" was announced as ${sizes[i]} bytes but has ${bytes.length}`, { tensor: name });
+        if (bytes.length !== sizes[i])
+          throw patchError(
+            "conflict",
+            `tensorfile: april network "${name}" was announced as ${sizes[i]} bytes but has ${bytes.length}`,
+            { tensor: name },
+          );
         yield bytes;
         continue;
       }

@@ -7,7 +7,14 @@
 import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { type ByteSource, rangeChunks } from "../../io/source.js";
 import {
-  type OutputPiece, QUANTIZE_CHUNK_BYTES, type QuantizeOptions, type QuantizeReport, type SparseModel, checkQuantize, quantizeSparse, readSparse,
+  type OutputPiece,
+  QUANTIZE_CHUNK_BYTES,
+  type QuantizeOptions,
+  type QuantizeReport,
+  type SparseModel,
+  checkQuantize,
+  quantizeSparse,
+  readSparse,
   synchronousSource,
 } from "../onnx/embed.js";
 import { NETWORK_NAMES, type NetworkName, id, isRange } from "./model.js";
@@ -26,7 +33,10 @@ function rangeSource(source: ByteSource, start: number, length: number, name: st
 }
 
 /** The output pieces of the converted file, its size, and the report per network (final once written). */
-export async function quantizedPieces(source: ByteSource, options: QuantizeOptions): Promise<{
+export async function quantizedPieces(
+  source: ByteSource,
+  options: QuantizeOptions,
+): Promise<{
   pieces: OutputPiece[];
   size: number;
   reports: Partial<Record<NetworkName, QuantizeReport>>;
@@ -50,9 +60,17 @@ export async function quantizedPieces(source: ByteSource, options: QuantizeOptio
       return converted;
     }
     const range = file.networks[name] as { byteOffset: number; byteLength: number };
-    return { pieces: [rangeChunks(sync, range.byteOffset, range.byteOffset + range.byteLength, QUANTIZE_CHUNK_BYTES, id, name)], size: range.byteLength };
+    return {
+      pieces: [
+        rangeChunks(sync, range.byteOffset, range.byteOffset + range.byteLength, QUANTIZE_CHUNK_BYTES, id, name),
+      ],
+      size: range.byteLength,
+    };
   });
-  const { header, params } = encodeHeaderAndParams(file, networks.map((n) => n.size));
+  const { header, params } = encodeHeaderAndParams(
+    file,
+    networks.map((n) => n.size),
+  );
   const pieces: OutputPiece[] = [header, ...networks.flatMap((n) => n.pieces), params];
   return { pieces, size: header.length + params.length + networks.reduce((s, n) => s + n.size, 0), reports };
 }
@@ -68,7 +86,11 @@ export interface QuantizeToOptions extends QuantizeOptions {
  * weight by weight; resolves to the report per network. Refusals and read()'s errors reject before anything is
  * written.
  */
-export async function quantizeTo(source: ByteSource, sink: ByteSink, options: QuantizeToOptions): Promise<Partial<Record<NetworkName, QuantizeReport>>> {
+export async function quantizeTo(
+  source: ByteSource,
+  sink: ByteSink,
+  options: QuantizeToOptions,
+): Promise<Partial<Record<NetworkName, QuantizeReport>>> {
   const { pieces, reports } = await quantizedPieces(source, options);
   await writePiecesTo(sink, pieces, { end: options.end, caller: "april.quantizeTo" });
   return reports;

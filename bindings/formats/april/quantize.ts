@@ -2,13 +2,22 @@
  * april.quantize: the three ONNX networks of an .april file changed to float16 computation, bfloat16 weights or
  * int8 weights (onnx/quantize.ts), as edits of a new file object that write() stores.
  */
-import { type QuantizeOptions, type QuantizeReport, checkQuantize, modelBytes, quantizeInPlace } from "../onnx/embed.js";
+import {
+  type QuantizeOptions,
+  type QuantizeReport,
+  checkQuantize,
+  modelBytes,
+  quantizeInPlace,
+} from "../onnx/embed.js";
 import { type AprilFile, type NetworkName, NETWORK_NAMES } from "./model.js";
 import { read } from "./reader.js";
 import { write } from "./writer.js";
 
 /** A new file object (the same bytes read again) whose networks are converted, with a report per network. */
-export function quantizeWithReport(file: AprilFile, options: QuantizeOptions): {
+export function quantizeWithReport(
+  file: AprilFile,
+  options: QuantizeOptions,
+): {
   /** The new file object, its networks changed. */
   file: AprilFile;
   /** What was done, per network. */

@@ -4,7 +4,6 @@
  * (weights.ts) for the weights.
  */
 
-
 import { asBytes, asSource } from "../../bytes/input.js";
 import { CorruptDataError, TruncatedError, UnsupportedError } from "../../bytes/errors.js";
 import { type ByteRange, ByteReader } from "../../bytes/byte-reader.js";
@@ -12,11 +11,25 @@ import * as lazy from "../../io/lazy.js";
 import { attachModels, attachModelsFrom } from "./weights.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 
-
 import {
-  type AprilEntry, type AprilFile, type AprilNetworks, type AprilParams, type AprilReadOptions, type NetworkName,
-  decodeText, id, isRange, LANGUAGE_BYTES, languageText, LIBAPRIL_MAX_NETWORKS, MAGIC,
-  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES, PARAM_FIELDS, PARAMS_MAGIC, SUPPORTED_VERSIONS,
+  type AprilEntry,
+  type AprilFile,
+  type AprilNetworks,
+  type AprilParams,
+  type AprilReadOptions,
+  type NetworkName,
+  decodeText,
+  id,
+  isRange,
+  LANGUAGE_BYTES,
+  languageText,
+  LIBAPRIL_MAX_NETWORKS,
+  MAGIC,
+  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS,
+  NETWORK_NAMES,
+  PARAM_FIELDS,
+  PARAMS_MAGIC,
+  SUPPORTED_VERSIONS,
 } from "./model.js";
 
 // ------------------------------------------------------------------------------------------------ read
@@ -58,7 +71,11 @@ export function paramsViolation(p: AprilParams): { key: keyof AprilParams; label
   const rules: [keyof AprilParams, boolean, string][] = [
     ["batchSize", p.batchSize === 1, "batch_size == 1"],
     ["segmentSize", p.segmentSize > 0 && p.segmentSize < 100, "0 < segment_size < 100"],
-    ["segmentStep", p.segmentStep > 0 && p.segmentStep < 100 && p.segmentStep <= p.segmentSize, "0 < segment_step < 100 and segment_step <= segment_size"],
+    [
+      "segmentStep",
+      p.segmentStep > 0 && p.segmentStep < 100 && p.segmentStep <= p.segmentSize,
+      "0 < segment_step < 100 and segment_step <= segment_size",
+    ],
     ["melFeatures", p.melFeatures > 0 && p.melFeatures < 256, "0 < mel_features < 256"],
     ["sampleRate", p.sampleRate > 0 && p.sampleRate < 144000, "0 < samplerate < 144000"],
     ["frameLengthMs", p.frameLengthMs > 0 && p.frameLengthMs <= 5000, "0 < frame_length_ms <= 5000"],
@@ -108,7 +125,8 @@ function readParamsBlock(whole: ByteReader, entry: AprilEntry): ParsedParams {
     for (let i = 0; i < count; i++) {
       const at = r.pos;
       const length = r.i32(`params.tokens[${i}].length`);
-      if (length < 0) throw new CorruptDataError(id, `negative token length ${length}`, at, `params.tokens[${i}].length`);
+      if (length < 0)
+        throw new CorruptDataError(id, `negative token length ${length}`, at, `params.tokens[${i}].length`);
       const bytes = r.bytesView(length, `params.tokens[${i}]`);
       rawTokens[i] = bytes;
       tokens[i] = decodeText(bytes);
@@ -140,14 +158,25 @@ function parse(r: ByteReader, eager: boolean): AprilFile {
   const modelTypeAt = r.pos;
   const modelType = r.u32("model_type");
   if (modelType !== MODEL_TYPE_LSTM_TRANSDUCER_STATELESS) {
-    throw new UnsupportedError(id, `model type ${modelType} (only 1, LSTM transducer stateless, exists)`, modelTypeAt, "model_type");
+    throw new UnsupportedError(
+      id,
+      `model type ${modelType} (only 1, LSTM transducer stateless, exists)`,
+      modelTypeAt,
+      "model_type",
+    );
   }
   const paramsRaw = readEntry(r, "params");
   const countAt = r.pos;
   const networkCount = r.u64("network_count");
   if (networkCount !== 3n) {
-    const why = networkCount > BigInt(LIBAPRIL_MAX_NETWORKS) ? `more than libapril's maximum of ${LIBAPRIL_MAX_NETWORKS}; ` : "";
-    throw new CorruptDataError(id, `${networkCount} networks (${why}model type 1 has exactly 3: encoder, decoder, joiner)`, countAt, "network_count");
+    const why =
+      networkCount > BigInt(LIBAPRIL_MAX_NETWORKS) ? `more than libapril's maximum of ${LIBAPRIL_MAX_NETWORKS}; ` : "";
+    throw new CorruptDataError(
+      id,
+      `${networkCount} networks (${why}model type 1 has exactly 3: encoder, decoder, joiner)`,
+      countAt,
+      "network_count",
+    );
   }
   const networksRaw = NETWORK_NAMES.map((name, i) => readEntry(r, `networks[${i}]`, `networks[${i}] (${name})`));
   const headerEnd = r.pos;
@@ -156,10 +185,18 @@ function parse(r: ByteReader, eager: boolean): AprilFile {
   const paramsEntry = checkInsideFile(paramsRaw, r.fileSize);
   const networkEntries = networksRaw.map((e) => checkInsideFile(e, r.fileSize)) as [AprilEntry, AprilEntry, AprilEntry];
   // ... then after the header, and no two sharing bytes
-  const all: [AprilEntry, RawEntry][] = [[paramsEntry, paramsRaw], ...networkEntries.map((e, i): [AprilEntry, RawEntry] => [e, networksRaw[i]!])];
+  const all: [AprilEntry, RawEntry][] = [
+    [paramsEntry, paramsRaw],
+    ...networkEntries.map((e, i): [AprilEntry, RawEntry] => [e, networksRaw[i]!]),
+  ];
   for (const [entry, raw] of all) {
     if (entry.offset < headerEnd) {
-      throw new CorruptDataError(id, `${raw.label} starts at ${entry.offset}, inside the header (which ends at ${headerEnd})`, raw.at, `${raw.field}.offset`);
+      throw new CorruptDataError(
+        id,
+        `${raw.label} starts at ${entry.offset}, inside the header (which ends at ${headerEnd})`,
+        raw.at,
+        `${raw.field}.offset`,
+      );
     }
   }
   for (let i = 0; i < all.length; i++) {
@@ -211,15 +248,23 @@ export async function readFrom(source: ByteSource, _options?: AprilReadOptions):
 }
 
 /** Fetches the networks of a readFrom() result: the same file with its networks as bytes. */
-export async function loadNetworks(source: ByteSource, file: AprilFile): Promise<AprilFile & {
-  /** The three networks' bytes, loaded. */
-  networks: AprilNetworks<Uint8Array>;
-}> {
+export async function loadNetworks(
+  source: ByteSource,
+  file: AprilFile,
+): Promise<
+  AprilFile & {
+    /** The three networks' bytes, loaded. */
+    networks: AprilNetworks<Uint8Array>;
+  }
+> {
   const load = async (name: NetworkName): Promise<Uint8Array> => {
     const n = file.networks[name];
     return isRange(n) ? readExactly(source, n.byteOffset, n.byteLength, id, name) : n;
   };
-  const [encoder, decoder, joiner] = await Promise.all(NETWORK_NAMES.map(load)) as [Uint8Array, Uint8Array, Uint8Array];
+  const [encoder, decoder, joiner] = (await Promise.all(NETWORK_NAMES.map(load))) as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+  ];
   return { ...file, networks: { encoder, decoder, joiner } };
 }
-

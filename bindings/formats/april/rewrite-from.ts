@@ -22,7 +22,10 @@ export async function rewritePieces(source: ByteSource): Promise<(Uint8Array | A
     if (!isRange(network)) throw new TypeError(`april: readFrom() gave networks.${name} as bytes, not a range`);
     return { name, start: network.byteOffset, end: network.byteOffset + network.byteLength };
   });
-  const { header, params } = encodeHeaderAndParams(file, ranges.map((r) => r.end - r.start));
+  const { header, params } = encodeHeaderAndParams(
+    file,
+    ranges.map((r) => r.end - r.start),
+  );
   return [header, ...ranges.map((r) => rangeChunks(source, r.start, r.end, REWRITE_CHUNK_BYTES, id, r.name)), params];
 }
 
@@ -30,6 +33,10 @@ export async function rewritePieces(source: ByteSource): Promise<(Uint8Array | A
  * Streams into `sink` the bytes `write(read(all of source))` gives; rejects with read()'s or write()'s error
  * (before anything is written) when they would. Resolves to the byte count.
  */
-export async function rewriteFrom(source: ByteSource, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+export async function rewriteFrom(
+  source: ByteSource,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
   return writePiecesTo(sink, await rewritePieces(source), { end: options.end, caller: "april rewrite" });
 }

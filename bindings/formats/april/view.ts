@@ -5,12 +5,25 @@ import { assertEager } from "../../io/lazy.js";
 import { utf8Bytes } from "../../bytes/byte-writer.js";
 import { type ByteSource } from "../../io/source.js";
 import { loadModelTensor as loadOnnxTensor } from "../onnx/embed.js";
-import { inspectNetworks, inspectWeights, networkProblems, verifyNetworks, weightInfos, weightTensors } from "./weights.js";
+import {
+  inspectNetworks,
+  inspectWeights,
+  networkProblems,
+  verifyNetworks,
+  weightInfos,
+  weightTensors,
+} from "./weights.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
-  type AprilFile, type AprilParams, id, isValidUtf8, MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES,
-  PARAM_FIELDS, PRELUDE_BYTES,
+  type AprilFile,
+  type AprilParams,
+  id,
+  isValidUtf8,
+  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS,
+  NETWORK_NAMES,
+  PARAM_FIELDS,
+  PRELUDE_BYTES,
 } from "./model.js";
 
 // ------------------------------------------------------------------------------------ uniform views
@@ -54,7 +67,11 @@ export function inspect(file: AprilFile): InspectResult {
     params: paramsJson(file.params),
     paramsBlock: { offset: file.layout.params.offset, size: file.layout.params.size },
     tokens: [...file.tokens],
-    networks: NETWORK_NAMES.map((name, i) => ({ name, offset: file.layout.networks[i]!.offset, size: file.layout.networks[i]!.size })),
+    networks: NETWORK_NAMES.map((name, i) => ({
+      name,
+      offset: file.layout.networks[i]!.offset,
+      size: file.layout.networks[i]!.size,
+    })),
     onnx: inspectNetworks(file),
   };
 }
@@ -78,17 +95,27 @@ export function verify(file: AprilFile): string[] {
         `readers use it to bound the header (write() stores ${parsedHeader})`,
     );
   }
-  const lastEnd = Math.max(afterJoiner, layout.params.offset + layout.params.size, ...layout.networks.map((n) => n.offset + n.size));
-  if (layout.fileSize > lastEnd) warnings.push(`${layout.fileSize - lastEnd} bytes after the last section (from ${lastEnd}) are not used (write() drops them)`);
+  const lastEnd = Math.max(
+    afterJoiner,
+    layout.params.offset + layout.params.size,
+    ...layout.networks.map((n) => n.offset + n.size),
+  );
+  if (layout.fileSize > lastEnd)
+    warnings.push(
+      `${layout.fileSize - lastEnd} bytes after the last section (from ${lastEnd}) are not used (write() drops them)`,
+    );
   if (layout.params.size > layout.paramsUsed) {
-    warnings.push(`params.size is ${layout.params.size} but the params use ${layout.paramsUsed} bytes (write() drops the rest)`);
+    warnings.push(
+      `params.size is ${layout.params.size} but the params use ${layout.paramsUsed} bytes (write() drops the rest)`,
+    );
   }
   NETWORK_NAMES.forEach((name, i) => {
     if (layout.networks[i]!.size === 0) warnings.push(`the ${name} network is empty: libapril cannot load it`);
   });
   const raw = file.raw;
   const languageEnd = raw ? raw.language.indexOf(0) : -1;
-  if (raw && !isValidUtf8(languageEnd < 0 ? raw.language : raw.language.subarray(0, languageEnd))) warnings.push("language_tag is not valid UTF-8");
+  if (raw && !isValidUtf8(languageEnd < 0 ? raw.language : raw.language.subarray(0, languageEnd)))
+    warnings.push("language_tag is not valid UTF-8");
   if (raw && !isValidUtf8(raw.name)) warnings.push("name is not valid UTF-8");
   if (raw && !isValidUtf8(raw.description)) warnings.push("description is not valid UTF-8");
   file.tokens.forEach((token, i) => {
@@ -98,7 +125,8 @@ export function verify(file: AprilFile): string[] {
     if (token.length === 0 && i !== file.params.blankTokenId) warnings.push(`token ${i} is empty`);
   });
   const nyquist = file.params.sampleRate / 2;
-  if (file.params.melHigh > nyquist) warnings.push(`mel_high ${file.params.melHigh} is above samplerate / 2 (${nyquist})`);
+  if (file.params.melHigh > nyquist)
+    warnings.push(`mel_high ${file.params.melHigh} is above samplerate / 2 (${nyquist})`);
   warnings.push(...verifyNetworks(file));
   return warnings;
 }

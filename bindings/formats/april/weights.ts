@@ -13,10 +13,28 @@ import type { ByteSource } from "../../io/source.js";
 import type { DecodeOptions, NamedTensor } from "../../tensor.js";
 import type { InspectTensor } from "../types.js";
 import {
-  type OnnxModel, type OnnxTensorInfo, type VarintCounter, inspectExtras, inspectTensors, looksLikeModel, modelBytes,
-  parseModel, parseSmallChunks, tensorOf, verifyModel, weightInfo, weights,
+  type OnnxModel,
+  type OnnxTensorInfo,
+  type VarintCounter,
+  inspectExtras,
+  inspectTensors,
+  looksLikeModel,
+  modelBytes,
+  parseModel,
+  parseSmallChunks,
+  tensorOf,
+  verifyModel,
+  weightInfo,
+  weights,
 } from "../onnx/embed.js";
-import { type AprilEntry, type AprilFile, type AprilNetworkModels, type NetworkName, NETWORK_NAMES, id } from "./model.js";
+import {
+  type AprilEntry,
+  type AprilFile,
+  type AprilNetworkModels,
+  type NetworkName,
+  NETWORK_NAMES,
+  id,
+} from "./model.js";
 
 interface Parsed {
   models: AprilNetworkModels;
@@ -29,7 +47,9 @@ export const EMPTY_NETWORK = "the network is empty (0 bytes)";
 /** Why a network that failed to parse is not ONNX: the parser's error, and whether its first bytes looked like a model. */
 function parseFailure(error: FormatError, networkOffset: number, head: Uint8Array): string {
   const why = networkError(error, networkOffset);
-  return looksLikeModel(head) ? why : `not an ONNX model (its first bytes are not ModelProto fields; the parser: ${why})`;
+  return looksLikeModel(head)
+    ? why
+    : `not an ONNX model (its first bytes are not ModelProto fields; the parser: ${why})`;
 }
 
 /**
@@ -46,7 +66,13 @@ function networkError(error: FormatError, networkOffset: number): string {
  * payloads are counted lazily too: a network with a malformed one has no weights in read(), so it has none in
  * readFrom() either (a lazy open of an .onnx file leaves that check to loadTensor).
  */
-function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean, varintCounter?: VarintCounter, origin?: Uint8Array): Parsed {
+function parseAll(
+  r: ByteReader,
+  entries: readonly AprilEntry[],
+  eager: boolean,
+  varintCounter?: VarintCounter,
+  origin?: Uint8Array,
+): Parsed {
   const models: AprilNetworkModels = {};
   const errors: Partial<Record<NetworkName, string>> = {};
   NETWORK_NAMES.forEach((name, i) => {
@@ -56,10 +82,22 @@ function parseAll(r: ByteReader, entries: readonly AprilEntry[], eager: boolean,
       return;
     }
     try {
-      models[name] = parseModel(r, { eager, countVarints: true, varintCounter, start: entry.offset, end: entry.offset + entry.size, root: name, origin });
+      models[name] = parseModel(r, {
+        eager,
+        countVarints: true,
+        varintCounter,
+        start: entry.offset,
+        end: entry.offset + entry.size,
+        root: name,
+        origin,
+      });
     } catch (error) {
       if (!isFormatError(error)) throw error; // NeedBytes (the lazy driver fetches and parses again) and bugs
-      errors[name] = parseFailure(error, entry.offset, r.viewOf({ byteOffset: entry.offset, byteLength: Math.min(64, entry.size) }));
+      errors[name] = parseFailure(
+        error,
+        entry.offset,
+        r.viewOf({ byteOffset: entry.offset, byteLength: Math.min(64, entry.size) }),
+      );
     }
   });
   return { models, errors };
@@ -75,7 +113,12 @@ export function attachModels<F extends AprilFile>(file: F, bytes: Uint8Array): F
 /** readFrom(): the networks' headers through small range reads (payloads are never fetched). */
 export async function attachModelsFrom<F extends AprilFile>(file: F, source: ByteSource): Promise<F> {
   const ranges = file.layout.networks.map((entry) => ({ start: entry.offset, end: entry.offset + entry.size }));
-  const { models, errors } = await parseSmallChunks(source, id, (backing, countVarints) => parseAll(new ByteReader(backing, id), file.layout.networks, false, countVarints), { models: ranges, varintPayloads: true });
+  const { models, errors } = await parseSmallChunks(
+    source,
+    id,
+    (backing, countVarints) => parseAll(new ByteReader(backing, id), file.layout.networks, false, countVarints),
+    { models: ranges, varintPayloads: true },
+  );
   return { ...file, onnx: models, onnxErrors: errors };
 }
 
@@ -134,7 +177,12 @@ export function inspectNetworks(file: AprilFile): Record<string, unknown> {
   for (const name of NETWORK_NAMES) {
     const model = file.onnx?.[name];
     if (model) {
-      out[name] = { irVersion: model.irVersion, producerName: model.producerName, opsetImports: model.opsetImports, ...inspectExtras(model, `${name}/`) };
+      out[name] = {
+        irVersion: model.irVersion,
+        producerName: model.producerName,
+        opsetImports: model.opsetImports,
+        ...inspectExtras(model, `${name}/`),
+      };
     } else if (file.onnxErrors?.[name]) out[name] = { error: file.onnxErrors[name] };
   }
   return out;
@@ -155,7 +203,8 @@ export function networkProblems(file: AprilFile): string[] {
   const problems: string[] = [];
   for (const name of NETWORK_NAMES) {
     const error = file.onnxErrors?.[name];
-    if (error !== undefined && error !== EMPTY_NETWORK && !file.onnx?.[name]) problems.push(`the ${name} network is not a readable ONNX model: ${error}; its weights are not listed`);
+    if (error !== undefined && error !== EMPTY_NETWORK && !file.onnx?.[name])
+      problems.push(`the ${name} network is not a readable ONNX model: ${error}; its weights are not listed`);
   }
   return problems;
 }

@@ -7,12 +7,20 @@ import { type ByteSink, writePiecesTo } from "../../io/sink.js";
 import { CorruptDataError } from "../../bytes/errors.js";
 import { ByteWriter, utf8Bytes } from "../../bytes/byte-writer.js";
 
-
-
-
 import {
-  type AprilEntry, type AprilFile, type AprilLayout, decodeText, id, LANGUAGE_BYTES, languageText, MAGIC,
-  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS, NETWORK_NAMES, PARAM_FIELDS, PARAMS_MAGIC, PRELUDE_BYTES,
+  type AprilEntry,
+  type AprilFile,
+  type AprilLayout,
+  decodeText,
+  id,
+  LANGUAGE_BYTES,
+  languageText,
+  MAGIC,
+  MODEL_TYPE_LSTM_TRANSDUCER_STATELESS,
+  NETWORK_NAMES,
+  PARAM_FIELDS,
+  PARAMS_MAGIC,
+  PRELUDE_BYTES,
 } from "./model.js";
 import { paramsViolation } from "./reader.js";
 import { checkWriterInput } from "../../bytes/arguments.js";
@@ -33,7 +41,8 @@ function languageBytesFor(file: Pick<AprilFile, "language" | "raw">): Uint8Array
   const raw = file.raw?.language;
   if (raw && raw.length === LANGUAGE_BYTES && languageText(raw) === file.language) return raw;
   const encoded = utf8Bytes(file.language);
-  if (encoded.length > LANGUAGE_BYTES) cannotWrite("language_tag", `language ${JSON.stringify(file.language)} is ${encoded.length} bytes (at most 8)`);
+  if (encoded.length > LANGUAGE_BYTES)
+    cannotWrite("language_tag", `language ${JSON.stringify(file.language)} is ${encoded.length} bytes (at most 8)`);
   if (encoded.includes(0)) cannotWrite("language_tag", "language contains a NUL character");
   const tag = new Uint8Array(LANGUAGE_BYTES);
   tag.set(encoded);
@@ -49,20 +58,30 @@ interface Encoded {
   paramsSize: number;
 }
 
-export function encodeFields(file: Pick<AprilFile, "language" | "name" | "description" | "tokens" | "params" | "raw" | "version" | "modelType">): Encoded {
+export function encodeFields(
+  file: Pick<AprilFile, "language" | "name" | "description" | "tokens" | "params" | "raw" | "version" | "modelType">,
+): Encoded {
   if (file.version !== 1) cannotWrite("version", `version ${file.version} (only 1 exists)`);
-  if (file.modelType !== MODEL_TYPE_LSTM_TRANSDUCER_STATELESS) cannotWrite("model_type", `model type ${file.modelType} (only 1 exists)`);
+  if (file.modelType !== MODEL_TYPE_LSTM_TRANSDUCER_STATELESS)
+    cannotWrite("model_type", `model type ${file.modelType} (only 1 exists)`);
   for (const [key, label] of PARAM_FIELDS) {
     const v = file.params[key];
-    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) cannotWrite(`params.${label}`, `${label} = ${v} is not an i32`);
+    if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff)
+      cannotWrite(`params.${label}`, `${label} = ${v} is not an i32`);
   }
   if (file.params.tokenCount !== file.tokens.length) {
     cannotWrite("params.token_count", `token_count ${file.params.tokenCount} but ${file.tokens.length} tokens`);
   }
   const broken = paramsViolation(file.params);
-  if (broken) cannotWrite(`params.${broken.label}`, `${broken.label} = ${file.params[broken.key]} breaks libapril's rule ${broken.rule}`);
+  if (broken)
+    cannotWrite(
+      `params.${broken.label}`,
+      `${broken.label} = ${file.params[broken.key]} breaks libapril's rule ${broken.rule}`,
+    );
   const rawTokens = file.raw?.tokens;
-  const tokens = file.tokens.map((t, i) => textBytes(t, rawTokens?.length === file.tokens.length ? rawTokens[i] : undefined));
+  const tokens = file.tokens.map((t, i) =>
+    textBytes(t, rawTokens?.length === file.tokens.length ? rawTokens[i] : undefined),
+  );
   const language = languageBytesFor(file);
   const name = textBytes(file.name, file.raw?.name);
   const description = textBytes(file.description, file.raw?.description);
@@ -88,7 +107,9 @@ export function networkBytes(file: Pick<AprilFile, "networks">): Uint8Array[] {
   return NETWORK_NAMES.map((name) => {
     const n = file.networks[name];
     if (!(n instanceof Uint8Array)) {
-      throw new TypeError(`april: networks.${name} is a byte range (a readFrom() result): fetch it first with april.loadNetworks(source, file)`);
+      throw new TypeError(
+        `april: networks.${name} is a byte range (a readFrom() result): fetch it first with april.loadNetworks(source, file)`,
+      );
     }
     return n;
   });
@@ -104,7 +125,11 @@ export function networkPieces(file: Pick<AprilFile, "networks" | "onnx">): Uint8
     const n = networks[i]!;
     const model = file.onnx?.[name];
     const bytes = model && modelBytes.get(model);
-    const readFrom = bytes !== undefined && n.buffer === bytes.buffer && n.byteOffset === bytes.byteOffset + model!.span.byteOffset && n.byteLength === model!.span.byteLength;
+    const readFrom =
+      bytes !== undefined &&
+      n.buffer === bytes.buffer &&
+      n.byteOffset === bytes.byteOffset + model!.span.byteOffset &&
+      n.byteLength === model!.span.byteLength;
     return readFrom ? writeOnnxPieces(model!) : [n];
   });
 }
@@ -121,7 +146,10 @@ function piecesSize(pieces: readonly Uint8Array[]): number {
  * re-laid out, which is what libapril can load. Invalid content throws a CORRUPT FormatError naming the field.
  */
 export function write(file: AprilFile, _options?: unknown): Uint8Array {
-  checkWriterInput(file, "april.write", "an april file (from read() or create())", { arrays: ["tokens"], objects: ["params", "networks"] });
+  checkWriterInput(file, "april.write", "an april file (from read() or create())", {
+    arrays: ["tokens"],
+    objects: ["params", "networks"],
+  });
   const networks = networkPieces(file);
   const { header, params, layout } = encodeHeaderAndParams(file, networks.map(piecesSize));
   const w = new ByteWriter(layout.fileSize);
@@ -135,7 +163,11 @@ export function write(file: AprilFile, _options?: unknown): Uint8Array {
  * write() into a sink (a function, a WritableStream or a Node Writable): the header, the three networks as they
  * are (no copy), the params. Resolves to the byte count.
  */
-export async function writeTo(file: AprilFile, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+export async function writeTo(
+  file: AprilFile,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
   const networks = networkPieces(file);
   const { header, params } = encodeHeaderAndParams(file, networks.map(piecesSize));
   return writePiecesTo(sink, [header, ...networks.flat(), params], { end: options.end, caller: "april.writeTo" });
@@ -145,7 +177,10 @@ export async function writeTo(file: AprilFile, sink: ByteSink, options: { end?: 
  * What write() stores around the networks, for networks of these sizes (encoder, decoder, joiner): the header
  * through the network table, the params block, and where everything goes. Lets a patch stream the networks.
  */
-export function encodeHeaderAndParams(file: AprilFile, networkSizes: readonly number[]): {
+export function encodeHeaderAndParams(
+  file: AprilFile,
+  networkSizes: readonly number[],
+): {
   /** The header through the network table. */
   header: Uint8Array;
   /** The params block. */

@@ -9,7 +9,15 @@ import { bandedChunksOfBytes, planBands } from "../../io/banded.js";
 import * as kernels from "../../kernels/index.js";
 import { bytesOf } from "../../tensor.js";
 import {
-  type Bw2lArray, type Bw2lArrayData, type Bw2lDType, type Bw2lFile, type Bw2lSection, type Bw2lVersion, DTYPES, deferredColumnMajor, isBw2lDType,
+  type Bw2lArray,
+  type Bw2lArrayData,
+  type Bw2lDType,
+  type Bw2lFile,
+  type Bw2lSection,
+  type Bw2lVersion,
+  DTYPES,
+  deferredColumnMajor,
+  isBw2lDType,
 } from "./model.js";
 import { compareBytewise } from "./quantize.js";
 import { checkWriterInput } from "../../bytes/arguments.js";
@@ -76,7 +84,9 @@ function toTypedArray(dtype: Bw2lDType, data: ParamInput["data"], field: string)
   const { ctor } = DTYPES[dtype];
   if (data instanceof ctor) return data;
   if (ArrayBuffer.isView(data)) {
-    throw new TypeError(`bw2l: ${field}.data is a ${data.constructor.name}; dtype ${dtype} needs a ${ctor.name} or a plain array`);
+    throw new TypeError(
+      `bw2l: ${field}.data is a ${data.constructor.name}; dtype ${dtype} needs a ${ctor.name} or a plain array`,
+    );
   }
   if (!Array.isArray(data)) throw new TypeError(`bw2l: ${field}.data must be a typed array or an array`);
   if (dtype === "i64") return BigInt64Array.from(data as readonly (bigint | number)[], (v) => BigInt(v));
@@ -96,7 +106,9 @@ export function buildArray(input: ParamInput, version: Bw2lVersion, field: strin
   if (dims) {
     const count = dims.reduce((a, b) => a * b, 1);
     if (dims.some((d) => !Number.isSafeInteger(d) || d < 0) || count !== data.length) {
-      throw new RangeError(`bw2l: ${field}.dims [${dims.join(", ")}] do not hold the ${data.length} elements of its data`);
+      throw new RangeError(
+        `bw2l: ${field}.dims [${dims.join(", ")}] do not hold the ${data.length} elements of its data`,
+      );
     }
     if (dims.filter((d) => d > 1).length > 1) {
       const later = columnMajorLater(dtype, data, dims, version === 2 ? dims : undefined);
@@ -116,10 +128,23 @@ export function buildArray(input: ParamInput, version: Bw2lVersion, field: strin
  * needs no transposed copy of a param next to its data (nor the kernels' work memory for a whole one).
  * Undefined when the transpose cannot be banded (over 8 axes longer than 1: rowToColumnMajor says why).
  */
-function columnMajorLater(dtype: Bw2lDType, data: Bw2lArrayData, dims: number[], arrayDims: number[] | undefined): Bw2lArray | undefined {
+function columnMajorLater(
+  dtype: Bw2lDType,
+  data: Bw2lArrayData,
+  dims: number[],
+  arrayDims: number[] | undefined,
+): Bw2lArray | undefined {
   const byteLength = data.byteLength;
   // the stored order is row-major for the reversed dims: the row-major data is that tensor in column-major order
-  const plan = planBands({ name: "param", dtype: DTYPES[dtype].standard, shape: dims.slice().reverse(), byteOffset: 0, byteLength, byteOrder: "le", layout: "column-major" });
+  const plan = planBands({
+    name: "param",
+    dtype: DTYPES[dtype].standard,
+    shape: dims.slice().reverse(),
+    byteOffset: 0,
+    byteLength,
+    byteOrder: "le",
+    layout: "column-major",
+  });
   if (!plan) return undefined;
   const bands = () => bandedChunksOfBytes(bytesOf(data), plan);
   const materialize = (): Bw2lArrayData => {
@@ -136,7 +161,12 @@ function columnMajorLater(dtype: Bw2lDType, data: Bw2lArrayData, dims: number[],
 }
 
 function entriesOf(input: KeyvalInput): { key: string; value: string }[] {
-  const pairs: (readonly [string, string])[] = input instanceof Map ? [...input] : Array.isArray(input) ? [...(input as readonly (readonly [string, string])[])] : Object.entries(input);
+  const pairs: (readonly [string, string])[] =
+    input instanceof Map
+      ? [...input]
+      : Array.isArray(input)
+        ? [...(input as readonly (readonly [string, string])[])]
+        : Object.entries(input);
   return pairs.map(([key, value]) => ({ key, value: String(value) })).sort((a, b) => compareBytewise(a.key, b.key));
 }
 
@@ -161,7 +191,10 @@ export function create(input: ModelInput): Bw2lFile {
       const field = `layers[${i}]`;
       const params = (layer.params ?? []).map((p, j) => buildArray(p, version, `${field}.params[${j}]`));
       if (version === 2) {
-        if ((layer.scale !== undefined && layer.scale !== 1) || (layer.offset !== undefined && BigInt(layer.offset) !== 0n)) {
+        if (
+          (layer.scale !== undefined && layer.scale !== 1) ||
+          (layer.offset !== undefined && BigInt(layer.offset) !== 0n)
+        ) {
           throw new TypeError(`bw2l: ${field}: version 2 layers have no scale or offset`);
         }
         return { arch: layer.arch, params };
@@ -170,7 +203,12 @@ export function create(input: ModelInput): Bw2lFile {
     });
     sections.push({ ...base("layers"), type: "layers", layers });
   }
-  if (input.transitions) sections.push({ ...base("transitions"), type: "array", array: buildArray(input.transitions, version, "transitions") });
+  if (input.transitions)
+    sections.push({
+      ...base("transitions"),
+      type: "array",
+      array: buildArray(input.transitions, version, "transitions"),
+    });
   for (const [name, array] of Object.entries(input.arrays ?? {})) {
     sections.push({ ...base(name), type: "array", array: buildArray(array, version, `arrays.${name}`) });
   }

@@ -9,7 +9,8 @@ export type Bw2lVersion = 1 | 2;
 export type Bw2lDType = "fp64" | "fp32" | "fp16" | "i64" | "i32" | "i16" | "i8";
 
 /** The typed array each dtype reads into: fp16 is a Uint16Array of raw IEEE binary16 halves, i64 a BigInt64Array. */
-export type Bw2lArrayData = Float64Array | Float32Array | Uint16Array | BigInt64Array | Int32Array | Int16Array | Int8Array;
+export type Bw2lArrayData =
+  Float64Array | Float32Array | Uint16Array | BigInt64Array | Int32Array | Int16Array | Int8Array;
 
 type ArrayConstructorOf = { new (length: number): Bw2lArrayData; readonly BYTES_PER_ELEMENT: number };
 
@@ -161,8 +162,13 @@ export function isRawSection(s: Bw2lSection): s is Bw2lRawSection {
 }
 
 export function isByteRange(value: unknown): value is ByteRange {
-  return typeof value === "object" && value !== null && !ArrayBuffer.isView(value) &&
-    typeof (value as ByteRange).byteOffset === "number" && typeof (value as ByteRange).byteLength === "number";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !ArrayBuffer.isView(value) &&
+    typeof (value as ByteRange).byteOffset === "number" &&
+    typeof (value as ByteRange).byteLength === "number"
+  );
 }
 
 /**
@@ -199,11 +205,15 @@ function deferData(array: Bw2lArray, make: () => Bw2lArrayData, forget: () => vo
 /** An array whose `data` is an aligned copy of `stored` (unaligned bytes of the input), made on first access. */
 export function deferredArray(dtype: Bw2lDType, stored: Uint8Array): Bw2lArray {
   const array = { dtype } as Bw2lArray;
-  deferData(array, () => {
-    const copy = new DTYPES[dtype].ctor(stored.byteLength / DTYPES[dtype].bytes);
-    new Uint8Array(copy.buffer).set(stored);
-    return copy;
-  }, () => pendingPayloads.delete(array));
+  deferData(
+    array,
+    () => {
+      const copy = new DTYPES[dtype].ctor(stored.byteLength / DTYPES[dtype].bytes);
+      new Uint8Array(copy.buffer).set(stored);
+      return copy;
+    },
+    () => pendingPayloads.delete(array),
+  );
   pendingPayloads.set(array, stored);
   return array;
 }
@@ -233,7 +243,12 @@ export interface RowMajorPayload {
 const rowMajorPayloads = new WeakMap<Bw2lArray, RowMajorPayload>();
 
 /** An array whose `data` (column-major) is made from `payload` on first access by `materialize`. */
-export function deferredColumnMajor(dtype: Bw2lDType, dims: number[] | undefined, payload: RowMajorPayload, materialize: () => Bw2lArrayData): Bw2lArray {
+export function deferredColumnMajor(
+  dtype: Bw2lDType,
+  dims: number[] | undefined,
+  payload: RowMajorPayload,
+  materialize: () => Bw2lArrayData,
+): Bw2lArray {
   const array = { dtype } as Bw2lArray;
   deferData(array, materialize, () => rowMajorPayloads.delete(array));
   if (dims) array.dims = dims;

@@ -20,10 +20,33 @@ import * as kernels from "../../kernels/index.js";
 import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";
 import { type NamedTensor, type TensorInfo, bytesOf, viewAs } from "../../tensor.js";
-import { asFloat32, checkReplacement, encodeBytes, isFloatSource, replacementData, sameBytes } from "../../patch/encode.js";
-import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
+import {
+  asFloat32,
+  checkReplacement,
+  encodeBytes,
+  isFloatSource,
+  replacementData,
+  sameBytes,
+} from "../../patch/encode.js";
+import {
+  type Incoming,
+  type ReplaceOptions,
+  type TensorsInput,
+  checkUnknown,
+  replacementsInMemory,
+} from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, asTensor, rangePlan } from "../../patch/plan.js";
-import { type Bw2lArray, type Bw2lFile, type Bw2lLayer, type Bw2lSection, DTYPES, arrayLength, isArraySection, isByteRange, isLayersSection } from "./model.js";
+import {
+  type Bw2lArray,
+  type Bw2lFile,
+  type Bw2lLayer,
+  type Bw2lSection,
+  DTYPES,
+  arrayLength,
+  isArraySection,
+  isByteRange,
+  isLayersSection,
+} from "./model.js";
 import { chooseI8Params } from "./quantize.js";
 import { effectiveSections } from "./view.js";
 
@@ -57,20 +80,39 @@ function logicalShape(array: Bw2lArray, version: number): number[] {
 function entries(file: Bw2lFile): Entry[] {
   const out: Entry[] = [];
   const effective = new Set(effectiveSections(file));
-  const make = (name: string, array: Bw2lArray, sectionIndex: number, layer?: Bw2lLayer, layerIndex?: number, paramIndex?: number): Entry => ({
-    name, array, sectionIndex, layer, layerIndex, paramIndex,
+  const make = (
+    name: string,
+    array: Bw2lArray,
+    sectionIndex: number,
+    layer?: Bw2lLayer,
+    layerIndex?: number,
+    paramIndex?: number,
+  ): Entry => ({
+    name,
+    array,
+    sectionIndex,
+    layer,
+    layerIndex,
+    paramIndex,
     quantized: file.version === 1 && layer !== undefined && array.dtype === "i8",
     info: {
-      name, dtype: DTYPES[array.dtype].standard, shape: logicalShape(array, file.version),
-      byteOffset: isByteRange(array.data) ? array.data.byteOffset : array.byteOffset ?? 0, byteLength: array.data.byteLength,
-      byteOrder: "le", layout: file.version === 2 ? "column-major" : "row-major", format: FORMAT,
+      name,
+      dtype: DTYPES[array.dtype].standard,
+      shape: logicalShape(array, file.version),
+      byteOffset: isByteRange(array.data) ? array.data.byteOffset : (array.byteOffset ?? 0),
+      byteLength: array.data.byteLength,
+      byteOrder: "le",
+      layout: file.version === 2 ? "column-major" : "row-major",
+      format: FORMAT,
     },
   });
   file.sections.forEach((s, sectionIndex) => {
     if (!effective.has(s)) return;
     if (isArraySection(s)) out.push(make(s.name, s.array, sectionIndex));
     else if (isLayersSection(s)) {
-      s.layers.forEach((layer, i) => layer.params.forEach((p, j) => out.push(make(`${s.name}.${i}.${j}`, p, sectionIndex, layer, i, j))));
+      s.layers.forEach((layer, i) =>
+        layer.params.forEach((p, j) => out.push(make(`${s.name}.${i}.${j}`, p, sectionIndex, layer, i, j))),
+      );
     }
   });
   return out;
@@ -135,7 +177,12 @@ function freshScale(params: readonly QuantParam[], scale: number, offset: number
   values.forEach((v, k) => {
     for (let i = 0; i < v.length; i++) {
       const x = v[i]!;
-      if (!Number.isFinite(x)) throw patchError("value", `tensorfile: tensor "${params[k]!.name}" holds ${x} at element ${i}; ${field} is int8 and needs finite values`, { tensor: params[k]!.name });
+      if (!Number.isFinite(x))
+        throw patchError(
+          "value",
+          `tensorfile: tensor "${params[k]!.name}" holds ${x} at element ${i}; ${field} is int8 and needs finite values`,
+          { tensor: params[k]!.name },
+        );
       if (x < min) min = x;
       if (x > max) max = x;
     }
@@ -149,7 +196,11 @@ function freshScale(params: readonly QuantParam[], scale: number, offset: number
 /** The QuantParam of a quantized entry, given its replacement (if any). */
 function quantParam(e: Entry, tensor: NamedTensor | undefined): QuantParam {
   if (!tensor) return { name: e.name };
-  if (isFloatSource(tensor.dtype)) return { name: e.name, givenFloat: asFloat32(replacementData({ ...e.info, dtype: "float32" }, tensor), tensor.dtype) };
+  if (isFloatSource(tensor.dtype))
+    return {
+      name: e.name,
+      givenFloat: asFloat32(replacementData({ ...e.info, dtype: "float32" }, tensor), tensor.dtype),
+    };
   return { name: e.name, givenCodes: replacementData(e.info, tensor) as Int8Array };
 }
 
@@ -165,7 +216,11 @@ function scaleOffset(layer: Bw2lLayer): number | undefined {
 // ---------------------------------------------------------------------------------------------------------
 // replaceTensors
 
-function mapSections(file: Bw2lFile, arrays: Map<Bw2lArray, Bw2lArray>, layers: Map<Bw2lLayer, { scale: number; offset: bigint }>): Bw2lSection[] {
+function mapSections(
+  file: Bw2lFile,
+  arrays: Map<Bw2lArray, Bw2lArray>,
+  layers: Map<Bw2lLayer, { scale: number; offset: bigint }>,
+): Bw2lSection[] {
   return file.sections.map((s): Bw2lSection => {
     if (isArraySection(s)) return arrays.has(s.array) ? { ...s, array: arrays.get(s.array)! } : s;
     if (!isLayersSection(s)) return s;
@@ -191,7 +246,12 @@ export function replaceTensors(file: Bw2lFile, tensors: TensorsInput, options: R
   const all = entries(file);
   const names = all.map((e) => e.name);
   const inFile = new Set(names);
-  checkUnknown([...given.keys()].filter((n) => !inFile.has(n)), [...new Set(names)], FORMAT, options);
+  checkUnknown(
+    [...given.keys()].filter((n) => !inFile.has(n)),
+    [...new Set(names)],
+    FORMAT,
+    options,
+  );
   const arrays = new Map<Bw2lArray, Bw2lArray>();
   const layers = new Map<Bw2lLayer, { scale: number; offset: bigint }>();
   const quantLayers = new Set<Bw2lLayer>();
@@ -206,7 +266,12 @@ export function replaceTensors(file: Bw2lFile, tensors: TensorsInput, options: R
     }
     const bytes = encodeBytes(replacementData(e.info, tensor), tensor.dtype, e.info);
     if (isByteRange(e.array.data)) {
-      throw new CorruptDataError(FORMAT, "this file was opened with readFrom(); replaceTensors needs a read() result (or use patchFrom)", e.array.data.byteOffset, e.name);
+      throw new CorruptDataError(
+        FORMAT,
+        "this file was opened with readFrom(); replaceTensors needs a read() result (or use patchFrom)",
+        e.array.data.byteOffset,
+        e.name,
+      );
     }
     if (sameBytes(bytes, bytesOf(e.array.data))) continue;
     arrays.set(e.array, { ...e.array, data: storedTyped(e.array, bytes) });
@@ -216,13 +281,20 @@ export function replaceTensors(file: Bw2lFile, tensors: TensorsInput, options: R
     const params = members.map((e) => {
       const value = given.get(e.name);
       const p = quantParam(e, value === undefined ? undefined : asTensor(e.name, value));
-      if (isByteRange(e.array.data)) throw new CorruptDataError(FORMAT, "this file was opened with readFrom(); replaceTensors needs a read() result (or use patchFrom)", e.array.data.byteOffset, e.name);
+      if (isByteRange(e.array.data))
+        throw new CorruptDataError(
+          FORMAT,
+          "this file was opened with readFrom(); replaceTensors needs a read() result (or use patchFrom)",
+          e.array.data.byteOffset,
+          e.name,
+        );
       p.stored = e.array.data as Int8Array;
       return p;
     });
     const scale = layer.scale ?? 1;
     const offset = Number(layer.offset ?? 0n);
-    const result = keepScale(params, scale, offset) ?? freshScale(params, scale, offset, `layer ${members[0]!.layerIndex}`);
+    const result =
+      keepScale(params, scale, offset) ?? freshScale(params, scale, offset, `layer ${members[0]!.layerIndex}`);
     for (const e of members) {
       const codes = result.codes.get(e.name);
       if (!codes || sameBytes(bytesOf(codes), bytesOf(e.array.data as Int8Array))) continue;
@@ -242,21 +314,38 @@ export function replaceTensors(file: Bw2lFile, tensors: TensorsInput, options: R
  * when they change, its scale and offset. Everything else is copied byte for byte.
  */
 export async function planPatch(
-  file: Bw2lFile, _infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  file: Bw2lFile,
+  _infos: readonly TensorInfo[],
+  source: ByteSource,
+  size: number,
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
 ): Promise<PatchPlan> {
   const all = entries(file);
   const names = [...new Set(all.map((e) => e.name))];
   const inFile = new Set(names);
-  checkUnknown([...incoming.keys()].filter((n) => !inFile.has(n)), names, FORMAT, options);
+  checkUnknown(
+    [...incoming.keys()].filter((n) => !inFile.has(n)),
+    names,
+    FORMAT,
+    options,
+  );
   for (const e of all) {
     const given = incoming.get(e.name);
     if (given && given.dtype !== "bytes") checkFor(e, given);
   }
-  const quantLayers = new Set(all.filter((e) => e.quantized && isFloatSource(incoming.get(e.name)?.dtype ?? "")).map((e) => e.layer!));
+  const quantLayers = new Set(
+    all.filter((e) => e.quantized && isFloatSource(incoming.get(e.name)?.dtype ?? "")).map((e) => e.layer!),
+  );
   const edits: PatchEdit[] = [];
   const handled = new Set<TensorInfo>();
   const requantized: string[] = [];
-  const fixed = (offset: number, bytes: Uint8Array): PatchEdit => ({ offset, length: bytes.length, sameSize: true, produce: () => [bytes] });
+  const fixed = (offset: number, bytes: Uint8Array): PatchEdit => ({
+    offset,
+    length: bytes.length,
+    sameSize: true,
+    produce: () => [bytes],
+  });
   for (const layer of quantLayers) {
     const members = all.filter((e) => e.layer === layer && e.quantized);
     const params: QuantParam[] = [];
@@ -289,6 +378,14 @@ export async function planPatch(
       if (codes) edits.push(fixed(e.info.byteOffset, Uint8Array.from(bytesOf(codes))));
     }
   }
-  const plan = rangePlan(FORMAT, size, all.map((e) => e.info), incoming, { partial: true }, undefined, () => ({ edits, handled, requantized }));
+  const plan = rangePlan(
+    FORMAT,
+    size,
+    all.map((e) => e.info),
+    incoming,
+    { partial: true },
+    undefined,
+    () => ({ edits, handled, requantized }),
+  );
   return plan;
 }

@@ -14,8 +14,15 @@
  */
 import * as kernels from "../../kernels/index.js";
 import {
-  type Bw2lArray, type Bw2lFile, type Bw2lKeyvalSection, type Bw2lLayer, type Bw2lSection,
-  isArraySection, isByteRange, isKeyvalSection, isLayersSection,
+  type Bw2lArray,
+  type Bw2lFile,
+  type Bw2lKeyvalSection,
+  type Bw2lLayer,
+  type Bw2lSection,
+  isArraySection,
+  isByteRange,
+  isKeyvalSection,
+  isLayersSection,
 } from "./model.js";
 
 /**
@@ -36,7 +43,10 @@ export function compareBytewise(a: string, b: string): number {
 }
 
 /** The scale and offset `i8` quantization picks for values in [min, max] (see the module comment). */
-export function chooseI8Params(min: number, max: number): {
+export function chooseI8Params(
+  min: number,
+  max: number,
+): {
   /** The float32 step of one int8 unit. */
   scale: number;
   /** The int8 value that means 0. */
@@ -62,11 +72,15 @@ function quantizeLayer(layer: Bw2lLayer, mode: QuantizeMode, field: string): Bw2
   if (mode === "fp16") {
     return {
       ...layer,
-      params: layer.params.map((p, j) => (floats[j] ? { ...strip(p), dtype: "fp16", data: kernels.f32ToF16(floats[j]!) } : p)),
+      params: layer.params.map((p, j) =>
+        floats[j] ? { ...strip(p), dtype: "fp16", data: kernels.f32ToF16(floats[j]!) } : p,
+      ),
     };
   }
   if (layer.params.some((p) => p.dtype === "i8")) {
-    throw new TypeError(`bw2l: ${field} mixes int8 and float32 params; i8 quantization gives a layer one scale and offset`);
+    throw new TypeError(
+      `bw2l: ${field} mixes int8 and float32 params; i8 quantization gives a layer one scale and offset`,
+    );
   }
   let min = Infinity;
   let max = -Infinity;
@@ -84,7 +98,9 @@ function quantizeLayer(layer: Bw2lLayer, mode: QuantizeMode, field: string): Bw2
     ...layer,
     scale,
     offset: BigInt(offset),
-    params: layer.params.map((p, j) => (floats[j] ? { ...strip(p), dtype: "i8", data: kernels.quantizeI8(floats[j]!, scale, offset) } : p)),
+    params: layer.params.map((p, j) =>
+      floats[j] ? { ...strip(p), dtype: "i8", data: kernels.quantizeI8(floats[j]!, scale, offset) } : p,
+    ),
   };
 }
 
@@ -107,7 +123,12 @@ function withQuantizationKey(sections: Bw2lSection[], value: string): Bw2lSectio
     out.forEach((s, i) => {
       if (s.name === "flags") flagsIndex = i;
     });
-    out.splice(flagsIndex + 1, 0, { name: "config", type: "keyval", desc: "", entries: [{ key: "quantization", value }] });
+    out.splice(flagsIndex + 1, 0, {
+      name: "config",
+      type: "keyval",
+      desc: "",
+      entries: [{ key: "quantization", value }],
+    });
     return out;
   }
   const config = out[configIndex] as Bw2lKeyvalSection;
@@ -124,7 +145,8 @@ function withQuantizationKey(sections: Bw2lSection[], value: string): Bw2lSectio
 
 /** A quantized copy of `file` (the input is not changed). */
 export function quantizeFile(file: Bw2lFile, mode: QuantizeMode): Bw2lFile {
-  if (mode !== "fp16" && mode !== "i8") throw new RangeError(`bw2l: quantize must be "fp16" or "i8", not ${JSON.stringify(mode)}`);
+  if (mode !== "fp16" && mode !== "i8")
+    throw new RangeError(`bw2l: quantize must be "fp16" or "i8", not ${JSON.stringify(mode)}`);
   if (mode === "i8" && file.version !== 1) {
     throw new RangeError('bw2l: quantize "i8" needs version 1 (only v1 layers carry scale and offset); set version: 1');
   }

@@ -4,8 +4,16 @@ import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 import type { ByteRange, ByteReader } from "../../bytes/byte-reader.js";
 import { viewAs } from "../../tensor.js";
 import {
-  type Bw2lArray, type Bw2lArrayData, type Bw2lEntry, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,
-  DTYPES, deferredArray, isBw2lDType,
+  type Bw2lArray,
+  type Bw2lArrayData,
+  type Bw2lEntry,
+  type Bw2lFile,
+  type Bw2lLayer,
+  type Bw2lSection,
+  type Bw2lVersion,
+  DTYPES,
+  deferredArray,
+  isBw2lDType,
 } from "./model.js";
 import { decodeText } from "./text.js";
 
@@ -47,7 +55,12 @@ function readArray(r: ByteReader, version: Bw2lVersion, field: string, options: 
   const dtypeAt = r.pos;
   const dtype = shortString(r, `${field}.dtype`);
   if (!isBw2lDType(dtype)) {
-    throw new UnsupportedError(r.format, `unknown array dtype ${JSON.stringify(dtype)} (known: ${Object.keys(DTYPES).join(", ")})`, dtypeAt, `${field}.dtype`);
+    throw new UnsupportedError(
+      r.format,
+      `unknown array dtype ${JSON.stringify(dtype)} (known: ${Object.keys(DTYPES).join(", ")})`,
+      dtypeAt,
+      `${field}.dtype`,
+    );
   }
   const facts = DTYPES[dtype];
   const declaredLength = r.u64(`${field}.len`);
@@ -66,9 +79,10 @@ function readArray(r: ByteReader, version: Bw2lVersion, field: string, options: 
   } else {
     const stored = r.bytesView(byteLength, `${field}.data`);
     // an aligned payload is a view of the input; an unaligned one stays as stored until `data` is used
-    array = options.copy || stored.byteOffset % facts.bytes === 0
-      ? { dtype, data: viewAs(facts.standard, stored, options.copy) as Bw2lArrayData }
-      : deferredArray(dtype, stored);
+    array =
+      options.copy || stored.byteOffset % facts.bytes === 0
+        ? { dtype, data: viewAs(facts.standard, stored, options.copy) as Bw2lArrayData }
+        : deferredArray(dtype, stored);
   }
   array.byteOffset = byteOffset;
   if (dims) array.dims = dims;
@@ -107,7 +121,12 @@ function readKeyval(r: ByteReader, field: string): Bw2lEntry[] {
 /** Throws CORRUPT when a section's content ends before its data_length does. */
 function expectEnd(body: ByteReader, what: string, field: string): void {
   if (body.hasMore) {
-    throw new CorruptDataError(body.format, `${body.remaining} bytes after the ${what} inside the section's data_length`, body.pos, field);
+    throw new CorruptDataError(
+      body.format,
+      `${body.remaining} bytes after the ${what} inside the section's data_length`,
+      body.pos,
+      field,
+    );
   }
 }
 

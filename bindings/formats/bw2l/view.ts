@@ -2,11 +2,32 @@
 import { assertEager } from "../../io/lazy.js";
 import { uniqueNames } from "../../bytes/names.js";
 import { UnsupportedError } from "../../bytes/errors.js";
-import { type DecodeOptions, type NamedTensor, type Quantization, type TensorInfo, bytesOf, decodeTensor } from "../../tensor.js";
+import {
+  type DecodeOptions,
+  type NamedTensor,
+  type Quantization,
+  type TensorInfo,
+  bytesOf,
+  decodeTensor,
+} from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import {
-  type Bw2lArray, type Bw2lFile, type Bw2lKeyvalSection, type Bw2lLayer, type Bw2lSection, DTYPES,
-  arrayByteLength, arrayLength, isArraySection, isByteRange, peekPayload, peekRowMajor, isKeyvalSection, isLayersSection, isRawSection, isUtf8Section,
+  type Bw2lArray,
+  type Bw2lFile,
+  type Bw2lKeyvalSection,
+  type Bw2lLayer,
+  type Bw2lSection,
+  DTYPES,
+  arrayByteLength,
+  arrayLength,
+  isArraySection,
+  isByteRange,
+  peekPayload,
+  peekRowMajor,
+  isKeyvalSection,
+  isLayersSection,
+  isRawSection,
+  isUtf8Section,
 } from "./model.js";
 import { hasEscapedBytes } from "./text.js";
 import { sectionDataSizes } from "./writer.js";
@@ -71,7 +92,12 @@ export function archLines(file: Bw2lFile): string[] | undefined {
 /** The tokens (section `tokens`): one per non-empty line, as flashlight's dictionary reads them. */
 export function tokens(file: Bw2lFile): string[] | undefined {
   const text = utf8Text(file, "tokens");
-  return text === undefined ? undefined : text.split("\n").map((l) => l.replace(/\r$/, "")).filter((l) => l.trim() !== "");
+  return text === undefined
+    ? undefined
+    : text
+        .split("\n")
+        .map((l) => l.replace(/\r$/, ""))
+        .filter((l) => l.trim() !== "");
 }
 
 interface TensorEntry {
@@ -94,8 +120,14 @@ function logicalShape(array: Bw2lArray, version: number): number[] {
 }
 
 function entry(name: string, array: Bw2lArray, version: number, layer?: Bw2lLayer): TensorEntry {
-  const e: TensorEntry = { name, array, shape: logicalShape(array, version), layout: version === 2 ? "column-major" : "row-major" };
-  if (layer && version === 1 && array.dtype === "i8") e.quantization = { scale: layer.scale ?? 1, offset: Number(layer.offset ?? 0n) };
+  const e: TensorEntry = {
+    name,
+    array,
+    shape: logicalShape(array, version),
+    layout: version === 2 ? "column-major" : "row-major",
+  };
+  if (layer && version === 1 && array.dtype === "i8")
+    e.quantization = { scale: layer.scale ?? 1, offset: Number(layer.offset ?? 0n) };
   return e;
 }
 
@@ -105,7 +137,9 @@ function tensorEntries(file: Bw2lFile): TensorEntry[] {
   for (const s of effectiveSections(file)) {
     if (isArraySection(s)) out.push(entry(s.name, s.array, file.version));
     else if (isLayersSection(s)) {
-      s.layers.forEach((layer, i) => layer.params.forEach((p, j) => out.push(entry(`${s.name}.${i}.${j}`, p, file.version, layer))));
+      s.layers.forEach((layer, i) =>
+        layer.params.forEach((p, j) => out.push(entry(`${s.name}.${i}.${j}`, p, file.version, layer))),
+      );
     }
   }
   return out;
@@ -132,7 +166,9 @@ export function tensorInfos(file: Bw2lFile): TensorInfo[] {
     const payload = peekPayload(e.array);
     const offset = "data" in payload && isByteRange(payload.data) ? payload.data.byteOffset : e.array.byteOffset;
     if (offset === undefined) {
-      throw new TypeError(`bw2l: tensor ${e.name} was not read from a file (no byte offset); tensorInfos describes read() and readFrom() results`);
+      throw new TypeError(
+        `bw2l: tensor ${e.name} was not read from a file (no byte offset); tensorInfos describes read() and readFrom() results`,
+      );
     }
     return infoOf(e, offset);
   });
@@ -145,7 +181,12 @@ export function tensorInfos(file: Bw2lFile): TensorInfo[] {
 export function decodableInfo(info: TensorInfo): TensorInfo {
   const squeezed = info.shape.filter((d) => d !== 1);
   if (info.layout === "column-major" && squeezed.length > MAX_TRANSPOSE_RANK) {
-    throw new UnsupportedError(FORMAT, `tensor ${info.name} has ${squeezed.length} axes longer than 1; at most ${MAX_TRANSPOSE_RANK} can be reordered`, info.byteOffset, info.name);
+    throw new UnsupportedError(
+      FORMAT,
+      `tensor ${info.name} has ${squeezed.length} axes longer than 1; at most ${MAX_TRANSPOSE_RANK} can be reordered`,
+      info.byteOffset,
+      info.name,
+    );
   }
   return squeezed.length === info.shape.length ? info : { ...info, shape: squeezed };
 }
@@ -176,7 +217,9 @@ export function tensors(file: Bw2lFile, options: DecodeOptions = {}): NamedTenso
 }
 
 function jsonNumber(value: bigint): number | string {
-  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : String(value);
+  return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)
+    ? Number(value)
+    : String(value);
 }
 
 /** What `tensorfile inspect --json` prints. */
@@ -242,11 +285,15 @@ export function verify(file: Bw2lFile): string[] {
   file.sections.forEach((s, i) => {
     const previous = seen.get(s.name);
     if (previous !== undefined) {
-      warnings.push(`sections[${i}] repeats the name ${JSON.stringify(s.name)} of sections[${previous}]; the reference reader uses only the last one`);
+      warnings.push(
+        `sections[${i}] repeats the name ${JSON.stringify(s.name)} of sections[${previous}]; the reference reader uses only the last one`,
+      );
     }
     seen.set(s.name, i);
     if (!isUtf8Section(s) && !isKeyvalSection(s) && !isArraySection(s) && !isLayersSection(s) && s.type !== "data") {
-      warnings.push(`sections[${i}] (${JSON.stringify(s.name)}) has the unknown type ${JSON.stringify(s.type)}; kept as raw bytes`);
+      warnings.push(
+        `sections[${i}] (${JSON.stringify(s.name)}) has the unknown type ${JSON.stringify(s.type)}; kept as raw bytes`,
+      );
     }
   });
   // (field names are built only for a string that is not valid UTF-8: a million sections have 3 million strings)
@@ -265,7 +312,10 @@ export function verify(file: Bw2lFile): string[] {
       s.entries.forEach((e, k) => {
         checkText(() => `sections[${i}].entries[${k}].key`, e.key);
         checkText(() => `sections[${i}].entries[${k}].value`, e.value);
-        if (keys.has(e.key)) warnings.push(`sections[${i}] (${JSON.stringify(s.name)}) repeats the key ${JSON.stringify(e.key)}; the reference reader keeps the last value`);
+        if (keys.has(e.key))
+          warnings.push(
+            `sections[${i}] (${JSON.stringify(s.name)}) repeats the key ${JSON.stringify(e.key)}; the reference reader keeps the last value`,
+          );
         keys.add(e.key);
       });
     }
@@ -274,9 +324,12 @@ export function verify(file: Bw2lFile): string[] {
   for (const w of utf8Warnings) warnings.push(w);
 
   const checkArray = (a: Bw2lArray, field: string) => {
-    if (a.dtype === "fp16") warnings.push(`${field} is fp16, which the reference reader cannot read (it loses its place in the file)`);
+    if (a.dtype === "fp16")
+      warnings.push(`${field} is fp16, which the reference reader cannot read (it loses its place in the file)`);
     if (file.version === 2 && a.dims && a.dims.length > 0 && product(a.dims) !== arrayLength(a)) {
-      warnings.push(`${field} has ${arrayLength(a)} elements but dims [${a.dims.join(", ")}] hold ${product(a.dims)}; its shape is taken as [${arrayLength(a)}]`);
+      warnings.push(
+        `${field} has ${arrayLength(a)} elements but dims [${a.dims.join(", ")}] hold ${product(a.dims)}; its shape is taken as [${arrayLength(a)}]`,
+      );
     }
   };
   file.sections.forEach((s, i) => {
@@ -290,7 +343,9 @@ export function verify(file: Bw2lFile): string[] {
         }
         const nonFloat = layer.params.filter((p) => p.dtype !== "fp32");
         if (s.name === "layers" && nonFloat.length > 0) {
-          warnings.push(`${at} has ${nonFloat.map((p) => p.dtype).join(", ")} params; the wav2letter loader accepts only fp32`);
+          warnings.push(
+            `${at} has ${nonFloat.map((p) => p.dtype).join(", ")} params; the wav2letter loader accepts only fp32`,
+          );
         }
       });
     }
@@ -304,25 +359,34 @@ export function verify(file: Bw2lFile): string[] {
     const criterion = config(file).get("criterion");
     if (keyvalSection(file, "config") && criterion !== "ctc" && criterion !== "asg") {
       const inFlags = flags(file).get("criterion");
-      const hint = inFlags !== undefined ? ` (flags say ${JSON.stringify(inFlags)}, but the loader reads config's)` : "";
-      warnings.push(`config criterion ${JSON.stringify(criterion ?? null)}: the wav2letter loader accepts only ctc and asg${hint}`);
+      const hint =
+        inFlags !== undefined ? ` (flags say ${JSON.stringify(inFlags)}, but the loader reads config's)` : "";
+      warnings.push(
+        `config criterion ${JSON.stringify(criterion ?? null)}: the wav2letter loader accepts only ctc and asg${hint}`,
+      );
     }
     const arch = archLines(file);
     if (arch && arch.length !== layers.layers.length) {
       warnings.push(`${arch.length} arch lines but ${layers.layers.length} layers`);
     } else if (arch) {
       layers.layers.forEach((l, k) => {
-        if (l.arch !== arch[k]) warnings.push(`layers[${k}].arch ${JSON.stringify(l.arch)} differs from arch line ${k} ${JSON.stringify(arch[k])}`);
+        if (l.arch !== arch[k])
+          warnings.push(
+            `layers[${k}].arch ${JSON.stringify(l.arch)} differs from arch line ${k} ${JSON.stringify(arch[k])}`,
+          );
       });
     }
   }
-  if (file.trailing) warnings.push(`${file.trailing.byteLength} bytes after the last section (ignored by the reference reader; kept)`);
+  if (file.trailing)
+    warnings.push(`${file.trailing.byteLength} bytes after the last section (ignored by the reference reader; kept)`);
   return warnings;
 }
 
 /** A file name from a section name: path separators and other unsafe characters become "_". */
 function safeFileName(name: string): string {
-  const cleaned = name.replace(/[\u0000-\u001f/\\:*?"<>|\u007f]/g, "_").replace(/^\.+/, (dots) => "_".repeat(dots.length));
+  const cleaned = name
+    .replace(/[\u0000-\u001f/\\:*?"<>|\u007f]/g, "_")
+    .replace(/^\.+/, (dots) => "_".repeat(dots.length));
   return cleaned === "" ? "_" : cleaned;
 }
 

@@ -6,8 +6,21 @@
 import { ByteWriter, PASS_THROUGH_BYTES } from "../../bytes/byte-writer.js";
 import { bytesOf } from "../../tensor.js";
 import {
-  type Bw2lArray, type Bw2lArrayData, type Bw2lFile, type Bw2lLayer, type Bw2lSection, type Bw2lVersion,
-  DTYPES, isArraySection, isBw2lDType, isByteRange, peekPayload, peekRowMajor, isKeyvalSection, isLayersSection, isUtf8Section,
+  type Bw2lArray,
+  type Bw2lArrayData,
+  type Bw2lFile,
+  type Bw2lLayer,
+  type Bw2lSection,
+  type Bw2lVersion,
+  DTYPES,
+  isArraySection,
+  isBw2lDType,
+  isByteRange,
+  peekPayload,
+  peekRowMajor,
+  isKeyvalSection,
+  isLayersSection,
+  isUtf8Section,
 } from "./model.js";
 import { encodeText } from "./text.js";
 
@@ -28,7 +41,9 @@ class StringTable {
     if (typeof text !== "string") throw new TypeError(`bw2l: ${field} must be a string`);
     const b = this.bytes(text);
     if (b.length > MAX_SHORT_STRING) {
-      throw new RangeError(`bw2l: ${field} is ${b.length} bytes of UTF-8; a short string holds at most ${MAX_SHORT_STRING}`);
+      throw new RangeError(
+        `bw2l: ${field} is ${b.length} bytes of UTF-8; a short string holds at most ${MAX_SHORT_STRING}`,
+      );
     }
     return b;
   }
@@ -46,14 +61,19 @@ function payloadLength(data: unknown, field: string, allowRanges: boolean): numb
 
 function payloadBytes(data: unknown, field: string): Uint8Array {
   if (isByteRange(data)) {
-    throw new TypeError(`bw2l: ${field} is a byte range from readFrom(); load the payload (or use read()) before writing`);
+    throw new TypeError(
+      `bw2l: ${field} is a byte range from readFrom(); load the payload (or use read()) before writing`,
+    );
   }
   if (!ArrayBuffer.isView(data)) throw new TypeError(`bw2l: ${field} must be a typed array`);
   return bytesOf(data);
 }
 
 function arrayPayloadLength(array: Bw2lArray, field: string, allowRanges: boolean): number {
-  if (!isBw2lDType(array.dtype)) throw new TypeError(`bw2l: ${field}.dtype ${JSON.stringify(array.dtype)} is not one of ${Object.keys(DTYPES).join(", ")}`);
+  if (!isBw2lDType(array.dtype))
+    throw new TypeError(
+      `bw2l: ${field}.dtype ${JSON.stringify(array.dtype)} is not one of ${Object.keys(DTYPES).join(", ")}`,
+    );
   const facts = DTYPES[array.dtype];
   const rowMajor = peekRowMajor(array);
   if (rowMajor) return rowMajor.rowMajor.byteLength; // create() checked its type
@@ -62,7 +82,9 @@ function arrayPayloadLength(array: Bw2lArray, field: string, allowRanges: boolea
   if (allowRanges && isByteRange(array.data)) return array.data.byteLength;
   const length = payloadBytes(array.data, `${field}.data`).length;
   if (!(array.data instanceof facts.ctor)) {
-    throw new TypeError(`bw2l: ${field}.data must be a ${facts.ctor.name} for dtype ${array.dtype}, not a ${(array.data as Bw2lArrayData).constructor.name}`);
+    throw new TypeError(
+      `bw2l: ${field}.data must be a ${facts.ctor.name} for dtype ${array.dtype}, not a ${(array.data as Bw2lArrayData).constructor.name}`,
+    );
   }
   return length;
 }
@@ -72,19 +94,27 @@ function checkDims(dims: unknown, version: Bw2lVersion, field: string): number[]
   if (version === 1) {
     throw new TypeError(`bw2l: ${field}.dims: version 1 arrays have no dims (delete them, or write version 2)`);
   }
-  if (!Array.isArray(dims) || dims.length > 255) throw new RangeError(`bw2l: ${field}.dims must be an array of at most 255 dims`);
+  if (!Array.isArray(dims) || dims.length > 255)
+    throw new RangeError(`bw2l: ${field}.dims must be an array of at most 255 dims`);
   for (const d of dims) {
-    if (!Number.isSafeInteger(d) || d < 0) throw new RangeError(`bw2l: ${field}.dims holds ${String(d)}; dims are non-negative integers`);
+    if (!Number.isSafeInteger(d) || d < 0)
+      throw new RangeError(`bw2l: ${field}.dims holds ${String(d)}; dims are non-negative integers`);
   }
   return dims as number[];
 }
 
-function checkLayerQuantization(layer: Bw2lLayer, version: Bw2lVersion, field: string): { scale: number; offset: bigint } {
+function checkLayerQuantization(
+  layer: Bw2lLayer,
+  version: Bw2lVersion,
+  field: string,
+): { scale: number; offset: bigint } {
   const scale = layer.scale ?? 1;
   const offset = BigInt(layer.offset ?? 0n);
   if (typeof scale !== "number") throw new TypeError(`bw2l: ${field}.scale must be a number`);
   if (version === 2 && (!Object.is(scale, 1) || offset !== 0n)) {
-    throw new TypeError(`bw2l: ${field} has scale ${scale} and offset ${offset}, which version 2 layers cannot hold (write version 1)`);
+    throw new TypeError(
+      `bw2l: ${field} has scale ${scale} and offset ${offset}, which version 2 layers cannot hold (write version 1)`,
+    );
   }
   return { scale, offset };
 }
@@ -98,7 +128,10 @@ class Plan {
    */
   readonly banded = new Map<Uint8Array, () => Iterable<Uint8Array>>();
   /** `allowRanges`: measure a readFrom() result (payload ranges count by their length). */
-  constructor(readonly version: Bw2lVersion, readonly allowRanges = false) {}
+  constructor(
+    readonly version: Bw2lVersion,
+    readonly allowRanges = false,
+  ) {}
 
   arraySize(array: Bw2lArray, field: string): number {
     const dtype = this.strings.short(array.dtype, `${field}.dtype`);
@@ -138,9 +171,15 @@ class Plan {
 
   /** Bytes of a section's header: name, type, desc, data_length. */
   sectionHeaderSize(section: Bw2lSection, field: string): number {
-    return 1 + this.strings.short(section.name, `${field}.name`).length +
-      1 + this.strings.short(section.type, `${field}.type`).length +
-      8 + this.strings.long(section.desc, `${field}.desc`).length + 8;
+    return (
+      1 +
+      this.strings.short(section.name, `${field}.name`).length +
+      1 +
+      this.strings.short(section.type, `${field}.type`).length +
+      8 +
+      this.strings.long(section.desc, `${field}.desc`).length +
+      8
+    );
   }
 }
 
@@ -148,7 +187,11 @@ function writeArray(w: ByteWriter, plan: Plan, array: Bw2lArray, passThrough: bo
   const dtype = plan.strings.bytes(array.dtype);
   const rowMajor = peekRowMajor(array);
   const peeked = rowMajor ? undefined : peekPayload(array);
-  const payload = !peeked ? bytesOf(rowMajor!.rowMajor) : "stored" in peeked ? peeked.stored : bytesOf(array.data as Bw2lArrayData);
+  const payload = !peeked
+    ? bytesOf(rowMajor!.rowMajor)
+    : "stored" in peeked
+      ? peeked.stored
+      : bytesOf(array.data as Bw2lArrayData);
   w.u8(dtype.length).bytes(dtype);
   w.u64(payload.length / DTYPES[array.dtype].bytes);
   if (plan.version === 2) {

@@ -6,7 +6,13 @@
  *           (latin-1; UTF-8 in 3.0), so that magic + lengths + header is a multiple of 64 (16 before numpy 1.14) |
  *   data: product(shape) elements of descr, C order or (fortran_order) column-major, nothing after them.
  */
-import { CorruptDataError, LimitError, TruncatedError, UnsupportedError, UnsupportedVersionError } from "../../bytes/errors.js";
+import {
+  CorruptDataError,
+  LimitError,
+  TruncatedError,
+  UnsupportedError,
+  UnsupportedVersionError,
+} from "../../bytes/errors.js";
 import type { ByteRange, ByteReader } from "../../bytes/byte-reader.js";
 import { decodeLatin1 } from "../../bytes/byte-reader.js";
 import { copyBytes } from "../../bytes/input.js";
@@ -48,12 +54,26 @@ export interface DescrInfo {
 
 const KINDS: Record<string, DType> = {
   b1: "bool",
-  i1: "int8", u1: "uint8", i2: "int16", u2: "uint16", i4: "int32", u4: "uint32", i8: "int64", u8: "uint64",
-  f2: "float16", f4: "float32", f8: "float64",
-  c8: "complex64", c16: "complex128",
+  i1: "int8",
+  u1: "uint8",
+  i2: "int16",
+  u2: "uint16",
+  i4: "int32",
+  u4: "uint32",
+  i8: "int64",
+  u8: "uint64",
+  f2: "float16",
+  f4: "float32",
+  f8: "float64",
+  c8: "complex64",
+  c16: "complex128",
   S1: "char8",
   // raw void types: what writeNpy emits for dtypes numpy has no name for
-  V1: "unknown8", V2: "unknown16", V4: "unknown32", V8: "unknown64", V16: "unknown128",
+  V1: "unknown8",
+  V2: "unknown16",
+  V4: "unknown32",
+  V8: "unknown64",
+  V16: "unknown128",
 };
 
 /** The dtype a descr string stands for, or undefined for one tensorfile does not read. */
@@ -64,7 +84,11 @@ export function descrInfo(descr: string): DescrInfo | undefined {
   if (!dtype) return undefined;
   const order = match[1]!;
   const singleByte = /^[biuSV]1$/.test(match[2]!) || match[2]!.startsWith("V");
-  return { dtype, byteOrder: order === ">" && !singleByte ? "be" : "le", nativeOrder: !singleByte && (order === "=" || order === "") };
+  return {
+    dtype,
+    byteOrder: order === ">" && !singleByte ? "be" : "le",
+    nativeOrder: !singleByte && (order === "=" || order === ""),
+  };
 }
 
 /** The descr kinds tensorfile reads, for messages. */
@@ -88,14 +112,29 @@ type Literal =
   | { kind: "tuple"; items: { value: number; offset: number }[]; offset: number };
 
 /** Parses the dict literal of `bytes` (absolute offset `base`); `text` decodes string contents. */
-function parseDict(bytes: Uint8Array, base: number, format: string, field: string, text: (b: Uint8Array) => string | undefined): { entries: Map<string, Literal>; end: number } {
+function parseDict(
+  bytes: Uint8Array,
+  base: number,
+  format: string,
+  field: string,
+  text: (b: Uint8Array) => string | undefined,
+): { entries: Map<string, Literal>; end: number } {
   let pos = 0;
   const fail = (detail: string, at = pos): never => {
     throw new CorruptDataError(format, `header: ${detail}`, base + at, field);
   };
-  const shown = (at: number) => (at >= bytes.length ? "the end of the header" : bytes[at]! >= 0x21 && bytes[at]! < 0x7f ? `"${String.fromCharCode(bytes[at]!)}"` : `byte 0x${bytes[at]!.toString(16).padStart(2, "0")}`);
+  const shown = (at: number) =>
+    at >= bytes.length
+      ? "the end of the header"
+      : bytes[at]! >= 0x21 && bytes[at]! < 0x7f
+        ? `"${String.fromCharCode(bytes[at]!)}"`
+        : `byte 0x${bytes[at]!.toString(16).padStart(2, "0")}`;
   const space = () => {
-    while (pos < bytes.length && (bytes[pos] === 0x20 || bytes[pos] === 0x09 || bytes[pos] === 0x0a || bytes[pos] === 0x0d)) pos++;
+    while (
+      pos < bytes.length &&
+      (bytes[pos] === 0x20 || bytes[pos] === 0x09 || bytes[pos] === 0x0a || bytes[pos] === 0x0d)
+    )
+      pos++;
   };
   const string = (): Literal => {
     const start = pos;
@@ -121,7 +160,12 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
     if (digits.length > 1 && digits.startsWith("0")) fail(`${digits} is not a Python int (leading zero)`, start);
     const value = Number(digits);
     if (pos - start > 16 || !Number.isSafeInteger(value)) {
-      throw new LimitError(format, `dimension ${digits}${pos - start > 32 ? "…" : ""} is larger than 2^53 - 1`, base + start, field);
+      throw new LimitError(
+        format,
+        `dimension ${digits}${pos - start > 32 ? "…" : ""} is larger than 2^53 - 1`,
+        base + start,
+        field,
+      );
     }
     return { value, offset: base + start };
   };
@@ -149,7 +193,10 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
       if (items.length === 1 && !comma) fail("a one-element tuple needs a trailing comma: (n,)", start);
       return { kind: "tuple", items, offset: base + start };
     }
-    for (const [word, v] of [["True", true], ["False", false]] as const) {
+    for (const [word, v] of [
+      ["True", true],
+      ["False", false],
+    ] as const) {
       if (word.split("").every((c, k) => bytes[pos + k] === c.charCodeAt(0))) {
         const start = pos;
         pos += word.length;
@@ -160,7 +207,13 @@ function parseDict(bytes: Uint8Array, base: number, format: string, field: strin
       const n = integer();
       return { kind: "int", value: n.value, offset: n.offset };
     }
-    if (b === 0x5b && key === "descr") throw new UnsupportedError(format, "a structured dtype (a list descr) is not read by tensorfile", base + pos, `${field}.descr`);
+    if (b === 0x5b && key === "descr")
+      throw new UnsupportedError(
+        format,
+        "a structured dtype (a list descr) is not read by tensorfile",
+        base + pos,
+        `${field}.descr`,
+      );
     if (b === 0x5b) return fail(`'${key}' cannot be a list`);
     return fail(`unexpected ${shown(pos)} where a value should start`);
   };
@@ -204,11 +257,19 @@ export function parseNpy(r: ByteReader, options: ParseOptions, field = ""): NpyA
   const major = r.version(r.u8(at("version.major")), SUPPORTED_MAJOR, versionAt, at("version.major"));
   const minorAt = r.pos;
   const minor = r.u8(at("version.minor"));
-  if (minor !== 0) throw new UnsupportedVersionError(format, minorAt, at("version.minor"), `${major}.${minor}`, ["1.0", "2.0", "3.0"]);
+  if (minor !== 0)
+    throw new UnsupportedVersionError(format, minorAt, at("version.minor"), `${major}.${minor}`, ["1.0", "2.0", "3.0"]);
   const lengthAt = r.pos;
   const headerLength = major === 1 ? r.u16(at("header_len")) : r.u32(at("header_len"));
   if (headerLength > MAX_HEADER_BYTES) {
-    throw new LimitError(format, `header_len ${headerLength} is over the ${MAX_HEADER_BYTES}-byte limit`, lengthAt, at("header_len"), headerLength, MAX_HEADER_BYTES);
+    throw new LimitError(
+      format,
+      `header_len ${headerLength} is over the ${MAX_HEADER_BYTES}-byte limit`,
+      lengthAt,
+      at("header_len"),
+      headerLength,
+      MAX_HEADER_BYTES,
+    );
   }
   const headerAt = r.pos;
   const bytes = r.bytesView(headerLength, at("header"));
@@ -216,40 +277,91 @@ export function parseNpy(r: ByteReader, options: ParseOptions, field = ""): NpyA
   const { entries, end } = parseDict(bytes, headerAt, format, at("header"), decode);
   // after the dict: spaces, then the final newline
   for (let k = end; k < bytes.length - 1; k++) {
-    if (bytes[k] !== 0x20) throw new CorruptDataError(format, `header: only spaces may pad the dict, found byte 0x${bytes[k]!.toString(16).padStart(2, "0")}`, headerAt + k, at("header.padding"));
+    if (bytes[k] !== 0x20)
+      throw new CorruptDataError(
+        format,
+        `header: only spaces may pad the dict, found byte 0x${bytes[k]!.toString(16).padStart(2, "0")}`,
+        headerAt + k,
+        at("header.padding"),
+      );
   }
   if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a || end > bytes.length - 1) {
-    throw new CorruptDataError(format, 'header: the header must end with "\\n" after the dict', headerAt + Math.max(0, bytes.length - 1), at("header.padding"));
+    throw new CorruptDataError(
+      format,
+      'header: the header must end with "\\n" after the dict',
+      headerAt + Math.max(0, bytes.length - 1),
+      at("header.padding"),
+    );
   }
   if ((r.pos - start) % 16 !== 0) {
-    throw new CorruptDataError(format, `header: magic, lengths and header take ${r.pos - start} bytes, not a multiple of 64 (or 16, as numpy wrote before 1.14)`, headerAt + bytes.length - 1, at("header.padding"));
+    throw new CorruptDataError(
+      format,
+      `header: magic, lengths and header take ${r.pos - start} bytes, not a multiple of 64 (or 16, as numpy wrote before 1.14)`,
+      headerAt + bytes.length - 1,
+      at("header.padding"),
+    );
   }
   const keys = [...entries.keys()];
   const expected = ["descr", "fortran_order", "shape"];
   const missing = expected.filter((k) => !entries.has(k));
   const extra = keys.filter((k) => !expected.includes(k));
   if (missing.length > 0 || extra.length > 0) {
-    const what = [missing.length > 0 ? `no ${missing.map((k) => `'${k}'`).join(", ")}` : "", extra.length > 0 ? `unexpected ${extra.map((k) => `'${k}'`).join(", ")}` : ""].filter(Boolean).join("; ");
-    throw new CorruptDataError(format, `header: the dict must have exactly 'descr', 'fortran_order' and 'shape' (${what})`, headerAt, at("header"));
+    const what = [
+      missing.length > 0 ? `no ${missing.map((k) => `'${k}'`).join(", ")}` : "",
+      extra.length > 0 ? `unexpected ${extra.map((k) => `'${k}'`).join(", ")}` : "",
+    ]
+      .filter(Boolean)
+      .join("; ");
+    throw new CorruptDataError(
+      format,
+      `header: the dict must have exactly 'descr', 'fortran_order' and 'shape' (${what})`,
+      headerAt,
+      at("header"),
+    );
   }
   const descrValue = entries.get("descr")!;
-  if (descrValue.kind !== "string") throw new CorruptDataError(format, `header: 'descr' must be a string`, descrValue.offset, at("header.descr"));
+  if (descrValue.kind !== "string")
+    throw new CorruptDataError(format, `header: 'descr' must be a string`, descrValue.offset, at("header.descr"));
   const descr = descrValue.value;
   const info = descrInfo(descr);
-  if (!info) throw new UnsupportedError(format, `descr '${descr}' is not read by tensorfile (it reads ${KNOWN_DESCRS})`, descrValue.offset, at("header.descr"));
+  if (!info)
+    throw new UnsupportedError(
+      format,
+      `descr '${descr}' is not read by tensorfile (it reads ${KNOWN_DESCRS})`,
+      descrValue.offset,
+      at("header.descr"),
+    );
   const fortranValue = entries.get("fortran_order")!;
-  if (fortranValue.kind !== "bool") throw new CorruptDataError(format, "header: 'fortran_order' must be True or False", fortranValue.offset, at("header.fortran_order"));
+  if (fortranValue.kind !== "bool")
+    throw new CorruptDataError(
+      format,
+      "header: 'fortran_order' must be True or False",
+      fortranValue.offset,
+      at("header.fortran_order"),
+    );
   const shapeValue = entries.get("shape")!;
-  if (shapeValue.kind !== "tuple") throw new CorruptDataError(format, "header: 'shape' must be a tuple of whole numbers", shapeValue.offset, at("header.shape"));
+  if (shapeValue.kind !== "tuple")
+    throw new CorruptDataError(
+      format,
+      "header: 'shape' must be a tuple of whole numbers",
+      shapeValue.offset,
+      at("header.shape"),
+    );
   const shape = shapeValue.items.map((d) => d.value);
   const fortranOrder = fortranValue.value;
   // the reorder kernel takes 8 axes longer than 1; elements wider than 8 bytes use one of them for their lanes
   const maxAxes = itemBytes(descr) > 8 ? MAX_FORTRAN_AXES - 1 : MAX_FORTRAN_AXES;
   if (fortranOrder && shape.filter((d) => d > 1).length > maxAxes) {
-    throw new UnsupportedError(format, `a Fortran-order array with ${shape.filter((d) => d > 1).length} axes longer than 1; at most ${maxAxes} can be reordered`, shapeValue.offset, at("header.shape"));
+    throw new UnsupportedError(
+      format,
+      `a Fortran-order array with ${shape.filter((d) => d > 1).length} axes longer than 1; at most ${maxAxes} can be reordered`,
+      shapeValue.offset,
+      at("header.shape"),
+    );
   }
   const header = decode(bytes);
-  if (header === undefined) throw new CorruptDataError(format, "a version 3.0 header must be UTF-8", headerAt, at("header"));
+  if (header === undefined)
+    throw new CorruptDataError(format, "a version 3.0 header must be UTF-8", headerAt, at("header"));
 
   // the data fills the rest exactly: elements x itemsize, multiplied step by step (no overflow)
   const itemSize = itemBytes(descr);
@@ -261,10 +373,21 @@ export function parseNpy(r: ByteReader, options: ParseOptions, field = ""): NpyA
   else for (const d of shape) if ((need *= d) > available) break;
   if (need > available) {
     const total = shape.reduce((a, d) => a * d, itemSize);
-    throw new TruncatedError(format, dataAt, at("data"), Number.isSafeInteger(total) ? total : Number.MAX_SAFE_INTEGER, available);
+    throw new TruncatedError(
+      format,
+      dataAt,
+      at("data"),
+      Number.isSafeInteger(total) ? total : Number.MAX_SAFE_INTEGER,
+      available,
+    );
   }
   if (need < available) {
-    throw new CorruptDataError(format, `${available - need} bytes after the data (${descr} [${shape.join(", ")}] is ${need} bytes)`, dataAt + need, at("data"));
+    throw new CorruptDataError(
+      format,
+      `${available - need} bytes after the data (${descr} [${shape.join(", ")}] is ${need} bytes)`,
+      dataAt + need,
+      at("data"),
+    );
   }
   let data: NpyArray["data"];
   if (headerOnly) data = { byteOffset: dataAt - start, byteLength: need };
@@ -298,7 +421,10 @@ export function encodeHeader(header: string, version: NpyVersion): Uint8Array {
   const out = new Uint8Array(header.length);
   for (let i = 0; i < header.length; i++) {
     const c = header.charCodeAt(i);
-    if (c > 0xff) throw new RangeError(`npy: a version ${version} header is latin-1; character U+${c.toString(16)} needs version 3.0`);
+    if (c > 0xff)
+      throw new RangeError(
+        `npy: a version ${version} header is latin-1; character U+${c.toString(16)} needs version 3.0`,
+      );
     out[i] = c;
   }
   return out;
@@ -306,10 +432,12 @@ export function encodeHeader(header: string, version: NpyVersion): Uint8Array {
 
 /** The whole .npy again: magic, version, header_len, header as stored, data. */
 export function writeNpyArray(array: NpyArray): Uint8Array {
-  if (!(array.data instanceof Uint8Array)) throw new TypeError("npy: the data is not loaded (a readFrom() result); write() needs read()");
+  if (!(array.data instanceof Uint8Array))
+    throw new TypeError("npy: the data is not loaded (a readFrom() result); write() needs read()");
   const header = encodeHeader(array.header, array.version);
   const prefix = array.version === "1.0" ? 10 : 12;
-  if (array.version === "1.0" && header.length > 0xffff) throw new RangeError("npy: a version 1.0 header is at most 65535 bytes");
+  if (array.version === "1.0" && header.length > 0xffff)
+    throw new RangeError("npy: a version 1.0 header is at most 65535 bytes");
   const out = new Uint8Array(prefix + header.length + array.data.byteLength);
   out.set(MAGIC);
   out[6] = Number(array.version[0]);

@@ -39,8 +39,13 @@ export function headerMeta(array: NpyArray): Record<string, unknown> {
 export function arrayWarnings(array: NpyArray, headerBytes: number, prefix: string): string[] {
   const warnings: string[] = [];
   const info = descrInfo(array.descr)!;
-  if (headerBytes % 64 !== 0) warnings.push(`${prefix}the data starts at byte ${headerBytes} of the .npy, a multiple of 16 but not of 64 (numpy pads to 64 since 1.14)`);
-  if (info.nativeOrder) warnings.push(`${prefix}descr '${array.descr}' names no byte order (numpy's native order); read as little-endian`);
-  if (info.dtype.startsWith("unknown")) warnings.push(`${prefix}descr '${array.descr}' is raw void data: read as ${info.dtype} bytes`);
+  if (headerBytes % 64 !== 0)
+    warnings.push(
+      `${prefix}the data starts at byte ${headerBytes} of the .npy, a multiple of 16 but not of 64 (numpy pads to 64 since 1.14)`,
+    );
+  if (info.nativeOrder)
+    warnings.push(`${prefix}descr '${array.descr}' names no byte order (numpy's native order); read as little-endian`);
+  if (info.dtype.startsWith("unknown"))
+    warnings.push(`${prefix}descr '${array.descr}' is raw void data: read as ${info.dtype} bytes`);
   return warnings;
 }

@@ -57,7 +57,12 @@ export interface NpzMemberRef {
 /** The member's name with its ".npy" cut off; CORRUPT for names that are not .npy files. */
 export function tensorName(entry: ZipEntry, index: number, format: string): string {
   if (!entry.name.endsWith(".npy") || entry.name.length === 4) {
-    throw new CorruptDataError(format, `member ${JSON.stringify(entry.name)} is not an .npy file (npz members are named <name>.npy)`, entry.entryOffset + 46, `central_directory[${index}].name`);
+    throw new CorruptDataError(
+      format,
+      `member ${JSON.stringify(entry.name)} is not an .npy file (npz members are named <name>.npy)`,
+      entry.entryOffset + 46,
+      `central_directory[${index}].name`,
+    );
   }
   return entry.name.slice(0, -4);
 }
@@ -66,7 +71,10 @@ export function tensorName(entry: ZipEntry, index: number, format: string): stri
 function inflateError(cause: unknown, format: string, offset: number, field: string): FormatError {
   if (cause instanceof FormatError) return cause;
   const code = (cause as { code?: number }).code;
-  const detail = code === 0 ? "the deflate stream ends before its last block" : `bad deflate data: ${(cause as Error)?.message ?? String(cause)}`;
+  const detail =
+    code === 0
+      ? "the deflate stream ends before its last block"
+      : `bad deflate data: ${(cause as Error)?.message ?? String(cause)}`;
   return new CorruptDataError(format, detail, offset, field, { cause });
 }
 
@@ -74,24 +82,48 @@ function inflateError(cause: unknown, format: string, offset: number, field: str
  * Inflates a whole member into exactly `size` bytes: CORRUPT when it inflates to more (stopped as soon as it
  * does) or fewer, or when `size` is impossible for the compressed length.
  */
-export function inflateMember(compressed: Uint8Array, size: number, format: string, offset: number, field: string): Uint8Array {
+export function inflateMember(
+  compressed: Uint8Array,
+  size: number,
+  format: string,
+  offset: number,
+  field: string,
+): Uint8Array {
   if (size > compressed.length * MAX_DEFLATE_RATIO + 1024) {
-    throw new CorruptDataError(format, `a ${size}-byte member cannot be inflated from ${compressed.length} deflated bytes`, offset, field);
+    throw new CorruptDataError(
+      format,
+      `a ${size}-byte member cannot be inflated from ${compressed.length} deflated bytes`,
+      offset,
+      field,
+    );
   }
   let out: Uint8Array;
   try {
     out = new Uint8Array(size);
   } catch (cause) {
-    throw new LimitError(format, `cannot allocate ${size} bytes for the inflated member (${(cause as Error).message})`, offset, field, size);
+    throw new LimitError(
+      format,
+      `cannot allocate ${size} bytes for the inflated member (${(cause as Error).message})`,
+      offset,
+      field,
+      size,
+    );
   }
   let total = 0;
   const inflater = new Inflate((chunk) => {
-    if (total + chunk.length > size) throw new CorruptDataError(format, `the member inflates to more than the ${size} bytes the directory says`, offset, field);
+    if (total + chunk.length > size)
+      throw new CorruptDataError(
+        format,
+        `the member inflates to more than the ${size} bytes the directory says`,
+        offset,
+        field,
+      );
     out.set(chunk, total);
     total += chunk.length;
   });
   try {
-    if (compressed.length === 0) throw new CorruptDataError(format, "a deflated member needs at least one block (0 bytes)", offset, field);
+    if (compressed.length === 0)
+      throw new CorruptDataError(format, "a deflated member needs at least one block (0 bytes)", offset, field);
     for (let p = 0; p < compressed.length; p += SLICE) {
       const end = Math.min(compressed.length, p + SLICE);
       inflater.push(compressed.subarray(p, end), end === compressed.length);
@@ -99,7 +131,13 @@ export function inflateMember(compressed: Uint8Array, size: number, format: stri
   } catch (cause) {
     throw inflateError(cause, format, offset, field);
   }
-  if (total !== size) throw new CorruptDataError(format, `the member inflates to ${total} bytes, the directory says ${size}`, offset, field);
+  if (total !== size)
+    throw new CorruptDataError(
+      format,
+      `the member inflates to ${total} bytes, the directory says ${size}`,
+      offset,
+      field,
+    );
   return out;
 }
 
@@ -107,7 +145,14 @@ export function inflateMember(compressed: Uint8Array, size: number, format: stri
  * Inflates the start of a member (`compressed` may be a prefix of its data; `final` when it is all of it):
  * whatever output that gives, at most `limit` bytes.
  */
-export function inflatePrefix(compressed: Uint8Array, final: boolean, limit: number, format: string, offset: number, field: string): Uint8Array {
+export function inflatePrefix(
+  compressed: Uint8Array,
+  final: boolean,
+  limit: number,
+  format: string,
+  offset: number,
+  field: string,
+): Uint8Array {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const inflater = new Inflate((chunk) => {
@@ -145,14 +190,26 @@ export function npyHeaderBytes(prefix: Uint8Array): number | undefined {
  * Parses an .npy held in `bytes` that are not at a file offset of their own (an inflated member): errors are
  * re-thrown at the member's data offset, naming the byte inside the inflated member.
  */
-export function parseInflated(bytes: Uint8Array, format: string, dataOffset: number, field: string, declaredSize?: number): NpyArray {
+export function parseInflated(
+  bytes: Uint8Array,
+  format: string,
+  dataOffset: number,
+  field: string,
+  declaredSize?: number,
+): NpyArray {
   try {
-    return parseNpy(new ByteReader(bytes, format), { eager: declaredSize === undefined, copy: false, declaredSize }, field);
+    return parseNpy(
+      new ByteReader(bytes, format),
+      { eager: declaredSize === undefined, copy: false, declaredSize },
+      field,
+    );
   } catch (error) {
     if (!(error instanceof FormatError) || error.offset === undefined) throw error;
     const detail = `${error.detail} (at byte ${error.offset} of the inflated member)`;
     if (error instanceof TruncatedError) {
-      throw new CorruptDataError(format, `the inflated member is too short: ${detail}`, dataOffset, error.field, { cause: error });
+      throw new CorruptDataError(format, `the inflated member is too short: ${detail}`, dataOffset, error.field, {
+        cause: error,
+      });
     }
     throw new FormatError(error.code, format, detail, dataOffset, error.field, { cause: error });
   }
@@ -166,7 +223,12 @@ export function parseInflated(bytes: Uint8Array, format: string, dataOffset: num
 export function checkCrc(content: Uint8Array, declared: number, format: string, offset: number, field: string): void {
   const computed = crc32(content);
   if (computed !== declared) {
-    throw new CorruptDataError(format, `CRC-32 mismatch: 0x${hex8(declared)} declared, 0x${hex8(computed)} computed from the inflated member`, offset, field);
+    throw new CorruptDataError(
+      format,
+      `CRC-32 mismatch: 0x${hex8(declared)} declared, 0x${hex8(computed)} computed from the inflated member`,
+      offset,
+      field,
+    );
   }
 }
 
@@ -185,22 +247,39 @@ const STREAM_READ_BYTES = 1024 * 1024;
  * in bounded memory. The size and the CRC-32 are checked at the end (CORRUPT), and the output is stopped as soon
  * as it passes the declared size.
  */
-export async function* inflateMemberPieces(source: ByteSource, ref: NpzMemberRef, format: string, field: string): AsyncGenerator<Uint8Array> {
+export async function* inflateMemberPieces(
+  source: ByteSource,
+  ref: NpzMemberRef,
+  format: string,
+  field: string,
+): AsyncGenerator<Uint8Array> {
   const offset = ref.dataOffset;
   if (ref.size > ref.compressedSize * MAX_DEFLATE_RATIO + 1024) {
-    throw new CorruptDataError(format, `a ${ref.size}-byte member cannot be inflated from ${ref.compressedSize} deflated bytes`, offset, field);
+    throw new CorruptDataError(
+      format,
+      `a ${ref.size}-byte member cannot be inflated from ${ref.compressedSize} deflated bytes`,
+      offset,
+      field,
+    );
   }
-  if (ref.compressedSize === 0) throw new CorruptDataError(format, "a deflated member needs at least one block (0 bytes)", offset, field);
+  if (ref.compressedSize === 0)
+    throw new CorruptDataError(format, "a deflated member needs at least one block (0 bytes)", offset, field);
   let total = 0;
   let crc = 0;
   let pending: Uint8Array[] = [];
   const inflater = new Inflate((chunk) => {
-    if (total + chunk.length > ref.size) throw new CorruptDataError(format, `the member inflates to more than the ${ref.size} bytes the directory says`, offset, field);
+    if (total + chunk.length > ref.size)
+      throw new CorruptDataError(
+        format,
+        `the member inflates to more than the ${ref.size} bytes the directory says`,
+        offset,
+        field,
+      );
     total += chunk.length;
     crc = crc32(chunk, crc);
     pending.push(chunk);
   });
-  for (let read = 0; read < ref.compressedSize; ) {
+  for (let read = 0; read < ref.compressedSize;) {
     const length = Math.min(STREAM_READ_BYTES, ref.compressedSize - read);
     const compressed = await readExactly(source, offset + read, length, format, field);
     read += length;
@@ -216,8 +295,19 @@ export async function* inflateMemberPieces(source: ByteSource, ref: NpzMemberRef
       for (const chunk of out) yield chunk;
     }
   }
-  if (total !== ref.size) throw new CorruptDataError(format, `the member inflates to ${total} bytes, the directory says ${ref.size}`, offset, field);
+  if (total !== ref.size)
+    throw new CorruptDataError(
+      format,
+      `the member inflates to ${total} bytes, the directory says ${ref.size}`,
+      offset,
+      field,
+    );
   if (crc !== ref.crc32) {
-    throw new CorruptDataError(format, `CRC-32 mismatch: 0x${hex8(ref.crc32)} declared, 0x${hex8(crc)} computed from the inflated member`, offset, field);
+    throw new CorruptDataError(
+      format,
+      `CRC-32 mismatch: 0x${hex8(ref.crc32)} declared, 0x${hex8(crc)} computed from the inflated member`,
+      offset,
+      field,
+    );
   }
 }

@@ -2,7 +2,15 @@
 import { CorruptDataError } from "../../bytes/errors.js";
 import type { ByteReader } from "../../bytes/byte-reader.js";
 import { MAX_HEADER_BYTES, parseNpy } from "../npy/parse.js";
-import { type NpzMember, checkCrc, inflateMember, inflatePrefix, npyHeaderBytes, parseInflated, tensorName } from "./members.js";
+import {
+  type NpzMember,
+  checkCrc,
+  inflateMember,
+  inflatePrefix,
+  npyHeaderBytes,
+  parseInflated,
+  tensorName,
+} from "./members.js";
 import { type ZipEntry, checkOverlaps, readDirectory, readLocalHeader } from "./zip.js";
 
 /** A whole `.npz`, as {@link read} gives it. */
@@ -31,7 +39,7 @@ function parseMember(r: ByteReader, entry: ZipEntry, index: number, options: Par
   const base = {
     name: entry.name,
     tensor: tensorName(entry, index, format),
-    method: entry.method === 0 ? "stored" as const : "deflated" as const,
+    method: entry.method === 0 ? ("stored" as const) : ("deflated" as const),
     crc32: entry.crc32,
     compressedSize: entry.compressedSize,
     size: entry.size,
@@ -40,9 +48,18 @@ function parseMember(r: ByteReader, entry: ZipEntry, index: number, options: Par
   };
   if (entry.method === 0) {
     if (entry.compressedSize !== entry.size) {
-      throw new CorruptDataError(format, `a stored member's compressed size ${entry.compressedSize} differs from its size ${entry.size}`, entry.entryOffset + 20, `central_directory[${index}].compressed_size`);
+      throw new CorruptDataError(
+        format,
+        `a stored member's compressed size ${entry.compressedSize} differs from its size ${entry.size}`,
+        entry.entryOffset + 20,
+        `central_directory[${index}].compressed_size`,
+      );
     }
-    const array = parseNpy(r.slice(entry.dataOffset, entry.dataOffset + entry.size), { eager: options.eager, copy: false }, field);
+    const array = parseNpy(
+      r.slice(entry.dataOffset, entry.dataOffset + entry.size),
+      { eager: options.eager, copy: false },
+      field,
+    );
     if (!options.eager) return { ...base, array };
     const content = r.slice(entry.dataOffset, entry.dataOffset + entry.size).bytesView(entry.size, `${field}.data`);
     return { ...base, array, content };
@@ -76,7 +93,12 @@ export function parseFile(r: ByteReader, options: ParseOptions): NpzFile {
   directory.entries.forEach((entry, i) => {
     const name = tensorName(entry, i, format);
     if (seen.has(name)) {
-      throw new CorruptDataError(format, `two members are named ${JSON.stringify(entry.name)}`, entry.entryOffset + 46, `central_directory[${i}].name`);
+      throw new CorruptDataError(
+        format,
+        `two members are named ${JSON.stringify(entry.name)}`,
+        entry.entryOffset + 46,
+        `central_directory[${i}].name`,
+      );
     }
     seen.set(name, i);
   });

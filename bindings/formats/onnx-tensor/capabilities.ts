@@ -9,5 +9,8 @@ type File = ReturnType<typeof onnxTensor.read>;
 export const capabilities: FormatCapabilities<typeof onnxTensor, File> = {
   id: onnxTensor.id,
   module: onnxTensor,
-  unnamedTensor: (file) => (file.tensor.name === "" ? "a TensorProto without a name: give the tensor's name in the model with --tensor NAME" : undefined),
+  unnamedTensor: (file) =>
+    file.tensor.name === ""
+      ? "a TensorProto without a name: give the tensor's name in the model with --tensor NAME"
+      : undefined,
 };

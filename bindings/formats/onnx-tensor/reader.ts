@@ -17,7 +17,10 @@ export function parseTensorFile(r: ByteReader, eager: boolean): OnnxTensorFile {
     const { tensor, unknownFieldCount } = parseTensorProto(r, { eager, countVarints: true, root: "tensor" });
     // a file is its one tensor: without a data type this reader knows, there is none
     if (DATA_TYPES[tensor.dataType] === undefined) {
-      const detail = tensor.dataType === 0 ? "the TensorProto has no data_type (UNDEFINED): it holds no tensor" : `${dataTypeName(tensor.dataType)} is not an ONNX data type this reader knows`;
+      const detail =
+        tensor.dataType === 0
+          ? "the TensorProto has no data_type (UNDEFINED): it holds no tensor"
+          : `${dataTypeName(tensor.dataType)} is not an ONNX data type this reader knows`;
       throw new UnsupportedError(id, detail, 0, "tensor.data_type");
     }
     return { name: tensor.name !== "" ? tensor.name : DEFAULT_NAME, tensor, unknownFieldCount, byteLength: r.fileSize };
@@ -92,5 +95,10 @@ function containerShape(r: ByteReader): { kind: string; name: string; elemType: 
     i += length;
   }
   if (elemType < 0) return undefined;
-  return { kind: values > 1 ? "SequenceProto" : "SequenceProto or OptionalProto", name, elemType: ELEM_TYPES[elemType]!, values };
+  return {
+    kind: values > 1 ? "SequenceProto" : "SequenceProto or OptionalProto",
+    name,
+    elemType: ELEM_TYPES[elemType]!,
+    values,
+  };
 }

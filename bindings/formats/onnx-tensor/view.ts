@@ -9,7 +9,13 @@ import { type ByteSource, SourceError } from "../../io/source.js";
 import { type DecodeOptions, type NamedTensor, type TensorInfo, elementCount } from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import { DATA_TYPES, dataTypeName, rawByteLength } from "../onnx/model.js";
-import { type OnnxTensorInfo, type OnnxWeight, loadTensor as loadOnnxWeight, tensorOf, weightInfo } from "../onnx/view.js";
+import {
+  type OnnxTensorInfo,
+  type OnnxWeight,
+  loadTensor as loadOnnxWeight,
+  tensorOf,
+  weightInfo,
+} from "../onnx/view.js";
 import { type OnnxTensorFile, id } from "./model.js";
 
 /** The bytes of a read() result (readFrom() results have none). */
@@ -37,7 +43,8 @@ function externalRefused(file: OnnxTensorFile): SourceError {
 export function tensors(file: OnnxTensorFile, options?: DecodeOptions): NamedTensor[] {
   lazy.assertEager(file, id);
   const bytes = fileBytes.get(file);
-  if (!bytes) throw new UnsupportedError(id, "this file object has no bytes (use a read() result)", undefined, "tensors");
+  if (!bytes)
+    throw new UnsupportedError(id, "this file object has no bytes (use a read() result)", undefined, "tensors");
   const w = weightOf(file);
   if (!w) return [];
   if (file.tensor.storage === "external") throw externalRefused(file);
@@ -48,7 +55,9 @@ export function tensors(file: OnnxTensorFile, options?: DecodeOptions): NamedTen
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
   const onnx = (info as OnnxTensorInfo).onnx;
   if (onnx?.storage === "external") {
-    throw new SourceError(`onnx-tensor "${info.name}" keeps its data in the external file ${JSON.stringify(onnx.location)}: a bare TensorProto's external data is not read`);
+    throw new SourceError(
+      `onnx-tensor "${info.name}" keeps its data in the external file ${JSON.stringify(onnx.location)}: a bare TensorProto's external data is not read`,
+    );
   }
   return loadOnnxWeight(source, info, options);
 }
@@ -58,7 +67,12 @@ export function inspect(file: OnnxTensorFile): InspectResult {
   const t = file.tensor;
   const type = DATA_TYPES[t.dataType];
   const count = elementCount(t.dims);
-  const rows = tensorInfos(file).map((info) => ({ name: info.name, dtype: info.dtype, shape: info.shape, byteLength: rawByteLength(type!, count) }));
+  const rows = tensorInfos(file).map((info) => ({
+    name: info.name,
+    dtype: info.dtype,
+    shape: info.shape,
+    byteLength: rawByteLength(type!, count),
+  }));
   return {
     format: id,
     version: null,
@@ -77,10 +91,13 @@ export function verify(file: OnnxTensorFile): string[] {
   const type = DATA_TYPES[t.dataType];
   const warnings: string[] = [];
   if (!type) warnings.push(`${dataTypeName(t.dataType)} is not an ONNX data type this reader knows`);
-  else if (type.dtype === undefined) warnings.push(`"${file.name}" is a ${type.name} tensor of ${t.stringCount ?? 0} strings: listed, not decoded`);
+  else if (type.dtype === undefined)
+    warnings.push(`"${file.name}" is a ${type.name} tensor of ${t.stringCount ?? 0} strings: listed, not decoded`);
   else if (type.asStoredBytes) warnings.push(`"${file.name}" is ${type.name}: shown as its stored bytes (uint8)`);
-  if (t.storage === "external") warnings.push(`"${file.name}" is in the external file ${JSON.stringify(t.external!.location)}, which is not read`);
-  if (file.unknownFieldCount > 0) warnings.push(`${file.unknownFieldCount} fields this reader does not know are kept as bytes`);
+  if (t.storage === "external")
+    warnings.push(`"${file.name}" is in the external file ${JSON.stringify(t.external!.location)}, which is not read`);
+  if (file.unknownFieldCount > 0)
+    warnings.push(`${file.unknownFieldCount} fields this reader does not know are kept as bytes`);
   return warnings;
 }
 

@@ -52,7 +52,27 @@ export const ONNX_DTYPES = {
 /** A dtype name accepted by the builder (a key of {@link ONNX_DTYPES}). */
 export type OnnxDTypeName = keyof typeof ONNX_DTYPES;
 
-const DTYPE_BYTES: Record<number, number> = { 1: 4, 2: 1, 3: 1, 4: 2, 5: 2, 6: 4, 7: 8, 9: 1, 10: 2, 11: 8, 12: 4, 13: 8, 14: 8, 15: 16, 16: 2, 17: 1, 18: 1, 19: 1, 20: 1 };
+const DTYPE_BYTES: Record<number, number> = {
+  1: 4,
+  2: 1,
+  3: 1,
+  4: 2,
+  5: 2,
+  6: 4,
+  7: 8,
+  9: 1,
+  10: 2,
+  11: 8,
+  12: 4,
+  13: 8,
+  14: 8,
+  15: 16,
+  16: 2,
+  17: 1,
+  18: 1,
+  19: 1,
+  20: 1,
+};
 /** UINT4, INT4, FLOAT4E2M1: two elements a byte (raw bytes only). */
 const HALF_BYTE_DTYPES = new Set([21, 22, 23]);
 /** The highest TensorProto.DataType a tensor may have (FLOAT4E2M1); value infos take any int32 code. */
@@ -90,65 +110,65 @@ export interface OnnxValueInfoInput {
 /** An attribute with its type spelled out (AttributeProto field 20 type and the value field it selects). */
 export type OnnxAttributeInput =
   | {
-    /** FLOAT. */
-    type: "float";
-    /** Field 2 f, stored as float32. */
-    value: number;
-  }
+      /** FLOAT. */
+      type: "float";
+      /** Field 2 f, stored as float32. */
+      value: number;
+    }
   | {
-    /** INT. */
-    type: "int";
-    /** Field 3 i (int64). */
-    value: number | bigint;
-  }
+      /** INT. */
+      type: "int";
+      /** Field 3 i (int64). */
+      value: number | bigint;
+    }
   | {
-    /** STRING. */
-    type: "string";
-    /** Field 4 s: text (stored as UTF-8) or bytes. */
-    value: string | Uint8Array;
-  }
+      /** STRING. */
+      type: "string";
+      /** Field 4 s: text (stored as UTF-8) or bytes. */
+      value: string | Uint8Array;
+    }
   | {
-    /** TENSOR. */
-    type: "tensor";
-    /** Field 5 t. */
-    value: OnnxTensorInput;
-  }
+      /** TENSOR. */
+      type: "tensor";
+      /** Field 5 t. */
+      value: OnnxTensorInput;
+    }
   | {
-    /** GRAPH. */
-    type: "graph";
-    /** Field 6 g: a subgraph (e.g. an If branch). */
-    value: OnnxGraphInput;
-  }
+      /** GRAPH. */
+      type: "graph";
+      /** Field 6 g: a subgraph (e.g. an If branch). */
+      value: OnnxGraphInput;
+    }
   | {
-    /** FLOATS. */
-    type: "floats";
-    /** Field 7 floats (packed float32). */
-    value: readonly number[];
-  }
+      /** FLOATS. */
+      type: "floats";
+      /** Field 7 floats (packed float32). */
+      value: readonly number[];
+    }
   | {
-    /** INTS. */
-    type: "ints";
-    /** Field 8 ints (packed int64). */
-    value: readonly (number | bigint)[];
-  }
+      /** INTS. */
+      type: "ints";
+      /** Field 8 ints (packed int64). */
+      value: readonly (number | bigint)[];
+    }
   | {
-    /** STRINGS. */
-    type: "strings";
-    /** Field 9 strings: text (stored as UTF-8) or bytes each. */
-    value: readonly (string | Uint8Array)[];
-  }
+      /** STRINGS. */
+      type: "strings";
+      /** Field 9 strings: text (stored as UTF-8) or bytes each. */
+      value: readonly (string | Uint8Array)[];
+    }
   | {
-    /** TENSORS. */
-    type: "tensors";
-    /** Field 10 tensors. */
-    value: readonly OnnxTensorInput[];
-  }
+      /** TENSORS. */
+      type: "tensors";
+      /** Field 10 tensors. */
+      value: readonly OnnxTensorInput[];
+    }
   | {
-    /** GRAPHS. */
-    type: "graphs";
-    /** Field 11 graphs. */
-    value: readonly OnnxGraphInput[];
-  };
+      /** GRAPHS. */
+      type: "graphs";
+      /** Field 11 graphs. */
+      value: readonly OnnxGraphInput[];
+    };
 
 /**
  * An attribute value: the explicit form, or a shorthand: a safe integer or a bigint (int64) is INT, another number
@@ -198,12 +218,14 @@ export interface OnnxModelInput {
   /** Default 8 (the IR version of opset 17). */
   irVersion?: number | undefined;
   /** Default [{ domain: "", version: 17 }]. */
-  opsetImports?: readonly {
-    /** Field 1 domain (default "": ai.onnx). */
-    domain?: string | undefined;
-    /** Field 2 version: the opset version. */
-    version: number;
-  }[] | undefined;
+  opsetImports?:
+    | readonly {
+        /** Field 1 domain (default "": ai.onnx). */
+        domain?: string | undefined;
+        /** Field 2 version: the opset version. */
+        version: number;
+      }[]
+    | undefined;
   /** Field 2 producer_name (default `tensorfile`). */
   producerName?: string | undefined;
   /** Field 3 producer_version (omitted when undefined). */
@@ -220,7 +242,18 @@ export interface OnnxModelInput {
   graph: OnnxGraphInput;
 }
 
-const ATTR = { float: 1, int: 2, string: 3, tensor: 4, graph: 5, floats: 6, ints: 7, strings: 8, tensors: 9, graphs: 10 } as const;
+const ATTR = {
+  float: 1,
+  int: 2,
+  string: 3,
+  tensor: 4,
+  graph: 5,
+  floats: 6,
+  ints: 7,
+  strings: 8,
+  tensors: 9,
+  graphs: 10,
+} as const;
 
 // ---------------------------------------------------------------------------------------------------------
 // What create() accepts: every value is written as given or refused (a TypeError for the wrong kind of value, a
@@ -243,7 +276,8 @@ function describe(value: unknown): string {
 /** A string field: text that UTF-8 can hold as it is (a lone surrogate would be written as U+FFFD). */
 function text(value: unknown, what: string): string {
   if (typeof value !== "string") throw new TypeError(`onnx.create: ${what} must be a string, not ${describe(value)}`);
-  if (LONE_SURROGATE.test(value)) throw new RangeError(`onnx.create: ${what} has a lone UTF-16 surrogate (UTF-8 cannot store it)`);
+  if (LONE_SURROGATE.test(value))
+    throw new RangeError(`onnx.create: ${what} has a lone UTF-16 surrogate (UTF-8 cannot store it)`);
   return value;
 }
 
@@ -254,12 +288,14 @@ function optionalText(value: unknown, what: string): string | undefined {
 /** An int64 field: a safe integer number or a bigint in int64 range (at least `min`). */
 function int64(value: unknown, what: string, min: bigint = INT64_MIN): number | bigint {
   if (typeof value === "number") {
-    if (!Number.isSafeInteger(value)) throw new RangeError(`onnx.create: ${what} must be an integer (a safe one, or a bigint), not ${value}`);
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(`onnx.create: ${what} must be an integer (a safe one, or a bigint), not ${value}`);
     if (BigInt(value) < min) throw new RangeError(`onnx.create: ${what} must be at least ${min}, not ${value}`);
     return value;
   }
   if (typeof value === "bigint") {
-    if (value < min || value > INT64_MAX) throw new RangeError(`onnx.create: ${what} ${value}n is outside int64${min > INT64_MIN ? ` (from ${min})` : ""}`);
+    if (value < min || value > INT64_MAX)
+      throw new RangeError(`onnx.create: ${what} ${value}n is outside int64${min > INT64_MIN ? ` (from ${min})` : ""}`);
     return value;
   }
   throw new TypeError(`onnx.create: ${what} must be an integer, not ${describe(value)}`);
@@ -268,7 +304,8 @@ function int64(value: unknown, what: string, min: bigint = INT64_MIN): number | 
 /** A float32 field: a number whose float32 is not an overflow to infinity (the rounding to float32 is the field's). */
 function float32(value: unknown, what: string): number {
   if (typeof value !== "number") throw new TypeError(`onnx.create: ${what} must be a number, not ${describe(value)}`);
-  if (Number.isFinite(value) && !Number.isFinite(Math.fround(value))) throw new RangeError(`onnx.create: ${what} ${value} is beyond float32's range`);
+  if (Number.isFinite(value) && !Number.isFinite(Math.fround(value)))
+    throw new RangeError(`onnx.create: ${what} ${value} is beyond float32's range`);
   return value;
 }
 
@@ -283,23 +320,40 @@ function plainObject(value: unknown, what: string): Record<string, unknown> {
 function dtypeCode(dtype: unknown, what: string, forTensor: boolean): number {
   let code: number;
   if (typeof dtype === "string") {
-    if (!Object.prototype.hasOwnProperty.call(ONNX_DTYPES, dtype)) throw new TypeError(`onnx.create: ${what} has an unknown dtype ${describe(dtype)}`);
+    if (!Object.prototype.hasOwnProperty.call(ONNX_DTYPES, dtype))
+      throw new TypeError(`onnx.create: ${what} has an unknown dtype ${describe(dtype)}`);
     code = ONNX_DTYPES[dtype as OnnxDTypeName];
   } else if (typeof dtype === "number") {
-    if (!Number.isInteger(dtype) || dtype <= 0 || dtype > INT32_MAX) throw new RangeError(`onnx.create: ${what} has dtype code ${dtype} (a TensorProto.DataType is a positive int32)`);
+    if (!Number.isInteger(dtype) || dtype <= 0 || dtype > INT32_MAX)
+      throw new RangeError(`onnx.create: ${what} has dtype code ${dtype} (a TensorProto.DataType is a positive int32)`);
     code = dtype;
   } else {
-    throw new TypeError(`onnx.create: ${what}'s dtype must be a name or a TensorProto.DataType code, not ${describe(dtype)}`);
+    throw new TypeError(
+      `onnx.create: ${what}'s dtype must be a name or a TensorProto.DataType code, not ${describe(dtype)}`,
+    );
   }
-  if (forTensor && code === ONNX_DTYPES.string) throw new TypeError(`onnx.create: ${what} is a string tensor (create() writes raw_data, which cannot hold strings)`);
-  if (forTensor && code > LAST_TENSOR_DTYPE) throw new RangeError(`onnx.create: ${what} has dtype code ${code}, which this writer does not know the size of`);
+  if (forTensor && code === ONNX_DTYPES.string)
+    throw new TypeError(
+      `onnx.create: ${what} is a string tensor (create() writes raw_data, which cannot hold strings)`,
+    );
+  if (forTensor && code > LAST_TENSOR_DTYPE)
+    throw new RangeError(`onnx.create: ${what} has dtype code ${code}, which this writer does not know the size of`);
   return code;
 }
 
 /** The integer range of an integer dtype's elements, and whether a list may give them as bigints. */
 const INTEGER_RANGES: Record<number, [bigint, bigint]> = {
-  2: [0n, 255n], 3: [-128n, 127n], 4: [0n, 65535n], 5: [-32768n, 32767n], 6: [-(2n ** 31n), 2n ** 31n - 1n],
-  12: [0n, 2n ** 32n - 1n], 7: [INT64_MIN, INT64_MAX], 13: [0n, 2n ** 64n - 1n], 9: [0n, 1n], 10: [0n, 65535n], 16: [0n, 65535n],
+  2: [0n, 255n],
+  3: [-128n, 127n],
+  4: [0n, 65535n],
+  5: [-32768n, 32767n],
+  6: [-(2n ** 31n), 2n ** 31n - 1n],
+  12: [0n, 2n ** 32n - 1n],
+  7: [INT64_MIN, INT64_MAX],
+  13: [0n, 2n ** 64n - 1n],
+  9: [0n, 1n],
+  10: [0n, 65535n],
+  16: [0n, 65535n],
 };
 
 /** A number-list element as its dtype stores it exactly (else a RangeError or TypeError). */
@@ -313,37 +367,66 @@ function element(code: number, value: unknown, what: string): number | bigint {
   if (!range) throw new TypeError(`onnx.create: ${what}: dtype ${code} needs raw bytes or a typed array`);
   let big: bigint;
   if (typeof value === "number") {
-    if (!Number.isSafeInteger(value)) throw new RangeError(`onnx.create: ${what} ${value} is not an integer this dtype holds (give a bigint beyond 2^53)`);
+    if (!Number.isSafeInteger(value))
+      throw new RangeError(
+        `onnx.create: ${what} ${value} is not an integer this dtype holds (give a bigint beyond 2^53)`,
+      );
     big = BigInt(value);
   } else if (typeof value === "bigint") {
     big = value;
   } else {
     throw new TypeError(`onnx.create: ${what} must be a number or bigint, not ${describe(value)}`);
   }
-  if (big < range[0] || big > range[1]) throw new RangeError(`onnx.create: ${what} ${value} is outside [${range[0]}, ${range[1]}]`);
+  if (big < range[0] || big > range[1])
+    throw new RangeError(`onnx.create: ${what} ${value} is outside [${range[0]}, ${range[1]}]`);
   return value as number | bigint;
 }
 
 function numbersToBytes(code: number, values: readonly (number | bigint)[], what: string): Uint8Array {
   const size = DTYPE_BYTES[code];
-  if (size === undefined || code === 14 || code === 15 || (code >= 17 && code <= 20)) throw new TypeError(`onnx.create: ${what}: dtype ${code} needs raw bytes or a typed array`);
+  if (size === undefined || code === 14 || code === 15 || (code >= 17 && code <= 20))
+    throw new TypeError(`onnx.create: ${what}: dtype ${code} needs raw bytes or a typed array`);
   values.forEach((v, i) => element(code, v, `${what}[${i}]`));
   const out = new Uint8Array(values.length * size);
   const view = new DataView(out.buffer);
   values.forEach((v, i) => {
     const at = i * size;
     switch (code) {
-      case 1: view.setFloat32(at, Number(v), true); break;
-      case 11: view.setFloat64(at, Number(v), true); break;
-      case 2: case 9: view.setUint8(at, Number(v)); break;
-      case 3: view.setInt8(at, Number(v)); break;
-      case 4: case 10: case 16: view.setUint16(at, Number(v), true); break; // float16/bfloat16: the raw bits
-      case 5: view.setInt16(at, Number(v), true); break;
-      case 6: view.setInt32(at, Number(v), true); break;
-      case 12: view.setUint32(at, Number(v), true); break;
-      case 7: view.setBigInt64(at, BigInt(v), true); break;
-      case 13: view.setBigUint64(at, BigInt(v), true); break;
-      default: throw new TypeError(`onnx.create: dtype ${code} needs raw bytes`);
+      case 1:
+        view.setFloat32(at, Number(v), true);
+        break;
+      case 11:
+        view.setFloat64(at, Number(v), true);
+        break;
+      case 2:
+      case 9:
+        view.setUint8(at, Number(v));
+        break;
+      case 3:
+        view.setInt8(at, Number(v));
+        break;
+      case 4:
+      case 10:
+      case 16:
+        view.setUint16(at, Number(v), true);
+        break; // float16/bfloat16: the raw bits
+      case 5:
+        view.setInt16(at, Number(v), true);
+        break;
+      case 6:
+        view.setInt32(at, Number(v), true);
+        break;
+      case 12:
+        view.setUint32(at, Number(v), true);
+        break;
+      case 7:
+        view.setBigInt64(at, BigInt(v), true);
+        break;
+      case 13:
+        view.setBigUint64(at, BigInt(v), true);
+        break;
+      default:
+        throw new TypeError(`onnx.create: dtype ${code} needs raw bytes`);
     }
   });
   return out;
@@ -352,7 +435,10 @@ function numbersToBytes(code: number, values: readonly (number | bigint)[], what
 function tensorBytes(code: number, data: unknown, what: string): Uint8Array {
   if (data instanceof Uint8Array) return data;
   if (ArrayBuffer.isView(data)) return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-  if (!Array.isArray(data)) throw new TypeError(`onnx.create: ${what}.data must be bytes, a typed array or a list of numbers, not ${describe(data)}`);
+  if (!Array.isArray(data))
+    throw new TypeError(
+      `onnx.create: ${what}.data must be bytes, a typed array or a list of numbers, not ${describe(data)}`,
+    );
   return numbersToBytes(code, data as readonly (number | bigint)[], `${what}.data`);
 }
 
@@ -361,8 +447,15 @@ function tensorBytes(code: number, data: unknown, what: string): Uint8Array {
  * elements in raw_data layout (a typed array's own bytes, not copied). create() writes it; onnx.makeTensor builds
  * an edit's new tensor from it.
  */
-export function tensorInputBytes(input: OnnxTensorInput, where = "tensor"): {
-  dataType: number; bytes: Uint8Array; dims: number[]; name: string | undefined; docString: string | undefined;
+export function tensorInputBytes(
+  input: OnnxTensorInput,
+  where = "tensor",
+): {
+  dataType: number;
+  bytes: Uint8Array;
+  dims: number[];
+  name: string | undefined;
+  docString: string | undefined;
 } {
   const t = plainObject(input, where) as unknown as OnnxTensorInput;
   const name = optionalText(t.name, `${where}.name`);
@@ -371,9 +464,11 @@ export function tensorInputBytes(input: OnnxTensorInput, where = "tensor"): {
   const dims = [...listOf<number>(t.dims, `${what}.dims`)];
   let count = 1;
   for (const d of dims) {
-    if (typeof d !== "number" || !Number.isSafeInteger(d) || d < 0) throw new RangeError(`onnx.create: ${what} has a bad dim ${describe(d)} (dims are non-negative integers)`);
+    if (typeof d !== "number" || !Number.isSafeInteger(d) || d < 0)
+      throw new RangeError(`onnx.create: ${what} has a bad dim ${describe(d)} (dims are non-negative integers)`);
     count *= d;
-    if (!Number.isSafeInteger(count)) throw new RangeError(`onnx.create: ${what} has dims [${dims.join(", ")}], more elements than 2^53`);
+    if (!Number.isSafeInteger(count))
+      throw new RangeError(`onnx.create: ${what} has dims [${dims.join(", ")}], more elements than 2^53`);
   }
   const bytes = tensorBytes(code, t.data, what);
   const size = DTYPE_BYTES[code];
@@ -403,24 +498,28 @@ function writeValueInfo(w: ProtoWriter, input: OnnxValueInfoInput, where: string
   shape?.forEach((d, i) => {
     if (d === null) return;
     if (typeof d === "string") text(d, `${what}.shape[${i}]`);
-    else if (typeof d !== "number") throw new TypeError(`onnx.create: ${what}.shape[${i}] must be a number, a name or null, not ${describe(d)}`);
-    else if (!Number.isSafeInteger(d) || d < 0) throw new RangeError(`onnx.create: ${what}.shape[${i}] is ${d} (a dim is a non-negative integer)`);
+    else if (typeof d !== "number")
+      throw new TypeError(`onnx.create: ${what}.shape[${i}] must be a number, a name or null, not ${describe(d)}`);
+    else if (!Number.isSafeInteger(d) || d < 0)
+      throw new RangeError(`onnx.create: ${what}.shape[${i}] is ${d} (a dim is a non-negative integer)`);
   });
   const docString = optionalText(v.docString, `${what}.docString`);
   w.stringField(1, name);
-  w.messageField(2, (type) => type.messageField(1, (tensor) => {
-    tensor.uintField(1, code);
-    if (shape) {
-      tensor.messageField(2, (dims) => {
-        for (const d of shape) {
-          dims.messageField(1, (dim) => {
-            if (typeof d === "number") dim.uintField(1, d);
-            else if (typeof d === "string") dim.stringField(2, d);
-          });
-        }
-      });
-    }
-  }));
+  w.messageField(2, (type) =>
+    type.messageField(1, (tensor) => {
+      tensor.uintField(1, code);
+      if (shape) {
+        tensor.messageField(2, (dims) => {
+          for (const d of shape) {
+            dims.messageField(1, (dim) => {
+              if (typeof d === "number") dim.uintField(1, d);
+              else if (typeof d === "string") dim.stringField(2, d);
+            });
+          }
+        });
+      }
+    }),
+  );
   if (docString) w.stringField(3, docString);
 }
 
@@ -430,30 +529,45 @@ function writeValueInfo(w: ProtoWriter, input: OnnxValueInfoInput, where: string
  */
 function normaliseAttribute(value: unknown, what: string): OnnxAttributeInput {
   if (typeof value === "bigint") return { type: "int", value: int64(value, what) };
-  if (typeof value === "number") return Number.isSafeInteger(value) ? { type: "int", value } : { type: "float", value: float32(value, what) };
+  if (typeof value === "number")
+    return Number.isSafeInteger(value) ? { type: "int", value } : { type: "float", value: float32(value, what) };
   if (typeof value === "string") return { type: "string", value: text(value, what) };
   if (Array.isArray(value)) {
     if (value.every((v) => typeof v === "bigint" || Number.isSafeInteger(v))) {
       if (value.some((v) => typeof v === "bigint") && value.some((v) => typeof v === "number")) {
-        throw new TypeError(`onnx.create: ${what} mixes numbers and bigints (give one kind, or the explicit { type: "ints", value })`);
+        throw new TypeError(
+          `onnx.create: ${what} mixes numbers and bigints (give one kind, or the explicit { type: "ints", value })`,
+        );
       }
       return { type: "ints", value: value.map((v, i) => int64(v, `${what}[${i}]`)) };
     }
     return { type: "floats", value: value.map((v, i) => float32(v, `${what}[${i}]`)) };
   }
   const a = plainObject(value, what) as unknown as OnnxAttributeInput;
-  const items = <T>(list: unknown, check: (item: unknown, at: string) => T): T[] => listOf(list as readonly unknown[], `${what}.value`).map((v, i) => check(v, `${what}.value[${i}]`));
+  const items = <T>(list: unknown, check: (item: unknown, at: string) => T): T[] =>
+    listOf(list as readonly unknown[], `${what}.value`).map((v, i) => check(v, `${what}.value[${i}]`));
   switch (a.type) {
-    case "float": return { type: "float", value: float32(a.value, `${what}.value`) };
-    case "int": return { type: "int", value: int64(a.value, `${what}.value`) };
-    case "string": return { type: "string", value: a.value instanceof Uint8Array ? a.value : text(a.value, `${what}.value`) };
-    case "tensor": case "graph": return a;
-    case "floats": return { type: "floats", value: items(a.value, float32) };
-    case "ints": return { type: "ints", value: items(a.value, (v, at) => int64(v, at)) };
-    case "strings": return { type: "strings", value: items(a.value, (v, at) => (v instanceof Uint8Array ? v : text(v, at))) };
-    case "tensors": return { type: "tensors", value: listOf(a.value, `${what}.value`) };
-    case "graphs": return { type: "graphs", value: listOf(a.value, `${what}.value`) };
-    default: throw new TypeError(`onnx.create: ${what} has an unknown type ${describe((a as { type?: unknown }).type)}`);
+    case "float":
+      return { type: "float", value: float32(a.value, `${what}.value`) };
+    case "int":
+      return { type: "int", value: int64(a.value, `${what}.value`) };
+    case "string":
+      return { type: "string", value: a.value instanceof Uint8Array ? a.value : text(a.value, `${what}.value`) };
+    case "tensor":
+    case "graph":
+      return a;
+    case "floats":
+      return { type: "floats", value: items(a.value, float32) };
+    case "ints":
+      return { type: "ints", value: items(a.value, (v, at) => int64(v, at)) };
+    case "strings":
+      return { type: "strings", value: items(a.value, (v, at) => (v instanceof Uint8Array ? v : text(v, at))) };
+    case "tensors":
+      return { type: "tensors", value: listOf(a.value, `${what}.value`) };
+    case "graphs":
+      return { type: "graphs", value: listOf(a.value, `${what}.value`) };
+    default:
+      throw new TypeError(`onnx.create: ${what} has an unknown type ${describe((a as { type?: unknown }).type)}`);
   }
 }
 
@@ -465,16 +579,36 @@ function writeAttribute(w: ProtoWriter, name: string, input: unknown, where: str
   const a = normaliseAttribute(input, what);
   w.stringField(1, text(name, `${where} attribute name`));
   switch (a.type) {
-    case "float": w.floatField(2, a.value); break;
-    case "int": w.uintField(3, a.value); break;
-    case "string": w.bytesField(4, asBytes(a.value)); break;
-    case "tensor": w.messageField(5, (t) => writeTensor(t, a.value, `${what}.value`)); break;
-    case "graph": w.messageField(6, (g) => writeGraph(g, a.value, `${what}.value`)); break;
-    case "floats": w.packedFloatField(7, a.value); break;
-    case "ints": w.packedVarintField(8, a.value); break;
-    case "strings": for (const s of a.value) w.bytesField(9, asBytes(s)); break;
-    case "tensors": a.value.forEach((t, k) => w.messageField(10, (m) => writeTensor(m, t, `${what}.value[${k}]`))); break;
-    case "graphs": a.value.forEach((g, k) => w.messageField(11, (m) => writeGraph(m, g, `${what}.value[${k}]`))); break;
+    case "float":
+      w.floatField(2, a.value);
+      break;
+    case "int":
+      w.uintField(3, a.value);
+      break;
+    case "string":
+      w.bytesField(4, asBytes(a.value));
+      break;
+    case "tensor":
+      w.messageField(5, (t) => writeTensor(t, a.value, `${what}.value`));
+      break;
+    case "graph":
+      w.messageField(6, (g) => writeGraph(g, a.value, `${what}.value`));
+      break;
+    case "floats":
+      w.packedFloatField(7, a.value);
+      break;
+    case "ints":
+      w.packedVarintField(8, a.value);
+      break;
+    case "strings":
+      for (const s of a.value) w.bytesField(9, asBytes(s));
+      break;
+    case "tensors":
+      a.value.forEach((t, k) => w.messageField(10, (m) => writeTensor(m, t, `${what}.value[${k}]`)));
+      break;
+    case "graphs":
+      a.value.forEach((g, k) => w.messageField(11, (m) => writeGraph(m, g, `${what}.value[${k}]`)));
+      break;
   }
   w.uintField(20, ATTR[a.type]);
 }
@@ -502,26 +636,42 @@ function writeNode(w: ProtoWriter, input: OnnxNodeInput, where: string): void {
 function listOf<T>(value: readonly T[] | undefined, what: string, optional = false): readonly T[] {
   if (value === undefined && optional) return [];
   if (!Array.isArray(value)) {
-    throw new TypeError(`tensorfile: onnx.create(): ${what} must be an array${optional ? " (or left out)" : ""}, not ${value === null ? "null" : typeof value}`);
+    throw new TypeError(
+      `tensorfile: onnx.create(): ${what} must be an array${optional ? " (or left out)" : ""}, not ${value === null ? "null" : typeof value}`,
+    );
   }
   return value as readonly T[];
 }
 
 function writeGraph(w: ProtoWriter, g: OnnxGraphInput, where: string): void {
-  if (g === null || typeof g !== "object" || Array.isArray(g)) throw new TypeError(`tensorfile: onnx.create(): ${where} must be an object with name, nodes, inputs and outputs`);
+  if (g === null || typeof g !== "object" || Array.isArray(g))
+    throw new TypeError(`tensorfile: onnx.create(): ${where} must be an object with name, nodes, inputs and outputs`);
   const name = g.name === undefined ? "" : text(g.name, `${where}.name`);
   const docString = optionalText(g.docString, `${where}.docString`);
-  listOf(g.nodes, `${where}.nodes`).forEach((n, k) => w.messageField(1, (m) => writeNode(m, n, `${where}.nodes[${k}]`)));
+  listOf(g.nodes, `${where}.nodes`).forEach((n, k) =>
+    w.messageField(1, (m) => writeNode(m, n, `${where}.nodes[${k}]`)),
+  );
   w.stringField(2, name);
-  listOf(g.initializers, `${where}.initializers`, true).forEach((t, k) => w.messageField(5, (m) => writeTensor(m, t, `${where}.initializers[${k}]`)));
+  listOf(g.initializers, `${where}.initializers`, true).forEach((t, k) =>
+    w.messageField(5, (m) => writeTensor(m, t, `${where}.initializers[${k}]`)),
+  );
   if (docString) w.stringField(10, docString);
-  listOf(g.inputs, `${where}.inputs`).forEach((v, k) => w.messageField(11, (m) => writeValueInfo(m, v, `${where}.inputs[${k}]`)));
-  listOf(g.outputs, `${where}.outputs`).forEach((v, k) => w.messageField(12, (m) => writeValueInfo(m, v, `${where}.outputs[${k}]`)));
-  listOf(g.valueInfo, `${where}.valueInfo`, true).forEach((v, k) => w.messageField(13, (m) => writeValueInfo(m, v, `${where}.valueInfo[${k}]`)));
+  listOf(g.inputs, `${where}.inputs`).forEach((v, k) =>
+    w.messageField(11, (m) => writeValueInfo(m, v, `${where}.inputs[${k}]`)),
+  );
+  listOf(g.outputs, `${where}.outputs`).forEach((v, k) =>
+    w.messageField(12, (m) => writeValueInfo(m, v, `${where}.outputs[${k}]`)),
+  );
+  listOf(g.valueInfo, `${where}.valueInfo`, true).forEach((v, k) =>
+    w.messageField(13, (m) => writeValueInfo(m, v, `${where}.valueInfo[${k}]`)),
+  );
 }
 
 function modelWriter(model: OnnxModelInput): ProtoWriter {
-  if (model === null || typeof model !== "object" || Array.isArray(model)) throw new TypeError("tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }");
+  if (model === null || typeof model !== "object" || Array.isArray(model))
+    throw new TypeError(
+      "tensorfile: onnx.create() takes an object like { graph: { name, nodes, inputs, outputs, initializers } }",
+    );
   const w = new ProtoWriter();
   w.uintField(1, model.irVersion === undefined ? 8 : int64(model.irVersion, "irVersion", 0n));
   w.stringField(2, model.producerName === undefined ? "tensorfile" : text(model.producerName, "producerName"));

@@ -21,8 +21,20 @@ import { ByteReader } from "../../bytes/byte-reader.js";
 import { concatBytes } from "../../bytes/input.js";
 import { elementCount } from "../../tensor.js";
 import {
-  ATTRIBUTE_TYPES, DATA_TYPES, type OnnxAttribute, type OnnxFrame, type OnnxGraph, type OnnxModel, type OnnxNode,
-  type OnnxSparseTensor, type OnnxTensor, type OnnxValueInfo, type OnnxValueType, dataTypeName, id, rawByteLength,
+  ATTRIBUTE_TYPES,
+  DATA_TYPES,
+  type OnnxAttribute,
+  type OnnxFrame,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxNode,
+  type OnnxSparseTensor,
+  type OnnxTensor,
+  type OnnxValueInfo,
+  type OnnxValueType,
+  dataTypeName,
+  id,
+  rawByteLength,
 } from "./model.js";
 import { ProtoWriter } from "./proto-writer.js";
 import { messageFrames, messageOrigins, parseModel } from "./reader.js";
@@ -114,7 +126,15 @@ function sameType(a: OnnxValueType, b: OnnxValueType): boolean {
 
 /** The placeholder read() gives a sparse tensor's absent values/indices (never written). */
 function isAbsentTensor(t: OnnxTensor): boolean {
-  return t.storage === "none" && t.frames.length === 0 && t.name === "" && t.dataType === 0 && t.dims.length === 0 && t.values === undefined && !messageFrames.has(t);
+  return (
+    t.storage === "none" &&
+    t.frames.length === 0 &&
+    t.name === "" &&
+    t.dataType === 0 &&
+    t.dims.length === 0 &&
+    t.values === undefined &&
+    !messageFrames.has(t)
+  );
 }
 
 /** The stored model at its frames, read again from the bytes at write time. */
@@ -128,7 +148,12 @@ function snapshot(model: OnnxModel, bytes: Uint8Array): Snapshot {
   const at = new Map<number, object>();
   const start = model.span.byteOffset;
   const stored = parseModel(new ByteReader(bytes, id), {
-    eager: false, countVarints: false, start, end: start + model.span.byteLength, maxGraphDepth: Number.MAX_SAFE_INTEGER, origin: bytes,
+    eager: false,
+    countVarints: false,
+    start,
+    end: start + model.span.byteLength,
+    maxGraphDepth: Number.MAX_SAFE_INTEGER,
+    origin: bytes,
     onMessage: (message, frame) => at.set(frame.bodyStart, message),
   });
   return { model: stored, at };
@@ -156,9 +181,20 @@ function replacedTensors(model: OnnxModel, bytes: Uint8Array, stored: Snapshot):
     if (!values) continue;
     const t = w.tensor;
     if (t.storage === "external") {
-      throw new UnsupportedError(id, `weight "${w.name}" is stored in the external file ${JSON.stringify(t.external!.location)}; write its values there`, undefined, w.name);
+      throw new UnsupportedError(
+        id,
+        `weight "${w.name}" is stored in the external file ${JSON.stringify(t.external!.location)}; write its values there`,
+        undefined,
+        w.name,
+      );
     }
-    if (t.storage !== "raw_data" && !t.packed && t.storage !== "none" && t.frames.length > 0 && messageOrigins.get(t) === bytes) {
+    if (
+      t.storage !== "raw_data" &&
+      !t.packed &&
+      t.storage !== "none" &&
+      t.frames.length > 0 &&
+      messageOrigins.get(t) === bytes
+    ) {
       const own = t.frames[t.frames.length - 1]!;
       // typed values given back as stored: left as they are (as writer.ts does)
       if (sameBytes(typedValues(bytes.subarray(own.bodyStart, own.bodyEnd), own.bodyStart, t), values)) continue;
@@ -198,7 +234,12 @@ class EditWriter {
   /** `value` is the stored message `old` (by frame) and neither it nor anything in it changed. */
   private sameChild<T extends object>(kind: Kind, value: T | undefined, old: T | undefined): boolean {
     if (value === undefined || old === undefined) return value === old;
-    if (kind === "tensor" && isAbsentTensor(value as unknown as OnnxTensor) && isAbsentTensor(old as unknown as OnnxTensor)) return true;
+    if (
+      kind === "tensor" &&
+      isAbsentTensor(value as unknown as OnnxTensor) &&
+      isAbsentTensor(old as unknown as OnnxTensor)
+    )
+      return true;
     const b = this.base(kind, value);
     return b !== undefined && b.old === old && this.unchanged(kind, value);
   }
@@ -222,36 +263,74 @@ class EditWriter {
       case "graph": {
         const g = value as OnnxGraph;
         const o = old as OnnxGraph;
-        return g.name === o.name && g.docString === o.docString && this.sameList("node", g.nodes, o.nodes) &&
-          this.sameList("tensor", g.initializers, o.initializers) && this.sameList("sparse", g.sparseInitializers, o.sparseInitializers) &&
-          this.sameList("valueInfo", g.inputs, o.inputs) && this.sameList("valueInfo", g.outputs, o.outputs) && this.sameList("valueInfo", g.valueInfo, o.valueInfo);
+        return (
+          g.name === o.name &&
+          g.docString === o.docString &&
+          this.sameList("node", g.nodes, o.nodes) &&
+          this.sameList("tensor", g.initializers, o.initializers) &&
+          this.sameList("sparse", g.sparseInitializers, o.sparseInitializers) &&
+          this.sameList("valueInfo", g.inputs, o.inputs) &&
+          this.sameList("valueInfo", g.outputs, o.outputs) &&
+          this.sameList("valueInfo", g.valueInfo, o.valueInfo)
+        );
       }
       case "node": {
         const n = value as OnnxNode;
         const o = old as OnnxNode;
-        return n.name === o.name && n.opType === o.opType && n.domain === o.domain && n.docString === o.docString &&
-          sameValues(n.inputs, o.inputs) && sameValues(n.outputs, o.outputs) && this.sameList("attribute", n.attributes, o.attributes);
+        return (
+          n.name === o.name &&
+          n.opType === o.opType &&
+          n.domain === o.domain &&
+          n.docString === o.docString &&
+          sameValues(n.inputs, o.inputs) &&
+          sameValues(n.outputs, o.outputs) &&
+          this.sameList("attribute", n.attributes, o.attributes)
+        );
       }
       case "attribute": {
         const a = value as OnnxAttribute;
         const o = old as OnnxAttribute;
-        return a.name === o.name && a.type === o.type && Object.is(a.f, o.f) && a.i === o.i && a.s === o.s &&
-          sameValues(a.floats, o.floats) && sameValues(a.ints, o.ints) && sameValues(a.strings, o.strings) &&
-          a.refAttrName === o.refAttrName && a.docString === o.docString && this.sameChild("tensor", a.t, o.t) &&
-          this.sameChild("graph", a.g, o.g) && this.sameChild("sparse", a.sparseTensor, o.sparseTensor) &&
-          this.sameList("tensor", a.tensors ?? [], o.tensors ?? []) && (a.tensors === undefined) === (o.tensors === undefined) &&
-          this.sameList("graph", a.graphs ?? [], o.graphs ?? []) && (a.graphs === undefined) === (o.graphs === undefined);
+        return (
+          a.name === o.name &&
+          a.type === o.type &&
+          Object.is(a.f, o.f) &&
+          a.i === o.i &&
+          a.s === o.s &&
+          sameValues(a.floats, o.floats) &&
+          sameValues(a.ints, o.ints) &&
+          sameValues(a.strings, o.strings) &&
+          a.refAttrName === o.refAttrName &&
+          a.docString === o.docString &&
+          this.sameChild("tensor", a.t, o.t) &&
+          this.sameChild("graph", a.g, o.g) &&
+          this.sameChild("sparse", a.sparseTensor, o.sparseTensor) &&
+          this.sameList("tensor", a.tensors ?? [], o.tensors ?? []) &&
+          (a.tensors === undefined) === (o.tensors === undefined) &&
+          this.sameList("graph", a.graphs ?? [], o.graphs ?? []) &&
+          (a.graphs === undefined) === (o.graphs === undefined)
+        );
       }
       case "tensor": {
         const t = value as OnnxTensor;
         const o = old as OnnxTensor;
-        return t.name === o.name && t.dataType === o.dataType && sameValues(t.dims, o.dims) && t.docString === o.docString &&
-          t.storage === o.storage && t.values === undefined && !this.replaced.has(t);
+        return (
+          t.name === o.name &&
+          t.dataType === o.dataType &&
+          sameValues(t.dims, o.dims) &&
+          t.docString === o.docString &&
+          t.storage === o.storage &&
+          t.values === undefined &&
+          !this.replaced.has(t)
+        );
       }
       case "sparse": {
         const s = value as OnnxSparseTensor;
         const o = old as OnnxSparseTensor;
-        return sameValues(s.dims, o.dims) && this.sameChild("tensor", s.values, o.values) && this.sameChild("tensor", s.indices, o.indices);
+        return (
+          sameValues(s.dims, o.dims) &&
+          this.sameChild("tensor", s.values, o.values) &&
+          this.sameChild("tensor", s.indices, o.indices)
+        );
       }
       case "valueInfo": {
         const v = value as OnnxValueInfo;
@@ -310,7 +389,12 @@ class EditWriter {
     for (const p of plans) if (!p.same && !done.has(p)) p.emit(w);
   }
 
-  private listPlan<T extends object>(field: number, kind: Kind, values: readonly T[], olds: readonly T[] | undefined): Plan {
+  private listPlan<T extends object>(
+    field: number,
+    kind: Kind,
+    values: readonly T[],
+    olds: readonly T[] | undefined,
+  ): Plan {
     return {
       fields: [field],
       same: olds !== undefined && this.sameList(kind, values, olds),
@@ -320,7 +404,13 @@ class EditWriter {
     };
   }
 
-  private childPlan<T extends object>(field: number, kind: Kind, value: T | undefined, old: T | undefined, hadOld: boolean): Plan {
+  private childPlan<T extends object>(
+    field: number,
+    kind: Kind,
+    value: T | undefined,
+    old: T | undefined,
+    hadOld: boolean,
+  ): Plan {
     return {
       fields: [field],
       same: hadOld && this.sameChild(kind, value, old),
@@ -347,7 +437,11 @@ class EditWriter {
         if (now !== undefined && (always || now !== 0)) out.uintField(field, checkedInt(now, field));
       },
     });
-    const strings = (field: number, now: readonly string[] | undefined, before: readonly string[] | undefined): Plan => ({
+    const strings = (
+      field: number,
+      now: readonly string[] | undefined,
+      before: readonly string[] | undefined,
+    ): Plan => ({
       fields: [field],
       same: had && sameValues(now, before),
       emit: (out) => {
@@ -388,16 +482,42 @@ class EditWriter {
         const a = value as OnnxAttribute;
         const o = old as OnnxAttribute | undefined;
         const code = ATTRIBUTE_TYPES.indexOf(a.type);
-        if (code < 0) throw new TypeError(`tensorfile: onnx.write: attribute "${a.name}" has the unknown type ${JSON.stringify(a.type)}`);
+        if (code < 0)
+          throw new TypeError(
+            `tensorfile: onnx.write: attribute "${a.name}" has the unknown type ${JSON.stringify(a.type)}`,
+          );
         this.rewrite(w, stored, [
           text(1, a.name, o?.name, true),
-          { fields: [2], same: had && Object.is(a.f, o!.f), emit: (out) => void (a.f !== undefined && out.floatField(2, a.f)) },
-          { fields: [3], same: had && a.i === o!.i, emit: (out) => void (a.i !== undefined && out.uintField(3, checkedInt(a.i, 3))) },
+          {
+            fields: [2],
+            same: had && Object.is(a.f, o!.f),
+            emit: (out) => void (a.f !== undefined && out.floatField(2, a.f)),
+          },
+          {
+            fields: [3],
+            same: had && a.i === o!.i,
+            emit: (out) => void (a.i !== undefined && out.uintField(3, checkedInt(a.i, 3))),
+          },
           text(4, a.s, o?.s, true),
           this.childPlan(5, "tensor", a.t, o?.t, had),
           this.childPlan(6, "graph", a.g, o?.g, had),
-          { fields: [7], same: had && sameValues(a.floats, o!.floats), emit: (out) => void (a.floats && out.packedFloatField(7, a.floats)) },
-          { fields: [8], same: had && sameValues(a.ints, o!.ints), emit: (out) => void (a.ints && out.packedVarintField(8, a.ints.map((v) => checkedInt(v, 8)))) },
+          {
+            fields: [7],
+            same: had && sameValues(a.floats, o!.floats),
+            emit: (out) => void (a.floats && out.packedFloatField(7, a.floats)),
+          },
+          {
+            fields: [8],
+            same: had && sameValues(a.ints, o!.ints),
+            emit: (out) =>
+              void (
+                a.ints &&
+                out.packedVarintField(
+                  8,
+                  a.ints.map((v) => checkedInt(v, 8)),
+                )
+              ),
+          },
           strings(9, a.strings, o?.strings),
           { ...this.listPlan(10, "tensor", a.tensors ?? [], o && (o.tensors ?? [])), fields: [10] },
           { ...this.listPlan(11, "graph", a.graphs ?? [], o && (o.graphs ?? [])), fields: [11] },
@@ -417,7 +537,15 @@ class EditWriter {
         this.rewrite(w, stored, [
           this.childPlan(1, "tensor", s.values, o?.values, had),
           this.childPlan(2, "tensor", s.indices, o?.indices, had),
-          { fields: [3], same: had && sameValues(s.dims, o!.dims), emit: (out) => void out.packedVarintField(3, s.dims.map((d) => checkedInt(d, 3))) },
+          {
+            fields: [3],
+            same: had && sameValues(s.dims, o!.dims),
+            emit: (out) =>
+              void out.packedVarintField(
+                3,
+                s.dims.map((d) => checkedInt(d, 3)),
+              ),
+          },
         ]);
         return;
       }
@@ -457,70 +585,96 @@ class EditWriter {
   }
 
   /** A TypeProto: tensor/sparse types re-encoded over the stored ones (their unknown fields kept). */
-  private encodeType(w: ProtoWriter, type: OnnxValueType, old: OnnxValueType | undefined, stored: Field | undefined): void {
+  private encodeType(
+    w: ProtoWriter,
+    type: OnnxValueType,
+    old: OnnxValueType | undefined,
+    stored: Field | undefined,
+  ): void {
     const fields = { tensor: 1, sparse_tensor: 8, sequence: 4, map: 5, optional: 9 } as const;
     const range = stored && { start: stored.bodyStart, end: stored.end };
     const sameKind = old !== undefined && old.kind === type.kind;
-    this.rewrite(w, range, [{
-      fields: [1, 4, 5, 8, 9],
-      same: old !== undefined && sameType(type, old),
-      emit: (out) => {
-        if (type.kind === "unknown") return;
-        if (type.kind !== "tensor" && type.kind !== "sparse_tensor") {
-          throw new UnsupportedError(id, `a ${type.kind} type can be kept as read, not written anew`, undefined, "type");
-        }
-        const field = fields[type.kind];
-        const inner = new ProtoWriter();
-        const storedInner = sameKind && range ? lastField(fieldsOf(this.bytes, range), field) : undefined;
-        const innerRange = storedInner && { start: storedInner.bodyStart, end: storedInner.end };
-        const shapeField = innerRange ? lastField(fieldsOf(this.bytes, innerRange), 2) : undefined;
-        const before = sameKind ? old : undefined;
-        this.rewrite(inner, innerRange, [
-          { fields: [1], same: before !== undefined && type.elemType === before.elemType, emit: (o) => void (type.elemType !== undefined && o.uintField(1, checkedInt(type.elemType, 1))) },
-          {
-            fields: [2],
-            same: before !== undefined && sameShape(type.shape, before.shape),
-            emit: (o) => {
-              if (type.shape === undefined) return;
-              const shape = new ProtoWriter();
-              this.encodeShape(shape, type.shape, before?.shape, shapeField);
-              o.embed(2, shape);
+    this.rewrite(w, range, [
+      {
+        fields: [1, 4, 5, 8, 9],
+        same: old !== undefined && sameType(type, old),
+        emit: (out) => {
+          if (type.kind === "unknown") return;
+          if (type.kind !== "tensor" && type.kind !== "sparse_tensor") {
+            throw new UnsupportedError(
+              id,
+              `a ${type.kind} type can be kept as read, not written anew`,
+              undefined,
+              "type",
+            );
+          }
+          const field = fields[type.kind];
+          const inner = new ProtoWriter();
+          const storedInner = sameKind && range ? lastField(fieldsOf(this.bytes, range), field) : undefined;
+          const innerRange = storedInner && { start: storedInner.bodyStart, end: storedInner.end };
+          const shapeField = innerRange ? lastField(fieldsOf(this.bytes, innerRange), 2) : undefined;
+          const before = sameKind ? old : undefined;
+          this.rewrite(inner, innerRange, [
+            {
+              fields: [1],
+              same: before !== undefined && type.elemType === before.elemType,
+              emit: (o) => void (type.elemType !== undefined && o.uintField(1, checkedInt(type.elemType, 1))),
             },
-          },
-        ]);
-        out.embed(field, inner);
+            {
+              fields: [2],
+              same: before !== undefined && sameShape(type.shape, before.shape),
+              emit: (o) => {
+                if (type.shape === undefined) return;
+                const shape = new ProtoWriter();
+                this.encodeShape(shape, type.shape, before?.shape, shapeField);
+                o.embed(2, shape);
+              },
+            },
+          ]);
+          out.embed(field, inner);
+        },
       },
-    }]);
+    ]);
   }
 
   /** A TensorShapeProto: a dim that did not change is copied (its denotation with it), the others written. */
-  private encodeShape(w: ProtoWriter, shape: readonly (number | string | null)[], old: readonly (number | string | null)[] | undefined, stored: Field | undefined): void {
+  private encodeShape(
+    w: ProtoWriter,
+    shape: readonly (number | string | null)[],
+    old: readonly (number | string | null)[] | undefined,
+    stored: Field | undefined,
+  ): void {
     const range = stored && { start: stored.bodyStart, end: stored.end };
     const dims = range ? fieldsOf(this.bytes, range).filter((f) => f.field === 1) : [];
-    this.rewrite(w, range, [{
-      fields: [1],
-      same: false,
-      emit: (out) => {
-        shape.forEach((d, i) => {
-          const storedDim = dims[i];
-          if (storedDim && old && i < old.length && Object.is(old[i], d)) {
-            out.raw(this.bytes.subarray(storedDim.tagAt, storedDim.end));
-            return;
-          }
-          if (d !== null && typeof d !== "number" && typeof d !== "string") throw new TypeError(`tensorfile: onnx.write: a dim is a number, a name or null, not ${typeof d}`);
-          const dim = new ProtoWriter();
-          this.rewrite(dim, storedDim && { start: storedDim.bodyStart, end: storedDim.end }, [{
-            fields: [1, 2],
-            same: false,
-            emit: (o) => {
-              if (typeof d === "number") o.uintField(1, checkedInt(d, 1));
-              else if (typeof d === "string") o.stringField(2, d);
-            },
-          }]);
-          out.embed(1, dim);
-        });
+    this.rewrite(w, range, [
+      {
+        fields: [1],
+        same: false,
+        emit: (out) => {
+          shape.forEach((d, i) => {
+            const storedDim = dims[i];
+            if (storedDim && old && i < old.length && Object.is(old[i], d)) {
+              out.raw(this.bytes.subarray(storedDim.tagAt, storedDim.end));
+              return;
+            }
+            if (d !== null && typeof d !== "number" && typeof d !== "string")
+              throw new TypeError(`tensorfile: onnx.write: a dim is a number, a name or null, not ${typeof d}`);
+            const dim = new ProtoWriter();
+            this.rewrite(dim, storedDim && { start: storedDim.bodyStart, end: storedDim.end }, [
+              {
+                fields: [1, 2],
+                same: false,
+                emit: (o) => {
+                  if (typeof d === "number") o.uintField(1, checkedInt(d, 1));
+                  else if (typeof d === "string") o.stringField(2, d);
+                },
+              },
+            ]);
+            out.embed(1, dim);
+          });
+        },
       },
-    }]);
+    ]);
   }
 
   /** A TensorProto: header fields, and its data as stored, replaced (replaceTensors) or new (`values`). */
@@ -528,41 +682,96 @@ class EditWriter {
     const info = DATA_TYPES[t.dataType];
     const path = t.name || "tensor";
     const count = elementCount(t.dims);
-    if (t.dims.some((d) => !Number.isSafeInteger(d) || d < 0)) throw new RangeError(`tensorfile: onnx.write: tensor "${path}" has a bad dim in [${t.dims.join(", ")}]`);
+    if (t.dims.some((d) => !Number.isSafeInteger(d) || d < 0))
+      throw new RangeError(`tensorfile: onnx.write: tensor "${path}" has a bad dim in [${t.dims.join(", ")}]`);
     const replaced = this.replaced.get(t);
     // a tensor read from other bytes (moved from another model): its elements come along, stored as raw_data
     const moved = !old && t.values === undefined ? movedValues(t) : undefined;
     const newData = t.values ?? replaced ?? moved;
     let sameData = old !== undefined && newData === undefined && t.storage === old.storage;
     if (newData !== undefined) {
-      if (!info || info.dtype === undefined) throw new CorruptDataError(id, `cannot write: ${dataTypeName(t.dataType)} values`, undefined, `${path}.data_type`);
+      if (!info || info.dtype === undefined)
+        throw new CorruptDataError(
+          id,
+          `cannot write: ${dataTypeName(t.dataType)} values`,
+          undefined,
+          `${path}.data_type`,
+        );
       const want = rawByteLength(info, count);
-      if (newData.length !== want) throw new CorruptDataError(id, `cannot write: dims [${t.dims.join(", ")}] of ${info.name} take ${want} bytes, the values have ${newData.length}`, undefined, `${path}.raw_data`);
+      if (newData.length !== want)
+        throw new CorruptDataError(
+          id,
+          `cannot write: dims [${t.dims.join(", ")}] of ${info.name} take ${want} bytes, the values have ${newData.length}`,
+          undefined,
+          `${path}.raw_data`,
+        );
     } else if (!old) {
-      if (t.storage !== "none") throw new CorruptDataError(id, `cannot write: a new tensor needs its elements in \`values\` (raw_data layout)`, undefined, `${path}.values`);
-      if (count !== 0) throw new CorruptDataError(id, `cannot write: dims [${t.dims.join(", ")}] hold ${count} elements but the tensor has no data`, undefined, `${path}.dims`);
+      if (t.storage !== "none")
+        throw new CorruptDataError(
+          id,
+          `cannot write: a new tensor needs its elements in \`values\` (raw_data layout)`,
+          undefined,
+          `${path}.values`,
+        );
+      if (count !== 0)
+        throw new CorruptDataError(
+          id,
+          `cannot write: dims [${t.dims.join(", ")}] hold ${count} elements but the tensor has no data`,
+          undefined,
+          `${path}.dims`,
+        );
       sameData = false;
     } else if (t.storage !== old.storage) {
-      throw new CorruptDataError(id, `cannot write: storage is ${old.storage} as read; give new elements in \`values\` instead`, undefined, `${path}.storage`);
+      throw new CorruptDataError(
+        id,
+        `cannot write: storage is ${old.storage} as read; give new elements in \`values\` instead`,
+        undefined,
+        `${path}.storage`,
+      );
     } else if (t.dataType !== old.dataType || elementCount(old.dims) !== count) {
-      if (t.storage === "raw_data" && info && rawByteLength(info, count) === old.data.byteLength && info.dtype !== undefined) {
+      if (
+        t.storage === "raw_data" &&
+        info &&
+        rawByteLength(info, count) === old.data.byteLength &&
+        info.dtype !== undefined
+      ) {
         // the same stored bytes read as another type or shape: allowed (a reinterpretation)
       } else if (t.dataType !== old.dataType || elementCount(old.dims) !== count) {
-        throw new CorruptDataError(id, `cannot write: dims [${t.dims.join(", ")}] of ${dataTypeName(t.dataType)} do not fit the stored data (${dataTypeName(old.dataType)} [${old.dims.join(", ")}]); give new elements in \`values\``, undefined, `${path}.dims`);
+        throw new CorruptDataError(
+          id,
+          `cannot write: dims [${t.dims.join(", ")}] of ${dataTypeName(t.dataType)} do not fit the stored data (${dataTypeName(old.dataType)} [${old.dims.join(", ")}]); give new elements in \`values\``,
+          undefined,
+          `${path}.dims`,
+        );
       }
     }
     const had = old !== undefined;
     this.rewrite(w, stored, [
       { fields: [1], same: had && sameValues(t.dims, old!.dims), emit: (o) => void o.packedVarintField(1, t.dims) },
-      { fields: [2], same: had && t.dataType === old!.dataType, emit: (o) => void (t.dataType !== 0 && o.uintField(2, t.dataType)) },
+      {
+        fields: [2],
+        same: had && t.dataType === old!.dataType,
+        emit: (o) => void (t.dataType !== 0 && o.uintField(2, t.dataType)),
+      },
       { fields: [8], same: had && t.name === old!.name, emit: (o) => void (t.name !== "" && o.stringField(8, t.name)) },
-      { fields: [12], same: had && t.docString === old!.docString, emit: (o) => void (t.docString !== "" && o.stringField(12, t.docString)) },
+      {
+        fields: [12],
+        same: had && t.docString === old!.docString,
+        emit: (o) => void (t.docString !== "" && o.stringField(12, t.docString)),
+      },
       {
         fields: [4, 5, 6, 7, 9, 10, 11],
         same: sameData,
         emit: (o) => {
           if (newData === undefined) return;
-          if (t.values !== undefined || moved !== undefined || t.storage === "raw_data" || t.storage === "none" || t.storage === "external") o.bytesField(9, newData);
+          if (
+            t.values !== undefined ||
+            moved !== undefined ||
+            t.storage === "raw_data" ||
+            t.storage === "none" ||
+            t.storage === "external"
+          )
+            o.bytesField(9, newData);
           else if (t.packed) o.bytesField(t.storage === "float_data" ? 4 : 10, newData);
           else encodeTypedField(o, t, newData);
         },
@@ -575,10 +784,14 @@ class EditWriter {
   /** The model's body, on its stored body. */
   model(w: ProtoWriter, model: OnnxModel, old: OnnxModel): void {
     const text = (field: number, now: string, before: string): Plan => ({
-      fields: [field], same: now === before, emit: (o) => void (now !== "" && o.stringField(field, now)),
+      fields: [field],
+      same: now === before,
+      emit: (o) => void (now !== "" && o.stringField(field, now)),
     });
     const int = (field: number, now: number, before: number): Plan => ({
-      fields: [field], same: now === before, emit: (o) => void (now !== 0 && o.uintField(field, checkedInt(now, field))),
+      fields: [field],
+      same: now === before,
+      emit: (o) => void (now !== 0 && o.uintField(field, checkedInt(now, field))),
     });
     this.rewrite(w, { start: model.span.byteOffset, end: model.span.byteOffset + model.span.byteLength }, [
       int(1, model.irVersion, old.irVersion),
@@ -595,10 +808,17 @@ class EditWriter {
 
   /** Nothing in `model` changed (replacements aside, which this writer was not given). */
   modelUnchanged(model: OnnxModel, old: OnnxModel): boolean {
-    return model.irVersion === old.irVersion && model.producerName === old.producerName && model.producerVersion === old.producerVersion &&
-      model.domain === old.domain && model.modelVersion === old.modelVersion && model.docString === old.docString &&
-      this.sameChild("graph", model.graph, old.graph) && this.sameList("opset", model.opsetImports, old.opsetImports) &&
-      this.sameList("entry", model.metadataProps, old.metadataProps);
+    return (
+      model.irVersion === old.irVersion &&
+      model.producerName === old.producerName &&
+      model.producerVersion === old.producerVersion &&
+      model.domain === old.domain &&
+      model.modelVersion === old.modelVersion &&
+      model.docString === old.docString &&
+      this.sameChild("graph", model.graph, old.graph) &&
+      this.sameList("opset", model.opsetImports, old.opsetImports) &&
+      this.sameList("entry", model.metadataProps, old.metadataProps)
+    );
   }
 }
 
@@ -608,7 +828,12 @@ function movedValues(t: OnnxTensor): Uint8Array | undefined {
   if (!(origin instanceof Uint8Array) || t.storage === "none") return undefined;
   const path = t.name || "tensor";
   if (t.storage === "external" || t.storage === "string_data") {
-    throw new UnsupportedError(id, `tensor "${path}" comes from another model and holds ${t.storage === "external" ? "external data" : "strings"}; give its elements in \`values\``, undefined, path);
+    throw new UnsupportedError(
+      id,
+      `tensor "${path}" comes from another model and holds ${t.storage === "external" ? "external data" : "strings"}; give its elements in \`values\``,
+      undefined,
+      path,
+    );
   }
   if (t.storage === "raw_data" || t.packed) {
     const range = t.packed ?? t.data;
@@ -625,7 +850,8 @@ function lastField(fields: readonly Field[], field: number): Field | undefined {
 
 /** An integer field's value: a safe integer (int64 within ±2^53), else a RangeError naming the field. */
 function checkedInt(value: number, field: number): number {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`tensorfile: onnx.write: field ${field} takes an integer within ±2^53, not ${value}`);
+  if (!Number.isSafeInteger(value))
+    throw new RangeError(`tensorfile: onnx.write: field ${field} takes an integer within ±2^53, not ${value}`);
   return value;
 }
 
@@ -655,6 +881,10 @@ export function write(model: OnnxModel): Uint8Array {
 }
 
 /** write() into a sink piece by piece (stored bytes are not copied). Resolves to the byte count. */
-export async function writeTo(model: OnnxModel, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+export async function writeTo(
+  model: OnnxModel,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
   return writePiecesTo(sink, writePieces(model), { end: options.end, caller: "onnx.writeTo" });
 }

@@ -13,11 +13,18 @@ import type { OnnxGraph, OnnxModel, OnnxTensor, OnnxValueInfo } from "./model.js
  * elements of a typed array or Uint8Array are used as they are (not copied: do not change them before writing).
  */
 export function makeTensor(input: OnnxTensorInput): OnnxTensor {
-  if (input === null || typeof input !== "object") throw new TypeError("tensorfile: onnx.makeTensor takes { name, dtype, dims, data }");
+  if (input === null || typeof input !== "object")
+    throw new TypeError("tensorfile: onnx.makeTensor takes { name, dtype, dims, data }");
   const { dataType, bytes } = tensorInputBytes(input, "onnx.makeTensor");
   return {
-    name: input.name ?? "", dataType, dims: [...input.dims], docString: input.docString ?? "", storage: "raw_data",
-    data: { byteOffset: 0, byteLength: 0 }, frames: [], values: bytes,
+    name: input.name ?? "",
+    dataType,
+    dims: [...input.dims],
+    docString: input.docString ?? "",
+    storage: "raw_data",
+    data: { byteOffset: 0, byteLength: 0 },
+    frames: [],
+    values: bytes,
   };
 }
 
@@ -27,39 +34,61 @@ function fail(fn: string, detail: string): never {
 
 /** Sets metadata_props `key` to `value`: the first entry with that key is changed (a later duplicate removed), or one is added. */
 export function setMetadata(model: OnnxModel, key: string, value: string): void {
-  if (typeof key !== "string" || typeof value !== "string") throw new TypeError("tensorfile: onnx.setMetadata takes a key and a value (strings)");
+  if (typeof key !== "string" || typeof value !== "string")
+    throw new TypeError("tensorfile: onnx.setMetadata takes a key and a value (strings)");
   const first = model.metadataProps.findIndex((e) => e.key === key);
   if (first < 0) {
     model.metadataProps.push({ key, value });
     return;
   }
   if (model.metadataProps[first]!.value !== value) model.metadataProps[first] = { key, value };
-  for (let i = model.metadataProps.length - 1; i > first; i--) if (model.metadataProps[i]!.key === key) model.metadataProps.splice(i, 1);
+  for (let i = model.metadataProps.length - 1; i > first; i--)
+    if (model.metadataProps[i]!.key === key) model.metadataProps.splice(i, 1);
 }
 
 /** Removes every metadata_props entry named `key` (a RangeError when there is none). */
 export function deleteMetadata(model: OnnxModel, key: string): void {
   const kept = model.metadataProps.filter((e) => e.key !== key);
   if (kept.length === model.metadataProps.length) {
-    fail("deleteMetadata", `the model has no metadata key ${JSON.stringify(key)} (it has ${model.metadataProps.map((e) => JSON.stringify(e.key)).join(", ") || "none"})`);
+    fail(
+      "deleteMetadata",
+      `the model has no metadata key ${JSON.stringify(key)} (it has ${model.metadataProps.map((e) => JSON.stringify(e.key)).join(", ") || "none"})`,
+    );
   }
   model.metadataProps.splice(0, model.metadataProps.length, ...kept);
 }
 
 /** The ModelProto fields {@link setModelField} sets, by their ONNX names. */
-export const MODEL_FIELDS = ["producer_name", "producer_version", "domain", "doc_string", "model_version", "graph_name", "graph_doc_string"] as const;
+export const MODEL_FIELDS = [
+  "producer_name",
+  "producer_version",
+  "domain",
+  "doc_string",
+  "model_version",
+  "graph_name",
+  "graph_doc_string",
+] as const;
 /** One of {@link MODEL_FIELDS}. */
 export type OnnxModelField = (typeof MODEL_FIELDS)[number];
 
 /** Sets a ModelProto field (or the main graph's name / doc_string) from text; model_version must be an integer. */
 export function setModelField(model: OnnxModel, field: OnnxModelField | (string & {}), value: string): void {
   switch (field) {
-    case "producer_name": model.producerName = value; return;
-    case "producer_version": model.producerVersion = value; return;
-    case "domain": model.domain = value; return;
-    case "doc_string": model.docString = value; return;
+    case "producer_name":
+      model.producerName = value;
+      return;
+    case "producer_version":
+      model.producerVersion = value;
+      return;
+    case "domain":
+      model.domain = value;
+      return;
+    case "doc_string":
+      model.docString = value;
+      return;
     case "model_version": {
-      if (!/^-?\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value))) fail("setModelField", `model_version takes an integer, not ${JSON.stringify(value)}`);
+      if (!/^-?\d{1,16}$/.test(value) || !Number.isSafeInteger(Number(value)))
+        fail("setModelField", `model_version takes an integer, not ${JSON.stringify(value)}`);
       model.modelVersion = Number(value);
       return;
     }
@@ -111,7 +140,8 @@ function subgraphs(g: OnnxGraph): OnnxGraph[] {
  * of places renamed.
  */
 export function renameValue(model: OnnxModel, from: string, to: string): number {
-  if (typeof from !== "string" || typeof to !== "string") throw new TypeError("tensorfile: onnx.renameValue takes two names (strings)");
+  if (typeof from !== "string" || typeof to !== "string")
+    throw new TypeError("tensorfile: onnx.renameValue takes two names (strings)");
   const graph = model.graph;
   if (!graph) fail("renameValue", "the model has no graph");
   if (from === "" || to === "") fail("renameValue", "a value name cannot be empty");
@@ -123,18 +153,23 @@ export function renameValue(model: OnnxModel, from: string, to: string): number 
   const targets: OnnxGraph[] = [];
   const visit = (g: OnnxGraph, outer: boolean) => {
     if (!outer && definedNames(g).has(from)) return;
-    if (!outer && mentionedNames(g).has(to) && usesName(g, from)) fail("renameValue", `a subgraph (${JSON.stringify(g.name)}) uses ${JSON.stringify(from)} and has its own value named ${JSON.stringify(to)}`);
+    if (!outer && mentionedNames(g).has(to) && usesName(g, from))
+      fail(
+        "renameValue",
+        `a subgraph (${JSON.stringify(g.name)}) uses ${JSON.stringify(from)} and has its own value named ${JSON.stringify(to)}`,
+      );
     targets.push(g);
     for (const sub of subgraphs(g)) visit(sub, false);
   };
   visit(graph, true);
   let count = 0;
-  const rename = (list: string[]) => list.forEach((name, i) => {
-    if (name === from) {
-      list[i] = to;
-      count++;
-    }
-  });
+  const rename = (list: string[]) =>
+    list.forEach((name, i) => {
+      if (name === from) {
+        list[i] = to;
+        count++;
+      }
+    });
   const renameInfo = (infos: OnnxValueInfo[]) => {
     for (const v of infos) {
       if (v.name === from) {
@@ -183,7 +218,10 @@ export type OnnxDim = number | string | null;
 export function parseShape(text: string): OnnxDim[] {
   const trimmed = text.trim();
   if (trimmed === "" || trimmed === "[]") return [];
-  const parts = trimmed.replace(/^\[|\]$/g, "").split(trimmed.includes(",") ? "," : "x").map((p) => p.trim());
+  const parts = trimmed
+    .replace(/^\[|\]$/g, "")
+    .split(trimmed.includes(",") ? "," : "x")
+    .map((p) => p.trim());
   return parts.map((p) => {
     if (/^\d+$/.test(p)) {
       const n = Number(p);
@@ -213,16 +251,26 @@ export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[
   const entries = [...graph.inputs, ...graph.outputs, ...graph.valueInfo].filter((v) => v.name === name);
   if (entries.length === 0) {
     const known = [...graph.inputs, ...graph.outputs, ...graph.valueInfo].map((v) => JSON.stringify(v.name));
-    fail("setShape", `no graph input, output or value_info is named ${JSON.stringify(name)} (${known.slice(0, 20).join(", ") || "there are none"})`);
+    fail(
+      "setShape",
+      `no graph input, output or value_info is named ${JSON.stringify(name)} (${known.slice(0, 20).join(", ") || "there are none"})`,
+    );
   }
   for (const v of entries) {
-    if (v.type.kind !== "tensor" && v.type.kind !== "sparse_tensor") fail("setShape", `${JSON.stringify(name)} is a ${v.type.kind} value, not a tensor`);
+    if (v.type.kind !== "tensor" && v.type.kind !== "sparse_tensor")
+      fail("setShape", `${JSON.stringify(name)} is a ${v.type.kind} value, not a tensor`);
     if (v.type.shape !== undefined && v.type.shape.length !== dims.length) {
-      fail("setShape", `${JSON.stringify(name)} has rank ${v.type.shape.length} ([${v.type.shape.map((d) => d ?? "?").join(", ")}]), the new shape has rank ${dims.length}`);
+      fail(
+        "setShape",
+        `${JSON.stringify(name)} has rank ${v.type.shape.length} ([${v.type.shape.map((d) => d ?? "?").join(", ")}]), the new shape has rank ${dims.length}`,
+      );
     }
   }
   const initializer = graph.initializers.find((t) => t.name === name);
-  if (initializer && (initializer.dims.length !== dims.length || dims.some((d, i) => typeof d === "number" && d !== initializer.dims[i]))) {
+  if (
+    initializer &&
+    (initializer.dims.length !== dims.length || dims.some((d, i) => typeof d === "number" && d !== initializer.dims[i]))
+  ) {
     fail("setShape", `${JSON.stringify(name)} is also an initializer of dims [${initializer.dims.join(", ")}]`);
   }
   for (const v of entries) v.type.shape = [...dims];

@@ -65,19 +65,32 @@ function plainInfo(info: TensorInfo): TensorInfo {
 
 /** The refusal for an external weight replaced without either option. */
 export function externalRefused(w: OnnxWeight, name: string): UnsupportedError {
-  return new UnsupportedError(id, `weight "${name}" is stored in the external file ${JSON.stringify(w.tensor.external!.location)}; to patch it, rewrite the external files (the externalSink option; the CLI writes them beside OUT) or store it in the model (inlineExternal: true, --inline-external)`, undefined, name);
+  return new UnsupportedError(
+    id,
+    `weight "${name}" is stored in the external file ${JSON.stringify(w.tensor.external!.location)}; to patch it, rewrite the external files (the externalSink option; the CLI writes them beside OUT) or store it in the model (inlineExternal: true, --inline-external)`,
+    undefined,
+    name,
+  );
 }
 
 /** A location's file, whatever its spelling: "./a.bin", "a.bin" and "x//a.bin"-like runs name one file once. */
 function sameFileKey(location: string): string {
-  return location.split(/[\\/]+/).filter((part) => part !== "" && part !== ".").join("/");
+  return location
+    .split(/[\\/]+/)
+    .filter((part) => part !== "" && part !== ".")
+    .join("/");
 }
 
 /**
  * The output's external files: one per location the model's weights name, each with the edits of the weights
  * replaced in it. `source` is the model's (its external data found where it says: io/external-data.ts).
  */
-export async function planExternalFiles(weightsOf: readonly OnnxWeight[], prefix: string, source: ByteSource, incoming: ReadonlyMap<string, Incoming>): Promise<ExternalFileOutput[]> {
+export async function planExternalFiles(
+  weightsOf: readonly OnnxWeight[],
+  prefix: string,
+  source: ByteSource,
+  incoming: ReadonlyMap<string, Incoming>,
+): Promise<ExternalFileOutput[]> {
   const byLocation = new Map<string, { location: string; first: TensorInfo; replaced: [TensorInfo, Incoming][] }>();
   for (const w of weightsOf) {
     if (w.tensor.storage !== "external") continue;
@@ -98,22 +111,43 @@ export async function planExternalFiles(weightsOf: readonly OnnxWeight[], prefix
     } finally {
       await opened.close();
     }
-    const edits: PatchEdit[] = replaced.map(([info, given]) => tensorEdit(plainInfo(info), given)).sort((a, b) => a.offset - b.offset);
+    const edits: PatchEdit[] = replaced
+      .map(([info, given]) => tensorEdit(plainInfo(info), given))
+      .sort((a, b) => a.offset - b.offset);
     for (let i = 1; i < edits.length; i++) {
       if (edits[i]!.offset < edits[i - 1]!.offset + edits[i - 1]!.length) {
-        throw new UnsupportedError(id, `two replaced weights share bytes of the external file ${JSON.stringify(location)}; patch one of them at a time`, edits[i]!.offset, replaced[i]![0].name);
+        throw new UnsupportedError(
+          id,
+          `two replaced weights share bytes of the external file ${JSON.stringify(location)}; patch one of them at a time`,
+          edits[i]!.offset,
+          replaced[i]![0].name,
+        );
       }
     }
     for (const [info] of replaced) {
-      if (info.byteOffset + info.byteLength > size) throw new UnsupportedError(id, `weight "${info.name}" runs past the end of its external file ${JSON.stringify(location)}`, info.byteOffset, info.name);
+      if (info.byteOffset + info.byteLength > size)
+        throw new UnsupportedError(
+          id,
+          `weight "${info.name}" runs past the end of its external file ${JSON.stringify(location)}`,
+          info.byteOffset,
+          info.name,
+        );
     }
     out.push({
-      location, size, replaced: replaced.map(([info]) => info.name),
+      location,
+      size,
+      replaced: replaced.map(([info]) => info.name),
       async write(sink) {
         const again = await openExternal(source, first);
         const writer = sinkWriter(sink, true, "patchTo");
         try {
-          const written = await runPlan(again.source, size, { edits, replaced: [], kept: [], unknown: [], requantized: [], outputSize: size }, (chunk) => writer.write(chunk), id);
+          const written = await runPlan(
+            again.source,
+            size,
+            { edits, replaced: [], kept: [], unknown: [], requantized: [], outputSize: size },
+            (chunk) => writer.write(chunk),
+            id,
+          );
           await writer.finish();
           return written;
         } catch (error) {
@@ -136,7 +170,12 @@ const EXTERNAL_FIELDS = new Set([13, 14]);
  * drops external_data and data_location, and gains raw_data (field 9) with the weight's bytes: the replacement's
  * stored form when `incoming` has it, else the bytes of its external file, streamed.
  */
-export async function inlineChanges(weightsOf: readonly OnnxWeight[], prefix: string, source: ByteSource, incoming: ReadonlyMap<string, Incoming>): Promise<BodyChange[]> {
+export async function inlineChanges(
+  weightsOf: readonly OnnxWeight[],
+  prefix: string,
+  source: ByteSource,
+  incoming: ReadonlyMap<string, Incoming>,
+): Promise<BodyChange[]> {
   const changes: BodyChange[] = [];
   for (const w of weightsOf) {
     const t = w.tensor;
@@ -178,7 +217,14 @@ export async function inlineChanges(weightsOf: readonly OnnxWeight[], prefix: st
       }
       const opened = await openExternal(source, info);
       try {
-        yield* rangeChunks(opened.source, plain.byteOffset, plain.byteOffset + plain.byteLength, 4 << 20, id, info.name);
+        yield* rangeChunks(
+          opened.source,
+          plain.byteOffset,
+          plain.byteOffset + plain.byteLength,
+          4 << 20,
+          id,
+          info.name,
+        );
       } finally {
         await opened.close();
       }

@@ -20,7 +20,14 @@ import { LimitError } from "../../bytes/errors.js";
 import { openFileAccess } from "../../io/file-access.js";
 import { type ExternalDataPlace, externalDataPlace } from "../../io/external-data.js";
 import { asSource, bytesOrUndefined } from "../../bytes/input.js";
-import { type ByteSource, MAX_BYTES_IN_ONE_ARRAY, SourceError, fromBytes, rangeChunks, readExactly } from "../../io/source.js";
+import {
+  type ByteSource,
+  MAX_BYTES_IN_ONE_ARRAY,
+  SourceError,
+  fromBytes,
+  rangeChunks,
+  readExactly,
+} from "../../io/source.js";
 import type { Incoming } from "../../patch/input.js";
 import type { TensorInfo } from "../../tensor.js";
 import { id } from "./model.js";
@@ -50,25 +57,41 @@ function about(info: TensorInfo): string {
 
 /** The SourceError for a source that has no folder and no resolver. */
 export function noFolderError(source: ByteSource | undefined, info: TensorInfo, hint?: string): SourceError {
-  const what = source?.name ? `${source.name} was not opened from a path of a regular file` : "the model was not opened from a path of a regular file";
-  return new SourceError(`${about(info)}, and ${what} (bytes, a Blob or File, a URL, standard input or a pipe have no folder): ${hint ?? "name the folder with the externalData option (--external-dir DIR in the CLI)"}`);
+  const what = source?.name
+    ? `${source.name} was not opened from a path of a regular file`
+    : "the model was not opened from a path of a regular file";
+  return new SourceError(
+    `${about(info)}, and ${what} (bytes, a Blob or File, a URL, standard input or a pipe have no folder): ${hint ?? "name the folder with the externalData option (--external-dir DIR in the CLI)"}`,
+  );
 }
 
-let nodeModules: Promise<{ fs: typeof import("node:fs/promises"); constants: typeof import("node:fs").constants; path: typeof import("node:path"); url: typeof import("node:url") }> | undefined;
+let nodeModules:
+  | Promise<{
+      fs: typeof import("node:fs/promises");
+      constants: typeof import("node:fs").constants;
+      path: typeof import("node:path");
+      url: typeof import("node:url");
+    }>
+  | undefined;
 
 /** node:fs, node:path and node:url, imported at the call through variable specifiers (browser bundles stay clean). */
 function node(info: TensorInfo): Promise<NonNullable<Awaited<typeof nodeModules>>> {
   nodeModules ??= (async () => {
     const load = async <T>(specifier: string) => (await import(/* @vite-ignore */ specifier)) as T;
     const [fs, fsSync, path, url] = await Promise.all([
-      load<typeof import("node:fs/promises")>("node:fs/promises"), load<typeof import("node:fs")>("node:fs"),
-      load<typeof import("node:path")>("node:path"), load<typeof import("node:url")>("node:url"),
+      load<typeof import("node:fs/promises")>("node:fs/promises"),
+      load<typeof import("node:fs")>("node:fs"),
+      load<typeof import("node:path")>("node:path"),
+      load<typeof import("node:url")>("node:url"),
     ]);
     return { fs, constants: fsSync.constants, path, url };
   })();
   return nodeModules.catch((cause: unknown) => {
     nodeModules = undefined;
-    throw new SourceError(`${about(info)}, which needs a file system (Node or Deno) to be read from a folder; give a resolver as the externalData option`, { cause });
+    throw new SourceError(
+      `${about(info)}, which needs a file system (Node or Deno) to be read from a folder; give a resolver as the externalData option`,
+      { cause },
+    );
   });
 }
 
@@ -87,12 +110,16 @@ async function openInFolder(folder: string, info: TensorInfo, location: string):
   try {
     realFolder = await fs.realpath(folder);
   } catch (cause) {
-    throw new SourceError(`${about(info)}; its folder ${folder} cannot be read: ${(cause as Error).message}`, { cause });
+    throw new SourceError(`${about(info)}; its folder ${folder} cannot be read: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   try {
     target = await fs.realpath(path.resolve(realFolder, location));
   } catch (cause) {
-    throw new SourceError(`${about(info)}, which cannot be opened in ${realFolder}: ${(cause as Error).message}`, { cause });
+    throw new SourceError(`${about(info)}, which cannot be opened in ${realFolder}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   if (leaves(path.relative(realFolder, target), path)) {
     throw new SourceError(`${about(info)}, which resolves to ${target}, outside the model's folder ${realFolder}`);
@@ -109,7 +136,9 @@ async function openInFolder(folder: string, info: TensorInfo, location: string):
   }
   if (!access.regularFile) {
     access.close();
-    throw new SourceError(`${about(info)}: ${target} is not a regular file (a FIFO, a device or a socket), which is never read as external data`);
+    throw new SourceError(
+      `${about(info)}: ${target} is not a regular file (a FIFO, a device or a socket), which is never read as external data`,
+    );
   }
   return { source: access.source(), info: plainInfo(info), close: async () => access.close() };
 }
@@ -122,9 +151,13 @@ function plainInfo(info: TensorInfo): TensorInfo {
 }
 
 /** The folder of a model opened from a path (a file: URL too). */
-async function modelFolder(place: Extract<ExternalDataPlace, { kind: "model-path" }>, info: TensorInfo): Promise<string> {
+async function modelFolder(
+  place: Extract<ExternalDataPlace, { kind: "model-path" }>,
+  info: TensorInfo,
+): Promise<string> {
   const { path, url } = await node(info);
-  const file = place.path instanceof URL || /^file:/i.test(String(place.path)) ? url.fileURLToPath(place.path) : place.path;
+  const file =
+    place.path instanceof URL || /^file:/i.test(String(place.path)) ? url.fileURLToPath(place.path) : place.path;
   return path.dirname(path.resolve(file));
 }
 
@@ -144,23 +177,35 @@ export async function openExternal(source: ByteSource, info: TensorInfo): Promis
       given = await place.resolve(location, { tensor: info.name, offset: info.byteOffset, length: info.byteLength });
     } catch (cause) {
       if (cause instanceof SourceError) throw cause;
-      throw new SourceError(`${about(info)}, which the externalData resolver refused: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+      throw new SourceError(
+        `${about(info)}, which the externalData resolver refused: ${(cause as Error)?.message ?? String(cause)}`,
+        { cause },
+      );
     }
     const bytes = bytesOrUndefined(given);
     let resolved: ByteSource;
     try {
       resolved = bytes ? fromBytes(bytes, location) : asSource(given as ByteSource, "the externalData resolver");
     } catch (cause) {
-      throw new SourceError(`${about(info)}; the externalData resolver must give a ByteSource or a Uint8Array: ${(cause as Error).message.replace(/^tensorfile: /, "")}`, { cause });
+      throw new SourceError(
+        `${about(info)}; the externalData resolver must give a ByteSource or a Uint8Array: ${(cause as Error).message.replace(/^tensorfile: /, "")}`,
+        { cause },
+      );
     }
     opened = { source: resolved, info: plainInfo(info), close: async () => {} };
   } else {
-    opened = await openInFolder(place.kind === "folder" ? place.folder : await modelFolder(place, info), info, location);
+    opened = await openInFolder(
+      place.kind === "folder" ? place.folder : await modelFolder(place, info),
+      info,
+      location,
+    );
   }
   const size = opened.source.size;
   if (size !== undefined && info.byteOffset + info.byteLength > size) {
     await opened.close();
-    throw new SourceError(`${about(info)}, which ends before bytes ${info.byteOffset}..${info.byteOffset + info.byteLength} (it holds ${size} bytes)`);
+    throw new SourceError(
+      `${about(info)}, which ends before bytes ${info.byteOffset}..${info.byteOffset + info.byteLength} (it holds ${size} bytes)`,
+    );
   }
   return opened;
 }
@@ -172,14 +217,24 @@ export async function openExternal(source: ByteSource, info: TensorInfo): Promis
 export async function readExternalBytes(source: ByteSource, info: TensorInfo): Promise<Uint8Array> {
   if (!(info.byteLength <= MAX_BYTES_IN_ONE_ARRAY)) {
     // before anything is opened: a weight no array holds fails the same with or without its file
-    throw new LimitError(id, `external weight "${info.name}" takes ${info.byteLength} bytes, more than one array holds (${MAX_BYTES_IN_ONE_ARRAY}); convert, extract and stats read it in pieces`, info.byteOffset, info.name, info.byteLength, MAX_BYTES_IN_ONE_ARRAY);
+    throw new LimitError(
+      id,
+      `external weight "${info.name}" takes ${info.byteLength} bytes, more than one array holds (${MAX_BYTES_IN_ONE_ARRAY}); convert, extract and stats read it in pieces`,
+      info.byteOffset,
+      info.name,
+      info.byteLength,
+      MAX_BYTES_IN_ONE_ARRAY,
+    );
   }
   const opened = await openExternal(source, info);
   try {
     return await readExactly(opened.source, info.byteOffset, info.byteLength, id, info.name);
   } catch (error) {
     if ((error as { code?: string }).code === "TRUNCATED") {
-      throw new SourceError(`${about(info)}, which ends before bytes ${info.byteOffset}..${info.byteOffset + info.byteLength}`, { cause: error });
+      throw new SourceError(
+        `${about(info)}, which ends before bytes ${info.byteOffset}..${info.byteOffset + info.byteLength}`,
+        { cause: error },
+      );
     }
     throw error;
   } finally {
@@ -203,7 +258,14 @@ export function externalStoredBytes(source: ByteSource, info: TensorInfo): Incom
     async *chunks() {
       const opened = await openExternal(source, info);
       try {
-        yield* rangeChunks(opened.source, info.byteOffset, info.byteOffset + info.byteLength, RAW_CHUNK, info.format ?? "onnx", info.name);
+        yield* rangeChunks(
+          opened.source,
+          info.byteOffset,
+          info.byteOffset + info.byteLength,
+          RAW_CHUNK,
+          info.format ?? "onnx",
+          info.name,
+        );
       } finally {
         await opened.close();
       }

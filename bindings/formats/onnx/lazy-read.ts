@@ -92,7 +92,11 @@ class SmallChunkCache implements ByteBacking {
   private next: number;
   private readonly jump: number;
 
-  constructor(private readonly source: ByteSource, readonly size: number, private readonly format: string) {
+  constructor(
+    private readonly source: ByteSource,
+    readonly size: number,
+    private readonly format: string,
+  ) {
     this.jump = source.readSync ? JUMP_CHUNK_SYNC : JUMP_CHUNK_ASYNC;
     this.next = this.jump;
   }
@@ -104,18 +108,21 @@ class SmallChunkCache implements ByteBacking {
       const end = this.chunkEnd(offset, length);
       const got = bytesOrUndefined(this.source.readSync(offset, end - offset));
       if (!got) throw new SourceError(`a ByteSource's readSync() must return a Uint8Array`);
-      if (got.length < end - offset) throw new TruncatedError(this.format, offset + got.length, undefined, end - offset - got.length, 0);
+      if (got.length < end - offset)
+        throw new TruncatedError(this.format, offset + got.length, undefined, end - offset - got.length, 0);
       return this.add(offset, got);
     }
     throw new NeedBytes(offset, length);
   }
 
   private chunkEnd(offset: number, length: number): number {
-    if (offset + length > this.size) throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
+    if (offset + length > this.size)
+      throw new TruncatedError(this.format, offset, undefined, length, Math.max(0, this.size - offset));
     const last = this.chunks.newest;
     const sequential = last !== undefined && offset >= last.start && offset <= last.start + last.bytes.length;
     this.next = sequential ? Math.min(MAX_CHUNK, this.next * 2) : this.jump;
-    if (++this.fetches > MAX_FETCHES) throw new LimitError(this.format, `gave up after ${MAX_FETCHES} range reads`, offset);
+    if (++this.fetches > MAX_FETCHES)
+      throw new LimitError(this.format, `gave up after ${MAX_FETCHES} range reads`, offset);
     return Math.min(this.size, offset + Math.max(length, this.next));
   }
 
@@ -177,16 +184,38 @@ interface WalkPlan {
  * int32_data, int64_data and uint64_data, read when the parser counts their entries).
  */
 function modelPlan(varintPayloads: boolean): WalkPlan {
-  const tensor: WalkPlan = varintPayloads ? { 1: "read", 5: "read", 7: "read", 8: "read", 11: "read", 12: "read", 13: "read" } : { 1: "read", 8: "read", 12: "read", 13: "read" };
+  const tensor: WalkPlan = varintPayloads
+    ? { 1: "read", 5: "read", 7: "read", 8: "read", 11: "read", 12: "read", 13: "read" }
+    : { 1: "read", 8: "read", 12: "read", 13: "read" };
   const sparse: WalkPlan = { 1: tensor, 2: tensor, 3: "read" };
   const graph: WalkPlan = { 2: "read", 5: tensor, 10: "read", 11: "read", 12: "read", 13: "read", 15: sparse };
-  const attribute: WalkPlan = { 1: "read", 4: "read", 5: tensor, 6: graph, 7: "read", 8: "read", 9: "read", 10: tensor, 11: graph, 13: "read", 21: "read", 22: sparse };
+  const attribute: WalkPlan = {
+    1: "read",
+    4: "read",
+    5: tensor,
+    6: graph,
+    7: "read",
+    8: "read",
+    9: "read",
+    10: tensor,
+    11: graph,
+    13: "read",
+    21: "read",
+    22: sparse,
+  };
   const node: WalkPlan = { 1: "read", 2: "read", 3: "read", 4: "read", 5: attribute, 6: "read", 7: "read" };
   graph[1] = node;
   const model: WalkPlan = { 2: "read", 3: "read", 4: "read", 6: "read", 7: graph, 8: "read", 14: "read" };
   // the other messages onnx.proto declares (training_info, functions, metadata_props, …): walked for their tags
   const memo = new Map<MessageSchema, WalkPlan>();
-  for (const [plan, message] of [[tensor, TENSOR], [sparse, SPARSE_TENSOR], [graph, GRAPH], [attribute, ATTRIBUTE], [node, NODE], [model, MODEL]] as const) {
+  for (const [plan, message] of [
+    [tensor, TENSOR],
+    [sparse, SPARSE_TENSOR],
+    [graph, GRAPH],
+    [attribute, ATTRIBUTE],
+    [node, NODE],
+    [model, MODEL],
+  ] as const) {
     for (const [number, spec] of Object.entries(message.fields)) {
       if (spec?.message && plan[Number(number)] === undefined) plan[Number(number)] = tagsPlan(spec.message, memo);
     }
@@ -200,7 +229,8 @@ function tagsPlan(message: MessageSchema, memo: Map<MessageSchema, WalkPlan>): W
   if (known) return known;
   const plan: WalkPlan = {};
   memo.set(message, plan);
-  for (const [number, spec] of Object.entries(message.fields)) if (spec?.message) plan[Number(number)] = tagsPlan(spec.message, memo);
+  for (const [number, spec] of Object.entries(message.fields))
+    if (spec?.message) plan[Number(number)] = tagsPlan(spec.message, memo);
   return plan;
 }
 const MODEL_WALK = modelPlan(false);
@@ -227,7 +257,10 @@ async function walkHeaders(cache: SmallChunkCache, start: number, end: number, p
     if (at >= limit) return 0;
     const n = Math.min(10, limit - at);
     const chunk = cache.loaded(at, n) ?? (await cache.ensure(at, n));
-    return Math.max(0, readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start));
+    return Math.max(
+      0,
+      readVarintAt(chunk.bytes, at - chunk.start, Math.min(limit, chunk.start + chunk.bytes.length) - chunk.start),
+    );
   };
   /** The value of the varint varintAt read last, or -1 beyond 2^53. */
   const value = (): number => {
@@ -287,7 +320,10 @@ export interface WalkOptions {
  * cannot be read synchronously get the header walk first.
  */
 export async function parseSmallChunks<T>(
-  source: ByteSource, format: string, parse: (backing: ByteBacking, countVarints: VarintCounter) => T, walk: WalkOptions = {},
+  source: ByteSource,
+  format: string,
+  parse: (backing: ByteBacking, countVarints: VarintCounter) => T,
+  walk: WalkOptions = {},
 ): Promise<T> {
   const { size, head } = await sourceSize(source);
   const cache = new SmallChunkCache(source, size, format);

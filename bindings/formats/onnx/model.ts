@@ -53,10 +53,25 @@ export interface OnnxFrame {
  * double_data 10, uint64_data 11, string_data 6), `external` (data_location 14 = EXTERNAL, see
  * {@link OnnxExternalData}) or `none` (no data field).
  */
-export type OnnxStorage = "raw_data" | "float_data" | "int32_data" | "int64_data" | "double_data" | "uint64_data" | "string_data" | "external" | "none";
+export type OnnxStorage =
+  | "raw_data"
+  | "float_data"
+  | "int32_data"
+  | "int64_data"
+  | "double_data"
+  | "uint64_data"
+  | "string_data"
+  | "external"
+  | "none";
 
 /** The TensorProto field number of each typed data field (4 float_data, 5 int32_data, 7 int64_data, 10 double_data, 11 uint64_data). */
-export const TYPED_FIELD_NUMBERS: Readonly<Partial<Record<OnnxStorage, number>>> = { float_data: 4, int32_data: 5, int64_data: 7, double_data: 10, uint64_data: 11 };
+export const TYPED_FIELD_NUMBERS: Readonly<Partial<Record<OnnxStorage, number>>> = {
+  float_data: 4,
+  int32_data: 5,
+  int64_data: 7,
+  double_data: 10,
+  uint64_data: 11,
+};
 
 /** A tensor stored outside the model (TensorProto field 13 external_data, key/value pairs). */
 export interface OnnxExternalData {
@@ -118,13 +133,39 @@ export interface OnnxSparseTensor {
 
 /** AttributeProto.AttributeType names; {@link ATTRIBUTE_TYPES} maps the field-20 code to them. */
 export type OnnxAttributeType =
-  | "UNDEFINED" | "FLOAT" | "INT" | "STRING" | "TENSOR" | "GRAPH" | "FLOATS" | "INTS" | "STRINGS" | "TENSORS" | "GRAPHS"
-  | "SPARSE_TENSOR" | "SPARSE_TENSORS" | "TYPE_PROTO" | "TYPE_PROTOS";
+  | "UNDEFINED"
+  | "FLOAT"
+  | "INT"
+  | "STRING"
+  | "TENSOR"
+  | "GRAPH"
+  | "FLOATS"
+  | "INTS"
+  | "STRINGS"
+  | "TENSORS"
+  | "GRAPHS"
+  | "SPARSE_TENSOR"
+  | "SPARSE_TENSORS"
+  | "TYPE_PROTO"
+  | "TYPE_PROTOS";
 
 /** The attribute type names indexed by their AttributeProto.AttributeType code (0 UNDEFINED … 14 TYPE_PROTOS). */
 export const ATTRIBUTE_TYPES: readonly OnnxAttributeType[] = [
-  "UNDEFINED", "FLOAT", "INT", "STRING", "TENSOR", "GRAPH", "FLOATS", "INTS", "STRINGS", "TENSORS", "GRAPHS",
-  "SPARSE_TENSOR", "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS",
+  "UNDEFINED",
+  "FLOAT",
+  "INT",
+  "STRING",
+  "TENSOR",
+  "GRAPH",
+  "FLOATS",
+  "INTS",
+  "STRINGS",
+  "TENSORS",
+  "GRAPHS",
+  "SPARSE_TENSOR",
+  "SPARSE_TENSORS",
+  "TYPE_PROTO",
+  "TYPE_PROTOS",
 ];
 
 /** A node attribute (AttributeProto): the value is in the member its `type` names. */
@@ -329,6 +370,7 @@ export function rawByteLength(info: OnnxDataTypeInfo, count: number): number {
 
 /** The data type of a tensorfile dtype (for writers), or undefined. */
 export function dataTypeOf(dtype: DType): number | undefined {
-  for (const [key, info] of Object.entries(DATA_TYPES)) if (info.dtype === dtype && !info.asStoredBytes) return Number(key);
+  for (const [key, info] of Object.entries(DATA_TYPES))
+    if (info.dtype === dtype && !info.asStoredBytes) return Number(key);
   return undefined;
 }

@@ -9,7 +9,13 @@
 import type { ByteSource } from "../../io/source.js";
 import { rangeChunks, readExactly } from "../../io/source.js";
 import { encodeRowMajorBytes, replacementData } from "../../patch/encode.js";
-import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
+import {
+  type Incoming,
+  type ReplaceOptions,
+  type TensorsInput,
+  checkUnknown,
+  replacementsInMemory,
+} from "../../patch/input.js";
 import { type PatchEdit, type PatchPlan, asTensor, checkIncoming, storedForm, tensorEdit } from "../../patch/plan.js";
 import type { TensorInfo } from "../../tensor.js";
 import { concatBytes } from "../../bytes/input.js";
@@ -18,7 +24,13 @@ import { ProtoWriter } from "./proto-writer.js";
 import { entryEncoding, streamsTypedField, typedEntryPieces } from "./typed-chunks.js";
 import { elementCount } from "../../tensor.js";
 import { type OnnxTensorInfo, type OnnxWeight, modelBytes, weightInfo, weights } from "./view.js";
-import { type ExternalFileOutput, type ExternalPatchOptions, externalRefused, inlineChanges, planExternalFiles } from "./external-write.js";
+import {
+  type ExternalFileOutput,
+  type ExternalPatchOptions,
+  externalRefused,
+  inlineChanges,
+  planExternalFiles,
+} from "./external-write.js";
 import { type BodyChange, encodeTypedBody, lengthEdits, sameBytes, typedValues } from "./writer.js";
 
 function refuseExternal(w: OnnxWeight, name: string): never {
@@ -34,7 +46,12 @@ export function replaceTensors(model: OnnxModel, tensors: TensorsInput, options:
   const values = replacementsInMemory(tensors, "onnx.replaceTensors");
   const list = weights(model);
   const names = new Set(list.map((w) => w.name));
-  checkUnknown([...values.keys()].filter((n) => !names.has(n)), list.map((w) => w.name), id, options);
+  checkUnknown(
+    [...values.keys()].filter((n) => !names.has(n)),
+    list.map((w) => w.name),
+    id,
+    options,
+  );
   const replacements = new Map(model.replacements ?? []);
   for (const w of list) {
     const value = values.get(w.name);
@@ -55,7 +72,11 @@ export function replaceTensors(model: OnnxModel, tensors: TensorsInput, options:
  * Whether two streams of bytes are equal (both read to their end whatever the answer: `a`'s reader records the
  * body's fields, `onB` sizes the replacement).
  */
-async function sameStreams(a: AsyncIterable<Uint8Array>, b: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onB: (chunk: Uint8Array) => void): Promise<boolean> {
+async function sameStreams(
+  a: AsyncIterable<Uint8Array>,
+  b: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  onB: (chunk: Uint8Array) => void,
+): Promise<boolean> {
   const ia = a[Symbol.asyncIterator]();
   const ib = Symbol.asyncIterator in b ? b[Symbol.asyncIterator]() : b[Symbol.iterator]();
   let ca: Uint8Array = new Uint8Array(0);
@@ -98,13 +119,24 @@ async function sameStreams(a: AsyncIterable<Uint8Array>, b: AsyncIterable<Uint8A
  * differ, the body is produced as encodeTypedBody() makes it (the other fields as stored, the new entries packed
  * where the first data field was), reading the replacement a second time. Undefined when the values are the same.
  */
-async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: OnnxTensorInfo, given: Incoming): Promise<BodyChange | undefined> {
+async function streamedTypedChange(
+  source: ByteSource,
+  w: OnnxWeight,
+  info: OnnxTensorInfo,
+  given: Incoming,
+): Promise<BodyChange | undefined> {
   const t = w.tensor;
   const encoding = entryEncoding(t.storage, t.dataType);
   const type = DATA_TYPES[t.dataType]!;
   const plain: TensorInfo = {
-    name: info.name, dtype: info.dtype, shape: info.shape, byteOrder: "le", layout: "row-major", format: id,
-    byteOffset: 0, byteLength: rawByteLength(type, elementCount(t.dims)),
+    name: info.name,
+    dtype: info.dtype,
+    shape: info.shape,
+    byteOrder: "le",
+    layout: "row-major",
+    format: id,
+    byteOffset: 0,
+    byteLength: rawByteLength(type, elementCount(t.dims)),
   };
   const replacement = () => tensorEdit(plain, given).produce();
   /** The body's other fields, as runs of stored bytes; the entries go before run `entriesAt` (-1: after the last). */
@@ -128,7 +160,11 @@ async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: Onnx
     carry = joined.slice(whole);
     return joined.subarray(0, whole);
   };
-  const same = await sameStreams(typedEntryPieces(source, info, visit), replacement(), (chunk) => (entryBytes += encoding.size(aligned(chunk))));
+  const same = await sameStreams(
+    typedEntryPieces(source, info, visit),
+    replacement(),
+    (chunk) => (entryBytes += encoding.size(aligned(chunk))),
+  );
   if (same) return undefined;
   const head = new ProtoWriter().tag(TYPED_FIELD_NUMBERS[t.storage]!, 2).varint(entryBytes).finish();
   const size = runs.reduce((n, r) => n + r.end - r.start, 0) + head.length + entryBytes;
@@ -141,7 +177,10 @@ async function streamedTypedChange(source: ByteSource, w: OnnxWeight, info: Onnx
       written += encoded.length;
       yield encoded;
     }
-    if (written !== entryBytes) throw new Error(`onnx patch: the replacement for "${info.name}" changed while it was written (${written} bytes of entries, ${entryBytes} planned)`);
+    if (written !== entryBytes)
+      throw new Error(
+        `onnx patch: the replacement for "${info.name}" changed while it was written (${written} bytes of entries, ${entryBytes} planned)`,
+      );
   }
   async function* produce(): AsyncGenerator<Uint8Array> {
     for (let i = 0; i < runs.length; i++) {
@@ -172,8 +211,13 @@ export interface ModelPlan {
  * Typed-field replacements are loaded and encoded now (their sizes fix the enclosing lengths); raw_data ones
  * stream when their turn comes.
  */
-export async function planModel(model: OnnxModel, prefix: string, source: ByteSource, incoming: ReadonlyMap<string, Incoming>,
-  external: ExternalPatchOptions = {}): Promise<ModelPlan> {
+export async function planModel(
+  model: OnnxModel,
+  prefix: string,
+  source: ByteSource,
+  incoming: ReadonlyMap<string, Incoming>,
+  external: ExternalPatchOptions = {},
+): Promise<ModelPlan> {
   const edits: PatchEdit[] = [];
   const changes: BodyChange[] = [];
   const replaced: string[] = [];
@@ -217,7 +261,11 @@ export async function planModel(model: OnnxModel, prefix: string, source: ByteSo
     const size = e.streamed?.size ?? e.bytes.length;
     delta += size - e.length;
     const streamed = e.streamed;
-    edits.push(streamed ? { offset: e.offset, length: e.length, sameSize: size === e.length, produce: () => streamed.produce() } : fixedEdit(e.offset, e.length, e.bytes));
+    edits.push(
+      streamed
+        ? { offset: e.offset, length: e.length, sameSize: size === e.length, produce: () => streamed.produce() }
+        : fixedEdit(e.offset, e.length, e.bytes),
+    );
   }
   edits.sort((a, b) => a.offset - b.offset);
   return { edits, delta, replaced, external: files };
@@ -225,7 +273,12 @@ export async function planModel(model: OnnxModel, prefix: string, source: ByteSo
 
 /** The plan for an .onnx model opened with readFrom() (or read()). */
 export async function planPatch(
-  model: OnnxModel, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  model: OnnxModel,
+  infos: readonly TensorInfo[],
+  source: ByteSource,
+  size: number,
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
 ): Promise<PatchPlan> {
   const names = infos.map((i) => i.name);
   const inFile = new Set(names);
@@ -233,7 +286,12 @@ export async function planPatch(
   checkUnknown(unknown, names, id, options);
   const plan = await planModel(model, "", source, incoming, options as ExternalPatchOptions);
   return {
-    edits: plan.edits, replaced: plan.replaced, kept: names.filter((n) => !incoming.has(n)), unknown, requantized: [], outputSize: size + plan.delta,
+    edits: plan.edits,
+    replaced: plan.replaced,
+    kept: names.filter((n) => !incoming.has(n)),
+    unknown,
+    requantized: [],
+    outputSize: size + plan.delta,
     external: plan.external,
   };
 }

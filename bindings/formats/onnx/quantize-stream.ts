@@ -25,7 +25,15 @@ import { writePieces } from "./edit-write.js";
 import { parseSmallChunks } from "./lazy-read.js";
 import { type OnnxModel, id } from "./model.js";
 import { RAW_BY_REFERENCE_BYTES } from "./proto-writer.js";
-import { type QuantizeOptions, type QuantizeReport, type WeightAccess, type WeightSource, checkQuantize, floatValues, quantizeInPlace } from "./quantize.js";
+import {
+  type QuantizeOptions,
+  type QuantizeReport,
+  type WeightAccess,
+  type WeightSource,
+  checkQuantize,
+  floatValues,
+  quantizeInPlace,
+} from "./quantize.js";
 import { parseModel } from "./reader.js";
 import { modelBytes } from "./view.js";
 
@@ -49,7 +57,8 @@ export interface SparseModel {
 
 function readSyncExactly(source: ByteSource, offset: number, length: number): Uint8Array {
   const got = source.readSync!(offset, length);
-  if (got.length < length) throw new RangeError(`tensorfile: onnx: the source gave ${got.length} of ${length} bytes at ${offset}`);
+  if (got.length < length)
+    throw new RangeError(`tensorfile: onnx: the source gave ${got.length} of ${length} bytes at ${offset}`);
   return got.length === length ? got : got.subarray(0, length);
 }
 
@@ -58,32 +67,45 @@ function readSyncExactly(source: ByteSource, offset: number, length: number): Ui
  * of the image shorter than write() copies by value (RAW_BY_REFERENCE_BYTES), so every piece write() builds by
  * value holds the source's bytes. Rejects with read()'s error for a malformed model.
  */
-export async function readSparse(from: ByteSource, options: { maxGraphDepth?: number | undefined } = {}): Promise<SparseModel> {
+export async function readSparse(
+  from: ByteSource,
+  options: { maxGraphDepth?: number | undefined } = {},
+): Promise<SparseModel> {
   const source = await synchronousSource(from);
   const { size } = await sourceSize(source);
   const image = new Uint8Array(size);
   const copied = new WeakSet<Uint8Array>();
   const filled: [number, number][] = [];
-  const model = await parseSmallChunks(source, id, (backing) => {
-    const recording: ByteBacking = {
-      size: backing.size,
-      window(offset, length) {
-        const w = backing.window(offset, length);
-        if (!copied.has(w.bytes)) {
-          image.set(w.bytes, w.start);
-          copied.add(w.bytes);
-          filled.push([w.start, w.start + w.bytes.length]);
-        }
-        return { bytes: image.subarray(w.start, w.start + w.bytes.length), start: w.start };
-      },
-    };
-    // read()'s options: varint-typed payloads are counted from their bytes (so they are in the image)
-    return parseModel(new ByteReader(recording, id), { eager: true, maxGraphDepth: options.maxGraphDepth, origin: image });
-  }, { varintPayloads: true });
+  const model = await parseSmallChunks(
+    source,
+    id,
+    (backing) => {
+      const recording: ByteBacking = {
+        size: backing.size,
+        window(offset, length) {
+          const w = backing.window(offset, length);
+          if (!copied.has(w.bytes)) {
+            image.set(w.bytes, w.start);
+            copied.add(w.bytes);
+            filled.push([w.start, w.start + w.bytes.length]);
+          }
+          return { bytes: image.subarray(w.start, w.start + w.bytes.length), start: w.start };
+        },
+      };
+      // read()'s options: varint-typed payloads are counted from their bytes (so they are in the image)
+      return parseModel(new ByteReader(recording, id), {
+        eager: true,
+        maxGraphDepth: options.maxGraphDepth,
+        origin: image,
+      });
+    },
+    { varintPayloads: true },
+  );
   filled.sort((a, b) => a[0] - b[0]);
   let at = 0;
   const fillGap = (start: number, end: number) => {
-    if (end > start && end - start < RAW_BY_REFERENCE_BYTES) image.set(readSyncExactly(source, start, end - start), start);
+    if (end > start && end - start < RAW_BY_REFERENCE_BYTES)
+      image.set(readSyncExactly(source, start, end - start), start);
   };
   for (const [start, end] of filled) {
     fillGap(at, start);
@@ -95,7 +117,11 @@ export async function readSparse(from: ByteSource, options: { maxGraphDepth?: nu
 }
 
 /** quantizeInPlace's weight access for a sparse model: weights read from the source, large results deferred. */
-function sourceAccess(sparse: SparseModel, deferred: Map<Uint8Array, () => Iterable<Uint8Array>>, pieceBytes: number): WeightAccess {
+function sourceAccess(
+  sparse: SparseModel,
+  deferred: Map<Uint8Array, () => Iterable<Uint8Array>>,
+  pieceBytes: number,
+): WeightAccess {
   const { source, image } = sparse;
   return {
     *pieces(weight: WeightSource): Iterable<Float32Array> {
@@ -134,8 +160,13 @@ export interface QuantizedPieces {
 }
 
 /** quantize() of a sparse model, as pieces to write (see the module comment); weights are read in pieces of `pieceBytes`. */
-export function quantizeSparse(sparse: SparseModel, options: QuantizeOptions, pieceBytes = WEIGHT_PIECE_BYTES): QuantizedPieces {
-  if (!(pieceBytes > 0 && pieceBytes % 4 === 0)) throw new RangeError(`tensorfile: onnx: pieceBytes must be a positive multiple of 4, not ${pieceBytes}`);
+export function quantizeSparse(
+  sparse: SparseModel,
+  options: QuantizeOptions,
+  pieceBytes = WEIGHT_PIECE_BYTES,
+): QuantizedPieces {
+  if (!(pieceBytes > 0 && pieceBytes % 4 === 0))
+    throw new RangeError(`tensorfile: onnx: pieceBytes must be a positive multiple of 4, not ${pieceBytes}`);
   const deferred = new Map<Uint8Array, () => Iterable<Uint8Array>>();
   const report = quantizeInPlace(sparse.model, options, sparse.image, sourceAccess(sparse, deferred, pieceBytes));
   const buffer = sparse.image.buffer;
@@ -144,7 +175,8 @@ export function quantizeSparse(sparse: SparseModel, options: QuantizeOptions, pi
     size += piece.length;
     const produce = deferred.get(piece);
     if (produce) return { [Symbol.iterator]: () => produce()[Symbol.iterator]() };
-    if (piece.buffer === buffer) return rangeChunks(sparse.source, piece.byteOffset, piece.byteOffset + piece.length, QUANTIZE_CHUNK_BYTES, id);
+    if (piece.buffer === buffer)
+      return rangeChunks(sparse.source, piece.byteOffset, piece.byteOffset + piece.length, QUANTIZE_CHUNK_BYTES, id);
     return piece;
   });
   return { pieces, size, report };
@@ -155,7 +187,12 @@ export async function synchronousSource(source: ByteSource): Promise<ByteSource>
   if (source.readSync) return source;
   const { size } = await sourceSize(source);
   const bytes = await readExactly(source, 0, size, id);
-  return { size, name: source.name, read: async (offset, length) => bytes.subarray(offset, offset + length), readSync: (offset, length) => bytes.subarray(offset, offset + length) };
+  return {
+    size,
+    name: source.name,
+    read: async (offset, length) => bytes.subarray(offset, offset + length),
+    readSync: (offset, length) => bytes.subarray(offset, offset + length),
+  };
 }
 
 /** The output pieces of `source` converted (read()'s errors and refusals first), its size and the report. */
@@ -176,7 +213,11 @@ export interface QuantizeToOptions extends QuantizeOptions {
  * structure and one weight at a time; resolves to the report. Refusals (a bad mode, bf16 below opset 13) and
  * read()'s errors reject before anything is written.
  */
-export async function quantizeTo(source: ByteSource, sink: ByteSink, options: QuantizeToOptions): Promise<QuantizeReport> {
+export async function quantizeTo(
+  source: ByteSource,
+  sink: ByteSink,
+  options: QuantizeToOptions,
+): Promise<QuantizeReport> {
   const { pieces, report } = await quantizedPieces(source, options);
   await writePiecesTo(sink, pieces, { end: options.end, caller: "onnx.quantizeTo" });
   return report;

@@ -22,7 +22,17 @@ import { bfloat16Bits } from "../../bfloat16.js";
 import { UnsupportedError } from "../../bytes/errors.js";
 import * as kernels from "../../kernels/index.js";
 import { makeTensor } from "./edit.js";
-import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxTensor, type OnnxValueInfo, DATA_TYPES, id, rawByteLength } from "./model.js";
+import {
+  type OnnxAttribute,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxNode,
+  type OnnxTensor,
+  type OnnxValueInfo,
+  DATA_TYPES,
+  id,
+  rawByteLength,
+} from "./model.js";
 import { modelBytes, tensorOf, weightInfo } from "./view.js";
 
 /** The three precision modes. */
@@ -103,21 +113,82 @@ export interface Fp16Op {
  */
 export const FP16_OPS: Readonly<Record<string, Fp16Op>> = (() => {
   const ops: Record<string, Fp16Op> = {};
-  const all = (minOpset: number, ...names: string[]) => { for (const n of names) ops[n] = { minOpset }; };
-  const first = (minOpset: number, tInputs: number[], ...names: string[]) => { for (const n of names) ops[n] = { minOpset, tInputs }; };
+  const all = (minOpset: number, ...names: string[]) => {
+    for (const n of names) ops[n] = { minOpset };
+  };
+  const first = (minOpset: number, tInputs: number[], ...names: string[]) => {
+    for (const n of names) ops[n] = { minOpset, tInputs };
+  };
   all(7, "Add", "Sub", "Mul", "Div", "Sum", "Mean", "Max", "Min");
-  all(6, "Relu", "LeakyRelu", "Sigmoid", "HardSigmoid", "Tanh", "Elu", "Selu", "Softplus", "Softsign", "Exp", "Log", "Sqrt", "Neg", "Abs", "Reciprocal", "Floor", "Ceil");
+  all(
+    6,
+    "Relu",
+    "LeakyRelu",
+    "Sigmoid",
+    "HardSigmoid",
+    "Tanh",
+    "Elu",
+    "Selu",
+    "Softplus",
+    "Softsign",
+    "Exp",
+    "Log",
+    "Sqrt",
+    "Neg",
+    "Abs",
+    "Reciprocal",
+    "Floor",
+    "Ceil",
+  );
   all(9, "Erf");
   all(7, "PRelu");
   all(14, "HardSwish");
   all(18, "Mish");
   all(20, "Gelu");
-  all(1, "Softmax", "LogSoftmax", "Conv", "ConvTranspose", "MatMul", "Gemm", "BatchNormalization", "InstanceNormalization");
+  all(
+    1,
+    "Softmax",
+    "LogSoftmax",
+    "Conv",
+    "ConvTranspose",
+    "MatMul",
+    "Gemm",
+    "BatchNormalization",
+    "InstanceNormalization",
+  );
   first(1, [0, 1, 2], "LayerNormalization");
   ops.LayerNormalization!.minOpset = 17;
-  first(1, [0], "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceL2", "MaxPool", "AveragePool", "GlobalAveragePool",
-    "GlobalMaxPool", "Reshape", "Transpose", "Slice", "Squeeze", "Unsqueeze", "Flatten", "Gather", "GatherElements", "Split", "Expand",
-    "Tile", "Identity", "Dropout", "DepthToSpace", "SpaceToDepth", "Resize", "Upsample", "Pad");
+  first(
+    1,
+    [0],
+    "ReduceMean",
+    "ReduceSum",
+    "ReduceMax",
+    "ReduceMin",
+    "ReduceL2",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "Reshape",
+    "Transpose",
+    "Slice",
+    "Squeeze",
+    "Unsqueeze",
+    "Flatten",
+    "Gather",
+    "GatherElements",
+    "Split",
+    "Expand",
+    "Tile",
+    "Identity",
+    "Dropout",
+    "DepthToSpace",
+    "SpaceToDepth",
+    "Resize",
+    "Upsample",
+    "Pad",
+  );
   ops.Pad = { minOpset: 2, tInputs: [0, 2] };
   ops.Resize!.minOpset = 10;
   all(4, "Concat");
@@ -129,16 +200,53 @@ export const FP16_OPS: Readonly<Record<string, Fp16Op>> = (() => {
 })();
 
 /** Ops whose float inputs are sizes, scales or indices (they stay float32). */
-const INDEX_INPUTS: Readonly<Record<string, readonly number[]>> = { Range: [0, 1, 2], Resize: [1, 2], Upsample: [1], ConstantOfShape: [0], OneHot: [1] };
+const INDEX_INPUTS: Readonly<Record<string, readonly number[]>> = {
+  Range: [0, 1, 2],
+  Resize: [1, 2],
+  Upsample: [1],
+  ConstantOfShape: [0],
+  OneHot: [1],
+};
 const SHAPE_OPS = new Set(["Shape", "Size"]);
 /**
  * The elementwise ops that size and index formulas are made of: a float that only ends in integers (a Cast to an
  * integer type, Range, Resize sizes) is walked back through these, and they stay float32. The walk stops at any
  * other op (a Conv or Gemm whose result is later used as an index is data, and runs in float16).
  */
-const INDEX_ARITHMETIC = new Set(["Add", "Sub", "Mul", "Div", "Floor", "Ceil", "Round", "Neg", "Abs", "Max", "Min", "Clip", "Sqrt", "Pow", "Reciprocal", "Mod", "Identity"]);
+const INDEX_ARITHMETIC = new Set([
+  "Add",
+  "Sub",
+  "Mul",
+  "Div",
+  "Floor",
+  "Ceil",
+  "Round",
+  "Neg",
+  "Abs",
+  "Max",
+  "Min",
+  "Clip",
+  "Sqrt",
+  "Pow",
+  "Reciprocal",
+  "Mod",
+  "Identity",
+]);
 /** Ops that move elements without arithmetic: on weights alone (not data) they still run in float16 (exact). */
-const DATA_MOVEMENT = new Set(["Slice", "Concat", "Unsqueeze", "Squeeze", "Reshape", "Transpose", "Gather", "Split", "Identity", "Flatten", "Expand", "Tile"]);
+const DATA_MOVEMENT = new Set([
+  "Slice",
+  "Concat",
+  "Unsqueeze",
+  "Squeeze",
+  "Reshape",
+  "Transpose",
+  "Gather",
+  "Split",
+  "Identity",
+  "Flatten",
+  "Expand",
+  "Tile",
+]);
 const INTEGER_TYPES = new Set([2, 3, 4, 5, 6, 7, 9, 12, 13]);
 
 interface GraphCtx {
@@ -146,9 +254,22 @@ interface GraphCtx {
   owner: OnnxNode | undefined;
   isMain: boolean;
 }
-interface NodeRef { node: OnnxNode; ctx: GraphCtx }
-interface Use { ref: NodeRef; index: number }
-interface Source { name: string; ctx: GraphCtx; tensor: OnnxTensor; kind: "initializer" | "constant"; node?: OnnxNode; attr?: OnnxAttribute }
+interface NodeRef {
+  node: OnnxNode;
+  ctx: GraphCtx;
+}
+interface Use {
+  ref: NodeRef;
+  index: number;
+}
+interface Source {
+  name: string;
+  ctx: GraphCtx;
+  tensor: OnnxTensor;
+  kind: "initializer" | "constant";
+  node?: OnnxNode;
+  attr?: OnnxAttribute;
+}
 
 /** The parts of a model the transforms look at: types, producers, users, weights, taint by the graph's inputs. */
 class Analysis {
@@ -178,7 +299,8 @@ class Analysis {
     this.contexts.push(ctx);
     const g = ctx.graph;
     const initializerNames = new Set(g.initializers.map((t) => t.name));
-    for (const v of [...g.valueInfo, ...g.outputs]) if (v.type.kind === "tensor") this.declared.set(v.name, v.type.elemType);
+    for (const v of [...g.valueInfo, ...g.outputs])
+      if (v.type.kind === "tensor") this.declared.set(v.name, v.type.elemType);
     for (const v of g.inputs) {
       this.names.add(v.name);
       this.types.set(v.name, v.type.kind === "tensor" ? v.type.elemType : undefined);
@@ -190,10 +312,12 @@ class Analysis {
     for (const t of g.initializers) {
       this.names.add(t.name);
       this.types.set(t.name, t.dataType);
-      if (t.dataType === FLOAT && !this.graphInputs.has(t.name)) this.sources.set(t.name, { name: t.name, ctx, tensor: t, kind: "initializer" });
+      if (t.dataType === FLOAT && !this.graphInputs.has(t.name))
+        this.sources.set(t.name, { name: t.name, ctx, tensor: t, kind: "initializer" });
     }
     g.outputs.forEach((v, k) => {
-      if (!ctx.isMain) (this.branchOutputs.get(v.name) ?? this.branchOutputs.set(v.name, []).get(v.name)!).push({ ctx, k });
+      if (!ctx.isMain)
+        (this.branchOutputs.get(v.name) ?? this.branchOutputs.set(v.name, []).get(v.name)!).push({ ctx, k });
     });
     for (const node of g.nodes) {
       const ref = { node, ctx };
@@ -219,7 +343,15 @@ class Analysis {
       });
       if (isDefault(node) && node.opType === "Constant") {
         const attr = node.attributes.find((a) => a.name === "value" && a.t);
-        if (attr?.t && attr.t.dataType === FLOAT && node.outputs[0]) this.sources.set(node.outputs[0], { name: node.outputs[0], ctx, tensor: attr.t, kind: "constant", node, attr });
+        if (attr?.t && attr.t.dataType === FLOAT && node.outputs[0])
+          this.sources.set(node.outputs[0], {
+            name: node.outputs[0],
+            ctx,
+            tensor: attr.t,
+            kind: "constant",
+            node,
+            attr,
+          });
       }
     }
   }
@@ -235,10 +367,26 @@ class Analysis {
     if (!isDefault(node)) return fill(undefined);
     const attrInt = (name: string) => node.attributes.find((a) => a.name === name)?.i;
     switch (node.opType) {
-      case "Cast": return fill(attrInt("to"));
-      case "Shape": case "Size": case "NonZero": case "ArgMax": case "ArgMin": return fill(7);
-      case "Equal": case "Less": case "Greater": case "LessOrEqual": case "GreaterOrEqual": case "Not": case "And": case "Or": case "Xor":
-      case "IsNaN": case "IsInf": return fill(9);
+      case "Cast":
+        return fill(attrInt("to"));
+      case "Shape":
+      case "Size":
+      case "NonZero":
+      case "ArgMax":
+      case "ArgMin":
+        return fill(7);
+      case "Equal":
+      case "Less":
+      case "Greater":
+      case "LessOrEqual":
+      case "GreaterOrEqual":
+      case "Not":
+      case "And":
+      case "Or":
+      case "Xor":
+      case "IsNaN":
+      case "IsInf":
+        return fill(9);
       case "Constant": {
         const a = node.attributes[0];
         if (a?.t) return fill(a.t.dataType);
@@ -262,14 +410,24 @@ class Analysis {
         const body = node.attributes.find((a) => a.name === "body")?.g;
         return node.outputs.map((_, k) => elemTypeOf(body?.outputs[k]));
       }
-      case "TopK": return [inType(0), 7];
-      case "MaxPool": return [inType(0), 7];
-      case "Dropout": return [inType(0), 9];
-      case "DequantizeLinear": return fill(inType(1));
-      case "QuantizeLinear": return fill(inType(2) ?? 2);
-      case "Where": return fill(inType(1));
-      case "Gather": case "GatherElements": case "GatherND": return fill(inType(0));
-      default: return fill(firstKnown());
+      case "TopK":
+        return [inType(0), 7];
+      case "MaxPool":
+        return [inType(0), 7];
+      case "Dropout":
+        return [inType(0), 9];
+      case "DequantizeLinear":
+        return fill(inType(1));
+      case "QuantizeLinear":
+        return fill(inType(2) ?? 2);
+      case "Where":
+        return fill(inType(1));
+      case "Gather":
+      case "GatherElements":
+      case "GatherND":
+        return fill(inType(0));
+      default:
+        return fill(firstKnown());
     }
   }
 
@@ -281,13 +439,18 @@ class Analysis {
       if (!isDefault(node)) continue;
       if (node.opType === "Cast") {
         const to = node.attributes.find((a) => a.name === "to")?.i;
-        if (to !== undefined && INTEGER_TYPES.has(to) && isFloat(node.inputs[0] ?? "")) this.indexLike.add(node.inputs[0]!);
+        if (to !== undefined && INTEGER_TYPES.has(to) && isFloat(node.inputs[0] ?? ""))
+          this.indexLike.add(node.inputs[0]!);
         continue;
       }
-      for (const k of INDEX_INPUTS[node.opType] ?? []) if (isFloat(node.inputs[k] ?? "")) this.indexLike.add(node.inputs[k]!);
+      for (const k of INDEX_INPUTS[node.opType] ?? [])
+        if (isFloat(node.inputs[k] ?? "")) this.indexLike.add(node.inputs[k]!);
       if (!INDEX_ARITHMETIC.has(node.opType)) continue;
       const floatOutputs = node.outputs.filter(isFloat);
-      if (floatOutputs.length > 0 && floatOutputs.every((o) => this.indexLike.has(o) && !this.branchOutputs.has(o) && !this.isMainOutput(o))) {
+      if (
+        floatOutputs.length > 0 &&
+        floatOutputs.every((o) => this.indexLike.has(o) && !this.branchOutputs.has(o) && !this.isMainOutput(o))
+      ) {
         for (const n of node.inputs) if (isFloat(n)) this.indexLike.add(n);
       }
     }
@@ -334,7 +497,10 @@ export function opsetOf(model: OnnxModel): number {
 function tensorBytes(t: OnnxTensor): number {
   const info = DATA_TYPES[t.dataType];
   if (!info || info.bits === 0) return 0;
-  return rawByteLength(info, t.dims.reduce((a, b) => a * b, 1));
+  return rawByteLength(
+    info,
+    t.dims.reduce((a, b) => a * b, 1),
+  );
 }
 
 function elementCount(t: OnnxTensor): number {
@@ -357,7 +523,10 @@ function unreadable(t: OnnxTensor): string | undefined {
   return undefined;
 }
 
-interface Counters { clamped: number; flushed: number }
+interface Counters {
+  clamped: number;
+  flushed: number;
+}
 
 /** A weight as quantizeInPlace found it (its tensor as read, before it is replaced). */
 export interface WeightSource {
@@ -387,7 +556,12 @@ function memoryAccess(bytes: () => Uint8Array): WeightAccess {
 }
 
 /** A raw_data tensor whose elements `produce` computes: now, or when written (access.defer). */
-function convertedTensor(access: WeightAccess, header: { name: string; dataType: number; dims: number[]; docString: string }, byteLength: number, produce: () => Iterable<Uint8Array>): OnnxTensor {
+function convertedTensor(
+  access: WeightAccess,
+  header: { name: string; dataType: number; dims: number[]; docString: string },
+  byteLength: number,
+  produce: () => Iterable<Uint8Array>,
+): OnnxTensor {
   let values = access.defer(byteLength, produce);
   if (!values) {
     const parts = [...produce()];
@@ -400,7 +574,14 @@ function convertedTensor(access: WeightAccess, header: { name: string; dataType:
       }
     }
   }
-  return { ...header, dims: [...header.dims], storage: "raw_data", data: { byteOffset: 0, byteLength: 0 }, frames: [], values };
+  return {
+    ...header,
+    dims: [...header.dims],
+    storage: "raw_data",
+    data: { byteOffset: 0, byteLength: 0 },
+    frames: [],
+    values,
+  };
 }
 
 function asBytes(view: ArrayBufferView): Uint8Array {
@@ -410,10 +591,17 @@ function asBytes(view: ArrayBufferView): Uint8Array {
 function toFloat16(values: Float32Array, counters: Counters): Uint16Array {
   for (let i = 0; i < values.length; i++) {
     const v = values[i]!;
-    if (v > HALF_MAX && v !== Infinity) { values[i] = HALF_MAX; counters.clamped++; } else if (v < -HALF_MAX && v !== -Infinity) { values[i] = -HALF_MAX; counters.clamped++; }
+    if (v > HALF_MAX && v !== Infinity) {
+      values[i] = HALF_MAX;
+      counters.clamped++;
+    } else if (v < -HALF_MAX && v !== -Infinity) {
+      values[i] = -HALF_MAX;
+      counters.clamped++;
+    }
   }
   const half = kernels.f32ToF16(values);
-  for (let i = 0; i < values.length; i++) if (values[i] !== 0 && (half[i]! & 0x7fff) === 0 && !Number.isNaN(values[i])) counters.flushed++;
+  for (let i = 0; i < values.length; i++)
+    if (values[i] !== 0 && (half[i]! & 0x7fff) === 0 && !Number.isNaN(values[i])) counters.flushed++;
   return half;
 }
 
@@ -433,7 +621,15 @@ export function toBfloat16(values: Float32Array, counters: Counters): Uint16Arra
 // ------------------------------------------------------------------------------------------- the edits
 
 function castNode(name: string, input: string, output: string, to: number): OnnxNode {
-  return { name, opType: "Cast", domain: "", inputs: [input], outputs: [output], attributes: [{ name: "to", type: "INT", i: to }], docString: "" };
+  return {
+    name,
+    opType: "Cast",
+    domain: "",
+    inputs: [input],
+    outputs: [output],
+    attributes: [{ name: "to", type: "INT", i: to }],
+    docString: "",
+  };
 }
 
 function withElemType(v: OnnxValueInfo, elemType: number): OnnxValueInfo {
@@ -452,8 +648,20 @@ function replaceSource(source: Source, tensor: OnnxTensor): void {
 
 function emptyReport(mode: QuantizeMode, opset: number): QuantizeReport {
   return {
-    mode, opset, tensorsConverted: 0, tensorsKept: [], weightBytesBefore: 0, weightBytesAfter: 0, float32BytesBefore: 0,
-    clamped: 0, flushed: 0, opsKeptFloat32: [], opsFloat16: 0, nodesAdded: 0, castsRetargeted: 0, notes: [],
+    mode,
+    opset,
+    tensorsConverted: 0,
+    tensorsKept: [],
+    weightBytesBefore: 0,
+    weightBytesAfter: 0,
+    float32BytesBefore: 0,
+    clamped: 0,
+    flushed: 0,
+    opsKeptFloat32: [],
+    opsFloat16: 0,
+    nodesAdded: 0,
+    castsRetargeted: 0,
+    notes: [],
   };
 }
 
@@ -462,7 +670,8 @@ function allWeights(model: OnnxModel): OnnxTensor[] {
   const walk = (g: OnnxGraph) => {
     out.push(...g.initializers);
     for (const n of g.nodes) {
-      if (isDefault(n) && n.opType === "Constant") for (const a of n.attributes) if (a.name === "value" && a.t) out.push(a.t);
+      if (isDefault(n) && n.opType === "Constant")
+        for (const a of n.attributes) if (a.name === "value" && a.t) out.push(a.t);
       for (const s of subgraphsOf(n)) walk(s);
     }
   };
@@ -473,10 +682,14 @@ function allWeights(model: OnnxModel): OnnxTensor[] {
 /** Throws what quantizeInPlace() would refuse (a TypeError for a bad mode; bf16 below opset 13), changing nothing. */
 export function checkQuantize(model: OnnxModel, options: QuantizeOptions, where?: string): void {
   const mode = options?.mode;
-  if (mode !== "fp16" && mode !== "bf16" && mode !== "i8") throw new TypeError(`tensorfile: quantize: mode must be fp16, bf16 or i8, not ${String(mode)}`);
+  if (mode !== "fp16" && mode !== "bf16" && mode !== "i8")
+    throw new TypeError(`tensorfile: quantize: mode must be fp16, bf16 or i8, not ${String(mode)}`);
   const opset = opsetOf(model);
   if (mode === "bf16" && opset < 13) {
-    throw new UnsupportedError(id, `bf16 needs opset 13 or later (ONNX has no Cast from bfloat16 before it); ${where ? `the ${where} network` : "this model"} imports opset ${opset}`);
+    throw new UnsupportedError(
+      id,
+      `bf16 needs opset 13 or later (ONNX has no Cast from bfloat16 before it); ${where ? `the ${where} network` : "this model"} imports opset ${opset}`,
+    );
   }
 }
 
@@ -484,7 +697,12 @@ export function checkQuantize(model: OnnxModel, options: QuantizeOptions, where?
  * Changes `model` in place (an object read() returned, whose bytes `bytes` are) to `options.mode` and returns
  * what it did. Refused (UnsupportedError, nothing changed) for bf16 below opset 13 and i8 below opset 10.
  */
-export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, bytes: Uint8Array | undefined = modelBytes.get(model), access?: WeightAccess): QuantizeReport {
+export function quantizeInPlace(
+  model: OnnxModel,
+  options: QuantizeOptions,
+  bytes: Uint8Array | undefined = modelBytes.get(model),
+  access?: WeightAccess,
+): QuantizeReport {
   checkQuantize(model, options);
   const mode = options.mode;
   const opset = opsetOf(model);
@@ -497,10 +715,13 @@ export function quantizeInPlace(model: OnnxModel, options: QuantizeOptions, byte
   const external = [...analysis.sources.values()].filter((s) => s.tensor.storage === "external");
   if (external.length > 0) {
     const files = [...new Set(external.map((s) => s.tensor.external?.location ?? "?"))];
-    report.notes.push(`${external.length} float32 weight${external.length === 1 ? " is" : "s are"} stored in external data (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) and left as ${external.length === 1 ? "it is" : "they are"}: the converted model still reads ${files.length === 1 ? "that file" : "those files"} by ${files.length === 1 ? "its" : "their"} relative path, so keep it next to ${files.length === 1 ? "it" : "them"}`);
+    report.notes.push(
+      `${external.length} float32 weight${external.length === 1 ? " is" : "s are"} stored in external data (${files.slice(0, 3).join(", ")}${files.length > 3 ? ", …" : ""}) and left as ${external.length === 1 ? "it is" : "they are"}: the converted model still reads ${files.length === 1 ? "that file" : "those files"} by ${files.length === 1 ? "its" : "their"} relative path, so keep it next to ${files.length === 1 ? "it" : "them"}`,
+    );
   }
   const needBytes = (): Uint8Array => {
-    if (!bytes) throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "quantize");
+    if (!bytes)
+      throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "quantize");
     return bytes;
   };
   const weights = access ?? memoryAccess(needBytes);
@@ -532,17 +753,39 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: Weig
     const outputsFloat = node.outputs.some(isFloat);
     const inputsFloat = node.inputs.some(isFloat);
     if (!outputsFloat && !inputsFloat) continue;
-    if (!isDefault(node)) { keep(`${node.domain}.${node.opType}`, "not an ai.onnx op"); continue; }
+    if (!isDefault(node)) {
+      keep(`${node.domain}.${node.opType}`, "not an ai.onnx op");
+      continue;
+    }
     if (["Cast", "Constant", "If", "Loop", "Scan", "Shape", "Size"].includes(node.opType)) continue;
     const op = FP16_OPS[node.opType];
-    if (!op) { keep(node.opType, "no float16 in the allowlist"); continue; }
-    if (opset < op.minOpset) { keep(node.opType, `float16 from opset ${op.minOpset}`); continue; }
-    if (!node.inputs.some((n) => a.tainted.has(n)) && !DATA_MOVEMENT.has(node.opType)) { keep(node.opType, "constant or shape arithmetic"); continue; }
-    if (INDEX_ARITHMETIC.has(node.opType) && node.outputs.some((o) => isFloat(o) && a.indexLike.has(o))) { keep(node.opType, "sizes or indices computed in float"); continue; }
+    if (!op) {
+      keep(node.opType, "no float16 in the allowlist");
+      continue;
+    }
+    if (opset < op.minOpset) {
+      keep(node.opType, `float16 from opset ${op.minOpset}`);
+      continue;
+    }
+    if (!node.inputs.some((n) => a.tainted.has(n)) && !DATA_MOVEMENT.has(node.opType)) {
+      keep(node.opType, "constant or shape arithmetic");
+      continue;
+    }
+    if (INDEX_ARITHMETIC.has(node.opType) && node.outputs.some((o) => isFloat(o) && a.indexLike.has(o))) {
+      keep(node.opType, "sizes or indices computed in float");
+      continue;
+    }
     const tIn = (op.tInputs ?? node.inputs.map((_, i) => i)).filter((i) => (node.inputs[i] ?? "") !== "");
-    if (tIn.some((i) => a.typeOf(node.inputs[i]!) !== FLOAT) || !isFloat(node.outputs[0] ?? "")) { keep(node.opType, "not float32 (or its type is unknown)"); continue; }
-    if (node.opType === "LayerNormalization" && node.outputs.slice(1).some((o) => o !== "" && ((a.uses.get(o)?.length ?? 0) > 0 || mainOutputs.has(o)))) {
-      keep(node.opType, "its mean/inverse-deviation outputs are used"); continue;
+    if (tIn.some((i) => a.typeOf(node.inputs[i]!) !== FLOAT) || !isFloat(node.outputs[0] ?? "")) {
+      keep(node.opType, "not float32 (or its type is unknown)");
+      continue;
+    }
+    if (
+      node.opType === "LayerNormalization" &&
+      node.outputs.slice(1).some((o) => o !== "" && ((a.uses.get(o)?.length ?? 0) > 0 || mainOutputs.has(o)))
+    ) {
+      keep(node.opType, "its mean/inverse-deviation outputs are used");
+      continue;
     }
     half.add(node);
   }
@@ -564,13 +807,17 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: Weig
       else precision.set(o, "fp16");
     }
   }
-  if (!keepIO) for (const v of main.inputs) if (isFloat(v.name) && !a.sources.has(v.name) && !main.initializers.some((t) => t.name === v.name)) precision.set(v.name, "fp16");
+  if (!keepIO)
+    for (const v of main.inputs)
+      if (isFloat(v.name) && !a.sources.has(v.name) && !main.initializers.some((t) => t.name === v.name))
+        precision.set(v.name, "fp16");
   // sources: weights, Cast(to=FLOAT), If outputs: float16 when a float16 computation reads them
   const candidates: string[] = [];
   for (const [name, s] of a.sources) if (!unreadable(s.tensor)) candidates.push(name);
   for (const { node } of a.order) {
     if (!isDefault(node)) continue;
-    if (node.opType === "Cast" && node.attributes.find((x) => x.name === "to")?.i === FLOAT && node.outputs[0]) candidates.push(node.outputs[0]);
+    if (node.opType === "Cast" && node.attributes.find((x) => x.name === "to")?.i === FLOAT && node.outputs[0])
+      candidates.push(node.outputs[0]);
     if (node.opType === "If") candidates.push(...node.outputs.filter(isFloat));
   }
   const wants16 = (name: string): boolean => {
@@ -593,11 +840,26 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: Weig
   for (const [name, s] of a.sources) {
     if (is16(name)) {
       const read = { name: s.name, tensor: s.tensor, kind: s.kind };
-      replaceSource(s, convertedTensor(access, { name: s.tensor.name, dataType: FLOAT16, dims: s.tensor.dims, docString: s.tensor.docString }, elementCount(s.tensor) * 2,
-        function* () { for (const piece of access.pieces(read)) yield asBytes(toFloat16(piece, report)); }));
+      replaceSource(
+        s,
+        convertedTensor(
+          access,
+          { name: s.tensor.name, dataType: FLOAT16, dims: s.tensor.dims, docString: s.tensor.docString },
+          elementCount(s.tensor) * 2,
+          function* () {
+            for (const piece of access.pieces(read)) yield asBytes(toFloat16(piece, report));
+          },
+        ),
+      );
       report.tensorsConverted++;
     } else {
-      const why = unreadable(s.tensor) ?? (pinned(name) ? "a graph output" : a.indexLike.has(name) ? "sizes or scales" : "no float16 computation reads it");
+      const why =
+        unreadable(s.tensor) ??
+        (pinned(name)
+          ? "a graph output"
+          : a.indexLike.has(name)
+            ? "sizes or scales"
+            : "no float16 computation reads it");
       report.tensorsKept.push({ name, reason: why });
     }
   }
@@ -648,7 +910,7 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: Weig
     if (!ctx.isMain) {
       ctx.graph.outputs.forEach((v, k) => {
         if (!isFloat(v.name) && elemTypeOf(v) !== FLOAT) return;
-        const ownerOut = ctx.owner?.opType === "If" ? ctx.owner.outputs[k] ?? "" : "";
+        const ownerOut = ctx.owner?.opType === "If" ? (ctx.owner.outputs[k] ?? "") : "";
         const need = ownerOut !== "" && is16(ownerOut) ? "fp16" : "fp32";
         const have = is16(v.name) ? "fp16" : "fp32";
         let out = v;
@@ -662,8 +924,12 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: Weig
     });
   }
   if (!keepIO) {
-    main.inputs.forEach((v, k) => { if (is16(v.name)) main.inputs[k] = withElemType(v, FLOAT16); });
-    main.outputs.forEach((v, k) => { if (is16(v.name)) main.outputs[k] = withElemType(v, FLOAT16); });
+    main.inputs.forEach((v, k) => {
+      if (is16(v.name)) main.inputs[k] = withElemType(v, FLOAT16);
+    });
+    main.outputs.forEach((v, k) => {
+      if (is16(v.name)) main.outputs[k] = withElemType(v, FLOAT16);
+    });
   }
   report.opsKeptFloat32 = [...kept.values()].sort((x, y) => y.count - x.count);
 }
@@ -674,8 +940,12 @@ function fp16(a: Analysis, keepIO: boolean, report: QuantizeReport, access: Weig
 function weightCandidates(a: Analysis, report: QuantizeReport, accept: (s: Source) => string | undefined): Source[] {
   const out: Source[] = [];
   for (const [name, s] of a.sources) {
-    const why = unreadable(s.tensor) ?? (elementCount(s.tensor) < MIN_WEIGHT_ELEMENTS ? `fewer than ${MIN_WEIGHT_ELEMENTS} elements` : undefined)
-      ?? (a.indexLike.has(name) ? "sizes or scales" : undefined) ?? (a.isMainOutput(name) ? "a graph output" : undefined) ?? accept(s);
+    const why =
+      unreadable(s.tensor) ??
+      (elementCount(s.tensor) < MIN_WEIGHT_ELEMENTS ? `fewer than ${MIN_WEIGHT_ELEMENTS} elements` : undefined) ??
+      (a.indexLike.has(name) ? "sizes or scales" : undefined) ??
+      (a.isMainOutput(name) ? "a graph output" : undefined) ??
+      accept(s);
     if (why) report.tensorsKept.push({ name, reason: why });
     else out.push(s);
   }
@@ -683,7 +953,12 @@ function weightCandidates(a: Analysis, report: QuantizeReport, accept: (s: Sourc
 }
 
 /** Puts the weight's stored form under a new name and a node computing the original name from it. */
-function storeBehind(a: Analysis, s: Source, stored: OnnxTensor, makeNodes: (storedName: string) => OnnxNode[]): number {
+function storeBehind(
+  a: Analysis,
+  s: Source,
+  stored: OnnxTensor,
+  makeNodes: (storedName: string) => OnnxNode[],
+): number {
   const storedName = a.freshName(stored.name);
   stored.name = storedName;
   const g = s.ctx.graph;
@@ -704,9 +979,17 @@ function storeBehind(a: Analysis, s: Source, stored: OnnxTensor, makeNodes: (sto
 function bf16(a: Analysis, report: QuantizeReport, access: WeightAccess): void {
   for (const s of weightCandidates(a, report, () => undefined)) {
     const read = { name: s.name, tensor: s.tensor, kind: s.kind };
-    const stored = convertedTensor(access, { name: `${s.name}_bf16`, dataType: BFLOAT16, dims: s.tensor.dims, docString: s.tensor.docString }, elementCount(s.tensor) * 2,
-      function* () { for (const piece of access.pieces(read)) yield asBytes(toBfloat16(piece, report)); });
-    report.nodesAdded += storeBehind(a, s, stored, (storedName) => [castNode(a.freshName(`${s.name}_cast`), storedName, s.name, FLOAT)]);
+    const stored = convertedTensor(
+      access,
+      { name: `${s.name}_bf16`, dataType: BFLOAT16, dims: s.tensor.dims, docString: s.tensor.docString },
+      elementCount(s.tensor) * 2,
+      function* () {
+        for (const piece of access.pieces(read)) yield asBytes(toBfloat16(piece, report));
+      },
+    );
+    report.nodesAdded += storeBehind(a, s, stored, (storedName) => [
+      castNode(a.freshName(`${s.name}_cast`), storedName, s.name, FLOAT),
+    ]);
     report.tensorsConverted++;
   }
 }
@@ -717,17 +1000,28 @@ function bf16(a: Analysis, report: QuantizeReport, access: WeightAccess): void {
 function channelAxis(node: OnnxNode, index: number, rank: number): number | undefined {
   if (!isDefault(node)) return undefined;
   switch (node.opType) {
-    case "MatMul": return index === 1 && rank >= 2 ? rank - 1 : undefined;
-    case "Gemm": return index === 1 && rank === 2 ? (node.attributes.find((x) => x.name === "transB")?.i ? 0 : 1) : undefined;
-    case "Conv": return index === 1 ? 0 : undefined;
-    case "ConvTranspose": return index === 1 ? 1 : undefined;
-    case "LSTM": case "GRU": case "RNN": return index === 1 || index === 2 ? 1 : undefined;
-    default: return undefined;
+    case "MatMul":
+      return index === 1 && rank >= 2 ? rank - 1 : undefined;
+    case "Gemm":
+      return index === 1 && rank === 2 ? (node.attributes.find((x) => x.name === "transB")?.i ? 0 : 1) : undefined;
+    case "Conv":
+      return index === 1 ? 0 : undefined;
+    case "ConvTranspose":
+      return index === 1 ? 1 : undefined;
+    case "LSTM":
+    case "GRU":
+    case "RNN":
+      return index === 1 || index === 2 ? 1 : undefined;
+    default:
+      return undefined;
   }
 }
 
 /** Where a weight's channels are: `channels` runs of `inner` elements, repeated (axis undefined: one channel). */
-interface ChannelLayout { channels: number; inner: number }
+interface ChannelLayout {
+  channels: number;
+  inner: number;
+}
 
 function channelLayout(dims: readonly number[], axis: number | undefined): ChannelLayout {
   if (axis === undefined) return { channels: 1, inner: dims.reduce((x, y) => x * y, 1) || 1 };
@@ -750,7 +1044,11 @@ function scalesFrom(max: Float32Array): Float32Array {
 }
 
 /** Buffers quantizePiece reuses from one piece of a weight to the next. */
-interface PieceScratch { order: Int32Array; grouped: Float32Array; groupedQ: Int8Array }
+interface PieceScratch {
+  order: Int32Array;
+  grouped: Float32Array;
+  groupedQ: Int8Array;
+}
 
 function scratchFor(scratch: Partial<PieceScratch>, n: number): PieceScratch {
   if (!scratch.order || scratch.order.length < n) {
@@ -765,7 +1063,13 @@ function scratchFor(scratch: Partial<PieceScratch>, n: number): PieceScratch {
  * The int8 steps of a piece of the weight that starts at element `start`, with the quantizeI8 kernel, channel by
  * channel (the kernel works element by element, so a piece gives the steps the whole weight gives).
  */
-function quantizePiece(piece: Float32Array, start: number, layout: ChannelLayout, scales: Float32Array, reuse: Partial<PieceScratch>): Int8Array {
+function quantizePiece(
+  piece: Float32Array,
+  start: number,
+  layout: ChannelLayout,
+  scales: Float32Array,
+  reuse: Partial<PieceScratch>,
+): Int8Array {
   const q = new Int8Array(piece.length);
   const { channels, inner } = layout;
   if (channels === 1) {
@@ -795,8 +1099,12 @@ function i8(a: Analysis, opset: number, report: QuantizeReport, access: WeightAc
   // 13); below 10 (no DequantizeLinear): Cast to float and Mul by the scales (the same values), per channel
   const castMul = opset < 10;
   const perChannel = opset >= 13 || castMul;
-  if (!perChannel) report.notes.push(`opset ${opset} < 13: DequantizeLinear has no axis there, so one scale per tensor`);
-  if (castMul) report.notes.push(`opset ${opset} < 10 has no DequantizeLinear: each int8 weight is widened by Cast and Mul by its per-channel scales`);
+  if (!perChannel)
+    report.notes.push(`opset ${opset} < 13: DequantizeLinear has no axis there, so one scale per tensor`);
+  if (castMul)
+    report.notes.push(
+      `opset ${opset} < 10 has no DequantizeLinear: each int8 weight is widened by Cast and Mul by its per-channel scales`,
+    );
   const axes = new Map<string, number>();
   // a weight qualifies when every path from it (through ops that only move elements) ends in a weight input
   const weightOnly = (name: string, rank: number, depth: number): { axis?: number; why?: string } => {
@@ -815,8 +1123,16 @@ function i8(a: Analysis, opset: number, report: QuantizeReport, access: WeightAc
     for (const u of uses) {
       const node = u.ref.node;
       const direct = channelAxis(node, u.index, rank);
-      if (direct !== undefined) { axis ??= depth === 0 ? direct : 0; continue; }
-      if (isDefault(node) && DATA_MOVEMENT.has(node.opType) && (u.index === 0 || node.opType === "Concat") && depth < 8) {
+      if (direct !== undefined) {
+        axis ??= depth === 0 ? direct : 0;
+        continue;
+      }
+      if (
+        isDefault(node) &&
+        DATA_MOVEMENT.has(node.opType) &&
+        (u.index === 0 || node.opType === "Concat") &&
+        depth < 8
+      ) {
         for (const o of node.outputs) {
           if (o === "") continue;
           const inner = weightOnly(o, rank, depth + 1);
@@ -849,32 +1165,67 @@ function i8(a: Analysis, opset: number, report: QuantizeReport, access: WeightAc
       start += piece.length;
     }
     const scales = scalesFrom(max);
-    const stored = convertedTensor(access, { name: `${s.name}_quantized`, dataType: INT8, dims, docString: s.tensor.docString }, elementCount(s.tensor), function* () {
-      let at = 0;
-      const reuse: Partial<PieceScratch> = {};
-      for (const piece of access.pieces(read)) {
-        const q = quantizePiece(piece, at, layout, scales, reuse);
-        for (let i = 0; i < piece.length; i++) if (piece[i] !== 0 && q[i] === 0) report.flushed++;
-        at += piece.length;
-        yield asBytes(q);
-      }
-    });
+    const stored = convertedTensor(
+      access,
+      { name: `${s.name}_quantized`, dataType: INT8, dims, docString: s.tensor.docString },
+      elementCount(s.tensor),
+      function* () {
+        let at = 0;
+        const reuse: Partial<PieceScratch> = {};
+        for (const piece of access.pieces(read)) {
+          const q = quantizePiece(piece, at, layout, scales, reuse);
+          for (let i = 0; i < piece.length; i++) if (piece[i] !== 0 && q[i] === 0) report.flushed++;
+          at += piece.length;
+          yield asBytes(q);
+        }
+      },
+    );
     const scaleName = a.freshName(`${s.name}_scale`);
     const rank = s.tensor.dims.length;
-    const scaleDims = axis === undefined ? [] : castMul ? [scales.length, ...new Array<number>(rank - axis - 1).fill(1)] : [scales.length];
+    const scaleDims =
+      axis === undefined
+        ? []
+        : castMul
+          ? [scales.length, ...new Array<number>(rank - axis - 1).fill(1)]
+          : [scales.length];
     const scaleTensor = makeTensor({ name: scaleName, dtype: FLOAT, dims: scaleDims, data: scales });
     report.nodesAdded += storeBehind(a, s, stored, (storedName) => {
       const nodes: OnnxNode[] = [];
       if (s.kind === "initializer") s.ctx.graph.initializers.push(scaleTensor);
-      else nodes.push({ name: a.freshName(`${scaleName}_constant`), opType: "Constant", domain: "", inputs: [], outputs: [scaleName], attributes: [{ name: "value", type: "TENSOR", t: scaleTensor }], docString: "" });
+      else
+        nodes.push({
+          name: a.freshName(`${scaleName}_constant`),
+          opType: "Constant",
+          domain: "",
+          inputs: [],
+          outputs: [scaleName],
+          attributes: [{ name: "value", type: "TENSOR", t: scaleTensor }],
+          docString: "",
+        });
       if (castMul) {
         const widened = a.freshName(`${s.name}_widened`);
         nodes.push(castNode(a.freshName(`${widened}_cast`), storedName, widened, FLOAT));
-        nodes.push({ name: a.freshName(`${s.name}_scale_mul`), opType: "Mul", domain: "", inputs: [widened, scaleName], outputs: [s.name], attributes: [], docString: "" });
+        nodes.push({
+          name: a.freshName(`${s.name}_scale_mul`),
+          opType: "Mul",
+          domain: "",
+          inputs: [widened, scaleName],
+          outputs: [s.name],
+          attributes: [],
+          docString: "",
+        });
         return nodes;
       }
       const attributes: OnnxAttribute[] = axis === undefined ? [] : [{ name: "axis", type: "INT", i: axis }];
-      nodes.push({ name: a.freshName(`${s.name}_dequantize`), opType: "DequantizeLinear", domain: "", inputs: [storedName, scaleName], outputs: [s.name], attributes, docString: "" });
+      nodes.push({
+        name: a.freshName(`${s.name}_dequantize`),
+        opType: "DequantizeLinear",
+        domain: "",
+        inputs: [storedName, scaleName],
+        outputs: [s.name],
+        attributes,
+        docString: "",
+      });
       return nodes;
     });
     report.tensorsConverted++;

@@ -11,18 +11,60 @@ import { CorruptDataError, LimitError, UnsupportedError } from "../../bytes/erro
 import { ByteReader } from "../../bytes/byte-reader.js";
 import { elementCount } from "../../tensor.js";
 import {
-  ATTRIBUTE_TYPES, DATA_TYPES, MAX_GRAPH_DEPTH, type OnnxAttribute, type OnnxAttributeType, type OnnxExternalData,
-  type OnnxFrame, type OnnxGraph, type OnnxModel, type OnnxNode, type OnnxSparseTensor, type OnnxStorage,
-  type OnnxTensor, type OnnxValueInfo, type OnnxValueType, dataTypeName, rawByteLength,
+  ATTRIBUTE_TYPES,
+  DATA_TYPES,
+  MAX_GRAPH_DEPTH,
+  type OnnxAttribute,
+  type OnnxAttributeType,
+  type OnnxExternalData,
+  type OnnxFrame,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxNode,
+  type OnnxSparseTensor,
+  type OnnxStorage,
+  type OnnxTensor,
+  type OnnxValueInfo,
+  type OnnxValueType,
+  dataTypeName,
+  rawByteLength,
 } from "./model.js";
 import {
-  ATTRIBUTE, DIMENSION, GRAPH, type MessageSchema, MODEL, NODE, OPERATOR_SET_ID, SPARSE_TENSOR, STRING_STRING_ENTRY, TENSOR, TENSOR_SHAPE,
-  TYPE, TYPE_MAP, TYPE_OPTIONAL, TYPE_SEQUENCE, TYPE_SPARSE_TENSOR, TYPE_TENSOR, VALUE_INFO, wireMatches,
+  ATTRIBUTE,
+  DIMENSION,
+  GRAPH,
+  type MessageSchema,
+  MODEL,
+  NODE,
+  OPERATOR_SET_ID,
+  SPARSE_TENSOR,
+  STRING_STRING_ENTRY,
+  TENSOR,
+  TENSOR_SHAPE,
+  TYPE,
+  TYPE_MAP,
+  TYPE_OPTIONAL,
+  TYPE_SEQUENCE,
+  TYPE_SPARSE_TENSOR,
+  TYPE_TENSOR,
+  VALUE_INFO,
+  wireMatches,
 } from "./schema.js";
 import {
   headVarint,
-  type FieldHead, type LenSpan, MAX_MESSAGE_DEPTH, ProtoCursor, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT,
-  packedVarintCount, readVarintAt, varintValue,
+  type FieldHead,
+  type LenSpan,
+  MAX_MESSAGE_DEPTH,
+  ProtoCursor,
+  WIRE_END_GROUP,
+  WIRE_FIXED32,
+  WIRE_FIXED64,
+  WIRE_LEN,
+  WIRE_START_GROUP,
+  WIRE_VARINT,
+  packedVarintCount,
+  readVarintAt,
+  varintValue,
 } from "./wire.js";
 
 /**
@@ -77,7 +119,13 @@ function recordMessage(message: object, frame: OnnxFrame, origin: object): void 
 type Building<T> = { -readonly [K in keyof T]: T[K] };
 
 function frameOf(head: FieldHead, span: LenSpan): OnnxFrame {
-  return { tagAt: head.tagAt, lengthAt: span.lengthAt, lengthBytes: span.lengthBytes, bodyStart: span.start, bodyEnd: span.end };
+  return {
+    tagAt: head.tagAt,
+    lengthAt: span.lengthAt,
+    lengthBytes: span.lengthBytes,
+    bodyStart: span.start,
+    bodyEnd: span.end,
+  };
 }
 
 /** Reads the nested message of field `head` with `parse`, keeping the frame stack. */
@@ -156,7 +204,13 @@ function repeatedFloat(c: ProtoCursor, head: FieldHead, field: string, out: numb
     return;
   }
   const span = c.len(field);
-  if ((span.end - span.start) % 4 !== 0) throw new CorruptDataError(c.r.format, `packed floats of ${span.end - span.start} bytes (not a multiple of 4)`, span.lengthAt, field);
+  if ((span.end - span.start) % 4 !== 0)
+    throw new CorruptDataError(
+      c.r.format,
+      `packed floats of ${span.end - span.start} bytes (not a multiple of 4)`,
+      span.lengthAt,
+      field,
+    );
   const resume = c.pos;
   c.r.pos = span.start;
   while (c.r.pos < span.end) out.push(c.r.f32(field));
@@ -182,7 +236,13 @@ export function externalLocationProblem(location: string): string | undefined {
   return undefined;
 }
 
-function readExternal(ctx: Context, c: ProtoCursor, head: FieldHead, field: string, entries: { key: string; value: string; at: number }[]): void {
+function readExternal(
+  ctx: Context,
+  c: ProtoCursor,
+  head: FieldHead,
+  field: string,
+  entries: { key: string; value: string; at: number }[],
+): void {
   nested(ctx, c, head, field, (inner) => {
     let key = "";
     let value = "";
@@ -196,22 +256,48 @@ function readExternal(ctx: Context, c: ProtoCursor, head: FieldHead, field: stri
   });
 }
 
-function externalData(ctx: Context, entries: { key: string; value: string; at: number }[], path: string): OnnxExternalData {
+function externalData(
+  ctx: Context,
+  entries: { key: string; value: string; at: number }[],
+  path: string,
+): OnnxExternalData {
   const format = ctx.r.format;
   const get = (key: string) => entries.find((e) => e.key === key);
   const location = get("location");
-  if (!location) throw new CorruptDataError(format, "data_location is EXTERNAL but external_data has no location", entries[0]?.at ?? ctx.frames[ctx.frames.length - 1]?.tagAt, `${path}.external_data`);
+  if (!location)
+    throw new CorruptDataError(
+      format,
+      "data_location is EXTERNAL but external_data has no location",
+      entries[0]?.at ?? ctx.frames[ctx.frames.length - 1]?.tagAt,
+      `${path}.external_data`,
+    );
   const problem = externalLocationProblem(location.value);
   if (problem) {
-    throw new CorruptDataError(format, `external data location ${JSON.stringify(location.value)} leaves the model's folder (${problem})`, location.at, `${path}.external_data.location`);
+    throw new CorruptDataError(
+      format,
+      `external data location ${JSON.stringify(location.value)} leaves the model's folder (${problem})`,
+      location.at,
+      `${path}.external_data.location`,
+    );
   }
   const int = (key: string): number | undefined => {
     const e = get(key);
     if (!e) return undefined;
-    if (!/^\d{1,15}$/.test(e.value)) throw new CorruptDataError(format, `external data ${key} ${JSON.stringify(e.value)} is not a non-negative integer`, e.at, `${path}.external_data.${key}`);
+    if (!/^\d{1,15}$/.test(e.value))
+      throw new CorruptDataError(
+        format,
+        `external data ${key} ${JSON.stringify(e.value)} is not a non-negative integer`,
+        e.at,
+        `${path}.external_data.${key}`,
+      );
     return Number(e.value);
   };
-  return { location: location.value, offset: int("offset") ?? 0, length: int("length"), checksum: get("checksum")?.value };
+  return {
+    location: location.value,
+    offset: int("offset") ?? 0,
+    length: int("length"),
+    checksum: get("checksum")?.value,
+  };
 }
 
 function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
@@ -237,7 +323,8 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
     if (storage !== "none" && storage !== next) {
       throw new CorruptDataError(format, `tensor data in both ${storage} and ${next}`, at, `${path}.${field}`);
     }
-    if (next === "raw_data" && storage === "raw_data") throw new CorruptDataError(format, "raw_data given twice", at, `${path}.raw_data`);
+    if (next === "raw_data" && storage === "raw_data")
+      throw new CorruptDataError(format, "raw_data given twice", at, `${path}.raw_data`);
     storage = next;
   };
   for (let head = c.next(); head; head = c.next()) {
@@ -253,14 +340,22 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
         packedSpan = span;
         const n = span.end - span.start;
         if (typed.width > 0) {
-          if (n % typed.width !== 0) throw new CorruptDataError(format, `packed ${typed.storage} of ${n} bytes (not a multiple of ${typed.width})`, span.lengthAt, field);
+          if (n % typed.width !== 0)
+            throw new CorruptDataError(
+              format,
+              `packed ${typed.storage} of ${n} bytes (not a multiple of ${typed.width})`,
+              span.lengthAt,
+              field,
+            );
           if (storedCount !== undefined) storedCount += n / typed.width;
         } else if (!ctx.countVarints) {
           // varints: counting them needs their bytes, which a lazy open does not fetch (headers only); the count
           // is checked when the weight is decoded (decodeTypedBody: loadTensor, verify, convert)
           storedCount = undefined;
         } else if (storedCount !== undefined) {
-          storedCount += ctx.varintCounter?.(span.start, n, field) ?? packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
+          storedCount +=
+            ctx.varintCounter?.(span.start, n, field) ??
+            packedVarintCount(ctx.r.viewOf({ byteOffset: span.start, byteLength: n }), span.start, format, field);
         }
       } else {
         c.skip(head, field);
@@ -315,54 +410,115 @@ function parseTensor(ctx: Context, c: ProtoCursor): OnnxTensor {
     if (d < 0) throw new CorruptDataError(format, `negative dimension ${d}`, dimsAt, `${path}.dims`);
   }
   const count = elementCount(dims);
-  if (!Number.isSafeInteger(count)) throw new LimitError(format, `${dims.join(" × ")} elements is beyond 2^53`, dimsAt, `${path}.dims`);
+  if (!Number.isSafeInteger(count))
+    throw new LimitError(format, `${dims.join(" × ")} elements is beyond 2^53`, dimsAt, `${path}.dims`);
   const info = DATA_TYPES[dataType];
   const hasData = storage !== "none" || dataLocation === 1;
   if (!info && hasData) {
-    throw new UnsupportedError(format, `${dataTypeName(dataType)} is not an ONNX data type this reader knows, and the tensor carries data`, dimsAt, `${path}.data_type`);
+    throw new UnsupportedError(
+      format,
+      `${dataTypeName(dataType)} is not an ONNX data type this reader knows, and the tensor carries data`,
+      dimsAt,
+      `${path}.data_type`,
+    );
   }
   if (dataLocation !== 0 && dataLocation !== 1) {
-    throw new CorruptDataError(format, `data_location ${dataLocation} (0 DEFAULT or 1 EXTERNAL)`, dataLocationAt, `${path}.data_location`);
+    throw new CorruptDataError(
+      format,
+      `data_location ${dataLocation} (0 DEFAULT or 1 EXTERNAL)`,
+      dataLocationAt,
+      `${path}.data_location`,
+    );
   }
   const tensor: Building<OnnxTensor> = {
-    name, dataType, dims, docString, storage, data: { byteOffset: first < 0 ? 0 : first, byteLength: first < 0 ? 0 : last - first },
+    name,
+    dataType,
+    dims,
+    docString,
+    storage,
+    data: { byteOffset: first < 0 ? 0 : first, byteLength: first < 0 ? 0 : last - first },
     frames: ctx.frames.slice(),
   };
   if (dataLocation === 1) {
-    if (storage !== "none") throw new CorruptDataError(format, `data_location is EXTERNAL but the tensor also holds ${storage}`, dataLocationAt, `${path}.data_location`);
+    if (storage !== "none")
+      throw new CorruptDataError(
+        format,
+        `data_location is EXTERNAL but the tensor also holds ${storage}`,
+        dataLocationAt,
+        `${path}.data_location`,
+      );
     tensor.storage = "external";
     tensor.data = { byteOffset: 0, byteLength: 0 };
     tensor.external = externalData(ctx, external, path);
     const expected = info!.dtype ? rawByteLength(info!, count) : undefined;
     if (expected !== undefined && tensor.external.length !== undefined && tensor.external.length !== expected) {
-      throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info!.name} take ${expected} bytes, external data length is ${tensor.external.length}`, dimsAt, `${path}.external_data.length`);
+      throw new CorruptDataError(
+        format,
+        `dims [${dims.join(", ")}] of ${info!.name} take ${expected} bytes, external data length is ${tensor.external.length}`,
+        dimsAt,
+        `${path}.external_data.length`,
+      );
     }
     return tensor;
   }
   if (!info) return tensor;
   if (info.name === "STRING") {
-    if (storage !== "none" && storage !== "string_data") throw new CorruptDataError(format, `a STRING tensor with ${storage}`, first, `${path}.${storage}`);
+    if (storage !== "none" && storage !== "string_data")
+      throw new CorruptDataError(format, `a STRING tensor with ${storage}`, first, `${path}.${storage}`);
     if (storage === "string_data" && stringCount !== count) {
-      throw new CorruptDataError(format, `dims [${dims.join(", ")}] hold ${count} strings, string_data has ${stringCount}`, dimsAt, `${path}.string_data`);
+      throw new CorruptDataError(
+        format,
+        `dims [${dims.join(", ")}] hold ${count} strings, string_data has ${stringCount}`,
+        dimsAt,
+        `${path}.string_data`,
+      );
     }
     tensor.stringCount = stringCount;
     return tensor;
   }
-  if (storage === "string_data") throw new CorruptDataError(format, `a ${info.name} tensor with string_data`, first, `${path}.string_data`);
+  if (storage === "string_data")
+    throw new CorruptDataError(format, `a ${info.name} tensor with string_data`, first, `${path}.string_data`);
   const expectedBytes = rawByteLength(info, count);
   if (storage === "raw_data") {
     if (tensor.data.byteLength !== expectedBytes) {
-      throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info.name} take ${expectedBytes} bytes, raw_data has ${tensor.data.byteLength}`, rawAt, `${path}.raw_data`);
+      throw new CorruptDataError(
+        format,
+        `dims [${dims.join(", ")}] of ${info.name} take ${expectedBytes} bytes, raw_data has ${tensor.data.byteLength}`,
+        rawAt,
+        `${path}.raw_data`,
+      );
     }
   } else if (storage === "none") {
-    if (count !== 0) throw new CorruptDataError(format, `dims [${dims.join(", ")}] hold ${count} elements but the tensor has no data`, dimsAt, `${path}.dims`);
+    if (count !== 0)
+      throw new CorruptDataError(
+        format,
+        `dims [${dims.join(", ")}] hold ${count} elements but the tensor has no data`,
+        dimsAt,
+        `${path}.dims`,
+      );
   } else {
-    if (storage !== info.field) throw new CorruptDataError(format, `a ${info.name} tensor stores its data in ${info.field}, not ${storage}`, first, `${path}.${storage}`);
+    if (storage !== info.field)
+      throw new CorruptDataError(
+        format,
+        `a ${info.name} tensor stores its data in ${info.field}, not ${storage}`,
+        first,
+        `${path}.${storage}`,
+      );
     const expectedCount = info.bits === 4 ? expectedBytes : info.name.startsWith("COMPLEX") ? 2 * count : count;
     if (storedCount !== undefined && storedCount !== expectedCount) {
-      throw new CorruptDataError(format, `dims [${dims.join(", ")}] of ${info.name} need ${expectedCount} ${storage} entries, the tensor has ${storedCount}`, first, `${path}.${storage}`);
+      throw new CorruptDataError(
+        format,
+        `dims [${dims.join(", ")}] of ${info.name} need ${expectedCount} ${storage} entries, the tensor has ${storedCount}`,
+        first,
+        `${path}.${storage}`,
+      );
     }
-    if ((storage === "float_data" || storage === "double_data") && typedFields === 1 && packedSpan && packedSpan.end - packedSpan.start === expectedBytes) {
+    if (
+      (storage === "float_data" || storage === "double_data") &&
+      typedFields === 1 &&
+      packedSpan &&
+      packedSpan.end - packedSpan.start === expectedBytes
+    ) {
       tensor.packed = { byteOffset: packedSpan.start, byteLength: expectedBytes };
     }
   }
@@ -379,7 +535,15 @@ function parseSparse(ctx: Context, c: ProtoCursor): OnnxSparseTensor {
     else if (head.field === 3) repeatedInt64(c, head, `${c.path}.dims`, dims);
     else otherField(ctx, c, head, SPARSE_TENSOR);
   }
-  const empty = (): OnnxTensor => ({ name: "", dataType: 0, dims: [], docString: "", storage: "none", data: { byteOffset: 0, byteLength: 0 }, frames: [] });
+  const empty = (): OnnxTensor => ({
+    name: "",
+    dataType: 0,
+    dims: [],
+    docString: "",
+    storage: "none",
+    data: { byteOffset: 0, byteLength: 0 },
+    frames: [],
+  });
   return { values: values ?? empty(), indices: indices ?? empty(), dims };
 }
 
@@ -392,17 +556,19 @@ function parseShape(ctx: Context, c: ProtoCursor): (number | string | null)[] {
       otherField(ctx, c, head, TENSOR_SHAPE);
       continue;
     }
-    shape.push(nested(ctx, c, head, `${c.path}.dim[${shape.length}]`, (dim) => {
-      let value: number | string | null = null;
-      for (let h = dim.next(); h; h = dim.next()) {
-        if (h.field === 1) {
-          dim.expect(h, WIRE_VARINT, "dim_value");
-          value = dim.int64(`${dim.path}.dim_value`);
-        } else if (h.field === 2) value = dim.text(h, "dim_param");
-        else otherField(ctx, dim, h, DIMENSION);
-      }
-      return value;
-    }));
+    shape.push(
+      nested(ctx, c, head, `${c.path}.dim[${shape.length}]`, (dim) => {
+        let value: number | string | null = null;
+        for (let h = dim.next(); h; h = dim.next()) {
+          if (h.field === 1) {
+            dim.expect(h, WIRE_VARINT, "dim_value");
+            value = dim.int64(`${dim.path}.dim_value`);
+          } else if (h.field === 2) value = dim.text(h, "dim_param");
+          else otherField(ctx, dim, h, DIMENSION);
+        }
+        return value;
+      }),
+    );
   }
   return shape;
 }
@@ -413,7 +579,8 @@ function parseTensorType(ctx: Context, c: ProtoCursor, kind: "tensor" | "sparse_
     if (head.field === 1) {
       c.expect(head, WIRE_VARINT, "elem_type");
       type.elemType = c.int32(`${c.path}.elem_type`);
-    } else if (head.field === 2) type.shape = nested(ctx, c, head, `${c.path}.shape`, (inner) => parseShape(ctx, inner));
+    } else if (head.field === 2)
+      type.shape = nested(ctx, c, head, `${c.path}.shape`, (inner) => parseShape(ctx, inner));
     else otherField(ctx, c, head, kind === "tensor" ? TYPE_TENSOR : TYPE_SPARSE_TENSOR);
   }
   return type;
@@ -441,9 +608,14 @@ function parseType(ctx: Context, c: ProtoCursor): OnnxValueType {
   let type: OnnxValueType = { kind: "unknown" };
   for (let head = c.next(); head; head = c.next()) {
     const container = CONTAINER_KINDS[head.field];
-    if (head.field === 1) type = nested(ctx, c, head, `${c.path}.tensor_type`, (inner) => parseTensorType(ctx, inner, "tensor"));
-    else if (head.field === 8) type = nested(ctx, c, head, `${c.path}.sparse_tensor_type`, (inner) => parseTensorType(ctx, inner, "sparse_tensor"));
-    else if (container) type = nested(ctx, c, head, `${c.path}.${container}_type`, (inner) => parseContainerType(ctx, inner, container));
+    if (head.field === 1)
+      type = nested(ctx, c, head, `${c.path}.tensor_type`, (inner) => parseTensorType(ctx, inner, "tensor"));
+    else if (head.field === 8)
+      type = nested(ctx, c, head, `${c.path}.sparse_tensor_type`, (inner) =>
+        parseTensorType(ctx, inner, "sparse_tensor"),
+      );
+    else if (container)
+      type = nested(ctx, c, head, `${c.path}.${container}_type`, (inner) => parseContainerType(ctx, inner, container));
     else otherField(ctx, c, head, TYPE); // 6 denotation, 7 opaque_type (onnx-ml)
   }
   return type;
@@ -463,8 +635,20 @@ function parseValueInfo(ctx: Context, c: ProtoCursor): OnnxValueInfo {
 // ------------------------------------------------------------------------------------- nodes and graphs
 
 const TYPE_BY_FIELD: Record<number, OnnxAttributeType> = {
-  2: "FLOAT", 3: "INT", 4: "STRING", 5: "TENSOR", 6: "GRAPH", 7: "FLOATS", 8: "INTS", 9: "STRINGS", 10: "TENSORS", 11: "GRAPHS",
-  22: "SPARSE_TENSOR", 23: "SPARSE_TENSORS", 14: "TYPE_PROTO", 15: "TYPE_PROTOS",
+  2: "FLOAT",
+  3: "INT",
+  4: "STRING",
+  5: "TENSOR",
+  6: "GRAPH",
+  7: "FLOATS",
+  8: "INTS",
+  9: "STRINGS",
+  10: "TENSORS",
+  11: "GRAPHS",
+  22: "SPARSE_TENSOR",
+  23: "SPARSE_TENSORS",
+  14: "TYPE_PROTO",
+  15: "TYPE_PROTOS",
 };
 
 function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxAttribute {
@@ -475,16 +659,39 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
   for (let head = c.next(); head; head = c.next()) {
     if (TYPE_BY_FIELD[head.field] && inferred === "UNDEFINED") inferred = TYPE_BY_FIELD[head.field]!;
     switch (head.field) {
-      case 1: a.name = c.text(head, "name"); break;
-      case 20: c.expect(head, WIRE_VARINT, "type"); declared = c.int32(`${p}.type`); break;
-      case 2: c.expect(head, WIRE_FIXED32, "f"); a.f = c.float(`${p}.f`); break;
-      case 3: c.expect(head, WIRE_VARINT, "i"); a.i = c.int64(`${p}.i`); break;
-      case 4: a.s = c.text(head, "s"); break;
-      case 5: a.t = nested(ctx, c, head, `${p}.t`, (inner) => parseTensor(ctx, inner)); break;
-      case 6: a.g = nested(ctx, c, head, `${p}.g`, (inner) => parseGraph(ctx, inner, graphDepth + 1)); break;
-      case 7: repeatedFloat(c, head, `${p}.floats`, (a.floats ??= [])); break;
-      case 8: repeatedInt64(c, head, `${p}.ints`, (a.ints ??= [])); break;
-      case 9: (a.strings ??= []).push(c.text(head, "strings")); break;
+      case 1:
+        a.name = c.text(head, "name");
+        break;
+      case 20:
+        c.expect(head, WIRE_VARINT, "type");
+        declared = c.int32(`${p}.type`);
+        break;
+      case 2:
+        c.expect(head, WIRE_FIXED32, "f");
+        a.f = c.float(`${p}.f`);
+        break;
+      case 3:
+        c.expect(head, WIRE_VARINT, "i");
+        a.i = c.int64(`${p}.i`);
+        break;
+      case 4:
+        a.s = c.text(head, "s");
+        break;
+      case 5:
+        a.t = nested(ctx, c, head, `${p}.t`, (inner) => parseTensor(ctx, inner));
+        break;
+      case 6:
+        a.g = nested(ctx, c, head, `${p}.g`, (inner) => parseGraph(ctx, inner, graphDepth + 1));
+        break;
+      case 7:
+        repeatedFloat(c, head, `${p}.floats`, (a.floats ??= []));
+        break;
+      case 8:
+        repeatedInt64(c, head, `${p}.ints`, (a.ints ??= []));
+        break;
+      case 9:
+        (a.strings ??= []).push(c.text(head, "strings"));
+        break;
       case 10: {
         const list = (a.tensors ??= []);
         list.push(nested(ctx, c, head, `${p}.tensors[${list.length}]`, (inner) => parseTensor(ctx, inner)));
@@ -492,13 +699,22 @@ function parseAttribute(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxA
       }
       case 11: {
         const list = (a.graphs ??= []);
-        list.push(nested(ctx, c, head, `${p}.graphs[${list.length}]`, (inner) => parseGraph(ctx, inner, graphDepth + 1)));
+        list.push(
+          nested(ctx, c, head, `${p}.graphs[${list.length}]`, (inner) => parseGraph(ctx, inner, graphDepth + 1)),
+        );
         break;
       }
-      case 13: a.docString = c.text(head, "doc_string"); break;
-      case 21: a.refAttrName = c.text(head, "ref_attr_name"); break;
-      case 22: a.sparseTensor = nested(ctx, c, head, `${p}.sparse_tensor`, (inner) => parseSparse(ctx, inner)); break;
-      default: otherField(ctx, c, head, ATTRIBUTE); // 14 tp, 15 type_protos, 23 sparse_tensors: known, kept as bytes
+      case 13:
+        a.docString = c.text(head, "doc_string");
+        break;
+      case 21:
+        a.refAttrName = c.text(head, "ref_attr_name");
+        break;
+      case 22:
+        a.sparseTensor = nested(ctx, c, head, `${p}.sparse_tensor`, (inner) => parseSparse(ctx, inner));
+        break;
+      default:
+        otherField(ctx, c, head, ATTRIBUTE); // 14 tp, 15 type_protos, 23 sparse_tensors: known, kept as bytes
     }
   }
   a.type = declared >= 0 && declared < ATTRIBUTE_TYPES.length ? ATTRIBUTE_TYPES[declared]! : inferred;
@@ -510,14 +726,33 @@ function parseNode(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxNode {
   const p = c.path;
   for (let head = c.next(); head; head = c.next()) {
     switch (head.field) {
-      case 1: node.inputs.push(c.text(head, "input")); break;
-      case 2: node.outputs.push(c.text(head, "output")); break;
-      case 3: node.name = c.text(head, "name"); break;
-      case 4: node.opType = c.text(head, "op_type"); break;
-      case 5: node.attributes.push(nested(ctx, c, head, `${p}.attribute[${node.attributes.length}]`, (inner) => parseAttribute(ctx, inner, graphDepth))); break;
-      case 6: node.docString = c.text(head, "doc_string"); break;
-      case 7: node.domain = c.text(head, "domain"); break;
-      default: otherField(ctx, c, head, NODE); // 8 overload, 9 metadata_props, 10 device_configurations
+      case 1:
+        node.inputs.push(c.text(head, "input"));
+        break;
+      case 2:
+        node.outputs.push(c.text(head, "output"));
+        break;
+      case 3:
+        node.name = c.text(head, "name");
+        break;
+      case 4:
+        node.opType = c.text(head, "op_type");
+        break;
+      case 5:
+        node.attributes.push(
+          nested(ctx, c, head, `${p}.attribute[${node.attributes.length}]`, (inner) =>
+            parseAttribute(ctx, inner, graphDepth),
+          ),
+        );
+        break;
+      case 6:
+        node.docString = c.text(head, "doc_string");
+        break;
+      case 7:
+        node.domain = c.text(head, "domain");
+        break;
+      default:
+        otherField(ctx, c, head, NODE); // 8 overload, 9 metadata_props, 10 device_configurations
     }
   }
   return node;
@@ -525,9 +760,25 @@ function parseNode(ctx: Context, c: ProtoCursor, graphDepth: number): OnnxNode {
 
 function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
   if (depth > ctx.maxGraphDepth) {
-    throw new LimitError(ctx.r.format, `subgraphs nested deeper than ${ctx.maxGraphDepth}`, ctx.frames[ctx.frames.length - 1]?.tagAt, c.path, depth, ctx.maxGraphDepth);
+    throw new LimitError(
+      ctx.r.format,
+      `subgraphs nested deeper than ${ctx.maxGraphDepth}`,
+      ctx.frames[ctx.frames.length - 1]?.tagAt,
+      c.path,
+      depth,
+      ctx.maxGraphDepth,
+    );
   }
-  const g: OnnxGraph = { name: "", docString: "", nodes: [], initializers: [], sparseInitializers: [], inputs: [], outputs: [], valueInfo: [] };
+  const g: OnnxGraph = {
+    name: "",
+    docString: "",
+    nodes: [],
+    initializers: [],
+    sparseInitializers: [],
+    inputs: [],
+    outputs: [],
+    valueInfo: [],
+  };
   const p = c.path;
   const bytes = ctx.lazyBytes;
   /** The nodes: parsed, or the offset in `frames` of one whose parse waits for the first access to `nodes`. */
@@ -541,7 +792,12 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
           const lengthAt = c.pos;
           const bodyStart = scanVarint(bytes, lengthAt, c.end);
           const length = scanHi === 0 ? scanLo >>> 0 : -1;
-          if (bodyStart > 0 && length >= 0 && length <= c.end - bodyStart && scanNode(bytes, bodyStart, bodyStart + length, c.depth + 1)) {
+          if (
+            bodyStart > 0 &&
+            length >= 0 &&
+            length <= c.end - bodyStart &&
+            scanNode(bytes, bodyStart, bodyStart + length, c.depth + 1)
+          ) {
             nodes.push(frames.length);
             frames.push(head.tagAt, lengthAt, bodyStart, bodyStart + length);
             c.r.pos = bodyStart + length;
@@ -551,19 +807,51 @@ function parseGraph(ctx: Context, c: ProtoCursor, depth: number): OnnxGraph {
         nodes.push(nested(ctx, c, head, `${p}.node[${nodes.length}]`, (inner) => parseNode(ctx, inner, depth)));
         break;
       }
-      case 2: g.name = c.text(head, "name"); break;
-      case 5: g.initializers.push(nested(ctx, c, head, `${p}.initializer[${g.initializers.length}]`, (inner) => parseTensor(ctx, inner))); break;
-      case 10: g.docString = c.text(head, "doc_string"); break;
-      case 11: g.inputs.push(nested(ctx, c, head, `${p}.input[${g.inputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
-      case 12: g.outputs.push(nested(ctx, c, head, `${p}.output[${g.outputs.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
-      case 13: g.valueInfo.push(nested(ctx, c, head, `${p}.value_info[${g.valueInfo.length}]`, (inner) => parseValueInfo(ctx, inner))); break;
-      case 15: g.sparseInitializers.push(nested(ctx, c, head, `${p}.sparse_initializer[${g.sparseInitializers.length}]`, (inner) => parseSparse(ctx, inner))); break;
-      default: otherField(ctx, c, head, GRAPH); // 14 quantization_annotation, 16 metadata_props
+      case 2:
+        g.name = c.text(head, "name");
+        break;
+      case 5:
+        g.initializers.push(
+          nested(ctx, c, head, `${p}.initializer[${g.initializers.length}]`, (inner) => parseTensor(ctx, inner)),
+        );
+        break;
+      case 10:
+        g.docString = c.text(head, "doc_string");
+        break;
+      case 11:
+        g.inputs.push(nested(ctx, c, head, `${p}.input[${g.inputs.length}]`, (inner) => parseValueInfo(ctx, inner)));
+        break;
+      case 12:
+        g.outputs.push(nested(ctx, c, head, `${p}.output[${g.outputs.length}]`, (inner) => parseValueInfo(ctx, inner)));
+        break;
+      case 13:
+        g.valueInfo.push(
+          nested(ctx, c, head, `${p}.value_info[${g.valueInfo.length}]`, (inner) => parseValueInfo(ctx, inner)),
+        );
+        break;
+      case 15:
+        g.sparseInitializers.push(
+          nested(ctx, c, head, `${p}.sparse_initializer[${g.sparseInitializers.length}]`, (inner) =>
+            parseSparse(ctx, inner),
+          ),
+        );
+        break;
+      default:
+        otherField(ctx, c, head, GRAPH); // 14 quantization_annotation, 16 metadata_props
     }
   }
   if (frames.length === 0) g.nodes = nodes as OnnxNode[];
   else {
-    const later: LazyNodes = { ctx, frames: ctx.frames.slice(), nodes, offsets: frames, depth, cursorDepth: c.depth + 1, top: c.top, path: p };
+    const later: LazyNodes = {
+      ctx,
+      frames: ctx.frames.slice(),
+      nodes,
+      offsets: frames,
+      depth,
+      cursorDepth: c.depth + 1,
+      top: c.top,
+      path: p,
+    };
     lazyNodes(g, later);
   }
   return g;
@@ -647,10 +935,18 @@ function parseLaterNodes(later: LazyNodes): OnnxNode[] {
   return later.nodes.map((entry, i) => {
     if (typeof entry !== "number") return entry;
     const frame: OnnxFrame = {
-      tagAt: offsets[entry]!, lengthAt: offsets[entry + 1]!, lengthBytes: offsets[entry + 2]! - offsets[entry + 1]!, bodyStart: offsets[entry + 2]!, bodyEnd: offsets[entry + 3]!,
+      tagAt: offsets[entry]!,
+      lengthAt: offsets[entry + 1]!,
+      lengthBytes: offsets[entry + 2]! - offsets[entry + 1]!,
+      bodyStart: offsets[entry + 2]!,
+      bodyEnd: offsets[entry + 3]!,
     };
     ctx.frames.push(frame);
-    const node = parseNode(ctx, new ProtoCursor(r, frame.bodyStart, frame.bodyEnd, later.cursorDepth, `${later.path}.node[${i}]`, later.top), later.depth);
+    const node = parseNode(
+      ctx,
+      new ProtoCursor(r, frame.bodyStart, frame.bodyEnd, later.cursorDepth, `${later.path}.node[${i}]`, later.top),
+      later.depth,
+    );
     ctx.frames.pop();
     recordMessage(node, frame, ctx.origin);
     return node;
@@ -728,16 +1024,26 @@ function scanAttribute(bytes: Uint8Array, start: number, end: number): boolean {
       if (bodyEnd < 0) return false;
       const body = bodyEnd - (scanLo >>> 0);
       switch (field) {
-        case 1: case 4: case 9: case 13: case 21: break; // name, s, strings, doc_string, ref_attr_name
-        case 5: if (!scanTensor(bytes, body, bodyEnd)) return false; break;
-        case 7: if ((bodyEnd - body) % 4 !== 0) return false; break; // packed floats
+        case 1:
+        case 4:
+        case 9:
+        case 13:
+        case 21:
+          break; // name, s, strings, doc_string, ref_attr_name
+        case 5:
+          if (!scanTensor(bytes, body, bodyEnd)) return false;
+          break;
+        case 7:
+          if ((bodyEnd - body) % 4 !== 0) return false;
+          break; // packed floats
         case 8: // packed ints: each within ±2^53
           for (let k = body; k < bodyEnd;) {
             k = scanVarint(bytes, k, bodyEnd);
             if (k < 0 || Number.isNaN(scannedInt64())) return false;
           }
           break;
-        default: return false;
+        default:
+          return false;
       }
       i = bodyEnd;
     } else if (wire === WIRE_VARINT && (field === 3 || field === 8 || field === 20)) {
@@ -801,7 +1107,13 @@ function scanTensor(bytes: Uint8Array, start: number, end: number): boolean {
 export function parseModel(
   r: ByteReader,
   options: {
-    eager: boolean; countVarints?: boolean; varintCounter?: VarintCounter | undefined; start?: number; end?: number; maxGraphDepth?: number | undefined; root?: string;
+    eager: boolean;
+    countVarints?: boolean;
+    varintCounter?: VarintCounter | undefined;
+    start?: number;
+    end?: number;
+    maxGraphDepth?: number | undefined;
+    root?: string;
     onMessage?: ((message: object, frame: OnnxFrame) => void) | undefined;
     /** The bytes being read when they are in memory (read()): write() copies an object's stored message only from them. */
     origin?: Uint8Array | undefined;
@@ -814,52 +1126,89 @@ export function parseModel(
 ): OnnxModel {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: options.varintCounter, maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: options.onMessage, origin: options.origin ?? r,
+  const ctx: Context = {
+    r,
+    eager: options.eager,
+    countVarints: options.countVarints ?? options.eager,
+    varintCounter: options.varintCounter,
+    maxGraphDepth: options.maxGraphDepth ?? MAX_GRAPH_DEPTH,
+    unknown: 0,
+    frames: [],
+    onMessage: options.onMessage,
+    origin: options.origin ?? r,
     lazyBytes: options.onMessage ? undefined : options.lazyNodes,
   };
   const root = options.root ?? "model";
   const c = new ProtoCursor(r, start, end, 0, root);
   const model: Building<OnnxModel> = {
-    irVersion: 0, producerName: "", producerVersion: "", domain: "", modelVersion: 0, docString: "", opsetImports: [],
-    metadataProps: [], graph: undefined, functionCount: 0, unknownFieldCount: 0, span: { byteOffset: start, byteLength: end - start },
+    irVersion: 0,
+    producerName: "",
+    producerVersion: "",
+    domain: "",
+    modelVersion: 0,
+    docString: "",
+    opsetImports: [],
+    metadataProps: [],
+    graph: undefined,
+    functionCount: 0,
+    unknownFieldCount: 0,
+    span: { byteOffset: start, byteLength: end - start },
   };
   let sawGraph = false;
   for (let head = c.next(); head; head = c.next()) {
     switch (head.field) {
-      case 1: c.expect(head, WIRE_VARINT, "ir_version"); model.irVersion = c.int64(`${root}.ir_version`); break;
-      case 2: model.producerName = str(c, head, `${root}.producer_name`); break;
-      case 3: model.producerVersion = str(c, head, `${root}.producer_version`); break;
-      case 4: model.domain = str(c, head, `${root}.domain`); break;
-      case 5: c.expect(head, WIRE_VARINT, "model_version"); model.modelVersion = c.int64(`${root}.model_version`); break;
-      case 6: model.docString = str(c, head, `${root}.doc_string`); break;
+      case 1:
+        c.expect(head, WIRE_VARINT, "ir_version");
+        model.irVersion = c.int64(`${root}.ir_version`);
+        break;
+      case 2:
+        model.producerName = str(c, head, `${root}.producer_name`);
+        break;
+      case 3:
+        model.producerVersion = str(c, head, `${root}.producer_version`);
+        break;
+      case 4:
+        model.domain = str(c, head, `${root}.domain`);
+        break;
+      case 5:
+        c.expect(head, WIRE_VARINT, "model_version");
+        model.modelVersion = c.int64(`${root}.model_version`);
+        break;
+      case 6:
+        model.docString = str(c, head, `${root}.doc_string`);
+        break;
       case 7:
         if (sawGraph) throw new CorruptDataError(r.format, "a second graph", head.tagAt, `${root}.graph`);
         sawGraph = true;
         model.graph = nested(ctx, c, head, `${root}.graph`, (inner) => parseGraph(ctx, inner, 0));
         break;
       case 8:
-        model.opsetImports.push(nested(ctx, c, head, `${root}.opset_import[${model.opsetImports.length}]`, (inner) => {
-          const opset = { domain: "", version: 0 };
-          for (let h = inner.next(); h; h = inner.next()) {
-            if (h.field === 1) opset.domain = inner.text(h, "domain");
-            else if (h.field === 2) {
-              inner.expect(h, WIRE_VARINT, "version");
-              opset.version = inner.int64(`${inner.path}.version`);
-            } else otherField(ctx, inner, h, OPERATOR_SET_ID);
-          }
-          return opset;
-        }));
+        model.opsetImports.push(
+          nested(ctx, c, head, `${root}.opset_import[${model.opsetImports.length}]`, (inner) => {
+            const opset = { domain: "", version: 0 };
+            for (let h = inner.next(); h; h = inner.next()) {
+              if (h.field === 1) opset.domain = inner.text(h, "domain");
+              else if (h.field === 2) {
+                inner.expect(h, WIRE_VARINT, "version");
+                opset.version = inner.int64(`${inner.path}.version`);
+              } else otherField(ctx, inner, h, OPERATOR_SET_ID);
+            }
+            return opset;
+          }),
+        );
         break;
       case 14:
-        model.metadataProps.push(nested(ctx, c, head, `${root}.metadata_props[${model.metadataProps.length}]`, (inner) => {
-          const entry = { key: "", value: "" };
-          for (let h = inner.next(); h; h = inner.next()) {
-            if (h.field === 1) entry.key = inner.text(h, "key");
-            else if (h.field === 2) entry.value = inner.text(h, "value");
-            else otherField(ctx, inner, h, STRING_STRING_ENTRY);
-          }
-          return entry;
-        }));
+        model.metadataProps.push(
+          nested(ctx, c, head, `${root}.metadata_props[${model.metadataProps.length}]`, (inner) => {
+            const entry = { key: "", value: "" };
+            for (let h = inner.next(); h; h = inner.next()) {
+              if (h.field === 1) entry.key = inner.text(h, "key");
+              else if (h.field === 2) entry.value = inner.text(h, "value");
+              else otherField(ctx, inner, h, STRING_STRING_ENTRY);
+            }
+            return entry;
+          }),
+        );
         break;
       case 25:
         model.functionCount++;
@@ -878,11 +1227,23 @@ export function parseModel(
  * checks every weight of a model gets; `root` names it in error paths. Returns the tensor and its unknown fields.
  */
 export function parseTensorProto(
-  r: ByteReader, options: { eager: boolean; countVarints?: boolean; start?: number; end?: number; root?: string },
+  r: ByteReader,
+  options: { eager: boolean; countVarints?: boolean; start?: number; end?: number; root?: string },
 ): { tensor: OnnxTensor; unknownFieldCount: number } {
   const start = options.start ?? 0;
   const end = options.end ?? r.fileSize;
-  const ctx: Context = { r, eager: options.eager, countVarints: options.countVarints ?? options.eager, varintCounter: undefined, maxGraphDepth: MAX_GRAPH_DEPTH, unknown: 0, frames: [], onMessage: undefined, origin: r, lazyBytes: undefined };
+  const ctx: Context = {
+    r,
+    eager: options.eager,
+    countVarints: options.countVarints ?? options.eager,
+    varintCounter: undefined,
+    maxGraphDepth: MAX_GRAPH_DEPTH,
+    unknown: 0,
+    frames: [],
+    onMessage: undefined,
+    origin: r,
+    lazyBytes: undefined,
+  };
   const c = new ProtoCursor(r, start, end, 0, options.root ?? "tensor");
   // the tensor's own frame: its body is the whole range (typed fields are decoded from it)
   ctx.frames.push({ tagAt: start, lengthAt: start, lengthBytes: 0, bodyStart: start, bodyEnd: end });

@@ -19,7 +19,13 @@ export const REWRITE_CHUNK_BYTES = 8 * 1024 * 1024;
  * read from the source as they are consumed.
  */
 export async function rewritePieces(source: ByteSource): Promise<AsyncIterable<Uint8Array>[]> {
-  const model = await parseSmallChunks(source, id, (backing, countVarints) => parseModel(new ByteReader(backing, id), { eager: false, countVarints: true, varintCounter: countVarints }), { varintPayloads: true });
+  const model = await parseSmallChunks(
+    source,
+    id,
+    (backing, countVarints) =>
+      parseModel(new ByteReader(backing, id), { eager: false, countVarints: true, varintCounter: countVarints }),
+    { varintPayloads: true },
+  );
   const { byteOffset, byteLength } = model.span;
   return [rangeChunks(source, byteOffset, byteOffset + byteLength, REWRITE_CHUNK_BYTES, id)];
 }
@@ -28,6 +34,10 @@ export async function rewritePieces(source: ByteSource): Promise<AsyncIterable<U
  * Streams into `sink` the bytes `write(read(all of source))` gives; rejects with read()'s error (before anything
  * is written) when read() would. Resolves to the byte count.
  */
-export async function rewriteFrom(source: ByteSource, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+export async function rewriteFrom(
+  source: ByteSource,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
   return writePiecesTo(sink, await rewritePieces(source), { end: options.end, caller: "onnx rewrite" });
 }

@@ -72,13 +72,27 @@ Object.assign(STRING_STRING_ENTRY.fields, { 1: text("key"), 2: text("value") });
 Object.assign(OPERATOR_SET_ID.fields, { 1: text("domain"), 2: varint("version") });
 Object.assign(TENSOR_SEGMENT.fields, { 1: varint("begin"), 2: varint("end") });
 Object.assign(TENSOR.fields, {
-  1: packedVarint("dims"), 2: varint("data_type"), 3: message("segment", TENSOR_SEGMENT),
-  4: { name: "float_data", wire: WIRE_FIXED32, packed: true }, 5: packedVarint("int32_data"), 6: bytes("string_data"),
-  7: packedVarint("int64_data"), 8: text("name"), 9: bytes("raw_data"), 10: { name: "double_data", wire: WIRE_FIXED64, packed: true },
-  11: packedVarint("uint64_data"), 12: text("doc_string"), 13: message("external_data", STRING_STRING_ENTRY),
-  14: varint("data_location"), 16: message("metadata_props", STRING_STRING_ENTRY),
+  1: packedVarint("dims"),
+  2: varint("data_type"),
+  3: message("segment", TENSOR_SEGMENT),
+  4: { name: "float_data", wire: WIRE_FIXED32, packed: true },
+  5: packedVarint("int32_data"),
+  6: bytes("string_data"),
+  7: packedVarint("int64_data"),
+  8: text("name"),
+  9: bytes("raw_data"),
+  10: { name: "double_data", wire: WIRE_FIXED64, packed: true },
+  11: packedVarint("uint64_data"),
+  12: text("doc_string"),
+  13: message("external_data", STRING_STRING_ENTRY),
+  14: varint("data_location"),
+  16: message("metadata_props", STRING_STRING_ENTRY),
 });
-Object.assign(SPARSE_TENSOR.fields, { 1: message("values", TENSOR), 2: message("indices", TENSOR), 3: packedVarint("dims") });
+Object.assign(SPARSE_TENSOR.fields, {
+  1: message("values", TENSOR),
+  2: message("indices", TENSOR),
+  3: packedVarint("dims"),
+});
 Object.assign(DIMENSION.fields, { 1: varint("dim_value"), 2: text("dim_param"), 3: text("denotation") });
 Object.assign(TENSOR_SHAPE.fields, { 1: message("dim", DIMENSION) });
 Object.assign(TYPE_TENSOR.fields, { 1: varint("elem_type"), 2: message("shape", TENSOR_SHAPE) });
@@ -88,49 +102,116 @@ Object.assign(TYPE_OPTIONAL.fields, { 1: message("elem_type", TYPE) });
 Object.assign(TYPE_SPARSE_TENSOR.fields, { 1: varint("elem_type"), 2: message("shape", TENSOR_SHAPE) });
 Object.assign(TYPE_OPAQUE.fields, { 1: text("domain"), 2: text("name") });
 Object.assign(TYPE.fields, {
-  1: message("tensor_type", TYPE_TENSOR), 4: message("sequence_type", TYPE_SEQUENCE), 5: message("map_type", TYPE_MAP),
-  6: text("denotation"), 7: message("opaque_type", TYPE_OPAQUE), 8: message("sparse_tensor_type", TYPE_SPARSE_TENSOR),
+  1: message("tensor_type", TYPE_TENSOR),
+  4: message("sequence_type", TYPE_SEQUENCE),
+  5: message("map_type", TYPE_MAP),
+  6: text("denotation"),
+  7: message("opaque_type", TYPE_OPAQUE),
+  8: message("sparse_tensor_type", TYPE_SPARSE_TENSOR),
   9: message("optional_type", TYPE_OPTIONAL),
 });
-Object.assign(VALUE_INFO.fields, { 1: text("name"), 2: message("type", TYPE), 3: text("doc_string"), 4: message("metadata_props", STRING_STRING_ENTRY) });
+Object.assign(VALUE_INFO.fields, {
+  1: text("name"),
+  2: message("type", TYPE),
+  3: text("doc_string"),
+  4: message("metadata_props", STRING_STRING_ENTRY),
+});
 Object.assign(ATTRIBUTE.fields, {
-  1: text("name"), 2: { name: "f", wire: WIRE_FIXED32 }, 3: varint("i"), 4: bytes("s"), 5: message("t", TENSOR), 6: message("g", GRAPH),
-  7: { name: "floats", wire: WIRE_FIXED32, packed: true }, 8: packedVarint("ints"), 9: bytes("strings"), 10: message("tensors", TENSOR),
-  11: message("graphs", GRAPH), 13: text("doc_string"), 14: message("tp", TYPE), 15: message("type_protos", TYPE), 20: varint("type"),
-  21: text("ref_attr_name"), 22: message("sparse_tensor", SPARSE_TENSOR), 23: message("sparse_tensors", SPARSE_TENSOR),
+  1: text("name"),
+  2: { name: "f", wire: WIRE_FIXED32 },
+  3: varint("i"),
+  4: bytes("s"),
+  5: message("t", TENSOR),
+  6: message("g", GRAPH),
+  7: { name: "floats", wire: WIRE_FIXED32, packed: true },
+  8: packedVarint("ints"),
+  9: bytes("strings"),
+  10: message("tensors", TENSOR),
+  11: message("graphs", GRAPH),
+  13: text("doc_string"),
+  14: message("tp", TYPE),
+  15: message("type_protos", TYPE),
+  20: varint("type"),
+  21: text("ref_attr_name"),
+  22: message("sparse_tensor", SPARSE_TENSOR),
+  23: message("sparse_tensors", SPARSE_TENSOR),
 });
 Object.assign(INT_INT_LIST_ENTRY.fields, { 1: varint("key"), 2: packedVarint("value") });
 Object.assign(SIMPLE_SHARDED_DIM.fields, { 1: varint("dim_value"), 2: text("dim_param"), 3: varint("num_shards") });
 Object.assign(SHARDED_DIM.fields, { 1: varint("axis"), 2: message("simple_sharding", SIMPLE_SHARDED_DIM) });
 Object.assign(SHARDING_SPEC.fields, {
-  1: text("tensor_name"), 2: packedVarint("device"), 3: message("index_to_device_group_map", INT_INT_LIST_ENTRY), 4: message("sharded_dim", SHARDED_DIM),
+  1: text("tensor_name"),
+  2: packedVarint("device"),
+  3: message("index_to_device_group_map", INT_INT_LIST_ENTRY),
+  4: message("sharded_dim", SHARDED_DIM),
 });
-Object.assign(NODE_DEVICE_CONFIGURATION.fields, { 1: text("configuration_id"), 2: message("sharding_spec", SHARDING_SPEC), 3: varint("pipeline_stage") });
+Object.assign(NODE_DEVICE_CONFIGURATION.fields, {
+  1: text("configuration_id"),
+  2: message("sharding_spec", SHARDING_SPEC),
+  3: varint("pipeline_stage"),
+});
 Object.assign(NODE.fields, {
-  1: text("input"), 2: text("output"), 3: text("name"), 4: text("op_type"), 5: message("attribute", ATTRIBUTE), 6: text("doc_string"),
-  7: text("domain"), 8: text("overload"), 9: message("metadata_props", STRING_STRING_ENTRY),
+  1: text("input"),
+  2: text("output"),
+  3: text("name"),
+  4: text("op_type"),
+  5: message("attribute", ATTRIBUTE),
+  6: text("doc_string"),
+  7: text("domain"),
+  8: text("overload"),
+  9: message("metadata_props", STRING_STRING_ENTRY),
   10: message("device_configurations", NODE_DEVICE_CONFIGURATION),
 });
-Object.assign(TENSOR_ANNOTATION.fields, { 1: text("tensor_name"), 2: message("quant_parameter_tensor_names", STRING_STRING_ENTRY) });
+Object.assign(TENSOR_ANNOTATION.fields, {
+  1: text("tensor_name"),
+  2: message("quant_parameter_tensor_names", STRING_STRING_ENTRY),
+});
 Object.assign(GRAPH.fields, {
-  1: message("node", NODE), 2: text("name"), 5: message("initializer", TENSOR), 10: text("doc_string"), 11: message("input", VALUE_INFO),
-  12: message("output", VALUE_INFO), 13: message("value_info", VALUE_INFO), 14: message("quantization_annotation", TENSOR_ANNOTATION),
-  15: message("sparse_initializer", SPARSE_TENSOR), 16: message("metadata_props", STRING_STRING_ENTRY),
+  1: message("node", NODE),
+  2: text("name"),
+  5: message("initializer", TENSOR),
+  10: text("doc_string"),
+  11: message("input", VALUE_INFO),
+  12: message("output", VALUE_INFO),
+  13: message("value_info", VALUE_INFO),
+  14: message("quantization_annotation", TENSOR_ANNOTATION),
+  15: message("sparse_initializer", SPARSE_TENSOR),
+  16: message("metadata_props", STRING_STRING_ENTRY),
 });
 Object.assign(TRAINING_INFO.fields, {
-  1: message("initialization", GRAPH), 2: message("algorithm", GRAPH), 3: message("initialization_binding", STRING_STRING_ENTRY),
+  1: message("initialization", GRAPH),
+  2: message("algorithm", GRAPH),
+  3: message("initialization_binding", STRING_STRING_ENTRY),
   4: message("update_binding", STRING_STRING_ENTRY),
 });
 Object.assign(FUNCTION.fields, {
-  1: text("name"), 4: text("input"), 5: text("output"), 6: text("attribute"), 7: message("node", NODE), 8: text("doc_string"),
-  9: message("opset_import", OPERATOR_SET_ID), 10: text("domain"), 11: message("attribute_proto", ATTRIBUTE), 12: message("value_info", VALUE_INFO),
-  13: text("overload"), 14: message("metadata_props", STRING_STRING_ENTRY),
+  1: text("name"),
+  4: text("input"),
+  5: text("output"),
+  6: text("attribute"),
+  7: message("node", NODE),
+  8: text("doc_string"),
+  9: message("opset_import", OPERATOR_SET_ID),
+  10: text("domain"),
+  11: message("attribute_proto", ATTRIBUTE),
+  12: message("value_info", VALUE_INFO),
+  13: text("overload"),
+  14: message("metadata_props", STRING_STRING_ENTRY),
 });
 Object.assign(DEVICE_CONFIGURATION.fields, { 1: text("name"), 2: varint("num_devices"), 3: text("device") });
 Object.assign(MODEL.fields, {
-  1: varint("ir_version"), 2: text("producer_name"), 3: text("producer_version"), 4: text("domain"), 5: varint("model_version"),
-  6: text("doc_string"), 7: message("graph", GRAPH), 8: message("opset_import", OPERATOR_SET_ID), 14: message("metadata_props", STRING_STRING_ENTRY),
-  20: message("training_info", TRAINING_INFO), 25: message("functions", FUNCTION), 26: message("configuration", DEVICE_CONFIGURATION),
+  1: varint("ir_version"),
+  2: text("producer_name"),
+  3: text("producer_version"),
+  4: text("domain"),
+  5: varint("model_version"),
+  6: text("doc_string"),
+  7: message("graph", GRAPH),
+  8: message("opset_import", OPERATOR_SET_ID),
+  14: message("metadata_props", STRING_STRING_ENTRY),
+  20: message("training_info", TRAINING_INFO),
+  25: message("functions", FUNCTION),
+  26: message("configuration", DEVICE_CONFIGURATION),
 });
 
 /** True when wire type `wire` is what `spec` declares (a packed repeated scalar: also length-delimited). */

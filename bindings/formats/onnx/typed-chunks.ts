@@ -16,13 +16,34 @@
 import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
 import { type DecodeOptions, type TensorInfo, decodeRowMajorTensor, dtypeBytes, elementCount } from "../../tensor.js";
-import { DATA_TYPES, type OnnxDataTypeInfo, type OnnxStorage, TYPED_FIELD_NUMBERS, dataTypeName, id, rawByteLength } from "./model.js";
 import {
-  MAX_MESSAGE_DEPTH, WIRE_END_GROUP, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_START_GROUP, WIRE_VARINT, putEntry, readVarintAt as readVarint, varintValue,
+  DATA_TYPES,
+  type OnnxDataTypeInfo,
+  type OnnxStorage,
+  TYPED_FIELD_NUMBERS,
+  dataTypeName,
+  id,
+  rawByteLength,
+} from "./model.js";
+import {
+  MAX_MESSAGE_DEPTH,
+  WIRE_END_GROUP,
+  WIRE_FIXED32,
+  WIRE_FIXED64,
+  WIRE_LEN,
+  WIRE_START_GROUP,
+  WIRE_VARINT,
+  putEntry,
+  readVarintAt as readVarint,
+  varintValue,
 } from "./wire.js";
 
 /** Sizes (not public; tests make them small): weights whose TensorProto is over `minBytes` stream. */
-export const TYPED_CHUNK_TUNING = { windowBytes: 4 * 1024 * 1024, pieceBytes: 16 * 1024 * 1024, minBytes: 16 * 1024 * 1024 };
+export const TYPED_CHUNK_TUNING = {
+  windowBytes: 4 * 1024 * 1024,
+  pieceBytes: 16 * 1024 * 1024,
+  minBytes: 16 * 1024 * 1024,
+};
 
 /** view.ts's OnnxTensorInfo (its `onnx` part), as this module reads it. */
 type TypedInfo = TensorInfo & { onnx?: { storage: OnnxStorage; dataType: number } | undefined };
@@ -30,7 +51,11 @@ type TypedInfo = TensorInfo & { onnx?: { storage: OnnxStorage; dataType: number 
 /** True when `info` is a typed-field weight large enough to stream (its TensorProto body over minBytes). */
 export function streamsTypedField(info: TensorInfo): boolean {
   const onnx = (info as TypedInfo).onnx;
-  return onnx !== undefined && TYPED_FIELD_NUMBERS[onnx.storage] !== undefined && info.byteLength > TYPED_CHUNK_TUNING.minBytes;
+  return (
+    onnx !== undefined &&
+    TYPED_FIELD_NUMBERS[onnx.storage] !== undefined &&
+    info.byteLength > TYPED_CHUNK_TUNING.minBytes
+  );
 }
 
 /** Bytes the parser wants ahead of its position in a window (a tag and a length: 20; an entry: 10). */
@@ -40,7 +65,11 @@ const AHEAD = 32;
 class Windows {
   bytes: Uint8Array = new Uint8Array(0);
   start = 0;
-  constructor(private readonly source: ByteSource, private readonly end: number, private readonly name: string) {}
+  constructor(
+    private readonly source: ByteSource,
+    private readonly end: number,
+    private readonly name: string,
+  ) {}
 
   /** Makes [at, at + AHEAD) (clipped to the end) available, reading a new window from `at` when it is not. */
   async from(at: number): Promise<void> {
@@ -60,11 +89,21 @@ export type FieldVisitor = (start: number, end: number, entries: boolean) => voi
  * body is parsed synchronously within each window; a read is awaited only when a window runs out. `visit` is told
  * of every field (patch keeps the others as stored).
  */
-export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, visit?: FieldVisitor): AsyncGenerator<Uint8Array> {
+export async function* typedEntryPieces(
+  source: ByteSource,
+  info: TensorInfo,
+  visit?: FieldVisitor,
+): AsyncGenerator<Uint8Array> {
   const onnx = (info as TypedInfo).onnx!;
   const type: OnnxDataTypeInfo | undefined = DATA_TYPES[onnx.dataType];
   const fieldNumber = TYPED_FIELD_NUMBERS[onnx.storage];
-  if (!type || fieldNumber === undefined) throw new UnsupportedError(id, `${dataTypeName(onnx.dataType)} in ${onnx.storage} has no decoder`, info.byteOffset, info.name);
+  if (!type || fieldNumber === undefined)
+    throw new UnsupportedError(
+      id,
+      `${dataTypeName(onnx.dataType)} in ${onnx.storage} has no decoder`,
+      info.byteOffset,
+      info.name,
+    );
   const field = `${info.name}.${onnx.storage}`;
   const fixed = onnx.storage === "float_data" ? 4 : onnx.storage === "double_data" ? 8 : 0;
   const width = fixed > 0 ? fixed : type.bits === 4 ? 1 : type.bits / 8;
@@ -137,7 +176,8 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       if (stop - pos < AHEAD && stop < end) break;
       const at = pos;
       const tagLength = readVarint(bytes, pos - base, Math.min(stop, end) - base);
-      if (tagLength <= 0) corrupt(tagLength === 0 ? "tag runs past the end of the tensor" : "varint longer than 10 bytes", at);
+      if (tagLength <= 0)
+        corrupt(tagLength === 0 ? "tag runs past the end of the tensor" : "varint longer than 10 bytes", at);
       const number = (varintValue.lo >>> 3) + varintValue.hi * 2 ** 29;
       const wire = varintValue.lo & 7;
       pos += tagLength;
@@ -149,16 +189,24 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
         visit?.(at, pos, false);
       } else if (wire === WIRE_END_GROUP) {
         const started = groups.pop();
-        if (started !== number) corrupt(started === undefined ? `end group (field ${number}) without a start group` : `end group (field ${number}) closes a group of field ${started}`, at);
+        if (started !== number)
+          corrupt(
+            started === undefined
+              ? `end group (field ${number}) without a start group`
+              : `end group (field ${number}) closes a group of field ${started}`,
+            at,
+          );
         visit?.(at, pos, false);
       } else if (wire === WIRE_LEN) {
         const n = readVarint(bytes, pos - base, Math.min(stop, end) - base);
         if (n <= 0) corrupt(n === 0 ? "length runs past the end of the tensor" : "varint longer than 10 bytes", pos);
         const length = varintValue.lo >>> 0;
-        if (varintValue.hi !== 0 || varintValue.lo < 0 || length > end - pos - n) corrupt(`length reaches past the end of the tensor`, pos);
+        if (varintValue.hi !== 0 || varintValue.lo < 0 || length > end - pos - n)
+          corrupt(`length reaches past the end of the tensor`, pos);
         pos += n;
         if (number === fieldNumber && !inGroup) {
-          if (fixed > 0 && length % fixed !== 0) corrupt(`packed ${onnx.storage} of ${length} bytes (not a multiple of ${fixed})`, pos - n);
+          if (fixed > 0 && length % fixed !== 0)
+            corrupt(`packed ${onnx.storage} of ${length} bytes (not a multiple of ${fixed})`, pos - n);
           fieldEnd = pos + length;
           visit?.(at, fieldEnd, true);
         } else {
@@ -206,21 +254,34 @@ export async function* typedEntryPieces(source: ByteSource, info: TensorInfo, vi
       filled = 0;
     }
   }
-  if (groups.length > 0) corrupt(`group (field ${groups[groups.length - 1]}) has no end group before the end of the tensor`, end);
+  if (groups.length > 0)
+    corrupt(`group (field ${groups[groups.length - 1]}) has no end group before the end of the tensor`, end);
   if (done + filled !== total) {
-    corrupt(`shape [${info.shape.join(", ")}] of ${type.name} takes ${total} bytes, ${onnx.storage} holds ${done + filled}`, info.byteOffset);
+    corrupt(
+      `shape [${info.shape.join(", ")}] of ${type.name} takes ${total} bytes, ${onnx.storage} holds ${done + filled}`,
+      info.byteOffset,
+    );
   }
   if (filled > 0 || total === 0) yield piece.subarray(0, filled);
 }
 
 /** The decoded bytes of a typed-field weight in pieces (each a whole number of elements, decoded like raw_data). */
-export async function* typedFieldChunks(source: ByteSource, info: TensorInfo, decode: DecodeOptions | undefined): AsyncGenerator<Uint8Array> {
+export async function* typedFieldChunks(
+  source: ByteSource,
+  info: TensorInfo,
+  decode: DecodeOptions | undefined,
+): AsyncGenerator<Uint8Array> {
   const plain: TensorInfo = { ...info };
   delete (plain as TypedInfo).onnx;
   const size = dtypeBytes(info.dtype);
   for await (const stored of typedEntryPieces(source, info)) {
     if (stored.length === 0) continue;
-    const part: TensorInfo = { ...plain, shape: [stored.length / size], byteLength: stored.length, layout: "row-major" };
+    const part: TensorInfo = {
+      ...plain,
+      shape: [stored.length / size],
+      byteLength: stored.length,
+      layout: "row-major",
+    };
     const t = decodeRowMajorTensor(stored, part, { dtype: decode?.dtype }, id);
     const d = t.data as ArrayBufferView;
     yield new Uint8Array(d.buffer, d.byteOffset, d.byteLength);
@@ -244,7 +305,8 @@ export interface EntryEncoding {
 
 export function entryEncoding(storage: OnnxStorage, dataType: number): EntryEncoding {
   const type = DATA_TYPES[dataType];
-  if (!type || TYPED_FIELD_NUMBERS[storage] === undefined) throw new UnsupportedError(id, `${dataTypeName(dataType)} in ${storage} cannot be encoded`, undefined, storage);
+  if (!type || TYPED_FIELD_NUMBERS[storage] === undefined)
+    throw new UnsupportedError(id, `${dataTypeName(dataType)} in ${storage} cannot be encoded`, undefined, storage);
   if (storage === "float_data" || storage === "double_data") {
     return { width: storage === "float_data" ? 4 : 8, size: (values) => values.length, encode: (values) => values };
   }
@@ -259,7 +321,18 @@ export function entryEncoding(storage: OnnxStorage, dataType: number): EntryEnco
       hi = view.getUint32(at + 4, true);
       return;
     }
-    const v = width === 1 ? (signed ? view.getInt8(at) : view.getUint8(at)) : width === 2 ? (signed ? view.getInt16(at, true) : view.getUint16(at, true)) : signed ? view.getInt32(at, true) : view.getUint32(at, true);
+    const v =
+      width === 1
+        ? signed
+          ? view.getInt8(at)
+          : view.getUint8(at)
+        : width === 2
+          ? signed
+            ? view.getInt16(at, true)
+            : view.getUint16(at, true)
+          : signed
+            ? view.getInt32(at, true)
+            : view.getUint32(at, true);
     lo = v >>> 0;
     hi = v < 0 ? 0xffffffff : 0;
   };

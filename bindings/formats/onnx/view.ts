@@ -8,11 +8,27 @@ import { type ByteBacking, ByteReader } from "../../bytes/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
 import { dictionary, uniqueNames } from "../../bytes/names.js";
 import { type ByteSource, readExactly } from "../../io/source.js";
-import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, elementCount } from "../../tensor.js";
+import {
+  type DType,
+  type DecodeOptions,
+  type NamedTensor,
+  type TensorInfo,
+  decodeRowMajorTensor,
+  elementCount,
+} from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import {
-  DATA_TYPES, type OnnxDataTypeInfo, type OnnxGraph, type OnnxModel, type OnnxStorage, type OnnxTensor, type OnnxValueInfo, TYPED_FIELD_NUMBERS,
-  dataTypeName, id, rawByteLength,
+  DATA_TYPES,
+  type OnnxDataTypeInfo,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxStorage,
+  type OnnxTensor,
+  type OnnxValueInfo,
+  TYPED_FIELD_NUMBERS,
+  dataTypeName,
+  id,
+  rawByteLength,
 } from "./model.js";
 import { noFolderError, readExternalBytes } from "./external.js";
 import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
@@ -99,8 +115,12 @@ export function weightInfo(w: OnnxWeight, prefix = ""): OnnxTensorInfo {
   const type = DATA_TYPES[t.dataType]!;
   const own = t.frames[t.frames.length - 1];
   const base = {
-    name: prefix + w.name, dtype: type.dtype!, shape: logicalShape(type, t.dims),
-    byteOrder: "le" as const, layout: "row-major" as const, format: id,
+    name: prefix + w.name,
+    dtype: type.dtype!,
+    shape: logicalShape(type, t.dims),
+    byteOrder: "le" as const,
+    layout: "row-major" as const,
+    format: id,
   };
   const bytes = rawByteLength(type, elementCount(t.dims));
   // a new tensor (makeTensor) or new elements set on one: they are in `values`, not in the model's bytes yet
@@ -112,9 +132,19 @@ export function weightInfo(w: OnnxWeight, prefix = ""): OnnxTensorInfo {
     case "none":
       return { ...base, byteOffset: own?.bodyStart ?? 0, byteLength: 0 };
     case "external":
-      return { ...base, byteOffset: t.external!.offset, byteLength: bytes, onnx: { storage: "external", dataType: t.dataType, location: t.external!.location } };
+      return {
+        ...base,
+        byteOffset: t.external!.offset,
+        byteLength: bytes,
+        onnx: { storage: "external", dataType: t.dataType, location: t.external!.location },
+      };
     default:
-      return { ...base, byteOffset: own!.bodyStart, byteLength: own!.bodyEnd - own!.bodyStart, onnx: { storage: t.storage, dataType: t.dataType } };
+      return {
+        ...base,
+        byteOffset: own!.bodyStart,
+        byteLength: own!.bodyEnd - own!.bodyStart,
+        onnx: { storage: t.storage, dataType: t.dataType },
+      };
   }
 }
 
@@ -131,7 +161,16 @@ export function backingAt(bytes: Uint8Array, base: number): ByteBacking {
 }
 
 /** Writes the varints of packed bytes as `width`-byte little-endian integers (two's complement kept). */
-function varintsInto(src: Uint8Array, from: number, to: number, out: DataView, at: number, width: number, base: number, field: string): number {
+function varintsInto(
+  src: Uint8Array,
+  from: number,
+  to: number,
+  out: DataView,
+  at: number,
+  width: number,
+  base: number,
+  field: string,
+): number {
   let i = from;
   while (i < to) {
     const n = readVarintAt(src, i, to);
@@ -149,7 +188,13 @@ function varintsInto(src: Uint8Array, from: number, to: number, out: DataView, a
  * The stored elements of a typed-field tensor as raw_data would hold them (little-endian, `dtype` width), from its
  * TensorProto body (`body`, at absolute offset `base`). CORRUPT when the entries do not fill the dims exactly.
  */
-export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxStorage, dataType: number, field = "tensor"): Uint8Array {
+export function decodeTypedBody(
+  body: Uint8Array,
+  base: number,
+  storage: OnnxStorage,
+  dataType: number,
+  field = "tensor",
+): Uint8Array {
   const type = DATA_TYPES[dataType];
   if (!type) throw new UnsupportedError(id, `${dataTypeName(dataType)} has no decoder`, base, field);
   const r = new ByteReader(backingAt(body, base), id, { start: base, end: base + body.length });
@@ -192,7 +237,8 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
   for (const p of pieces) {
     if (fixedWidth > 0) {
       const n = p.end - p.start;
-      if (at + n > out.length) throw new CorruptDataError(id, "more entries than the dims hold", p.start, `${field}.${storage}`);
+      if (at + n > out.length)
+        throw new CorruptDataError(id, "more entries than the dims hold", p.start, `${field}.${storage}`);
       out.set(body.subarray(p.start - base, p.end - base), at);
       at += n;
     } else {
@@ -202,7 +248,12 @@ export function decodeTypedBody(body: Uint8Array, base: number, storage: OnnxSto
     }
   }
   if (at !== out.length) {
-    throw new CorruptDataError(id, `dims [${dims.join(", ")}] of ${type.name} take ${out.length} bytes, ${storage} holds ${at}`, base, `${field}.${storage}`);
+    throw new CorruptDataError(
+      id,
+      `dims [${dims.join(", ")}] of ${type.name} take ${out.length} bytes, ${storage} holds ${at}`,
+      base,
+      `${field}.${storage}`,
+    );
   }
   return out;
 }
@@ -218,12 +269,12 @@ function decodeWeight(bytes: Uint8Array, info: OnnxTensorInfo, options: DecodeOp
   return tensor;
 }
 
-
 /** The weights of a read() result, decoded (row-major; typed fields converted to the dtype's array). */
 export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[] {
   lazy.assertEager(model, id);
   const bytes = modelBytes.get(model);
-  if (!bytes) throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "tensors");
+  if (!bytes)
+    throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "tensors");
   return weights(model).map((w) => tensorOf(bytes, w, weightInfo(w), options));
 }
 
@@ -231,22 +282,35 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
 export function tensorOf(bytes: Uint8Array, w: OnnxWeight, info: OnnxTensorInfo, options?: DecodeOptions): NamedTensor {
   const t = w.tensor;
   if (t.values) return decodeWeight(t.values, info, { ...options, copy: options?.copy ?? false });
-  if (t.storage === "external") throw noFolderError(undefined, info, "open the model from its path (loadFile, openFile, fromFile or the CLI), or name the folder with the externalData option");
+  if (t.storage === "external")
+    throw noFolderError(
+      undefined,
+      info,
+      "open the model from its path (loadFile, openFile, fromFile or the CLI), or name the folder with the externalData option",
+    );
   if (info.onnx) {
     const own = t.frames[t.frames.length - 1]!;
     const body = bytes.subarray(own.bodyStart, own.bodyEnd);
     return decodeWeight(decodeTypedBody(body, own.bodyStart, t.storage, t.dataType, info.name), info, options);
   }
-  return decodeWeight(bytes.subarray(info.byteOffset, info.byteOffset + info.byteLength), info, { ...options, copy: options?.copy ?? false }, );
+  return decodeWeight(bytes.subarray(info.byteOffset, info.byteOffset + info.byteLength), info, {
+    ...options,
+    copy: options?.copy ?? false,
+  });
 }
 
 /** Reads and decodes one weight of a readFrom() result (typed fields: its TensorProto is read and decoded). */
 export async function loadTensor(source: ByteSource, info: TensorInfo, options?: DecodeOptions): Promise<NamedTensor> {
   const onnx = (info as OnnxTensorInfo).onnx;
   if (!onnx) return lazy.loadRowMajorTensor(source, info, { ...options, format: id });
-  if (onnx.storage === "external") return decodeWeight(await readExternalBytes(source, info), info as OnnxTensorInfo, options);
+  if (onnx.storage === "external")
+    return decodeWeight(await readExternalBytes(source, info), info as OnnxTensorInfo, options);
   const body = await readExactly(source, info.byteOffset, info.byteLength, id, info.name);
-  return decodeWeight(decodeTypedBody(body, info.byteOffset, onnx.storage, onnx.dataType, info.name), info as OnnxTensorInfo, options);
+  return decodeWeight(
+    decodeTypedBody(body, info.byteOffset, onnx.storage, onnx.dataType, info.name),
+    info as OnnxTensorInfo,
+    options,
+  );
 }
 
 // ------------------------------------------------------------------------------------------- inspect
@@ -282,12 +346,22 @@ function graphSummary(g: OnnxGraph): Record<string, unknown> {
     }
   };
   count(g);
-  const shapeOf = (v: { name: string; type: { elemType?: number | undefined; shape?: (number | string | null)[] | undefined } }) => ({
-    name: v.name, elemType: v.type.elemType === undefined ? null : dataTypeName(v.type.elemType), shape: v.type.shape ?? null,
+  const shapeOf = (v: {
+    name: string;
+    type: { elemType?: number | undefined; shape?: (number | string | null)[] | undefined };
+  }) => ({
+    name: v.name,
+    elemType: v.type.elemType === undefined ? null : dataTypeName(v.type.elemType),
+    shape: v.type.shape ?? null,
   });
   return {
-    name: g.name, nodes: g.nodes.length, initializers: g.initializers.length, subgraphs, ops,
-    inputs: g.inputs.map(shapeOf), outputs: g.outputs.map(shapeOf),
+    name: g.name,
+    nodes: g.nodes.length,
+    initializers: g.initializers.length,
+    subgraphs,
+    ops,
+    inputs: g.inputs.map(shapeOf),
+    outputs: g.outputs.map(shapeOf),
   };
 }
 
@@ -295,7 +369,12 @@ function graphSummary(g: OnnxGraph): Record<string, unknown> {
 export function inspectTensors(model: OnnxModel, prefix = ""): InspectTensor[] {
   return weights(model).map((w) => {
     const info = weightInfo(w, prefix);
-    return { name: info.name, dtype: info.dtype, shape: info.shape, byteLength: rawByteLength(DATA_TYPES[w.tensor.dataType]!, elementCount(w.tensor.dims)) };
+    return {
+      name: info.name,
+      dtype: info.dtype,
+      shape: info.shape,
+      byteLength: rawByteLength(DATA_TYPES[w.tensor.dataType]!, elementCount(w.tensor.dims)),
+    };
   });
 }
 
@@ -312,14 +391,25 @@ export function inspectExtras(model: OnnxModel, prefix = ""): Record<string, unk
     if (w.tensor.external) external.push({ name: prefix + w.name, ...w.tensor.external });
   }
   const sparse = (model.graph?.sparseInitializers ?? []).map((s) => ({
-    name: prefix + s.values.name, dims: s.dims,
-    values: { dtype: DATA_TYPES[s.values.dataType]?.dtype ?? dataTypeName(s.values.dataType), count: elementCount(s.values.dims) },
-    indices: { dtype: DATA_TYPES[s.indices.dataType]?.dtype ?? dataTypeName(s.indices.dataType), shape: s.indices.dims },
+    name: prefix + s.values.name,
+    dims: s.dims,
+    values: {
+      dtype: DATA_TYPES[s.values.dataType]?.dtype ?? dataTypeName(s.values.dataType),
+      count: elementCount(s.values.dims),
+    },
+    indices: {
+      dtype: DATA_TYPES[s.indices.dataType]?.dtype ?? dataTypeName(s.indices.dataType),
+      shape: s.indices.dims,
+    },
   }));
   return {
     graph: model.graph ? graphSummary(model.graph) : null,
-    storage, strings, sparseInitializers: sparse, externalData: external,
-    unknownFields: model.unknownFieldCount, functions: model.functionCount,
+    storage,
+    strings,
+    sparseInitializers: sparse,
+    externalData: external,
+    unknownFields: model.unknownFieldCount,
+    functions: model.functionCount,
   };
 }
 
@@ -341,8 +431,13 @@ export function inspect(model: OnnxModel): InspectResult {
     format: id,
     version: model.irVersion,
     meta: {
-      producerName: model.producerName, producerVersion: model.producerVersion, domain: model.domain,
-      modelVersion: model.modelVersion, docString: model.docString, opsetImports: model.opsetImports, metadataProps: model.metadataProps,
+      producerName: model.producerName,
+      producerVersion: model.producerVersion,
+      domain: model.domain,
+      modelVersion: model.modelVersion,
+      docString: model.docString,
+      opsetImports: model.opsetImports,
+      metadataProps: model.metadataProps,
     },
     tensors: inspectTensors(model),
     // the main graph's inputs (initializers listed as inputs, as IR < 4 wants, left out) and outputs
@@ -358,11 +453,13 @@ export function verify(model: OnnxModel): string[] {
   if (model.irVersion === 0) warnings.push("ir_version is missing (0)");
   if (!model.graph) warnings.push("the model has no graph");
   if (model.opsetImports.length === 0) warnings.push("no opset_import: runtimes assume nothing and refuse the model");
-  if (model.unknownFieldCount > 0) warnings.push(`${model.unknownFieldCount} fields this reader does not know are kept as bytes`);
+  if (model.unknownFieldCount > 0)
+    warnings.push(`${model.unknownFieldCount} fields this reader does not know are kept as bytes`);
   for (const w of weights(model)) {
     const type = DATA_TYPES[w.tensor.dataType]!;
     if (type.asStoredBytes) warnings.push(`weight "${w.name}" is ${type.name}: shown as its stored bytes (uint8)`);
-    if (w.tensor.storage === "external") warnings.push(`weight "${w.name}" is in the external file ${JSON.stringify(w.tensor.external!.location)}`);
+    if (w.tensor.storage === "external")
+      warnings.push(`weight "${w.name}" is in the external file ${JSON.stringify(w.tensor.external!.location)}`);
   }
   // the names in scope: each defined name with the number of enclosing graphs that define it. A subgraph sees its
   // own names and every enclosing graph's; its names are added on entry and taken out on exit, so the check is
@@ -380,14 +477,16 @@ export function verify(model: OnnxModel): string[] {
     for (const n of g.nodes) for (const o of n.outputs) define(o);
     g.nodes.forEach((n, i) => {
       for (const input of n.inputs) {
-        if (input !== "" && !inScope.has(input)) warnings.push(`${where}node ${nodeLabel(n, i)} (${n.opType}) reads "${input}", which nothing defines`);
+        if (input !== "" && !inScope.has(input))
+          warnings.push(`${where}node ${nodeLabel(n, i)} (${n.opType}) reads "${input}", which nothing defines`);
       }
       for (const a of n.attributes) {
         if (a.g) checkGraph(a.g, `${where}${nodeLabel(n, i)}/${a.name}: `);
         a.graphs?.forEach((sub, k) => checkGraph(sub, `${where}${nodeLabel(n, i)}/${a.name}/${k}: `));
       }
     });
-    for (const o of g.outputs) if (!inScope.has(o.name)) warnings.push(`${where}graph output "${o.name}" is not produced`);
+    for (const o of g.outputs)
+      if (!inScope.has(o.name)) warnings.push(`${where}graph output "${o.name}" is not produced`);
     for (const name of own) {
       const left = inScope.get(name)! - 1;
       if (left === 0) inScope.delete(name);

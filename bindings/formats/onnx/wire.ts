@@ -42,7 +42,16 @@ export function asciiText(bytes: Uint8Array, index: number, n: number): string |
 /** Messages nested deeper than this are refused (protobuf's own default recursion limit is 100). */
 export const MAX_MESSAGE_DEPTH = 100;
 
-const WIRE_NAMES = ["varint", "fixed64", "length-delimited", "group start", "group end", "fixed32", "wire type 6", "wire type 7"];
+const WIRE_NAMES = [
+  "varint",
+  "fixed64",
+  "length-delimited",
+  "group start",
+  "group end",
+  "fixed32",
+  "wire type 6",
+  "wire type 7",
+];
 
 export function wireName(wire: number): string {
   return WIRE_NAMES[wire] ?? `wire type ${wire}`;
@@ -77,7 +86,15 @@ export class ProtoCursor {
   readonly top: number;
 
   constructor(r: ByteReader, start: number, end: number, depth: number, path: string, top = end) {
-    if (depth > MAX_MESSAGE_DEPTH) throw new LimitError(r.format, `messages nested deeper than ${MAX_MESSAGE_DEPTH}`, start, path, depth, MAX_MESSAGE_DEPTH);
+    if (depth > MAX_MESSAGE_DEPTH)
+      throw new LimitError(
+        r.format,
+        `messages nested deeper than ${MAX_MESSAGE_DEPTH}`,
+        start,
+        path,
+        depth,
+        MAX_MESSAGE_DEPTH,
+      );
     this.r = r;
     this.r.pos = start;
     this.end = end;
@@ -164,7 +181,8 @@ export class ProtoCursor {
       this.r.pos = at; // beyond 2^53: the checked read reports it
     }
     const v = this.varint(field);
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new LimitError(this.r.format, `value ${v} is too large`, at, field, v, Number.MAX_SAFE_INTEGER);
+    if (v > BigInt(Number.MAX_SAFE_INTEGER))
+      throw new LimitError(this.r.format, `value ${v} is too large`, at, field, v, Number.MAX_SAFE_INTEGER);
     return Number(v);
   }
 
@@ -206,7 +224,8 @@ export class ProtoCursor {
     const field = Math.floor(t / 8);
     const wire = t & 7;
     if (field === 0) this.corrupt("field number 0", tagAt, `${this.path}.tag`);
-    if (wire > 5) this.corrupt(`${wireName(wire)} (field ${field}) does not exist in protobuf`, tagAt, `${this.path}.tag`);
+    if (wire > 5)
+      this.corrupt(`${wireName(wire)} (field ${field}) does not exist in protobuf`, tagAt, `${this.path}.tag`);
     return { field, wire, tagAt };
   }
 
@@ -214,7 +233,11 @@ export class ProtoCursor {
   expect(head: FieldHead, wire: number, name: string): void {
     if (head.wire === wire) return;
     const { short, path } = this.fieldPath(name);
-    this.corrupt(`field ${head.field} (${short}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)}`, head.tagAt, path);
+    this.corrupt(
+      `field ${head.field} (${short}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)}`,
+      head.tagAt,
+      path,
+    );
   }
 
   /**
@@ -223,14 +246,20 @@ export class ProtoCursor {
    */
   private fieldPath(name: string): { short: string; path: string } {
     const prefix = `${this.path}.`;
-    return name.startsWith(prefix) ? { short: name.slice(prefix.length), path: name } : { short: name, path: prefix + name };
+    return name.startsWith(prefix)
+      ? { short: name.slice(prefix.length), path: name }
+      : { short: name, path: prefix + name };
   }
 
   /** For repeated scalars: packed (length-delimited) or one element (`wire`). */
   expectRepeated(head: FieldHead, wire: number, name: string): void {
     if (head.wire !== wire && head.wire !== WIRE_LEN) {
       const { short, path } = this.fieldPath(name);
-      this.corrupt(`field ${head.field} (${short}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)} or packed`, head.tagAt, path);
+      this.corrupt(
+        `field ${head.field} (${short}) has ${wireName(head.wire)} wire type, expected ${wireName(wire)} or packed`,
+        head.tagAt,
+        path,
+      );
     }
   }
 
@@ -240,7 +269,12 @@ export class ProtoCursor {
     const length = this.uint(`${field}.length`);
     const start = this.r.pos;
     if (length > this.end - start) {
-      if (this.end < this.top) this.corrupt(`length ${length} reaches past the end of the enclosing message (${this.end - start} bytes left in it)`, lengthAt, field);
+      if (this.end < this.top)
+        this.corrupt(
+          `length ${length} reaches past the end of the enclosing message (${this.end - start} bytes left in it)`,
+          lengthAt,
+          field,
+        );
       throw new TruncatedError(this.r.format, start, field, length, this.end - start);
     }
     this.r.pos = start + length;
@@ -286,10 +320,18 @@ export class ProtoCursor {
       const inner = this.next()!;
       if (inner.wire === WIRE_END_GROUP) {
         const started = open.pop()!;
-        if (inner.field !== started) this.corrupt(`end group (field ${inner.field}) closes a group of field ${started}`, inner.tagAt, field);
+        if (inner.field !== started)
+          this.corrupt(`end group (field ${inner.field}) closes a group of field ${started}`, inner.tagAt, field);
       } else if (inner.wire === WIRE_START_GROUP) {
         if (this.depth + open.length >= MAX_MESSAGE_DEPTH) {
-          throw new LimitError(this.r.format, `groups nested deeper than ${MAX_MESSAGE_DEPTH}`, inner.tagAt, field, this.depth + open.length + 1, MAX_MESSAGE_DEPTH);
+          throw new LimitError(
+            this.r.format,
+            `groups nested deeper than ${MAX_MESSAGE_DEPTH}`,
+            inner.tagAt,
+            field,
+            this.depth + open.length + 1,
+            MAX_MESSAGE_DEPTH,
+          );
         }
         open.push(inner.field);
       } else this.skip(inner, field);
@@ -374,7 +416,8 @@ export function* packedVarints(bytes: Uint8Array, base: number, format: string, 
     let big = 0n;
     let k = 0;
     for (;;) {
-      if (i >= bytes.length) throw new CorruptDataError(format, "packed varint runs past the end of its field", base + at, field);
+      if (i >= bytes.length)
+        throw new CorruptDataError(format, "packed varint runs past the end of its field", base + at, field);
       if (k >= 10) throw new CorruptDataError(format, "varint longer than 10 bytes", base + at, field);
       const b = bytes[i++]!;
       if (k < 4) small |= (b & 0x7f) << (7 * k);
@@ -393,7 +436,10 @@ export function* packedVarints(bytes: Uint8Array, base: number, format: string, 
 export class PackedVarintCounter {
   count = 0;
   private run = 0;
-  constructor(private readonly format: string, private readonly field: string) {}
+  constructor(
+    private readonly format: string,
+    private readonly field: string,
+  ) {}
 
   /** The next bytes of the payload, `base` the absolute offset of bytes[0]. */
   feed(bytes: Uint8Array, base: number): void {
@@ -409,7 +455,13 @@ export class PackedVarintCounter {
 
   /** The count, once the payload (ending at absolute offset `end`) has been fed whole. */
   finish(end: number): number {
-    if (this.run > 0) throw new CorruptDataError(this.format, "packed varint runs past the end of its field", end - this.run, this.field);
+    if (this.run > 0)
+      throw new CorruptDataError(
+        this.format,
+        "packed varint runs past the end of its field",
+        end - this.run,
+        this.field,
+      );
     return this.count;
   }
 }

@@ -23,7 +23,6 @@ export interface SpliceEdit {
   streamed?: { size: number; produce(): AsyncIterable<Uint8Array> } | undefined;
 }
 
-
 /** The packed field for `values` (raw_data-layout bytes of the tensor's dtype) in the tensor's typed storage. */
 export function encodeTypedField(w: ProtoWriter, tensor: OnnxTensor, values: Uint8Array): void {
   const type = DATA_TYPES[tensor.dataType]!;
@@ -51,7 +50,8 @@ export function encodeTypedField(w: ProtoWriter, tensor: OnnxTensor, values: Uin
  */
 export function encodeTypedBody(body: Uint8Array, base: number, tensor: OnnxTensor, values: Uint8Array): Uint8Array {
   const field = TYPED_FIELD_NUMBERS[tensor.storage];
-  if (field === undefined) throw new UnsupportedError(id, `storage ${tensor.storage} is not a typed field`, base, tensor.name);
+  if (field === undefined)
+    throw new UnsupportedError(id, `storage ${tensor.storage} is not a typed field`, base, tensor.name);
   const r = new ByteReader(backingAt(body, base), id, { start: base, end: base + body.length });
   const c = new ProtoCursor(r, base, base + body.length, 1, tensor.name);
   const w = new ProtoWriter();
@@ -88,12 +88,22 @@ export interface BodyChange {
  */
 export function lengthEdits(changes: readonly BodyChange[]): SpliceEdit[] {
   const edits: SpliceEdit[] = [];
-  interface FrameState { frame: OnnxFrame; depth: number; chain: OnnxFrame[]; delta: number }
+  interface FrameState {
+    frame: OnnxFrame;
+    depth: number;
+    chain: OnnxFrame[];
+    delta: number;
+  }
   const frames = new Map<number, FrameState>();
   for (const change of changes) {
     const own = change.frames[change.frames.length - 1]!;
     const delta = (change.streamed?.size ?? change.body.length) - (own.bodyEnd - own.bodyStart);
-    edits.push({ offset: own.bodyStart, length: own.bodyEnd - own.bodyStart, bytes: change.body, streamed: change.streamed });
+    edits.push({
+      offset: own.bodyStart,
+      length: own.bodyEnd - own.bodyStart,
+      bytes: change.body,
+      streamed: change.streamed,
+    });
     change.frames.forEach((frame, depth) => {
       const state = frames.get(frame.lengthAt) ?? { frame, depth, chain: change.frames.slice(0, depth), delta: 0 };
       state.delta += delta;
@@ -110,7 +120,11 @@ export function lengthEdits(changes: readonly BodyChange[]): SpliceEdit[] {
   for (const state of ordered) {
     const newLength = state.frame.bodyEnd - state.frame.bodyStart + state.delta;
     if (state.delta === 0) continue;
-    edits.push({ offset: state.frame.lengthAt, length: state.frame.lengthBytes, bytes: new ProtoWriter().varint(newLength).finish() });
+    edits.push({
+      offset: state.frame.lengthAt,
+      length: state.frame.lengthBytes,
+      bytes: new ProtoWriter().varint(newLength).finish(),
+    });
   }
   return edits.sort((a, b) => a.offset - b.offset);
 }
@@ -133,7 +147,12 @@ export function replacementEdits(model: OnnxModel, bytes: Uint8Array): SpliceEdi
       const range = t.packed ?? t.data;
       edits.push({ offset: range.byteOffset, length: range.byteLength, bytes: values });
     } else if (t.storage === "external") {
-      throw new UnsupportedError(id, `weight "${w.name}" is stored in the external file ${JSON.stringify(t.external!.location)}; write its values there`, undefined, w.name);
+      throw new UnsupportedError(
+        id,
+        `weight "${w.name}" is stored in the external file ${JSON.stringify(t.external!.location)}; write its values there`,
+        undefined,
+        w.name,
+      );
     } else if (t.storage !== "none") {
       const own = t.frames[t.frames.length - 1]!;
       const body = bytes.subarray(own.bodyStart, own.bodyEnd);
@@ -166,7 +185,12 @@ export function splice(bytes: Uint8Array, start: number, end: number, edits: rea
 function originalBytes(model: OnnxModel, fn: string): Uint8Array {
   const bytes = modelBytes.get(model);
   if (!bytes) {
-    throw new UnsupportedError(id, `${fn}() needs a model from onnx.read() (a readFrom() result has no payloads in memory; use patchFrom/patchTo to write a lazily opened model)`, undefined, fn);
+    throw new UnsupportedError(
+      id,
+      `${fn}() needs a model from onnx.read() (a readFrom() result has no payloads in memory; use patchFrom/patchTo to write a lazily opened model)`,
+      undefined,
+      fn,
+    );
   }
   return bytes;
 }
@@ -185,6 +209,10 @@ export function write(model: OnnxModel): Uint8Array {
 }
 
 /** write() into a sink piece by piece (payloads are not copied). Resolves to the byte count. */
-export async function writeTo(model: OnnxModel, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+export async function writeTo(
+  model: OnnxModel,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
   return writePiecesTo(sink, writePieces(model), { end: options.end, caller: "onnx.writeTo" });
 }

@@ -2,18 +2,15 @@
  * primitiv builders: makeShape, makeTensor, makeParameter, makeModel, makeOptimizer (from row-major data).
  */
 
-
-
-
-
-
-
-
 import * as kernels from "../../kernels/index.js";
 import { bytesOf } from "../../tensor.js";
 import { encodeKey, hasEscapedBytes } from "./msgpack.js";
 import {
-  type PrimitivModel, type PrimitivOptimizer, type PrimitivParameter, type PrimitivShape, type PrimitivTensor,
+  type PrimitivModel,
+  type PrimitivOptimizer,
+  type PrimitivParameter,
+  type PrimitivShape,
+  type PrimitivTensor,
 } from "./model.js";
 import { showShape, volume } from "./reader.js";
 import { checkShape, isParameterPart, isRecord, isTensorPart } from "./writer.js";
@@ -51,7 +48,12 @@ export function makeTensor(dims: readonly number[], values: ArrayLike<number>, b
   const reversed = shape.dims.slice().reverse();
   for (let b = 0; b < shape.batch; b++) {
     const from = b * sampleBytes;
-    kernels.reorderColumnMajorBytes(sourceBytes.subarray(from, from + sampleBytes), data.subarray(from, from + sampleBytes), reversed, 4);
+    kernels.reorderColumnMajorBytes(
+      sourceBytes.subarray(from, from + sampleBytes),
+      data.subarray(from, from + sampleBytes),
+      reversed,
+      4,
+    );
   }
   return { shape, data };
 }
@@ -65,7 +67,8 @@ function entriesOf<V>(input: Entries<V>): [string, V][] {
 
 /** A Parameter (value batch must be 1) with stats in the given order. */
 export function makeParameter(value: PrimitivTensor, stats: Entries<PrimitivTensor> = []): PrimitivParameter {
-  if (value.shape.batch !== 1) throw new RangeError(`primitiv: a parameter value must have batch size 1, not ${value.shape.batch}`);
+  if (value.shape.batch !== 1)
+    throw new RangeError(`primitiv: a parameter value must have batch size 1, not ${value.shape.batch}`);
   const map = new Map<string, PrimitivTensor>();
   for (const [key, tensor] of entriesOf(stats)) {
     if (map.has(key)) throw new RangeError(`primitiv: duplicate stats key ${JSON.stringify(key)}`);
@@ -86,9 +89,10 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
 export function compareKeyPaths(a: readonly string[], b: readonly string[]): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    const c = hasEscapedBytes(a[i]!) || hasEscapedBytes(b[i]!)
-      ? compareBytes(encodeKey(a[i]!, "path"), encodeKey(b[i]!, "path"))
-      : compareBytes(keyEncoder.encode(a[i]!), keyEncoder.encode(b[i]!));
+    const c =
+      hasEscapedBytes(a[i]!) || hasEscapedBytes(b[i]!)
+        ? compareBytes(encodeKey(a[i]!, "path"), encodeKey(b[i]!, "path"))
+        : compareBytes(keyEncoder.encode(a[i]!), keyEncoder.encode(b[i]!));
     if (c !== 0) return c;
   }
   return a.length - b.length;
@@ -100,7 +104,9 @@ export type KeyPath = readonly string[] | string;
 function keyPathOf(path: unknown, where: string): string[] {
   if (typeof path === "string") return path.split(".");
   if (Array.isArray(path) && path.every((part) => typeof part === "string")) return path.slice() as string[];
-  throw new TypeError(`primitiv.makeModel: ${where}: a key path is a string ("sub.w") or an array of strings (["sub", "w"]), not ${Array.isArray(path) ? "an array with non-strings" : typeof path}`);
+  throw new TypeError(
+    `primitiv.makeModel: ${where}: a key path is a string ("sub.w") or an array of strings (["sub", "w"]), not ${Array.isArray(path) ? "an array with non-strings" : typeof path}`,
+  );
 }
 
 /**
@@ -108,9 +114,15 @@ function keyPathOf(path: unknown, where: string): string[] {
  * is. Entries: `[path, parameter]` pairs (an array, a Map, any iterable) or a record `{ "sub.w": parameter }`;
  * a path is `["sub", "w"]` or `"sub.w"`; each parameter is a makeParameter() result.
  */
-export function makeModel(entries: Iterable<readonly [KeyPath, PrimitivParameter]> | Readonly<Record<string, PrimitivParameter>>): PrimitivModel {
-  if (!isRecord(entries)) throw new TypeError(`primitiv.makeModel() takes [path, parameter] pairs or a record { "sub.w": parameter }, not ${String(entries as unknown)}`);
-  const pairs: unknown[] = Symbol.iterator in entries ? Array.from(entries as Iterable<unknown>) : Object.entries(entries);
+export function makeModel(
+  entries: Iterable<readonly [KeyPath, PrimitivParameter]> | Readonly<Record<string, PrimitivParameter>>,
+): PrimitivModel {
+  if (!isRecord(entries))
+    throw new TypeError(
+      `primitiv.makeModel() takes [path, parameter] pairs or a record { "sub.w": parameter }, not ${String(entries as unknown)}`,
+    );
+  const pairs: unknown[] =
+    Symbol.iterator in entries ? Array.from(entries as Iterable<unknown>) : Object.entries(entries);
   const parameters = pairs.map((pair, i) => {
     if (!Array.isArray(pair) || pair.length !== 2) {
       throw new TypeError(`primitiv.makeModel: entry ${i} is not a [path, parameter] pair`);
@@ -136,11 +148,11 @@ export function makeModel(entries: Iterable<readonly [KeyPath, PrimitivParameter
 export function makeOptimizer(uintConfigs: Entries<number>, floatConfigs: Entries<number>): PrimitivOptimizer {
   const uints = new Map<string, number>();
   for (const [key, value] of entriesOf(uintConfigs)) {
-    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) throw new RangeError(`primitiv: ${key} = ${value} is not a uint32`);
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff)
+      throw new RangeError(`primitiv: ${key} = ${value} is not a uint32`);
     uints.set(key, value);
   }
   const floats = new Map<string, number>();
   for (const [key, value] of entriesOf(floatConfigs)) floats.set(key, Math.fround(value));
   return { uintConfigs: uints, floatConfigs: floats };
 }
-

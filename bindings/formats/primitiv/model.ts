@@ -3,17 +3,9 @@
  * reading remembers for writing (payload offsets, notes, NaN bits of float configs).
  */
 
-
-
-
 import { type ByteRange } from "../../bytes/byte-reader.js";
 
-
-
-
 import { type TensorInfo } from "../../tensor.js";
-
-
 
 /** The format id (also `primitiv.id`). */
 export const id = "primitiv" as const;
@@ -96,35 +88,35 @@ export interface PrimitivOptimizer {
 /** A whole primitiv file, as {@link read} gives it and {@link write} takes it (discriminated by `dataType`). */
 export type PrimitivFile =
   | {
-    /** Which kind of object the file holds. */
-    dataType: "shape";
-    /** The Shape. */
-    shape: PrimitivShape;
-  }
+      /** Which kind of object the file holds. */
+      dataType: "shape";
+      /** The Shape. */
+      shape: PrimitivShape;
+    }
   | {
-    /** Which kind of object the file holds. */
-    dataType: "tensor";
-    /** The Tensor. */
-    tensor: PrimitivTensor;
-  }
+      /** Which kind of object the file holds. */
+      dataType: "tensor";
+      /** The Tensor. */
+      tensor: PrimitivTensor;
+    }
   | {
-    /** Which kind of object the file holds. */
-    dataType: "parameter";
-    /** The Parameter. */
-    parameter: PrimitivParameter;
-  }
+      /** Which kind of object the file holds. */
+      dataType: "parameter";
+      /** The Parameter. */
+      parameter: PrimitivParameter;
+    }
   | {
-    /** Which kind of object the file holds. */
-    dataType: "model";
-    /** The Model. */
-    model: PrimitivModel;
-  }
+      /** Which kind of object the file holds. */
+      dataType: "model";
+      /** The Model. */
+      model: PrimitivModel;
+    }
   | {
-    /** Which kind of object the file holds. */
-    dataType: "optimizer";
-    /** The Optimizer. */
-    optimizer: PrimitivOptimizer;
-  };
+      /** Which kind of object the file holds. */
+      dataType: "optimizer";
+      /** The Optimizer. */
+      optimizer: PrimitivOptimizer;
+    };
 
 /** Options of {@link read} and {@link readFrom}. */
 export interface PrimitivReadOptions {

@@ -31,12 +31,38 @@ export function describeTypeByte(b: number): string {
   if (b <= 0xbf) return `fixstr (${hex})`;
   if (b >= 0xe0) return `negative fixint (${hex})`;
   const names: Record<number, string> = {
-    0xc0: "nil", 0xc1: "never-used byte", 0xc2: "false", 0xc3: "true",
-    0xc4: "bin8", 0xc5: "bin16", 0xc6: "bin32", 0xc7: "ext8", 0xc8: "ext16", 0xc9: "ext32",
-    0xca: "float32", 0xcb: "float64", 0xcc: "uint8", 0xcd: "uint16", 0xce: "uint32", 0xcf: "uint64",
-    0xd0: "int8", 0xd1: "int16", 0xd2: "int32", 0xd3: "int64",
-    0xd4: "fixext1", 0xd5: "fixext2", 0xd6: "fixext4", 0xd7: "fixext8", 0xd8: "fixext16",
-    0xd9: "str8", 0xda: "str16", 0xdb: "str32", 0xdc: "array16", 0xdd: "array32", 0xde: "map16", 0xdf: "map32",
+    0xc0: "nil",
+    0xc1: "never-used byte",
+    0xc2: "false",
+    0xc3: "true",
+    0xc4: "bin8",
+    0xc5: "bin16",
+    0xc6: "bin32",
+    0xc7: "ext8",
+    0xc8: "ext16",
+    0xc9: "ext32",
+    0xca: "float32",
+    0xcb: "float64",
+    0xcc: "uint8",
+    0xcd: "uint16",
+    0xce: "uint32",
+    0xcf: "uint64",
+    0xd0: "int8",
+    0xd1: "int16",
+    0xd2: "int32",
+    0xd3: "int64",
+    0xd4: "fixext1",
+    0xd5: "fixext2",
+    0xd6: "fixext4",
+    0xd7: "fixext8",
+    0xd8: "fixext16",
+    0xd9: "str8",
+    0xda: "str16",
+    0xdb: "str32",
+    0xdc: "array16",
+    0xdd: "array32",
+    0xde: "map16",
+    0xdf: "map32",
   };
   return `${names[b] ?? "type"} (${hex})`;
 }
@@ -66,8 +92,14 @@ export function readFloat32Bits(r: ByteReader, field: string): number {
  * `wide` the 8/16/32-bit forms' type bytes (undefined where the family has no 8-bit form).
  */
 function readLength(
-  r: ByteReader, field: string, what: string, expected: string,
-  fixTag: number, fixMask: number, wide: readonly [number | undefined, number, number], onLoose?: LooseHandler,
+  r: ByteReader,
+  field: string,
+  what: string,
+  expected: string,
+  fixTag: number,
+  fixMask: number,
+  wide: readonly [number | undefined, number, number],
+  onLoose?: LooseHandler,
 ): number {
   const at = r.pos;
   const type = r.u8(field);
@@ -87,7 +119,8 @@ function readLength(
   } else {
     throw wrongType(at, field, expected, type);
   }
-  if (length < minimum && onLoose) onLoose(at, field, `${what} of length ${length} in the ${describeTypeByte(type)} form`);
+  if (length < minimum && onLoose)
+    onLoose(at, field, `${what} of length ${length} in the ${describeTypeByte(type)} form`);
   return length;
 }
 
@@ -141,11 +174,17 @@ function decodeEscaping(bytes: Uint8Array): string {
       i++;
       continue;
     } else if (b >= 0xc2 && b <= 0xdf) {
-      need = 1; cp = b & 0x1f; min = 0x80;
+      need = 1;
+      cp = b & 0x1f;
+      min = 0x80;
     } else if (b >= 0xe0 && b <= 0xef) {
-      need = 2; cp = b & 0x0f; min = 0x800;
+      need = 2;
+      cp = b & 0x0f;
+      min = 0x800;
     } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3; cp = b & 0x07; min = 0x10000;
+      need = 3;
+      cp = b & 0x07;
+      min = 0x10000;
     }
     let ok = need > 0 && i + need < bytes.length;
     for (let k = 1; ok && k <= need; k++) {
@@ -181,7 +220,12 @@ export function encodeKey(text: string, field: string): Uint8Array {
     if (cp >= 0xdc80 && cp <= 0xdcff) {
       parts.push(cp - 0xdc00);
     } else if (cp >= 0xd800 && cp <= 0xdfff) {
-      throw new CorruptDataError(FORMAT, `key ${JSON.stringify(text)} holds a lone surrogate U+${cp.toString(16).toUpperCase()}`, undefined, field);
+      throw new CorruptDataError(
+        FORMAT,
+        `key ${JSON.stringify(text)} holds a lone surrogate U+${cp.toString(16).toUpperCase()}`,
+        undefined,
+        field,
+      );
     } else {
       for (const byte of encoder.encode(ch)) parts.push(byte);
     }

@@ -7,7 +7,13 @@
 import type { ByteSource } from "../../io/source.js";
 import { type TensorInfo, bytesOf } from "../../tensor.js";
 import { encodeBytes, replacementData, sameBytes } from "../../patch/encode.js";
-import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
+import {
+  type Incoming,
+  type ReplaceOptions,
+  type TensorsInput,
+  checkUnknown,
+  replacementsInMemory,
+} from "../../patch/input.js";
 import { type PatchPlan, asTensor, rangePlan, storedForm } from "../../patch/plan.js";
 import type { PrimitivFile, PrimitivParameter, PrimitivTensor } from "./model.js";
 import { namedTensors, tensorInfos } from "./view.js";
@@ -36,7 +42,12 @@ export function replaceTensors(file: PrimitivFile, tensors: TensorsInput, option
   const named = namedTensors(file);
   const names = named.map((n) => n.name);
   const inFile = new Set(names);
-  checkUnknown([...given.keys()].filter((n) => !inFile.has(n)), names, FORMAT, options);
+  checkUnknown(
+    [...given.keys()].filter((n) => !inFile.has(n)),
+    names,
+    FORMAT,
+    options,
+  );
   if (given.size === 0) return file;
   const infos = tensorInfos(file);
   const swap = new Map<PrimitivTensor, PrimitivTensor>();
@@ -56,7 +67,12 @@ export function replaceTensors(file: PrimitivFile, tensors: TensorsInput, option
     case "parameter":
       return { dataType: "parameter", parameter: mapParameter(file.parameter, swap) };
     case "model":
-      return { dataType: "model", model: { parameters: file.model.parameters.map((e) => ({ path: e.path, parameter: mapParameter(e.parameter, swap) })) } };
+      return {
+        dataType: "model",
+        model: {
+          parameters: file.model.parameters.map((e) => ({ path: e.path, parameter: mapParameter(e.parameter, swap) })),
+        },
+      };
     default:
       return file;
   }
@@ -64,7 +80,12 @@ export function replaceTensors(file: PrimitivFile, tensors: TensorsInput, option
 
 /** The plan for a primitiv file opened with readFrom() (or read()), given its tensorInfos(): each replaced payload. */
 export async function planPatch(
-  _file: PrimitivFile, infos: readonly TensorInfo[], _source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  _file: PrimitivFile,
+  infos: readonly TensorInfo[],
+  _source: ByteSource,
+  size: number,
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
 ): Promise<PatchPlan> {
   return rangePlan(FORMAT, size, infos, incoming, options);
 }

@@ -3,21 +3,37 @@
  * allocation), for read() (payloads as views) and readFrom() (payloads as byte ranges).
  */
 
-
 import { asBytes, asSource } from "../../bytes/input.js";
 import { BadMagicError, CorruptDataError, UnsupportedError, UnsupportedVersionError } from "../../bytes/errors.js";
 import { type ByteRange, ByteReader } from "../../bytes/byte-reader.js";
 import { parseFrom } from "../../io/lazy.js";
 import { type ByteSource } from "../../io/source.js";
 
-
 import {
-  type LooseHandler, readArrayLength, readBinLength, readFloat32Bits, readMapLength, readStr, readUint32,
+  type LooseHandler,
+  readArrayLength,
+  readBinLength,
+  readFloat32Bits,
+  readMapLength,
+  readStr,
+  readUint32,
 } from "./msgpack.js";
 import {
-  type PrimitivDataType, type PrimitivFile, type PrimitivModel, type PrimitivModelEntry, type PrimitivParameter,
-  type PrimitivReadOptions, type PrimitivShape, type PrimitivTensor, DATA_TYPE_CODES, id, MAX_DIMS, nanBits,
-  payloadOffsets, readNotes, VERSION,
+  type PrimitivDataType,
+  type PrimitivFile,
+  type PrimitivModel,
+  type PrimitivModelEntry,
+  type PrimitivParameter,
+  type PrimitivReadOptions,
+  type PrimitivShape,
+  type PrimitivTensor,
+  DATA_TYPE_CODES,
+  id,
+  MAX_DIMS,
+  nanBits,
+  payloadOffsets,
+  readNotes,
+  VERSION,
 } from "./model.js";
 
 // ---------------------------------------------------------------------------------------------------------
@@ -61,18 +77,25 @@ function readShape(ctx: ParseContext, field: string): { shape: PrimitivShape; ba
   const at = r.pos;
   const count = readArrayLength(r, `${field}.dims`, ctx.onLoose);
   if (count > MAX_DIMS) {
-    throw new CorruptDataError(id, `a shape of ${count} dims; primitiv allows at most ${MAX_DIMS}`, at, `${field}.dims`);
+    throw new CorruptDataError(
+      id,
+      `a shape of ${count} dims; primitiv allows at most ${MAX_DIMS}`,
+      at,
+      `${field}.dims`,
+    );
   }
   const dims: number[] = [];
   for (let i = 0; i < count; i++) {
     const dimAt = r.pos;
     const d = readUint32(r, `${field}.dims[${i}]`);
-    if (d === 0) throw new CorruptDataError(id, "a dimension of 0 (primitiv: invalid shape)", dimAt, `${field}.dims[${i}]`);
+    if (d === 0)
+      throw new CorruptDataError(id, "a dimension of 0 (primitiv: invalid shape)", dimAt, `${field}.dims[${i}]`);
     dims.push(d);
   }
   const batchAt = r.pos;
   const batch = readUint32(r, `${field}.batch`);
-  if (batch === 0) throw new CorruptDataError(id, "a batch size of 0 (primitiv: invalid shape)", batchAt, `${field}.batch`);
+  if (batch === 0)
+    throw new CorruptDataError(id, "a batch size of 0 (primitiv: invalid shape)", batchAt, `${field}.batch`);
   return { shape: { dims, batch }, batchAt };
 }
 
@@ -94,7 +117,10 @@ function readTensor(ctx: ParseContext, field: string): { tensor: PrimitivTensor;
   const needed = 4 * volume(shape);
   if (length !== needed) {
     throw new CorruptDataError(
-      id, `data of ${length} bytes; shape ${showShape(shape)} needs ${needed} (4 x volume x batch)`, at, `${field}.data`,
+      id,
+      `data of ${length} bytes; shape ${showShape(shape)} needs ${needed} (4 x volume x batch)`,
+      at,
+      `${field}.data`,
     );
   }
   let data: Uint8Array | ByteRange;
@@ -122,7 +148,10 @@ function readParameter(ctx: ParseContext, field: string): PrimitivParameter {
   const { tensor: value, batchAt } = readTensor(ctx, `${prefix}value`);
   if (value.shape.batch !== 1) {
     throw new CorruptDataError(
-      id, `a parameter value with batch size ${value.shape.batch}; primitiv requires 1`, batchAt, `${prefix}value.shape.batch`,
+      id,
+      `a parameter value with batch size ${value.shape.batch}; primitiv requires 1`,
+      batchAt,
+      `${prefix}value.shape.batch`,
     );
   }
   const countField = `${prefix}stats.count`;
@@ -132,7 +161,12 @@ function readParameter(ctx: ParseContext, field: string): PrimitivParameter {
     const keyAt = r.pos;
     const key = readStr(r, `${prefix}stats[${i}].key`, ctx.onLoose);
     if (stats.has(key)) {
-      throw new CorruptDataError(id, `duplicate stats key ${JSON.stringify(key)} (primitiv keeps the first)`, keyAt, `${prefix}stats[${i}].key`);
+      throw new CorruptDataError(
+        id,
+        `duplicate stats key ${JSON.stringify(key)} (primitiv keeps the first)`,
+        keyAt,
+        `${prefix}stats[${i}].key`,
+      );
     }
     stats.set(key, readTensor(ctx, `${prefix}stats[${i}]`).tensor);
   }
@@ -152,7 +186,12 @@ function readModel(ctx: ParseContext): PrimitivModel {
     for (let j = 0; j < length; j++) path.push(readStr(r, `${field}.path[${j}]`, ctx.onLoose));
     const unique = JSON.stringify(path);
     if (seen.has(unique)) {
-      throw new CorruptDataError(id, `duplicate parameter key path ${unique} (primitiv loads it twice, the last wins)`, at, `${field}.path`);
+      throw new CorruptDataError(
+        id,
+        `duplicate parameter key path ${unique} (primitiv loads it twice, the last wins)`,
+        at,
+        `${field}.path`,
+      );
     }
     seen.add(unique);
     parameters.push({ path, parameter: readParameter(ctx, field) });
@@ -160,7 +199,11 @@ function readModel(ctx: ParseContext): PrimitivModel {
   return { parameters };
 }
 
-function readConfigMap(ctx: ParseContext, field: string, float: boolean): { values: Map<string, number>; nan?: Map<string, number> } {
+function readConfigMap(
+  ctx: ParseContext,
+  field: string,
+  float: boolean,
+): { values: Map<string, number>; nan?: Map<string, number> } {
   const { r } = ctx;
   const count = r.count(readMapLength(r, field, ctx.onLoose), MIN_CONFIG_BYTES, field);
   const values = new Map<string, number>();
@@ -169,7 +212,12 @@ function readConfigMap(ctx: ParseContext, field: string, float: boolean): { valu
     const keyAt = r.pos;
     const key = readStr(r, `${field}[${i}].key`, ctx.onLoose);
     if (values.has(key)) {
-      throw new CorruptDataError(id, `duplicate key ${JSON.stringify(key)} (primitiv keeps the first)`, keyAt, `${field}[${i}].key`);
+      throw new CorruptDataError(
+        id,
+        `duplicate key ${JSON.stringify(key)} (primitiv keeps the first)`,
+        keyAt,
+        `${field}[${i}].key`,
+      );
     }
     if (float) {
       const bits = readFloat32Bits(r, `${field}[${i}].value`);
@@ -189,18 +237,26 @@ function parse(r: ByteReader, eager: boolean, options: PrimitivReadOptions = {})
     r,
     eager,
     notes,
-    onLoose: (offset, field, what) => notes.push(`${field} at offset ${offset}: ${what}; write() uses the smallest form, as primitiv does`),
+    onLoose: (offset, field, what) =>
+      notes.push(`${field} at offset ${offset}: ${what}; write() uses the smallest form, as primitiv does`),
   };
   const major = readHeaderWord(r, "header.major");
   const minor = readHeaderWord(r, "header.minor");
   if (major !== VERSION.major || minor !== VERSION.minor) {
-    throw new UnsupportedVersionError(id, 0, "header.version", `${major}.${minor}`, [`${VERSION.major}.${VERSION.minor}`]);
+    throw new UnsupportedVersionError(id, 0, "header.version", `${major}.${minor}`, [
+      `${VERSION.major}.${VERSION.minor}`,
+    ]);
   }
   const codeAt = r.pos;
   const code = readHeaderWord(r, "header.dataType");
   const kind = kindOfCode(code);
   if (kind === undefined) {
-    throw new UnsupportedError(id, `unknown data type ${hex(code)} (primitiv knows 0x0, 0x100, 0x200, 0x300, 0x400)`, codeAt, "header.dataType");
+    throw new UnsupportedError(
+      id,
+      `unknown data type ${hex(code)} (primitiv knows 0x0, 0x100, 0x200, 0x300, 0x400)`,
+      codeAt,
+      "header.dataType",
+    );
   }
   if (options.expect !== undefined && options.expect !== kind) {
     throw new BadMagicError(id, codeAt, "header.dataType", DATA_TYPE_CODES[options.expect], code);
@@ -244,6 +300,7 @@ export function read(bytes: Uint8Array, options?: PrimitivReadOptions): Primitiv
  * in order and each `bin` payload is skipped, so the data is never fetched.
  */
 export async function readFrom(source: ByteSource, options?: PrimitivReadOptions): Promise<PrimitivFile> {
-  return parseFrom(asSource(source, "primitiv.readFrom"), id, (backing) => parse(new ByteReader(backing, id, { littleEndian: false }), false, options));
+  return parseFrom(asSource(source, "primitiv.readFrom"), id, (backing) =>
+    parse(new ByteReader(backing, id, { littleEndian: false }), false, options),
+  );
 }
-

@@ -4,10 +4,7 @@
  */
 import { assertEager } from "../../io/lazy.js";
 
-
 import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
-
-
 
 import { type ByteSource, readExactly } from "../../io/source.js";
 import * as kernels from "../../kernels/index.js";
@@ -17,8 +14,16 @@ import { decodeKeyBytes, hasEscapedBytes } from "./msgpack.js";
 import type { EmbeddedBlob, InspectResult, InspectTensor } from "../types.js";
 import { compareKeyPaths } from "./builder.js";
 import {
-  type PrimitivFile, type PrimitivParameter, type PrimitivShape, type PrimitivTensor, type PrimitivTensorInfo,
-  DATA_TYPE_CODES, id, payloadOffsets, readNotes, VERSION,
+  type PrimitivFile,
+  type PrimitivParameter,
+  type PrimitivShape,
+  type PrimitivTensor,
+  type PrimitivTensorInfo,
+  DATA_TYPE_CODES,
+  id,
+  payloadOffsets,
+  readNotes,
+  VERSION,
 } from "./model.js";
 import { hex } from "./reader.js";
 import { type PrimitivFileLike, asFile, Encoder, isLoaded, measure } from "./writer.js";
@@ -114,14 +119,24 @@ function decodeStored(bytes: Uint8Array, info: TensorInfo, options: DecodeOption
   if (dims.filter((d) => d > 1).length <= 1) return decodeTensor(bytes, { ...info, layout: "row-major" }, options, id);
   const count = info.shape.reduce((a, b) => a * b, 1);
   if (bytes.byteLength !== 4 * count) {
-    throw new CorruptDataError(id, `tensor "${info.name}" has ${bytes.byteLength} bytes; shape [${info.shape.join(", ")}] needs ${4 * count}`, info.byteOffset, info.name);
+    throw new CorruptDataError(
+      id,
+      `tensor "${info.name}" has ${bytes.byteLength} bytes; shape [${info.shape.join(", ")}] needs ${4 * count}`,
+      info.byteOffset,
+      info.name,
+    );
   }
   const out = new Float32Array(count);
   const outBytes = bytesOf(out);
   const sampleBytes = bytes.byteLength / batch;
   for (let b = 0; b < batch; b++) {
     const from = b * sampleBytes;
-    kernels.reorderColumnMajorBytes(bytes.subarray(from, from + sampleBytes), outBytes.subarray(from, from + sampleBytes), dims, 4);
+    kernels.reorderColumnMajorBytes(
+      bytes.subarray(from, from + sampleBytes),
+      outBytes.subarray(from, from + sampleBytes),
+      dims,
+      4,
+    );
   }
   return { name: info.name, dtype: "float32", shape: info.shape.slice(), data: out };
 }
@@ -138,7 +153,12 @@ export function tensors(input: PrimitivFileLike, options?: DecodeOptions): Named
   return named.map(({ tensor }, i) => {
     const info = infos[i]!;
     if (!isLoaded(tensor.data)) {
-      throw new UnsupportedError(id, "tensor data was not loaded (a readFrom() result): use loadTensor()", info.byteOffset, info.name);
+      throw new UnsupportedError(
+        id,
+        "tensor data was not loaded (a readFrom() result): use loadTensor()",
+        info.byteOffset,
+        info.name,
+      );
     }
     return decodeStored(tensor.data, info, options);
   });
@@ -152,10 +172,17 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options?:
 
 /** Row-major float32 data of one tensor for its logical shape (the inverse of makeTensor). */
 export function tensorValues(tensor: PrimitivTensor): Float32Array {
-  if (!isLoaded(tensor.data)) throw new UnsupportedError(id, "tensor data was not loaded (a readFrom() result): use loadTensor()");
+  if (!isLoaded(tensor.data))
+    throw new UnsupportedError(id, "tensor data was not loaded (a readFrom() result): use loadTensor()");
   const info: PrimitivTensorInfo = {
-    name: "tensor", dtype: "float32", shape: logicalShape(tensor.shape), byteOffset: payloadOffsets.get(tensor.data) ?? 0,
-    byteLength: tensor.data.byteLength, byteOrder: "le", layout: "column-major", batch: tensor.shape.batch,
+    name: "tensor",
+    dtype: "float32",
+    shape: logicalShape(tensor.shape),
+    byteOffset: payloadOffsets.get(tensor.data) ?? 0,
+    byteLength: tensor.data.byteLength,
+    byteOrder: "le",
+    layout: "column-major",
+    batch: tensor.shape.batch,
   };
   return decodeStored(tensor.data, info).data as Float32Array;
 }
@@ -171,7 +198,10 @@ function shapeJson(shape: PrimitivShape): { dims: number[]; batch: number } {
   return { dims: shape.dims.slice(), batch: shape.batch };
 }
 
-function parameterJson(p: PrimitivParameter): { value: { dims: number[]; batch: number }; stats: { key: string; dims: number[]; batch: number }[] } {
+function parameterJson(p: PrimitivParameter): {
+  value: { dims: number[]; batch: number };
+  stats: { key: string; dims: number[]; batch: number }[];
+} {
   return {
     value: shapeJson(p.value.shape),
     stats: Array.from(p.stats, ([key, t]) => ({ key, ...shapeJson(t.shape) })),
@@ -181,7 +211,12 @@ function parameterJson(p: PrimitivParameter): { value: { dims: number[]; batch: 
 /** What `tensorfile inspect --json` prints: data type, shapes, stats, optimizer configs (file order). */
 export function inspect(input: PrimitivFileLike): InspectResult {
   const file = asFile(input, "primitiv.inspect");
-  const tensorsTable: InspectTensor[] = tensorInfos(file).map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape, byteLength: t.byteLength }));
+  const tensorsTable: InspectTensor[] = tensorInfos(file).map((t) => ({
+    name: t.name,
+    dtype: t.dtype,
+    shape: t.shape,
+    byteLength: t.byteLength,
+  }));
   const result: InspectResult = {
     format: id,
     version: `${VERSION.major}.${VERSION.minor}`,
@@ -199,7 +234,11 @@ export function inspect(input: PrimitivFileLike): InspectResult {
       result.parameter = parameterJson(file.parameter);
       break;
     case "model":
-      result.parameters = file.model.parameters.map((e) => ({ path: e.path.slice(), name: e.path.join("."), ...parameterJson(e.parameter) }));
+      result.parameters = file.model.parameters.map((e) => ({
+        path: e.path.slice(),
+        name: e.path.join("."),
+        ...parameterJson(e.parameter),
+      }));
       break;
     case "optimizer":
       result.optimizer = {
@@ -214,10 +253,23 @@ export function inspect(input: PrimitivFileLike): InspectResult {
 /** Config keys primitiv's C++ optimizers read (optimizer.cc, optimizer_impl.cc); others are ignored on load. */
 const KNOWN_UINT_CONFIGS = new Set(["Optimizer.epoch"]);
 const KNOWN_FLOAT_CONFIGS = new Set([
-  "Optimizer.lr_scale", "Optimizer.l2_strength", "Optimizer.clip_threshold",
-  "SGD.eta", "MomentumSGD.eta", "MomentumSGD.momentum", "AdaGrad.eta", "AdaGrad.eps",
-  "RMSProp.eta", "RMSProp.alpha", "RMSProp.eps", "AdaDelta.rho", "AdaDelta.eps",
-  "Adam.alpha", "Adam.beta1", "Adam.beta2", "Adam.eps",
+  "Optimizer.lr_scale",
+  "Optimizer.l2_strength",
+  "Optimizer.clip_threshold",
+  "SGD.eta",
+  "MomentumSGD.eta",
+  "MomentumSGD.momentum",
+  "AdaGrad.eta",
+  "AdaGrad.eps",
+  "RMSProp.eta",
+  "RMSProp.alpha",
+  "RMSProp.eps",
+  "AdaDelta.rho",
+  "AdaDelta.eps",
+  "Adam.alpha",
+  "Adam.beta1",
+  "Adam.beta2",
+  "Adam.eps",
 ]);
 
 /** Warnings: what primitiv would refuse or not write this way, though tensorfile reads and writes it. */
@@ -225,7 +277,9 @@ export function verify(input: PrimitivFileLike): string[] {
   const file = asFile(input, "primitiv.verify");
   const warnings = [...(readNotes.get(file) ?? [])];
   if (file.dataType === "shape" || file.dataType === "tensor") {
-    warnings.push(`primitiv has no public API that loads a ${file.dataType} file (data type ${hex(DATA_TYPE_CODES[file.dataType])}); only its msgpack::Reader reads the objects`);
+    warnings.push(
+      `primitiv has no public API that loads a ${file.dataType} file (data type ${hex(DATA_TYPE_CODES[file.dataType])}); only its msgpack::Reader reads the objects`,
+    );
   }
   const checkDims = (shape: PrimitivShape, where: string) => {
     if (shape.dims.length > 0 && shape.dims[shape.dims.length - 1] === 1) {
@@ -233,13 +287,17 @@ export function verify(input: PrimitivFileLike): string[] {
     }
   };
   const checkKey = (key: string, where: string) => {
-    if (hasEscapedBytes(key)) warnings.push(`${where}: key ${JSON.stringify(key)} is not valid UTF-8 (kept byte for byte)`);
+    if (hasEscapedBytes(key))
+      warnings.push(`${where}: key ${JSON.stringify(key)} is not valid UTF-8 (kept byte for byte)`);
   };
   if (file.dataType === "shape") checkDims(file.shape, "shape");
   for (const { name, tensor } of namedTensors(file)) checkDims(tensor.shape, name);
   const seenNames = new Set<string>();
   for (const { name } of pathNames(file)) {
-    if (seenNames.has(name)) warnings.push(`two tensors are both named ${JSON.stringify(name)} (a key holds "." or "/stats/"); the later one is given a "#2"-style suffix`);
+    if (seenNames.has(name))
+      warnings.push(
+        `two tensors are both named ${JSON.stringify(name)} (a key holds "." or "/stats/"); the later one is given a "#2"-style suffix`,
+      );
     seenNames.add(name);
   }
   if (file.dataType === "parameter") for (const key of file.parameter.stats.keys()) checkKey(key, "stats");
@@ -249,18 +307,26 @@ export function verify(input: PrimitivFileLike): string[] {
       entry.path.forEach((part) => checkKey(part, `parameters[${i}].path`));
       for (const key of entry.parameter.stats.keys()) checkKey(key, `parameters[${i}].stats`);
       if (i > 0 && compareKeyPaths(entries[i - 1]!.path, entry.path) >= 0) {
-        warnings.push(`parameters[${i}] ${JSON.stringify(entry.path)} comes after ${JSON.stringify(entries[i - 1]!.path)}: primitiv writes parameters sorted by key path`);
+        warnings.push(
+          `parameters[${i}] ${JSON.stringify(entry.path)} comes after ${JSON.stringify(entries[i - 1]!.path)}: primitiv writes parameters sorted by key path`,
+        );
       }
     });
   }
   if (file.dataType === "optimizer") {
     for (const key of file.optimizer.uintConfigs.keys()) {
       checkKey(key, "uintConfigs");
-      if (!KNOWN_UINT_CONFIGS.has(key)) warnings.push(`uint config ${JSON.stringify(key)} is read by none of primitiv's C++ optimizers (ignored on load)`);
+      if (!KNOWN_UINT_CONFIGS.has(key))
+        warnings.push(
+          `uint config ${JSON.stringify(key)} is read by none of primitiv's C++ optimizers (ignored on load)`,
+        );
     }
     for (const key of file.optimizer.floatConfigs.keys()) {
       checkKey(key, "floatConfigs");
-      if (!KNOWN_FLOAT_CONFIGS.has(key)) warnings.push(`float config ${JSON.stringify(key)} is read by none of primitiv's C++ optimizers (ignored on load)`);
+      if (!KNOWN_FLOAT_CONFIGS.has(key))
+        warnings.push(
+          `float config ${JSON.stringify(key)} is read by none of primitiv's C++ optimizers (ignored on load)`,
+        );
     }
   }
   return warnings;

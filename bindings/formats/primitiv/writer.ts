@@ -7,16 +7,30 @@ import { CorruptDataError, UnsupportedError } from "../../bytes/errors.js";
 import { type ByteRange } from "../../bytes/byte-reader.js";
 import { ByteWriter } from "../../bytes/byte-writer.js";
 
-
-
-
 import {
-  binHeaderSize, containerHeaderSize, encodeKey, strHeaderSize, writeArrayHeader, writeBinHeader, writeFloat32Bits,
-  writeMapHeader, writeStrHeader, writeUint32,
+  binHeaderSize,
+  containerHeaderSize,
+  encodeKey,
+  strHeaderSize,
+  writeArrayHeader,
+  writeBinHeader,
+  writeFloat32Bits,
+  writeMapHeader,
+  writeStrHeader,
+  writeUint32,
 } from "./msgpack.js";
 import {
-  type PrimitivFile, type PrimitivModel, type PrimitivOptimizer, type PrimitivParameter, type PrimitivShape,
-  type PrimitivTensor, DATA_TYPE_CODES, id, MAX_DIMS, nanBits, VERSION,
+  type PrimitivFile,
+  type PrimitivModel,
+  type PrimitivOptimizer,
+  type PrimitivParameter,
+  type PrimitivShape,
+  type PrimitivTensor,
+  DATA_TYPE_CODES,
+  id,
+  MAX_DIMS,
+  nanBits,
+  VERSION,
 } from "./model.js";
 import { floatToBits, showShape, volume } from "./reader.js";
 
@@ -63,17 +77,31 @@ export function checkShape(shape: PrimitivShape, field: string): void {
 function tensorData(tensor: PrimitivTensor, field: string): Uint8Array {
   const { data } = tensor;
   if (!isLoaded(data)) {
-    throw new UnsupportedError(id, "tensor data was not loaded (a readFrom() result): read the file with read() to write it", undefined, `${field}.data`);
+    throw new UnsupportedError(
+      id,
+      "tensor data was not loaded (a readFrom() result): read the file with read() to write it",
+      undefined,
+      `${field}.data`,
+    );
   }
   const needed = 4 * volume(tensor.shape);
   if (data.byteLength !== needed) {
-    throw new CorruptDataError(id, `data of ${data.byteLength} bytes; shape ${showShape(tensor.shape)} needs ${needed}`, undefined, `${field}.data`);
+    throw new CorruptDataError(
+      id,
+      `data of ${data.byteLength} bytes; shape ${showShape(tensor.shape)} needs ${needed}`,
+      undefined,
+      `${field}.data`,
+    );
   }
   return data;
 }
 
 /** Visits every tensor payload in file order with where write() puts it; returns the total size. */
-export function measure(file: PrimitivFile, enc: Encoder, onPayload?: (tensor: PrimitivTensor, offset: number) => void): number {
+export function measure(
+  file: PrimitivFile,
+  enc: Encoder,
+  onPayload?: (tensor: PrimitivTensor, offset: number) => void,
+): number {
   let pos = 15;
   const shape = (s: PrimitivShape, field: string) => {
     checkShape(s, field);
@@ -116,7 +144,10 @@ export function measure(file: PrimitivFile, enc: Encoder, onPayload?: (tensor: P
       break;
     case "optimizer": {
       const { uintConfigs, floatConfigs } = file.optimizer;
-      for (const [field, map] of [["uintConfigs", uintConfigs], ["floatConfigs", floatConfigs]] as const) {
+      for (const [field, map] of [
+        ["uintConfigs", uintConfigs],
+        ["floatConfigs", floatConfigs],
+      ] as const) {
         pos += containerHeaderSize(map.size);
         let i = 0;
         for (const key of map.keys()) pos += enc.strSize(key, `${field}[${i++}].key`) + 5;
@@ -124,7 +155,12 @@ export function measure(file: PrimitivFile, enc: Encoder, onPayload?: (tensor: P
       break;
     }
     default:
-      throw new UnsupportedError(id, `unknown data type ${JSON.stringify((file as { dataType?: unknown }).dataType)}`, undefined, "dataType");
+      throw new UnsupportedError(
+        id,
+        `unknown data type ${JSON.stringify((file as { dataType?: unknown }).dataType)}`,
+        undefined,
+        "dataType",
+      );
   }
   return pos;
 }
@@ -150,7 +186,12 @@ function writeTensor(w: ByteWriter, tensor: PrimitivTensor, field: string): void
 
 function writeParameter(w: ByteWriter, enc: Encoder, parameter: PrimitivParameter, prefix: string): void {
   if (parameter.value.shape.batch !== 1) {
-    throw new CorruptDataError(id, `a parameter value with batch size ${parameter.value.shape.batch}; primitiv requires 1`, undefined, `${prefix}value.shape.batch`);
+    throw new CorruptDataError(
+      id,
+      `a parameter value with batch size ${parameter.value.shape.batch}; primitiv requires 1`,
+      undefined,
+      `${prefix}value.shape.batch`,
+    );
   }
   writeTensor(w, parameter.value, `${prefix}value`);
   writeUint32(w, parameter.stats.size, `${prefix}stats.count`);
@@ -163,14 +204,21 @@ function writeParameter(w: ByteWriter, enc: Encoder, parameter: PrimitivParamete
 }
 
 /** What write(), tensors(), inspect() and verify() take: a read() result, or what a make* builder returned. */
-export type PrimitivFileLike = PrimitivFile | PrimitivModel | PrimitivParameter | PrimitivTensor | PrimitivShape | PrimitivOptimizer;
+export type PrimitivFileLike =
+  PrimitivFile | PrimitivModel | PrimitivParameter | PrimitivTensor | PrimitivShape | PrimitivOptimizer;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
 export function isTensorPart(value: unknown): value is PrimitivTensor {
-  return isRecord(value) && isRecord(value.shape) && Array.isArray(value.shape.dims) && typeof value.shape.batch === "number" && isRecord(value.data);
+  return (
+    isRecord(value) &&
+    isRecord(value.shape) &&
+    Array.isArray(value.shape.dims) &&
+    typeof value.shape.batch === "number" &&
+    isRecord(value.data)
+  );
 }
 
 export function isParameterPart(value: unknown): value is PrimitivParameter {
@@ -184,13 +232,20 @@ export function isParameterPart(value: unknown): value is PrimitivParameter {
 export function asFile(input: PrimitivFileLike, caller = "primitiv.write"): PrimitivFile {
   const value: unknown = input;
   if (isRecord(value) && "dataType" in value) return value as unknown as PrimitivFile; // an unknown dataType is the writer's UNSUPPORTED
-  if (isRecord(value) && Array.isArray(value.parameters)) return { dataType: "model", model: value as unknown as PrimitivModel };
+  if (isRecord(value) && Array.isArray(value.parameters))
+    return { dataType: "model", model: value as unknown as PrimitivModel };
   if (isParameterPart(value)) return { dataType: "parameter", parameter: value };
   if (isTensorPart(value)) return { dataType: "tensor", tensor: value };
-  if (isRecord(value) && value.uintConfigs instanceof Map && value.floatConfigs instanceof Map) return { dataType: "optimizer", optimizer: value as unknown as PrimitivOptimizer };
-  if (isRecord(value) && Array.isArray(value.dims) && typeof value.batch === "number") return { dataType: "shape", shape: value as unknown as PrimitivShape };
-  const shown = isRecord(value) ? `an object with keys ${Object.keys(value).slice(0, 6).join(", ") || "(none)"}` : String(value);
-  throw new TypeError(`${caller}() takes a primitiv file (from read(), or { dataType, … }) or a builder's result (makeModel, makeParameter, makeTensor, makeShape, makeOptimizer); got ${shown}`);
+  if (isRecord(value) && value.uintConfigs instanceof Map && value.floatConfigs instanceof Map)
+    return { dataType: "optimizer", optimizer: value as unknown as PrimitivOptimizer };
+  if (isRecord(value) && Array.isArray(value.dims) && typeof value.batch === "number")
+    return { dataType: "shape", shape: value as unknown as PrimitivShape };
+  const shown = isRecord(value)
+    ? `an object with keys ${Object.keys(value).slice(0, 6).join(", ") || "(none)"}`
+    : String(value);
+  throw new TypeError(
+    `${caller}() takes a primitiv file (from read(), or { dataType, … }) or a builder's result (makeModel, makeParameter, makeTensor, makeShape, makeOptimizer); got ${shown}`,
+  );
 }
 
 /**
@@ -206,8 +261,15 @@ export function write(input: PrimitivFileLike, _options?: Record<string, never>)
  * write() into a sink (a function, a WritableStream or a Node Writable) piece by piece: tensor payloads go out as
  * they are, with no second copy of the file in memory. Resolves to the byte count.
  */
-export async function writeTo(input: PrimitivFileLike, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
-  return writePiecesTo(sink, encode(asFile(input, "primitiv.writeTo"), true).segments(), { end: options.end, caller: "primitiv.writeTo" });
+export async function writeTo(
+  input: PrimitivFileLike,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
+  return writePiecesTo(sink, encode(asFile(input, "primitiv.writeTo"), true).segments(), {
+    end: options.end,
+    caller: "primitiv.writeTo",
+  });
 }
 
 function encode(file: PrimitivFile, passThrough: boolean): ByteWriter {
@@ -257,4 +319,3 @@ function encode(file: PrimitivFile, passThrough: boolean): ByteWriter {
   if (w.length !== size) throw new Error(`primitiv: internal error: measured ${size} bytes, wrote ${w.length}`);
   return w;
 }
-

@@ -41,7 +41,13 @@ const SHORT_ASCII = 48;
 export type RootEntryHandler = (key: string, keyOffset: number, value: JsonValue) => void;
 
 const NAMES: Record<JsonValue["kind"], string> = {
-  object: "an object", array: "an array", string: "a string", number: "a number", true: "true", false: "false", null: "null",
+  object: "an object",
+  array: "an array",
+  string: "a string",
+  number: "a number",
+  true: "true",
+  false: "false",
+  null: "null",
 };
 
 /** "an object", "a string", … for messages. */
@@ -53,7 +59,13 @@ export function kindName(value: JsonValue): string {
  * Parses `bytes` (whose first byte is at absolute offset `base`) as one JSON value followed only by JSON white
  * space. Errors are CORRUPT (LIMIT for nesting deeper than MAX_JSON_DEPTH) with the offset of the bad byte.
  */
-export function parseJson(bytes: Uint8Array, base: number, format: string, field = "header", onRootEntry?: RootEntryHandler): JsonValue {
+export function parseJson(
+  bytes: Uint8Array,
+  base: number,
+  format: string,
+  field = "header",
+  onRootEntry?: RootEntryHandler,
+): JsonValue {
   let pos = 0;
   const fail = (detail: string, at = pos): never => {
     throw new CorruptDataError(format, `invalid JSON: ${detail}`, base + at, field);
@@ -108,14 +120,30 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
       const c = bytes[pos + 1];
       pos += 2;
       switch (c) {
-        case 0x22: value += '"'; break;
-        case 0x5c: value += "\\"; break;
-        case 0x2f: value += "/"; break;
-        case 0x62: value += "\b"; break;
-        case 0x66: value += "\f"; break;
-        case 0x6e: value += "\n"; break;
-        case 0x72: value += "\r"; break;
-        case 0x74: value += "\t"; break;
+        case 0x22:
+          value += '"';
+          break;
+        case 0x5c:
+          value += "\\";
+          break;
+        case 0x2f:
+          value += "/";
+          break;
+        case 0x62:
+          value += "\b";
+          break;
+        case 0x66:
+          value += "\f";
+          break;
+        case 0x6e:
+          value += "\n";
+          break;
+        case 0x72:
+          value += "\r";
+          break;
+        case 0x74:
+          value += "\t";
+          break;
         case 0x75: {
           const unit = hex4(escapeAt);
           if (unit >= 0xd800 && unit <= 0xdbff) {
@@ -186,21 +214,38 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
     skipSpace();
     const b = bytes[pos];
     switch (b) {
-      case 0x7b: return parseObject(depth + 1);
-      case 0x5b: return parseArray(depth + 1);
-      case 0x22: return parseString();
-      case 0x74: return parseLiteral("true");
-      case 0x66: return parseLiteral("false");
-      case 0x6e: return parseLiteral("null");
+      case 0x7b:
+        return parseObject(depth + 1);
+      case 0x5b:
+        return parseArray(depth + 1);
+      case 0x22:
+        return parseString();
+      case 0x74:
+        return parseLiteral("true");
+      case 0x66:
+        return parseLiteral("false");
+      case 0x6e:
+        return parseLiteral("null");
       default:
         if (b === 0x2d || isDigit(b)) return parseNumber();
-        return fail(b === undefined ? "the header ends where a value should start" : `unexpected ${describe(pos)} where a value should start`);
+        return fail(
+          b === undefined
+            ? "the header ends where a value should start"
+            : `unexpected ${describe(pos)} where a value should start`,
+        );
     }
   };
 
   const checkDepth = (depth: number): void => {
     if (depth > MAX_JSON_DEPTH) {
-      throw new LimitError(format, `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, base + pos, field, depth, MAX_JSON_DEPTH);
+      throw new LimitError(
+        format,
+        `JSON nested deeper than ${MAX_JSON_DEPTH} levels`,
+        base + pos,
+        field,
+        depth,
+        MAX_JSON_DEPTH,
+      );
     }
   };
 
@@ -225,7 +270,8 @@ export function parseJson(bytes: Uint8Array, base: number, format: string, field
       skipSpace();
       expect(0x3a, '":"');
       const value = parseValue(depth);
-      if (handler) handler(key, base + keyAt, value); // (not kept: a big header's tree is not held whole)
+      if (handler)
+        handler(key, base + keyAt, value); // (not kept: a big header's tree is not held whole)
       else node.entries.push({ key, keyOffset: base + keyAt, value });
       skipSpace();
       if (bytes[pos] === 0x2c) {

@@ -4,14 +4,40 @@ import type { DType } from "../../tensor.js";
 
 /** The dtype names safetensors files use that tensorfile reads (Hugging Face `Dtype`). */
 export type SafetensorsDType =
-  | "BOOL" | "U8" | "I8" | "F8_E5M2" | "F8_E4M3" | "I16" | "U16" | "F16" | "BF16"
-  | "I32" | "U32" | "F32" | "F64" | "I64" | "U64" | "C64";
+  | "BOOL"
+  | "U8"
+  | "I8"
+  | "F8_E5M2"
+  | "F8_E4M3"
+  | "I16"
+  | "U16"
+  | "F16"
+  | "BF16"
+  | "I32"
+  | "U32"
+  | "F32"
+  | "F64"
+  | "I64"
+  | "U64"
+  | "C64";
 
 /** Each stored dtype's tensorfile dtype (the element size is dtypeBytes of it). */
 export const DTYPES: Record<SafetensorsDType, DType> = {
-  BOOL: "bool", U8: "uint8", I8: "int8", F8_E5M2: "float8_e5m2", F8_E4M3: "float8_e4m3",
-  I16: "int16", U16: "uint16", F16: "float16", BF16: "bfloat16",
-  I32: "int32", U32: "uint32", F32: "float32", F64: "float64", I64: "int64", U64: "uint64",
+  BOOL: "bool",
+  U8: "uint8",
+  I8: "int8",
+  F8_E5M2: "float8_e5m2",
+  F8_E4M3: "float8_e4m3",
+  I16: "int16",
+  U16: "uint16",
+  F16: "float16",
+  BF16: "bfloat16",
+  I32: "int32",
+  U32: "uint32",
+  F32: "float32",
+  F64: "float64",
+  I64: "int64",
+  U64: "uint64",
   C64: "complex64",
 };
 

@@ -1,6 +1,13 @@
 /** The uniform view of a safetensors file (tensors, tensorInfos) and inspect / verify / blobs. */
 import { assertEager } from "../../io/lazy.js";
-import { type DType, type DecodeOptions, type NamedTensor, type TensorInfo, decodeRowMajorTensor, dtypeBytes } from "../../tensor.js";
+import {
+  type DType,
+  type DecodeOptions,
+  type NamedTensor,
+  type TensorInfo,
+  decodeRowMajorTensor,
+  dtypeBytes,
+} from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import { DTYPES, type SafetensorsFile, type SafetensorsTensor, isLoaded } from "./model.js";
 
@@ -12,15 +19,35 @@ const FORMAT = "safetensors";
  * real dtype and shape back.
  */
 const RESTORABLE = new Set<string>([
-  "complex32", "complex128", "char8", "char16", "char32", "void", "ptr",
-  "unknown8", "unknown16", "unknown32", "unknown64", "unknown128",
-  "sink8q0", "sink8q1", "sink8q2", "sink8q3", "sink8q4", "sink8q5", "sink8q6", "sink8q7",
+  "complex32",
+  "complex128",
+  "char8",
+  "char16",
+  "char32",
+  "void",
+  "ptr",
+  "unknown8",
+  "unknown16",
+  "unknown32",
+  "unknown64",
+  "unknown128",
+  "sink8q0",
+  "sink8q1",
+  "sink8q2",
+  "sink8q3",
+  "sink8q4",
+  "sink8q5",
+  "sink8q6",
+  "sink8q7",
 ]);
 
 export const DTYPE_METADATA_PREFIX = "tensorfile.dtype.";
 
 /** The dtype and logical shape of a stored tensor (with the tensorfile.dtype.<name> convention applied). */
-export function logicalType(file: SafetensorsFile, tensor: SafetensorsTensor): {
+export function logicalType(
+  file: SafetensorsFile,
+  tensor: SafetensorsTensor,
+): {
   /** The tensor's dtype (a type safetensors has no name for, stored as U8, comes back as itself). */
   dtype: DType;
   /** Its logical shape (without the extra axis such a type is stored with). */
@@ -34,8 +61,12 @@ export function logicalType(file: SafetensorsFile, tensor: SafetensorsTensor): {
 }
 
 function restorable(tensor: SafetensorsTensor, declared: string): boolean {
-  return RESTORABLE.has(declared) && tensor.dtype === "U8" && tensor.shape.length > 0 &&
-    tensor.shape[tensor.shape.length - 1] === dtypeBytes(declared as DType);
+  return (
+    RESTORABLE.has(declared) &&
+    tensor.dtype === "U8" &&
+    tensor.shape.length > 0 &&
+    tensor.shape[tensor.shape.length - 1] === dtypeBytes(declared as DType)
+  );
 }
 
 function dataStart(file: SafetensorsFile): number {
@@ -67,7 +98,8 @@ export function tensors(file: SafetensorsFile, options: DecodeOptions = {}): Nam
   assertEager(file, FORMAT);
   const start = dataStart(file);
   return file.tensors.map((t) => {
-    if (!isLoaded(t.data)) throw new TypeError(`safetensors: tensor ${t.name} is not loaded (a readFrom() result); use loadTensor`);
+    if (!isLoaded(t.data))
+      throw new TypeError(`safetensors: tensor ${t.name} is not loaded (a readFrom() result); use loadTensor`);
     return decodeRowMajorTensor(t.data, infoOf(file, t, start), options, FORMAT);
   });
 }
@@ -102,25 +134,39 @@ export function inspect(file: SafetensorsFile): InspectResult {
 export function verify(file: SafetensorsFile): string[] {
   const warnings: string[] = [];
   const headerSize = new TextEncoder().encode(file.header).length;
-  if ((8 + headerSize) % 8 !== 0) warnings.push(`the data starts at byte ${8 + headerSize}, not a multiple of 8 (the safetensors writer pads the header with spaces; unaligned data cannot be mapped zero-copy)`);
+  if ((8 + headerSize) % 8 !== 0)
+    warnings.push(
+      `the data starts at byte ${8 + headerSize}, not a multiple of 8 (the safetensors writer pads the header with spaces; unaligned data cannot be mapped zero-copy)`,
+    );
   const format = file.metadata?.format;
   if (file.metadata && format !== undefined && !["pt", "tf", "flax", "mlx", "np"].includes(format)) {
-    warnings.push(`__metadata__.format is ${JSON.stringify(format)}; Hugging Face loaders expect "pt", "tf", "flax", "mlx" or "np"`);
+    warnings.push(
+      `__metadata__.format is ${JSON.stringify(format)}; Hugging Face loaders expect "pt", "tf", "flax", "mlx" or "np"`,
+    );
   }
   for (const t of file.tensors) {
-    if (t.otherKeys) warnings.push(`tensor ${JSON.stringify(t.name)} has keys besides dtype, shape and data_offsets: ${t.otherKeys.join(", ")} (ignored)`);
+    if (t.otherKeys)
+      warnings.push(
+        `tensor ${JSON.stringify(t.name)} has keys besides dtype, shape and data_offsets: ${t.otherKeys.join(", ")} (ignored)`,
+      );
     const declared = file.metadata?.[`${DTYPE_METADATA_PREFIX}${t.name}`];
     if (declared !== undefined && !restorable(t, declared)) {
-      warnings.push(`__metadata__ names dtype ${JSON.stringify(declared)} for tensor ${JSON.stringify(t.name)}, which does not fit its stored ${t.dtype} [${t.shape.join(", ")}]; read as stored`);
+      warnings.push(
+        `__metadata__ names dtype ${JSON.stringify(declared)} for tensor ${JSON.stringify(t.name)}, which does not fit its stored ${t.dtype} [${t.shape.join(", ")}]; read as stored`,
+      );
     }
     const start = t.dataOffsets[0] + 8 + headerSize;
     const size = dtypeBytes(DTYPES[t.dtype]);
     if (size > 1 && start % size !== 0 && t.dataOffsets[1] > t.dataOffsets[0]) {
-      warnings.push(`tensor ${JSON.stringify(t.name)} starts at byte ${start}, not a multiple of its ${size}-byte elements (read through a copy)`);
+      warnings.push(
+        `tensor ${JSON.stringify(t.name)} starts at byte ${start}, not a multiple of its ${size}-byte elements (read through a copy)`,
+      );
     }
   }
   const names = new Set(file.tensors.map((t) => t.name));
-  const keys = Object.keys(file.metadata ?? {}).filter((k) => k.startsWith(DTYPE_METADATA_PREFIX) && !names.has(k.slice(DTYPE_METADATA_PREFIX.length)));
+  const keys = Object.keys(file.metadata ?? {}).filter(
+    (k) => k.startsWith(DTYPE_METADATA_PREFIX) && !names.has(k.slice(DTYPE_METADATA_PREFIX.length)),
+  );
   for (const k of keys) warnings.push(`__metadata__ key ${JSON.stringify(k)} names no tensor`);
   return warnings;
 }

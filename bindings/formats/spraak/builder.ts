@@ -3,8 +3,18 @@
  */
 import type { TypedArray } from "../../tensor.js";
 import {
-  type SpraakData, type SpraakFile, type SpraakFileParts, type SpraakFormat, type SpraakHeaderKind, type SpraakReadOptions,
-  type SpraakType, hasKey, id, isMatrixType, setKey, toKeyHeader,
+  type SpraakData,
+  type SpraakFile,
+  type SpraakFileParts,
+  type SpraakFormat,
+  type SpraakHeaderKind,
+  type SpraakReadOptions,
+  type SpraakType,
+  hasKey,
+  id,
+  isMatrixType,
+  setKey,
+  toKeyHeader,
 } from "./model.js";
 import { CTORS, MAGIC_KEY, MAGIC_SPR, copyRecord, read } from "./reader.js";
 import { type TextEncoding, encodeText } from "./text.js";
@@ -96,8 +106,12 @@ function assemble(keys: [string, string][], options: BuildOptions, data: SpraakD
 
 /** Builds a MATRIX file (features, samples, any DIM1 x DIM2 table) ready for write(). */
 export function matrix(values: TypedArray | readonly (readonly number[])[], options: MatrixOptions = {}): SpraakFile {
-  if (!Array.isArray(values) && !ArrayBuffer.isView(values)) throw new TypeError(`tensorfile: spraak.matrix() takes a typed array or an array of rows, not ${values === null ? "null" : typeof values}`);
-  if (options === null || typeof options !== "object") throw new TypeError("tensorfile: spraak.matrix() takes options as an object");
+  if (!Array.isArray(values) && !ArrayBuffer.isView(values))
+    throw new TypeError(
+      `tensorfile: spraak.matrix() takes a typed array or an array of rows, not ${values === null ? "null" : typeof values}`,
+    );
+  if (options === null || typeof options !== "object")
+    throw new TypeError("tensorfile: spraak.matrix() takes options as an object");
   let flat: TypedArray;
   let cols: number;
   let type: SpraakType;
@@ -105,7 +119,8 @@ export function matrix(values: TypedArray | readonly (readonly number[])[], opti
     const rowsIn = values as readonly (readonly number[])[];
     type = options.type ?? "F32";
     cols = options.cols ?? rowsIn[0]?.length ?? 0;
-    if (rowsIn.some((row) => row.length !== cols)) throw new RangeError(`${id}: matrix rows must all have ${cols} values`);
+    if (rowsIn.some((row) => row.length !== cols))
+      throw new RangeError(`${id}: matrix rows must all have ${cols} values`);
     flat = new CTORS[type](rowsIn.length * cols);
     rowsIn.forEach((row, i) => row.forEach((v, j) => ((flat as Float64Array)[i * cols + j] = v)));
   } else {
@@ -118,7 +133,8 @@ export function matrix(values: TypedArray | readonly (readonly number[])[], opti
     else {
       flat = new wantCtor(given.length);
       const big = type === "I64" || type === "U64";
-      for (let i = 0; i < given.length; i++) (flat as Float64Array)[i] = (big ? BigInt(given[i]!) : Number(given[i]!)) as number;
+      for (let i = 0; i < given.length; i++)
+        (flat as Float64Array)[i] = (big ? BigInt(given[i]!) : Number(given[i]!)) as number;
     }
     cols = options.cols ?? 1;
   }
@@ -128,15 +144,23 @@ export function matrix(values: TypedArray | readonly (readonly number[])[], opti
   const rows = cols === 0 ? 0 : flat.length / cols;
   const format = options.format ?? "BIN01";
   const keys: [string, string][] = [
-    ["FORMAT", format], ["TYPE", type], ["LAYOUT", "MATRIX"],
-    ["DIM1", options.openEnded ? "-1" : String(rows)], ["DIM2", String(cols)],
+    ["FORMAT", format],
+    ["TYPE", type],
+    ["LAYOUT", "MATRIX"],
+    ["DIM1", options.openEnded ? "-1" : String(rows)],
+    ["DIM2", String(cols)],
   ];
   return assemble(keys, options, { layout: "MATRIX", encoding: "ascii", type, rows, cols, values: flat });
 }
 
 /** Builds a LIST file (corpus, segmentation, lexicon, unit list): one entry a line. */
 export function list(entries: readonly string[], options: BuildOptions = {}): SpraakFile {
-  const keys: [string, string][] = [["FORMAT", "ASCII"], ["TYPE", "STRING"], ["LAYOUT", "LIST"], ["DIM1", String(entries.length)]];
+  const keys: [string, string][] = [
+    ["FORMAT", "ASCII"],
+    ["TYPE", "STRING"],
+    ["LAYOUT", "LIST"],
+    ["DIM1", String(entries.length)],
+  ];
   return assemble(keys, options, { layout: "LIST", entries: entries.slice(), finalNewline: true });
 }
 
@@ -144,7 +168,11 @@ export function list(entries: readonly string[], options: BuildOptions = {}): Sp
 export function convert(file: SpraakFile, format: SpraakFormat): SpraakFile {
   const header = copyRecord(file.header);
   if (file.kind === "key" && format !== "ASCII") {
-    setKey(header, hasKey(header, "FORMAT") ? "FORMAT" : "ENDIAN", hasKey(header, "FORMAT") ? format : format === "BIN10" ? "BIG" : "LITTLE");
+    setKey(
+      header,
+      hasKey(header, "FORMAT") ? "FORMAT" : "ENDIAN",
+      hasKey(header, "FORMAT") ? format : format === "BIN10" ? "BIG" : "LITTLE",
+    );
   } else if (file.kind === "none") {
     const external = copyRecord(file.external ?? {});
     setKey(external, "FORMAT", format);
@@ -154,4 +182,3 @@ export function convert(file: SpraakFile, format: SpraakFormat): SpraakFile {
   }
   return read(write({ ...file, header }), rereadOptions(file));
 }
-

@@ -11,7 +11,8 @@ export const capabilities: FormatCapabilities<typeof spraak, File> = {
   id: spraak.id,
   module: spraak,
   planPatch,
-  errorHint: (message) => /\d+ bytes? short/.test(message)
-    ? " (hint: a binary file a few bytes short was often copied as text, which turns CRLF into LF inside the data: git autocrlf, FTP ASCII mode; get a binary copy)"
-    : undefined,
+  errorHint: (message) =>
+    /\d+ bytes? short/.test(message)
+      ? " (hint: a binary file a few bytes short was often copied as text, which turns CRLF into LF inside the data: git autocrlf, FTP ASCII mode; get a binary copy)"
+      : undefined,
 };

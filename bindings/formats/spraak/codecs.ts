@@ -48,7 +48,13 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
       const name = starts.length === 1 ? field : `${field}.member${k}`;
       at += gunzipMember(bytes.subarray(start, end), base + start, format, name, maxBytes - at, { out, at }).length;
     }
-    if (at !== inflated) throw new CorruptDataError(format, `gzip members inflate to ${at} bytes, not the ${inflated} of the first pass`, base, field);
+    if (at !== inflated)
+      throw new CorruptDataError(
+        format,
+        `gzip members inflate to ${at} bytes, not the ${inflated} of the first pass`,
+        base,
+        field,
+      );
     return out;
   }
   if (starts.length === 1) return gunzipMember(bytes, base, format, field, maxBytes);
@@ -57,7 +63,13 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
   for (let k = 0; k < starts.length; k++) {
     const start = starts[k]!;
     const end = starts[k + 1] ?? bytes.length;
-    const part = gunzipMember(bytes.subarray(start, end), base + start, format, `${field}.member${k}`, maxBytes - total);
+    const part = gunzipMember(
+      bytes.subarray(start, end),
+      base + start,
+      format,
+      `${field}.member${k}`,
+      maxBytes - total,
+    );
     total += part.length;
     parts.push(part);
   }
@@ -68,13 +80,26 @@ export function gunzip(bytes: Uint8Array, base: number, format: string, field: s
  * Where each member of a gzip stream starts (a first pass that counts, and drops, what they inflate to: a bomb
  * stops at `maxBytes` with LIMIT). The members are then checked one by one, strictly, by gunzipMember.
  */
-function memberStarts(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number): { starts: number[]; total?: number } {
+function memberStarts(
+  bytes: Uint8Array,
+  base: number,
+  format: string,
+  field: string,
+  maxBytes: number,
+): { starts: number[]; total?: number } {
   const starts = [0];
   let total = 0;
   const scanner = new Gunzip((chunk) => {
     total += chunk.length;
     if (total > maxBytes) {
-      throw new LimitError(format, `gzip data inflates to more than maxInflatedBytes ${maxBytes} (all members together)`, base, `${field}`, total, maxBytes);
+      throw new LimitError(
+        format,
+        `gzip data inflates to more than maxInflatedBytes ${maxBytes} (all members together)`,
+        base,
+        `${field}`,
+        total,
+        maxBytes,
+      );
     }
   });
   scanner.onmember = (offset) => {
@@ -98,15 +123,35 @@ function memberStarts(bytes: Uint8Array, base: number, format: string, field: st
  * Decompresses one gzip member that spans all of `bytes` (at absolute offset `base` in the file). Checks the
  * header, the CRC32 and ISIZE; never produces more than `maxBytes` (LIMIT) or more than deflate can expand to.
  */
-function gunzipMember(bytes: Uint8Array, base: number, format: string, field: string, maxBytes: number, into?: { out: Uint8Array; at: number }): Uint8Array {
+function gunzipMember(
+  bytes: Uint8Array,
+  base: number,
+  format: string,
+  field: string,
+  maxBytes: number,
+  into?: { out: Uint8Array; at: number },
+): Uint8Array {
   const need = (n: number, at: number, what: string): void => {
-    if (at + n > bytes.length) throw new TruncatedError(format, base + at, `${field}.${what}`, n, Math.max(0, bytes.length - at));
+    if (at + n > bytes.length)
+      throw new TruncatedError(format, base + at, `${field}.${what}`, n, Math.max(0, bytes.length - at));
   };
   need(10, 0, "header");
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) throw new CorruptDataError(format, "not a gzip stream", base, field);
-  if (bytes[2] !== 8) throw new UnsupportedError(format, `gzip compression method ${bytes[2]} (only deflate, 8)`, base + 2, `${field}.method`);
+  if (bytes[2] !== 8)
+    throw new UnsupportedError(
+      format,
+      `gzip compression method ${bytes[2]} (only deflate, 8)`,
+      base + 2,
+      `${field}.method`,
+    );
   const flags = bytes[3]!;
-  if (flags & 0xe0) throw new CorruptDataError(format, `reserved gzip flag bits set (0x${flags.toString(16)})`, base + 3, `${field}.flags`);
+  if (flags & 0xe0)
+    throw new CorruptDataError(
+      format,
+      `reserved gzip flag bits set (0x${flags.toString(16)})`,
+      base + 3,
+      `${field}.flags`,
+    );
   let at = 10;
   if (flags & 4) {
     need(2, at, "extra.length");
@@ -117,7 +162,8 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
   for (const bit of [8, 16]) {
     if (flags & bit) {
       const zero = bytes.indexOf(0, at);
-      if (zero < 0) throw new TruncatedError(format, base + bytes.length, `${field}.${bit === 8 ? "name" : "comment"}`, 1, 0);
+      if (zero < 0)
+        throw new TruncatedError(format, base + bytes.length, `${field}.${bit === 8 ? "name" : "comment"}`, 1, 0);
       at = zero + 1;
     }
   }
@@ -128,7 +174,8 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
   need(8, at, "trailer");
   const trailer = bytes.length - 8;
   // a deflate stream is at least 2 bytes (an empty final block); fflate accepts an empty input silently
-  if (trailer - at < 2) throw new TruncatedError(format, base + bytes.length, `${field}.deflate`, at + 10 - bytes.length, 0);
+  if (trailer - at < 2)
+    throw new TruncatedError(format, base + bytes.length, `${field}.deflate`, at + 10 - bytes.length, 0);
   // Inflate in input slices so that output is counted as it grows (a bomb stops at the cap, not in memory);
   // ISIZE is only compared afterwards, so a cut stream says TRUNCATED rather than trusting a garbage trailer.
   const cap = Math.min(maxBytes, (trailer - at) * MAX_DEFLATE_RATIO + 1024);
@@ -138,12 +185,30 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
     total += chunk.length;
     if (total > cap) {
       if (cap === maxBytes) {
-        throw new LimitError(format, `gzip data inflates to more than maxInflatedBytes ${maxBytes}`, base + at, `${field}.deflate`, total, maxBytes);
+        throw new LimitError(
+          format,
+          `gzip data inflates to more than maxInflatedBytes ${maxBytes}`,
+          base + at,
+          `${field}.deflate`,
+          total,
+          maxBytes,
+        );
       }
-      throw new CorruptDataError(format, `gzip data inflates past ${cap} bytes (impossible for ${trailer - at} compressed bytes)`, base + at, `${field}.deflate`);
+      throw new CorruptDataError(
+        format,
+        `gzip data inflates past ${cap} bytes (impossible for ${trailer - at} compressed bytes)`,
+        base + at,
+        `${field}.deflate`,
+      );
     }
     if (into) {
-      if (into.at + total > into.out.length) throw new CorruptDataError(format, "gzip data inflates to more than its first pass found", base + at, `${field}.deflate`);
+      if (into.at + total > into.out.length)
+        throw new CorruptDataError(
+          format,
+          "gzip data inflates to more than its first pass found",
+          base + at,
+          `${field}.deflate`,
+        );
       into.out.set(chunk, into.at + total - chunk.length);
     } else chunks.push(chunk);
   });
@@ -157,10 +222,15 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
   } catch (cause) {
     if (cause instanceof LimitError || cause instanceof CorruptDataError) throw cause;
     const code = (cause as { code?: number }).code;
-    if (code === 0) throw new TruncatedError(format, base + trailer, `${field}.deflate (the stream is cut short)`, 1, 0);
+    if (code === 0)
+      throw new TruncatedError(format, base + trailer, `${field}.deflate (the stream is cut short)`, 1, 0);
     throw new CorruptDataError(format, `gzip: ${(cause as Error).message}`, base + at, `${field}.deflate`, { cause });
   }
-  const out = into ? into.out.subarray(into.at, into.at + total) : chunks.length === 1 ? chunks[0]! : new Uint8Array(total);
+  const out = into
+    ? into.out.subarray(into.at, into.at + total)
+    : chunks.length === 1
+      ? chunks[0]!
+      : new Uint8Array(total);
   if (!into && chunks.length !== 1) {
     let o = 0;
     for (const c of chunks) {
@@ -172,11 +242,21 @@ function gunzipMember(bytes: Uint8Array, base: number, format: string, field: st
   const expectedCrc = view.getUint32(0, true);
   const size = view.getUint32(4, true);
   if (out.length % 2 ** 32 !== size) {
-    throw new CorruptDataError(format, `gzip data inflates to ${out.length} bytes, ISIZE says ${size}`, base + trailer + 4, `${field}.isize`);
+    throw new CorruptDataError(
+      format,
+      `gzip data inflates to ${out.length} bytes, ISIZE says ${size}`,
+      base + trailer + 4,
+      `${field}.isize`,
+    );
   }
   const crc = crc32(out);
   if (crc !== expectedCrc) {
-    throw new CorruptDataError(format, `gzip CRC32 mismatch (0x${crc.toString(16)} computed, 0x${expectedCrc.toString(16)} stored)`, base + trailer, `${field}.crc32`);
+    throw new CorruptDataError(
+      format,
+      `gzip CRC32 mismatch (0x${crc.toString(16)} computed, 0x${expectedCrc.toString(16)} stored)`,
+      base + trailer,
+      `${field}.crc32`,
+    );
   }
   return out;
 }
@@ -303,8 +383,15 @@ function tidy(s: string): string {
 
 const FLOAT_TOKEN = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const SPECIAL_FLOATS: Record<string, number> = {
-  nan: NaN, "+nan": NaN, "-nan": NaN, inf: Infinity, "+inf": Infinity, "-inf": -Infinity,
-  infinity: Infinity, "+infinity": Infinity, "-infinity": -Infinity,
+  nan: NaN,
+  "+nan": NaN,
+  "-nan": NaN,
+  inf: Infinity,
+  "+inf": Infinity,
+  "-inf": -Infinity,
+  infinity: Infinity,
+  "+infinity": Infinity,
+  "-infinity": -Infinity,
 };
 
 /** A float token (C printf style, with nan/inf), or undefined when it is not a number. */

@@ -52,7 +52,10 @@ export function corpusEntries(file: SpraakFile): CorpusEntry[] {
 }
 
 /** F1 F2 read as start frame and length in frames (TIMEBASE DISCRETE, the default); -1 = till the end. */
-export function asStartLength(entry: CorpusEntry, fshift: number = PROVISIONAL.defaultFshift): {
+export function asStartLength(
+  entry: CorpusEntry,
+  fshift: number = PROVISIONAL.defaultFshift,
+): {
   /** F1: the first frame. */
   startFrame: number;
   /** F2: the number of frames (null: till the end of the file). */
@@ -64,7 +67,12 @@ export function asStartLength(entry: CorpusEntry, fshift: number = PROVISIONAL.d
 } {
   const startFrame = Number(entry.f1);
   const frames = entry.f2 === "-1" ? null : Number(entry.f2);
-  return { startFrame, frames, begin: startFrame * fshift, end: frames === null ? null : (startFrame + frames) * fshift };
+  return {
+    startFrame,
+    frames,
+    begin: startFrame * fshift,
+    end: frames === null ? null : (startFrame + frames) * fshift,
+  };
 }
 
 /** F1 F2 read as begin and end time in seconds (TIMEBASE CONTINUOUS); -1 = till the end. */
@@ -78,7 +86,10 @@ export function asBeginEnd(entry: CorpusEntry): {
 }
 
 /** Begin and end in seconds by the file's TIMEBASE (DISCRETE: start/length frames x FSHIFT). */
-export function entryTimes(file: SpraakFile, entry: CorpusEntry): {
+export function entryTimes(
+  file: SpraakFile,
+  entry: CorpusEntry,
+): {
   /** Begin, in seconds. */
   begin: number;
   /** End, in seconds (null: till the end of the file). */

@@ -79,10 +79,21 @@ export function scanHeader(r: ByteReader, kind: HeaderKind, options: HeaderScanO
     const lf = findLineFeed(r, lineStart, limit);
     if (lf < 0) {
       if (r.end > limit) {
-        throw new LimitError(format, `no header end line "#" in the first ${options.maxHeaderBytes} bytes`, lineStart, "header", options.maxHeaderBytes);
+        throw new LimitError(
+          format,
+          `no header end line "#" in the first ${options.maxHeaderBytes} bytes`,
+          lineStart,
+          "header",
+          options.maxHeaderBytes,
+        );
       }
       if (sawCrEndLine >= 0) {
-        throw new CorruptDataError(format, 'the header end line is "#\\r", not "#" (CRLF line ends?)', sawCrEndLine, "header.end");
+        throw new CorruptDataError(
+          format,
+          'the header end line is "#\\r", not "#" (CRLF line ends?)',
+          sawCrEndLine,
+          "header.end",
+        );
       }
       const what = kind === "spr" ? '"#"' : 'of "#"';
       throw new TruncatedError(format, r.end, `header: no end line ${what}`, 2, 0);
@@ -92,7 +103,12 @@ export function scanHeader(r: ByteReader, kind: HeaderKind, options: HeaderScanO
     if (pendingStart < 0) {
       if (isEndLine(bytes, kind)) {
         r.seek(lf + 1);
-        return { lines, offsets, endLine: decodeText(bytes, "latin1", format, lineStart, "header.end"), dataStart: lf + 1 };
+        return {
+          lines,
+          offsets,
+          endLine: decodeText(bytes, "latin1", format, lineStart, "header.end"),
+          dataStart: lf + 1,
+        };
       }
       if (bytes.length === 2 && bytes[0] === HASH && bytes[1] === 0x0d && sawCrEndLine < 0) sawCrEndLine = lineStart;
     }
@@ -119,7 +135,13 @@ function isEndLine(bytes: Uint8Array, kind: HeaderKind): boolean {
 }
 
 /** Splits one logical line into key and value. */
-export function parseLine(raw: string, kind: HeaderKind, format: string, offset: number, lineNumber: number): HeaderLine {
+export function parseLine(
+  raw: string,
+  kind: HeaderKind,
+  format: string,
+  offset: number,
+  lineNumber: number,
+): HeaderLine {
   const text = kind === "spr" ? raw.replace(/\\\n/g, "") : raw;
   let i = 0;
   while (i < text.length && isSpace(text.charCodeAt(i))) i++;
@@ -128,7 +150,12 @@ export function parseLine(raw: string, kind: HeaderKind, format: string, offset:
   while (i < text.length && !isSpace(text.charCodeAt(i))) {
     const c = text.charCodeAt(i);
     if (c < 0x21 || c > 0x7e) {
-      throw new CorruptDataError(format, `header key has a byte 0x${c.toString(16)} outside '!'..'~'`, offset, `header line ${lineNumber}`);
+      throw new CorruptDataError(
+        format,
+        `header key has a byte 0x${c.toString(16)} outside '!'..'~'`,
+        offset,
+        `header line ${lineNumber}`,
+      );
     }
     i++;
   }
@@ -140,7 +167,17 @@ export function parseLine(raw: string, kind: HeaderKind, format: string, offset:
 }
 
 const SIMPLE_ESCAPES: Record<string, string> = {
-  "\\": "\\", '"': '"', "'": "'", "?": "?", a: "\x07", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v",
+  "\\": "\\",
+  '"': '"',
+  "'": "'",
+  "?": "?",
+  a: "\x07",
+  b: "\b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v",
 };
 
 /** A C-quoted value ("..." with escapes) to its text; CORRUPT when malformed. */
@@ -150,7 +187,8 @@ export function unquote(quoted: string, format: string, offset: number, key: str
   while (i < quoted.length) {
     const ch = quoted[i]!;
     if (ch === '"') {
-      if (i !== quoted.length - 1) throw new CorruptDataError(format, `text after the closing quote of ${key}'s value`, offset, key);
+      if (i !== quoted.length - 1)
+        throw new CorruptDataError(format, `text after the closing quote of ${key}'s value`, offset, key);
       return out;
     }
     if (ch !== "\\") {
@@ -228,7 +266,9 @@ function lineParts(raw: string): { lead: string; sep: string } {
  * line's separator; `fallback` when there are none (SPRAAK: "align"; key headers: one TAB, as the key tools write).
  */
 export function separatorStyle(lines: readonly HeaderLine[], fallback: SeparatorStyle): SeparatorStyle {
-  const seps = lines.filter((l) => l.key !== "" && l.raw !== undefined).map((l) => ({ key: l.key, sep: lineParts(l.raw!).sep }));
+  const seps = lines
+    .filter((l) => l.key !== "" && l.raw !== undefined)
+    .map((l) => ({ key: l.key, sep: lineParts(l.raw!).sep }));
   if (seps.length === 0) return fallback;
   if (seps.every((s) => s.sep === alignTabs(s.key.length))) return "align";
   return seps[0]!.sep;
@@ -239,8 +279,16 @@ export interface RenderError {
 }
 
 /** Writes one entry line (no "\n"), keeping the look of `previous` (its indent and separator) when given. */
-export function renderLine(kind: HeaderKind, key: string, value: string, style: SeparatorStyle, previous: string | undefined, fail: RenderError): string {
-  if (!/^[!-~]+$/.test(key)) fail(`header key ${JSON.stringify(key)} must be printable ASCII '!'..'~' without spaces`, key);
+export function renderLine(
+  kind: HeaderKind,
+  key: string,
+  value: string,
+  style: SeparatorStyle,
+  previous: string | undefined,
+  fail: RenderError,
+): string {
+  if (!/^[!-~]+$/.test(key))
+    fail(`header key ${JSON.stringify(key)} must be printable ASCII '!'..'~' without spaces`, key);
   if (kind === "key" && /^#+$/.test(key)) fail(`key header key ${JSON.stringify(key)} would end the header`, key);
   if (kind === "spr" && key === "#" && value === "") fail('a key "#" with an empty value would end the header', key);
   let text = value;
@@ -248,10 +296,14 @@ export function renderLine(kind: HeaderKind, key: string, value: string, style: 
     if (mustQuote(value)) text = quote(value);
   } else {
     if (/[\n]/.test(value) || trimSpace(value) !== value) {
-      fail(`key header value of ${key} cannot have line breaks or leading/trailing white space (key headers have no quoting)`, key);
+      fail(
+        `key header value of ${key} cannot have line breaks or leading/trailing white space (key headers have no quoting)`,
+        key,
+      );
     }
   }
-  const parts = previous !== undefined ? lineParts(previous) : { lead: "", sep: style === "align" ? alignTabs(key.length) : style };
+  const parts =
+    previous !== undefined ? lineParts(previous) : { lead: "", sep: style === "align" ? alignTabs(key.length) : style };
   if (kind === "key" && text === "") return parts.lead + key;
   return parts.lead + key + parts.sep + text;
 }

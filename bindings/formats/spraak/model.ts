@@ -209,7 +209,10 @@ export function toKeyHeader(keys: Record<string, string>): Record<string, string
       if (!isList) setKey(out, "FORMAT", value); // no key-header spelling: kept as FORMAT
       continue;
     }
-    const rule = key === "DIM1" && isList ? KEY_HEADER_RULES.find((r) => r.key === "NENTRY") : KEY_HEADER_RULES.find((r) => r.to === key);
+    const rule =
+      key === "DIM1" && isList
+        ? KEY_HEADER_RULES.find((r) => r.key === "NENTRY")
+        : KEY_HEADER_RULES.find((r) => r.to === key);
     if (!rule) {
       setKey(out, key, value);
       continue;
@@ -231,7 +234,12 @@ export interface Described {
 }
 
 /** Typed metadata of a key set. Throws UNSUPPORTED for unknown FORMAT/LAYOUT/TYPE/COMPRESS, CORRUPT for bad dims. */
-export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, where: (key: string) => KeyLocation, format: string): Described {
+export function describe(
+  keys: Record<string, string>,
+  kind: SpraakHeaderKind,
+  where: (key: string) => KeyLocation,
+  format: string,
+): Described {
   const defaults: string[] = [];
   const warnings: string[] = [];
   const get = (key: string): string | undefined => (hasKey(keys, key) ? keys[key] : undefined);
@@ -240,7 +248,9 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
     throw new UnsupportedError(format, detail, at.offset, at.field);
   };
 
-  const formatValue = get("FORMAT") ?? (defaults.push("FORMAT"), kind === "key" ? PROVISIONAL.keyHeaderFormat : PROVISIONAL.defaultFormat);
+  const formatValue =
+    get("FORMAT") ??
+    (defaults.push("FORMAT"), kind === "key" ? PROVISIONAL.keyHeaderFormat : PROVISIONAL.defaultFormat);
   if (formatValue !== "BIN01" && formatValue !== "BIN10" && formatValue !== "ASCII") {
     unsupported("FORMAT", `unknown FORMAT ${JSON.stringify(formatValue)} (BIN01, BIN10 or ASCII)`);
   }
@@ -250,7 +260,9 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
   let layout = get("LAYOUT");
   if (layout === undefined) {
     defaults.push("LAYOUT");
-    const listy = type === "STRING" || (data !== null && (PROVISIONAL.listData as readonly string[]).includes(data) && type === undefined);
+    const listy =
+      type === "STRING" ||
+      (data !== null && (PROVISIONAL.listData as readonly string[]).includes(data) && type === undefined);
     layout = listy ? "LIST" : "MATRIX";
   }
   if (layout !== "MATRIX" && layout !== "LIST" && layout !== "CUSTOM") {
@@ -261,14 +273,18 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
     type = layout === "LIST" ? "STRING" : layout === "CUSTOM" ? "CUSTOM" : PROVISIONAL.defaultMatrixType;
   }
   if (!isMatrixType(type) && type !== "STRING" && type !== "CUSTOM") {
-    unsupported("TYPE", `unknown TYPE ${JSON.stringify(type)} (I8 U8 I16 U16 I32 U32 I64 U64 F32 F64 ALAW ULAW STRING CUSTOM)`);
+    unsupported(
+      "TYPE",
+      `unknown TYPE ${JSON.stringify(type)} (I8 U8 I16 U16 I32 U32 I64 U64 F32 F64 ALAW ULAW STRING CUSTOM)`,
+    );
   }
   if (layout === "MATRIX" && type === "STRING") unsupported("TYPE", "TYPE STRING in a LAYOUT MATRIX file");
 
   const compressValue = get("COMPRESS");
   let compress: "gzip" | null = null;
   if (compressValue !== undefined && compressValue !== "" && compressValue.toLowerCase() !== "none") {
-    if (compressValue.toLowerCase() !== "gzip") unsupported("COMPRESS", `unknown COMPRESS ${JSON.stringify(compressValue)} (only gzip is known)`);
+    if (compressValue.toLowerCase() !== "gzip")
+      unsupported("COMPRESS", `unknown COMPRESS ${JSON.stringify(compressValue)} (only gzip is known)`);
     compress = "gzip";
   }
 
@@ -281,7 +297,12 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
     const n = INTEGER_TOKEN.test(text) ? Number(text) : NaN;
     if (!Number.isSafeInteger(n) || n < -1) {
       const at = where(key);
-      throw new CorruptDataError(format, `${key} ${JSON.stringify(text)} is not a count (an integer >= -1)`, at.offset, at.field);
+      throw new CorruptDataError(
+        format,
+        `${key} ${JSON.stringify(text)} is not a count (an integer >= -1)`,
+        at.offset,
+        at.field,
+      );
     }
     return n;
   };
@@ -313,7 +334,8 @@ export function describe(keys: Record<string, string>, kind: SpraakHeaderKind, w
   const foffset = number("FOFFSET", null);
   const chanlen = number("CHANLEN", null);
   const timebase = get("TIMEBASE") ?? (defaults.push("TIMEBASE"), PROVISIONAL.defaultTimebase);
-  if (timebase !== "DISCRETE" && timebase !== "CONTINUOUS") warnings.push(`TIMEBASE ${JSON.stringify(timebase)} is neither DISCRETE nor CONTINUOUS`);
+  if (timebase !== "DISCRETE" && timebase !== "CONTINUOUS")
+    warnings.push(`TIMEBASE ${JSON.stringify(timebase)} is neither DISCRETE nor CONTINUOUS`);
 
   const meta: SpraakMeta = {
     format: formatValue as SpraakFormat,

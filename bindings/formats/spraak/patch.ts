@@ -11,7 +11,13 @@ import type { ByteSource } from "../../io/source.js";
 import { readExactly } from "../../io/source.js";
 import { type TensorInfo, type TypedArray, bytesOf, viewAs } from "../../tensor.js";
 import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
-import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
+import {
+  type Incoming,
+  type ReplaceOptions,
+  type TensorsInput,
+  checkUnknown,
+  replacementsInMemory,
+} from "../../patch/input.js";
 import { type PatchPlan, asTensor, checkIncoming, rangePlan } from "../../patch/plan.js";
 import { type SpraakFile, type SpraakReadOptions, type SpraakTensorInfo, TYPE_INFO } from "./model.js";
 import { read } from "./reader.js";
@@ -28,7 +34,12 @@ export function replaceTensors(file: SpraakFile, tensors: TensorsInput, options:
   const given = replacementsInMemory(tensors, "spraak.replaceTensors");
   const data = file.data;
   const names = data.layout === "MATRIX" ? ["data"] : [];
-  checkUnknown([...given.keys()].filter((n) => !names.includes(n)), names, FORMAT, options);
+  checkUnknown(
+    [...given.keys()].filter((n) => !names.includes(n)),
+    names,
+    FORMAT,
+    options,
+  );
   const value = given.get("data");
   if (value === undefined || data.layout !== "MATRIX") return file;
   const replacement = asTensor("data", value);
@@ -51,7 +62,12 @@ export function replaceTensors(file: SpraakFile, tensors: TensorsInput, options:
  * binary data; for ASCII or gzip data one edit that rewrites the whole file (read whole, replaced, written).
  */
 export async function planPatch(
-  _file: SpraakFile, infos: readonly TensorInfo[], source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  _file: SpraakFile,
+  infos: readonly TensorInfo[],
+  source: ByteSource,
+  size: number,
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
 ): Promise<PatchPlan> {
   const info = infos[0] as SpraakTensorInfo | undefined;
   if (!info?.wholeFile || !incoming.has("data")) return rangePlan(FORMAT, size, infos, incoming, options);
@@ -60,7 +76,9 @@ export async function planPatch(
   checkIncoming(info, given);
   const readOptions: SpraakReadOptions = info.wholeFile;
   const bytes = await readExactly(source, 0, size, FORMAT);
-  const patched = write(replaceTensors(read(bytes, readOptions), [{ ...asTensor("data", await given.load()), name: "data" }]));
+  const patched = write(
+    replaceTensors(read(bytes, readOptions), [{ ...asTensor("data", await given.load()), name: "data" }]),
+  );
   return {
     ...plan,
     edits: [{ offset: 0, length: size, sameSize: false, produce: () => [patched] }],

@@ -21,7 +21,16 @@ export const KEY_HEADER_RULES: readonly KeyHeaderRule[] = [
   {
     key: "DATAFORMAT",
     to: "TYPE",
-    values: { FLOAT: "F32", DOUBLE: "F64", INT: "I32", SHORT: "I16", BYTE: "U8", ALAW: "ALAW", MULAW: "ULAW", STRING: "STRING" },
+    values: {
+      FLOAT: "F32",
+      DOUBLE: "F64",
+      INT: "I32",
+      SHORT: "I16",
+      BYTE: "U8",
+      ALAW: "ALAW",
+      MULAW: "ULAW",
+      STRING: "STRING",
+    },
     confidence: "medium", // BYTE -> U8 is a low-confidence guess (I8 is as likely)
   },
   { key: "NFR", to: "DIM1", confidence: "medium" },

@@ -11,8 +11,19 @@ import { type TypedArray, bytesOf } from "../../tensor.js";
 import { INTEGER_TOKEN, gunzip, isGzip, parseFloatToken } from "./codecs.js";
 import { type HeaderKind, type HeaderLine, scanHeader } from "./header.js";
 import {
-  type KeyLocation, type SpraakData, type SpraakFile, type SpraakHeaderKind, type SpraakMeta, type SpraakReadOptions,
-  type SpraakType, TYPE_INFO, describe, hasKey, id, mapKeyHeader, setKey,
+  type KeyLocation,
+  type SpraakData,
+  type SpraakFile,
+  type SpraakHeaderKind,
+  type SpraakMeta,
+  type SpraakReadOptions,
+  type SpraakType,
+  TYPE_INFO,
+  describe,
+  hasKey,
+  id,
+  mapKeyHeader,
+  setKey,
 } from "./model.js";
 import { type TextEncoding, decodeText } from "./text.js";
 
@@ -23,7 +34,10 @@ const DEFAULT_MAX_INFLATED = 1024 * 1024 * 1024;
 
 /** Originals of gzip/COMPRESS/ASCII data: reused by write() when nothing changed, so round trips are exact. */
 export const packedOrigins = new WeakMap<object, { plain: Uint8Array; packed: Uint8Array }>();
-export const textOrigins = new WeakMap<object, { text: Uint8Array; snapshot: Uint8Array; type: SpraakType; rows: number; cols: number }>();
+export const textOrigins = new WeakMap<
+  object,
+  { text: Uint8Array; snapshot: Uint8Array; type: SpraakType; rows: number; cols: number }
+>();
 
 // ------------------------------------------------------------------------------------------------ detect
 
@@ -101,7 +115,9 @@ function withTextEncoding<T>(options: SpraakReadOptions, parse: (options: Spraak
  */
 export async function readFrom(source: ByteSource, options: SpraakReadOptions = {}): Promise<SpraakFile> {
   const checked = asSource(source, "spraak.readFrom");
-  return lazy.parseFrom(checked, id, (backing) => withTextEncoding(options, (resolved) => parse(new ByteReader(backing, id), resolved, false, true)));
+  return lazy.parseFrom(checked, id, (backing) =>
+    withTextEncoding(options, (resolved) => parse(new ByteReader(backing, id), resolved, false, true)),
+  );
 }
 
 function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowGzip: boolean): SpraakFile {
@@ -144,7 +160,10 @@ function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowG
   let offsets: number[] = [];
   let endLine: string | null = null;
   if (kind !== "none") {
-    const parsed = scanHeader(r, kind as HeaderKind, { encoding: resolved.encoding, maxHeaderBytes: resolved.maxHeaderBytes });
+    const parsed = scanHeader(r, kind as HeaderKind, {
+      encoding: resolved.encoding,
+      maxHeaderBytes: resolved.maxHeaderBytes,
+    });
     ({ lines, offsets, endLine } = parsed);
   }
   const header: Record<string, string> = {};
@@ -164,8 +183,17 @@ function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowG
   const { meta } = describe(keys, kind, where, id);
   const dataOffset = r.pos;
   const file: SpraakFile = {
-    kind, magicLine, lines, endLine, header, external, gzip: false, encoding: resolved.encoding,
-    keys, meta, dataOffset,
+    kind,
+    magicLine,
+    lines,
+    endLine,
+    header,
+    external,
+    gzip: false,
+    encoding: resolved.encoding,
+    keys,
+    meta,
+    dataOffset,
     data: undefined as unknown as SpraakData,
   };
   file.data = readData(r, file, meta, eager, resolved);
@@ -178,14 +206,20 @@ export function copyRecord(record: Record<string, string>): Record<string, strin
   return out;
 }
 
-export function effectiveKeys(kind: SpraakHeaderKind, header: Record<string, string>, external: Record<string, string> | null): { keys: Record<string, string>; from: Record<string, string> } {
+export function effectiveKeys(
+  kind: SpraakHeaderKind,
+  header: Record<string, string>,
+  external: Record<string, string> | null,
+): { keys: Record<string, string>; from: Record<string, string> } {
   const own = kind === "key" ? mapKeyHeader(header) : { keys: copyRecord(header), from: {} as Record<string, string> };
   if (!external) return own;
   const keys = copyRecord(external);
   if (kind === "key") {
     // FORMAT defaulted by the key-header mapping should not override an external FORMAT
-    const explicitFormat = hasKey(header, "FORMAT") || hasKey(header, "ENDIAN") || (hasKey(own.keys, "TYPE") && own.keys.TYPE === "STRING");
-    for (const [k, v] of Object.entries(own.keys)) if (k !== "FORMAT" || explicitFormat || !hasKey(keys, "FORMAT")) setKey(keys, k, v);
+    const explicitFormat =
+      hasKey(header, "FORMAT") || hasKey(header, "ENDIAN") || (hasKey(own.keys, "TYPE") && own.keys.TYPE === "STRING");
+    for (const [k, v] of Object.entries(own.keys))
+      if (k !== "FORMAT" || explicitFormat || !hasKey(keys, "FORMAT")) setKey(keys, k, v);
   } else {
     for (const [k, v] of Object.entries(own.keys)) setKey(keys, k, v);
   }
@@ -236,11 +270,17 @@ function readBinaryMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType, kee
   const size = TYPE_INFO[type].bytes;
   const available = r.remaining;
   let { dim1: rows, dim2: cols } = meta;
-  if (rows === -1 && cols === -1) throw new UnsupportedError(id, "DIM1 and DIM2 are both -1: the shape is unknown", r.pos, "DIM2");
+  if (rows === -1 && cols === -1)
+    throw new UnsupportedError(id, "DIM1 and DIM2 are both -1: the shape is unknown", r.pos, "DIM2");
   if (cols === -1) {
     const rowsBytes = rows * size;
     if (rowsBytes === 0 || available % rowsBytes !== 0) {
-      throw new CorruptDataError(id, `DIM2 -1: ${available} data bytes are not a whole number of ${rows}-row columns of ${type}`, r.pos, "data");
+      throw new CorruptDataError(
+        id,
+        `DIM2 -1: ${available} data bytes are not a whole number of ${rows}-row columns of ${type}`,
+        r.pos,
+        "data",
+      );
     }
     cols = available / rowsBytes;
   }
@@ -252,31 +292,68 @@ function readBinaryMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType, kee
     const need = BigInt(rows) * BigInt(rowBytes);
     const label = `DIM1 ${rows} x DIM2 ${cols} x ${size} bytes (${type}) = ${need} bytes`;
     if (need > BigInt(available)) {
-      const error = new TruncatedError(id, r.pos, "data", need > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(need), available);
+      const error = new TruncatedError(
+        id,
+        r.pos,
+        "data",
+        need > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(need),
+        available,
+      );
       const detail = `data is ${shortBy(need, available)}: ${label}, ${available} available`;
       Object.defineProperty(error, "detail", { value: detail });
       error.message = `${id}: ${detail} at offset ${r.pos} (0x${r.pos.toString(16)}) [data]`;
       throw error;
     }
     if (need < BigInt(available)) {
-      throw new CorruptDataError(id, `${BigInt(available) - need} bytes after the data: ${label}, ${available} present`, r.pos + Number(need), "data");
+      throw new CorruptDataError(
+        id,
+        `${BigInt(available) - need} bytes after the data: ${label}, ${available} present`,
+        r.pos + Number(need),
+        "data",
+      );
     }
   }
   const length = rows * rowBytes;
   const bytes = r.payload(length, keepBytes, "data");
   if (r.remaining > 0) trailing = r.payload(r.remaining, keepBytes, "data.trailing");
-  return { layout: "MATRIX", encoding: "binary", type, rows, cols, byteOrder: meta.format === "BIN10" ? "be" : "le", bytes, trailing };
+  return {
+    layout: "MATRIX",
+    encoding: "binary",
+    type,
+    rows,
+    cols,
+    byteOrder: meta.format === "BIN10" ? "be" : "le",
+    bytes,
+    trailing,
+  };
 }
 
 type ArrayCtor = { new (length: number): TypedArray };
 export const CTORS: Record<SpraakType, ArrayCtor> = {
-  I8: Int8Array, U8: Uint8Array, I16: Int16Array, U16: Uint16Array, I32: Int32Array, U32: Uint32Array,
-  I64: BigInt64Array, U64: BigUint64Array, F32: Float32Array, F64: Float64Array, ALAW: Uint8Array, ULAW: Uint8Array,
+  I8: Int8Array,
+  U8: Uint8Array,
+  I16: Int16Array,
+  U16: Uint16Array,
+  I32: Int32Array,
+  U32: Uint32Array,
+  I64: BigInt64Array,
+  U64: BigUint64Array,
+  F32: Float32Array,
+  F64: Float64Array,
+  ALAW: Uint8Array,
+  ULAW: Uint8Array,
 };
 const INT_RANGES: Partial<Record<SpraakType, [bigint, bigint]>> = {
-  I8: [-128n, 127n], U8: [0n, 255n], ALAW: [0n, 255n], ULAW: [0n, 255n], I16: [-32768n, 32767n], U16: [0n, 65535n],
-  I32: [-2147483648n, 2147483647n], U32: [0n, 4294967295n],
-  I64: [-(2n ** 63n), 2n ** 63n - 1n], U64: [0n, 2n ** 64n - 1n],
+  I8: [-128n, 127n],
+  U8: [0n, 255n],
+  ALAW: [0n, 255n],
+  ULAW: [0n, 255n],
+  I16: [-32768n, 32767n],
+  U16: [0n, 65535n],
+  I32: [-2147483648n, 2147483647n],
+  U32: [0n, 4294967295n],
+  I64: [-(2n ** 63n), 2n ** 63n - 1n],
+  U64: [0n, 2n ** 64n - 1n],
 };
 
 function readAsciiMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType): SpraakData {
@@ -300,12 +377,22 @@ function readAsciiMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType): Spr
       cols = rows === 0 ? 0 : tokens.length / rows;
     }
     if (!Number.isInteger(cols) || (cols === 0 && tokens.length > 0)) {
-      throw new CorruptDataError(id, `DIM2 -1: ${tokens.length} ASCII values do not make DIM1 ${rows} whole rows`, start, "data");
+      throw new CorruptDataError(
+        id,
+        `DIM2 -1: ${tokens.length} ASCII values do not make DIM1 ${rows} whole rows`,
+        start,
+        "data",
+      );
     }
   }
   if (rows === -1) {
     if (cols === 0 ? tokens.length > 0 : tokens.length % cols !== 0) {
-      throw new CorruptDataError(id, `${tokens.length} ASCII values are not a whole number of ${cols}-value rows`, start, "data");
+      throw new CorruptDataError(
+        id,
+        `${tokens.length} ASCII values are not a whole number of ${cols}-value rows`,
+        start,
+        "data",
+      );
     }
     rows = cols === 0 ? 0 : tokens.length / cols;
   }
@@ -318,7 +405,12 @@ function readAsciiMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType): Spr
     throw error;
   }
   if (tokens.length > expected) {
-    throw new CorruptDataError(id, `${tokens.length - expected} ASCII values after DIM1 ${rows} x DIM2 ${cols}`, start + positions[expected]!, "data");
+    throw new CorruptDataError(
+      id,
+      `${tokens.length - expected} ASCII values after DIM1 ${rows} x DIM2 ${cols}`,
+      start + positions[expected]!,
+      "data",
+    );
   }
   const values = new CTORS[type](expected);
   const isFloat = type === "F32" || type === "F64";
@@ -331,9 +423,11 @@ function readAsciiMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType): Spr
       if (v === undefined) throw new CorruptDataError(id, `${JSON.stringify(token)} is not a number`, at, `data[${i}]`);
       (values as Float32Array)[i] = v;
     } else {
-      if (!INTEGER_TOKEN.test(token)) throw new CorruptDataError(id, `${JSON.stringify(token)} is not an integer`, at, `data[${i}]`);
+      if (!INTEGER_TOKEN.test(token))
+        throw new CorruptDataError(id, `${JSON.stringify(token)} is not an integer`, at, `data[${i}]`);
       const v = BigInt(token);
-      if (v < range![0] || v > range![1]) throw new CorruptDataError(id, `${token} is out of range for ${type}`, at, `data[${i}]`);
+      if (v < range![0] || v > range![1])
+        throw new CorruptDataError(id, `${token} is out of range for ${type}`, at, `data[${i}]`);
       if (type === "I64" || type === "U64") (values as BigInt64Array)[i] = v;
       else (values as Int32Array)[i] = Number(v);
     }
@@ -342,4 +436,3 @@ function readAsciiMatrix(r: ByteReader, meta: SpraakMeta, type: SpraakType): Spr
   textOrigins.set(data, { text: raw, snapshot: copyBytes(bytesOf(values)), type, rows, cols });
   return data;
 }
-

@@ -11,12 +11,20 @@ export type TextEncoding = "latin1" | "utf-8";
 const utf8Decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const utf8Encoder = new TextEncoder();
 
-export function decodeText(bytes: Uint8Array, encoding: TextEncoding, format: string, offset: number, field: string): string {
+export function decodeText(
+  bytes: Uint8Array,
+  encoding: TextEncoding,
+  format: string,
+  offset: number,
+  field: string,
+): string {
   if (encoding === "utf-8") {
     try {
       return utf8Decoder.decode(bytes);
     } catch (cause) {
-      throw new CorruptDataError(format, "invalid UTF-8 (read with encoding latin1 to keep the bytes)", offset, field, { cause });
+      throw new CorruptDataError(format, "invalid UTF-8 (read with encoding latin1 to keep the bytes)", offset, field, {
+        cause,
+      });
     }
   }
   return decodeLatin1(bytes);
@@ -28,7 +36,12 @@ export function encodeText(text: string, encoding: TextEncoding, format: string,
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c > 0xff) {
-      throw new UnsupportedError(format, `character U+${c.toString(16).padStart(4, "0")} cannot be written as latin1 (use encoding "utf-8")`, undefined, field);
+      throw new UnsupportedError(
+        format,
+        `character U+${c.toString(16).padStart(4, "0")} cannot be written as latin1 (use encoding "utf-8")`,
+        undefined,
+        field,
+      );
     }
     out[i] = c;
   }

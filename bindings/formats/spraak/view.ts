@@ -7,17 +7,38 @@ import type { ByteRange } from "../../bytes/byte-reader.js";
 import * as lazy from "../../io/lazy.js";
 import { assertEager } from "../../io/lazy.js";
 import { type ByteSource, readExactly, sourceSize } from "../../io/source.js";
-import { type DecodeOptions, type NamedTensor, type TensorInfo, type TypedArray, asFloat32Tensor, decodeRowMajorTensor } from "../../tensor.js";
+import {
+  type DecodeOptions,
+  type NamedTensor,
+  type TensorInfo,
+  type TypedArray,
+  asFloat32Tensor,
+  decodeRowMajorTensor,
+} from "../../tensor.js";
 import type { EmbeddedBlob, InspectResult } from "../types.js";
 import { decodeG711 } from "./codecs.js";
-import { type SpraakFile, type SpraakReadOptions, type SpraakTensorInfo, type SpraakType, TYPE_INFO, describe, id } from "./model.js";
+import {
+  type SpraakFile,
+  type SpraakReadOptions,
+  type SpraakTensorInfo,
+  type SpraakType,
+  TYPE_INFO,
+  describe,
+  id,
+} from "./model.js";
 import { KEY_HEADER_RULES } from "./provisional.js";
 import { copyRecord, effectiveKeys, read, textOrigins } from "./reader.js";
 import { encodeText } from "./text.js";
 
 // ------------------------------------------------------------------------------------------------ tensors
 
-export function matrixInfo(type: SpraakType, rows: number, cols: number, byteOffset: number, byteOrder: "le" | "be"): SpraakTensorInfo {
+export function matrixInfo(
+  type: SpraakType,
+  rows: number,
+  cols: number,
+  byteOffset: number,
+  byteOrder: "le" | "be",
+): SpraakTensorInfo {
   const info: SpraakTensorInfo = {
     name: "data",
     dtype: TYPE_INFO[type].dtype,
@@ -62,10 +83,23 @@ export function tensors(file: SpraakFile, options: DecodeOptions = {}): NamedTen
   assertEager(file, id);
   const data = file.data;
   if (data.layout !== "MATRIX") return [];
-  const info = matrixInfo(data.type, data.rows, data.cols, file.dataOffset, data.encoding === "binary" ? data.byteOrder : "le");
+  const info = matrixInfo(
+    data.type,
+    data.rows,
+    data.cols,
+    file.dataOffset,
+    data.encoding === "binary" ? data.byteOrder : "le",
+  );
   let tensor: NamedTensor;
-  if (data.encoding === "binary") tensor = decodeRowMajorTensor(loaded(data.bytes, "the data"), info, storedOptions(info.g711, options), id);
-  else tensor = { name: "data", dtype: info.dtype, shape: [data.rows, data.cols], data: options.copy ? data.values.slice() : data.values } as NamedTensor;
+  if (data.encoding === "binary")
+    tensor = decodeRowMajorTensor(loaded(data.bytes, "the data"), info, storedOptions(info.g711, options), id);
+  else
+    tensor = {
+      name: "data",
+      dtype: info.dtype,
+      shape: [data.rows, data.cols],
+      data: options.copy ? data.values.slice() : data.values,
+    } as NamedTensor;
   return [widenG711(tensor, info.g711, options)];
 }
 
@@ -80,7 +114,9 @@ function widenG711(tensor: NamedTensor, law: "ALAW" | "ULAW" | undefined, option
   const out = options.out;
   if (out !== undefined) {
     if (!(out instanceof Float32Array) || out.length !== samples.length) {
-      throw new RangeError(`tensorfile: options.out must be a Float32Array of ${samples.length} elements for tensor "${tensor.name}"`);
+      throw new RangeError(
+        `tensorfile: options.out must be a Float32Array of ${samples.length} elements for tensor "${tensor.name}"`,
+      );
     }
     out.set(samples);
   }
@@ -88,7 +124,11 @@ function widenG711(tensor: NamedTensor, law: "ALAW" | "ULAW" | undefined, option
 }
 
 /** Reads and decodes the data tensor of a lazily read file (ASCII, LIST and gzip data are read whole). */
-export async function loadTensor(source: ByteSource, info: TensorInfo, options: DecodeOptions = {}): Promise<NamedTensor> {
+export async function loadTensor(
+  source: ByteSource,
+  info: TensorInfo,
+  options: DecodeOptions = {},
+): Promise<NamedTensor> {
   const spraakInfo = info as SpraakTensorInfo;
   if (spraakInfo.wholeFile) {
     const { size } = await sourceSize(source);
@@ -97,7 +137,10 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
     if (!tensor) throw new CorruptDataError(id, "the file has no MATRIX data", 0, info.name);
     return tensor;
   }
-  const tensor = await lazy.loadRowMajorTensor(source, info, { ...storedOptions(spraakInfo.g711, options), format: id });
+  const tensor = await lazy.loadRowMajorTensor(source, info, {
+    ...storedOptions(spraakInfo.g711, options),
+    format: id,
+  });
   return widenG711(tensor, spraakInfo.g711, options);
 }
 
@@ -105,7 +148,12 @@ export async function loadTensor(source: ByteSource, info: TensorInfo, options: 
 
 /** What `tensorfile inspect` shows: the header keys, the typed meta and the data's shape. */
 export function inspect(file: SpraakFile): InspectResult {
-  const tensorRows = tensorInfos(file).map((t) => ({ name: t.name, dtype: t.dtype, shape: t.shape.slice(), byteLength: t.byteLength }));
+  const tensorRows = tensorInfos(file).map((t) => ({
+    name: t.name,
+    dtype: t.dtype,
+    shape: t.shape.slice(),
+    byteLength: t.byteLength,
+  }));
   const result: InspectResult = {
     format: id,
     version: file.kind === "none" ? null : file.kind === "spr" ? ".spr" : ".key",
@@ -140,30 +188,40 @@ export function verify(file: SpraakFile): string[] {
     if (line.key === "") continue;
     if (seen.has(line.key)) warnings.push(`key ${line.key} appears more than once (the last value is used)`);
     seen.add(line.key);
-    if (line.raw !== undefined && line.raw.endsWith("\r")) warnings.push(`header line ${line.key} ends with CR (CRLF?)`);
+    if (line.raw !== undefined && line.raw.endsWith("\r"))
+      warnings.push(`header line ${line.key} ends with CR (CRLF?)`);
   }
   if (file.magicLine?.endsWith("\r")) warnings.push("the magic line ends with CR (CRLF?)");
   if (file.kind === "key") {
     for (const key of Object.keys(file.header)) {
       const rule = KEY_HEADER_RULES.find((r) => r.key === key);
-      if (rule && rule.confidence !== "high") warnings.push(`key header ${key} -> ${rule.to} is a ${rule.confidence}-confidence mapping`);
+      if (rule && rule.confidence !== "high")
+        warnings.push(`key header ${key} -> ${rule.to} is a ${rule.confidence}-confidence mapping`);
     }
   }
   for (const key of ["FORMAT", "TYPE", "LAYOUT"]) {
-    if (file.kind !== "none" && meta.defaults.includes(key)) warnings.push(`no ${key} key: assumed ${key === "FORMAT" ? meta.format : key === "TYPE" ? meta.type : meta.layout} (provisional default)`);
+    if (file.kind !== "none" && meta.defaults.includes(key))
+      warnings.push(
+        `no ${key} key: assumed ${key === "FORMAT" ? meta.format : key === "TYPE" ? meta.type : meta.layout} (provisional default)`,
+      );
   }
   const data = file.data;
   if (data.layout === "LIST") {
-    if (meta.dim1 !== -1 && meta.dim1 !== data.entries.length) warnings.push(`DIM1 ${meta.dim1} but the list has ${data.entries.length} entries`);
+    if (meta.dim1 !== -1 && meta.dim1 !== data.entries.length)
+      warnings.push(`DIM1 ${meta.dim1} but the list has ${data.entries.length} entries`);
     if (data.entries.length > 0 && !data.finalNewline) warnings.push("the last list entry has no line break");
   }
   if (data.layout === "MATRIX") {
-    if (data.encoding === "binary" && data.trailing) warnings.push(`${byteLengthOf(data.trailing)} bytes after the last whole row (DIM1 -1)`);
-    if (meta.nchan > 1 && data.cols !== meta.nchan && data.cols !== 1) warnings.push(`NCHAN ${meta.nchan} but DIM2 ${data.cols}`);
-    if (meta.nchan > 1 && data.cols === 1 && data.rows % meta.nchan !== 0) warnings.push(`NCHAN ${meta.nchan} does not divide ${data.rows} samples`);
+    if (data.encoding === "binary" && data.trailing)
+      warnings.push(`${byteLengthOf(data.trailing)} bytes after the last whole row (DIM1 -1)`);
+    if (meta.nchan > 1 && data.cols !== meta.nchan && data.cols !== 1)
+      warnings.push(`NCHAN ${meta.nchan} but DIM2 ${data.cols}`);
+    if (meta.nchan > 1 && data.cols === 1 && data.rows % meta.nchan !== 0)
+      warnings.push(`NCHAN ${meta.nchan} does not divide ${data.rows} samples`);
     if (data.encoding === "ascii") {
       const origin = textOrigins.get(data);
-      if (origin && origin.text.length > 0 && origin.text[origin.text.length - 1] !== 0x0a) warnings.push("the ASCII data does not end with a line break");
+      if (origin && origin.text.length > 0 && origin.text[origin.text.length - 1] !== 0x0a)
+        warnings.push("the ASCII data does not end with a line break");
     }
   }
   return warnings;
@@ -183,7 +241,10 @@ export function blobs(file: SpraakFile): EmbeddedBlob[] {
 // ------------------------------------------------------------------------------------------------ samples
 
 /** NCHAN interleaved sample data split into one array per channel (G.711 decoded with { dtype: "float32" }). */
-export function channels(file: SpraakFile, options: DecodeOptions = {}): {
+export function channels(
+  file: SpraakFile,
+  options: DecodeOptions = {},
+): {
   /** SAMPLEFREQ in Hz, when the header gives it. */
   sampleFreq: number | null;
   /** One array per channel, in channel order. */
@@ -216,5 +277,10 @@ export function channels(file: SpraakFile, options: DecodeOptions = {}): {
 
 export function loaded(bytes: Uint8Array | ByteRange, what: string): Uint8Array {
   if (bytes instanceof Uint8Array) return bytes;
-  throw new UnsupportedError(id, `${what} was not loaded (a readFrom() result): use loadTensor(), or read() the file`, bytes.byteOffset, "data");
+  throw new UnsupportedError(
+    id,
+    `${what} was not loaded (a readFrom() result): use loadTensor(), or read() the file`,
+    bytes.byteOffset,
+    "data",
+  );
 }

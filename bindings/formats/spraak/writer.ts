@@ -23,7 +23,10 @@ function writeError(detail: string, field: string): never {
 
 /** The file's bytes. `write(read(x))` is byte-identical to x; edited headers keep their style. */
 export function write(file: SpraakFileParts): Uint8Array {
-  checkWriterInput(file, "spraak.write", "a SPRAAK file (from read(), matrix() or list())", { arrays: ["lines"], objects: ["header", "data"] });
+  checkWriterInput(file, "spraak.write", "a SPRAAK file (from read(), matrix() or list())", {
+    arrays: ["lines"],
+    objects: ["header", "data"],
+  });
   return concatBytes(pieces(file));
 }
 
@@ -31,14 +34,19 @@ export function write(file: SpraakFileParts): Uint8Array {
  * write() into a sink (a function, a WritableStream or a Node Writable): the header, then the data as it is
  * stored (little-endian binary data without a copy). Resolves to the byte count.
  */
-export async function writeTo(file: SpraakFileParts, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
+export async function writeTo(
+  file: SpraakFileParts,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
   return writePiecesTo(sink, pieces(file), { end: options.end, caller: "spraak.writeTo" });
 }
 
 function pieces(file: SpraakFileParts): Uint8Array[] {
   const { keys } = effectiveKeys(file.kind, file.header, file.external);
   const { meta } = describe(keys, file.kind, (key) => ({ offset: undefined, field: key }), id);
-  const headerBytes = file.kind === "none" ? new Uint8Array(0) : encodeText(renderHeader(file), file.encoding, id, "header");
+  const headerBytes =
+    file.kind === "none" ? new Uint8Array(0) : encodeText(renderHeader(file), file.encoding, id, "header");
   let dataBytes = encodeData(file, meta);
   if (meta.compress === "gzip") dataBytes = reuseOrGzip(file.data, dataBytes);
   const parts = [headerBytes, ...(Array.isArray(dataBytes) ? dataBytes : [dataBytes])];
@@ -88,7 +96,11 @@ export function renderHeader(file: SpraakFileParts): string {
     }
     if (!hasKey(header, line.key)) return; // deleted
     const value = lastIndex.get(line.key) === i ? String(header[line.key]) : line.value;
-    rendered.push(line.raw !== undefined && value === line.value ? line.raw : renderLine(kind, line.key, value, style, line.raw, writeError));
+    rendered.push(
+      line.raw !== undefined && value === line.value
+        ? line.raw
+        : renderLine(kind, line.key, value, style, line.raw, writeError),
+    );
     insertAt = rendered.length;
   });
   const fresh: string[] = [];
@@ -102,11 +114,11 @@ export function renderHeader(file: SpraakFileParts): string {
   }
   if (insertAt >= rendered.length) for (const line of fresh) out.push(line);
   const endLine = file.endLine ?? "#";
-  if (kind === "spr" ? endLine !== "#" : !/^#+$/.test(endLine)) writeError(`end line ${JSON.stringify(endLine)} is not ${kind === "spr" ? '"#"' : "a line of '#'"}`, "endLine");
+  if (kind === "spr" ? endLine !== "#" : !/^#+$/.test(endLine))
+    writeError(`end line ${JSON.stringify(endLine)} is not ${kind === "spr" ? '"#"' : "a line of '#'"}`, "endLine");
   out.push(endLine);
   return out.join("\n") + "\n";
 }
-
 
 function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8Array[] {
   const data = file.data;
@@ -115,22 +127,32 @@ function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8
     writeError(`the header says LAYOUT ${meta.layout} (TYPE ${meta.type}) but the data is ${data.layout}`, "LAYOUT");
   }
   if (data.layout === "LIST") {
-    for (const entry of data.entries) if (entry.includes("\n")) writeError("a LIST entry contains a line break", "data");
+    for (const entry of data.entries)
+      if (entry.includes("\n")) writeError("a LIST entry contains a line break", "data");
     const text = data.entries.join("\n") + (data.finalNewline && data.entries.length > 0 ? "\n" : "");
     return encodeText(text, file.encoding, id, "data");
   }
   if (data.layout === "CUSTOM") return loaded(data.bytes, "the data");
   const type = meta.type;
   if (type !== data.type) writeError(`the header says TYPE ${type} but the data is ${data.type}`, "TYPE");
-  if (meta.dim1 !== -1 && meta.dim1 !== data.rows) writeError(`the header says DIM1 ${meta.dim1} but the data has ${data.rows} rows`, "DIM1");
-  if (meta.dim2 !== -1 && meta.dim2 !== data.cols) writeError(`the header says DIM2 ${meta.dim2} but the data has ${data.cols} columns`, "DIM2");
+  if (meta.dim1 !== -1 && meta.dim1 !== data.rows)
+    writeError(`the header says DIM1 ${meta.dim1} but the data has ${data.rows} rows`, "DIM1");
+  if (meta.dim2 !== -1 && meta.dim2 !== data.cols)
+    writeError(`the header says DIM2 ${meta.dim2} but the data has ${data.cols} columns`, "DIM2");
   const size = TYPE_INFO[data.type].bytes;
   const count = data.rows * data.cols;
   if (meta.format === "ASCII") {
     if (data.encoding === "ascii") {
-      if (data.values.length !== count) writeError(`${data.values.length} values for ${data.rows} x ${data.cols}`, "data");
+      if (data.values.length !== count)
+        writeError(`${data.values.length} values for ${data.rows} x ${data.cols}`, "data");
       const origin = textOrigins.get(data);
-      if (origin && origin.type === data.type && origin.rows === data.rows && origin.cols === data.cols && sameBytes(origin.snapshot, bytesOf(data.values))) {
+      if (
+        origin &&
+        origin.type === data.type &&
+        origin.rows === data.rows &&
+        origin.cols === data.cols &&
+        sameBytes(origin.snapshot, bytesOf(data.values))
+      ) {
         return origin.text;
       }
       return encodeText(formatAscii(data.values, data.type, data.rows, data.cols), "latin1", id, "data");
@@ -138,7 +160,12 @@ function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8
     if (data.trailing && loaded(data.trailing, "the trailing data").length > 0) {
       writeError("bytes after the last whole row (DIM1 -1) cannot be written as ASCII", "data.trailing");
     }
-    const values = decodeRowMajorTensor(loaded(data.bytes, "the data"), matrixInfo(data.type, data.rows, data.cols, 0, data.byteOrder), {}, id).data;
+    const values = decodeRowMajorTensor(
+      loaded(data.bytes, "the data"),
+      matrixInfo(data.type, data.rows, data.cols, 0, data.byteOrder),
+      {},
+      id,
+    ).data;
     return encodeText(formatAscii(values, data.type, data.rows, data.cols), "latin1", id, "data");
   }
   const order = meta.format === "BIN10" ? "be" : "le";
@@ -153,7 +180,8 @@ function encodeData(file: SpraakFileParts, meta: SpraakMeta): Uint8Array | Uint8
     stored = bytesOf(data.values);
     storedOrder = "le";
   }
-  if (stored.length !== count * size) writeError(`${stored.length} data bytes for ${data.rows} x ${data.cols} ${data.type}`, "data");
+  if (stored.length !== count * size)
+    writeError(`${stored.length} data bytes for ${data.rows} x ${data.cols} ${data.type}`, "data");
   if (storedOrder !== order && size > 1) {
     stored = copyBytes(stored);
     kernels.byteSwap(stored, size as 2 | 4 | 8);
@@ -171,4 +199,3 @@ function formatAscii(values: TypedArray, type: SpraakType, rows: number, cols: n
   }
   return rows === 0 ? "" : lines.join("\n") + "\n";
 }
-

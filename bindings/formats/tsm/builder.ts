@@ -8,14 +8,16 @@ import { MODULE_CODE, type TsmField, type TsmModule, type TsmNode, type TsmParam
 import { tsmDTypeCode } from "./dtypes.js";
 
 /** A field as given: `{ dtype, shape, data }` (a NamedTensor or a TsmField) or a string (stored as char8). */
-export type TsmFieldInput = {
-  /** The element type. */
-  dtype: DType;
-  /** The shape (`[]` for a scalar). */
-  shape: readonly number[];
-  /** The values, row-major. */
-  data: TypedArray;
-} | string;
+export type TsmFieldInput =
+  | {
+      /** The element type. */
+      dtype: DType;
+      /** The shape (`[]` for a scalar). */
+      shape: readonly number[];
+      /** The values, row-major. */
+      data: TypedArray;
+    }
+  | string;
 
 /** One node for {@link create}. */
 export interface TsmNodeInput {
@@ -46,18 +48,32 @@ function field(input: TsmFieldInput, where: string): TsmField {
     const data = new TextEncoder().encode(input);
     return { dtype: "char8", shape: [data.length], data };
   }
-  if (typeof input !== "object" || input === null || typeof input.dtype !== "string" || !Array.isArray(input.shape as unknown) || !ArrayBuffer.isView(input.data)) {
+  if (
+    typeof input !== "object" ||
+    input === null ||
+    typeof input.dtype !== "string" ||
+    !Array.isArray(input.shape as unknown) ||
+    !ArrayBuffer.isView(input.data)
+  ) {
     throw new TypeError(`tsm.create: ${where} is a string or { dtype, shape, data } with a typed array`);
   }
-  if (tsmDTypeCode(input.dtype) === undefined) throw new TypeError(`tsm.create: ${where} has dtype ${input.dtype}, which TenniS cannot store`);
+  if (tsmDTypeCode(input.dtype) === undefined)
+    throw new TypeError(`tsm.create: ${where} has dtype ${input.dtype}, which TenniS cannot store`);
   for (const d of input.shape) {
-    if (!Number.isInteger(d) || d < 0 || d > 0xffffffff) throw new RangeError(`tsm.create: ${where} has a bad dimension ${d} in [${input.shape.join(", ")}]`);
+    if (!Number.isInteger(d) || d < 0 || d > 0xffffffff)
+      throw new RangeError(`tsm.create: ${where} has a bad dimension ${d} in [${input.shape.join(", ")}]`);
   }
   const want = elementCount(input.shape) * dtypeBytes(input.dtype);
   if (input.data.byteLength !== want) {
-    throw new RangeError(`tsm.create: ${where} is ${input.dtype} [${input.shape.join(", ")}], which needs ${want} bytes; its data has ${input.data.byteLength}`);
+    throw new RangeError(
+      `tsm.create: ${where} is ${input.dtype} [${input.shape.join(", ")}], which needs ${want} bytes; its data has ${input.data.byteLength}`,
+    );
   }
-  return { dtype: input.dtype, shape: input.shape.slice(), data: isStandardDType(input.dtype) ? input.data : bytesOf(input.data) };
+  return {
+    dtype: input.dtype,
+    shape: input.shape.slice(),
+    data: isStandardDType(input.dtype) ? input.data : bytesOf(input.data),
+  };
 }
 
 function fields(input: TsmFieldInput | readonly TsmFieldInput[], where: string): TsmField[] {
@@ -75,13 +91,16 @@ export function create(input: TsmCreateInput): TsmModule {
   }
   const indexByName = new Map<string, number>();
   input.nodes.forEach((node, i) => {
-    if (typeof node?.op !== "string" || typeof node.name !== "string") throw new TypeError(`tsm.create: node ${i} needs an op and a name (strings)`);
-    if (indexByName.has(node.name)) throw new RangeError(`tsm.create: two nodes are named "${node.name}" (${indexByName.get(node.name)} and ${i})`);
+    if (typeof node?.op !== "string" || typeof node.name !== "string")
+      throw new TypeError(`tsm.create: node ${i} needs an op and a name (strings)`);
+    if (indexByName.has(node.name))
+      throw new RangeError(`tsm.create: two nodes are named "${node.name}" (${indexByName.get(node.name)} and ${i})`);
     indexByName.set(node.name, i);
   });
   const resolve = (ref: string | number, where: string): number => {
     if (typeof ref === "number") {
-      if (!Number.isInteger(ref) || ref < 0 || ref >= input.nodes.length) throw new RangeError(`tsm.create: ${where} refers to node ${ref}; there are ${input.nodes.length}`);
+      if (!Number.isInteger(ref) || ref < 0 || ref >= input.nodes.length)
+        throw new RangeError(`tsm.create: ${where} refers to node ${ref}; there are ${input.nodes.length}`);
       return ref;
     }
     const index = indexByName.get(ref);
@@ -90,13 +109,21 @@ export function create(input: TsmCreateInput): TsmModule {
   };
   const nodes: TsmNode[] = input.nodes.map((node, i) => {
     const where = `node ${i} (${node.name})`;
-    const params: TsmParam[] = [{ key: "#op", fields: [field(node.op, `${where} #op`)] }, { key: "#name", fields: [field(node.name, `${where} #name`)] }];
-    for (const [key, value] of Object.entries(node.params ?? {}) as [string, TsmFieldInput | readonly TsmFieldInput[]][]) {
-      if (key === "#op" || key === "#name" || (key === "value" && node.value !== undefined)) throw new RangeError(`tsm.create: ${where} gives ${key} twice`);
+    const params: TsmParam[] = [
+      { key: "#op", fields: [field(node.op, `${where} #op`)] },
+      { key: "#name", fields: [field(node.name, `${where} #name`)] },
+    ];
+    for (const [key, value] of Object.entries(node.params ?? {}) as [
+      string,
+      TsmFieldInput | readonly TsmFieldInput[],
+    ][]) {
+      if (key === "#op" || key === "#name" || (key === "value" && node.value !== undefined))
+        throw new RangeError(`tsm.create: ${where} gives ${key} twice`);
       params.push({ key, fields: fields(value, `${where} ${key}`) });
     }
     if (node.value !== undefined) {
-      if (node.op !== "<const>") throw new RangeError(`tsm.create: ${where} has a value but its op is ${node.op}, not <const>`);
+      if (node.op !== "<const>")
+        throw new RangeError(`tsm.create: ${where} has a value but its op is ${node.op}, not <const>`);
       params.push({ key: "value", fields: fields(node.value, `${where} value`) });
     } else if (node.op === "<const>" && !params.some((p) => p.key === "value")) {
       throw new RangeError(`tsm.create: ${where} is a <const> without a value`);

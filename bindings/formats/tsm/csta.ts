@@ -36,57 +36,57 @@ const STA_TYPES = ["nil", "int", "float", "string", "binary", "list", "dict", "b
 /** One STA item, exactly as stored (so that it writes back byte for byte). */
 export type StaValue =
   | {
-    /** The item's type. */
-    type: "nil";
-    /** the byte after the type */
-    pad: number;
-  }
+      /** The item's type. */
+      type: "nil";
+      /** the byte after the type */
+      pad: number;
+    }
   | {
-    /** The item's type. */
-    type: "int";
-    /** The stored i32. */
-    value: number;
-  }
+      /** The item's type. */
+      type: "int";
+      /** The stored i32. */
+      value: number;
+    }
   | {
-    /** The item's type. */
-    type: "float";
-    /** The stored float32. */
-    value: number;
-    /** the stored bits of a NaN (whose payload a number may not keep) */
-    bits?: number;
-  }
+      /** The item's type. */
+      type: "float";
+      /** The stored float32. */
+      value: number;
+      /** the stored bits of a NaN (whose payload a number may not keep) */
+      bits?: number;
+    }
   | {
-    /** The item's type. */
-    type: "string";
-    /** The text. */
-    value: string;
-    /** exact bytes when not valid UTF-8 */
-    raw?: Uint8Array;
-  }
+      /** The item's type. */
+      type: "string";
+      /** The text. */
+      value: string;
+      /** exact bytes when not valid UTF-8 */
+      raw?: Uint8Array;
+    }
   | {
-    /** The item's type. */
-    type: "binary";
-    /** the module's slot holds the module's range; it is written from `nodes` */
-    bytes: Uint8Array | ByteRange;
-  }
+      /** The item's type. */
+      type: "binary";
+      /** the module's slot holds the module's range; it is written from `nodes` */
+      bytes: Uint8Array | ByteRange;
+    }
   | {
-    /** The item's type. */
-    type: "list";
-    /** The list's items, in order. */
-    items: StaValue[];
-  }
+      /** The item's type. */
+      type: "list";
+      /** The list's items, in order. */
+      items: StaValue[];
+    }
   | {
-    /** The item's type. */
-    type: "dict";
-    /** The dict's entries, in file order. */
-    entries: StaEntry[];
-  }
+      /** The item's type. */
+      type: "dict";
+      /** The dict's entries, in file order. */
+      entries: StaEntry[];
+    }
   | {
-    /** The item's type. */
-    type: "bool";
-    /** the stored byte (0 or 1 in practice) */
-    value: number;
-  };
+      /** The item's type. */
+      type: "bool";
+      /** the stored byte (0 or 1 in practice) */
+      value: number;
+    };
 
 /** One entry of an STA dict, in file order. */
 export interface StaEntry {
@@ -133,7 +133,7 @@ export function isCstaHead(head: Uint8Array): boolean {
   if (head.length < 8) return false;
   for (let i = 0; i < 4; i++) if (head[i] !== CSTA_MARKER[i]) return false;
   const code = [0, 1, 2, 3].map((i) => head[4 + i]! ^ CSTA_KEY[i]!);
-  return ((code[0]! | (code[1]! << 8) | (code[2]! << 16) | (code[3]! << 24)) >>> 0) === STA_CODE;
+  return (code[0]! | (code[1]! << 8) | (code[2]! << 16) | (code[3]! << 24)) >>> 0 === STA_CODE;
 }
 
 /** The whole file with its obfuscated region decoded (a copy; same offsets). */
@@ -173,7 +173,8 @@ function labelOf(path: readonly (string | number)[]): string {
 const MIN_ITEM_BYTES = 2; // a type byte and at least one more (nil and bool); int/float/containers need more
 
 function readItem(r: ByteReader, label: string, depth: number, lazy: boolean, moduleLabel: string): StaValue {
-  if (depth > MAX_STA_DEPTH) throw new LimitError(FORMAT, `STA tree nested deeper than ${MAX_STA_DEPTH}`, r.pos, label, depth, MAX_STA_DEPTH);
+  if (depth > MAX_STA_DEPTH)
+    throw new LimitError(FORMAT, `STA tree nested deeper than ${MAX_STA_DEPTH}`, r.pos, label, depth, MAX_STA_DEPTH);
   const at = r.pos;
   const type = r.u8(`${label}.type`);
   switch (STA_TYPES[type]) {
@@ -248,7 +249,12 @@ export function readCstaContainer(decoded: ByteReader, lazy: boolean): { contain
   const root = readItem(r, "csta", 0, lazy, moduleLabel);
   const slot = staLookup(root, modulePath);
   if (slot?.type !== "binary" || isLoaded(slot.bytes)) {
-    throw new CorruptDataError(FORMAT, "the container has no TenniS module (a binary at backbone.tsm)", CSTA_PAYLOAD_START + 4, moduleLabel);
+    throw new CorruptDataError(
+      FORMAT,
+      "the container has no TenniS module (a binary at backbone.tsm)",
+      CSTA_PAYLOAD_START + 4,
+      moduleLabel,
+    );
   }
   if (!lazy) loadOtherBinaries(root, slot, r);
   const padding = copyBytes(r.bytesView(r.remaining, "csta.padding"));
@@ -272,9 +278,21 @@ function loadOtherBinaries(value: StaValue, slot: StaValue, r: ByteReader): void
 }
 
 /** Writes one item; the binary that is `moduleSlot` (by identity, not by path) gets `module`'s bytes. */
-function writeItem(w: ByteWriter, value: StaValue, path: (string | number)[], moduleSlot: StaValue, module: Uint8Array): void {
+function writeItem(
+  w: ByteWriter,
+  value: StaValue,
+  path: (string | number)[],
+  moduleSlot: StaValue,
+  module: Uint8Array,
+): void {
   const type = STA_TYPES.indexOf(value.type);
-  if (type < 0) throw new CorruptDataError(FORMAT, `unknown STA item type ${String((value as { type: unknown }).type)}`, undefined, labelOf(path));
+  if (type < 0)
+    throw new CorruptDataError(
+      FORMAT,
+      `unknown STA item type ${String((value as { type: unknown }).type)}`,
+      undefined,
+      labelOf(path),
+    );
   w.u8(type);
   switch (value.type) {
     case "nil":
@@ -329,7 +347,10 @@ export function defaultContainer(): CstaContainer {
   const slot: StaValue = { type: "binary", bytes: { byteOffset: 0, byteLength: 0 } };
   return {
     staCode: STA_CODE,
-    root: { type: "dict", entries: [{ key: "backbone", value: { type: "dict", entries: [{ key: "tsm", value: slot }] } }] },
+    root: {
+      type: "dict",
+      entries: [{ key: "backbone", value: { type: "dict", entries: [{ key: "tsm", value: slot }] } }],
+    },
     modulePath: [...DEFAULT_MODULE_PATH],
     tail: new Uint8Array(0),
   };
@@ -342,7 +363,12 @@ export function defaultContainer(): CstaContainer {
 export function writeCstaBytes(container: CstaContainer, module: Uint8Array): Uint8Array {
   const moduleSlot = staLookup(container.root, container.modulePath);
   if (moduleSlot?.type !== "binary") {
-    throw new CorruptDataError(FORMAT, `the tree has no binary at ${container.modulePath.join(".")} for the module`, undefined, labelOf(container.modulePath));
+    throw new CorruptDataError(
+      FORMAT,
+      `the tree has no binary at ${container.modulePath.join(".")} for the module`,
+      undefined,
+      labelOf(container.modulePath),
+    );
   }
   const w = new ByteWriter(module.length + 4096);
   w.bytes(CSTA_MARKER).u32(container.staCode);

@@ -222,5 +222,11 @@ export function buildGraph(module: TsmModule): TsmGraph {
     if (!byName.has(node.name)) byName.set(node.name, node);
     ops.set(node.op, (ops.get(node.op) ?? 0) + 1);
   }
-  return { nodes, byName, inputs: module.inputs.map(at), outputs: module.outputs.map(at), ops: Object.fromEntries(ops) };
+  return {
+    nodes,
+    byName,
+    inputs: module.inputs.map(at),
+    outputs: module.outputs.map(at),
+    ops: Object.fromEntries(ops),
+  };
 }

@@ -129,7 +129,6 @@ export function fieldByteLength(dtype: DType, shape: readonly number[]): number 
   return length;
 }
 
-
 interface IndexList {
   values: number[];
   /** Absolute offset of values[0]. */
@@ -198,7 +197,8 @@ export function readModule(r: ByteReader, lazy: boolean): TsmModule {
       const fieldCount = r.count(r.u32(`${label}.fields.count`), MIN_FIELD_BYTES, `${label}.fields.count`);
       const lazyKind = !lazy || key.startsWith("#") ? "eager" : key === "value" ? "value" : "attribute";
       const fields = new Array<TsmField>(fieldCount);
-      for (let f = 0; f < fieldCount; f++) fields[f] = readField(r, fieldCount === 1 ? label : `${label}[${f}]`, lazyKind);
+      for (let f = 0; f < fieldCount; f++)
+        fields[f] = readField(r, fieldCount === 1 ? label : `${label}[${f}]`, lazyKind);
       params[p] = raw ? { key, keyBytes: raw, fields } : { key, fields };
     }
     const inputs = readIndexList(r, `${prefix}.inputs`);
@@ -213,11 +213,21 @@ export function readModule(r: ByteReader, lazy: boolean): TsmModule {
     for (let k = 0; k < list.values.length; k++) {
       const v = list.values[k]!;
       if (v >= nodeCount) {
-        throw new CorruptDataError(FORMAT, `node index ${v} is out of range (${nodeCount} nodes)`, list.at + 4 * k, `${list.field}[${k}]`);
+        throw new CorruptDataError(
+          FORMAT,
+          `node index ${v} is out of range (${nodeCount} nodes)`,
+          list.at + 4 * k,
+          `${list.field}[${k}]`,
+        );
       }
     }
   }
-  const module: TsmModule = { header: { fake, code, reserved }, inputs: lists[0]!.values, outputs: lists[1]!.values, nodes };
+  const module: TsmModule = {
+    header: { fake, code, reserved },
+    inputs: lists[0]!.values,
+    outputs: lists[1]!.values,
+    nodes,
+  };
   if (r.remaining > 0) {
     const rest = r.payload(r.remaining, !lazy, "trailing");
     module.trailing = !isLoaded(rest) ? rest : copyBytes(rest);
@@ -234,12 +244,22 @@ function keyBytesOf(param: TsmParam): Uint8Array {
 
 function fieldPayload(field: TsmField, label: string): Uint8Array {
   if (!isLoaded(field.data)) {
-    throw new UnsupportedError(FORMAT, "payload was not loaded (a readFrom() result); read the file with read() to write it", undefined, label);
+    throw new UnsupportedError(
+      FORMAT,
+      "payload was not loaded (a readFrom() result); read the file with read() to write it",
+      undefined,
+      label,
+    );
   }
   const bytes = bytesOf(field.data);
   const want = fieldByteLength(field.dtype, field.shape);
   if (bytes.byteLength !== want) {
-    throw new CorruptDataError(FORMAT, `${field.dtype} shape [${field.shape.join(", ")}] needs ${want} bytes, data has ${bytes.byteLength}`, undefined, label);
+    throw new CorruptDataError(
+      FORMAT,
+      `${field.dtype} shape [${field.shape.join(", ")}] needs ${want} bytes, data has ${bytes.byteLength}`,
+      undefined,
+      label,
+    );
   }
   return bytes;
 }
@@ -270,7 +290,12 @@ function writeIndices(w: ByteWriter, values: readonly number[]): void {
 export function writeModule(w: ByteWriter, module: TsmModule): void {
   const { header } = module;
   if (header.reserved.length !== HEADER_RESERVED_BYTES) {
-    throw new CorruptDataError(FORMAT, `header.reserved must be ${HEADER_RESERVED_BYTES} bytes, got ${header.reserved.length}`, undefined, "header.reserved");
+    throw new CorruptDataError(
+      FORMAT,
+      `header.reserved must be ${HEADER_RESERVED_BYTES} bytes, got ${header.reserved.length}`,
+      undefined,
+      "header.reserved",
+    );
   }
   w.u32(header.fake).u32(header.code).bytes(header.reserved);
   writeIndices(w, module.inputs);
@@ -285,7 +310,8 @@ export function writeModule(w: ByteWriter, module: TsmModule): void {
       param.fields.forEach((field, f) => {
         const label = `node[${i}].${param.key}${param.fields.length === 1 ? "" : `[${f}]`}`;
         const code = tsmDTypeCode(field.dtype);
-        if (code === undefined) throw new UnsupportedError(FORMAT, `TenniS has no dtype ${field.dtype}`, undefined, `${label}.dtype`);
+        if (code === undefined)
+          throw new UnsupportedError(FORMAT, `TenniS has no dtype ${field.dtype}`, undefined, `${label}.dtype`);
         const payload = fieldPayload(field, `${label}.data`);
         w.u8(code).u32(field.shape.length);
         for (const d of field.shape) w.u32(d);

@@ -12,7 +12,13 @@ import type { ByteSource } from "../../io/source.js";
 import { uniqueNames } from "../../bytes/names.js";
 import { type TensorInfo, bytesOf, viewAs } from "../../tensor.js";
 import { encodeRowMajorBytes, replacementData, sameBytes } from "../../patch/encode.js";
-import { type Incoming, type ReplaceOptions, type TensorsInput, checkUnknown, replacementsInMemory } from "../../patch/input.js";
+import {
+  type Incoming,
+  type ReplaceOptions,
+  type TensorsInput,
+  checkUnknown,
+  replacementsInMemory,
+} from "../../patch/input.js";
 import { type PatchPlan, asTensor, rangePlan } from "../../patch/plan.js";
 import type { TsmFile } from "./model.js";
 import { obfuscatedEnd, xorObfuscation } from "./csta.js";
@@ -42,7 +48,9 @@ function constFields(file: TsmFile): ConstField[] {
     if (param < 0) return;
     const name = text(node, "#name");
     const fields = node.params[param]!.fields;
-    fields.forEach((value, k) => out.push({ name: fields.length === 1 ? name : `${name}/${k}`, node: n, param, field: k, value }));
+    fields.forEach((value, k) =>
+      out.push({ name: fields.length === 1 ? name : `${name}/${k}`, node: n, param, field: k, value }),
+    );
   });
   // the names tsm.ts's tensorInfos gives (repeated names made unique the same way)
   const names = uniqueNames(out.map((c) => c.name));
@@ -61,13 +69,24 @@ export function replaceTensors(file: TsmFile, tensors: TensorsInput, options: Re
   const all = constFields(file);
   const names = [...new Set(all.map((c) => c.name))];
   const inFile = new Set(names);
-  checkUnknown([...given.keys()].filter((n) => !inFile.has(n)), names, FORMAT, options);
+  checkUnknown(
+    [...given.keys()].filter((n) => !inFile.has(n)),
+    names,
+    FORMAT,
+    options,
+  );
   const nodes = file.nodes.slice();
   for (const c of all) {
     const value = given.get(c.name);
     if (value === undefined) continue;
     const tensor = asTensor(c.name, value);
-    const form = { name: c.name, dtype: c.value.dtype, shape: c.value.shape, layout: "row-major", byteOrder: "le" } as const;
+    const form = {
+      name: c.name,
+      dtype: c.value.dtype,
+      shape: c.value.shape,
+      layout: "row-major",
+      byteOrder: "le",
+    } as const;
     const bytes = encodeRowMajorBytes(replacementData(form, tensor), tensor.dtype, form);
     if (isLoaded(c.value.data) && sameBytes(bytes, bytesOf(c.value.data))) continue;
     const field: TsmField = { ...c.value, data: viewAs(c.value.dtype, bytes) };
@@ -87,7 +106,12 @@ export function replaceTensors(file: TsmFile, tensors: TensorsInput, options: Re
  * the new bytes are obfuscated at their offsets.
  */
 export async function planPatch(
-  file: TsmFile, infos: readonly TensorInfo[], _source: ByteSource, size: number, incoming: ReadonlyMap<string, Incoming>, options: ReplaceOptions,
+  file: TsmFile,
+  infos: readonly TensorInfo[],
+  _source: ByteSource,
+  size: number,
+  incoming: ReadonlyMap<string, Incoming>,
+  options: ReplaceOptions,
 ): Promise<PatchPlan> {
   if (!file.container) return rangePlan(FORMAT, size, infos, incoming, options);
   const end = obfuscatedEnd(size);

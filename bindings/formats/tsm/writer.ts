@@ -18,8 +18,14 @@ export function moduleBytes(module: TsmModule): Uint8Array {
  * `<const>` payloads as they are (no second copy); a .csta is obfuscated as a whole first, so it is written
  * whole. Resolves to the byte count.
  */
-export async function writeTo(file: TsmFile, sink: ByteSink, options: { end?: boolean | undefined } = {}): Promise<number> {
-  checkWriterInput(file, "tsm.writeTo", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", { arrays: ["nodes", "inputs", "outputs"] });
+export async function writeTo(
+  file: TsmFile,
+  sink: ByteSink,
+  options: { end?: boolean | undefined } = {},
+): Promise<number> {
+  checkWriterInput(file, "tsm.writeTo", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", {
+    arrays: ["nodes", "inputs", "outputs"],
+  });
   let pieces: Uint8Array[];
   if (file.container) {
     pieces = [write(file)];
@@ -33,7 +39,9 @@ export async function writeTo(file: TsmFile, sink: ByteSink, options: { end?: bo
 
 /** The file's bytes: a .tsm, or a .csta when `file.container` is set (as read() gives for a .csta). */
 export function write(file: TsmFile, _options?: unknown): Uint8Array {
-  checkWriterInput(file, "tsm.write", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", { arrays: ["nodes", "inputs", "outputs"] });
+  checkWriterInput(file, "tsm.write", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", {
+    arrays: ["nodes", "inputs", "outputs"],
+  });
   const bytes = moduleBytes(file);
   return file.container ? writeCstaBytes(file.container, bytes) : bytes;
 }
@@ -46,6 +54,8 @@ export interface WriteCstaOptions {
 
 /** Packs the module into a SeetaFace6 .csta container. */
 export function writeCsta(file: TsmFile, options: WriteCstaOptions = {}): Uint8Array {
-  checkWriterInput(file, "tsm.writeCsta", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", { arrays: ["nodes", "inputs", "outputs"] });
+  checkWriterInput(file, "tsm.writeCsta", "a TenniS module (from read() or built: { nodes, inputs, outputs, … })", {
+    arrays: ["nodes", "inputs", "outputs"],
+  });
   return writeCstaBytes(options.container ?? file.container ?? defaultContainer(), moduleBytes(file));
 }

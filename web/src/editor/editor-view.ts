@@ -28,13 +28,24 @@ export interface EditorHost {
   compareWith(input: OpenInput): Promise<void>;
 }
 
-type SaveFilePicker = (options: { suggestedName: string }) => Promise<{ createWritable(): Promise<WritableStream<Uint8Array>> }>;
+type SaveFilePicker = (options: {
+  suggestedName: string;
+}) => Promise<{ createWritable(): Promise<WritableStream<Uint8Array>> }>;
 
 const MODEL_FIELDS: [string, string][] = [
-  ["producer_name", "producer"], ["producer_version", "producer version"], ["model_version", "version"],
-  ["domain", "domain"], ["doc_string", "doc string"], ["graph_name", "graph name"],
+  ["producer_name", "producer"],
+  ["producer_version", "producer version"],
+  ["model_version", "version"],
+  ["domain", "domain"],
+  ["doc_string", "doc string"],
+  ["graph_name", "graph name"],
 ];
-const PRECISIONS: [string, string][] = [["", "float32 (as read)"], ["fp16", "float16"], ["bf16", "bfloat16"], ["i8", "int8"]];
+const PRECISIONS: [string, string][] = [
+  ["", "float32 (as read)"],
+  ["fp16", "float16"],
+  ["bf16", "bfloat16"],
+  ["i8", "int8"],
+];
 
 export function editable(format: string | undefined): boolean {
   return format === "onnx" || format === "april";
@@ -52,7 +63,10 @@ export class EditorPanel {
   private pendingRows = 0;
   private generation = 0;
 
-  constructor(private readonly host: EditorHost, scriptUrl: string) {
+  constructor(
+    private readonly host: EditorHost,
+    scriptUrl: string,
+  ) {
     this.worker = new WorkerClient(scriptUrl, (message) => this.fail(`the editing worker stopped: ${message}`));
     this.root = document.getElementById("editor") as HTMLElement;
     this.button = document.getElementById("edit-button") as HTMLButtonElement;
@@ -189,11 +203,29 @@ export class EditorPanel {
   private draw(): void {
     const s = this.summary;
     if (!s) return;
-    const focused = document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement) ? document.activeElement.id : "";
+    const focused =
+      document.activeElement instanceof HTMLElement && this.root.contains(document.activeElement)
+        ? document.activeElement.id
+        : "";
     const parts: (HTMLElement | false)[] = [
-      h("div", { class: "editor-head" },
+      h(
+        "div",
+        { class: "editor-head" },
         h("h2", {}, `Edit ${this.host.current?.name ?? ""}`),
-        h("button", { type: "button", id: "edit-close", "aria-label": "Close editor", onclick: () => { this.close(); this.button.focus(); } }, "×")),
+        h(
+          "button",
+          {
+            type: "button",
+            id: "edit-close",
+            "aria-label": "Close editor",
+            onclick: () => {
+              this.close();
+              this.button.focus();
+            },
+          },
+          "×",
+        ),
+      ),
       !!this.error && h("div", { class: "error-box", id: "edit-error", role: "alert" }, this.error),
       s.format === "april" && this.aprilSection(s),
       s.model ? this.metadataSection(s) : h("p", { class: "muted" }, "this network is not a readable ONNX model"),
@@ -209,7 +241,13 @@ export class EditorPanel {
   }
 
   /** A text field that applies on change (Enter or leaving it) when its value differs from `value`. */
-  private field(id: string, label: string, value: string, apply: (next: string) => void, attributes: Record<string, string> = {}): HTMLInputElement {
+  private field(
+    id: string,
+    label: string,
+    value: string,
+    apply: (next: string) => void,
+    attributes: Record<string, string> = {},
+  ): HTMLInputElement {
     const input = h("input", { type: "text", id, value, "aria-label": label, spellcheck: "false", ...attributes });
     input.addEventListener("change", () => {
       if (input.value !== value) apply(input.value);
@@ -219,26 +257,70 @@ export class EditorPanel {
 
   private aprilSection(s: SessionSummary): HTMLElement {
     const header = s.header!;
-    const network = h("select", { id: "edit-network", "aria-label": "Network" }, ...s.networks.map((n) => h("option", { value: n, selected: n === s.network }, n)));
-    network.addEventListener("change", () => void this.run({ action: "network", network: network.value as NetworkName }, `network ${network.value}…`));
-    return h("section", { class: "editor-section", "aria-labelledby": "edit-h-header" },
+    const network = h(
+      "select",
+      { id: "edit-network", "aria-label": "Network" },
+      ...s.networks.map((n) => h("option", { value: n, selected: n === s.network }, n)),
+    );
+    network.addEventListener(
+      "change",
+      () => void this.run({ action: "network", network: network.value as NetworkName }, `network ${network.value}…`),
+    );
+    return h(
+      "section",
+      { class: "editor-section", "aria-labelledby": "edit-h-header" },
       h("h3", { id: "edit-h-header" }, "Header"),
-      h("div", { class: "editor-grid" },
+      h(
+        "div",
+        { class: "editor-grid" },
         ...(["name", "description", "language"] as const).flatMap((f) => [
           h("label", { for: `edit-april-${f}` }, f),
           this.field(`edit-april-${f}`, f, header[f], (v) => void this.edit({ op: "april-field", field: f, value: v })),
         ]),
-        h("label", { for: "edit-network" }, "network"), network));
+        h("label", { for: "edit-network" }, "network"),
+        network,
+      ),
+    );
   }
 
   private metadataSection(s: SessionSummary): HTMLElement {
-    const rows = s.model!.metadata.map((e, i) => h("div", { class: "editor-row" },
-      this.field(`edit-meta-key-${i}`, "key", e.key, (next) => void this.renameKey(e.key, next, e.value)),
-      this.field(`edit-meta-value-${i}`, "value", e.value, (next) => void this.edit({ op: "set-meta", key: e.key, value: next })),
-      h("button", { type: "button", "aria-label": `Delete metadata ${e.key}`, onclick: () => void this.edit({ op: "delete-meta", key: e.key }) }, "Delete")));
+    const rows = s.model!.metadata.map((e, i) =>
+      h(
+        "div",
+        { class: "editor-row" },
+        this.field(`edit-meta-key-${i}`, "key", e.key, (next) => void this.renameKey(e.key, next, e.value)),
+        this.field(
+          `edit-meta-value-${i}`,
+          "value",
+          e.value,
+          (next) => void this.edit({ op: "set-meta", key: e.key, value: next }),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            "aria-label": `Delete metadata ${e.key}`,
+            onclick: () => void this.edit({ op: "delete-meta", key: e.key }),
+          },
+          "Delete",
+        ),
+      ),
+    );
     for (let p = 0; p < this.pendingRows; p++) {
-      const key = h("input", { type: "text", id: `edit-meta-new-key-${p}`, "aria-label": "key", placeholder: "key", spellcheck: "false" });
-      const value = h("input", { type: "text", id: `edit-meta-new-value-${p}`, "aria-label": "value", placeholder: "value", spellcheck: "false" });
+      const key = h("input", {
+        type: "text",
+        id: `edit-meta-new-key-${p}`,
+        "aria-label": "key",
+        placeholder: "key",
+        spellcheck: "false",
+      });
+      const value = h("input", {
+        type: "text",
+        id: `edit-meta-new-value-${p}`,
+        "aria-label": "value",
+        placeholder: "value",
+        spellcheck: "false",
+      });
       const commit = () => {
         if (key.value === "") return;
         this.pendingRows = Math.max(0, this.pendingRows - 1);
@@ -246,19 +328,49 @@ export class EditorPanel {
       };
       // applied when the value is entered (a key alone waits for its value)
       value.addEventListener("change", commit);
-      key.addEventListener("change", () => { if (value.value !== "") commit(); });
-      rows.push(h("div", { class: "editor-row pending" }, key, value,
-        h("button", { type: "button", onclick: () => { this.pendingRows = Math.max(0, this.pendingRows - 1); this.draw(); } }, "Discard")));
+      key.addEventListener("change", () => {
+        if (value.value !== "") commit();
+      });
+      rows.push(
+        h(
+          "div",
+          { class: "editor-row pending" },
+          key,
+          value,
+          h(
+            "button",
+            {
+              type: "button",
+              onclick: () => {
+                this.pendingRows = Math.max(0, this.pendingRows - 1);
+                this.draw();
+              },
+            },
+            "Discard",
+          ),
+        ),
+      );
     }
-    const add = h("button", { type: "button", id: "edit-add-metadata", onclick: () => {
-      this.pendingRows++;
-      this.draw();
-      document.getElementById(`edit-meta-new-key-${this.pendingRows - 1}`)?.focus();
-    } }, "Add metadata");
-    return h("section", { class: "editor-section", "aria-labelledby": "edit-h-metadata" },
+    const add = h(
+      "button",
+      {
+        type: "button",
+        id: "edit-add-metadata",
+        onclick: () => {
+          this.pendingRows++;
+          this.draw();
+          document.getElementById(`edit-meta-new-key-${this.pendingRows - 1}`)?.focus();
+        },
+      },
+      "Add metadata",
+    );
+    return h(
+      "section",
+      { class: "editor-section", "aria-labelledby": "edit-h-metadata" },
       h("h3", { id: "edit-h-metadata" }, "Metadata"),
       rows.length === 0 ? h("p", { class: "muted" }, "no metadata_props") : h("div", { class: "editor-rows" }, ...rows),
-      add);
+      add,
+    );
   }
 
   private async renameKey(from: string, to: string, value: string): Promise<void> {
@@ -271,76 +383,184 @@ export class EditorPanel {
 
   private fieldsSection(s: SessionSummary): HTMLElement {
     const fields = s.model!.fields as Record<string, string>;
-    return h("section", { class: "editor-section", "aria-labelledby": "edit-h-model" },
+    return h(
+      "section",
+      { class: "editor-section", "aria-labelledby": "edit-h-model" },
       h("h3", { id: "edit-h-model" }, "Model"),
       h("p", { class: "muted" }, `opset ${s.model!.opset}`),
-      h("div", { class: "editor-grid" }, ...MODEL_FIELDS.flatMap(([field, label]) => [
-        h("label", { for: `edit-field-${field}` }, label),
-        this.field(`edit-field-${field}`, label, fields[field] ?? "", (v) => void this.edit({ op: "field", field: field as never, value: v })),
-      ])));
+      h(
+        "div",
+        { class: "editor-grid" },
+        ...MODEL_FIELDS.flatMap(([field, label]) => [
+          h("label", { for: `edit-field-${field}` }, label),
+          this.field(
+            `edit-field-${field}`,
+            label,
+            fields[field] ?? "",
+            (v) => void this.edit({ op: "field", field: field as never, value: v }),
+          ),
+        ]),
+      ),
+    );
   }
 
   private valuesSection(s: SessionSummary): HTMLElement {
     const list = (kind: "input" | "output", values: ValueSummary[]) =>
-      values.map((v, i) => h("div", { class: "editor-row" },
-        h("span", { class: "muted" }, `${kind} ${i + 1}`),
-        this.field(`edit-${kind}-${i}-name`, `${kind} ${i + 1} name`, v.name, (next) => void this.edit({ op: "rename", from: v.name, to: next })),
-        h("span", { class: "mono" }, v.dtype),
-        this.field(`edit-${kind}-${i}-shape`, `${kind} ${i + 1} shape`, shapeText(v.shape), (next) => void this.edit({ op: "shape", name: v.name, dims: next }),
-          { placeholder: "e.g. 1x80xN", title: "dims: sizes, names (a symbolic dim) or ?; x or , between them" })));
-    return h("section", { class: "editor-section", "aria-labelledby": "edit-h-io" },
+      values.map((v, i) =>
+        h(
+          "div",
+          { class: "editor-row" },
+          h("span", { class: "muted" }, `${kind} ${i + 1}`),
+          this.field(
+            `edit-${kind}-${i}-name`,
+            `${kind} ${i + 1} name`,
+            v.name,
+            (next) => void this.edit({ op: "rename", from: v.name, to: next }),
+          ),
+          h("span", { class: "mono" }, v.dtype),
+          this.field(
+            `edit-${kind}-${i}-shape`,
+            `${kind} ${i + 1} shape`,
+            shapeText(v.shape),
+            (next) => void this.edit({ op: "shape", name: v.name, dims: next }),
+            { placeholder: "e.g. 1x80xN", title: "dims: sizes, names (a symbolic dim) or ?; x or , between them" },
+          ),
+        ),
+      );
+    return h(
+      "section",
+      { class: "editor-section", "aria-labelledby": "edit-h-io" },
       h("h3", { id: "edit-h-io" }, "Inputs and outputs"),
-      h("div", { class: "editor-rows" }, ...list("input", s.model!.inputs), ...list("output", s.model!.outputs)));
+      h("div", { class: "editor-rows" }, ...list("input", s.model!.inputs), ...list("output", s.model!.outputs)),
+    );
   }
 
   private nodesSection(s: SessionSummary): HTMLElement {
     const nodes = s.model!.nodes;
     const needle = this.nodeFilter.toLowerCase();
-    const matching = nodes.filter((n) => needle === "" || n.name.toLowerCase().includes(needle) || n.opType.toLowerCase().includes(needle));
-    const filter = h("input", { type: "search", id: "edit-node-filter", value: this.nodeFilter, "aria-label": "find node", placeholder: "find a node by name or op", spellcheck: "false" });
+    const matching = nodes.filter(
+      (n) => needle === "" || n.name.toLowerCase().includes(needle) || n.opType.toLowerCase().includes(needle),
+    );
+    const filter = h("input", {
+      type: "search",
+      id: "edit-node-filter",
+      value: this.nodeFilter,
+      "aria-label": "find node",
+      placeholder: "find a node by name or op",
+      spellcheck: "false",
+    });
     filter.addEventListener("change", () => {
       this.nodeFilter = filter.value;
       this.draw();
     });
-    const rows = matching.slice(0, NODES_SHOWN).map((n) => h("div", { class: "editor-node" },
-      h("span", { class: "mono" }, `#${n.index} ${n.opType}`),
-      this.field(`edit-node-${n.index}-name`, `node ${n.index} name`, n.name, (next) => void this.edit({ op: "node-name", node: n.index, name: next })),
-      ...n.attributes.map((a) => h("label", { class: "editor-attribute" }, `${a.name} `,
-        this.field(`edit-node-${n.index}-attr-${a.name}`, `${a.name} of node ${n.index}`, a.value, (next) => void this.edit({ op: "attribute", node: n.index, attribute: a.name, value: next }),
-          { title: `${a.type} attribute` })))));
-    return h("section", { class: "editor-section", "aria-labelledby": "edit-h-nodes" },
+    const rows = matching.slice(0, NODES_SHOWN).map((n) =>
+      h(
+        "div",
+        { class: "editor-node" },
+        h("span", { class: "mono" }, `#${n.index} ${n.opType}`),
+        this.field(
+          `edit-node-${n.index}-name`,
+          `node ${n.index} name`,
+          n.name,
+          (next) => void this.edit({ op: "node-name", node: n.index, name: next }),
+        ),
+        ...n.attributes.map((a) =>
+          h(
+            "label",
+            { class: "editor-attribute" },
+            `${a.name} `,
+            this.field(
+              `edit-node-${n.index}-attr-${a.name}`,
+              `${a.name} of node ${n.index}`,
+              a.value,
+              (next) => void this.edit({ op: "attribute", node: n.index, attribute: a.name, value: next }),
+              { title: `${a.type} attribute` },
+            ),
+          ),
+        ),
+      ),
+    );
+    return h(
+      "section",
+      { class: "editor-section", "aria-labelledby": "edit-h-nodes" },
       h("h3", { id: "edit-h-nodes" }, "Nodes"),
-      h("div", { class: "editor-row" }, filter, h("span", { class: "muted" }, `${matching.length} of ${nodes.length} nodes of the main graph${matching.length > NODES_SHOWN ? `, first ${NODES_SHOWN} shown` : ""}`)),
-      h("div", { class: "editor-rows" }, ...rows));
+      h(
+        "div",
+        { class: "editor-row" },
+        filter,
+        h(
+          "span",
+          { class: "muted" },
+          `${matching.length} of ${nodes.length} nodes of the main graph${matching.length > NODES_SHOWN ? `, first ${NODES_SHOWN} shown` : ""}`,
+        ),
+      ),
+      h("div", { class: "editor-rows" }, ...rows),
+    );
   }
 
   private precisionSection(s: SessionSummary): HTMLElement {
     const current = s.precision?.mode ?? "";
     const radios = PRECISIONS.map(([mode, label]) => {
-      const input = h("input", { type: "radio", name: "edit-precision", value: mode, checked: mode === current, id: `edit-precision-${mode || "fp32"}` });
+      const input = h("input", {
+        type: "radio",
+        name: "edit-precision",
+        value: mode,
+        checked: mode === current,
+        id: `edit-precision-${mode || "fp32"}`,
+      });
       return h("label", {}, input, ` ${label}`);
     });
     const keep = h("input", { type: "checkbox", id: "edit-keep-io", checked: s.precision?.keepIO ?? true });
-    const convert = h("button", { type: "button", id: "edit-convert", onclick: () => {
-      const mode = (this.root.querySelector("input[name=edit-precision]:checked") as HTMLInputElement | null)?.value ?? "";
-      const choice: PrecisionChoice | undefined = mode === "" ? undefined : { mode: mode as PrecisionChoice["mode"], keepIO: keep.checked };
-      void this.run({ action: "convert", choice }, choice ? `converting to ${PRECISIONS.find(([m]) => m === mode)![1]}…` : "back to float32…");
-    } }, "Convert");
-    return h("section", { class: "editor-section", "aria-labelledby": "edit-h-precision" },
+    const convert = h(
+      "button",
+      {
+        type: "button",
+        id: "edit-convert",
+        onclick: () => {
+          const mode =
+            (this.root.querySelector("input[name=edit-precision]:checked") as HTMLInputElement | null)?.value ?? "";
+          const choice: PrecisionChoice | undefined =
+            mode === "" ? undefined : { mode: mode as PrecisionChoice["mode"], keepIO: keep.checked };
+          void this.run(
+            { action: "convert", choice },
+            choice ? `converting to ${PRECISIONS.find(([m]) => m === mode)![1]}…` : "back to float32…",
+          );
+        },
+      },
+      "Convert",
+    );
+    return h(
+      "section",
+      { class: "editor-section", "aria-labelledby": "edit-h-precision" },
       h("h3", { id: "edit-h-precision" }, "Precision"),
       h("fieldset", { class: "editor-choices" }, h("legend", {}, "float32 weights of the whole model as"), ...radios),
       h("label", {}, keep, " keep graph inputs and outputs float32 (float16)"),
       convert,
-      s.report.length > 0 && h("pre", { id: "edit-report", class: "editor-report" }, s.report.join("\n")));
+      s.report.length > 0 && h("pre", { id: "edit-report", class: "editor-report" }, s.report.join("\n")),
+    );
   }
 
   private actions(s: SessionSummary): HTMLElement {
-    return h("section", { class: "editor-section editor-actions", "aria-labelledby": "edit-h-done" },
+    return h(
+      "section",
+      { class: "editor-section editor-actions", "aria-labelledby": "edit-h-done" },
       h("h3", { id: "edit-h-done" }, `Edits (${s.done.length + (s.precision ? 1 : 0)})`),
       s.done.length > 0 && h("ol", { id: "edit-done" }, ...s.done.map((line) => h("li", { class: "mono" }, line))),
-      h("div", { class: "editor-row" },
-        h("button", { type: "button", class: "primary", id: "edit-download", onclick: () => void this.save() }, "Download"),
+      h(
+        "div",
+        { class: "editor-row" },
+        h(
+          "button",
+          { type: "button", class: "primary", id: "edit-download", onclick: () => void this.save() },
+          "Download",
+        ),
         h("button", { type: "button", id: "edit-diff", onclick: () => void this.diff() }, "Diff with original"),
-        h("button", { type: "button", id: "edit-reset", onclick: () => void this.run({ action: "reset" }, "edits discarded…") }, "Reset")));
+        h(
+          "button",
+          { type: "button", id: "edit-reset", onclick: () => void this.run({ action: "reset" }, "edits discarded…") },
+          "Reset",
+        ),
+      ),
+    );
   }
 }

@@ -17,7 +17,8 @@ export async function handleEdit(request: EditRequest): Promise<EditResult> {
       return { summary: session.summary(), line };
     }
     case "network":
-      if (!session.summary().networks.includes(request.network)) throw new RangeError(`the file has no readable ${request.network} network`);
+      if (!session.summary().networks.includes(request.network))
+        throw new RangeError(`the file has no readable ${request.network} network`);
       session.network = request.network;
       return { summary: session.summary() };
     case "convert":

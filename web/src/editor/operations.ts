@@ -51,7 +51,8 @@ function mainNode(model: onnx.OnnxModel, index: number): onnx.OnnxNode {
 function integerOf(text: string, what: string): number {
   const trimmed = text.trim();
   const n = Number(trimmed);
-  if (!/^-?\d+$/.test(trimmed) || !Number.isSafeInteger(n)) refuse(`${what} takes an integer, not ${JSON.stringify(text)}`);
+  if (!/^-?\d+$/.test(trimmed) || !Number.isSafeInteger(n))
+    refuse(`${what} takes an integer, not ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -109,10 +110,17 @@ export function applyEdit(target: EditedFile, edit: EditOp): string {
       if (!attribute) refuse(`node #${edit.node} (${node.opType}) has no attribute ${JSON.stringify(edit.attribute)}`);
       const what = `${edit.attribute} of node #${edit.node}`;
       switch (attribute.type) {
-        case "FLOAT": attribute.f = floatOf(edit.value, what); break;
-        case "INT": attribute.i = integerOf(edit.value, what); break;
-        case "STRING": attribute.s = edit.value; break;
-        default: refuse(`${what} is a ${attribute.type} attribute: only FLOAT, INT and STRING ones are edited here`);
+        case "FLOAT":
+          attribute.f = floatOf(edit.value, what);
+          break;
+        case "INT":
+          attribute.i = integerOf(edit.value, what);
+          break;
+        case "STRING":
+          attribute.s = edit.value;
+          break;
+        default:
+          refuse(`${what} is a ${attribute.type} attribute: only FLOAT, INT and STRING ones are edited here`);
       }
       return `${where}${what} (${node.opType}) = ${edit.value}`;
     }
@@ -137,8 +145,11 @@ export function attributeText(attribute: onnx.OnnxAttribute): string | undefined
       const f = attribute.f ?? 0;
       return Number.isNaN(f) ? "nan" : f === Infinity ? "inf" : f === -Infinity ? "-inf" : String(f);
     }
-    case "INT": return String(attribute.i ?? 0);
-    case "STRING": return attribute.s ?? "";
-    default: return undefined;
+    case "INT":
+      return String(attribute.i ?? 0);
+    case "STRING":
+      return attribute.s ?? "";
+    default:
+      return undefined;
   }
 }

@@ -11,7 +11,16 @@
  * models inside it), and its download is built from slices the same way.
  */
 import { april, fromBlob, onnx } from "../../../bindings/index.js";
-import { type EditOp, type EditedFile, type NetworkName, type PrecisionChoice, SCALAR_ATTRIBUTE_TYPES, applyEdit, attributeText, targetModel } from "./operations.js";
+import {
+  type EditOp,
+  type EditedFile,
+  type NetworkName,
+  type PrecisionChoice,
+  SCALAR_ATTRIBUTE_TYPES,
+  applyEdit,
+  attributeText,
+  targetModel,
+} from "./operations.js";
 
 /** raw_data payloads at least this big are left unread until a precision change needs them. */
 export const HOLE_BYTES = 64 * 1024;
@@ -70,7 +79,8 @@ function payloadHoles(model: onnx.OnnxModel): Hole[] {
   const tensor = (t: onnx.OnnxTensor | undefined) => {
     if (!t) return;
     const range = t.storage === "raw_data" ? t.data : t.packed;
-    if (range && range.byteLength >= HOLE_BYTES) holes.push({ start: range.byteOffset, end: range.byteOffset + range.byteLength });
+    if (range && range.byteLength >= HOLE_BYTES)
+      holes.push({ start: range.byteOffset, end: range.byteOffset + range.byteLength });
   };
   const graph = (g: onnx.OnnxGraph | undefined) => {
     if (!g) return;
@@ -115,20 +125,33 @@ function dtypeOf(type: onnx.OnnxValueType): string {
 function summarize(model: onnx.OnnxModel): ModelSummary {
   const graph = model.graph;
   const initializers = new Set(graph?.initializers.map((t) => t.name) ?? []);
-  const value = (v: onnx.OnnxValueInfo): ValueSummary => ({ name: v.name, dtype: dtypeOf(v.type), shape: v.type.shape ? [...v.type.shape] : undefined });
+  const value = (v: onnx.OnnxValueInfo): ValueSummary => ({
+    name: v.name,
+    dtype: dtypeOf(v.type),
+    shape: v.type.shape ? [...v.type.shape] : undefined,
+  });
   return {
     metadata: model.metadataProps.map((e) => ({ key: e.key, value: e.value })),
     fields: {
-      producer_name: model.producerName, producer_version: model.producerVersion, domain: model.domain, doc_string: model.docString,
-      model_version: String(model.modelVersion), graph_name: graph?.name ?? "", graph_doc_string: graph?.docString ?? "",
+      producer_name: model.producerName,
+      producer_version: model.producerVersion,
+      domain: model.domain,
+      doc_string: model.docString,
+      model_version: String(model.modelVersion),
+      graph_name: graph?.name ?? "",
+      graph_doc_string: graph?.docString ?? "",
     },
     opset: model.opsetImports.find((o) => o.domain === "" || o.domain === "ai.onnx")?.version ?? 0,
     // an input that is also an initializer is a weight with a default (IR < 4), not something to feed
     inputs: (graph?.inputs ?? []).filter((v) => !initializers.has(v.name)).map(value),
     outputs: (graph?.outputs ?? []).map(value),
     nodes: (graph?.nodes ?? []).map((n, index) => ({
-      index, name: n.name, opType: n.domain ? `${n.domain}.${n.opType}` : n.opType,
-      attributes: n.attributes.filter((a) => SCALAR_ATTRIBUTE_TYPES.includes(a.type)).map((a) => ({ name: a.name, type: a.type, value: attributeText(a) ?? "" })),
+      index,
+      name: n.name,
+      opType: n.domain ? `${n.domain}.${n.opType}` : n.opType,
+      attributes: n.attributes
+        .filter((a) => SCALAR_ATTRIBUTE_TYPES.includes(a.type))
+        .map((a) => ({ name: a.name, type: a.type, value: attributeText(a) ?? "" })),
     })),
   };
 }
@@ -141,14 +164,24 @@ function sizeText(bytes: number): string {
 
 /** The precision change's report as lines (what `convert --quantize` prints). */
 export function reportLines(report: onnx.QuantizeReport, prefix = ""): string[] {
-  const ratio = report.weightBytesBefore > 0 ? ` (${(report.weightBytesAfter / report.weightBytesBefore).toFixed(2)}x)` : "";
-  const lines = [`${prefix}${report.mode}: ${report.tensorsConverted} tensors converted; weights ${sizeText(report.weightBytesBefore)} -> ${sizeText(report.weightBytesAfter)}${ratio}`];
+  const ratio =
+    report.weightBytesBefore > 0 ? ` (${(report.weightBytesAfter / report.weightBytesBefore).toFixed(2)}x)` : "";
+  const lines = [
+    `${prefix}${report.mode}: ${report.tensorsConverted} tensors converted; weights ${sizeText(report.weightBytesBefore)} -> ${sizeText(report.weightBytesAfter)}${ratio}`,
+  ];
   if (report.mode === "fp16") {
     lines.push(`${prefix}values clamped to ±65504: ${report.clamped}; flushed to zero: ${report.flushed}`);
-    lines.push(`${prefix}ops computing in float16: ${report.opsFloat16}; Casts added: ${report.nodesAdded}; Cast(to=FLOAT) retargeted to FLOAT16: ${report.castsRetargeted}`);
-    if (report.opsKeptFloat32.length > 0) lines.push(`${prefix}ops left in float32: ${report.opsKeptFloat32.map((o) => `${o.opType} x${o.count} (${o.reason})`).join(", ")}`);
+    lines.push(
+      `${prefix}ops computing in float16: ${report.opsFloat16}; Casts added: ${report.nodesAdded}; Cast(to=FLOAT) retargeted to FLOAT16: ${report.castsRetargeted}`,
+    );
+    if (report.opsKeptFloat32.length > 0)
+      lines.push(
+        `${prefix}ops left in float32: ${report.opsKeptFloat32.map((o) => `${o.opType} x${o.count} (${o.reason})`).join(", ")}`,
+      );
   } else {
-    lines.push(`${prefix}values flushed to zero: ${report.flushed}; ${report.mode === "bf16" ? "Casts" : "dequantizing nodes"} added: ${report.nodesAdded}`);
+    lines.push(
+      `${prefix}values flushed to zero: ${report.flushed}; ${report.mode === "bf16" ? "Casts" : "dequantizing nodes"} added: ${report.nodesAdded}`,
+    );
   }
   if (report.tensorsKept.length > 0) {
     const reasons = new Map<string, number>();
@@ -168,7 +201,13 @@ export class EditSession {
   private holes: Hole[];
   network: NetworkName | undefined;
 
-  private constructor(private readonly blob: Blob, readonly name: string, private readonly bytes: Uint8Array, format: "onnx" | "april", holes: Hole[]) {
+  private constructor(
+    private readonly blob: Blob,
+    readonly name: string,
+    private readonly bytes: Uint8Array,
+    format: "onnx" | "april",
+    holes: Hole[],
+  ) {
     this.holes = holes;
     this.target = this.fresh(format);
     this.network = format === "april" ? this.networks()[0] : undefined;
@@ -180,7 +219,8 @@ export class EditSession {
     if (april.detect(head)) {
       return new EditSession(blob, name, new Uint8Array(await blob.arrayBuffer()), "april", []);
     }
-    if (!onnx.detect(head)) throw new RangeError(`${name} is not an ONNX model or an .april file: the editor changes those two`);
+    if (!onnx.detect(head))
+      throw new RangeError(`${name} is not an ONNX model or an .april file: the editor changes those two`);
     const lazy = await onnx.readFrom(fromBlob(blob, name));
     const holes = payloadHoles(lazy);
     const bytes = new Uint8Array(blob.size);
@@ -238,7 +278,8 @@ export class EditSession {
       if (options) {
         const result = april.quantizeWithReport(base, options);
         next = { format: "april", file: result.file };
-        for (const [network, r] of Object.entries(result.reports)) if (r) report.push(...reportLines(r, `${network}: `));
+        for (const [network, r] of Object.entries(result.reports))
+          if (r) report.push(...reportLines(r, `${network}: `));
       } else next = { format: "april", file: base };
     }
     // the edits made so far, on the converted model (a refusal now, e.g. a rename onto a name the conversion
@@ -267,7 +308,14 @@ export class EditSession {
   }
 
   summary(): SessionSummary {
-    const header = this.target.format === "april" ? { name: this.target.file.name, description: this.target.file.description, language: this.target.file.language } : undefined;
+    const header =
+      this.target.format === "april"
+        ? {
+            name: this.target.file.name,
+            description: this.target.file.description,
+            language: this.target.file.language,
+          }
+        : undefined;
     let model: ModelSummary | undefined;
     try {
       model = summarize(targetModel(this.target, this.network));
@@ -275,8 +323,14 @@ export class EditSession {
       model = undefined;
     }
     return {
-      format: this.target.format, header, networks: this.networks(), network: this.network, model,
-      done: this.edits.map((e) => e.line), precision: this.precision, report: this.report,
+      format: this.target.format,
+      header,
+      networks: this.networks(),
+      network: this.network,
+      model,
+      done: this.edits.map((e) => e.line),
+      precision: this.precision,
+      report: this.report,
       unread: this.holes.reduce((a, h) => a + h.end - h.start, 0),
     };
   }

@@ -34,7 +34,9 @@ export function cachingSource(inner: ByteSource, budget = CACHE_BYTES): CachingS
       return single.bytes.subarray(offset - single.start, end - single.start);
     }
     // several contiguous pieces covering the range
-    const sorted = pieces.filter((p) => p.start < end && p.start + p.bytes.length > offset).sort((a, b) => a.start - b.start);
+    const sorted = pieces
+      .filter((p) => p.start < end && p.start + p.bytes.length > offset)
+      .sort((a, b) => a.start - b.start);
     let cursor = offset;
     for (const p of sorted) {
       if (p.start > cursor) return undefined;

@@ -26,8 +26,12 @@ export function diffRows(result: DiffResult): DiffRow[] {
   const rows: DiffRow[] = result.tensors.map((t) => ({
     name: t.name,
     status: t.status,
-    change: t.status === "shape" ? `${shapeText(t.shapeA)} → ${shapeText(t.shapeB)}`
-      : t.status === "dtype" ? `${t.dtypeA} → ${t.dtypeB} ${shapeText(t.shapeA)}` : `${t.dtypeA} ${shapeText(t.shapeA)}`,
+    change:
+      t.status === "shape"
+        ? `${shapeText(t.shapeA)} → ${shapeText(t.shapeB)}`
+        : t.status === "dtype"
+          ? `${t.dtypeA} → ${t.dtypeB} ${shapeText(t.shapeA)}`
+          : `${t.dtypeA} ${shapeText(t.shapeA)}`,
     elements: t.elements,
     differing: t.differing,
     maxAbs: t.maxAbs === null ? "" : formatValue(t.maxAbs),
@@ -35,8 +39,28 @@ export function diffRows(result: DiffResult): DiffRow[] {
     cosine: t.cosine === null || Number.isNaN(t.cosine) ? "" : t.cosine.toFixed(6),
     raw: t,
   }));
-  for (const name of result.onlyA) rows.push({ name, status: "onlyA", change: "only in A", elements: 0, differing: 0, maxAbs: "", maxRel: "", cosine: "" });
-  for (const name of result.onlyB) rows.push({ name, status: "onlyB", change: "only in B", elements: 0, differing: 0, maxAbs: "", maxRel: "", cosine: "" });
+  for (const name of result.onlyA)
+    rows.push({
+      name,
+      status: "onlyA",
+      change: "only in A",
+      elements: 0,
+      differing: 0,
+      maxAbs: "",
+      maxRel: "",
+      cosine: "",
+    });
+  for (const name of result.onlyB)
+    rows.push({
+      name,
+      status: "onlyB",
+      change: "only in B",
+      elements: 0,
+      differing: 0,
+      maxAbs: "",
+      maxRel: "",
+      cosine: "",
+    });
   return rows.sort((a, b) => ORDER[a.status] - ORDER[b.status]);
 }
 
@@ -62,14 +86,25 @@ export interface MetadataDifference {
 }
 
 function oneLine(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v)) ?? String(value);
+  const text =
+    typeof value === "string"
+      ? value
+      : (JSON.stringify(value, (_k, v) =>
+          typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v,
+        ) ?? String(value));
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;
 }
 
 /** The header differences of two files: format, version and every `meta` key that is missing in one or differs. */
-export function metadataDifferences(a: { format: string; version: unknown; meta: Record<string, unknown> }, b: { format: string; version: unknown; meta: Record<string, unknown> }): { differences: MetadataDifference[]; compared: number } {
+export function metadataDifferences(
+  a: { format: string; version: unknown; meta: Record<string, unknown> },
+  b: { format: string; version: unknown; meta: Record<string, unknown> },
+): { differences: MetadataDifference[]; compared: number } {
   const differences: MetadataDifference[] = [];
-  const pairs: [string, unknown, unknown][] = [["format", a.format, b.format], ["version", a.version, b.version]];
+  const pairs: [string, unknown, unknown][] = [
+    ["format", a.format, b.format],
+    ["version", a.version, b.version],
+  ];
   const keys = [...new Set([...Object.keys(a.meta), ...Object.keys(b.meta)])];
   const own = (meta: Record<string, unknown>, key: string) => (Object.hasOwn(meta, key) ? meta[key] : undefined); // keys from the files
   for (const key of keys) pairs.push([`meta.${key}`, own(a.meta, key), own(b.meta, key)]);
@@ -97,7 +132,13 @@ export interface DifferenceMatrix {
  * The difference of two tensors of one shape as a matrix (axis 0 down, the other axes flattened across; a 1-D
  * tensor is one row), reduced to at most maxRows × maxCols blocks.
  */
-export function differenceMatrix(a: ArrayLike<number>, b: ArrayLike<number>, shape: readonly number[], maxRows: number, maxCols: number): DifferenceMatrix {
+export function differenceMatrix(
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  shape: readonly number[],
+  maxRows: number,
+  maxCols: number,
+): DifferenceMatrix {
   const total = a.length;
   if (b.length !== total) throw new RangeError(`the tensors have ${a.length} and ${b.length} elements`);
   const rows = shape.length >= 2 ? shape[0]! : 1;

@@ -7,7 +7,13 @@
  * Given the file's source (withSource), the library streams large plain tensors in chunks instead of loading them.
  */
 import {
-  type ByteSource, type EmbeddedBlob, type LazyTensors, type TensorInfo, planSafetensors, writeNpyTo, writeSafetensorsTo,
+  type ByteSource,
+  type EmbeddedBlob,
+  type LazyTensors,
+  type TensorInfo,
+  planSafetensors,
+  writeNpyTo,
+  writeSafetensorsTo,
 } from "../../../bindings/index.js";
 
 export type Loader = LazyTensors;
@@ -17,7 +23,11 @@ export const EXPORT_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /** A lazy file with its source, so the streaming writers read large plain tensors in chunks from it. */
 export function withSource(file: Pick<LazyTensors, "tensorInfos" | "loadTensor">, source: ByteSource): LazyTensors {
-  return { tensorInfos: () => file.tensorInfos(), loadTensor: (info, options) => file.loadTensor(info, options), source };
+  return {
+    tensorInfos: () => file.tensorInfos(),
+    loadTensor: (info, options) => file.loadTensor(info, options),
+    source,
+  };
 }
 
 /**
@@ -25,7 +35,9 @@ export function withSource(file: Pick<LazyTensors, "tensorInfos" | "loadTensor">
  * streaming writer: the header, then one tensor at a time. The page's sink appends each chunk to a Blob.
  */
 export function exportSafetensors(
-  file: Loader, source: string, sink: (chunk: Uint8Array) => void | Promise<void>,
+  file: Loader,
+  source: string,
+  sink: (chunk: Uint8Array) => void | Promise<void>,
   onProgress?: (written: number, total: number, name: string) => void,
 ): Promise<number> {
   return writeSafetensorsTo(sink, file, { metadata: { "tensorfile.source": source }, onProgress });
@@ -38,18 +50,26 @@ export function exportSafetensors(
 export function safetensorsNameProblem(infos: readonly TensorInfo[]): string | undefined {
   const bad = infos.find((i) => i.name === "" || i.name === "__metadata__");
   if (bad === undefined) return undefined;
-  const what = bad.name === "" ? "a tensor has an empty name" : 'a tensor is named "__metadata__" (the header\'s metadata key)';
+  const what =
+    bad.name === "" ? "a tensor has an empty name" : 'a tensor is named "__metadata__" (the header\'s metadata key)';
   return `${what}, which a .safetensors file cannot hold; download tensors as .npy instead`;
 }
 
 /** The planned size of the .safetensors export (for the button's label), or undefined with no tensors or names it cannot hold. */
 export function safetensorsSize(infos: readonly TensorInfo[], source: string): number | undefined {
   if (infos.length === 0 || safetensorsNameProblem(infos) !== undefined) return undefined;
-  return planSafetensors(infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })), { "tensorfile.source": source }).size;
+  return planSafetensors(
+    infos.map((i) => ({ name: i.name, dtype: i.dtype, shape: i.shape })),
+    { "tensorfile.source": source },
+  ).size;
 }
 
 /** Writes one tensor of `file` as .npy into `sink` (streamed from the file's source when large and plainly stored). */
-export function exportNpy(file: Loader, info: TensorInfo, sink: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
+export function exportNpy(
+  file: Loader,
+  info: TensorInfo,
+  sink: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<number> {
   // a .npy holds no name: a tensor whose name is empty is written too (writeNpyTo wants a name on what it loads)
   const named: Loader = {
     ...file,
@@ -63,7 +83,10 @@ export function exportNpy(file: Loader, info: TensorInfo, sink: (chunk: Uint8Arr
 
 /** A download file name for a tensor: path separators and odd characters made safe, ".npy" added. */
 export function tensorFileName(name: string, extension = ".npy"): string {
-  const safe = name.replace(/[\\/:*?"<>|\u0000-\u001f]+/g, "_").replace(/^\.+/, "_").slice(0, 180);
+  const safe = name
+    .replace(/[\\/:*?"<>|\u0000-\u001f]+/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 180);
   return `${safe || "tensor"}${extension}`;
 }
 
@@ -75,7 +98,12 @@ export function replaceExtension(fileName: string, extension: string): string {
 }
 
 /** Writes a blobs() entry into `sink`: its bytes in memory, or its byte range of the source 16 MiB at a time. */
-export async function copyBlobTo(blob: EmbeddedBlob, source: Pick<ByteSource, "read">, sink: (chunk: Uint8Array) => void | Promise<void>, chunkBytes = EXPORT_CHUNK_BYTES): Promise<number> {
+export async function copyBlobTo(
+  blob: EmbeddedBlob,
+  source: Pick<ByteSource, "read">,
+  sink: (chunk: Uint8Array) => void | Promise<void>,
+  chunkBytes = EXPORT_CHUNK_BYTES,
+): Promise<number> {
   if (blob.bytes instanceof Uint8Array) {
     await sink(blob.bytes);
     return blob.bytes.length;

@@ -17,7 +17,9 @@ export function formatBytes(bytes: number): string {
 /** 1234567 -> "1,234,567". */
 export function formatCount(n: number): string {
   if (!Number.isFinite(n)) return String(n);
-  return Math.round(n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return Math.round(n)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 /** A value for a table cell: 5 significant digits, exponent form for very large or small magnitudes. */
@@ -54,7 +56,10 @@ export function formatPercent(part: number, whole: number): string {
 /** A meta value on one line (bigints as digits, objects as JSON), cut at `max` characters. */
 export function valueText(value: unknown, max = 160): string {
   if (value === null || value === undefined) return "";
-  const text = typeof value === "string" ? value : JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value);
+  const text =
+    typeof value === "string"
+      ? value
+      : (JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value));
   const line = text.replace(/\s+/g, " ");
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -10,8 +10,26 @@
  * are subgraphs that open like graphs. A subgraph's reads of the outer graph's weights are drawn as weight rows
  * too (values computed outside it are not drawn).
  */
-import { type OnnxAttribute, type OnnxGraph, type OnnxModel, type OnnxTensor, dataTypeName, DATA_TYPES, nodeLabel, weights } from "../../../bindings/formats/onnx.js";
-import { type GraphDocument, type GraphModel, type GraphPort, type GraphProperties, type GraphWeight, type NodeSpec, buildGraph, shapeText } from "./graph.js";
+import {
+  type OnnxAttribute,
+  type OnnxGraph,
+  type OnnxModel,
+  type OnnxTensor,
+  dataTypeName,
+  DATA_TYPES,
+  nodeLabel,
+  weights,
+} from "../../../bindings/formats/onnx.js";
+import {
+  type GraphDocument,
+  type GraphModel,
+  type GraphPort,
+  type GraphProperties,
+  type GraphWeight,
+  type NodeSpec,
+  buildGraph,
+  shapeText,
+} from "./graph.js";
 import { onnxOpDocUrl } from "./onnx-ops.js";
 
 /** Input names of common ONNX ops (index = input position), as the operator schemas name them. */
@@ -96,24 +114,37 @@ export function isDataTypeAttribute(opType: string, attribute: string): boolean 
 export function onnxAttributeText(a: OnnxAttribute, opType = ""): string {
   const clip = (text: string) => (text.length > 200 ? `${text.slice(0, 199)}…` : text);
   switch (a.type) {
-    case "FLOAT": return String(a.f ?? 0);
-    case "INT": return isDataTypeAttribute(opType, a.name) ? dataTypeName(Number(a.i ?? 0)) : String(a.i ?? 0);
-    case "STRING": return clip(JSON.stringify(a.s ?? ""));
-    case "FLOATS": return listText(a.floats ?? []);
-    case "INTS": return listText(a.ints ?? []);
-    case "STRINGS": return clip(listText((a.strings ?? []).map((s) => JSON.stringify(s))));
-    case "TENSOR": return a.t ? tensorText(a.t) : "tensor";
-    case "TENSORS": return listText((a.tensors ?? []).map(tensorText), 4);
-    case "GRAPH": return `graph ${a.g?.name || a.name} (${a.g?.nodes.length ?? 0} nodes)`;
-    case "GRAPHS": return `${a.graphs?.length ?? 0} graphs`;
-    case "SPARSE_TENSOR": return a.sparseTensor ? `sparse ${shapeText(a.sparseTensor.dims)}` : "sparse tensor";
-    default: return a.refAttrName ? `→ ${a.refAttrName}` : a.type.toLowerCase();
+    case "FLOAT":
+      return String(a.f ?? 0);
+    case "INT":
+      return isDataTypeAttribute(opType, a.name) ? dataTypeName(Number(a.i ?? 0)) : String(a.i ?? 0);
+    case "STRING":
+      return clip(JSON.stringify(a.s ?? ""));
+    case "FLOATS":
+      return listText(a.floats ?? []);
+    case "INTS":
+      return listText(a.ints ?? []);
+    case "STRINGS":
+      return clip(listText((a.strings ?? []).map((s) => JSON.stringify(s))));
+    case "TENSOR":
+      return a.t ? tensorText(a.t) : "tensor";
+    case "TENSORS":
+      return listText((a.tensors ?? []).map(tensorText), 4);
+    case "GRAPH":
+      return `graph ${a.g?.name || a.name} (${a.g?.nodes.length ?? 0} nodes)`;
+    case "GRAPHS":
+      return `${a.graphs?.length ?? 0} graphs`;
+    case "SPARSE_TENSOR":
+      return a.sparseTensor ? `sparse ${shapeText(a.sparseTensor.dims)}` : "sparse tensor";
+    default:
+      return a.refAttrName ? `→ ${a.refAttrName}` : a.type.toLowerCase();
   }
 }
 
 /** A value's type as text: `float32 ⟨1×3×?⟩` (symbolic dims by name). */
 function valueTypeText(type: OnnxGraph["inputs"][number]["type"]): string {
-  const elem = type.elemType !== undefined ? (DATA_TYPES[type.elemType]?.dtype ?? dataTypeName(type.elemType)) : type.kind;
+  const elem =
+    type.elemType !== undefined ? (DATA_TYPES[type.elemType]?.dtype ?? dataTypeName(type.elemType)) : type.kind;
   return type.shape ? `${elem} ⟨${type.shape.map((d) => d ?? "?").join("×")}⟩` : elem;
 }
 
@@ -145,7 +176,8 @@ const INLINE_MAX = 4;
 /** An attribute as a box line (`to = FLOAT16`, `axis = 1`, `axes = [0]`), or undefined when it is too big to inline. */
 export function onnxInlineAttribute(a: OnnxAttribute, opType: string): string | undefined {
   if (a.type === "INT" || a.type === "FLOAT") return `${a.name} = ${onnxAttributeText(a, opType)}`;
-  if ((a.type === "INTS" || a.type === "FLOATS") && (a.type === "INTS" ? a.ints : a.floats)!.length <= 4) return `${a.name} = ${onnxAttributeText(a, opType)}`;
+  if ((a.type === "INTS" || a.type === "FLOATS") && (a.type === "INTS" ? a.ints : a.floats)!.length <= 4)
+    return `${a.name} = ${onnxAttributeText(a, opType)}`;
   if (a.type === "STRING" && (a.s ?? "").length <= 16) return `${a.name} = ${onnxAttributeText(a, opType)}`;
   return undefined;
 }
@@ -158,14 +190,20 @@ function tensorType(t: OnnxTensor): string {
  * The graph of one GraphProto. `tensorName` maps a weight's TensorProto to the name the file's tensor table lists
  * it under (undefined: the table does not list it, e.g. a string tensor).
  */
-export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => string | undefined, name = graph.name || "graph", outer?: Scope): GraphModel {
+export function onnxGraphModel(
+  graph: OnnxGraph,
+  tensorName: (t: OnnxTensor) => string | undefined,
+  name = graph.name || "graph",
+  outer?: Scope,
+): GraphModel {
   const initializerNames = new Set(graph.initializers.map((t) => t.name));
   const outputNames = new Set(graph.outputs.map((o) => o.name));
   const consumed = valuesRead(graph);
   const scope: Scope = { weights: new Map(outer?.weights), types: new Map(outer?.types) };
   for (const t of graph.initializers) scope.weights.set(t.name, { weight: t, name: t.name });
   for (const t of graph.initializers) scope.types.set(t.name, tensorType(t));
-  for (const v of [...graph.inputs, ...graph.outputs, ...graph.valueInfo]) if (v.type.kind !== "unknown") scope.types.set(v.name, valueTypeText(v.type));
+  for (const v of [...graph.inputs, ...graph.outputs, ...graph.valueInfo])
+    if (v.type.kind !== "unknown") scope.types.set(v.name, valueTypeText(v.type));
   const constantValue = (node: OnnxGraph["nodes"][number]) =>
     node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx") && node.outputs.length === 1
       ? node.attributes.find((a) => a.name === "value" && a.t)?.t
@@ -199,7 +237,18 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
   for (const input of graph.inputs) {
     if (initializerNames.has(input.name)) continue; // IR < 4 lists initializers as inputs too
     const id = specs.length;
-    specs.push({ id, name: input.name, op: "input", kind: "input", inputs: [], outputs: [input.name], attrs: [["type", valueTypeText(input.type)]], weights: [], tensors: [], subgraphs: [] });
+    specs.push({
+      id,
+      name: input.name,
+      op: "input",
+      kind: "input",
+      inputs: [],
+      outputs: [input.name],
+      attrs: [["type", valueTypeText(input.type)]],
+      weights: [],
+      tensors: [],
+      subgraphs: [],
+    });
     sources.set(input.name, { box: id });
     inputIds.push(id);
   }
@@ -235,12 +284,19 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
     const subgraphs: NodeSpec["subgraphs"] = [];
     for (const a of node.attributes) {
       if (a.g) subgraphs.push({ name: a.name, graph: onnxGraphModel(a.g, tensorName, a.g.name || a.name, scope) });
-      a.graphs?.forEach((sub, k) => subgraphs.push({ name: `${a.name}/${k}`, graph: onnxGraphModel(sub, tensorName, sub.name || `${a.name}/${k}`, scope) }));
+      a.graphs?.forEach((sub, k) =>
+        subgraphs.push({
+          name: `${a.name}/${k}`,
+          graph: onnxGraphModel(sub, tensorName, sub.name || `${a.name}/${k}`, scope),
+        }),
+      );
     }
     const value = constantValue(node);
     const tensor = value ? tensorName(value) : undefined;
     const port = (name: string): GraphPort => ({ name, type: name === "" ? undefined : scope.types.get(name) });
-    const inline = node.attributes.map((a) => onnxInlineAttribute(a, node.opType)).filter((line): line is string => line !== undefined);
+    const inline = node.attributes
+      .map((a) => onnxInlineAttribute(a, node.opType))
+      .filter((line): line is string => line !== undefined);
     specs.push({
       id,
       name: label,
@@ -254,7 +310,11 @@ export function onnxGraphModel(graph: OnnxGraph, tensorName: (t: OnnxTensor) => 
       subgraphs,
       ports: { inputs: node.inputs.map(port), outputs: node.outputs.map(port) },
       inputLabels,
-      inline: value ? undefined : inline.length > INLINE_MAX ? [...inline.slice(0, INLINE_MAX - 1), `… ${inline.length - INLINE_MAX + 1} more`] : inline,
+      inline: value
+        ? undefined
+        : inline.length > INLINE_MAX
+          ? [...inline.slice(0, INLINE_MAX - 1), `… ${inline.length - INLINE_MAX + 1} more`]
+          : inline,
       docUrl: onnxOpDocUrl(node.opType, node.domain),
     });
   });
@@ -295,11 +355,15 @@ export function onnxProperties(model: OnnxModel): GraphProperties {
   const fields: [string, string][] = [
     ["producer", [model.producerName, model.producerVersion].filter((t) => t !== "").join(" ") || "(not stated)"],
     ["IR version", String(model.irVersion)],
-    ["opset", model.opsetImports.map((o) => `${o.domain === "" ? "ai.onnx" : o.domain} ${o.version}`).join(", ") || "(none)"],
+    [
+      "opset",
+      model.opsetImports.map((o) => `${o.domain === "" ? "ai.onnx" : o.domain} ${o.version}`).join(", ") || "(none)",
+    ],
   ];
   if (model.domain) fields.push(["domain", model.domain]);
   if (model.modelVersion) fields.push(["model version", String(model.modelVersion)]);
-  if (model.docString) fields.push(["doc", model.docString.length > 400 ? `${model.docString.slice(0, 399)}…` : model.docString]);
+  if (model.docString)
+    fields.push(["doc", model.docString.length > 400 ? `${model.docString.slice(0, 399)}…` : model.docString]);
   if (graph?.name) fields.push(["graph", graph.name]);
   return {
     format: "ONNX",
@@ -313,7 +377,10 @@ export function onnxProperties(model: OnnxModel): GraphProperties {
 /** The graph of a model; a model without a graph gives a graph that says so. */
 export function onnxModelGraph(model: OnnxModel, name?: string, prefix = ""): GraphModel {
   if (!model.graph) return unavailableGraph(name ?? "graph", "the model has no graph");
-  return { ...onnxGraphModel(model.graph, onnxTensorNames(model, prefix), name ?? (model.graph.name || "graph")), properties: onnxProperties(model) };
+  return {
+    ...onnxGraphModel(model.graph, onnxTensorNames(model, prefix), name ?? (model.graph.name || "graph")),
+    properties: onnxProperties(model),
+  };
 }
 
 /** A graph that shows why there is none (an april network that is not readable ONNX). */
@@ -326,7 +393,13 @@ export function onnxGraphDocument(model: OnnxModel): GraphDocument {
 }
 
 /** The april networks in file order (encoder, decoder, joiner); weights are named `<network>/<weight name>`. */
-export function aprilGraphDocument(file: { onnx?: Partial<Record<string, OnnxModel>> | undefined; onnxErrors?: Partial<Record<string, string>> | undefined }, networks: readonly string[]): GraphDocument {
+export function aprilGraphDocument(
+  file: {
+    onnx?: Partial<Record<string, OnnxModel>> | undefined;
+    onnxErrors?: Partial<Record<string, string>> | undefined;
+  },
+  networks: readonly string[],
+): GraphDocument {
   return {
     graphs: networks.map((network) => {
       const model = file.onnx?.[network];

@@ -46,7 +46,8 @@ function constTensors(node: TsmGraphNode): string[] {
 export function tsmGraphModel(graph: TsmGraph, name = "module"): GraphModel {
   const inputSet = new Set(graph.inputs.map((n) => n.index));
   const outputSet = new Set(graph.outputs.map((n) => n.index));
-  const folded = (node: TsmGraphNode) => node.op === "<const>" && !outputSet.has(node.index) && !inputSet.has(node.index) && node.consumers.length > 0;
+  const folded = (node: TsmGraphNode) =>
+    node.op === "<const>" && !outputSet.has(node.index) && !inputSet.has(node.index) && node.consumers.length > 0;
   const idOf = new Map<number, number>();
   for (const node of graph.nodes) if (!folded(node)) idOf.set(node.index, idOf.size);
   const specs: NodeSpec[] = [];
@@ -57,7 +58,9 @@ export function tsmGraphModel(graph: TsmGraph, name = "module"): GraphModel {
     if (node.shape) attrs.unshift(["#shape", `[${node.shape.join(", ")}]`]);
     if (node.dtype) attrs.unshift(["#dtype", node.dtype]);
     const fields = node.value?.length ?? 0;
-    node.value?.forEach((f, k) => attrs.push([fields === 1 ? "value" : `value/${k}`, `${f.dtype} [${f.shape.join(", ")}]`]));
+    node.value?.forEach((f, k) =>
+      attrs.push([fields === 1 ? "value" : `value/${k}`, `${f.dtype} [${f.shape.join(", ")}]`]),
+    );
     const weights: GraphWeight[] = [];
     const inputs: number[] = [];
     node.inputs.forEach((input, position) => {
@@ -72,14 +75,26 @@ export function tsmGraphModel(graph: TsmGraph, name = "module"): GraphModel {
       }
       values.forEach((field, k) => {
         const label = weightLabel(node, position, field.shape.length);
-        weights.push({ label: values.length === 1 ? label : `${label}/${k}`, name: input.name, tensors: tensors[k] ? [tensors[k]!] : [], dtype: field.dtype, shape: [...field.shape] });
+        weights.push({
+          label: values.length === 1 ? label : `${label}/${k}`,
+          name: input.name,
+          tensors: tensors[k] ? [tensors[k]!] : [],
+          dtype: field.dtype,
+          shape: [...field.shape],
+        });
       });
     });
     specs.push({
       id,
       name: node.name,
       op: node.op,
-      kind: inputSet.has(node.index) ? "input" : outputSet.has(node.index) ? "output" : node.op === "<const>" ? "const" : "op",
+      kind: inputSet.has(node.index)
+        ? "input"
+        : outputSet.has(node.index)
+          ? "output"
+          : node.op === "<const>"
+            ? "const"
+            : "op",
       inputs,
       outputs: [node.name],
       attrs,
@@ -88,7 +103,8 @@ export function tsmGraphModel(graph: TsmGraph, name = "module"): GraphModel {
       subgraphs: [],
     });
   }
-  const ids = (nodes: TsmGraphNode[]) => nodes.map((n) => idOf.get(n.index)).filter((i): i is number => i !== undefined);
+  const ids = (nodes: TsmGraphNode[]) =>
+    nodes.map((n) => idOf.get(n.index)).filter((i): i is number => i !== undefined);
   return buildGraph(name, specs, ids(graph.inputs), ids(graph.outputs), graph.nodes.length);
 }
 

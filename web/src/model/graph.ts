@@ -142,9 +142,16 @@ function boxSize(node: NodeSpec): { width: number; height: number } {
 }
 
 /** Adds consumers, edges, op counts and box sizes to an adapter's nodes. */
-export function buildGraph(name: string, specs: NodeSpec[], inputs: number[], outputs: number[], sourceNodes = specs.length): GraphModel {
+export function buildGraph(
+  name: string,
+  specs: NodeSpec[],
+  inputs: number[],
+  outputs: number[],
+  sourceNodes = specs.length,
+): GraphModel {
   specs.forEach((spec, i) => {
-    if (spec.id !== i) throw new Error(`graph ${name}: node ids must be 0 … n−1 in order (node ${i} has id ${spec.id})`);
+    if (spec.id !== i)
+      throw new Error(`graph ${name}: node ids must be 0 … n−1 in order (node ${i} has id ${spec.id})`);
   });
   const consumers: number[][] = specs.map(() => []);
   const edges: GraphEdge[] = [];
@@ -156,7 +163,12 @@ export function buildGraph(name: string, specs: NodeSpec[], inputs: number[], ou
       edges.push(label !== undefined ? { from, to: spec.id, label } : { from, to: spec.id });
     });
   }
-  const nodes: GraphNode[] = specs.map((spec) => ({ ...spec, inputs: spec.inputs.filter((i) => i >= 0 && i < specs.length), consumers: consumers[spec.id]!, ...boxSize(spec) }));
+  const nodes: GraphNode[] = specs.map((spec) => ({
+    ...spec,
+    inputs: spec.inputs.filter((i) => i >= 0 && i < specs.length),
+    consumers: consumers[spec.id]!,
+    ...boxSize(spec),
+  }));
   const counts = new Map<string, number>();
   for (const spec of specs) counts.set(spec.op, (counts.get(spec.op) ?? 0) + 1);
   const ops = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
@@ -165,12 +177,18 @@ export function buildGraph(name: string, specs: NodeSpec[], inputs: number[], ou
 
 /** The node whose box contains (x, y) in layout coordinates. */
 export function nodeAt(model: GraphModel, layout: Positioned, x: number, y: number): GraphNode | undefined {
-  return model.nodes.find((n) => Math.abs(x - layout.x[n.id]!) <= n.width / 2 && Math.abs(y - layout.y[n.id]!) <= n.height / 2);
+  return model.nodes.find(
+    (n) => Math.abs(x - layout.x[n.id]!) <= n.width / 2 && Math.abs(y - layout.y[n.id]!) <= n.height / 2,
+  );
 }
 
 /** Every tensor name the graph shows (weights and standalone constants), subgraphs included. */
 export function graphTensors(model: GraphModel): string[] {
-  return model.nodes.flatMap((n) => [...n.tensors, ...n.weights.flatMap((w) => w.tensors), ...n.subgraphs.flatMap((s) => graphTensors(s.graph))]);
+  return model.nodes.flatMap((n) => [
+    ...n.tensors,
+    ...n.weights.flatMap((w) => w.tensors),
+    ...n.subgraphs.flatMap((s) => graphTensors(s.graph)),
+  ]);
 }
 
 export interface SearchHit {

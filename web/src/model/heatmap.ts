@@ -41,8 +41,10 @@ export function defaultSlice(shape: readonly number[]): SliceSpec {
 export function clampSlice(shape: readonly number[], spec: SliceSpec): SliceSpec {
   const fallback = defaultSlice(shape);
   const n = shape.length;
-  let rowAxis = Number.isInteger(spec.rowAxis) && spec.rowAxis >= -1 && spec.rowAxis < n ? spec.rowAxis : fallback.rowAxis;
-  let colAxis = Number.isInteger(spec.colAxis) && spec.colAxis >= -1 && spec.colAxis < n ? spec.colAxis : fallback.colAxis;
+  let rowAxis =
+    Number.isInteger(spec.rowAxis) && spec.rowAxis >= -1 && spec.rowAxis < n ? spec.rowAxis : fallback.rowAxis;
+  let colAxis =
+    Number.isInteger(spec.colAxis) && spec.colAxis >= -1 && spec.colAxis < n ? spec.colAxis : fallback.colAxis;
   if (n >= 2 && (rowAxis === colAxis || rowAxis < 0 || colAxis < 0)) {
     rowAxis = fallback.rowAxis;
     colAxis = fallback.colAxis;
@@ -88,7 +90,7 @@ export function flatIndex(shape: readonly number[], spec: SliceSpec, r: number, 
 
 /** The full N-d index of slice cell (r, c). */
 export function fullIndex(shape: readonly number[], spec: SliceSpec, r: number, c: number): number[] {
-  return shape.map((_, k) => (k === spec.rowAxis ? r : k === spec.colAxis ? c : spec.fixed[k] ?? 0));
+  return shape.map((_, k) => (k === spec.rowAxis ? r : k === spec.colAxis ? c : (spec.fixed[k] ?? 0)));
 }
 
 /** The slice's values as a rows × cols matrix. */
@@ -206,12 +208,28 @@ export function valueRange(data: ArrayLike<number>, mode: RangeMode): { lo: numb
 export type ColourMapName = "viridis" | "grey" | "diverging";
 
 const VIRIDIS_STOPS = [
-  [68, 1, 84], [72, 40, 120], [62, 73, 137], [49, 104, 142], [38, 130, 142],
-  [31, 158, 137], [53, 183, 121], [110, 206, 88], [253, 231, 37],
+  [68, 1, 84],
+  [72, 40, 120],
+  [62, 73, 137],
+  [49, 104, 142],
+  [38, 130, 142],
+  [31, 158, 137],
+  [53, 183, 121],
+  [110, 206, 88],
+  [253, 231, 37],
 ];
 /** Blue – light grey – red, centred (Moreland's cool-warm). */
-const DIVERGING_STOPS = [[59, 76, 192], [141, 176, 254], [221, 221, 221], [244, 154, 123], [180, 4, 38]];
-const GREY_STOPS = [[0, 0, 0], [255, 255, 255]];
+const DIVERGING_STOPS = [
+  [59, 76, 192],
+  [141, 176, 254],
+  [221, 221, 221],
+  [244, 154, 123],
+  [180, 4, 38],
+];
+const GREY_STOPS = [
+  [0, 0, 0],
+  [255, 255, 255],
+];
 
 const mapCache = new Map<ColourMapName, Uint8Array>();
 
@@ -255,12 +273,22 @@ export interface RenderOptions {
 export const NAN_RGB = [255, 0, 255] as const;
 
 /** Image size of a matrix in an orientation. */
-export function imageSize(matrix: { rows: number; cols: number }, orientation: Orientation): { width: number; height: number } {
-  return orientation === "speech" ? { width: matrix.rows, height: matrix.cols } : { width: matrix.cols, height: matrix.rows };
+export function imageSize(
+  matrix: { rows: number; cols: number },
+  orientation: Orientation,
+): { width: number; height: number } {
+  return orientation === "speech"
+    ? { width: matrix.rows, height: matrix.cols }
+    : { width: matrix.cols, height: matrix.rows };
 }
 
 /** The matrix cell (row, col) under image pixel (x, y); undefined outside. */
-export function cellAt(matrix: { rows: number; cols: number }, orientation: Orientation, x: number, y: number): { row: number; col: number } | undefined {
+export function cellAt(
+  matrix: { rows: number; cols: number },
+  orientation: Orientation,
+  x: number,
+  y: number,
+): { row: number; col: number } | undefined {
   const { width, height } = imageSize(matrix, orientation);
   if (!(x >= 0 && y >= 0 && x < width && y < height)) return undefined;
   const px = Math.floor(x);
@@ -269,7 +297,10 @@ export function cellAt(matrix: { rows: number; cols: number }, orientation: Orie
 }
 
 /** RGBA pixels of the matrix (one pixel per cell). ±Inf clamp to the ends of the map; NaN is NAN_RGB. */
-export function renderRGBA(matrix: Matrix, options: RenderOptions): { width: number; height: number; pixels: Uint8ClampedArray<ArrayBuffer> } {
+export function renderRGBA(
+  matrix: Matrix,
+  options: RenderOptions,
+): { width: number; height: number; pixels: Uint8ClampedArray<ArrayBuffer> } {
   const { width, height } = imageSize(matrix, options.orientation);
   const pixels = new Uint8ClampedArray(width * height * 4);
   const table = colourMap(options.map);
@@ -304,7 +335,13 @@ export function matrixRow(matrix: Matrix, row: number): Float64Array {
 }
 
 /** Up to size × size exact values around (row, col), for the region value grid. */
-export function regionWindow(rows: number, cols: number, row: number, col: number, size = 8): { row0: number; col0: number; rows: number; cols: number } {
+export function regionWindow(
+  rows: number,
+  cols: number,
+  row: number,
+  col: number,
+  size = 8,
+): { row0: number; col0: number; rows: number; cols: number } {
   const h = Math.min(size, rows);
   const w = Math.min(size, cols);
   const row0 = Math.max(0, Math.min(rows - h, row - Math.floor(h / 2)));
@@ -321,7 +358,13 @@ export const MAX_CELL_ASPECT = 8;
  * is stretched along its short side, up to MAX_CELL_ASPECT, so it does not leave most of the panel empty; a
  * one-row or one-column strip stays at least 24 px.
  */
-export function heatmapDrawSize(imageWidth: number, imageHeight: number, areaWidth: number, areaHeight: number, fill: boolean): { width: number; height: number } {
+export function heatmapDrawSize(
+  imageWidth: number,
+  imageHeight: number,
+  areaWidth: number,
+  areaHeight: number,
+  fill: boolean,
+): { width: number; height: number } {
   if (fill) return { width: areaWidth, height: areaHeight };
   const fit = Math.min(areaWidth / imageWidth, areaHeight / imageHeight);
   const scale = fit >= 1 ? Math.floor(fit) : fit;

@@ -45,7 +45,8 @@ export function niceTicks(lo: number, hi: number, count = 5, integer = false): n
   const first = Math.ceil(lo / step - 1e-9);
   const last = Math.floor(hi / step + 1e-9);
   // k * step, rounded to what the step shows (0.6, not 0.6000000000000001)
-  for (let k = first; k <= last && ticks.length < 1000; k++) ticks.push(k === 0 ? 0 : Number((k * step).toPrecision(12)));
+  for (let k = first; k <= last && ticks.length < 1000; k++)
+    ticks.push(k === 0 ? 0 : Number((k * step).toPrecision(12)));
   return ticks;
 }
 
@@ -69,13 +70,26 @@ export function histogramLayout(h: Histogram, width: number, height: number, sca
     const barHeight = scaledHeight(count, maxCount, scale) * height;
     const from = h.lo + i * binSize;
     bars.push({
-      x: i * binWidth, y: height - barHeight, width: Math.max(1, binWidth - (binWidth > 3 ? 1 : 0)), height: barHeight, count, kind: "bin",
+      x: i * binWidth,
+      y: height - barHeight,
+      width: Math.max(1, binWidth - (binWidth > 3 ? 1 : 0)),
+      height: barHeight,
+      count,
+      kind: "bin",
       label: `[${formatValue(from)}, ${formatValue(from + binSize)}${i === bins - 1 ? "]" : ")"}: ${formatCount(count)}`,
     });
   }
   special.forEach((s, k) => {
     const barHeight = scaledHeight(s.count, maxCount, scale) * height;
-    bars.push({ x: plotWidth + 10 + k * 34, y: height - barHeight, width: 28, height: barHeight, count: s.count, kind: s.kind, label: `${s.label}: ${formatCount(s.count)}` });
+    bars.push({
+      x: plotWidth + 10 + k * 34,
+      y: height - barHeight,
+      width: 28,
+      height: barHeight,
+      count: s.count,
+      kind: s.kind,
+      label: `${s.label}: ${formatCount(s.count)}`,
+    });
   });
   const ticks = niceTicks(h.lo, h.hi, Math.max(2, Math.floor(plotWidth / 90))).map((v) => ({
     x: h.hi > h.lo ? ((v - h.lo) / (h.hi - h.lo)) * plotWidth : 0,
@@ -90,13 +104,21 @@ export function barAt(layout: HistogramLayout, x: number): Bar | undefined {
 }
 
 /** Ticks of the count axis: nice whole numbers (linear) or 1, 10, 100… (log), with their height fractions. */
-export function countTicks(maxCount: number, scale: CountScale, count = 4): { count: number; fraction: number; label: string }[] {
+export function countTicks(
+  maxCount: number,
+  scale: CountScale,
+  count = 4,
+): { count: number; fraction: number; label: string }[] {
   if (!(maxCount > 0)) return [];
-  const values = scale === "linear"
-    ? niceTicks(0, maxCount, count, true)
-    : Array.from({ length: Math.floor(Math.log10(maxCount)) + 1 }, (_, k) => 10 ** k);
-  const short = (n: number) => (n >= 1e9 ? `${n / 1e9}G` : n >= 1e6 ? `${n / 1e6}M` : n >= 1e4 ? `${n / 1e3}k` : String(n));
-  return values.filter((v) => v <= maxCount).map((v) => ({ count: v, fraction: v === 0 ? 0 : scaledHeight(v, maxCount, scale), label: short(v) }));
+  const values =
+    scale === "linear"
+      ? niceTicks(0, maxCount, count, true)
+      : Array.from({ length: Math.floor(Math.log10(maxCount)) + 1 }, (_, k) => 10 ** k);
+  const short = (n: number) =>
+    n >= 1e9 ? `${n / 1e9}G` : n >= 1e6 ? `${n / 1e6}M` : n >= 1e4 ? `${n / 1e3}k` : String(n);
+  return values
+    .filter((v) => v <= maxCount)
+    .map((v) => ({ count: v, fraction: v === 0 ? 0 : scaledHeight(v, maxCount, scale), label: short(v) }));
 }
 
 /**

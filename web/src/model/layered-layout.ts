@@ -27,7 +27,11 @@ export interface LayeredOptions {
   sweeps?: number;
 }
 
-export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly { from: number; to: number }[], options: LayeredOptions = {}): Positioned {
+export function layeredLayout(
+  nodes: readonly LayoutNodeSize[],
+  edges: readonly { from: number; to: number }[],
+  options: LayeredOptions = {},
+): Positioned {
   const rankGap = options.rankGap ?? 36;
   const nodeGap = options.nodeGap ?? 24;
   const dummyGap = options.dummyGap ?? 10;
@@ -149,7 +153,8 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
 
   // 4. x
   const x = new Float64Array(total);
-  const gapAfter = (v: number, w: number) => vWidth[v]! / 2 + vWidth[w]! / 2 + (vWidth[v]! === 0 || vWidth[w]! === 0 ? dummyGap : nodeGap);
+  const gapAfter = (v: number, w: number) =>
+    vWidth[v]! / 2 + vWidth[w]! / 2 + (vWidth[v]! === 0 || vWidth[w]! === 0 ? dummyGap : nodeGap);
   for (const layer of layers) {
     let cursor = 0;
     layer.forEach((v, k) => {
@@ -173,14 +178,16 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
         // chain with skip connections drift sideways block after block)
         let sum = 0;
         let count = 0;
-        for (const u of list) if (u < n || v >= n) {
-          sum += x[u]!;
-          count++;
-        }
-        if (count === 0) for (const u of list) {
-          sum += x[u]!;
-          count++;
-        }
+        for (const u of list)
+          if (u < n || v >= n) {
+            sum += x[u]!;
+            count++;
+          }
+        if (count === 0)
+          for (const u of list) {
+            sum += x[u]!;
+            count++;
+          }
         let target = sum / count;
         // the room between the nearest fixed nodes on either side
         let low = -Infinity;
@@ -223,7 +230,11 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
     let start = 0;
     while (start < layer.length) {
       let end = start;
-      while (end + 1 < layer.length && x[layer[end + 1]!]! - x[layer[end]!]! <= gapAfter(layer[end]!, layer[end + 1]!) + 1e-6) end++;
+      while (
+        end + 1 < layer.length &&
+        x[layer[end + 1]!]! - x[layer[end]!]! <= gapAfter(layer[end]!, layer[end + 1]!) + 1e-6
+      )
+        end++;
       if (end > start) {
         let sum = 0;
         let count = 0;
@@ -232,18 +243,24 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
           if (v >= n) continue;
           let s2 = 0;
           let c2 = 0;
-          for (const u of neighbours[v]!) if (u < n) {
-            s2 += x[u]!;
-            c2++;
-          }
+          for (const u of neighbours[v]!)
+            if (u < n) {
+              s2 += x[u]!;
+              c2++;
+            }
           if (c2 === 0) continue;
           sum += s2 / c2 - x[v]!;
           count++;
         }
         if (count > 0) {
           let shift = sum / count;
-          if (start > 0) shift = Math.max(shift, x[layer[start - 1]!]! + gapAfter(layer[start - 1]!, layer[start]!) - x[layer[start]!]!);
-          if (end + 1 < layer.length) shift = Math.min(shift, x[layer[end + 1]!]! - gapAfter(layer[end]!, layer[end + 1]!) - x[layer[end]!]!);
+          if (start > 0)
+            shift = Math.max(
+              shift,
+              x[layer[start - 1]!]! + gapAfter(layer[start - 1]!, layer[start]!) - x[layer[start]!]!,
+            );
+          if (end + 1 < layer.length)
+            shift = Math.min(shift, x[layer[end + 1]!]! - gapAfter(layer[end]!, layer[end + 1]!) - x[layer[end]!]!);
           for (let j = start; j <= end; j++) x[layer[j]!] = x[layer[j]!]! + shift;
         }
       }
@@ -298,5 +315,12 @@ export function layeredLayout(nodes: readonly LayoutNodeSize[], edges: readonly 
     points.push({ x: outX[chain.to]!, y: outY[chain.to]! + (downward ? -hb : rank[a] === rank[b] ? 0 : hb) });
     return { from: chain.from, to: chain.to, points };
   });
-  return { x: outX, y: outY, width: maxX - minX + 2 * margin, height: cursor - rankGap + margin, edges: placedEdges, engine: "layered" };
+  return {
+    x: outX,
+    y: outY,
+    width: maxX - minX + 2 * margin,
+    height: cursor - rankGap + margin,
+    edges: placedEdges,
+    engine: "layered",
+  };
 }

@@ -17,7 +17,10 @@ export interface LayoutInput {
 }
 
 export function layoutInput(model: GraphModel): LayoutInput {
-  return { nodes: model.nodes.map((n) => ({ id: n.id, width: n.width, height: n.height })), edges: model.edges.map((e) => ({ from: e.from, to: e.to })) };
+  return {
+    nodes: model.nodes.map((n) => ({ id: n.id, width: n.width, height: n.height })),
+    edges: model.edges.map((e) => ({ from: e.from, to: e.to })),
+  };
 }
 
 export function dagreLayout(input: LayoutInput): Positioned {
@@ -36,8 +39,16 @@ export function dagreLayout(input: LayoutInput): Positioned {
     y[node.id] = placed.y;
   }
   const edges = input.edges.map((e, k) => {
-    const label = g.edge({ v: String(e.from), w: String(e.to), name: `e${k}` }) as { points?: { x: number; y: number }[] } | undefined;
-    return { from: e.from, to: e.to, points: label?.points ?? [{ x: x[e.from]!, y: y[e.from]! }, { x: x[e.to]!, y: y[e.to]! }] };
+    const label = g.edge({ v: String(e.from), w: String(e.to), name: `e${k}` }) as
+      { points?: { x: number; y: number }[] } | undefined;
+    return {
+      from: e.from,
+      to: e.to,
+      points: label?.points ?? [
+        { x: x[e.from]!, y: y[e.from]! },
+        { x: x[e.to]!, y: y[e.to]! },
+      ],
+    };
   });
   const graph = g.graph() as { width?: number; height?: number };
   return { x, y, width: graph.width ?? 0, height: graph.height ?? 0, edges, engine: "dagre" };

@@ -51,7 +51,13 @@ export function lineEnvelope(values: ArrayLike<number>, start: number, end: numb
 }
 
 /** The window [start, end) zoomed by `factor` (> 1 zooms in) about `at` (an index inside it), kept in [0, total). */
-export function zoomWindow(start: number, end: number, total: number, factor: number, at: number): { start: number; end: number } {
+export function zoomWindow(
+  start: number,
+  end: number,
+  total: number,
+  factor: number,
+  at: number,
+): { start: number; end: number } {
   const span = Math.min(total, Math.max(Math.min(8, total), (end - start) / factor));
   const ratio = end > start ? (at - start) / (end - start) : 0.5;
   let s = at - ratio * span;

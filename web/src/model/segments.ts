@@ -29,7 +29,11 @@ function stem(path: string): string {
  * The segments of `trackName`'s file (matched by base name without extension), or of the only file when the
  * .seg holds one; undefined when no file matches. Lines that do not parse are skipped.
  */
-export function segmentsFor(keys: Record<string, string>, entries: readonly string[], trackName: string): Segmentation | undefined {
+export function segmentsFor(
+  keys: Record<string, string>,
+  entries: readonly string[],
+  trackName: string,
+): Segmentation | undefined {
   const continuous = (keys.TIMEBASE ?? "DISCRETE").toUpperCase() === "CONTINUOUS";
   const shift = Number(keys.FSHIFT ?? "0.01") || 0.01;
   const byFile = new Map<string, Segment[]>();

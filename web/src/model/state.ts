@@ -61,7 +61,9 @@ export function parseHash(hash: string): PageState {
     graph: integers(params.get("g"))?.[0],
     subgraph: params.getAll("sg").length > 0 ? params.getAll("sg") : undefined,
     node: params.get("n") ?? undefined,
-    colourRange: ["minmax", "percentile", "symmetric"].includes(params.get("cr") ?? "") ? (params.get("cr") as PageState["colourRange"]) : undefined,
+    colourRange: ["minmax", "percentile", "symmetric"].includes(params.get("cr") ?? "")
+      ? (params.get("cr") as PageState["colourRange"])
+      : undefined,
   };
 }
 

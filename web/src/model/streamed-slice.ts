@@ -12,7 +12,15 @@
  */
 import { type TensorInfo, dtypeBytes } from "../../../bindings/index.js";
 import type { Reduced, SliceSpec } from "./heatmap.js";
-import { CHUNK_BYTES, CancelledError, type ReadProgress, type TensorSource, elementNumbers, readFully, storedElements } from "./tensor-data.js";
+import {
+  CHUNK_BYTES,
+  CancelledError,
+  type ReadProgress,
+  type TensorSource,
+  elementNumbers,
+  readFully,
+  storedElements,
+} from "./tensor-data.js";
 
 /** Strides of the stored layout, in elements. */
 export function storedStrides(info: Pick<TensorInfo, "shape" | "layout">): number[] {
@@ -68,7 +76,16 @@ function numbersOfBytes(info: TensorInfo, bytes: Uint8Array): Numbers {
  * A run of `count` slice cells from (row, col), along the row (dr 0, dc 1) or down the column (dr 1, dc 0):
  * cell k is values[at + k * step]. Runs come in storage order.
  */
-type RunVisitor = (row: number, col: number, dr: 0 | 1, dc: 0 | 1, count: number, values: Numbers, at: number, step: number) => void;
+type RunVisitor = (
+  row: number,
+  col: number,
+  dr: 0 | 1,
+  dc: 0 | 1,
+  count: number,
+  values: Numbers,
+  at: number,
+  step: number,
+) => void;
 
 /** The indices i in [0, n) with lo <= start + i·stride <= hi (stride > 0), as [i0, i1] (empty when i0 > i1). */
 function within(start: number, stride: number, n: number, lo: number, hi: number): [number, number] {
@@ -80,18 +97,31 @@ function within(start: number, stride: number, n: number, lo: number, hi: number
  * Runs follow the axis with the smaller stride, so a chunk costs its elements plus the other axis' lines it
  * touches (not every line of the slice).
  */
-async function forEachRun(from: TensorSource, info: TensorInfo, g: Geometry, visit: RunVisitor, progress: ReadProgress, pass: { index: number; of: number }): Promise<void> {
+async function forEachRun(
+  from: TensorSource,
+  info: TensorInfo,
+  g: Geometry,
+  visit: RunVisitor,
+  progress: ReadProgress,
+  pass: { index: number; of: number },
+): Promise<void> {
   if (g.end <= g.base) return;
   const size = dtypeBytes(info.dtype);
   const chunkElements = Math.max(1, Math.floor((progress.chunkBytes ?? CHUNK_BYTES) / size));
   const read = (first: number) => {
-    const promise = readFully(from.source, info.byteOffset + first * size, Math.min(chunkElements, g.end - first) * size);
+    const promise = readFully(
+      from.source,
+      info.byteOffset + first * size,
+      Math.min(chunkElements, g.end - first) * size,
+    );
     promise.catch(() => {}); // awaited in its turn; a cancelled loop leaves it unawaited
     return promise;
   };
   // lines along the axis with the smaller (nonzero) stride; a 1-wide axis has stride 0 and is the outer one
   const alongCols = g.colStride !== 0 && (g.rowStride === 0 || g.colStride <= g.rowStride);
-  const [lines, lineStride, runLength, runStride] = alongCols ? [g.rows, g.rowStride, g.cols, g.colStride] : [g.cols, g.colStride, g.rows, g.rowStride];
+  const [lines, lineStride, runLength, runStride] = alongCols
+    ? [g.rows, g.rowStride, g.cols, g.colStride]
+    : [g.cols, g.colStride, g.rows, g.rowStride];
   const total = g.end - g.base;
   let next: Promise<Uint8Array> | undefined = read(g.base);
   for (let first = g.base; first < g.end; first += chunkElements) {
@@ -101,10 +131,16 @@ async function forEachRun(from: TensorSource, info: TensorInfo, g: Geometry, vis
     const values = numbersOfBytes(info, await pending);
     const last = first + values.length - 1; // inclusive
     // the lines whose stored span [lineStart, lineStart + (runLength - 1)·runStride] meets [first, last]
-    const [l0, l1] = lineStride === 0 ? [0, lines - 1] : within(g.base, lineStride, lines, first - (runLength - 1) * runStride, last);
+    const [l0, l1] =
+      lineStride === 0 ? [0, lines - 1] : within(g.base, lineStride, lines, first - (runLength - 1) * runStride, last);
     for (let line = l0; line <= l1; line++) {
       const lineStart = g.base + line * lineStride;
-      const [k0, k1] = runStride === 0 ? (lineStart >= first && lineStart <= last ? [0, 0] : [1, 0]) : within(lineStart, runStride, runLength, first, last);
+      const [k0, k1] =
+        runStride === 0
+          ? lineStart >= first && lineStart <= last
+            ? [0, 0]
+            : [1, 0]
+          : within(lineStart, runStride, runLength, first, last);
       if (k0 > k1) continue;
       const at = lineStart + k0 * runStride - first;
       if (alongCols) visit(line, k0, 0, 1, k1 - k0 + 1, values, at, runStride);
@@ -120,7 +156,12 @@ async function forEachRun(from: TensorSource, info: TensorInfo, g: Geometry, vis
  * with every column normalised to zero mean and unit variance first (two passes over the slice's bytes).
  */
 export async function streamedSlice(
-  from: TensorSource, info: TensorInfo, spec: SliceSpec, maxRows: number, maxCols: number, options: ReadProgress & { normalize?: boolean | undefined } = {},
+  from: TensorSource,
+  info: TensorInfo,
+  spec: SliceSpec,
+  maxRows: number,
+  maxCols: number,
+  options: ReadProgress & { normalize?: boolean | undefined } = {},
 ): Promise<Reduced & { fullRows: number; fullCols: number }> {
   const g = geometry(info, spec);
   const rowStep = Math.max(1, Math.ceil(g.rows / Math.max(1, maxRows)));
@@ -135,15 +176,22 @@ export async function streamedSlice(
     const n = new Float64Array(g.cols);
     const sum = new Float64Array(g.cols);
     const squares = new Float64Array(g.cols);
-    await forEachRun(from, info, g, (_row, col, _dr, dc, count, values, at, step) => {
-      for (let k = 0, c = col, i = at; k < count; k++, c += dc, i += step) {
-        const v = values[i]!;
-        if (v - v !== 0) continue;
-        n[c]! += 1;
-        sum[c]! += v;
-        squares[c]! += v * v;
-      }
-    }, options, { index: 0, of: passes });
+    await forEachRun(
+      from,
+      info,
+      g,
+      (_row, col, _dr, dc, count, values, at, step) => {
+        for (let k = 0, c = col, i = at; k < count; k++, c += dc, i += step) {
+          const v = values[i]!;
+          if (v - v !== 0) continue;
+          n[c]! += 1;
+          sum[c]! += v;
+          squares[c]! += v * v;
+        }
+      },
+      options,
+      { index: 0, of: passes },
+    );
     mean = new Float64Array(g.cols);
     std = new Float64Array(g.cols);
     for (let c = 0; c < g.cols; c++) {
@@ -156,30 +204,43 @@ export async function streamedSlice(
   // unreduced: the cells themselves, non-finite values included (what reduce() returns for a small matrix)
   const sums = unreduced ? data : new Float64Array(rows * cols);
   const counts = unreduced ? undefined : new Float64Array(rows * cols);
-  await forEachRun(from, info, g, (row, col, dr, dc, count, values, at, step) => {
-    for (let k = 0, r = row, c = col, i = at; k < count; k++, r += dr, c += dc, i += step) {
-      let v = values[i]!;
-      if (v - v !== 0) {
-        if (!counts) data[r * cols + c] = v;
-        continue;
+  await forEachRun(
+    from,
+    info,
+    g,
+    (row, col, dr, dc, count, values, at, step) => {
+      for (let k = 0, r = row, c = col, i = at; k < count; k++, r += dr, c += dc, i += step) {
+        let v = values[i]!;
+        if (v - v !== 0) {
+          if (!counts) data[r * cols + c] = v;
+          continue;
+        }
+        if (mean) v = std![c]! > 0 ? (v - mean[c]!) / std![c]! : 0;
+        if (!counts) {
+          data[r * cols + c] = v;
+        } else {
+          const cell = Math.floor(r / rowStep) * cols + Math.floor(c / colStep);
+          sums[cell]! += v;
+          counts[cell]! += 1;
+        }
       }
-      if (mean) v = std![c]! > 0 ? (v - mean[c]!) / std![c]! : 0;
-      if (!counts) {
-        data[r * cols + c] = v;
-      } else {
-        const cell = Math.floor(r / rowStep) * cols + Math.floor(c / colStep);
-        sums[cell]! += v;
-        counts[cell]! += 1;
-      }
-    }
-  }, options, { index: passes - 1, of: passes });
+    },
+    options,
+    { index: passes - 1, of: passes },
+  );
   if (counts) for (let i = 0; i < data.length; i++) data[i] = counts[i]! > 0 ? sums[i]! / counts[i]! : NaN;
   return { rows, cols, data, rowStep, colStep, fullRows: g.rows, fullCols: g.cols };
 }
 
 /** The exact values of slice cells [row0, row0 + rows) × [col0, col0 + cols) (NaN outside), one small read per cell row. */
 export async function streamedRegion(
-  from: TensorSource, info: TensorInfo, spec: SliceSpec, row0: number, col0: number, rows: number, cols: number,
+  from: TensorSource,
+  info: TensorInfo,
+  spec: SliceSpec,
+  row0: number,
+  col0: number,
+  rows: number,
+  cols: number,
 ): Promise<Float64Array> {
   const g = geometry(info, spec);
   const size = dtypeBytes(info.dtype);
@@ -196,7 +257,10 @@ export async function streamedRegion(
       // far-apart cells (a column of a row-major matrix): one read each
       for (let c = c0; c < c1; c++) {
         const at = g.base + row * g.rowStride + c * g.colStride;
-        out[r * cols + (c - col0)] = numbersOfBytes(info, await readFully(from.source, info.byteOffset + at * size, size))[0]!;
+        out[r * cols + (c - col0)] = numbersOfBytes(
+          info,
+          await readFully(from.source, info.byteOffset + at * size, size),
+        )[0]!;
       }
       continue;
     }

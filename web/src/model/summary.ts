@@ -44,14 +44,23 @@ export function versionText(version: InspectResult["version"]): string {
 
 /** A byte offset a verify warning names ("at offset 1296", "params start at 139"), if any. */
 export function warningOffset(text: string): number | undefined {
-  const match = /\bat offset (0x[0-9a-f]+|\d+)\b/i.exec(text) ?? /\b(?:starts?|begins?) at (\d+)\b/i.exec(text) ?? /\bat byte (\d+)\b/i.exec(text);
+  const match =
+    /\bat offset (0x[0-9a-f]+|\d+)\b/i.exec(text) ??
+    /\b(?:starts?|begins?) at (\d+)\b/i.exec(text) ??
+    /\bat byte (\d+)\b/i.exec(text);
   if (!match) return undefined;
   const value = Number(match[1]);
   return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
 }
 
 /** The summary of an opened file from its inspect() result and verify() warnings. */
-export function summaryModel(name: string, size: number, inspected: InspectResult, warnings: readonly string[], tensorBytes: number): SummaryModel {
+export function summaryModel(
+  name: string,
+  size: number,
+  inspected: InspectResult,
+  warnings: readonly string[],
+  tensorBytes: number,
+): SummaryModel {
   const meta = Object.entries(inspected.meta ?? {})
     .filter(([, v]) => v !== null && v !== undefined)
     .map(([k, v]): [string, string] => [k, valueText(v)]);

@@ -20,10 +20,35 @@ export interface TensorRow {
 }
 
 export type SortKey =
-  | "index" | "name" | "dtype" | "shape" | "elements" | "bytes"
-  | "min" | "max" | "mean" | "std" | "nan" | "inf" | "zeros";
+  | "index"
+  | "name"
+  | "dtype"
+  | "shape"
+  | "elements"
+  | "bytes"
+  | "min"
+  | "max"
+  | "mean"
+  | "std"
+  | "nan"
+  | "inf"
+  | "zeros";
 
-export const SORT_KEYS: readonly SortKey[] = ["index", "name", "dtype", "shape", "elements", "bytes", "min", "max", "mean", "std", "nan", "inf", "zeros"];
+export const SORT_KEYS: readonly SortKey[] = [
+  "index",
+  "name",
+  "dtype",
+  "shape",
+  "elements",
+  "bytes",
+  "min",
+  "max",
+  "mean",
+  "std",
+  "nan",
+  "inf",
+  "zeros",
+];
 
 export interface TableOptions {
   sort: SortKey;
@@ -34,7 +59,12 @@ export interface TableOptions {
   groupByLayer?: boolean | undefined;
 }
 
-export const DEFAULT_TABLE_OPTIONS: TableOptions = { sort: "index", descending: false, filter: "", groupByDtype: false };
+export const DEFAULT_TABLE_OPTIONS: TableOptions = {
+  sort: "index",
+  descending: false,
+  filter: "",
+  groupByDtype: false,
+};
 
 export interface GroupItem {
   kind: "group";
@@ -68,19 +98,32 @@ export function rowsFromInfos(infos: readonly TensorInfo[]): TensorRow[] {
 function sortValue(row: TensorRow, key: SortKey): number | string | undefined {
   const s = row.stats;
   switch (key) {
-    case "index": return row.index;
-    case "name": return row.name;
-    case "dtype": return row.dtype;
-    case "shape": return row.shape.length * 1e15 + row.elements;
-    case "elements": return row.elements;
-    case "bytes": return row.bytes;
-    case "min": return s && !Number.isNaN(s.min) ? s.min : undefined;
-    case "max": return s && !Number.isNaN(s.max) ? s.max : undefined;
-    case "mean": return s && !Number.isNaN(s.mean) ? s.mean : undefined;
-    case "std": return s && !Number.isNaN(s.std) ? s.std : undefined;
-    case "nan": return s?.nan;
-    case "inf": return s ? s.posInf + s.negInf : undefined;
-    case "zeros": return s && s.count > 0 ? s.zeros / s.count : undefined;
+    case "index":
+      return row.index;
+    case "name":
+      return row.name;
+    case "dtype":
+      return row.dtype;
+    case "shape":
+      return row.shape.length * 1e15 + row.elements;
+    case "elements":
+      return row.elements;
+    case "bytes":
+      return row.bytes;
+    case "min":
+      return s && !Number.isNaN(s.min) ? s.min : undefined;
+    case "max":
+      return s && !Number.isNaN(s.max) ? s.max : undefined;
+    case "mean":
+      return s && !Number.isNaN(s.mean) ? s.mean : undefined;
+    case "std":
+      return s && !Number.isNaN(s.std) ? s.std : undefined;
+    case "nan":
+      return s?.nan;
+    case "inf":
+      return s ? s.posInf + s.negInf : undefined;
+    case "zeros":
+      return s && s.count > 0 ? s.zeros / s.count : undefined;
   }
 }
 
@@ -103,7 +146,10 @@ export function sortRows(rows: readonly TensorRow[], key: SortKey, descending = 
  * "dtype:float16" or "shape:[3, 4]"-style "shape:3,4" matches that column only.
  */
 export function filterRows(rows: readonly TensorRow[], query: string): TensorRow[] {
-  const terms = query.toLowerCase().split(/\s+/).filter((t) => t !== "");
+  const terms = query
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((t) => t !== "");
   if (terms.length === 0) return rows.slice();
   return rows.filter((row) => {
     const name = row.name.toLowerCase();
@@ -186,26 +232,50 @@ export function tableItems(rows: readonly TensorRow[], options: TableOptions): T
 
 /** Totals of rows (the footer line). */
 export function totals(rows: readonly TensorRow[]): { count: number; elements: number; bytes: number } {
-  return rows.reduce((t, r) => ({ count: t.count + 1, elements: t.elements + r.elements, bytes: t.bytes + r.bytes }), { count: 0, elements: 0, bytes: 0 });
+  return rows.reduce((t, r) => ({ count: t.count + 1, elements: t.elements + r.elements, bytes: t.bytes + r.bytes }), {
+    count: 0,
+    elements: 0,
+    bytes: 0,
+  });
 }
 
 /**
  * The row index to select after a key press in the table (ArrowUp/Down, PageUp/Down, Home/End), given the
  * currently shown items and selected tensor index; undefined when the key does not move the selection.
  */
-export function moveSelection(items: readonly TableItem[], selected: number | undefined, key: string, pageRows = 20): number | undefined {
+export function moveSelection(
+  items: readonly TableItem[],
+  selected: number | undefined,
+  key: string,
+  pageRows = 20,
+): number | undefined {
   const rows = items.filter((i): i is RowItem => i.kind === "row").map((i) => i.row.index);
   if (rows.length === 0) return undefined;
   const at = selected === undefined ? -1 : rows.indexOf(selected);
   let next: number;
   switch (key) {
-    case "ArrowDown": case "j": next = at < 0 ? 0 : at + 1; break;
-    case "ArrowUp": case "k": next = at < 0 ? 0 : at - 1; break;
-    case "PageDown": next = (at < 0 ? 0 : at) + pageRows; break;
-    case "PageUp": next = (at < 0 ? 0 : at) - pageRows; break;
-    case "Home": next = 0; break;
-    case "End": next = rows.length - 1; break;
-    default: return undefined;
+    case "ArrowDown":
+    case "j":
+      next = at < 0 ? 0 : at + 1;
+      break;
+    case "ArrowUp":
+    case "k":
+      next = at < 0 ? 0 : at - 1;
+      break;
+    case "PageDown":
+      next = (at < 0 ? 0 : at) + pageRows;
+      break;
+    case "PageUp":
+      next = (at < 0 ? 0 : at) - pageRows;
+      break;
+    case "Home":
+      next = 0;
+      break;
+    case "End":
+      next = rows.length - 1;
+      break;
+    default:
+      return undefined;
   }
   return rows[Math.max(0, Math.min(rows.length - 1, next))];
 }

@@ -5,9 +5,24 @@
  * so a 1 GiB tensor never sits in memory twice. Statistics do not depend on element order, so column-major and
  * batch-last layouts need no transpose here. Runs in the worker; pure enough for vitest.
  */
-import { type ByteSource, type DType, type NamedTensor, type TensorInfo, dtypeBytes, kernels } from "../../../bindings/index.js";
+import {
+  type ByteSource,
+  type DType,
+  type NamedTensor,
+  type TensorInfo,
+  dtypeBytes,
+  kernels,
+} from "../../../bindings/index.js";
 import { isPlainlyStored } from "../../../bindings/tensor.js";
-import { type Histogram, type StatsData, type StatsOptions, type TensorStats, histogram, mergeStats, stats } from "../compute.js";
+import {
+  type Histogram,
+  type StatsData,
+  type StatsOptions,
+  type TensorStats,
+  histogram,
+  mergeStats,
+  stats,
+} from "../compute.js";
 
 /** What the worker needs of an opened file. */
 export interface TensorSource {
@@ -18,7 +33,20 @@ export interface TensorSource {
 /** Chunk size for streamed reads: big enough that per-read overhead vanishes, small enough to keep memory flat. */
 export const CHUNK_BYTES = 16 * 1024 * 1024;
 
-const NUMERIC = new Set<string>(["float16", "float32", "float64", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"]);
+const NUMERIC = new Set<string>([
+  "float16",
+  "float32",
+  "float64",
+  "int8",
+  "uint8",
+  "int16",
+  "uint16",
+  "int32",
+  "uint32",
+  "int64",
+  "uint64",
+  "bool",
+]);
 /** bfloat16 and float8 (safetensors): read widened to float32 by the library's kernels. */
 const NARROW_FLOATS = new Set<string>(["bfloat16", "float8_e4m3", "float8_e5m2"]);
 
@@ -50,7 +78,11 @@ function copyOf(bytes: Uint8Array): Uint8Array {
 }
 
 /** The typed array and stats options for stored elements of `dtype` in `bytes` (copied when unaligned). */
-export function elementsOf(dtype: DType, bytes: Uint8Array, quantization?: { scale: number; offset: number }): { data: StatsData; options: StatsOptions } {
+export function elementsOf(
+  dtype: DType,
+  bytes: Uint8Array,
+  quantization?: { scale: number; offset: number },
+): { data: StatsData; options: StatsOptions } {
   const size = dtypeBytes(dtype);
   const aligned = bytes.byteOffset % size === 0 ? bytes : copyOf(bytes);
   const { buffer, byteOffset } = aligned;
@@ -58,18 +90,43 @@ export function elementsOf(dtype: DType, bytes: Uint8Array, quantization?: { sca
   const options: StatsOptions = {};
   let data: StatsData;
   switch (dtype) {
-    case "float16": data = new Uint16Array(buffer, byteOffset, length); options.dtype = "float16"; break;
-    case "float32": data = new Float32Array(buffer, byteOffset, length); break;
-    case "float64": data = new Float64Array(buffer, byteOffset, length); break;
-    case "int8": data = new Int8Array(buffer, byteOffset, length); break;
-    case "uint8": case "bool": data = new Uint8Array(buffer, byteOffset, length); break;
-    case "int16": data = new Int16Array(buffer, byteOffset, length); break;
-    case "uint16": data = new Uint16Array(buffer, byteOffset, length); break;
-    case "int32": data = new Int32Array(buffer, byteOffset, length); break;
-    case "uint32": data = new Uint32Array(buffer, byteOffset, length); break;
-    case "int64": data = new BigInt64Array(buffer, byteOffset, length); break;
-    case "uint64": data = new BigUint64Array(buffer, byteOffset, length); break;
-    default: throw new RangeError(noStatisticsReason(dtype));
+    case "float16":
+      data = new Uint16Array(buffer, byteOffset, length);
+      options.dtype = "float16";
+      break;
+    case "float32":
+      data = new Float32Array(buffer, byteOffset, length);
+      break;
+    case "float64":
+      data = new Float64Array(buffer, byteOffset, length);
+      break;
+    case "int8":
+      data = new Int8Array(buffer, byteOffset, length);
+      break;
+    case "uint8":
+    case "bool":
+      data = new Uint8Array(buffer, byteOffset, length);
+      break;
+    case "int16":
+      data = new Int16Array(buffer, byteOffset, length);
+      break;
+    case "uint16":
+      data = new Uint16Array(buffer, byteOffset, length);
+      break;
+    case "int32":
+      data = new Int32Array(buffer, byteOffset, length);
+      break;
+    case "uint32":
+      data = new Uint32Array(buffer, byteOffset, length);
+      break;
+    case "int64":
+      data = new BigInt64Array(buffer, byteOffset, length);
+      break;
+    case "uint64":
+      data = new BigUint64Array(buffer, byteOffset, length);
+      break;
+    default:
+      throw new RangeError(noStatisticsReason(dtype));
   }
   if (quantization && dtype === "int8") {
     options.scale = quantization.scale;
@@ -114,7 +171,10 @@ export class CancelledError extends Error {
  * plain tensor (big-endian chunks are byte-swapped first).
  */
 export async function forEachChunk(
-  from: TensorSource, info: TensorInfo, visit: (data: StatsData, options: StatsOptions) => void, progress: ReadProgress = {},
+  from: TensorSource,
+  info: TensorInfo,
+  visit: (data: StatsData, options: StatsOptions) => void,
+  progress: ReadProgress = {},
 ): Promise<void> {
   const chunkBytes = progress.chunkBytes ?? CHUNK_BYTES;
   if (!rawReadable(info) || info.byteLength <= chunkBytes) {
@@ -154,7 +214,10 @@ export async function readFully(source: ByteSource, offset: number, length: numb
   let done = first.length;
   while (done < length) {
     const more = await source.read(offset + done, length - done);
-    if (more.length === 0) throw new RangeError(`the file ends at ${offset + done}, inside a tensor that needs ${length} bytes from ${offset}`);
+    if (more.length === 0)
+      throw new RangeError(
+        `the file ends at ${offset + done}, inside a tensor that needs ${length} bytes from ${offset}`,
+      );
     out.set(more.subarray(0, length - done), done);
     done += more.length;
   }
@@ -162,12 +225,21 @@ export async function readFully(source: ByteSource, offset: number, length: numb
 }
 
 /** Statistics of one tensor, streamed. */
-export async function tensorStats(from: TensorSource, info: TensorInfo, progress: ReadProgress = {}): Promise<TensorStats> {
+export async function tensorStats(
+  from: TensorSource,
+  info: TensorInfo,
+  progress: ReadProgress = {},
+): Promise<TensorStats> {
   let total: TensorStats | undefined;
-  await forEachChunk(from, info, (data, options) => {
-    const part = stats(data, options);
-    total = total ? mergeStats(total, part) : part;
-  }, progress);
+  await forEachChunk(
+    from,
+    info,
+    (data, options) => {
+      const part = stats(data, options);
+      total = total ? mergeStats(total, part) : part;
+    },
+    progress,
+  );
   return total ?? stats(new Float32Array(0));
 }
 
@@ -182,20 +254,32 @@ export function histogramRange(s: TensorStats): { lo: number; hi: number } {
 }
 
 /** A histogram of one tensor over [lo, hi], streamed like tensorStats. */
-export async function tensorHistogram(from: TensorSource, info: TensorInfo, bins: number, lo: number, hi: number, progress: ReadProgress = {}): Promise<Histogram> {
+export async function tensorHistogram(
+  from: TensorSource,
+  info: TensorInfo,
+  bins: number,
+  lo: number,
+  hi: number,
+  progress: ReadProgress = {},
+): Promise<Histogram> {
   let total: Histogram | undefined;
-  await forEachChunk(from, info, (data, options) => {
-    const part = histogram(data, bins, lo, hi, options);
-    if (!total) total = part;
-    else {
-      for (let i = 0; i < bins; i++) total.counts[i]! += part.counts[i]!;
-      total.below += part.below;
-      total.above += part.above;
-      total.nan += part.nan;
-      total.posInf += part.posInf;
-      total.negInf += part.negInf;
-    }
-  }, progress);
+  await forEachChunk(
+    from,
+    info,
+    (data, options) => {
+      const part = histogram(data, bins, lo, hi, options);
+      if (!total) total = part;
+      else {
+        for (let i = 0; i < bins; i++) total.counts[i]! += part.counts[i]!;
+        total.below += part.below;
+        total.above += part.above;
+        total.nan += part.nan;
+        total.posInf += part.posInf;
+        total.negInf += part.negInf;
+      }
+    },
+    progress,
+  );
   return total ?? histogram(new Float32Array(0), bins, lo, hi);
 }
 
@@ -204,7 +288,11 @@ export async function tensorHistogram(from: TensorSource, info: TensorInfo, bins
  * when the statistics are `known` already (the table computed them): the histogram's range comes from them.
  */
 export async function statsAndHistogram(
-  from: TensorSource, info: TensorInfo, bins: number, progress: ReadProgress = {}, known?: TensorStats | undefined,
+  from: TensorSource,
+  info: TensorInfo,
+  bins: number,
+  progress: ReadProgress = {},
+  known?: TensorStats | undefined,
 ): Promise<{ stats: TensorStats; histogram: Histogram }> {
   if (known && rawReadable(info) && info.byteLength > (progress.chunkBytes ?? CHUNK_BYTES)) {
     const { lo, hi } = histogramRange(known);
@@ -221,7 +309,10 @@ export async function statsAndHistogram(
   const half = (n: number) => progress.onProgress?.(n / 2);
   const s = await tensorStats(from, info, { ...progress, onProgress: half });
   const { lo, hi } = histogramRange(s);
-  const h = await tensorHistogram(from, info, bins, lo, hi, { ...progress, onProgress: (n) => progress.onProgress?.(info.byteLength / 2 + n / 2) });
+  const h = await tensorHistogram(from, info, bins, lo, hi, {
+    ...progress,
+    onProgress: (n) => progress.onProgress?.(info.byteLength / 2 + n / 2),
+  });
   return { stats: s, histogram: h };
 }
 
@@ -242,7 +333,13 @@ export function numbersOf(tensor: NamedTensor, info?: TensorInfo): Float64Array 
  * Elements as numbers: float32/float64 as they are, float16 widened to float32, int8 dequantized, integers
  * exactly as float64 up to EXACT_NUMBERS_MAX_ELEMENTS and as float32 above.
  */
-export function elementNumbers({ data, options }: { data: StatsData; options: StatsOptions }): Float64Array | Float32Array {
+export function elementNumbers({
+  data,
+  options,
+}: {
+  data: StatsData;
+  options: StatsOptions;
+}): Float64Array | Float32Array {
   if (data instanceof Float32Array || data instanceof Float64Array) return data;
   if (options.dtype === "float16") return kernels.f16ToF32(data as Uint16Array);
   const out = data.length <= EXACT_NUMBERS_MAX_ELEMENTS ? new Float64Array(data.length) : new Float32Array(data.length);

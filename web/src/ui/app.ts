@@ -15,7 +15,14 @@ import { WorkerClient } from "../worker/client.js";
 import type { OpenInput } from "../worker/protocol.js";
 import { download, h, inTextField } from "./dom.js";
 import { ProgressStrip, type Task } from "./progress.js";
-import { AUTO_STATS_BYTES, type AnyModule, type FailedFile, type InspectorContext, type OpenedFile, type ViewController } from "./context.js";
+import {
+  AUTO_STATS_BYTES,
+  type AnyModule,
+  type FailedFile,
+  type InspectorContext,
+  type OpenedFile,
+  type ViewController,
+} from "./context.js";
 import { DiffView } from "./diff-view.js";
 import { EditorPanel } from "../editor/editor-view.js";
 import { ExportView } from "./export-view.js";
@@ -47,11 +54,21 @@ export class App implements InspectorContext {
     const fatal = (message: string) => this.setStatus(`worker failed: ${message}`, true);
     this.worker = new WorkerClient(scriptUrl, fatal);
     this.layoutWorker = new WorkerClient(scriptUrl, fatal);
-    this.progress = new ProgressStrip(byId("progress"), byId("progress-label"), byId("progress-bar") as HTMLProgressElement, byId("progress-cancel") as HTMLButtonElement);
+    this.progress = new ProgressStrip(
+      byId("progress"),
+      byId("progress-label"),
+      byId("progress-bar") as HTMLProgressElement,
+      byId("progress-cancel") as HTMLButtonElement,
+    );
     this.state = parseHash(location.hash);
     this.sections = {
-      empty: byId("view-empty"), summary: byId("view-summary"), tensors: byId("view-tensors"), tensor: byId("view-tensor"),
-      graph: byId("view-graph"), diff: byId("view-diff"), export: byId("view-export"),
+      empty: byId("view-empty"),
+      summary: byId("view-summary"),
+      tensors: byId("view-tensors"),
+      tensor: byId("view-tensor"),
+      graph: byId("view-graph"),
+      diff: byId("view-diff"),
+      export: byId("view-export"),
     };
     this.tableView = new TableView(this, this.sections.tensors);
     this.tensorView = new TensorView(this, this.sections.tensor);
@@ -81,7 +98,10 @@ export class App implements InspectorContext {
         // #b=<URL>: the diff's second file
         this.showView("diff");
         const absolute = new URL(compare, location.href).href;
-        await (this.views.diff as DiffView).openCompare({ url: absolute, name: decodeURIComponent(new URL(absolute).pathname.split("/").pop() || absolute) }, compare);
+        await (this.views.diff as DiffView).openCompare(
+          { url: absolute, name: decodeURIComponent(new URL(absolute).pathname.split("/").pop() || absolute) },
+          compare,
+        );
       }
     } else if (served.length > 0) {
       await this.openUrl(served[0]!.url);
@@ -131,7 +151,8 @@ export class App implements InspectorContext {
       const next = parseHash(location.hash);
       const previous = this.state;
       this.state = next;
-      if (next.url && next.url !== this.current?.url && next.url !== this.failed?.url) void this.openUrl(next.url, { keepState: true });
+      if (next.url && next.url !== this.current?.url && next.url !== this.failed?.url)
+        void this.openUrl(next.url, { keepState: true });
       else if (next.view && (next.view !== previous.view || next.tensor !== previous.tensor)) this.applyStateView();
     });
   }
@@ -165,7 +186,8 @@ export class App implements InspectorContext {
     try {
       const lazy = await readFromAny(fromBlob(seg, seg.name));
       const file = lazy.file as { keys?: Record<string, string>; data?: { entries?: string[] } };
-      if (lazy.format !== "spraak" || !file.keys || !Array.isArray(file.data?.entries)) throw new Error("not a SPRAAK LIST file");
+      if (lazy.format !== "spraak" || !file.keys || !Array.isArray(file.data?.entries))
+        throw new Error("not a SPRAAK LIST file");
       const found = segmentsFor(file.keys, file.data.entries, current.name);
       if (!found) throw new Error(`it has no segments of ${current.name}`);
       this.segments = found;
@@ -188,7 +210,12 @@ export class App implements InspectorContext {
     await this.openInput({ url: absolute, name }, url, undefined, options.keepState);
   }
 
-  private async openInput(input: OpenInput, url: string | undefined, knownSize?: number, keepState = false): Promise<void> {
+  private async openInput(
+    input: OpenInput,
+    url: string | undefined,
+    knownSize?: number,
+    keepState = false,
+  ): Promise<void> {
     const token = ++this.openToken;
     this.worker.cancel();
     this.layoutWorker.cancel();
@@ -217,7 +244,14 @@ export class App implements InspectorContext {
       const size = source.size ?? knownSize ?? 0;
       const tensorBytes = infos.reduce((a, i) => a + i.byteLength, 0);
       this.current = {
-        name: input.name, size, input, url, source, lazy, module, infos,
+        name: input.name,
+        size,
+        input,
+        url,
+        source,
+        lazy,
+        module,
+        infos,
         rows: rowsFromInfos(infos),
         inspected,
         summary: summaryModel(input.name, size, inspected, warnings, tensorBytes),
@@ -227,7 +261,9 @@ export class App implements InspectorContext {
       this.worker.forget("b");
       this.worker.setInput("a", input);
       this.afterOpen(keepState);
-      this.setStatus(`${input.name}: ${lazy.format}, ${infos.length} tensor${infos.length === 1 ? "" : "s"} (${formatBytes(tensorBytes)}), ${formatBytes(size)}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}` : ""}`);
+      this.setStatus(
+        `${input.name}: ${lazy.format}, ${infos.length} tensor${infos.length === 1 ? "" : "s"} (${formatBytes(tensorBytes)}), ${formatBytes(size)}${warnings.length > 0 ? `, ${warnings.length} warning${warnings.length === 1 ? "" : "s"}` : ""}`,
+      );
       if (tensorBytes <= AUTO_STATS_BYTES && infos.length > 0) void this.computeStats();
     } catch (error) {
       if (token !== this.openToken) return;
@@ -250,7 +286,11 @@ export class App implements InspectorContext {
   private afterOpen(keepState: boolean): void {
     this.mark(this.current ? "ready" : "error", this.current?.name ?? this.failed?.name ?? "");
     const url = this.current?.url ?? this.failed?.url;
-    byId("file-name").textContent = this.current ? `${this.current.name} · ${this.current.lazy.format} · ${formatBytes(this.current.size)}` : this.failed ? `${this.failed.name} · not readable` : "";
+    byId("file-name").textContent = this.current
+      ? `${this.current.name} · ${this.current.lazy.format} · ${formatBytes(this.current.size)}`
+      : this.failed
+        ? `${this.failed.name} · not readable`
+        : "";
     document.title = `${this.current?.name ?? this.failed?.name ?? ""} — tensorfile inspector`;
     for (const v of Object.values(this.views)) v.reset();
     this.editor.fileChanged();
@@ -259,7 +299,12 @@ export class App implements InspectorContext {
     // a file of one tensor opens on it, unless it is big: the tensor view reads all of it at once, the table waits
     // for "compute statistics"
     // (a model with a graph opens on its graph instead, however many tensors it has)
-    const only = this.current?.infos.length === 1 && this.current.infos[0]!.byteLength <= AUTO_STATS_BYTES && !hasGraph(this.current.lazy.format) ? this.current.infos[0]!.name : undefined;
+    const only =
+      this.current?.infos.length === 1 &&
+      this.current.infos[0]!.byteLength <= AUTO_STATS_BYTES &&
+      !hasGraph(this.current.lazy.format)
+        ? this.current.infos[0]!.name
+        : undefined;
     if (keepState) {
       this.state = { ...this.state, url };
       // a link that names no view: a one-tensor file still opens on its tensor
@@ -268,8 +313,19 @@ export class App implements InspectorContext {
     } else {
       // a file of one tensor (a SPRAAK track, an .npy) opens on that tensor, not on a one-row table
       // a model with a graph (.onnx, .april, TenniS) opens on its graph, with its Properties beside it
-      this.state = only !== undefined ? { url, view: "tensor", tensor: only }
-        : { url, view: this.failed ? "summary" : hasGraph(this.current?.lazy.format) ? "graph" : this.current && this.current.infos.length > 0 ? "tensors" : "summary" };
+      this.state =
+        only !== undefined
+          ? { url, view: "tensor", tensor: only }
+          : {
+              url,
+              view: this.failed
+                ? "summary"
+                : hasGraph(this.current?.lazy.format)
+                  ? "graph"
+                  : this.current && this.current.infos.length > 0
+                    ? "tensors"
+                    : "summary",
+            };
     }
     this.updateTabs();
     this.applyStateView();
@@ -296,7 +352,10 @@ export class App implements InspectorContext {
       if (!response.ok) return [];
       const parsed = (await response.json()) as unknown;
       if (!Array.isArray(parsed)) return [];
-      list = parsed.filter((f): f is { name: string; url: string; size: number } => typeof f?.name === "string" && typeof f?.url === "string");
+      list = parsed.filter(
+        (f): f is { name: string; url: string; size: number } =>
+          typeof f?.name === "string" && typeof f?.url === "string",
+      );
     } catch {
       return [];
     }
@@ -306,7 +365,16 @@ export class App implements InspectorContext {
     select.hidden = list.length < 2;
     select.addEventListener("change", () => void this.openUrl(select.value));
     const served = byId("served-files");
-    served.replaceChildren(...list.map((f) => h("li", {}, h("button", { class: "linkish", type: "button", onclick: () => void this.openUrl(f.url) }, f.name), ` ${formatBytes(f.size)}`)));
+    served.replaceChildren(
+      ...list.map((f) =>
+        h(
+          "li",
+          {},
+          h("button", { class: "linkish", type: "button", onclick: () => void this.openUrl(f.url) }, f.name),
+          ` ${formatBytes(f.size)}`,
+        ),
+      ),
+    );
     return list;
   }
 
@@ -322,28 +390,38 @@ export class App implements InspectorContext {
     const task = this.progress.begin("statistics", () => this.worker.cancel(), true);
     const token = this.openToken;
     document.body.dataset.stats = "running";
-    const run = this.worker.request({ kind: "stats", slot: "a", names }, {
-      onProgress: (done, total, label) => task.update(done, total, `statistics: ${label}`),
-      onPartial: (partial) => {
-        if (this.current !== file) return;
-        const row = this.rowByName(partial.name);
-        if (!row) return;
-        row.stats = partial.stats;
-        row.statsNote = partial.note;
-        this.tableView.statsArrived();
-      },
-    }).then(() => {
-      this.setStatus(`statistics of ${names.length} tensor${names.length === 1 ? "" : "s"} done`);
-    }).catch((error: unknown) => {
-      this.setStatus(error instanceof CancelledError ? "statistics cancelled" : `statistics failed: ${(error as Error).message}`, !(error instanceof CancelledError));
-    }).finally(() => {
-      task.end();
-      if (this.statsRun === run) this.statsRun = undefined;
-      if (this.current === file && token === this.openToken) {
-        this.tableView.flush();
-        document.body.dataset.stats = file.rows.every((r) => r.stats || r.statsNote) ? "done" : "partial";
-      }
-    });
+    const run = this.worker
+      .request(
+        { kind: "stats", slot: "a", names },
+        {
+          onProgress: (done, total, label) => task.update(done, total, `statistics: ${label}`),
+          onPartial: (partial) => {
+            if (this.current !== file) return;
+            const row = this.rowByName(partial.name);
+            if (!row) return;
+            row.stats = partial.stats;
+            row.statsNote = partial.note;
+            this.tableView.statsArrived();
+          },
+        },
+      )
+      .then(() => {
+        this.setStatus(`statistics of ${names.length} tensor${names.length === 1 ? "" : "s"} done`);
+      })
+      .catch((error: unknown) => {
+        this.setStatus(
+          error instanceof CancelledError ? "statistics cancelled" : `statistics failed: ${(error as Error).message}`,
+          !(error instanceof CancelledError),
+        );
+      })
+      .finally(() => {
+        task.end();
+        if (this.statsRun === run) this.statsRun = undefined;
+        if (this.current === file && token === this.openToken) {
+          this.tableView.flush();
+          document.body.dataset.stats = file.rows.every((r) => r.stats || r.statsNote) ? "done" : "partial";
+        }
+      });
     this.statsRun = run;
     return run;
   }
@@ -436,11 +514,20 @@ export class App implements InspectorContext {
    * Saves a download written piece by piece by `write` (a streaming exporter): each piece goes into the browser's
    * blob store at once, so JS holds one piece at a time, never the file; progress against `total` bytes, cancel.
    */
-  async saveStreamed(label: string, name: string, total: number, write: (sink: (chunk: Uint8Array) => void) => Promise<unknown>): Promise<void> {
+  async saveStreamed(
+    label: string,
+    name: string,
+    total: number,
+    write: (sink: (chunk: Uint8Array) => void) => Promise<unknown>,
+  ): Promise<void> {
     let cancelled = false;
-    const task = this.progress.begin(label, () => {
-      cancelled = true;
-    }, true);
+    const task = this.progress.begin(
+      label,
+      () => {
+        cancelled = true;
+      },
+      true,
+    );
     let blob = new Blob([]);
     try {
       await write((chunk) => {

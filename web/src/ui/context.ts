@@ -72,5 +72,10 @@ export interface InspectorContext {
   /** Runs work with the progress strip; a cancel terminates the worker. */
   task<T>(label: string, run: (task: Task) => Promise<T>, bytes?: boolean): Promise<T>;
   /** Saves a download written piece by piece. */
-  saveStreamed(label: string, name: string, total: number, write: (sink: (chunk: Uint8Array) => void) => Promise<unknown>): Promise<void>;
+  saveStreamed(
+    label: string,
+    name: string,
+    total: number,
+    write: (sink: (chunk: Uint8Array) => void) => Promise<unknown>,
+  ): Promise<void>;
 }

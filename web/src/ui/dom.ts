@@ -4,7 +4,11 @@ type Child = Node | string | number | null | undefined | false;
 type Attributes = Record<string, string | number | boolean | undefined | null | ((event: Event) => void)>;
 
 /** h("button", { class: "x", onclick: f }, "text", child…) */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attributes: Attributes = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const element = document.createElement(tag);
   for (const [key, value] of Object.entries(attributes)) {
     if (value === undefined || value === null || value === false) continue;
@@ -44,7 +48,11 @@ export function themeColour(name: string): string {
 }
 
 /** Sizes a canvas to cssWidth × cssHeight CSS pixels at the device pixel ratio; returns its 2-D context scaled to CSS pixels. */
-export function prepareCanvas(canvas: HTMLCanvasElement, cssWidth: number, cssHeight: number): CanvasRenderingContext2D {
+export function prepareCanvas(
+  canvas: HTMLCanvasElement,
+  cssWidth: number,
+  cssHeight: number,
+): CanvasRenderingContext2D {
   const ratio = Math.max(1, Math.min(3, window.devicePixelRatio || 1));
   canvas.width = Math.max(1, Math.round(cssWidth * ratio));
   canvas.height = Math.max(1, Math.round(cssHeight * ratio));
@@ -59,12 +67,22 @@ export function prepareCanvas(canvas: HTMLCanvasElement, cssWidth: number, cssHe
 export function inTextField(event: Event): boolean {
   const target = event.target as HTMLElement | null;
   if (!target) return false;
-  return target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT" ||
-    (target.tagName === "INPUT" && !["checkbox", "radio", "range", "button", "submit", "file"].includes((target as HTMLInputElement).type));
+  return (
+    target.isContentEditable ||
+    target.tagName === "TEXTAREA" ||
+    target.tagName === "SELECT" ||
+    (target.tagName === "INPUT" &&
+      !["checkbox", "radio", "range", "button", "submit", "file"].includes((target as HTMLInputElement).type))
+  );
 }
 
 /** A labelled <select> from [value, label] pairs. */
-export function select(options: [string, string][], value: string, onChange: (value: string) => void, label?: string): HTMLSelectElement {
+export function select(
+  options: [string, string][],
+  value: string,
+  onChange: (value: string) => void,
+  label?: string,
+): HTMLSelectElement {
   const element = h("select", { "aria-label": label ?? undefined });
   for (const [v, text] of options) element.append(h("option", { value: v, selected: v === value }, text));
   element.addEventListener("change", () => onChange(element.value));
@@ -72,7 +90,12 @@ export function select(options: [string, string][], value: string, onChange: (va
 }
 
 /** A checkbox with a label. */
-export function checkbox(text: string, checked: boolean, onChange: (checked: boolean) => void, id?: string): HTMLLabelElement {
+export function checkbox(
+  text: string,
+  checked: boolean,
+  onChange: (checked: boolean) => void,
+  id?: string,
+): HTMLLabelElement {
   const input = h("input", { type: "checkbox", checked, id: id ?? undefined });
   input.addEventListener("change", () => onChange(input.checked));
   return h("label", {}, input, text);

@@ -5,7 +5,15 @@
  */
 import { type EmbeddedBlob, isFormatError, readAny } from "../../../bindings/index.js";
 import {
-  blobSize, copyBlobTo, exportNpy, exportSafetensors, replaceExtension, safetensorsNameProblem, safetensorsSize, tensorFileName, withSource,
+  blobSize,
+  copyBlobTo,
+  exportNpy,
+  exportSafetensors,
+  replaceExtension,
+  safetensorsNameProblem,
+  safetensorsSize,
+  tensorFileName,
+  withSource,
 } from "../model/export.js";
 import { formatBytes } from "../model/format.js";
 import type { InspectorContext } from "./context.js";
@@ -20,7 +28,10 @@ export class ExportView {
   /** How many times the view was drawn since the file was opened (data-draws, for the browser test). */
   private draws = 0;
 
-  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly root: HTMLElement,
+  ) {}
 
   reset(): void {
     this.draws = 0;
@@ -43,26 +54,88 @@ export class ExportView {
     const size = safetensorsSize(file.infos, file.lazy.format);
     const nameProblem = safetensorsNameProblem(file.infos);
     const list = h("ul", { class: "export-list" });
-    list.append(h("li", {},
-      h("span", { class: "what" }, h("b", {}, "Whole file as .safetensors"), h("br"),
-        h("span", { class: "muted" }, nameProblem ?? (size === undefined ? "this file holds no tensors" : `${file.infos.length} tensors, dtypes as stored, logical shapes, row-major; ${formatBytes(size)}; streamed tensor by tensor`))),
-      h("button", { type: "button", class: "primary", id: "export-safetensors", disabled: size === undefined || this.exporting, onclick: () => void this.exportSafetensors() }, "Download .safetensors")));
+    list.append(
+      h(
+        "li",
+        {},
+        h(
+          "span",
+          { class: "what" },
+          h("b", {}, "Whole file as .safetensors"),
+          h("br"),
+          h(
+            "span",
+            { class: "muted" },
+            nameProblem ??
+              (size === undefined
+                ? "this file holds no tensors"
+                : `${file.infos.length} tensors, dtypes as stored, logical shapes, row-major; ${formatBytes(size)}; streamed tensor by tensor`),
+          ),
+        ),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "primary",
+            id: "export-safetensors",
+            disabled: size === undefined || this.exporting,
+            onclick: () => void this.exportSafetensors(),
+          },
+          "Download .safetensors",
+        ),
+      ),
+    );
     const tensor = this.app.rowByName(this.app.state.tensor);
-    list.append(h("li", {},
-      h("span", { class: "what" }, h("b", {}, "One tensor as .npy"), h("br"),
-        h("span", { class: "muted" }, tensor ? `${tensor.name} (${tensor.dtype}, ${formatBytes(tensor.bytes)})` : "select a tensor in the table first")),
-      h("button", { type: "button", disabled: !tensor, onclick: () => tensor && void this.exportNpy(tensor.name) }, "Download .npy")));
+    list.append(
+      h(
+        "li",
+        {},
+        h(
+          "span",
+          { class: "what" },
+          h("b", {}, "One tensor as .npy"),
+          h("br"),
+          h(
+            "span",
+            { class: "muted" },
+            tensor
+              ? `${tensor.name} (${tensor.dtype}, ${formatBytes(tensor.bytes)})`
+              : "select a tensor in the table first",
+          ),
+        ),
+        h(
+          "button",
+          { type: "button", disabled: !tensor, onclick: () => tensor && void this.exportNpy(tensor.name) },
+          "Download .npy",
+        ),
+      ),
+    );
     this.root.append(h("h2", {}, "Export"), list, h("h3", {}, "embedded files"));
     const blobs = this.blobs;
     if (this.blobError) this.root.append(h("p", { class: "muted" }, this.blobError));
     else if (!blobs) this.root.append(h("p", { class: "muted" }, "listing…"));
-    else if (blobs.length === 0) this.root.append(h("p", { class: "muted" }, `a ${file.lazy.format} file of this kind embeds no other files`));
+    else if (blobs.length === 0)
+      this.root.append(h("p", { class: "muted" }, `a ${file.lazy.format} file of this kind embeds no other files`));
     else {
       const blobList = h("ul", { class: "export-list", id: "blob-list" });
       for (const blob of blobs) {
-        blobList.append(h("li", { "data-name": blob.name },
-          h("span", { class: "what mono" }, blob.name, h("span", { class: "muted" }, `  ${formatBytes(blobSize(blob))}${blob.name.endsWith(".onnx") ? " · opens in Netron" : ""}`)),
-          h("button", { type: "button", onclick: () => void this.exportBlob(blob) }, "Download")));
+        blobList.append(
+          h(
+            "li",
+            { "data-name": blob.name },
+            h(
+              "span",
+              { class: "what mono" },
+              blob.name,
+              h(
+                "span",
+                { class: "muted" },
+                `  ${formatBytes(blobSize(blob))}${blob.name.endsWith(".onnx") ? " · opens in Netron" : ""}`,
+              ),
+            ),
+            h("button", { type: "button", onclick: () => void this.exportBlob(blob) }, "Download"),
+          ),
+        );
       }
       this.root.append(blobList);
     }
@@ -75,7 +148,8 @@ export class ExportView {
       this.blobs = file.module.blobs(file.lazy.file);
       this.blobSource = file.source;
     } catch (error) {
-      if (!isFormatError(error) || error.code !== "UNSUPPORTED") this.blobError = `cannot list them: ${(error as Error).message}`;
+      if (!isFormatError(error) || error.code !== "UNSUPPORTED")
+        this.blobError = `cannot list them: ${(error as Error).message}`;
       else void this.readWholeForBlobs();
     }
   }
@@ -103,8 +177,9 @@ export class ExportView {
     this.show();
     try {
       const total = safetensorsSize(file.lazy.tensorInfos(), file.lazy.format) ?? 0;
-      await this.app.saveStreamed("writing .safetensors", replaceExtension(file.name, ".safetensors"), total,
-        (sink) => exportSafetensors(withSource(file.lazy, file.source), file.lazy.format, sink));
+      await this.app.saveStreamed("writing .safetensors", replaceExtension(file.name, ".safetensors"), total, (sink) =>
+        exportSafetensors(withSource(file.lazy, file.source), file.lazy.format, sink),
+      );
     } finally {
       this.exporting = false;
       if (this.app.view === "export") this.show();
@@ -115,8 +190,9 @@ export class ExportView {
     const file = this.app.current;
     const info = file?.lazy.tensorInfos().find((i) => i.name === name);
     if (!file || !info) return;
-    await this.app.saveStreamed(`writing ${tensorFileName(name)}`, tensorFileName(name), info.byteLength,
-      (sink) => exportNpy(withSource(file.lazy, file.source), info, sink));
+    await this.app.saveStreamed(`writing ${tensorFileName(name)}`, tensorFileName(name), info.byteLength, (sink) =>
+      exportNpy(withSource(file.lazy, file.source), info, sink),
+    );
   }
 
   private async exportBlob(blob: EmbeddedBlob): Promise<void> {

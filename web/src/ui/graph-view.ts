@@ -10,7 +10,16 @@
  * tensor view. Export as SVG and PNG. A picker chooses among several graphs of a file; subgraphs open from the
  * side panel.
  */
-import { BOX, type GraphDocument, type GraphModel, type GraphNode, type Positioned, graphTensors, nodeAt, searchGraph } from "../model/graph.js";
+import {
+  BOX,
+  type GraphDocument,
+  type GraphModel,
+  type GraphNode,
+  type Positioned,
+  graphTensors,
+  nodeAt,
+  searchGraph,
+} from "../model/graph.js";
 import { layoutInput } from "../model/layout.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { InspectorContext } from "./context.js";
@@ -76,7 +85,10 @@ export class GraphView {
   private onnxExport: OnnxExport | undefined;
   readonly colours: Colours = {};
 
-  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly root: HTMLElement,
+  ) {
     document.addEventListener("keydown", (event) => {
       if (this.app.view !== "graph" || !this.searchInput) return;
       if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "f") {
@@ -120,7 +132,11 @@ export class GraphView {
         this.document = graphDocumentOf(this.app);
         const graphs = this.document?.graphs ?? [];
         const index = Math.min(Math.max(0, this.app.state.graph ?? 0), Math.max(0, graphs.length - 1));
-        if (graphs[index]) this.stack = [{ model: graphs[index]!, title: graphs[index]!.name }, ...subgraphFrames(graphs[index]!, this.app.state.subgraph ?? [])];
+        if (graphs[index])
+          this.stack = [
+            { model: graphs[index]!, title: graphs[index]!.name },
+            ...subgraphFrames(graphs[index]!, this.app.state.subgraph ?? []),
+          ];
       } catch (error) {
         this.error = (error as Error).message;
       }
@@ -138,11 +154,25 @@ export class GraphView {
   private build(): void {
     clear(this.root);
     this.canvas = h("canvas", { id: "graph", tabindex: 0, "aria-label": "Graph of the module" });
-    const minimapCanvas = h("canvas", { id: "graph-minimap", class: "graph-minimap", "aria-label": "Overview of the graph: click or drag to move" });
+    const minimapCanvas = h("canvas", {
+      id: "graph-minimap",
+      class: "graph-minimap",
+      "aria-label": "Overview of the graph: click or drag to move",
+    });
     this.minimap = new Minimap(minimapCanvas, this);
     this.side = h("div", { class: "graph-side", id: "graph-side" });
-    this.legend = h("div", { class: "graph-legend", id: "graph-legend" }, this.model ? `${this.model.nodes.length} nodes · laying out…` : "");
-    this.searchInput = h("input", { id: "graph-search", type: "search", placeholder: "Find node, op, weight (Ctrl+F)", "aria-label": "Find a node by name, op type or weight name", spellcheck: "false" });
+    this.legend = h(
+      "div",
+      { class: "graph-legend", id: "graph-legend" },
+      this.model ? `${this.model.nodes.length} nodes · laying out…` : "",
+    );
+    this.searchInput = h("input", {
+      id: "graph-search",
+      type: "search",
+      placeholder: "Find node, op, weight (Ctrl+F)",
+      "aria-label": "Find a node by name, op type or weight name",
+      spellcheck: "false",
+    });
     this.searchCount = h("span", { class: "muted", id: "graph-search-count" });
     this.searchInput.addEventListener("input", () => this.search(this.searchInput!.value));
     this.searchInput.addEventListener("keydown", (event) => {
@@ -156,32 +186,99 @@ export class GraphView {
       }
     });
     const graphs = this.document?.graphs ?? [];
-    this.picker = h("select", { id: "graph-picker", "aria-label": "Graph of the file" }, ...graphs.map((g, i) => h("option", { value: String(i) }, g.error ? `${g.name} (not readable)` : g.name)));
+    this.picker = h(
+      "select",
+      { id: "graph-picker", "aria-label": "Graph of the file" },
+      ...graphs.map((g, i) => h("option", { value: String(i) }, g.error ? `${g.name} (not readable)` : g.name)),
+    );
     this.picker.hidden = graphs.length < 2;
     this.picker.value = String(Math.max(0, graphs.indexOf(this.stack[0]?.model as GraphModel)));
     this.picker.addEventListener("change", () => this.openGraph(Number(this.picker!.value)));
     this.crumbs = h("span", { class: "graph-crumbs", id: "graph-crumbs" });
-    const tools = h("div", { class: "graph-tools" },
-      this.picker, this.crumbs,
-      h("span", { class: "graph-find" }, this.searchInput,
-        h("button", { type: "button", title: "Previous hit (Shift+Enter)", "aria-label": "Previous hit", onclick: () => this.nextHit(-1) }, "↑"),
-        h("button", { type: "button", title: "Next hit (Enter)", "aria-label": "Next hit", onclick: () => this.nextHit(1) }, "↓"),
-        this.searchCount),
+    const tools = h(
+      "div",
+      { class: "graph-tools" },
+      this.picker,
+      this.crumbs,
+      h(
+        "span",
+        { class: "graph-find" },
+        this.searchInput,
+        h(
+          "button",
+          {
+            type: "button",
+            title: "Previous hit (Shift+Enter)",
+            "aria-label": "Previous hit",
+            onclick: () => this.nextHit(-1),
+          },
+          "↑",
+        ),
+        h(
+          "button",
+          { type: "button", title: "Next hit (Enter)", "aria-label": "Next hit", onclick: () => this.nextHit(1) },
+          "↓",
+        ),
+        this.searchCount,
+      ),
       h("span", { class: "spacer" }),
       // an icon (a phone's toolbar has no room for a word), named "Properties" for screen readers and tests
-      h("button", { type: "button", id: "graph-properties-button", "aria-label": "Properties", title: "Properties: the model's inputs, outputs, opset, producer, metadata and parameter count", onclick: () => this.showProperties() }, "ⓘ"),
-      h("button", { type: "button", title: "Zoom out (−)", "aria-label": "Zoom out", onclick: () => this.zoomAnimated(1 / 1.5) }, "−"),
-      h("button", { type: "button", title: "Zoom in (+)", "aria-label": "Zoom in", onclick: () => this.zoomAnimated(1.5) }, "+"),
-      h("button", { type: "button", title: "Back to the top at a readable size (Home)", onclick: () => this.home() }, "top"),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "graph-properties-button",
+          "aria-label": "Properties",
+          title: "Properties: the model's inputs, outputs, opset, producer, metadata and parameter count",
+          onclick: () => this.showProperties(),
+        },
+        "ⓘ",
+      ),
+      h(
+        "button",
+        { type: "button", title: "Zoom out (−)", "aria-label": "Zoom out", onclick: () => this.zoomAnimated(1 / 1.5) },
+        "−",
+      ),
+      h(
+        "button",
+        { type: "button", title: "Zoom in (+)", "aria-label": "Zoom in", onclick: () => this.zoomAnimated(1.5) },
+        "+",
+      ),
+      h(
+        "button",
+        { type: "button", title: "Back to the top at a readable size (Home)", onclick: () => this.home() },
+        "top",
+      ),
       h("button", { type: "button", title: "Fit the whole graph (0)", onclick: () => this.fit() }, "fit"),
-      h("button", { type: "button", id: "graph-export-svg", title: "Save the graph as SVG", onclick: () => this.exportSvg() }, "SVG"),
-      h("button", { type: "button", id: "graph-export-png", title: "Save the graph as PNG", onclick: () => void this.exportPng() }, "PNG"));
+      h(
+        "button",
+        { type: "button", id: "graph-export-svg", title: "Save the graph as SVG", onclick: () => this.exportSvg() },
+        "SVG",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "graph-export-png",
+          title: "Save the graph as PNG",
+          onclick: () => void this.exportPng(),
+        },
+        "PNG",
+      ),
+    );
     if (this.app.current?.lazy.format === "tsm") {
       this.onnxExport = new OnnxExport(this.app, () => this.requestDraw());
       tools.append(this.onnxExport.button);
     }
     const box = h("div", { class: "graph-canvas-box" }, this.canvas, minimapCanvas);
-    this.root.append(h("div", { class: "graph-layout" }, h("div", { class: "graph-main" }, tools, this.onnxExport?.note ?? null, this.legend, box), this.side));
+    this.root.append(
+      h(
+        "div",
+        { class: "graph-layout" },
+        h("div", { class: "graph-main" }, tools, this.onnxExport?.note ?? null, this.legend, box),
+        this.side,
+      ),
+    );
     this.root.classList.add("graph-root");
     wirePointer(this.canvas, {
       camera: this.camera,
@@ -249,7 +346,21 @@ export class GraphView {
     this.stack.forEach((frame, k) => {
       if (k > 0) crumbs.append(" › ");
       if (k === this.stack.length - 1) crumbs.append(h("b", {}, frame.title));
-      else crumbs.append(h("button", { class: "linkish", type: "button", onclick: () => { this.stack = this.stack.slice(0, k + 1); this.switched(); } }, frame.title));
+      else
+        crumbs.append(
+          h(
+            "button",
+            {
+              class: "linkish",
+              type: "button",
+              onclick: () => {
+                this.stack = this.stack.slice(0, k + 1);
+                this.switched();
+              },
+            },
+            frame.title,
+          ),
+        );
     });
   }
 
@@ -261,7 +372,9 @@ export class GraphView {
     const generation = this.generation;
     const started = performance.now();
     try {
-      const layout = await this.app.task("graph layout", () => this.app.layoutWorker.request({ kind: "layout", input: layoutInput(model) }));
+      const layout = await this.app.task("graph layout", () =>
+        this.app.layoutWorker.request({ kind: "layout", input: layoutInput(model) }),
+      );
       if (generation !== this.generation) return;
       this.layout = layout;
       this.layoutMs = performance.now() - started;
@@ -348,13 +461,23 @@ export class GraphView {
 
   private showSearchCount(query: string): void {
     if (!this.searchCount) return;
-    this.searchCount.textContent = query.trim() === "" ? "" : this.hits.length === 0 ? "no match" : `${this.hits.length} match${this.hits.length === 1 ? "" : "es"}`;
+    this.searchCount.textContent =
+      query.trim() === ""
+        ? ""
+        : this.hits.length === 0
+          ? "no match"
+          : `${this.hits.length} match${this.hits.length === 1 ? "" : "es"}`;
   }
 
   private nextHit(direction: 1 | -1): void {
     if (this.hits.length === 0) return;
     // the first step from a fresh search lands on the hit shown while typing (forward) or the last one (back)
-    this.hitIndex = this.hitIndex < 0 ? (direction === 1 ? 0 : this.hits.length - 1) : (this.hitIndex + direction + this.hits.length) % this.hits.length;
+    this.hitIndex =
+      this.hitIndex < 0
+        ? direction === 1
+          ? 0
+          : this.hits.length - 1
+        : (this.hitIndex + direction + this.hits.length) % this.hits.length;
     if (this.searchCount) this.searchCount.textContent = `${this.hitIndex + 1} of ${this.hits.length}`;
     this.focusNode(this.hits[this.hitIndex]!, true);
   }
@@ -408,14 +531,24 @@ export class GraphView {
     }
     if (this.legend) {
       this.legend.textContent = model
-        ? `${model.nodes.length} boxes (${model.sourceNodes} nodes, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : this.error ?? "laying out…"}`
-        : this.error ? `no graph: ${this.error}` : "";
+        ? `${model.nodes.length} boxes (${model.sourceNodes} nodes, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : (this.error ?? "laying out…")}`
+        : this.error
+          ? `no graph: ${this.error}`
+          : "";
     }
     if (!model || !layout) {
       delete canvas.dataset.engine;
       return;
     }
-    const visible = paintGraph(context, model, layout, this.camera.visibleArea(screen), this.camera.scale, this.colours, { selected: this.selected, hits: this.hits });
+    const visible = paintGraph(
+      context,
+      model,
+      layout,
+      this.camera.visibleArea(screen),
+      this.camera.scale,
+      this.colours,
+      { selected: this.selected, hits: this.hits },
+    );
     canvas.dataset.nodes = String(model.nodes.length);
     canvas.dataset.sourceNodes = String(model.sourceNodes);
     canvas.dataset.edges = String(model.edges.length);
@@ -428,7 +561,7 @@ export class GraphView {
     canvas.dataset.weightLabelPx = (BOX.smallFont * this.camera.scale).toFixed(2);
     canvas.dataset.visibleOps = String(visible.ops);
     canvas.dataset.visibleWeights = String(visible.weights);
-    canvas.dataset.selected = this.selected !== undefined ? model.nodes[this.selected]?.name ?? "" : "";
+    canvas.dataset.selected = this.selected !== undefined ? (model.nodes[this.selected]?.name ?? "") : "";
     this.minimap?.draw();
   }
 
@@ -441,12 +574,30 @@ export class GraphView {
     // the model's properties belong to the file's graph, not to a subgraph opened from it
     const root = this.stack[0]?.model;
     const properties = root && model === root ? { own: root.properties, extra: this.parameterCount(root) } : undefined;
-    renderSidePanel(this.side, model, node, this.error, {
-      focusNode: (id) => this.focusNode(id),
-      openTensor: (name) => this.app.openTensor(name),
-      openSubgraph: (sub, title, step) => this.openSubgraph(sub, title, step),
-      select: (id) => this.select(id),
-    }, properties && !properties.own ? { ...properties, own: { format: this.app.current?.lazy.format ?? "", fields: [], metadata: [], inputs: model!.inputs.map((id) => ({ name: model!.nodes[id]?.name ?? String(id) })), outputs: model!.outputs.map((id) => ({ name: model!.nodes[id]?.name ?? String(id) })) } } : properties);
+    renderSidePanel(
+      this.side,
+      model,
+      node,
+      this.error,
+      {
+        focusNode: (id) => this.focusNode(id),
+        openTensor: (name) => this.app.openTensor(name),
+        openSubgraph: (sub, title, step) => this.openSubgraph(sub, title, step),
+        select: (id) => this.select(id),
+      },
+      properties && !properties.own
+        ? {
+            ...properties,
+            own: {
+              format: this.app.current?.lazy.format ?? "",
+              fields: [],
+              metadata: [],
+              inputs: model!.inputs.map((id) => ({ name: model!.nodes[id]?.name ?? String(id) })),
+              outputs: model!.outputs.map((id) => ({ name: model!.nodes[id]?.name ?? String(id) })),
+            },
+          }
+        : properties,
+    );
   }
 
   /** Elements of the graph's weight tensors (each counted once), from the file's tensor table. */
@@ -478,7 +629,12 @@ export class GraphView {
   // ---- export ----
 
   private fileStem(): string {
-    return (this.app.current?.name ?? "graph").replace(/\.[^.]+$/, "") + (this.stack.length > 1 || (this.document?.graphs.length ?? 0) > 1 ? `-${this.stack.at(-1)!.title.replace(/[^\w.-]+/g, "_")}` : "");
+    return (
+      (this.app.current?.name ?? "graph").replace(/\.[^.]+$/, "") +
+      (this.stack.length > 1 || (this.document?.graphs.length ?? 0) > 1
+        ? `-${this.stack.at(-1)!.title.replace(/[^\w.-]+/g, "_")}`
+        : "")
+    );
   }
 
   /** The whole graph as SVG text (boxes, weight rows, edges), in the current theme's colours. */
@@ -515,7 +671,10 @@ export class GraphView {
       paintGraph(context, model, layout, area, 1, this.colours);
       const blob = await new Promise<Blob | null>((resolve) => canvas.toBlob(resolve, "image/png"));
       if (!blob) {
-        this.app.setStatus(`PNG export failed (a ${canvas.width}×${canvas.height} canvas was too big for this browser)`, true);
+        this.app.setStatus(
+          `PNG export failed (a ${canvas.width}×${canvas.height} canvas was too big for this browser)`,
+          true,
+        );
         return;
       }
       const name = parts.length === 1 ? `${stem}.png` : `${stem}-part${k + 1}of${parts.length}.png`;

@@ -23,16 +23,37 @@ export class LinePlot {
   private pending = false;
   private token = 0;
 
-  constructor(private readonly app: InspectorContext, private readonly name: string, private readonly total: number, private readonly width: () => number) {
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly name: string,
+    private readonly total: number,
+    private readonly width: () => number,
+  ) {
     this.window = { start: 0, end: total };
     this.canvas = h("canvas", { id: "line-plot", "aria-label": "Line plot of the values", tabindex: 0 });
     this.readout = h("div", { class: "readout", id: "line-readout" }, "\u00a0");
-    const tools = h("div", { class: "plot-tools" },
+    const tools = h(
+      "div",
+      { class: "plot-tools" },
       h("button", { type: "button", title: "Zoom in (+)", onclick: () => this.zoom(2) }, "+"),
       h("button", { type: "button", title: "Zoom out (−)", onclick: () => this.zoom(0.5) }, "−"),
-      h("button", { type: "button", id: "line-whole", title: "Show every value (double-click)", onclick: () => this.setWindow(0, total) }, "whole"),
-      h("button", { type: "button", id: "line-png", title: "Save the plot as PNG", onclick: () => this.exportPng() }, "PNG"),
-      h("span", { class: "muted", id: "line-window" }));
+      h(
+        "button",
+        {
+          type: "button",
+          id: "line-whole",
+          title: "Show every value (double-click)",
+          onclick: () => this.setWindow(0, total),
+        },
+        "whole",
+      ),
+      h(
+        "button",
+        { type: "button", id: "line-png", title: "Save the plot as PNG", onclick: () => this.exportPng() },
+        "PNG",
+      ),
+      h("span", { class: "muted", id: "line-window" }),
+    );
     this.element = h("div", { id: "line-box" }, tools, this.canvas, this.readout);
     this.wire();
     void this.request();
@@ -60,10 +81,14 @@ export class LinePlot {
 
   private wire(): void {
     const canvas = this.canvas;
-    canvas.addEventListener("wheel", (event) => {
-      event.preventDefault();
-      this.zoom(Math.exp(-event.deltaY * 0.002), this.indexAt(event.offsetX));
-    }, { passive: false });
+    canvas.addEventListener(
+      "wheel",
+      (event) => {
+        event.preventDefault();
+        this.zoom(Math.exp(-event.deltaY * 0.002), this.indexAt(event.offsetX));
+      },
+      { passive: false },
+    );
     let drag: { x: number; start: number; end: number } | undefined;
     canvas.addEventListener("pointerdown", (event) => {
       drag = { x: event.offsetX, ...this.window };
@@ -96,7 +121,14 @@ export class LinePlot {
     const token = ++this.token;
     const { start, end } = this.window;
     try {
-      const envelope = await this.app.worker.request({ kind: "line", slot: "a", name: this.name, start: Math.floor(start), end: Math.ceil(end), columns: this.plotWidth() });
+      const envelope = await this.app.worker.request({
+        kind: "line",
+        slot: "a",
+        name: this.name,
+        start: Math.floor(start),
+        end: Math.ceil(end),
+        columns: this.plotWidth(),
+      });
       if (token !== this.token) return;
       this.envelope = envelope;
       this.error = undefined;
@@ -120,7 +152,8 @@ export class LinePlot {
       context.fillText(this.error ?? "reading…", MARGIN.left, 20);
       return;
     }
-    if (label) label.textContent = `values ${env.start.toLocaleString("en-US")} – ${(env.end - 1).toLocaleString("en-US")} of ${this.total.toLocaleString("en-US")}${env.step > 1 ? ` · ${env.step} per column (min–max band, mean line)` : ""}`;
+    if (label)
+      label.textContent = `values ${env.start.toLocaleString("en-US")} – ${(env.end - 1).toLocaleString("en-US")} of ${this.total.toLocaleString("en-US")}${env.step > 1 ? ` · ${env.step} per column (min–max band, mean line)` : ""}`;
     let lo = Infinity;
     let hi = -Infinity;
     for (let c = 0; c < env.min.length; c++) {
@@ -193,7 +226,10 @@ export class LinePlot {
     const first = env.start + c * env.step;
     const last = Math.min(env.end, first + env.step) - 1;
     const where = first === last ? `[${first}]` : `[${first} … ${last}]`;
-    const value = env.step === 1 ? formatValue(env.mean[c]!) : `min ${formatValue(env.min[c]!)} · mean ${formatValue(env.mean[c]!)} · max ${formatValue(env.max[c]!)}`;
+    const value =
+      env.step === 1
+        ? formatValue(env.mean[c]!)
+        : `min ${formatValue(env.min[c]!)} · mean ${formatValue(env.mean[c]!)} · max ${formatValue(env.max[c]!)}`;
     this.readout.textContent = `${where} ${Number.isNaN(env.mean[c]!) && env.nonFinite[c]! > 0 ? "NaN/Inf" : value}${env.nonFinite[c]! > 0 ? ` · ${env.nonFinite[c]} NaN/Inf` : ""}`;
   }
 

@@ -4,7 +4,15 @@
  */
 import type { Histogram } from "../compute.js";
 import { formatSeconds, formatValue } from "../model/format.js";
-import { type ColourMapName, type Matrix, type Orientation, colourMap, heatmapDrawSize, imageSize, renderRGBA } from "../model/heatmap.js";
+import {
+  type ColourMapName,
+  type Matrix,
+  type Orientation,
+  colourMap,
+  heatmapDrawSize,
+  imageSize,
+  renderRGBA,
+} from "../model/heatmap.js";
 import { type CountScale, type HistogramLayout, countTicks, histogramLayout, niceTicks } from "../model/histogram.js";
 import { prepareCanvas, themeColour } from "./dom.js";
 
@@ -14,7 +22,14 @@ const FONT = "11px system-ui, sans-serif";
  * Horizontal grid lines at the value ticks, each labelled at its left (`gap` px before the plot), in the theme's
  * grid and secondary text colours (the context keeps that style and right-aligned, middle-baseline text).
  */
-export function drawValueGrid(context: CanvasRenderingContext2D, ticks: readonly number[], left: number, width: number, y: (value: number) => number, gap: number): void {
+export function drawValueGrid(
+  context: CanvasRenderingContext2D,
+  ticks: readonly number[],
+  left: number,
+  width: number,
+  y: (value: number) => number,
+  gap: number,
+): void {
   context.strokeStyle = themeColour("--grid");
   context.fillStyle = themeColour("--fg2");
   context.font = FONT;
@@ -36,7 +51,14 @@ export interface HistogramDrawing {
   top: number;
 }
 
-export function drawHistogram(canvas: HTMLCanvasElement, histogram: Histogram, scale: CountScale, width: number, height: number, colour?: string): HistogramDrawing {
+export function drawHistogram(
+  canvas: HTMLCanvasElement,
+  histogram: Histogram,
+  scale: CountScale,
+  width: number,
+  height: number,
+  colour?: string,
+): HistogramDrawing {
   const context = prepareCanvas(canvas, width, height);
   // a count axis on the left (issue 26): nice whole numbers, or powers of ten on the log scale
   const left = 40;
@@ -52,7 +74,12 @@ export function drawHistogram(canvas: HTMLCanvasElement, histogram: Histogram, s
   context.moveTo(left, top + plotHeight + 0.5);
   context.lineTo(left + layout.axis.x1, top + plotHeight + 0.5);
   context.stroke();
-  const colours = { bin: colour ?? themeColour("--bar"), nan: themeColour("--nan"), posInf: themeColour("--inf"), negInf: themeColour("--inf") };
+  const colours = {
+    bin: colour ?? themeColour("--bar"),
+    nan: themeColour("--nan"),
+    posInf: themeColour("--inf"),
+    negInf: themeColour("--inf"),
+  };
   for (const bar of layout.bars) {
     if (bar.count <= 0 && bar.kind === "bin") continue;
     context.fillStyle = colours[bar.kind];
@@ -67,7 +94,12 @@ export function drawHistogram(canvas: HTMLCanvasElement, histogram: Histogram, s
   }
   context.textAlign = "center";
   for (const bar of layout.bars) {
-    if (bar.kind !== "bin") context.fillText(bar.kind === "nan" ? "NaN" : bar.kind === "posInf" ? "+Inf" : "−Inf", left + bar.x + bar.width / 2, top + plotHeight + 5);
+    if (bar.kind !== "bin")
+      context.fillText(
+        bar.kind === "nan" ? "NaN" : bar.kind === "posInf" ? "+Inf" : "−Inf",
+        left + bar.x + bar.width / 2,
+        top + plotHeight + 5,
+      );
   }
   context.textAlign = "right";
   context.textBaseline = "middle";
@@ -117,17 +149,38 @@ export interface HeatmapAxes {
 }
 
 /** Ticks for source indices 0 … size−1 shown `step` per image pixel (a reduced axis), at cell centres. */
-export function indexTicks(size: number, step: number, count: number, flip = false, imageSize = Math.ceil(size / step), offset = 0): AxisTick[] {
-  return niceTicks(offset, Math.max(offset, offset + size - 1), count, true).filter((v) => v <= offset + size - 1 && v >= offset).map((v) => {
-    const at = (v - offset + 0.5) / step;
-    return { at: flip ? imageSize - at : at, label: String(v) };
-  });
+export function indexTicks(
+  size: number,
+  step: number,
+  count: number,
+  flip = false,
+  imageSize = Math.ceil(size / step),
+  offset = 0,
+): AxisTick[] {
+  return niceTicks(offset, Math.max(offset, offset + size - 1), count, true)
+    .filter((v) => v <= offset + size - 1 && v >= offset)
+    .map((v) => {
+      const at = (v - offset + 0.5) / step;
+      return { at: flip ? imageSize - at : at, label: String(v) };
+    });
 }
 
 /** Draws the matrix as a heatmap filling about width × height CSS pixels, with axes and a colour bar. */
 export function drawHeatmap(
-  canvas: HTMLCanvasElement, matrix: Matrix, options: { map: ColourMapName; lo: number; hi: number; orientation: Orientation; fill: boolean; dataLo?: number | undefined; dataHi?: number | undefined },
-  width: number, height: number, axes: HeatmapAxes,
+  canvas: HTMLCanvasElement,
+  matrix: Matrix,
+  options: {
+    map: ColourMapName;
+    lo: number;
+    hi: number;
+    orientation: Orientation;
+    fill: boolean;
+    dataLo?: number | undefined;
+    dataHi?: number | undefined;
+  },
+  width: number,
+  height: number,
+  axes: HeatmapAxes,
 ): HeatmapDrawing {
   const context = prepareCanvas(canvas, width, height);
   context.fillStyle = themeColour("--canvas");
@@ -136,7 +189,13 @@ export function drawHeatmap(
   const areaWidth = width - margin.left - margin.right;
   const areaHeight = height - margin.top - margin.bottom;
   const { width: imageWidth, height: imageHeight, pixels } = renderRGBA(matrix, options);
-  const { width: drawWidth, height: drawHeight } = heatmapDrawSize(imageWidth, imageHeight, areaWidth, areaHeight, options.fill);
+  const { width: drawWidth, height: drawHeight } = heatmapDrawSize(
+    imageWidth,
+    imageHeight,
+    areaWidth,
+    areaHeight,
+    options.fill,
+  );
   const x = margin.left;
   const y = margin.top;
   const image = document.createElement("canvas");
@@ -227,7 +286,11 @@ export function drawHeatmap(
 }
 
 /** Image coordinates (pixels of the unscaled image) under a mouse position, or undefined outside. */
-export function imagePoint(drawing: HeatmapDrawing, offsetX: number, offsetY: number): { x: number; y: number } | undefined {
+export function imagePoint(
+  drawing: HeatmapDrawing,
+  offsetX: number,
+  offsetY: number,
+): { x: number; y: number } | undefined {
   const fx = (offsetX - drawing.x) / drawing.width;
   const fy = (offsetY - drawing.y) / drawing.height;
   if (fx < 0 || fy < 0 || fx >= 1 || fy >= 1) return undefined;
@@ -235,7 +298,14 @@ export function imagePoint(drawing: HeatmapDrawing, offsetX: number, offsetY: nu
 }
 
 /** A line plot of values over their index (a speech frame's features). */
-export function drawLine(canvas: HTMLCanvasElement, values: ArrayLike<number>, width: number, height: number, title: string, xLabel: string): void {
+export function drawLine(
+  canvas: HTMLCanvasElement,
+  values: ArrayLike<number>,
+  width: number,
+  height: number,
+  title: string,
+  xLabel: string,
+): void {
   const context = prepareCanvas(canvas, width, height);
   context.fillStyle = themeColour("--canvas");
   context.fillRect(0, 0, width, height);
@@ -298,6 +368,9 @@ export function timeTick(frameShift: number): (frame: number) => string {
   return (frame) => formatSeconds(Number((frame * frameShift).toFixed(6)));
 }
 
-export function imageSizeOf(matrix: { rows: number; cols: number }, orientation: Orientation): { width: number; height: number } {
+export function imageSizeOf(
+  matrix: { rows: number; cols: number },
+  orientation: Orientation,
+): { width: number; height: number } {
   return imageSize(matrix, orientation);
 }

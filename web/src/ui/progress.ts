@@ -12,7 +12,14 @@ export interface Task {
 const SHOW_AFTER_MS = 500;
 
 export class ProgressStrip {
-  private readonly tasks: { label: string; done: number; total: number; bytes: boolean; cancel?: (() => void) | undefined; shown: boolean }[] = [];
+  private readonly tasks: {
+    label: string;
+    done: number;
+    total: number;
+    bytes: boolean;
+    cancel?: (() => void) | undefined;
+    shown: boolean;
+  }[] = [];
   private timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -66,7 +73,12 @@ export class ProgressStrip {
     const fraction = task.total > 0 ? Math.min(1, task.done / task.total) : 0;
     if (task.total > 0) this.bar.value = fraction;
     else this.bar.removeAttribute("value");
-    const amount = task.total > 0 ? (task.bytes ? ` ${formatBytes(task.done)} of ${formatBytes(task.total)}` : ` ${Math.round(fraction * 100)}%`) : "";
+    const amount =
+      task.total > 0
+        ? task.bytes
+          ? ` ${formatBytes(task.done)} of ${formatBytes(task.total)}`
+          : ` ${Math.round(fraction * 100)}%`
+        : "";
     this.label.textContent = `${task.label}${amount}`;
     this.cancelButton.hidden = !task.cancel;
   }

@@ -12,7 +12,10 @@ import { clear, h } from "./dom.js";
 export class SummaryView {
   private hexAt: number | undefined;
 
-  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly root: HTMLElement,
+  ) {}
 
   reset(): void {
     this.hexAt = undefined;
@@ -26,15 +29,31 @@ export class SummaryView {
       const e = failed.error;
       this.root.append(
         h("h2", {}, failed.name),
-        h("div", { class: "error-box", id: "open-error", "data-code": e.code, "data-offset": e.offset ?? "" },
+        h(
+          "div",
+          { class: "error-box", id: "open-error", "data-code": e.code, "data-offset": e.offset ?? "" },
           h("b", {}, `${e.name}: this file could not be read`),
-          h("dl", { class: "kv" },
-            h("dt", {}, "code"), h("dd", { class: "code" }, e.code),
-            e.offset !== undefined ? h("dt", {}, "offset") : null, e.offset !== undefined ? h("dd", { class: "offset" }, `${e.offset} (0x${e.offset.toString(16)})`) : null,
-            e.field ? h("dt", {}, "field") : null, e.field ? h("dd", { class: "field" }, e.field) : null,
-            failed.size ? h("dt", {}, "size") : null, failed.size ? h("dd", {}, `${formatBytes(failed.size)} (${failed.size} bytes)`) : null),
+          h(
+            "dl",
+            { class: "kv" },
+            h("dt", {}, "code"),
+            h("dd", { class: "code" }, e.code),
+            e.offset !== undefined ? h("dt", {}, "offset") : null,
+            e.offset !== undefined ? h("dd", { class: "offset" }, `${e.offset} (0x${e.offset.toString(16)})`) : null,
+            e.field ? h("dt", {}, "field") : null,
+            e.field ? h("dd", { class: "field" }, e.field) : null,
+            failed.size ? h("dt", {}, "size") : null,
+            failed.size ? h("dd", {}, `${formatBytes(failed.size)} (${failed.size} bytes)`) : null,
+          ),
           h("div", { class: "message" }, e.message),
-          e.code === "SOURCE" && failed.url ? h("p", {}, "A file on another web server can be opened only if that server allows this page to read it (CORS) and answers Range requests.") : null),
+          e.code === "SOURCE" && failed.url
+            ? h(
+                "p",
+                {},
+                "A file on another web server can be opened only if that server allows this page to read it (CORS) and answers Range requests.",
+              )
+            : null,
+        ),
       );
       if (e.offset !== undefined && failed.size > 0) {
         this.hexAt ??= e.offset;
@@ -44,38 +63,82 @@ export class SummaryView {
     }
     if (!current) return;
     const s = current.summary;
-    const left = h("div", {},
+    const left = h(
+      "div",
+      {},
       h("h2", {}, s.name),
-      h("dl", { class: "kv", id: "summary-facts" },
-        h("dt", {}, "format"), h("dd", { "data-key": "format" }, s.format),
-        h("dt", {}, "version"), h("dd", { "data-key": "version" }, s.version),
-        h("dt", {}, "size"), h("dd", { "data-key": "size" }, s.sizeText),
-        h("dt", {}, "tensors"), h("dd", { "data-key": "tensors" }, `${s.tensorCount} (${formatBytes(s.tensorBytes)})`)),
+      h(
+        "dl",
+        { class: "kv", id: "summary-facts" },
+        h("dt", {}, "format"),
+        h("dd", { "data-key": "format" }, s.format),
+        h("dt", {}, "version"),
+        h("dd", { "data-key": "version" }, s.version),
+        h("dt", {}, "size"),
+        h("dd", { "data-key": "size" }, s.sizeText),
+        h("dt", {}, "tensors"),
+        h("dd", { "data-key": "tensors" }, `${s.tensorCount} (${formatBytes(s.tensorBytes)})`),
+      ),
     );
     if (s.warnings.length > 0) {
       left.append(h("h3", {}, `verify: ${s.warnings.length} warning${s.warnings.length === 1 ? "" : "s"}`));
       for (const w of s.warnings) {
-        left.append(h("div", { class: "warning" }, w.text, w.offset !== undefined
-          ? h("button", { class: "linkish", type: "button", onclick: () => void this.showHexAt(w.offset!) }, ` bytes at ${w.offset}`)
-          : null));
+        left.append(
+          h(
+            "div",
+            { class: "warning" },
+            w.text,
+            w.offset !== undefined
+              ? h(
+                  "button",
+                  { class: "linkish", type: "button", onclick: () => void this.showHexAt(w.offset!) },
+                  ` bytes at ${w.offset}`,
+                )
+              : null,
+          ),
+        );
       }
     } else {
-      left.append(h("h3", {}, "verify"), h("div", { class: "muted" }, "no warnings: the reference runtime would load this file as far as its headers tell"));
+      left.append(
+        h("h3", {}, "verify"),
+        h(
+          "div",
+          { class: "muted" },
+          "no warnings: the reference runtime would load this file as far as its headers tell",
+        ),
+      );
     }
     if (s.meta.length > 0) {
-      left.append(h("h3", {}, "meta"), h("dl", { class: "kv" }, ...s.meta.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])));
+      left.append(
+        h("h3", {}, "meta"),
+        h("dl", { class: "kv" }, ...s.meta.flatMap(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+      );
     }
     const right = h("div", {});
     const totals = dtypeTotals(current.rows);
     if (totals.length > 0) {
-      right.append(h("h3", {}, "tensors by dtype"), h("dl", { class: "kv" }, ...totals.flatMap((g) => [
-        h("dt", {}, g.dtype),
-        h("dd", {}, `${g.count} tensor${g.count === 1 ? "" : "s"}, ${formatCount(g.elements)} elements, ${formatBytes(g.bytes)}`),
-      ])));
+      right.append(
+        h("h3", {}, "tensors by dtype"),
+        h(
+          "dl",
+          { class: "kv" },
+          ...totals.flatMap((g) => [
+            h("dt", {}, g.dtype),
+            h(
+              "dd",
+              {},
+              `${g.count} tensor${g.count === 1 ? "" : "s"}, ${formatCount(g.elements)} elements, ${formatBytes(g.bytes)}`,
+            ),
+          ]),
+        ),
+      );
     }
     if (s.extra.length > 0) {
       right.append(h("h3", {}, "also in the file"));
-      for (const [k, line, full] of s.extra) right.append(h("details", { class: "extra" }, h("summary", {}, h("b", {}, `${k}: `), line), h("pre", {}, full)));
+      for (const [k, line, full] of s.extra)
+        right.append(
+          h("details", { class: "extra" }, h("summary", {}, h("b", {}, `${k}: `), line), h("pre", {}, full)),
+        );
     }
     right.append(h("div", { id: "hex-panel" }));
     this.root.append(h("div", { class: "columns" }, left, right));
@@ -89,7 +152,12 @@ export class SummaryView {
   }
 
   /** The hex view: 12 lines of 16 bytes around `offset`, the byte at `highlight` marked. */
-  private async renderHex(source: { read(o: number, n: number): Promise<Uint8Array> } | undefined, size: number, offset: number, highlight: number | undefined): Promise<void> {
+  private async renderHex(
+    source: { read(o: number, n: number): Promise<Uint8Array> } | undefined,
+    size: number,
+    offset: number,
+    highlight: number | undefined,
+  ): Promise<void> {
     let panel = this.root.querySelector("#hex-panel");
     if (!panel) {
       panel = h("div", { id: "hex-panel" });
@@ -115,6 +183,13 @@ export class SummaryView {
       row.append(` ${line.ascii}`);
       pre.append(row);
     }
-    panel.replaceChildren(h("h3", {}, `bytes ${start}–${start + bytes.length - 1}${highlight !== undefined ? ` (offset ${highlight} marked)` : ""}`), pre);
+    panel.replaceChildren(
+      h(
+        "h3",
+        {},
+        `bytes ${start}–${start + bytes.length - 1}${highlight !== undefined ? ` (offset ${highlight} marked)` : ""}`,
+      ),
+      pre,
+    );
   }
 }

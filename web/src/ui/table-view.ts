@@ -6,8 +6,15 @@
  */
 import { formatBytes, formatCount, formatPercent, formatValue, shapeText } from "../model/format.js";
 import {
-  DEFAULT_TABLE_OPTIONS, type SortKey, type TableItem, type TableOptions, type TensorRow,
-  moveSelection, tableItems, totals, visibleSelection,
+  DEFAULT_TABLE_OPTIONS,
+  type SortKey,
+  type TableItem,
+  type TableOptions,
+  type TensorRow,
+  moveSelection,
+  tableItems,
+  totals,
+  visibleSelection,
 } from "../model/table.js";
 import { AUTO_STATS_BYTES, type InspectorContext } from "./context.js";
 import { clear, h } from "./dom.js";
@@ -48,7 +55,10 @@ export class TableView {
   private statsButton: HTMLButtonElement | undefined;
   private redrawQueued = false;
 
-  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly root: HTMLElement,
+  ) {}
 
   reset(): void {
     this.options = { ...DEFAULT_TABLE_OPTIONS, filter: this.app.state.filter ?? "" };
@@ -69,7 +79,13 @@ export class TableView {
   private build(): void {
     const file = this.app.current!;
     clear(this.root);
-    this.filterInput = h("input", { type: "search", id: "filter", placeholder: "filter: name, dtype or shape  ( / )", value: this.options.filter, "aria-label": "Filter tensors" });
+    this.filterInput = h("input", {
+      type: "search",
+      id: "filter",
+      placeholder: "filter: name, dtype or shape  ( / )",
+      value: this.options.filter,
+      "aria-label": "Filter tensors",
+    });
     this.filterInput.addEventListener("input", () => {
       this.options.filter = this.filterInput!.value;
       this.app.setState({ filter: this.options.filter || undefined });
@@ -94,13 +110,25 @@ export class TableView {
       this.refresh();
     });
     const tensorBytes = file.infos.reduce((a, i) => a + i.byteLength, 0);
-    this.statsButton = h("button", { type: "button", id: "compute-stats", title: "Read every tensor once in a worker (streamed; cancel any time)" },
-      `Compute statistics (${formatBytes(tensorBytes)})`);
+    this.statsButton = h(
+      "button",
+      { type: "button", id: "compute-stats", title: "Read every tensor once in a worker (streamed; cancel any time)" },
+      `Compute statistics (${formatBytes(tensorBytes)})`,
+    );
     this.statsButton.addEventListener("click", () => void this.app.computeStats());
     this.statsButton.hidden = tensorBytes <= AUTO_STATS_BYTES;
     const head = h("div", { class: "grid-head", role: "row" });
     for (const column of COLUMNS) {
-      const cell = h("span", { role: "columnheader", class: column.numeric ? "num" : "", "data-sort": column.key, title: column.title ?? `sort by ${column.label}` }, column.label);
+      const cell = h(
+        "span",
+        {
+          role: "columnheader",
+          class: column.numeric ? "num" : "",
+          "data-sort": column.key,
+          title: column.title ?? `sort by ${column.label}`,
+        },
+        column.label,
+      );
       cell.addEventListener("click", () => {
         if (this.options.sort === column.key) this.options.descending = !this.options.descending;
         else {
@@ -112,7 +140,12 @@ export class TableView {
       head.append(cell);
     }
     this.body = h("div", { class: "grid-body", role: "rowgroup" });
-    this.grid = h("div", { class: "grid", id: "tensor-table", role: "grid", tabindex: 0, "aria-label": "Tensors" }, head, this.body);
+    this.grid = h(
+      "div",
+      { class: "grid", id: "tensor-table", role: "grid", tabindex: 0, "aria-label": "Tensors" },
+      head,
+      this.body,
+    );
     this.grid.addEventListener("scroll", () => this.drawRows());
     // a double-click by row index and time, not the browser's dblclick: rows are redrawn (statistics arriving,
     // scrolling) between the two clicks, and Chromium fires no dblclick when the element under the pointer changed
@@ -129,8 +162,15 @@ export class TableView {
     });
     this.foot = h("div", { class: "table-foot", id: "table-foot" });
     this.root.append(
-      h("div", { class: "table-tools" }, this.filterInput, h("label", {}, group, " group by dtype"), h("label", {}, byLayer, " group by layer"), this.statsButton,
-        h("span", { class: "muted" }, "Enter or double-click opens a tensor")),
+      h(
+        "div",
+        { class: "table-tools" },
+        this.filterInput,
+        h("label", {}, group, " group by dtype"),
+        h("label", {}, byLayer, " group by layer"),
+        this.statsButton,
+        h("span", { class: "muted" }, "Enter or double-click opens a tensor"),
+      ),
       this.grid,
       this.foot,
     );
@@ -143,7 +183,8 @@ export class TableView {
     this.items = tableItems(file.rows, this.options);
     this.selected = visibleSelection(this.items, this.selected);
     for (const cell of this.grid.querySelectorAll<HTMLElement>(".grid-head [data-sort]")) {
-      if (cell.dataset.sort === this.options.sort) cell.setAttribute("aria-sort", this.options.descending ? "descending" : "ascending");
+      if (cell.dataset.sort === this.options.sort)
+        cell.setAttribute("aria-sort", this.options.descending ? "descending" : "ascending");
       else cell.removeAttribute("aria-sort");
     }
     this.body!.style.height = `${this.items.length * ROW_HEIGHT}px`;
@@ -152,7 +193,8 @@ export class TableView {
     const all = totals(file.rows);
     const t = totals(shown);
     const withStats = file.rows.filter((r) => r.stats).length;
-    this.foot!.textContent = `${t.count === all.count ? `${all.count} tensors` : `${t.count} of ${all.count} tensors`} · ${formatCount(t.elements)} elements · ${formatBytes(t.bytes)}` +
+    this.foot!.textContent =
+      `${t.count === all.count ? `${all.count} tensors` : `${t.count} of ${all.count} tensors`} · ${formatCount(t.elements)} elements · ${formatBytes(t.bytes)}` +
       (withStats > 0 ? ` · statistics for ${withStats}` : "");
     if (this.statsButton) this.statsButton.disabled = this.app.statsRunning || withStats === file.rows.length;
   }
@@ -197,35 +239,74 @@ export class TableView {
 
   private groupElement(item: Extract<TableItem, { kind: "group" }>): HTMLElement {
     const layer = item.layer !== undefined;
-    return cells(h("div", { class: "group-row", role: "row", "data-dtype": item.dtype, "data-layer": item.layer, "data-params": layer ? item.elements : undefined },
-      h("span", { class: layer ? "mono" : "" }, layer ? item.layer || "(no prefix)" : item.dtype),
-      h("span", { class: "muted" }, `${item.count} tensor${item.count === 1 ? "" : "s"}`),
-      h("span", { class: "muted" }, `${formatCount(item.elements)} ${layer ? "parameters" : "elements"}`),
-      h("span", { class: "muted" }, formatBytes(item.bytes))));
+    return cells(
+      h(
+        "div",
+        {
+          class: "group-row",
+          role: "row",
+          "data-dtype": item.dtype,
+          "data-layer": item.layer,
+          "data-params": layer ? item.elements : undefined,
+        },
+        h("span", { class: layer ? "mono" : "" }, layer ? item.layer || "(no prefix)" : item.dtype),
+        h("span", { class: "muted" }, `${item.count} tensor${item.count === 1 ? "" : "s"}`),
+        h("span", { class: "muted" }, `${formatCount(item.elements)} ${layer ? "parameters" : "elements"}`),
+        h("span", { class: "muted" }, formatBytes(item.bytes)),
+      ),
+    );
   }
 
   private rowElement(row: TensorRow): HTMLElement {
     const s = row.stats;
     const num = (key: string, value: number | undefined, text: string, bad = false) =>
-      h("span", { class: `num${bad ? " bad" : ""}`, "data-col": key, "data-value": value === undefined ? undefined : String(value), title: value === undefined ? undefined : String(value) }, text);
+      h(
+        "span",
+        {
+          class: `num${bad ? " bad" : ""}`,
+          "data-col": key,
+          "data-value": value === undefined ? undefined : String(value),
+          title: value === undefined ? undefined : String(value),
+        },
+        text,
+      );
     const infs = s ? s.posInf + s.negInf : undefined;
-    return cells(h("div", {
-      class: "grid-row", role: "row", "data-index": row.index, "data-name": row.name,
-      "aria-selected": String(row.index === this.selected), title: row.statsNote ?? undefined,
-    },
-    h("span", { class: "num muted" }, row.index),
-    h("span", { class: "name", title: row.name, "data-col": "name" }, row.name),
-    h("span", { "data-col": "dtype" }, row.dtype),
-    h("span", { "data-col": "shape" }, shapeText(row.shape)),
-    num("elements", row.elements, formatCount(row.elements)),
-    num("bytes", row.bytes, formatBytes(row.bytes)),
-    num("min", s?.min, s ? formatValue(s.min) : row.statsNote ? "–" : ""),
-    num("max", s?.max, s ? formatValue(s.max) : ""),
-    num("mean", s?.mean, s ? formatValue(s.mean) : ""),
-    num("std", s?.std, s ? formatValue(s.std) : ""),
-    num("nan", s?.nan, s ? formatCount(s.nan) : "", (s?.nan ?? 0) > 0),
-    h("span", { class: `num${(infs ?? 0) > 0 ? " bad" : ""}`, "data-col": "inf", "data-pos": s?.posInf, "data-neg": s?.negInf, "data-value": infs }, s ? formatCount(infs!) : ""),
-    num("zeros", s?.zeros, s ? formatPercent(s.zeros, s.count) : "")));
+    return cells(
+      h(
+        "div",
+        {
+          class: "grid-row",
+          role: "row",
+          "data-index": row.index,
+          "data-name": row.name,
+          "aria-selected": String(row.index === this.selected),
+          title: row.statsNote ?? undefined,
+        },
+        h("span", { class: "num muted" }, row.index),
+        h("span", { class: "name", title: row.name, "data-col": "name" }, row.name),
+        h("span", { "data-col": "dtype" }, row.dtype),
+        h("span", { "data-col": "shape" }, shapeText(row.shape)),
+        num("elements", row.elements, formatCount(row.elements)),
+        num("bytes", row.bytes, formatBytes(row.bytes)),
+        num("min", s?.min, s ? formatValue(s.min) : row.statsNote ? "–" : ""),
+        num("max", s?.max, s ? formatValue(s.max) : ""),
+        num("mean", s?.mean, s ? formatValue(s.mean) : ""),
+        num("std", s?.std, s ? formatValue(s.std) : ""),
+        num("nan", s?.nan, s ? formatCount(s.nan) : "", (s?.nan ?? 0) > 0),
+        h(
+          "span",
+          {
+            class: `num${(infs ?? 0) > 0 ? " bad" : ""}`,
+            "data-col": "inf",
+            "data-pos": s?.posInf,
+            "data-neg": s?.negInf,
+            "data-value": infs,
+          },
+          s ? formatCount(infs!) : "",
+        ),
+        num("zeros", s?.zeros, s ? formatPercent(s.zeros, s.count) : ""),
+      ),
+    );
   }
 
   private select(index: number | undefined): void {
@@ -248,7 +329,8 @@ export class TableView {
     const header = 28;
     const before = this.grid.scrollTop;
     if (top < this.grid.scrollTop) this.grid.scrollTop = top;
-    else if (top + ROW_HEIGHT + header > this.grid.scrollTop + this.grid.clientHeight) this.grid.scrollTop = top + ROW_HEIGHT + header - this.grid.clientHeight;
+    else if (top + ROW_HEIGHT + header > this.grid.scrollTop + this.grid.clientHeight)
+      this.grid.scrollTop = top + ROW_HEIGHT + header - this.grid.clientHeight;
     // redraw only when the visible rows changed (a redraw under the pointer would eat a double-click)
     if (this.grid.scrollTop !== before) this.drawRows();
   }

@@ -7,8 +7,18 @@
  */
 import { formatBytes, formatCount, formatPercent, formatValue, shapeText } from "../model/format.js";
 import {
-  type ColourMapName, type Orientation, type RangeMode, type SliceSpec,
-  cellAt, clampSlice, defaultSlice, fullIndex, matrixRow, regionWindow, suggestedMap, valueRange,
+  type ColourMapName,
+  type Orientation,
+  type RangeMode,
+  type SliceSpec,
+  cellAt,
+  clampSlice,
+  defaultSlice,
+  fullIndex,
+  matrixRow,
+  regionWindow,
+  suggestedMap,
+  valueRange,
 } from "../model/heatmap.js";
 import { barAt, histogramQuantile, niceTicks } from "../model/histogram.js";
 import { exportNpy, tensorFileName, withSource } from "../model/export.js";
@@ -18,7 +28,16 @@ import type { InspectorContext } from "./context.js";
 import { checkbox, clear, download, h, prepareCanvas, select, themeColour } from "./dom.js";
 import { LinePlot } from "./line-plot.js";
 import type { SliceWindow } from "../worker/protocol.js";
-import { type HeatmapDrawing, type HistogramDrawing, drawHeatmap, drawHistogram, drawLine, imagePoint, indexTicks, timeTick } from "./plots.js";
+import {
+  type HeatmapDrawing,
+  type HistogramDrawing,
+  drawHeatmap,
+  drawHistogram,
+  drawLine,
+  imagePoint,
+  indexTicks,
+  timeTick,
+} from "./plots.js";
 
 const HISTOGRAM_WIDTH = 410;
 const HISTOGRAM_HEIGHT = 190;
@@ -43,7 +62,10 @@ export class TensorView {
   private generation = 0;
   private sliceQueued = false;
 
-  constructor(private readonly app: InspectorContext, private readonly root: HTMLElement) {}
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly root: HTMLElement,
+  ) {}
 
   reset(): void {
     this.name = undefined;
@@ -91,7 +113,9 @@ export class TensorView {
       this.frame = undefined;
       this.rangeMode = undefined;
       this.zoomWindow = undefined;
-      const fromState = this.app.state.axes ? { rowAxis: this.app.state.axes[0], colAxis: this.app.state.axes[1], fixed: this.app.state.indices ?? [] } : defaultSlice(info.shape);
+      const fromState = this.app.state.axes
+        ? { rowAxis: this.app.state.axes[0], colAxis: this.app.state.axes[1], fixed: this.app.state.indices ?? [] }
+        : defaultSlice(info.shape);
       this.spec = clampSlice(info.shape, fromState);
       this.build();
       if (hasStatistics(info.dtype)) {
@@ -112,14 +136,28 @@ export class TensorView {
       const next = file.infos[index + by];
       if (next) this.app.openTensor(next.name);
     };
-    const head = h("div", { class: "table-tools" },
-      h("button", { type: "button", onclick: () => this.app.showView("tensors"), title: "Back to the table (Esc)" }, "← tensors"),
+    const head = h(
+      "div",
+      { class: "table-tools" },
+      h(
+        "button",
+        { type: "button", onclick: () => this.app.showView("tensors"), title: "Back to the table (Esc)" },
+        "← tensors",
+      ),
       h("button", { type: "button", disabled: index <= 0, onclick: () => step(-1), title: "Previous tensor" }, "‹"),
-      h("button", { type: "button", disabled: index >= file.infos.length - 1, onclick: () => step(1), title: "Next tensor" }, "›"),
+      h(
+        "button",
+        { type: "button", disabled: index >= file.infos.length - 1, onclick: () => step(1), title: "Next tensor" },
+        "›",
+      ),
       h("h2", { id: "tensor-name", style: "margin:0" }, info.name),
       h("span", { class: "pill" }, info.dtype),
       h("span", { class: "mono" }, shapeText(info.shape)),
-      h("span", { class: "muted" }, `${formatCount(info.shape.reduce((a, b) => a * b, 1))} elements · ${formatBytes(info.byteLength)} at offset ${info.byteOffset}${info.layout === "column-major" ? " · stored column-major" : ""}${info.byteOrder === "be" ? " · big-endian" : ""}`),
+      h(
+        "span",
+        { class: "muted" },
+        `${formatCount(info.shape.reduce((a, b) => a * b, 1))} elements · ${formatBytes(info.byteLength)} at offset ${info.byteOffset}${info.layout === "column-major" ? " · stored column-major" : ""}${info.byteOrder === "be" ? " · big-endian" : ""}`,
+      ),
       h("span", { class: "spacer" }),
       h("button", { type: "button", id: "export-npy", onclick: () => void this.exportNpy() }, "Download .npy"),
     );
@@ -140,8 +178,15 @@ export class TensorView {
     const generation = this.generation;
     const name = this.name!;
     try {
-      const detail = await this.app.task(`statistics of ${name}`, (task) =>
-        this.app.worker.request({ kind: "detail", slot: "a", name, bins: this.bins, stats: this.app.rowByName(name)?.stats }, { onProgress: (d, t) => task.update(d, t) }), true);
+      const detail = await this.app.task(
+        `statistics of ${name}`,
+        (task) =>
+          this.app.worker.request(
+            { kind: "detail", slot: "a", name, bins: this.bins, stats: this.app.rowByName(name)?.stats },
+            { onProgress: (d, t) => task.update(d, t) },
+          ),
+        true,
+      );
       if (generation !== this.generation) return;
       this.detail = detail;
       this.app.rememberStats(name, detail.stats);
@@ -158,42 +203,107 @@ export class TensorView {
     left.append(h("h3", {}, "statistics"));
     const s = this.detail?.stats;
     if (!s) {
-      left.append(h("p", { class: "muted", id: "tensor-stats-pending" }, this.detailError ? `statistics failed: ${this.detailError}` : "computing…"));
-      if (this.detailError === "cancelled") left.append(h("button", { type: "button", onclick: () => { this.detailError = undefined; void this.requestDetail(); this.buildLeft(left); } }, "Compute again"));
+      left.append(
+        h(
+          "p",
+          { class: "muted", id: "tensor-stats-pending" },
+          this.detailError ? `statistics failed: ${this.detailError}` : "computing…",
+        ),
+      );
+      if (this.detailError === "cancelled")
+        left.append(
+          h(
+            "button",
+            {
+              type: "button",
+              onclick: () => {
+                this.detailError = undefined;
+                void this.requestDetail();
+                this.buildLeft(left);
+              },
+            },
+            "Compute again",
+          ),
+        );
       return;
     }
-    const item = (label: string, key: string, value: number, text: string) =>
-      [h("dt", {}, label), h("dd", { "data-stat": key, "data-value": String(value), title: String(value) }, text)];
-    left.append(h("dl", { class: "stats-grid", id: "tensor-stats" },
-      ...item("min", "min", s.min, formatValue(s.min)),
-      ...item("max", "max", s.max, formatValue(s.max)),
-      ...item("mean", "mean", s.mean, formatValue(s.mean)),
-      ...item("std", "std", s.std, formatValue(s.std)),
-      ...item("NaN", "nan", s.nan, formatCount(s.nan)),
-      ...item("zeros", "zeros", s.zeros, `${formatCount(s.zeros)} (${formatPercent(s.zeros, s.count) || "0%"})`),
-      ...item("+Inf", "posInf", s.posInf, formatCount(s.posInf)),
-      ...item("−Inf", "negInf", s.negInf, formatCount(s.negInf)),
-      ...item("count", "count", s.count, formatCount(s.count)),
-      ...item("sum", "sum", s.sum, formatValue(s.sum)),
-      ...item("abs-max", "absMax", Math.max(Math.abs(s.min), Math.abs(s.max)), formatValue(Math.max(Math.abs(s.min), Math.abs(s.max)))),
-      ...item("sparsity", "sparsity", s.count > 0 ? s.zeros / s.count : NaN, s.count > 0 ? `${((100 * s.zeros) / s.count).toPrecision(3)}%` : "–"),
-      ...(["p1", "p50", "p99"] as const).flatMap((label) => {
-        const value = histogramQuantile(this.detail!.histogram, Number(label.slice(1)) / 100);
-        return item(`${label} ≈`, label, value, formatValue(value));
-      })));
-    left.append(h("p", { class: "muted", style: "margin:2px 0" }, `quantiles ≈: read from the ${this.detail!.histogram.counts.length}-bin histogram, to ± one bin width (${formatValue((this.detail!.histogram.hi - this.detail!.histogram.lo) / this.detail!.histogram.counts.length)})`));
+    const item = (label: string, key: string, value: number, text: string) => [
+      h("dt", {}, label),
+      h("dd", { "data-stat": key, "data-value": String(value), title: String(value) }, text),
+    ];
+    left.append(
+      h(
+        "dl",
+        { class: "stats-grid", id: "tensor-stats" },
+        ...item("min", "min", s.min, formatValue(s.min)),
+        ...item("max", "max", s.max, formatValue(s.max)),
+        ...item("mean", "mean", s.mean, formatValue(s.mean)),
+        ...item("std", "std", s.std, formatValue(s.std)),
+        ...item("NaN", "nan", s.nan, formatCount(s.nan)),
+        ...item("zeros", "zeros", s.zeros, `${formatCount(s.zeros)} (${formatPercent(s.zeros, s.count) || "0%"})`),
+        ...item("+Inf", "posInf", s.posInf, formatCount(s.posInf)),
+        ...item("−Inf", "negInf", s.negInf, formatCount(s.negInf)),
+        ...item("count", "count", s.count, formatCount(s.count)),
+        ...item("sum", "sum", s.sum, formatValue(s.sum)),
+        ...item(
+          "abs-max",
+          "absMax",
+          Math.max(Math.abs(s.min), Math.abs(s.max)),
+          formatValue(Math.max(Math.abs(s.min), Math.abs(s.max))),
+        ),
+        ...item(
+          "sparsity",
+          "sparsity",
+          s.count > 0 ? s.zeros / s.count : NaN,
+          s.count > 0 ? `${((100 * s.zeros) / s.count).toPrecision(3)}%` : "–",
+        ),
+        ...(["p1", "p50", "p99"] as const).flatMap((label) => {
+          const value = histogramQuantile(this.detail!.histogram, Number(label.slice(1)) / 100);
+          return item(`${label} ≈`, label, value, formatValue(value));
+        }),
+      ),
+    );
+    left.append(
+      h(
+        "p",
+        { class: "muted", style: "margin:2px 0" },
+        `quantiles ≈: read from the ${this.detail!.histogram.counts.length}-bin histogram, to ± one bin width (${formatValue((this.detail!.histogram.hi - this.detail!.histogram.lo) / this.detail!.histogram.counts.length)})`,
+      ),
+    );
     const log = this.app.state.logCounts ?? false;
-    const tools = h("div", { class: "plot-tools" },
+    const tools = h(
+      "div",
+      { class: "plot-tools" },
       h("h3", { style: "margin:0" }, "histogram"),
-      checkbox(" log counts", log, (on) => {
-        this.app.setState({ logCounts: on });
-        this.drawHistogramCanvas();
-      }, "histogram-log"),
-      h("label", {}, "bins ", select([["32", "32"], ["64", "64"], ["128", "128"], ["256", "256"]], String(this.bins), (v) => {
-        this.bins = Number(v);
-        this.detail = undefined;
-        void this.requestDetail();
-      }, "Histogram bins")),
+      checkbox(
+        " log counts",
+        log,
+        (on) => {
+          this.app.setState({ logCounts: on });
+          this.drawHistogramCanvas();
+        },
+        "histogram-log",
+      ),
+      h(
+        "label",
+        {},
+        "bins ",
+        select(
+          [
+            ["32", "32"],
+            ["64", "64"],
+            ["128", "128"],
+            ["256", "256"],
+          ],
+          String(this.bins),
+          (v) => {
+            this.bins = Number(v);
+            this.detail = undefined;
+            void this.requestDetail();
+          },
+          "Histogram bins",
+        ),
+      ),
     );
     const canvas = h("canvas", { id: "histogram", "aria-label": "Histogram of the values" });
     const readout = h("div", { class: "readout", id: "histogram-readout" }, "\u00a0");
@@ -213,7 +323,13 @@ export class TensorView {
   private drawHistogramCanvas(): void {
     const canvas = this.root.querySelector<HTMLCanvasElement>("#histogram");
     if (!canvas || !this.detail) return;
-    this.histogramDrawing = drawHistogram(canvas, this.detail.histogram, this.app.state.logCounts ? "log" : "linear", HISTOGRAM_WIDTH, HISTOGRAM_HEIGHT);
+    this.histogramDrawing = drawHistogram(
+      canvas,
+      this.detail.histogram,
+      this.app.state.logCounts ? "log" : "linear",
+      HISTOGRAM_WIDTH,
+      HISTOGRAM_HEIGHT,
+    );
   }
 
   // ---- heatmap ----
@@ -234,8 +350,12 @@ export class TensorView {
     const speech = this.orientation === "speech";
     try {
       const slice = await this.app.worker.request({
-        kind: "slice", slot: "a", name: info.name, spec: this.spec,
-        maxRows: speech ? plotWidth : plotHeight, maxCols: speech ? plotHeight : plotWidth,
+        kind: "slice",
+        slot: "a",
+        name: info.name,
+        spec: this.spec,
+        maxRows: speech ? plotWidth : plotHeight,
+        maxCols: speech ? plotHeight : plotWidth,
         normalize: speech && (this.app.state.normalize ?? false),
         window: this.zoomWindow,
       });
@@ -251,7 +371,10 @@ export class TensorView {
 
   /** Coalesces slider moves: one slice request per frame. */
   private sliceChanged(): void {
-    this.app.setState({ axes: this.spec ? [this.spec.rowAxis, this.spec.colAxis] : undefined, indices: this.spec?.fixed });
+    this.app.setState({
+      axes: this.spec ? [this.spec.rowAxis, this.spec.colAxis] : undefined,
+      indices: this.spec?.fixed,
+    });
     this.region = undefined;
     this.regionCell = undefined;
     if (this.sliceQueued) return;
@@ -279,29 +402,66 @@ export class TensorView {
       right.append(h("h3", {}, "line plot"), plot.element);
       return;
     }
-    right.append(h("h3", {}, this.orientation === "speech" ? "features over time" : n <= 2 ? "heatmap" : "heatmap of a 2-D slice"));
+    right.append(
+      h("h3", {}, this.orientation === "speech" ? "features over time" : n <= 2 ? "heatmap" : "heatmap of a 2-D slice"),
+    );
     const axes = h("div", { class: "axis-controls", id: "axis-controls" });
     if (n >= 2) {
       const axisOptions = info.shape.map((d, k): [string, string] => [String(k), `axis ${k} (${d})`]);
       axes.append(
-        h("label", {}, "rows ", select(axisOptions, String(spec.rowAxis), (v) => {
-          const rowAxis = Number(v);
-          this.spec = clampSlice(info.shape, { ...spec, rowAxis, colAxis: rowAxis === spec.colAxis ? spec.rowAxis : spec.colAxis });
-          this.buildRight(right);
-          this.sliceChanged();
-        }, "Axis down the rows")),
-        h("label", {}, "columns ", select(axisOptions, String(spec.colAxis), (v) => {
-          const colAxis = Number(v);
-          this.spec = clampSlice(info.shape, { ...spec, colAxis, rowAxis: colAxis === spec.rowAxis ? spec.colAxis : spec.rowAxis });
-          this.buildRight(right);
-          this.sliceChanged();
-        }, "Axis across the columns")),
+        h(
+          "label",
+          {},
+          "rows ",
+          select(
+            axisOptions,
+            String(spec.rowAxis),
+            (v) => {
+              const rowAxis = Number(v);
+              this.spec = clampSlice(info.shape, {
+                ...spec,
+                rowAxis,
+                colAxis: rowAxis === spec.colAxis ? spec.rowAxis : spec.colAxis,
+              });
+              this.buildRight(right);
+              this.sliceChanged();
+            },
+            "Axis down the rows",
+          ),
+        ),
+        h(
+          "label",
+          {},
+          "columns ",
+          select(
+            axisOptions,
+            String(spec.colAxis),
+            (v) => {
+              const colAxis = Number(v);
+              this.spec = clampSlice(info.shape, {
+                ...spec,
+                colAxis,
+                rowAxis: colAxis === spec.rowAxis ? spec.colAxis : spec.rowAxis,
+              });
+              this.buildRight(right);
+              this.sliceChanged();
+            },
+            "Axis across the columns",
+          ),
+        ),
       );
     }
     info.shape.forEach((d, k) => {
       if (k === spec.rowAxis || k === spec.colAxis || d <= 1) return;
       const value = h("span", { class: "mono" }, `${spec.fixed[k]} / ${d - 1}`);
-      const slider = h("input", { type: "range", min: 0, max: d - 1, value: spec.fixed[k] ?? 0, "aria-label": `Index along axis ${k}`, "data-axis": k });
+      const slider = h("input", {
+        type: "range",
+        min: 0,
+        max: d - 1,
+        value: spec.fixed[k] ?? 0,
+        "aria-label": `Index along axis ${k}`,
+        "data-axis": k,
+      });
       slider.addEventListener("input", () => {
         this.spec!.fixed[k] = Number(slider.value);
         value.textContent = `${slider.value} / ${d - 1}`;
@@ -311,27 +471,90 @@ export class TensorView {
     });
     const speechCapable = this.speechCapable;
     const map = this.app.state.colourMap ?? "auto";
-    const tools = h("div", { class: "plot-tools" },
-      h("label", {}, "colours ", select([["auto", "auto"], ["viridis", "viridis"], ["grey", "grey"], ["diverging", "diverging (0 centred)"]], map, (v) => {
-        this.app.setState({ colourMap: v === "auto" ? undefined : v });
-        this.drawHeatmapCanvas();
-      }, "Colour map")),
-      h("label", {}, "range ", select([["minmax", "min – max"], ["percentile", "1st – 99th percentile"], ["symmetric", "± max |v|"]], this.currentRangeMode(), (v) => {
-        this.rangeMode = v as RangeMode;
-        this.app.setState({ colourRange: this.rangeMode });
-        this.drawHeatmapCanvas();
-      }, "Colour range")),
-      h("button", { type: "button", id: "heatmap-unzoom", title: "Show the whole slice (the wheel zooms about the pointer; Shift+wheel moves)", onclick: () => this.setZoom(undefined) }, "whole"),
-      h("button", { type: "button", id: "heatmap-png", title: "Save the heatmap as PNG (as drawn, with its axes)", onclick: () => this.exportHeatmapPng() }, "PNG"),
-      speechCapable ? checkbox(" speech mode", this.orientation === "speech", (on) => {
-        this.app.setState({ speech: on });
-        this.buildRight(right);
-        void this.requestSlice();
-      }, "speech-mode") : null,
-      speechCapable && this.orientation === "speech" ? checkbox(" normalise each feature", this.app.state.normalize ?? false, (on) => {
-        this.app.setState({ normalize: on });
-        void this.requestSlice();
-      }, "normalise") : null,
+    const tools = h(
+      "div",
+      { class: "plot-tools" },
+      h(
+        "label",
+        {},
+        "colours ",
+        select(
+          [
+            ["auto", "auto"],
+            ["viridis", "viridis"],
+            ["grey", "grey"],
+            ["diverging", "diverging (0 centred)"],
+          ],
+          map,
+          (v) => {
+            this.app.setState({ colourMap: v === "auto" ? undefined : v });
+            this.drawHeatmapCanvas();
+          },
+          "Colour map",
+        ),
+      ),
+      h(
+        "label",
+        {},
+        "range ",
+        select(
+          [
+            ["minmax", "min – max"],
+            ["percentile", "1st – 99th percentile"],
+            ["symmetric", "± max |v|"],
+          ],
+          this.currentRangeMode(),
+          (v) => {
+            this.rangeMode = v as RangeMode;
+            this.app.setState({ colourRange: this.rangeMode });
+            this.drawHeatmapCanvas();
+          },
+          "Colour range",
+        ),
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "heatmap-unzoom",
+          title: "Show the whole slice (the wheel zooms about the pointer; Shift+wheel moves)",
+          onclick: () => this.setZoom(undefined),
+        },
+        "whole",
+      ),
+      h(
+        "button",
+        {
+          type: "button",
+          id: "heatmap-png",
+          title: "Save the heatmap as PNG (as drawn, with its axes)",
+          onclick: () => this.exportHeatmapPng(),
+        },
+        "PNG",
+      ),
+      speechCapable
+        ? checkbox(
+            " speech mode",
+            this.orientation === "speech",
+            (on) => {
+              this.app.setState({ speech: on });
+              this.buildRight(right);
+              void this.requestSlice();
+            },
+            "speech-mode",
+          )
+        : null,
+      speechCapable && this.orientation === "speech"
+        ? checkbox(
+            " normalise each feature",
+            this.app.state.normalize ?? false,
+            (on) => {
+              this.app.setState({ normalize: on });
+              void this.requestSlice();
+            },
+            "normalise",
+          )
+        : null,
     );
     const canvas = h("canvas", { id: "heatmap", "aria-label": "Heatmap of the values" });
     const readout = h("div", { class: "readout", id: "heatmap-readout" }, "\u00a0");
@@ -339,8 +562,12 @@ export class TensorView {
     canvas.addEventListener("click", (event) => void this.clickCell(event.offsetX, event.offsetY));
     canvas.addEventListener("wheel", (event) => this.wheelZoom(event), { passive: false });
     right.append(axes, tools, h("div", { class: "heatmap-box" }, canvas), readout);
-    if (this.orientation === "speech" && this.app.segments) right.append(h("canvas", { id: "segments", "aria-label": `Segments from the .seg file (${this.app.segments.file})` }));
-    if (this.orientation === "speech") right.append(h("canvas", { id: "frame-plot", "aria-label": "One frame's features" }));
+    if (this.orientation === "speech" && this.app.segments)
+      right.append(
+        h("canvas", { id: "segments", "aria-label": `Segments from the .seg file (${this.app.segments.file})` }),
+      );
+    if (this.orientation === "speech")
+      right.append(h("canvas", { id: "frame-plot", "aria-label": "One frame's features" }));
     right.append(h("div", { id: "region" }));
     this.drawHeatmapCanvas();
   }
@@ -380,7 +607,11 @@ export class TensorView {
       const total = along === "row" ? rows : cols;
       const move = Math.sign(event.deltaY || event.deltaX) * Math.max(1, Math.round(span / 8));
       const start = Math.max(0, Math.min(total - span, (along === "row" ? current.row0 : current.col0) + move));
-      this.setZoom(along === "row" ? { ...current, row0: start, row1: start + span } : { ...current, col0: start, col1: start + span });
+      this.setZoom(
+        along === "row"
+          ? { ...current, row0: start, row1: start + span }
+          : { ...current, col0: start, col1: start + span },
+      );
       return;
     }
     const factor = Math.exp(-event.deltaY * 0.002);
@@ -391,7 +622,9 @@ export class TensorView {
       return [Math.round(start), Math.round(start + span)] as const;
     };
     const [row0, row1] = zoomAxis(current.row0, current.row1, rows, cell?.row ?? (current.row0 + current.row1) / 2);
-    const [col0, col1] = speech ? [current.col0, current.col1] : zoomAxis(current.col0, current.col1, cols, cell?.col ?? (current.col0 + current.col1) / 2);
+    const [col0, col1] = speech
+      ? [current.col0, current.col1]
+      : zoomAxis(current.col0, current.col1, cols, cell?.col ?? (current.col0 + current.col1) / 2);
     const whole = row0 === 0 && row1 === rows && col0 === 0 && col1 === cols;
     this.setZoom(whole ? undefined : { row0, row1, col0, col1 });
   }
@@ -432,22 +665,37 @@ export class TensorView {
     const ro = slice.rowOffset ?? 0;
     const co = slice.colOffset ?? 0;
     const data = valueRange(slice.data, "minmax");
-    this.heatmapDrawing = drawHeatmap(canvas, slice, { map, lo: from, hi: to, orientation: this.orientation, fill: speech, dataLo: data.lo, dataHi: data.hi }, width, height, speech
-      ? {
-        xLabel: "time (s)", yLabel: "feature",
-        xTicks: (count) => niceTicks(ro * shift, (ro + slice.fullRows) * shift, count).filter((t) => t / shift >= ro - 1e-9).map((t) => ({ at: (t / shift - ro) / slice.rowStep, label: time(t / shift) })),
-        yTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, true, slice.cols, co),
-      }
-      : {
-        xLabel: spec.colAxis >= 0 ? `axis ${spec.colAxis}` : "", yLabel: spec.rowAxis >= 0 ? `axis ${spec.rowAxis}` : "",
-        xTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, false, undefined, co),
-        yTicks: (count) => indexTicks(slice.fullRows, slice.rowStep, count, false, undefined, ro),
-      });
+    this.heatmapDrawing = drawHeatmap(
+      canvas,
+      slice,
+      { map, lo: from, hi: to, orientation: this.orientation, fill: speech, dataLo: data.lo, dataHi: data.hi },
+      width,
+      height,
+      speech
+        ? {
+            xLabel: "time (s)",
+            yLabel: "feature",
+            xTicks: (count) =>
+              niceTicks(ro * shift, (ro + slice.fullRows) * shift, count)
+                .filter((t) => t / shift >= ro - 1e-9)
+                .map((t) => ({ at: (t / shift - ro) / slice.rowStep, label: time(t / shift) })),
+            yTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, true, slice.cols, co),
+          }
+        : {
+            xLabel: spec.colAxis >= 0 ? `axis ${spec.colAxis}` : "",
+            yLabel: spec.rowAxis >= 0 ? `axis ${spec.rowAxis}` : "",
+            xTicks: (count) => indexTicks(slice.fullCols, slice.colStep, count, false, undefined, co),
+            yTicks: (count) => indexTicks(slice.fullRows, slice.rowStep, count, false, undefined, ro),
+          },
+    );
     canvas.dataset.rows = String(slice.sliceRows ?? slice.fullRows);
     canvas.dataset.cols = String(slice.sliceCols ?? slice.fullCols);
     canvas.dataset.window = `${ro},${ro + slice.fullRows},${co},${co + slice.fullCols}`;
     if (readout) {
-      const reduced = slice.rowStep > 1 || slice.colStep > 1 ? ` · shown as ${slice.rows} × ${slice.cols} cells (means of ${slice.rowStep} × ${slice.colStep})` : "";
+      const reduced =
+        slice.rowStep > 1 || slice.colStep > 1
+          ? ` · shown as ${slice.rows} × ${slice.cols} cells (means of ${slice.rowStep} × ${slice.colStep})`
+          : "";
       readout.textContent = `${info.shape.length <= 1 ? "" : `slice ${slice.fullRows} × ${slice.fullCols}`}${reduced} · colours ${formatValue(from)} … ${formatValue(to)}; hover for values, click for the exact values around a cell`;
     }
     if (speech) this.drawFrame(this.frame ?? 0);
@@ -456,7 +704,10 @@ export class TensorView {
   }
 
   /** The slice cell (full-resolution row and column) under a mouse position. */
-  private cellUnder(offsetX: number, offsetY: number): { row: number; col: number; reducedRow: number; reducedCol: number } | undefined {
+  private cellUnder(
+    offsetX: number,
+    offsetY: number,
+  ): { row: number; col: number; reducedRow: number; reducedCol: number } | undefined {
     const drawing = this.heatmapDrawing;
     const slice = this.slice;
     if (!drawing || !slice) return undefined;
@@ -464,7 +715,12 @@ export class TensorView {
     if (!point) return undefined;
     const cell = cellAt(slice, this.orientation, point.x, point.y);
     if (!cell) return undefined;
-    return { row: (slice.rowOffset ?? 0) + cell.row * slice.rowStep, col: (slice.colOffset ?? 0) + cell.col * slice.colStep, reducedRow: cell.row, reducedCol: cell.col };
+    return {
+      row: (slice.rowOffset ?? 0) + cell.row * slice.rowStep,
+      col: (slice.colOffset ?? 0) + cell.col * slice.colStep,
+      reducedRow: cell.row,
+      reducedCol: cell.col,
+    };
   }
 
   private hover(offsetX: number, offsetY: number, readout: HTMLElement): void {
@@ -475,7 +731,10 @@ export class TensorView {
     const value = slice.data[cell.reducedRow * slice.cols + cell.reducedCol]!;
     const index = fullIndex(info.shape, this.spec!, cell.row, cell.col);
     const reduced = slice.rowStep > 1 || slice.colStep > 1;
-    const where = info.shape.length === 0 ? "value" : `[${index.join(", ")}]${reduced ? ` (+${slice.rowStep}×${slice.colStep} block, mean)` : ""}`;
+    const where =
+      info.shape.length === 0
+        ? "value"
+        : `[${index.join(", ")}]${reduced ? ` (+${slice.rowStep}×${slice.colStep} block, mean)` : ""}`;
     if (this.orientation === "speech") {
       const seconds = (cell.row * this.frameShift).toFixed(3);
       readout.textContent = `t = ${seconds} s · frame ${cell.row} · feature ${cell.col} · ${formatValue(value)}${reduced ? " (block mean)" : ""}`;
@@ -497,7 +756,9 @@ export class TensorView {
     const context = prepareCanvas(canvas, width, height);
     context.fillStyle = themeColour("--canvas");
     context.fillRect(0, 0, width, height);
-    const x = (frame: number) => drawing.x + Math.max(0, Math.min(1, (frame - (slice.rowOffset ?? 0)) / slice.rowStep / drawing.imageWidth)) * drawing.width;
+    const x = (frame: number) =>
+      drawing.x +
+      Math.max(0, Math.min(1, (frame - (slice.rowOffset ?? 0)) / slice.rowStep / drawing.imageWidth)) * drawing.width;
     context.font = "11px system-ui, sans-serif";
     context.textBaseline = "middle";
     context.textAlign = "center";
@@ -518,7 +779,9 @@ export class TensorView {
     });
     canvas.dataset.count = String(drawn);
     canvas.dataset.labels = segmentation.segments.map((s) => s.label).join(" ");
-    canvas.dataset.spans = segmentation.segments.map((s) => `${Math.round(x(s.start))}-${Math.round(x(s.start + s.frames))}`).join(" ");
+    canvas.dataset.spans = segmentation.segments
+      .map((s) => `${Math.round(x(s.start))}-${Math.round(x(s.start + s.frames))}`)
+      .join(" ");
   }
 
   private drawFrame(reducedRow: number): void {
@@ -528,7 +791,14 @@ export class TensorView {
     this.frame = reducedRow;
     const { width } = this.heatmapBox();
     const frame = reducedRow * slice.rowStep;
-    drawLine(canvas, matrixRow(slice, reducedRow), width, 150, `frame ${frame} (t = ${(frame * this.frameShift).toFixed(3)} s)${slice.rowStep > 1 ? ` – mean of ${slice.rowStep} frames` : ""}`, "feature");
+    drawLine(
+      canvas,
+      matrixRow(slice, reducedRow),
+      width,
+      150,
+      `frame ${frame} (t = ${(frame * this.frameShift).toFixed(3)} s)${slice.rowStep > 1 ? ` – mean of ${slice.rowStep} frames` : ""}`,
+      "feature",
+    );
   }
 
   private async clickCell(offsetX: number, offsetY: number): Promise<void> {
@@ -539,7 +809,13 @@ export class TensorView {
     const window = regionWindow(slice.fullRows, slice.fullCols, cell.row, cell.col, 8);
     const generation = this.generation;
     try {
-      const region = await this.app.worker.request({ kind: "region", slot: "a", name: this.name!, spec: this.spec!, ...window });
+      const region = await this.app.worker.request({
+        kind: "region",
+        slot: "a",
+        name: this.name!,
+        spec: this.spec!,
+        ...window,
+      });
       if (generation !== this.generation) return;
       this.region = region;
       this.regionCell = { row: cell.row, col: cell.col };
@@ -567,7 +843,8 @@ export class TensorView {
       const tr = h("tr", {}, h("th", {}, region.row0 + r));
       for (let c = 0; c < region.cols; c++) {
         const v = region.data[r * region.cols + c]!;
-        const hot = this.regionCell && this.regionCell.row === region.row0 + r && this.regionCell.col === region.col0 + c;
+        const hot =
+          this.regionCell && this.regionCell.row === region.row0 + r && this.regionCell.col === region.col0 + c;
         tr.append(h("td", { class: hot ? "hot" : "", title: String(v) }, formatValue(v)));
       }
       table.append(tr);
@@ -579,7 +856,11 @@ export class TensorView {
     const info = this.info;
     const file = this.app.current;
     if (!info || !file) return;
-    await this.app.saveStreamed(`writing ${tensorFileName(info.name)}`, tensorFileName(info.name), info.byteLength,
-      (sink) => exportNpy(withSource(file.lazy, file.source), info, sink));
+    await this.app.saveStreamed(
+      `writing ${tensorFileName(info.name)}`,
+      tensorFileName(info.name),
+      info.byteLength,
+      (sink) => exportNpy(withSource(file.lazy, file.source), info, sink),
+    );
   }
 }

@@ -33,7 +33,10 @@ export class WorkerClient {
   private readonly inputs = new Map<Slot, OpenInput>();
   private reopened = new Set<Slot>();
 
-  constructor(private readonly scriptUrl: string, private readonly onFatal: (message: string) => void) {}
+  constructor(
+    private readonly scriptUrl: string,
+    private readonly onFatal: (message: string) => void,
+  ) {}
 
   private start(): Worker {
     if (this.worker) return this.worker;
@@ -57,18 +60,36 @@ export class WorkerClient {
     const p = this.pending.get(reply.id);
     if (!p) return;
     switch (reply.kind) {
-      case "progress": p.onProgress?.(reply.done, reply.total, reply.label); break;
-      case "partial": p.onPartial?.(reply.value); break;
-      case "done": this.pending.delete(reply.id); p.resolve(reply.value); break;
-      case "error": this.pending.delete(reply.id); p.reject(new WorkerError(reply.error)); break;
+      case "progress":
+        p.onProgress?.(reply.done, reply.total, reply.label);
+        break;
+      case "partial":
+        p.onPartial?.(reply.value);
+        break;
+      case "done":
+        this.pending.delete(reply.id);
+        p.resolve(reply.value);
+        break;
+      case "error":
+        this.pending.delete(reply.id);
+        p.reject(new WorkerError(reply.error));
+        break;
     }
   }
 
-  private send<K extends Request["kind"]>(request: Extract<Request, { kind: K }>, hooks: RequestHooks = {}): Promise<Results[K]> {
+  private send<K extends Request["kind"]>(
+    request: Extract<Request, { kind: K }>,
+    hooks: RequestHooks = {},
+  ): Promise<Results[K]> {
     const worker = this.start();
     const id = this.nextId++;
     return new Promise<Results[K]>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, onProgress: hooks.onProgress, onPartial: hooks.onPartial });
+      this.pending.set(id, {
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        onProgress: hooks.onProgress,
+        onPartial: hooks.onPartial,
+      });
       worker.postMessage({ ...request, id } as Envelope);
     });
   }
@@ -82,7 +103,10 @@ export class WorkerClient {
   }
 
   /** A request that needs the files open: after a cancel the new worker opens them again first. */
-  async request<K extends Exclude<Request["kind"], "open">>(request: Extract<Request, { kind: K }>, hooks: RequestHooks = {}): Promise<Results[K]> {
+  async request<K extends Exclude<Request["kind"], "open">>(
+    request: Extract<Request, { kind: K }>,
+    hooks: RequestHooks = {},
+  ): Promise<Results[K]> {
     for (const [slot, input] of this.inputs) {
       if (!this.reopened.has(slot)) {
         await this.send({ kind: "open", slot, input });

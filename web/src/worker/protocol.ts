@@ -16,8 +16,26 @@ export type Request =
   | { kind: "open"; slot: Slot; input: OpenInput }
   | { kind: "stats"; slot: Slot; names: string[] }
   | { kind: "detail"; slot: Slot; name: string; bins: number; stats?: TensorStats | undefined }
-  | { kind: "slice"; slot: Slot; name: string; spec: SliceSpec; maxRows: number; maxCols: number; normalize: boolean; window?: SliceWindow | undefined }
-  | { kind: "region"; slot: Slot; name: string; spec: SliceSpec; row0: number; col0: number; rows: number; cols: number }
+  | {
+      kind: "slice";
+      slot: Slot;
+      name: string;
+      spec: SliceSpec;
+      maxRows: number;
+      maxCols: number;
+      normalize: boolean;
+      window?: SliceWindow | undefined;
+    }
+  | {
+      kind: "region";
+      slot: Slot;
+      name: string;
+      spec: SliceSpec;
+      row0: number;
+      col0: number;
+      rows: number;
+      cols: number;
+    }
   | { kind: "diff"; atol: number; rtol: number }
   | { kind: "pair"; name: string; bins: number }
   | { kind: "layout"; input: LayoutInput }

@@ -5,7 +5,14 @@
  * two files, and graph layout with dagre. Requests run one at a time in order; the page cancels by terminating
  * the worker and starting a new one.
  */
-import { type AnyLazyFile, type ByteSource, type TensorInfo, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
+import {
+  type AnyLazyFile,
+  type ByteSource,
+  type TensorInfo,
+  fromBlob,
+  fromUrl,
+  readFromAny,
+} from "../../../bindings/index.js";
 import { type TensorStats, diffTensors, mergeStats } from "../compute.js";
 import { clampSlice, extractSlice, normalizeColumns, reduce } from "../model/heatmap.js";
 import { cachingSource } from "../model/caching-source.js";
@@ -15,7 +22,18 @@ import { differenceMatrix } from "../model/diff.js";
 import { streamedRegion, streamedSlice } from "../model/streamed-slice.js";
 import { errorModel } from "../model/summary.js";
 import { handleEdit } from "../editor/handler.js";
-import { type TensorSource, hasStatistics, histogramRange, loadValues, noStatisticsReason, numbersOf, rawReadable, statsAndHistogram, tensorHistogram, tensorStats } from "../model/tensor-data.js";
+import {
+  type TensorSource,
+  hasStatistics,
+  histogramRange,
+  loadValues,
+  noStatisticsReason,
+  numbersOf,
+  rawReadable,
+  statsAndHistogram,
+  tensorHistogram,
+  tensorStats,
+} from "../model/tensor-data.js";
 import type { Envelope, OpenInput, ReplyBody, Request, SliceWindow, Slot } from "./protocol.js";
 
 /**
@@ -68,7 +86,9 @@ function overCap(tensorInfo: TensorInfo): boolean {
 function streamed(slot: Slot, name: string): { file: Opened; info: TensorInfo } | undefined {
   const file = opened(slot);
   const tensorInfo = info(file, name);
-  return hasStatistics(tensorInfo.dtype) && overCap(tensorInfo) && rawReadable(tensorInfo) ? { file, info: tensorInfo } : undefined;
+  return hasStatistics(tensorInfo.dtype) && overCap(tensorInfo) && rawReadable(tensorInfo)
+    ? { file, info: tensorInfo }
+    : undefined;
 }
 
 async function values(slot: Slot, name: string): Promise<{ values: Float64Array | Float32Array; info: TensorInfo }> {
@@ -76,7 +96,10 @@ async function values(slot: Slot, name: string): Promise<{ values: Float64Array 
   const tensorInfo = info(file, name);
   if (cached && cached.slot === slot && cached.name === name) return { values: cached.values, info: tensorInfo };
   if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(`${noStatisticsReason(tensorInfo.dtype)}: no heatmap`);
-  if (overCap(tensorInfo)) throw new RangeError(`the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB or ${HEATMAP_MAX_ELEMENTS / 2 ** 20}M elements and its format codes its bytes: no heatmap (statistics and the histogram work at any size)`);
+  if (overCap(tensorInfo))
+    throw new RangeError(
+      `the tensor is over ${HEATMAP_MAX_BYTES / 2 ** 20} MiB or ${HEATMAP_MAX_ELEMENTS / 2 ** 20}M elements and its format codes its bytes: no heatmap (statistics and the histogram work at any size)`,
+    );
   cached = undefined;
   const tensor = await loadValues(file.from, tensorInfo);
   const numbers = numbersOf(tensor, tensorInfo);
@@ -88,14 +111,23 @@ async function values(slot: Slot, name: string): Promise<{ values: Float64Array 
 function cropWindow(w: SliceWindow, rows: number, cols: number): SliceWindow {
   const row0 = Math.max(0, Math.min(rows - 1, Math.floor(w.row0)));
   const col0 = Math.max(0, Math.min(cols - 1, Math.floor(w.col0)));
-  return { row0, col0, row1: Math.max(row0 + 1, Math.min(rows, Math.ceil(w.row1))), col1: Math.max(col0 + 1, Math.min(cols, Math.ceil(w.col1))) };
+  return {
+    row0,
+    col0,
+    row1: Math.max(row0 + 1, Math.min(rows, Math.ceil(w.row1))),
+    col1: Math.max(col0 + 1, Math.min(cols, Math.ceil(w.col1))),
+  };
 }
 
-function crop(matrix: { rows: number; cols: number; data: Float64Array }, w: SliceWindow): { rows: number; cols: number; data: Float64Array } {
+function crop(
+  matrix: { rows: number; cols: number; data: Float64Array },
+  w: SliceWindow,
+): { rows: number; cols: number; data: Float64Array } {
   const rows = w.row1 - w.row0;
   const cols = w.col1 - w.col0;
   const data = new Float64Array(rows * cols);
-  for (let r = 0; r < rows; r++) data.set(matrix.data.subarray((w.row0 + r) * matrix.cols + w.col0, (w.row0 + r) * matrix.cols + w.col1), r * cols);
+  for (let r = 0; r < rows; r++)
+    data.set(matrix.data.subarray((w.row0 + r) * matrix.cols + w.col0, (w.row0 + r) * matrix.cols + w.col1), r * cols);
   return { rows, cols, data };
 }
 
@@ -137,9 +169,15 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const file = opened(request.slot);
       const tensorInfo = info(file, request.name);
       if (!hasStatistics(tensorInfo.dtype)) throw new RangeError(noStatisticsReason(tensorInfo.dtype));
-      return statsAndHistogram(file.from, tensorInfo, request.bins, {
-        onProgress: (done) => reply({ kind: "progress", done, total: tensorInfo.byteLength, label: tensorInfo.name }),
-      }, request.stats);
+      return statsAndHistogram(
+        file.from,
+        tensorInfo,
+        request.bins,
+        {
+          onProgress: (done) => reply({ kind: "progress", done, total: tensorInfo.byteLength, label: tensorInfo.name }),
+        },
+        request.stats,
+      );
     }
     case "slice": {
       const big = streamed(request.slot, request.name);
@@ -159,13 +197,29 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const window = request.window ? cropWindow(request.window, sliceRows, sliceCols) : undefined;
       if (window) matrix = crop(matrix, window);
       const reduced = reduce(matrix, request.maxRows, request.maxCols);
-      return { ...reduced, fullRows: matrix.rows, fullCols: matrix.cols, rowOffset: window?.row0 ?? 0, colOffset: window?.col0 ?? 0, sliceRows, sliceCols };
+      return {
+        ...reduced,
+        fullRows: matrix.rows,
+        fullCols: matrix.cols,
+        rowOffset: window?.row0 ?? 0,
+        colOffset: window?.col0 ?? 0,
+        sliceRows,
+        sliceCols,
+      };
     }
     case "region": {
       const big = streamed(request.slot, request.name);
       if (big) {
         const spec = clampSlice(big.info.shape, request.spec);
-        const data = await streamedRegion(big.file.from, big.info, spec, request.row0, request.col0, request.rows, request.cols);
+        const data = await streamedRegion(
+          big.file.from,
+          big.info,
+          spec,
+          request.row0,
+          request.col0,
+          request.rows,
+          request.cols,
+        );
         return { row0: request.row0, col0: request.col0, rows: request.rows, cols: request.cols, data };
       }
       const { values: numbers, info: tensorInfo } = await values(request.slot, request.name);
@@ -173,7 +227,8 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const matrix = extractSlice(numbers, tensorInfo.shape, spec);
       const data = new Float64Array(request.rows * request.cols);
       for (let r = 0; r < request.rows; r++) {
-        for (let c = 0; c < request.cols; c++) data[r * request.cols + c] = matrix.data[(request.row0 + r) * matrix.cols + request.col0 + c] ?? NaN;
+        for (let c = 0; c < request.cols; c++)
+          data[r * request.cols + c] = matrix.data[(request.row0 + r) * matrix.cols + request.col0 + c] ?? NaN;
       }
       return { row0: request.row0, col0: request.col0, rows: request.rows, cols: request.cols, data };
     }
@@ -181,7 +236,8 @@ async function handle(request: Request, reply: (message: ReplyBody) => void): Pr
       const a = opened("a");
       const b = opened("b");
       return diffTensors(a.file, b.file, {
-        atol: request.atol, rtol: request.rtol,
+        atol: request.atol,
+        rtol: request.rtol,
         onProgress: (p) => reply({ kind: "progress", done: p.done, total: p.total, label: p.name }),
       });
     }

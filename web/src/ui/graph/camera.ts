@@ -32,7 +32,10 @@ export class Camera {
 
   /** The whole graph on screen, centred, at most 1.5×. */
   fit(layout: Pick<Positioned, "width" | "height">, screen: Screen): void {
-    this.scale = Math.max(MIN_SCALE, Math.min(1.5, (screen.width - 20) / Math.max(1, layout.width), (screen.height - 20) / Math.max(1, layout.height)));
+    this.scale = Math.max(
+      MIN_SCALE,
+      Math.min(1.5, (screen.width - 20) / Math.max(1, layout.width), (screen.height - 20) / Math.max(1, layout.height)),
+    );
     this.x = (screen.width - layout.width * this.scale) / 2;
     this.y = (screen.height - layout.height * this.scale) / 2;
   }
@@ -56,6 +59,11 @@ export class Camera {
 
   /** The part of the layout on screen. */
   visibleArea(screen: Screen): { x: number; y: number; width: number; height: number } {
-    return { x: -this.x / this.scale, y: -this.y / this.scale, width: screen.width / this.scale, height: screen.height / this.scale };
+    return {
+      x: -this.x / this.scale,
+      y: -this.y / this.scale,
+      width: screen.width / this.scale,
+      height: screen.height / this.scale,
+    };
   }
 }

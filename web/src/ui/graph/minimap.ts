@@ -8,7 +8,10 @@ import type { Camera, Screen } from "./camera.js";
 import { type Colours, opColour } from "./paint.js";
 
 /** The minimap's size for a screen and layout: at most a quarter of the width and 40% of the height. */
-export function minimapSize(screen: Screen, layout: Pick<Positioned, "width" | "height"> | undefined): { width: number; height: number } {
+export function minimapSize(
+  screen: Screen,
+  layout: Pick<Positioned, "width" | "height"> | undefined,
+): { width: number; height: number } {
   const maxW = Math.round(Math.max(60, Math.min(160, screen.width * 0.25)));
   const maxH = Math.round(Math.max(80, Math.min(220, screen.height * 0.4)));
   if (!layout) return { width: maxW, height: maxH };
@@ -19,9 +22,17 @@ export function minimapSize(screen: Screen, layout: Pick<Positioned, "width" | "
 }
 
 /** Layout units → minimap pixels (x and y scales differ for very tall or wide graphs). */
-export function minimapTransform(screen: Screen, layout: Pick<Positioned, "width" | "height">): { scaleX: number; scaleY: number; offsetX: number; offsetY: number } {
+export function minimapTransform(
+  screen: Screen,
+  layout: Pick<Positioned, "width" | "height">,
+): { scaleX: number; scaleY: number; offsetX: number; offsetY: number } {
   const { width, height } = minimapSize(screen, layout);
-  return { scaleX: (width - 4) / Math.max(1, layout.width), scaleY: (height - 4) / Math.max(1, layout.height), offsetX: 2, offsetY: 2 };
+  return {
+    scaleX: (width - 4) / Math.max(1, layout.width),
+    scaleY: (height - 4) / Math.max(1, layout.height),
+    offsetX: 2,
+    offsetY: 2,
+  };
 }
 
 /** What the minimap reads from the graph view. */
@@ -38,7 +49,10 @@ export interface MinimapHost {
 export class Minimap {
   private image: HTMLCanvasElement | undefined;
 
-  constructor(readonly canvas: HTMLCanvasElement, private readonly host: MinimapHost) {
+  constructor(
+    readonly canvas: HTMLCanvasElement,
+    private readonly host: MinimapHost,
+  ) {
     this.wire();
   }
 
@@ -62,7 +76,12 @@ export class Minimap {
       c.fillRect(0, 0, width, height);
       for (const node of model.nodes) {
         c.fillStyle = opColour(node);
-        c.fillRect(offsetX + (layout.x[node.id]! - node.width / 2) * scaleX, offsetY + (layout.y[node.id]! - node.height / 2) * scaleY, Math.max(1, node.width * scaleX), Math.max(1, node.height * scaleY));
+        c.fillRect(
+          offsetX + (layout.x[node.id]! - node.width / 2) * scaleX,
+          offsetY + (layout.y[node.id]! - node.height / 2) * scaleY,
+          Math.max(1, node.width * scaleX),
+          Math.max(1, node.height * scaleY),
+        );
       }
       this.image = image;
     }
@@ -122,11 +141,15 @@ export class Minimap {
       if (dragging) move(event);
     });
     minimap.addEventListener("pointerup", () => (dragging = false));
-    minimap.addEventListener("wheel", (event) => {
-      event.preventDefault();
-      const { width, height } = this.host.screen();
-      this.host.camera.zoomAt(Math.exp(-event.deltaY * 0.0015), width / 2, height / 2);
-      this.host.requestDraw();
-    }, { passive: false });
+    minimap.addEventListener(
+      "wheel",
+      (event) => {
+        event.preventDefault();
+        const { width, height } = this.host.screen();
+        this.host.camera.zoomAt(Math.exp(-event.deltaY * 0.0015), width / 2, height / 2);
+        this.host.requestDraw();
+      },
+      { passive: false },
+    );
   }
 }

@@ -25,8 +25,21 @@ export class OnnxExport {
   private state: OnnxExportState | undefined;
 
   /** `resized` is called when the note appears or disappears (the canvas box changes height). */
-  constructor(private readonly app: InspectorContext, private readonly resized: () => void) {
-    this.button = h("button", { type: "button", id: "graph-export-onnx", disabled: true, title: "Convert the TenniS module to ONNX (tsm.toOnnx) and save it", onclick: () => void this.export() }, "Export ONNX");
+  constructor(
+    private readonly app: InspectorContext,
+    private readonly resized: () => void,
+  ) {
+    this.button = h(
+      "button",
+      {
+        type: "button",
+        id: "graph-export-onnx",
+        disabled: true,
+        title: "Convert the TenniS module to ONNX (tsm.toOnnx) and save it",
+        onclick: () => void this.export(),
+      },
+      "Export ONNX",
+    );
     this.note = h("div", { class: "graph-onnx-note muted", id: "graph-onnx-note", role: "status" });
   }
 
@@ -55,7 +68,9 @@ export class OnnxExport {
     try {
       const module = await this.eagerModule();
       const support = tsm.onnxSupport(module);
-      result = support.convertible ? { state: "convertible", module } : { state: "blocked", text: tsm.describeBlockers(support.blockers) };
+      result = support.convertible
+        ? { state: "convertible", module }
+        : { state: "blocked", text: tsm.describeBlockers(support.blockers) };
     } catch (error) {
       result = { state: "failed", text: (error as Error).message };
     }
@@ -77,10 +92,14 @@ export class OnnxExport {
     if (state.state === "blocked") note.textContent = `Export ONNX is not possible: ${state.text}`;
     else if (state.state === "failed") note.textContent = `Export ONNX: the module could not be read (${state.text})`;
     else note.textContent = "";
-    button.title = state.state === "blocked" ? `Cannot convert to ONNX: ${state.text}`
-      : state.state === "checking" ? "Checking whether the module converts to ONNX…"
-      : state.state === "unchecked" ? `Convert to ONNX (reads the whole ${formatBytes(this.app.current?.size ?? 0)} file first)`
-      : "Convert the TenniS module to ONNX (tsm.toOnnx) and save it";
+    button.title =
+      state.state === "blocked"
+        ? `Cannot convert to ONNX: ${state.text}`
+        : state.state === "checking"
+          ? "Checking whether the module converts to ONNX…"
+          : state.state === "unchecked"
+            ? `Convert to ONNX (reads the whole ${formatBytes(this.app.current?.size ?? 0)} file first)`
+            : "Convert the TenniS module to ONNX (tsm.toOnnx) and save it";
     if (resized) this.resized();
   }
 

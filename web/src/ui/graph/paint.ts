@@ -38,7 +38,8 @@ export function edgeLabels(model: GraphModel): Map<string, string> {
   let labels = labelCache.get(model);
   if (!labels) {
     labels = new Map();
-    for (const edge of model.edges) if (edge.label && !labels.has(`${edge.from}>${edge.to}`)) labels.set(`${edge.from}>${edge.to}`, edge.label);
+    for (const edge of model.edges)
+      if (edge.label && !labels.has(`${edge.from}>${edge.to}`)) labels.set(`${edge.from}>${edge.to}`, edge.label);
     labelCache.set(model, labels);
   }
   return labels;
@@ -48,7 +49,15 @@ export function edgeLabels(model: GraphModel): Map<string, string> {
  * Paints the part of the graph inside `area` (layout units) at `scale` on a context whose origin is the area's
  * top-left corner; returns how many op boxes and weight rows were drawn with their text.
  */
-export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel, layout: Positioned, area: Area, scale: number, colours: Colours, highlight: Highlight = {}): { ops: number; weights: number } {
+export function paintGraph(
+  context: CanvasRenderingContext2D,
+  model: GraphModel,
+  layout: Positioned,
+  area: Area,
+  scale: number,
+  colours: Colours,
+  highlight: Highlight = {},
+): { ops: number; weights: number } {
   const selected = highlight.selected;
   const hitSet = new Set(highlight.hits ?? []);
   const related = new Set<number>();
@@ -68,7 +77,10 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
   const plain: typeof layout.edges = [];
   const hot: typeof layout.edges = [];
   for (const edge of layout.edges) {
-    let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+    let minX = Infinity,
+      maxX = -Infinity,
+      minY = Infinity,
+      maxY = -Infinity;
     for (const p of edge.points) {
       if (p.x < minX) minX = p.x;
       if (p.x > maxX) maxX = p.x;
@@ -83,7 +95,8 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
     context.fillStyle = colour;
     context.globalAlpha = alpha;
     context.beginPath();
-    for (const edge of edges) edge.points.forEach((p, i) => (i === 0 ? context.moveTo(p.x, p.y) : context.lineTo(p.x, p.y)));
+    for (const edge of edges)
+      edge.points.forEach((p, i) => (i === 0 ? context.moveTo(p.x, p.y) : context.lineTo(p.x, p.y)));
     context.stroke();
     if (scale < 0.2) return;
     context.beginPath();
@@ -138,7 +151,14 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
     context.roundRect(x, y, node.width, BOX.header, rows.length > 0 ? [4, 4, 0, 0] : 4);
     context.fill();
     context.lineWidth = (node.id === selected ? 3 : isHit ? 2.5 : 1) / Math.max(0.5, scale);
-    context.strokeStyle = node.id === selected ? colours["--accent"]! : isHit ? colours["--warn"]! : related.has(node.id) ? colours["--fg"]! : colours["--line"]!;
+    context.strokeStyle =
+      node.id === selected
+        ? colours["--accent"]!
+        : isHit
+          ? colours["--warn"]!
+          : related.has(node.id)
+            ? colours["--fg"]!
+            : colours["--line"]!;
     context.beginPath();
     context.roundRect(x, y, node.width, node.height, 4);
     context.stroke();
@@ -166,7 +186,8 @@ export function paintGraph(context: CanvasRenderingContext2D, model: GraphModel,
 
 /** The whole graph as SVG text (boxes, weight rows, edges), in the given colours; one `<g><title>` per box. */
 export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours): string {
-  const esc = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const esc = (text: string) =>
+    text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
   const c = colours;
   const parts: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(layout.width)}" height="${Math.ceil(layout.height)}" viewBox="0 0 ${Math.ceil(layout.width)} ${Math.ceil(layout.height)}" font-family="system-ui, sans-serif">`,
@@ -174,22 +195,32 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
     `<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="${c["--fg2"]}"/></marker></defs>`,
     `<g fill="none" stroke="${c["--fg2"]}" stroke-opacity="0.7">`,
   ];
-  for (const edge of layout.edges) parts.push(`<polyline marker-end="url(#arrow)" points="${edge.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ")}"/>`);
+  for (const edge of layout.edges)
+    parts.push(
+      `<polyline marker-end="url(#arrow)" points="${edge.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ")}"/>`,
+    );
   parts.push("</g>");
   const labels = edgeLabels(model);
   for (const edge of layout.edges) {
     const label = labels.get(`${edge.from}>${edge.to}`);
-    if (label) parts.push(`<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${esc(label)}</text>`);
+    if (label)
+      parts.push(
+        `<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${esc(label)}</text>`,
+      );
   }
   for (const node of model.nodes) {
     const x = layout.x[node.id]! - node.width / 2;
     const y = layout.y[node.id]! - node.height / 2;
-    parts.push(`<g><title>${esc(`${node.op} ${node.name}`)}</title>`,
+    parts.push(
+      `<g><title>${esc(`${node.op} ${node.name}`)}</title>`,
       `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${node.height}" rx="4" fill="${c["--bg2"]}" stroke="${c["--line"]}"/>`,
       `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${BOX.header}" rx="4" fill="${opColour(node)}"/>`,
-      `<text x="${layout.x[node.id]!.toFixed(1)}" y="${(y + BOX.header / 2 + 4).toFixed(1)}" text-anchor="middle" font-size="${BOX.font}" font-weight="600" fill="#fff">${esc(headerText(node))}</text>`);
+      `<text x="${layout.x[node.id]!.toFixed(1)}" y="${(y + BOX.header / 2 + 4).toFixed(1)}" text-anchor="middle" font-size="${BOX.font}" font-weight="600" fill="#fff">${esc(headerText(node))}</text>`,
+    );
     boxRows(node).forEach((row, k) => {
-      parts.push(`<text x="${(x + 8).toFixed(1)}" y="${(y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${k < node.weights.length ? c["--fg"] : c["--fg2"]}">${esc(row)}</text>`);
+      parts.push(
+        `<text x="${(x + 8).toFixed(1)}" y="${(y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${k < node.weights.length ? c["--fg"] : c["--fg2"]}">${esc(row)}</text>`,
+      );
     });
     parts.push("</g>");
   }
@@ -206,7 +237,12 @@ export const PNG_MAX_PIXELS = 120e6;
  * part fits a browser canvas at 1× (no scaling down: the labels stay readable): bands from the top, and columns
  * when the graph is wider than a canvas may be. One part when it all fits.
  */
-export function pngParts(width: number, height: number, maxSide = PNG_MAX_SIDE, maxPixels = PNG_MAX_PIXELS): { x: number; y: number; width: number; height: number }[] {
+export function pngParts(
+  width: number,
+  height: number,
+  maxSide = PNG_MAX_SIDE,
+  maxPixels = PNG_MAX_PIXELS,
+): { x: number; y: number; width: number; height: number }[] {
   const w = Math.max(1, Math.ceil(width));
   const h = Math.max(1, Math.ceil(height));
   const columns = Math.ceil(w / maxSide);

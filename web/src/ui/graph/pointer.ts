@@ -66,17 +66,21 @@ export function wirePointer(canvas: HTMLCanvasElement, host: PointerHost): void 
     host.click(event.offsetX, event.offsetY);
   });
   canvas.addEventListener("dblclick", (event) => host.doubleClick(event.offsetX, event.offsetY));
-  canvas.addEventListener("wheel", (event) => {
-    event.preventDefault();
-    if (event.ctrlKey || event.metaKey || !event.shiftKey) {
-      // smooth: proportional to the wheel distance (trackpads send many small deltas, mice a few large ones)
-      const delta = event.deltaMode === 1 ? event.deltaY * 16 : event.deltaY;
-      camera.zoomAt(Math.exp(-delta * (event.ctrlKey ? 0.01 : 0.0015)), event.offsetX, event.offsetY);
-    } else {
-      camera.x -= event.deltaY;
-    }
-    host.requestDraw();
-  }, { passive: false });
+  canvas.addEventListener(
+    "wheel",
+    (event) => {
+      event.preventDefault();
+      if (event.ctrlKey || event.metaKey || !event.shiftKey) {
+        // smooth: proportional to the wheel distance (trackpads send many small deltas, mice a few large ones)
+        const delta = event.deltaMode === 1 ? event.deltaY * 16 : event.deltaY;
+        camera.zoomAt(Math.exp(-delta * (event.ctrlKey ? 0.01 : 0.0015)), event.offsetX, event.offsetY);
+      } else {
+        camera.x -= event.deltaY;
+      }
+      host.requestDraw();
+    },
+    { passive: false },
+  );
   canvas.addEventListener("keydown", (event) => {
     if (event.key === "+" || event.key === "=") host.zoomAnimated(1.5);
     else if (event.key === "-") host.zoomAnimated(1 / 1.5);
