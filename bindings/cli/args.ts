@@ -90,7 +90,7 @@ export function takeExternalDir(io: CliIO, name: string, values: ParsedArgs["val
   const dir = values["external-dir"];
   if (dir === undefined) return undefined;
   delete values["external-dir"];
-  let isFolder = false;
+  let isFolder: boolean;
   try {
     isFolder = typeof dir === "string" && dir !== "" && statSync(dir).isDirectory();
   } catch {

@@ -36,7 +36,7 @@ export function versionText(info: InspectResult): string {
 }
 
 export function jsonText(value: unknown, indent = 2): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), indent);
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), indent);
 }
 
 export function plural(n: number, word: string): string {

@@ -190,7 +190,9 @@ function listText(names: readonly string[]): string {
 }
 
 function jsonSafe(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v)));
+  return JSON.parse(
+    JSON.stringify(value, (_k, v: unknown) => (typeof v === "number" && !Number.isFinite(v) ? String(v) : v)),
+  );
 }
 
 function summaryLine(result: DiffResult, atol: number, rtol: number): string {

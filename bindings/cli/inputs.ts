@@ -4,7 +4,7 @@
  * whole, with the format module that reads it; and the tensor a command works on picked by name.
  */
 import { stat } from "node:fs/promises";
-import { DETECT_BYTES, closestNames, detectFormat, formatModule, formatOfName, readAny, readFromAny } from "../any.js";
+import { DETECT_BYTES, closestNames, detectFormat, formatModule, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";

@@ -49,9 +49,7 @@ export const VERIFY_OPTIONS = { strict: { type: "boolean" }, json: { type: "bool
  * object as on read()'s (npz: its stored members' CRC-32s read in chunks). Anything that is not a regular file is
  * read whole.
  */
-async function readAndDecode(
-  path: string,
-): Promise<{
+async function readAndDecode(path: string): Promise<{
   module: AnyModule;
   file: unknown;
   tensors: { count: number; bytes: number };

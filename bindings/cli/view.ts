@@ -374,7 +374,7 @@ export async function viewCommand(io: CliIO, paths: string[], options: ViewComma
 }
 
 async function closeAll(files: readonly ServedFile[]): Promise<void> {
-  await Promise.all(files.map((f) => (f.handle ? f.handle.close() : f.source?.close?.())));
+  await Promise.all(files.map(async (f) => (f.handle ? f.handle.close() : f.source?.close?.())));
 }
 
 /** The `view` command, as run.ts lists it. */

@@ -106,18 +106,18 @@ export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWr
         };
         const fail = (error: unknown) => {
           sink.removeListener(event, done);
-          reject(error);
+          reject(error as Error);
         };
         sink.once(event, done);
         sink.once("error", fail);
       });
     return {
       async write(chunk) {
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) throw failure as Error;
         if (!sink.write(chunk)) await waitFor("drain");
       },
       async finish() {
-        if (failure !== undefined) throw failure;
+        if (failure !== undefined) throw failure as Error;
         if (end) {
           const finished = Promise.race([waitFor("finish"), waitFor("close")]);
           sink.end();
@@ -125,7 +125,7 @@ export function sinkWriter(sink: ByteSink, end: boolean, caller: string): SinkWr
         }
         sink.removeListener("error", onError);
       },
-      async abort(error) {
+      async abort() {
         sink.removeListener("error", onError);
         if (end) sink.destroy?.(); // no error argument: that would emit an unhandled "error"
       },

@@ -105,8 +105,6 @@ export function byteSwap(bytes: Uint8Array, width: 2 | 4 | 8): void {
   }
 }
 
-type Elements = Uint8Array | Uint16Array | Uint32Array;
-
 // ---------------------------------------------------------------------------------------------------------
 // Narrow floats (safetensors BF16, F8_E4M3, F8_E5M2) to float32: exact. Tables are built on first use from
 // the scalar definitions below, which the WASM kernels (assembly/minifloat.ts) match bit for bit.

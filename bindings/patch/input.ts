@@ -13,7 +13,7 @@
 import { patchError } from "../bytes/errors.js";
 import type { LazyTensors } from "../io/sink.js";
 import { TruncatedError } from "../bytes/errors.js";
-import { type ByteSource, rangeChunks, readExactly } from "../io/source.js";
+import { type ByteSource, readExactly } from "../io/source.js";
 import type { NamedTensor, TensorInfo } from "../tensor.js";
 
 export type { LazyTensors } from "../io/sink.js";

@@ -291,7 +291,7 @@ export class ProtoCursor {
         this.skipGroup(head, field);
         return;
       case WIRE_END_GROUP:
-        this.corrupt(`end group (field ${head.field}) without a start group`, head.tagAt, field);
+        return this.corrupt(`end group (field ${head.field}) without a start group`, head.tagAt, field);
       case WIRE_VARINT:
         if (this.fastVarint() === 0) this.varint(field);
         return;

@@ -89,7 +89,7 @@ function oneLine(value: unknown): string {
   const text =
     typeof value === "string"
       ? value
-      : (JSON.stringify(value, (_k, v) =>
+      : (JSON.stringify(value, (_k, v: unknown) =>
           typeof v === "bigint" ? v.toString() : v instanceof Uint8Array ? `<${v.length} bytes>` : v,
         ) ?? String(value));
   return text.length > 200 ? `${text.slice(0, 199)}…` : text;

@@ -59,7 +59,8 @@ export function valueText(value: unknown, max = 160): string {
   const text =
     typeof value === "string"
       ? value
-      : (JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value));
+      : (JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v)) ??
+        String(value as symbol | (() => unknown))); // JSON has no text for these two
   const line = text.replace(/\s+/g, " ");
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }

@@ -4,6 +4,9 @@
  * that or when dagre throws. Weights are inside their consumers' boxes, so a 10,000-node TenniS module is a few
  * thousand boxes here.
  */
+// @dagrejs/dagre's published types name @dagrejs/graphlib's, which the type checker cannot resolve from here: its
+// graph object is typed by the casts below instead
+/* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return */
 import dagre from "@dagrejs/dagre";
 import type { GraphModel, Positioned } from "./graph.js";
 import { layeredLayout } from "./layered-layout.js";

@@ -86,7 +86,8 @@ export function summaryModel(
 
 /** Pretty JSON (bigints as digits), cut at 20,000 characters. */
 function fullJson(value: unknown): string {
-  const text = JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v), 2) ?? String(value);
+  const text =
+    JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v), 2) ?? String(value);
   return text.length > 20_000 ? `${text.slice(0, 20_000)}\n… (${text.length - 20_000} more characters)` : text;
 }
 

@@ -292,7 +292,7 @@ export async function statsAndHistogram(
   info: TensorInfo,
   bins: number,
   progress: ReadProgress = {},
-  known?: TensorStats | undefined,
+  known?: TensorStats,
 ): Promise<{ stats: TensorStats; histogram: Histogram }> {
   if (known && rawReadable(info) && info.byteLength > (progress.chunkBytes ?? CHUNK_BYTES)) {
     const { lo, hi } = histogramRange(known);

@@ -354,7 +354,8 @@ export class App implements InspectorContext {
       if (!Array.isArray(parsed)) return [];
       list = parsed.filter(
         (f): f is { name: string; url: string; size: number } =>
-          typeof f?.name === "string" && typeof f?.url === "string",
+          typeof (f as { name?: unknown } | null)?.name === "string" &&
+          typeof (f as { url?: unknown } | null)?.url === "string",
       );
     } catch {
       return [];
