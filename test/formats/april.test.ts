@@ -214,14 +214,12 @@ describe.skipIf(!haveFixtures())("april: reference fixtures", () => {
         expect(info).toMatchObject({
           format: "april",
           version: 1,
-          tensors: april
-            .tensorInfos(april.read(bytes))
-            .map((i) => ({
-              name: i.name,
-              dtype: i.dtype,
-              shape: i.shape,
-              byteLength: 4 * i.shape.reduce((a, b) => a * b, 1),
-            })),
+          tensors: april.tensorInfos(april.read(bytes)).map((i) => ({
+            name: i.name,
+            dtype: i.dtype,
+            shape: i.shape,
+            byteLength: 4 * i.shape.reduce((a, b) => a * b, 1),
+          })),
           meta: {
             language: v.language,
             name: v.name,
