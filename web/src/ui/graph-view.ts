@@ -598,6 +598,8 @@ export class GraphView {
           }
         : properties,
     );
+    const edit = model && !model.error ? this.app.editButton() : undefined;
+    if (edit) this.side.querySelector(".graph-panel-actions")?.append(edit);
   }
 
   /** Elements of the graph's weight tensors (each counted once), from the file's tensor table. */
