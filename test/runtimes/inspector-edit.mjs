@@ -14,7 +14,8 @@
 //  - an .april file: header fields and a network's metadata, read back by april.read;
 //  - the editor fits the 390 px screen (no sideways scroll);
 //  - on the graph view "Edit" sits in the Properties panel's and the node panel's `.graph-panel-actions` row (one
-//    "Edit" on the page), and axe-core finds 0 critical and 0 serious violations with the editor open.
+//    "Edit" on the page), and axe-core finds 0 critical and 0 serious violations with the editor open;
+//  - the graph panel and Properties give the node count as `tensorfile inspect` does ("N (M with K subgraphs)").
 // Exits 1 on failure. Run with `node test/runtimes/inspector-edit.mjs` after `npm run build`.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -139,6 +140,11 @@ async function placementScenario(context, where) {
   await page.goto(pathToFileURL(pagePath).href);
   await page.setInputFiles("#open-file", SILERO);
   await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
+  // the node counts agree: the graph panel's, Properties', and tensorfile inspect's (the library's summary)
+  const summary = tf.onnx.inspect(tf.onnx.read(read(SILERO))).graph;
+  const counted = await page.evaluate(() => [...document.querySelectorAll("#graph-side dd[data-nodes]")].map((d) => d.textContent));
+  const expected = `${summary.nodes} (${Object.values(summary.ops).reduce((a, b) => a + b, 0)} with ${summary.subgraphs} subgraphs)`;
+  check(counted.length === 2 && counted.every((t) => t === expected), `${where}: the graph panel and Properties count nodes as inspect does (${JSON.stringify(counted)} vs ${expected})`);
   check(await page.getByRole("button", { name: "Edit", exact: true }).count() === 1, `${where}: one "Edit" button on the graph view`);
   check(await editPlace(page) === "graph", `${where}: "Edit" is in the Properties panel's actions row (${await editPlace(page)})`);
   await page.fill("#graph-search", "If");
