@@ -12,7 +12,10 @@
 //    then the original file, byte for byte;
 //  - "Diff with original" opens the Diff view on the edited file in one click;
 //  - an .april file: header fields and a network's metadata, read back by april.read;
-//  - the editor fits the 390 px screen (no sideways scroll).
+//  - the editor fits the 390 px screen (no sideways scroll);
+//  - on the graph view "Edit" sits in the Properties panel's and the node panel's `.graph-panel-actions` row (one
+//    "Edit" on the page), and axe-core finds 0 critical and 0 serious violations with the editor open;
+//  - the graph panel and Properties give the node count as `tensorfile inspect` does ("N (M with K subgraphs)").
 // Exits 1 on failure. Run with `node test/runtimes/inspector-edit.mjs` after `npm run build`.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -29,6 +32,7 @@ const ort = await import("onnxruntime-web");
 ort.env.wasm.numThreads = 1;
 ort.env.logLevel = "error";
 
+const axeSource = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const counts = checkCounter();
 const { check } = counts;
 
@@ -116,6 +120,49 @@ async function noSidewaysScroll(page, where) {
     return { page: document.documentElement.scrollWidth <= window.innerWidth, editor: editor.scrollWidth <= editor.clientWidth + 1, right: editor.getBoundingClientRect().right <= window.innerWidth + 1 };
   });
   check(scroll.page && scroll.editor && scroll.right, `${where}: the editor fits the screen (${JSON.stringify(scroll)})`);
+}
+
+/** axe-core on the page as it is: the critical and serious violations, one line each. */
+async function axe(page) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.addScriptTag({ content: axeSource });
+  return page.evaluate(async () => (await window.axe.run(document, { resultTypes: ["violations"] })).violations
+    .filter((v) => v.impact === "critical" || v.impact === "serious")
+    .map((v) => `${v.impact} ${v.id} (${v.nodes.length}: ${v.nodes.slice(0, 2).map((n) => n.target.join(" ")).join(", ")})`));
+}
+
+/** Where the one "Edit" button is: the panel kind of the actions row holding it, or "elsewhere". */
+const editPlace = (page) => page.getByRole("button", { name: "Edit", exact: true }).evaluate((b) => b.closest(".graph-panel-actions")?.dataset.panel ?? "elsewhere");
+
+async function placementScenario(context, where) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
+  await page.goto(pathToFileURL(pagePath).href);
+  await page.setInputFiles("#open-file", SILERO);
+  await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
+  // the node counts agree: the graph panel's, Properties', and tensorfile inspect's (the library's summary)
+  const summary = tf.onnx.inspect(tf.onnx.read(read(SILERO))).graph;
+  const counted = await page.evaluate(() => [...document.querySelectorAll("#graph-side dd[data-nodes]")].map((d) => d.textContent));
+  const expected = `${summary.nodes} (${Object.values(summary.ops).reduce((a, b) => a + b, 0)} with ${summary.subgraphs} subgraphs)`;
+  check(counted.length === 2 && counted.every((t) => t === expected), `${where}: the graph panel and Properties count nodes as inspect does (${JSON.stringify(counted)} vs ${expected})`);
+  check(await page.getByRole("button", { name: "Edit", exact: true }).count() === 1, `${where}: one "Edit" button on the graph view`);
+  check(await editPlace(page) === "graph", `${where}: "Edit" is in the Properties panel's actions row (${await editPlace(page)})`);
+  await page.fill("#graph-search", "If");
+  await page.press("#graph-search", "Enter");
+  await page.waitForFunction(() => document.querySelector("#graph")?.dataset.selected, null, { timeout: 30_000 }).catch(() => undefined);
+  check(await editPlace(page) === "node", `${where}: "Edit" is in the node panel's actions row (${await editPlace(page)})`);
+  await page.getByRole("button", { name: "Edit", exact: true }).click();
+  await page.waitForFunction(() => document.querySelector("#editor")?.dataset.state === "ready", null, { timeout: 60_000 });
+  const expanded = await page.getByRole("button", { name: "Edit", exact: true }).getAttribute("aria-expanded");
+  check(expanded === "true", `${where}: the panel's "Edit" says the editor is open (aria-expanded ${expanded})`);
+  const violations = await axe(page);
+  check(violations.length === 0, `${where}: axe: no critical or serious violation with the editor open (${violations.join("; ")})`);
+  // axe's aria-required-children turns critical whenever the progress strip shows inside the tablist: the tablist
+  // holds its tabs only, whatever is running
+  const strays = await page.evaluate(() => [...document.querySelectorAll('[role="tablist"] > *')].filter((e) => e.getAttribute("role") !== "tab").map((e) => e.id || e.tagName));
+  check(strays.length === 0, `${where}: the tablist holds tabs only (${strays.join(", ")})`);
+  check(problems.length === 0, `${where}: no uncaught errors (${problems.join("; ")})`);
+  await page.close();
 }
 
 async function sileroScenario(context, where) {
@@ -267,7 +314,10 @@ try {
   for (const viewport of viewports) {
     const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height }, isMobile: viewport.isMobile ?? false, hasTouch: viewport.hasTouch ?? false, acceptDownloads: true });
     try {
-      if (existsSync(SILERO)) await sileroScenario(context, `${viewport.name}, silero_vad_v5.onnx edits`);
+      if (existsSync(SILERO)) {
+        await placementScenario(context, `${viewport.name}, silero_vad_v5.onnx, Edit from the panels`);
+        await sileroScenario(context, `${viewport.name}, silero_vad_v5.onnx edits`);
+      }
       else console.log(`note: ${SILERO} not found (npm ci)`);
       if (existsSync(OCR_CLS)) {
         await refusalScenario(context, `${viewport.name}, PaddleOCR cls refusal`);

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import onnxProto from "onnx-proto";
 import { describe, expect, it } from "vitest";
 import { april, fromBytes, onnx, readFromAny } from "../../bindings/index.js";
-import { type GraphModel, graphTensors, searchGraph, weightText } from "../../web/src/model/graph.js";
+import { type GraphModel, graphTensors, nodeCountText, searchGraph, weightText } from "../../web/src/model/graph.js";
 import {
   aprilGraphDocument,
   onnxAttributeText,
@@ -434,6 +434,18 @@ describe.skipIf(!existsSync(SILERO))("a real PyTorch export (silero_vad_v5.onnx)
     expect(graphs).toBeGreaterThan(1);
   });
 
+  it("counts nodes as tensorfile inspect does: the graph's own, then with its subgraphs", () => {
+    const summary = onnx.inspect(model).graph as { nodes: number; subgraphs: number; ops: Record<string, number> };
+    const everyNode = Object.values(summary.ops).reduce((a, b) => a + b, 0);
+    expect(graph.sourceNodes).toBe(summary.nodes);
+    expect(graph.subgraphCount).toBe(summary.subgraphs);
+    expect(graph.nodesWithSubgraphs).toBe(everyNode);
+    expect(graph.nodesWithSubgraphs).toBeGreaterThan(graph.sourceNodes);
+    const text = nodeCountText(graph);
+    expect(text.nodes).toBe(`${summary.nodes} nodes`);
+    expect(text.withSubgraphs).toBe(`${everyNode} with ${summary.subgraphs} subgraphs`);
+  });
+
   it("links only weights the table lists, and draws weight rows", () => {
     const listed = new Set(onnx.tensorInfos(model).map((i) => i.name));
     const drawn = graphTensors(graph);
@@ -445,5 +457,18 @@ describe.skipIf(!existsSync(SILERO))("a real PyTorch export (silero_vad_v5.onnx)
     ];
     const rows = all(graph).flatMap((g) => g.nodes.flatMap((n) => n.weights));
     expect(rows.some((w) => w.shape.length >= 2)).toBe(true);
+  });
+});
+
+describe("node counts in words", () => {
+  it("says nothing of subgraphs when there are none, and counts one in the singular", () => {
+    expect(nodeCountText({ sourceNodes: 1, nodesWithSubgraphs: 1, subgraphCount: 0 })).toEqual({
+      nodes: "1 node",
+      withSubgraphs: "",
+    });
+    expect(nodeCountText({ sourceNodes: 765, nodesWithSubgraphs: 1812, subgraphCount: 1 })).toEqual({
+      nodes: "765 nodes",
+      withSubgraphs: "1,812 with 1 subgraph",
+    });
   });
 });

@@ -1,5 +1,6 @@
 /**
- * The editor panel ("Edit" in the header, for `.onnx` and `.april` files): metadata_props, model fields, graph
+ * The editor panel ("Edit" in the graph view's Properties and node panels, in the header on the other views; for
+ * `.onnx` and `.april` files): metadata_props, model fields, graph
  * input/output names and shapes, node names and scalar attributes, the `.april` header, and float32 → float16 /
  * bfloat16 / int8 of the whole model (`convert --quantize`'s conversion, with its report). Every change goes to the
  * editing worker (a worker of its own, so statistics and layouts are not held up), which applies it with the
@@ -62,6 +63,8 @@ export class EditorPanel {
   /** Metadata rows added with "Add metadata" and not yet applied (both fields needed). */
   private pendingRows = 0;
   private generation = 0;
+  /** The graph view is showing: its panels carry the "Edit" button, the header's is hidden (one "Edit" at a time). */
+  private inGraphView = false;
 
   constructor(
     private readonly host: EditorHost,
@@ -70,7 +73,7 @@ export class EditorPanel {
     this.worker = new WorkerClient(scriptUrl, (message) => this.fail(`the editing worker stopped: ${message}`));
     this.root = document.getElementById("editor") as HTMLElement;
     this.button = document.getElementById("edit-button") as HTMLButtonElement;
-    this.button.addEventListener("click", () => (this.root.hidden ? void this.open() : this.close()));
+    this.button.addEventListener("click", () => this.toggle());
     document.addEventListener("keydown", (event) => {
       if (event.key === "Escape" && !this.root.hidden && this.root.contains(event.target as Node)) this.close();
     });
@@ -86,19 +89,57 @@ export class EditorPanel {
     this.pendingRows = 0;
     this.nodeFilter = "";
     this.close();
-    this.button.hidden = !editable(this.host.current?.lazy.format);
+    this.placeHeaderButton();
+  }
+
+  /** The page switched views: on the graph view "Edit" sits in the side panel's actions row, elsewhere in the header. */
+  viewChanged(view: string): void {
+    this.inGraphView = view === "graph";
+    this.placeHeaderButton();
+  }
+
+  /** An "Edit" button for a panel's `.graph-panel-actions` row (undefined when the open file cannot be edited). */
+  panelButton(): HTMLButtonElement | undefined {
+    if (!editable(this.host.current?.lazy.format)) return undefined;
+    const button = h(
+      "button",
+      {
+        type: "button",
+        class: "edit-toggle",
+        "aria-controls": "editor",
+        "aria-expanded": String(!this.root.hidden),
+        title: "Edit the model: metadata, names, shapes, attributes, float16/bfloat16/int8",
+      },
+      "Edit",
+    );
+    button.addEventListener("click", () => this.toggle());
+    return button;
+  }
+
+  private toggle(): void {
+    if (this.root.hidden) void this.open();
+    else this.close();
+  }
+
+  private placeHeaderButton(): void {
+    this.button.hidden = !editable(this.host.current?.lazy.format) || this.inGraphView;
+  }
+
+  private markExpanded(expanded: boolean): void {
+    for (const button of document.querySelectorAll('button[aria-controls="editor"]'))
+      button.setAttribute("aria-expanded", String(expanded));
   }
 
   close(): void {
     this.root.hidden = true;
-    this.button.setAttribute("aria-expanded", "false");
+    this.markExpanded(false);
   }
 
   async open(): Promise<void> {
     const file = this.host.current;
     if (!file || !editable(file.lazy.format)) return;
     this.root.hidden = false;
-    this.button.setAttribute("aria-expanded", "true");
+    this.markExpanded(true);
     if (this.openedFor === file.input && this.summary) {
       this.draw();
       return;

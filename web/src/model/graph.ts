@@ -85,8 +85,12 @@ export interface GraphModel {
   inputs: number[];
   outputs: number[];
   ops: [string, number][];
-  /** Nodes of the file's own graph before weights were folded into their consumers. */
+  /** Nodes of the file's own graph before weights were folded into their consumers (`tensorfile inspect`'s `nodes`). */
   sourceNodes: number;
+  /** Nodes at every depth: this graph's and its subgraphs' (If/Loop/Scan bodies), nested ones included. */
+  nodesWithSubgraphs: number;
+  /** Subgraphs at every depth (`tensorfile inspect`'s `subgraphs`). */
+  subgraphCount: number;
   /** Why there is no graph to draw (an april network that is not readable ONNX); the view shows it instead. */
   error?: string | undefined;
   /** The model's properties (top-level graphs; the Properties panel). */
@@ -172,7 +176,33 @@ export function buildGraph(
   const counts = new Map<string, number>();
   for (const spec of specs) counts.set(spec.op, (counts.get(spec.op) ?? 0) + 1);
   const ops = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
-  return { name, nodes, edges, inputs, outputs, ops, sourceNodes };
+  let nodesWithSubgraphs = sourceNodes;
+  let subgraphCount = 0;
+  for (const spec of specs)
+    for (const sub of spec.subgraphs) {
+      nodesWithSubgraphs += sub.graph.nodesWithSubgraphs;
+      subgraphCount += 1 + sub.graph.subgraphCount;
+    }
+  return { name, nodes, edges, inputs, outputs, ops, sourceNodes, nodesWithSubgraphs, subgraphCount };
+}
+
+/**
+ * What a graph's node count says, the same everywhere it is shown (graph panel, Properties, the legend) and the
+ * same as `tensorfile inspect`: the graph's own nodes, then those of its subgraphs when it has any
+ * ("765 nodes (812 with 25 subgraphs)").
+ */
+export function nodeCountText(model: Pick<GraphModel, "sourceNodes" | "nodesWithSubgraphs" | "subgraphCount">): {
+  nodes: string;
+  withSubgraphs: string;
+} {
+  const plural = (n: number, word: string) => `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
+  return {
+    nodes: plural(model.sourceNodes, "node"),
+    withSubgraphs:
+      model.subgraphCount > 0
+        ? `${model.nodesWithSubgraphs.toLocaleString("en-US")} with ${plural(model.subgraphCount, "subgraph")}`
+        : "",
+  };
 }
 
 /** The node whose box contains (x, y) in layout coordinates. */

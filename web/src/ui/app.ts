@@ -467,6 +467,10 @@ export class App implements InspectorContext {
     }
   }
 
+  editButton(): HTMLButtonElement | undefined {
+    return this.editor.panelButton();
+  }
+
   showView(view: View | "empty"): void {
     this.view = view;
     for (const [name, section] of Object.entries(this.sections)) section.hidden = name !== view;
@@ -474,6 +478,7 @@ export class App implements InspectorContext {
       this.setState({ view });
       this.views[view].show();
     }
+    this.editor.viewChanged(view);
     this.updateTabs();
   }
 

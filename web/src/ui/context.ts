@@ -63,6 +63,8 @@ export interface InspectorContext {
   /** Records statistics computed elsewhere (the tensor view's detail request). */
   rememberStats(name: string, stats: TensorStats): void;
   updateTabs(): void;
+  /** The editor's "Edit" button for a panel's actions row (undefined when the open file cannot be edited). */
+  editButton(): HTMLButtonElement | undefined;
   showView(view: View | "empty"): void;
   /** Opens a tensor's statistics, histogram and heatmap. */
   openTensor(name: string): void;

@@ -18,6 +18,7 @@ import {
   type Positioned,
   graphTensors,
   nodeAt,
+  nodeCountText,
   searchGraph,
 } from "../model/graph.js";
 import { layoutInput } from "../model/layout.js";
@@ -531,7 +532,7 @@ export class GraphView {
     }
     if (this.legend) {
       this.legend.textContent = model
-        ? `${model.nodes.length} boxes (${model.sourceNodes} nodes, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : (this.error ?? "laying out…")}`
+        ? `${model.nodes.length} boxes (${legendNodes(model)}, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : (this.error ?? "laying out…")}`
         : this.error
           ? `no graph: ${this.error}`
           : "";
@@ -598,6 +599,8 @@ export class GraphView {
           }
         : properties,
     );
+    const edit = model && !model.error ? this.app.editButton() : undefined;
+    if (edit) this.side.querySelector(".graph-panel-actions")?.append(edit);
   }
 
   /** Elements of the graph's weight tensors (each counted once), from the file's tensor table. */
@@ -683,4 +686,10 @@ export class GraphView {
     }
     this.app.setStatus(`saved ${saved.join(", ")} at 1×`);
   }
+}
+
+/** "765 nodes (812 with 25 subgraphs)": the panel's count in words. */
+function legendNodes(model: GraphModel): string {
+  const { nodes, withSubgraphs } = nodeCountText(model);
+  return withSubgraphs ? `${nodes}; ${withSubgraphs}` : nodes;
 }

@@ -4,7 +4,7 @@
  * `.graph-panel-actions` row where other features (the editor's "Edit" button) add their controls.
  */
 import type { GraphModel, GraphNode, GraphPort, GraphProperties } from "../../model/graph.js";
-import { weightText } from "../../model/graph.js";
+import { nodeCountText, weightText } from "../../model/graph.js";
 import { formatCount } from "../../model/format.js";
 import { onnxOpSignature } from "../../model/onnx-ops.js";
 import { clear, h } from "../dom.js";
@@ -68,6 +68,8 @@ export function propertiesSection(
       { class: "kv" },
       ...(props.format ? [h("dt", {}, "format"), h("dd", {}, props.format)] : []),
       ...props.fields.flatMap(([k, v]) => [h("dt", {}, k), h("dd", { style: "overflow-wrap:anywhere" }, v)]),
+      h("dt", {}, "nodes"),
+      nodeCountCell("graph-properties-nodes", model),
       h("dt", {}, "parameters"),
       h(
         "dd",
@@ -90,6 +92,20 @@ export function propertiesSection(
           ]),
         )
       : h("p", { class: "muted", id: "graph-metadata" }, "none"),
+  );
+}
+
+/**
+ * The node count, worded the same in the graph panel and in Properties (and as `tensorfile inspect` counts): the
+ * graph's own nodes, then "(812 with 25 subgraphs)" when it has subgraphs. `#graph-node-count` holds the number.
+ */
+function nodeCountCell(id: string, model: GraphModel): HTMLElement {
+  const { withSubgraphs } = nodeCountText(model);
+  return h(
+    "dd",
+    { "data-nodes": model.sourceNodes, "data-nodes-with-subgraphs": model.nodesWithSubgraphs },
+    h("span", { id }, String(model.sourceNodes)),
+    withSubgraphs ? h("span", { class: "muted" }, ` (${withSubgraphs})`) : "",
   );
 }
 
@@ -122,7 +138,7 @@ export function renderSidePanel(
         "dl",
         { class: "kv" },
         h("dt", {}, "nodes"),
-        h("dd", { id: "graph-node-count" }, model.sourceNodes),
+        nodeCountCell("graph-node-count", model),
         h("dt", {}, "boxes"),
         h("dd", {}, model.nodes.length),
         h("dt", {}, "weights"),
