@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median, pairedRatio } from "./harness.mjs";
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => { const i = argv.indexOf(name); return i < 0 ? fallback : argv[i + 1]; };
@@ -47,8 +48,7 @@ function run(jobs) {
 const times = { 1: [], 2: [] };
 for (let i = 0; i < RUNS; i++) for (const j of [1, 2]) times[j].push(run(j));
 rmSync(out, { recursive: true, force: true });
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
-const speedup = median(times[1].map((t, i) => t / times[2][i]));
+const speedup = pairedRatio(times[1], times[2]);
 const line = `batch convert of ${COUNT} SPRAAK files to .npy in ${base} (${cpus().length} cores, Node ${process.version}): ` +
   `-j 1 ${(median(times[1]) / 1000).toFixed(2)} s (${Math.round(COUNT / median(times[1]) * 1000)} files/s), ` +
   `-j 2 ${(median(times[2]) / 1000).toFixed(2)} s (${Math.round(COUNT / median(times[2]) * 1000)} files/s); -j 2 / -j 1 throughput ${speedup.toFixed(2)}x (paired median of ${RUNS})`;

@@ -14,6 +14,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { fileURLToPath } from "node:url";
 import { benchFiles } from "./generate-files.mjs";
+import { median } from "./harness.mjs";
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => { const i = argv.indexOf(name); return i < 0 ? fallback : argv[i + 1]; };
@@ -22,7 +23,6 @@ const SCALE = Number(option("--scale", "1"));
 const only = option("--files", "").split(",").filter(Boolean);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const tf = await import(new URL("../dist/index.js", import.meta.url).href);
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
 const child = `
 const [path, variant, format] = process.argv.slice(1);

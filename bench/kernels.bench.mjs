@@ -17,8 +17,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { timeInterleaved } from "./harness.mjs";
 
-const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[s.length >> 1] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
 
 /** Weight-like values: normal with sigma 0.05 (xorshift + Box-Muller, deterministic). */
 function weights(n, seed = 0x9e3779b9) {
@@ -57,22 +57,6 @@ function sameBits(a, b, what) {
   if (!Buffer.from(bytes(a)).equals(Buffer.from(bytes(b)))) throw new Error(`${what}: the result differs from the TS twin's`);
 }
 
-/**
- * Times the cases of one group in interleaved rounds; returns { name: median ms }. Small cases run `inner` times per
- * sample (timer resolution).
- */
-function timeGroup(cases, rounds, inner) {
-  const samples = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-  for (let r = 0; r < rounds; r++) {
-    for (const [name, fn] of Object.entries(cases)) {
-      const t = performance.now();
-      for (let i = 0; i < inner; i++) fn();
-      samples[name].push((performance.now() - t) / inner);
-    }
-  }
-  return Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
-}
-
 /** Runs every group; returns the rows of the table. */
 export async function runKernelBench({ quick = false } = {}) {
   const { kernels } = await import(pathToFileURL(fileURLToPath(new URL("../dist/index.js", import.meta.url))).href);
@@ -107,19 +91,19 @@ export async function runKernelBench({ quick = false } = {}) {
       const out = view(Float32Array, n, at);
       const i16 = new Int16Array(halves.buffer, halves.byteOffset, n);
       sameBits(kernels.f16ToF32(halves, out), twin(() => kernels.f16ToF32(halves)), "f16ToF32");
-      add(`f16ToF32 ${label} ${where}`, 1.3, "Float32Array.set(Int16Array)", timeGroup({
+      add(`f16ToF32 ${label} ${where}`, 1.3, "Float32Array.set(Int16Array)", timeInterleaved({
         "Float32Array.set(Int16Array)": () => out.set(i16),
         "f16ToF32 into a preallocated array": () => kernels.f16ToF32(halves, out),
         "f16ToF32, output allocated": () => kernels.f16ToF32(halves),
       }, rounds, inner), { elements: n });
       sameBits(kernels.bf16ToF32(bf, out), twin(() => kernels.bf16ToF32(bf)), "bf16ToF32");
-      add(`bf16ToF32 ${label} ${where}`, 1.3, "Float32Array.set(Int16Array)", timeGroup({
+      add(`bf16ToF32 ${label} ${where}`, 1.3, "Float32Array.set(Int16Array)", timeInterleaved({
         "Float32Array.set(Int16Array)": () => out.set(i16),
         "bf16ToF32 into a preallocated array": () => kernels.bf16ToF32(bf, out),
         "bf16ToF32, output allocated": () => kernels.bf16ToF32(bf),
       }, rounds, inner), { elements: n });
       sameBits(kernels.dequantizeI8(q, 0.002, 1, out), twin(() => kernels.dequantizeI8(q, 0.002, 1)), "dequantizeI8");
-      add(`dequantizeI8 ${label} ${where}`, 1.3, "Float32Array.set(Int8Array)", timeGroup({
+      add(`dequantizeI8 ${label} ${where}`, 1.3, "Float32Array.set(Int8Array)", timeInterleaved({
         "Float32Array.set(Int8Array)": () => out.set(q),
         "dequantizeI8 into a preallocated array": () => kernels.dequantizeI8(q, 0.002, 1, out),
         "dequantizeI8, output allocated": () => kernels.dequantizeI8(q, 0.002, 1),
@@ -131,14 +115,14 @@ export async function runKernelBench({ quick = false } = {}) {
       const memcpy4 = () => bytes(copyOf).set(bytes(src));
       const h = view(Uint16Array, n, at);
       sameBits(kernels.f32ToF16(src, h), twin(() => kernels.f32ToF16(src)), "f32ToF16");
-      add(`f32ToF16 ${label} ${where}`, 1.3, "memcpy of the input", timeGroup({
+      add(`f32ToF16 ${label} ${where}`, 1.3, "memcpy of the input", timeInterleaved({
         "memcpy of the input": memcpy4,
         "f32ToF16 into a preallocated array": () => kernels.f32ToF16(src, h),
         "f32ToF16, output allocated": () => kernels.f32ToF16(src),
       }, rounds, inner), { elements: n });
       const q8 = view(Int8Array, n, at);
       sameBits(kernels.quantizeI8(src, 0.002, 0, q8), twin(() => kernels.quantizeI8(src, 0.002, 0)), "quantizeI8");
-      add(`quantizeI8 ${label} ${where}`, 1.3, "memcpy of the input", timeGroup({
+      add(`quantizeI8 ${label} ${where}`, 1.3, "memcpy of the input", timeInterleaved({
         "memcpy of the input": memcpy4,
         "quantizeI8 into a preallocated array": () => kernels.quantizeI8(src, 0.002, 0, q8),
         "quantizeI8, output allocated": () => kernels.quantizeI8(src, 0.002, 0),
@@ -151,14 +135,14 @@ export async function runKernelBench({ quick = false } = {}) {
         const copy = copyTarget(data);
         const want = twin(() => kernels.byteSwap(data.slice(), width));
         sameBits(kernels.byteSwap(data.slice(), width), want, `byteSwap ${width}`);
-        add(`byteSwap ${width}-byte ${label} ${where}`, 1.3, "memcpy of the same bytes", timeGroup({
+        add(`byteSwap ${width}-byte ${label} ${where}`, 1.3, "memcpy of the same bytes", timeInterleaved({
           "memcpy of the same bytes": () => bytes(copy).set(bytes(data)),
           "byteSwap in place": () => kernels.byteSwap(data, width),
         }, rounds, inner), { elements: n });
       }
       // statistics: yardstick memcpy of the input
       sameBits(new Float64Array(Object.values(kernels.stats(src))), new Float64Array(Object.values(twin(() => kernels.stats(src)))), "stats");
-      add(`stats float32 ${label} ${where}`, 1.5, "memcpy of the input", timeGroup({
+      add(`stats float32 ${label} ${where}`, 1.5, "memcpy of the input", timeInterleaved({
         "memcpy of the input": memcpy4,
         "stats": () => kernels.stats(src),
         "histogram, 256 bins": () => kernels.histogram(src, 256, -0.25, 0.25),
@@ -172,14 +156,14 @@ export async function runKernelBench({ quick = false } = {}) {
       const dst = new Float32Array(count);
       const copy = copyTarget(src);
       sameBits(kernels.transpose(src, rows, cols, dst), twin(() => kernels.transpose(src, rows, cols)), "transpose");
-      add(`transpose float32 ${rows}×${cols}`, 2, "memcpy of the output", timeGroup({
+      add(`transpose float32 ${rows}×${cols}`, 2, "memcpy of the output", timeInterleaved({
         "memcpy of the output": () => bytes(copy).set(bytes(src)),
         "transpose into a preallocated array": () => kernels.transpose(src, rows, cols, dst),
         "transpose, output allocated": () => kernels.transpose(src, rows, cols),
       }, roundsFor(count), innerFor(count)), { elements: count });
       const halves = kernels.f32ToF16(src);
       sameBits(kernels.columnToRowMajorF16ToF32(halves, [cols, rows], dst), twin(() => kernels.columnToRowMajorF16ToF32(halves, [cols, rows])), "columnToRowMajorF16ToF32");
-      add(`column-major float16 → row-major float32 ${rows}×${cols}`, 2, "memcpy of the output", timeGroup({
+      add(`column-major float16 → row-major float32 ${rows}×${cols}`, 2, "memcpy of the output", timeInterleaved({
         "memcpy of the output": () => bytes(copy).set(bytes(src)),
         "columnToRowMajorF16ToF32 into a preallocated array": () => kernels.columnToRowMajorF16ToF32(halves, [cols, rows], dst),
         "columnToRowMajorF16ToF32, output allocated": () => kernels.columnToRowMajorF16ToF32(halves, [cols, rows]),

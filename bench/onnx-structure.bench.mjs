@@ -20,6 +20,7 @@ import { cpus, loadavg } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execSync, spawnSync } from "node:child_process";
+import { upperMedian } from "./harness.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(join(root, "package.json"));
@@ -110,8 +111,7 @@ for (let r = 0; r < rounds; r++) {
   }
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (model, name) => median(samples.get(cases.find((c) => c.model === model && c.name === name)));
+const ms = (model, name) => upperMedian(samples.get(cases.find((c) => c.model === model && c.name === name)));
 const uptime = (() => {
   try {
     return execSync("uptime", { encoding: "utf8" }).trim();

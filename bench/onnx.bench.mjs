@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { upperMedian } from "./harness.mjs";
 
 const here = fileURLToPath(import.meta.url);
 
@@ -90,11 +91,6 @@ function run(kind, path, warmup) {
   return JSON.parse(result.stdout);
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
 const args = process.argv.slice(2);
 if (args[0] === "--child") {
   await child(args[1], args[2], args[3]);
@@ -119,7 +115,7 @@ if (args[0] === "--child") {
         for (let i = 0; i < runs; i++) for (const kind of kinds) samples[kind].push(run(kind, path, warmup));
         const cases = {};
         for (const kind of kinds) {
-          const ms = median(samples[kind].map((s) => s.ms));
+          const ms = upperMedian(samples[kind].map((s) => s.ms));
           const rss = Math.max(...samples[kind].map((s) => s.peak - s.baseline));
           cases[kind] = { ms, peakRssAboveBaselineMiB: rss / 2 ** 20, weights: samples[kind][0].weights, weightMiB: samples[kind][0].bytes / 2 ** 20 };
         }

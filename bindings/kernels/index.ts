@@ -1,8 +1,8 @@
 /**
  * The public kernel API over typed arrays (the `tensorfile/kernels` entry, and `kernels` of the main entry). Each
  * call picks the WASM SIMD kernel or its TS twin (backend.ts). One module per kernel family, mirroring assembly/:
- * convert.ts, transpose.ts, stats.ts, diff.ts, each beside its TypeScript twin (*-js.ts); memory.ts for arrays that
- * live in WebAssembly memory.
+ * convert.ts, transpose.ts, stats.ts (with histogram.ts and stats-values.ts), diff.ts, each beside its TypeScript
+ * twin (*-js.ts); memory.ts for arrays that live in WebAssembly memory.
  */
 export { type Backend, WASM_MIN_ELEMENTS, getBackend, setBackend, wasmAvailable } from "./backend.js";
 export { bytesOf } from "./checks.js";
@@ -28,14 +28,6 @@ export {
   transposeF16ToF32,
 } from "./transpose.js";
 export { type DiffStatsResult, DIFF_CHUNK, diffStats, emptyDiffStats, mergeDiffStats } from "./diff.js";
-export {
-  type Histogram,
-  type StatsData,
-  type StatsOptions,
-  type TensorStats,
-  MAX_WASM_BINS,
-  STATS_CHUNK,
-  histogram,
-  mergeStats,
-  stats,
-} from "./stats.js";
+export { type TensorStats, mergeStats, stats } from "./stats.js";
+export { type StatsData, type StatsOptions, STATS_CHUNK } from "./stats-values.js";
+export { type Histogram, MAX_WASM_BINS, histogram } from "./histogram.js";

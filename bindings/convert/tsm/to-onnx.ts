@@ -1,5 +1,5 @@
 /**
- * TenniS module -> ONNX model (opset 17 by default), op by op (the translations are in onnx-ops.ts).
+ * TenniS module -> ONNX model (opset 17 by default), op by op (the translations are in onnx-ops.ts and onnx-ops-*.ts).
  *
  *   <param>  -> a graph input (TenniS name; #dtype, else float32; #shape, when declared)
  *   <const>  -> an initializer (raw_data in the field's own dtype), created only when an ONNX node reads it
