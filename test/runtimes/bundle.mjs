@@ -80,21 +80,28 @@ const entries = {
   // 1.22's field table (onnx/schema.ts: every field known, groups skipped), external data resolved only from a real
   // path (io/regular-file.ts, onnx/external.ts, external-write.ts) and unique names (bytes/names.ts): everything 152.6 KB,
   // readFromAny 62.2 KB measured (2026-11-27)
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 154],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 63.5],
+  // then (2026-11-27, second round): the format registry's records (+0.2 KB to readFromAny, measured alone), ONNX
+  // nodes parsed on first use with a fast varint and ASCII path (+1.1 KB wherever onnx.read goes), PatchError and
+  // its throw sites, openTensorFolder's export, the streaming quantizeTo (onnx and april) and io/sink.ts: everything
+  // 156.7 KB, readFromAny 64.0 KB measured
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 157.5],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 64.5],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
   "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
   "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],
   // tsm.toOnnx's dtype tables and input checks (every model it writes loads in onnxruntime) travel with the tsm
   // namespace (34.2 KB), and unique names (bytes/names.ts) with primitiv's (24.7 KB) (2026-11-27)
   "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 35],
-  "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 25],
+  // PatchError's constructor with the patch encoder's refusals: 25.1 KB (2026-11-27, second round)
+  "primitiv only": [`import { primitiv } from "tensorfile"; globalThis.x = primitiv.read;`, 25.5],
   // the subpaths: single functions keep only what they reach (f16ToF32: the convert module)
   "subpath spraak: read": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak.read;`, 12.5],
   "subpath spraak: all": [`import * as spraak from "tensorfile/spraak"; globalThis.x = spraak;`, 31],
   "subpath bw2l: read+tensors": [`import { read, tensors } from "tensorfile/bw2l"; globalThis.x = [read, tensors];`, 16],
   // ONNX 1.22's field table (onnx/schema.ts) and the reader's record of each message for edits: 17.8 KB (2026-11-27)
-  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 18.5],
+  // nodes parsed on first use (the scan that defers a node only when it will parse), varints without BigInt and
+  // short ASCII strings without TextDecoder (issue 34: read 0.1-0.4x of onnx-proto's decode): 19.6 KB (2026-11-27)
+  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 20],
   "subpath kernels: f16ToF32": [`import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, 4.5],
   "subpath kernels: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],
