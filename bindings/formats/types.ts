@@ -185,7 +185,14 @@ export interface FormatCapabilities<
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */
   readonly convertsTo?: readonly FormatId[] | undefined;
   /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */
-  readonly embeds?: { readonly format: FormatId; readonly names: readonly string[] } | undefined;
+  readonly embeds?:
+    | {
+        readonly format: FormatId;
+        readonly names: readonly string[];
+        /** Where the embedded model `name` is stored in the file (absolute offset and size), if it is one of `names`. */
+        location(file: F, name: string): { readonly offset: number; readonly size: number } | undefined;
+      }
+    | undefined;
   /**
    * Set for formats of one tensor whose name the file may not carry (npy, onnx-tensor): what the file is and that
    * its tensor's name must be given (`a .npy file: it holds one tensor and no name; give the name with --tensor

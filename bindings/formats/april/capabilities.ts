@@ -19,5 +19,9 @@ export const capabilities: FormatCapabilities<typeof april, File> = {
     writeTo: (file, sink) => april.writeTo(file, sink),
   },
   graph: (file) => file,
-  embeds: { format: "onnx", names: april.NETWORK_NAMES },
+  embeds: {
+    format: "onnx",
+    names: april.NETWORK_NAMES,
+    location: (file, name) => file.layout.networks[(april.NETWORK_NAMES as readonly string[]).indexOf(name)],
+  },
 };
