@@ -151,10 +151,7 @@ export function decodeTensor(
   options: DecodeOptions = {},
   format = "tensorfile",
 ): NamedTensor {
-  if (
-    !ArrayBuffer.isView(bytes) ||
-    (bytes as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag] !== "Uint8Array"
-  )
+  if (!ArrayBuffer.isView(bytes) || Reflect.get(bytes, Symbol.toStringTag) !== "Uint8Array")
     throw new TypeError(
       `tensorfile: decodeTensor() takes the tensor's bytes as a Uint8Array, not ${bytes === null ? "null" : typeof bytes === "object" ? "another object" : typeof bytes}`,
     );

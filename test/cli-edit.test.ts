@@ -6,9 +6,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import onnxProto from "onnx-proto";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import * as april from "../bindings/formats/april.js";
 import * as onnx from "../bindings/formats/onnx.js";
+import { capabilitiesOf } from "../bindings/formats/registry.js";
 import { FIXTURE_TOKENS } from "./helpers/april-builders.js";
 import { cli } from "./helpers/cli.js";
 
@@ -188,6 +189,24 @@ describe("tensorfile edit", () => {
     expect(r.stderr).toMatch(message);
     expect(r.stderr).not.toMatch(/internal error/);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it("reports a TypeError that is not an edit function's refusal as an internal error, writing nothing", async () => {
+    const editing = capabilitiesOf("onnx")?.edit;
+    expect(editing).toBeDefined();
+    // a bug inside the edit path (not a refusal of the input): it must not pass for the input's fault
+    const spy = vi.spyOn(editing!, "setField").mockImplementation(() => {
+      throw new TypeError("Cannot read properties of undefined (reading 'graph')");
+    });
+    try {
+      const out = fresh("out.onnx");
+      const r = await cli("edit", modelFile(), out, "--set", "producer_name=p");
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/internal error: Cannot read properties of undefined/);
+      expect(existsSync(out)).toBe(false);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it("refuses an existing OUT without --force, OUT = MODEL, another extension, a file of another format", async () => {

@@ -6,8 +6,7 @@
 export function kindOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an Array";
-  if (ArrayBuffer.isView(value))
-    return `a ${(value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag]}`;
+  if (ArrayBuffer.isView(value)) return `a ${String(Reflect.get(value, Symbol.toStringTag))}`;
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 

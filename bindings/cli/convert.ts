@@ -7,6 +7,7 @@ import type { Command } from "./command.js";
 import { stat, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { FORMATS, formatModule } from "../any.js";
+import { capabilitiesOf } from "../formats/registry.js";
 import { npyHeader } from "../export/npy.js";
 import { decodeInChunks } from "../export/stream.js";
 import { type DecodeOptions, decodedDType } from "../tensor.js";
@@ -25,7 +26,13 @@ import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
 import { isStreamedReencode, streamReencode } from "./reencode-stream.js";
 import { writeTensorOutput } from "./tensor-output.js";
 import { InputNameError, convertTsmToOnnx, parseInputs, parseOpset } from "./tsm-onnx.js";
-import { QUANTIZE_HELP, type QuantizeCliOptions, quantizeConvert, quantizeOnlyOption } from "./quantize.js";
+import {
+  QUANTIZE_HELP,
+  type QuantizeCliOptions,
+  quantizeConvert,
+  quantizeKindOf,
+  quantizeOnlyOption,
+} from "./quantize.js";
 
 export const CONVERT_HELP = `tensorfile convert IN OUT [--dtype float32] [--quantize fp16|bf16|i8] [--tensor NAME] [--force] [--to json|npy]
 
@@ -207,7 +214,7 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
     const opset = parseOpset(options.opset, usage);
     const inputs = parseInputs(options.input?.split(","), usage);
     const format = await detectInputFormat(input);
-    if (format === "tsm") {
+    if (format !== undefined && capabilitiesOf(format)?.convertsTo?.includes("onnx")) {
       const message = await convertTsmToOnnx(await readWhole(input), output, opset, inputs).catch((error: unknown) => {
         throw error instanceof InputNameError ? new UsageError(error.message) : error;
       });
@@ -304,7 +311,7 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
 async function isModelInput(input: string): Promise<boolean> {
   // the first bytes only (a stream is read once per command: cli/stream-input.ts keeps it for the conversion)
   const format = await detectInputFormat(input);
-  return format === "onnx" || format === "april" || format === "tsm";
+  return quantizeKindOf(format) !== undefined;
 }
 
 /** The `convert` command, as run.ts lists it. */

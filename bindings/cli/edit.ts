@@ -1,17 +1,19 @@
 /**
  * `tensorfile edit MODEL OUT [--set-meta KEY=VALUE]… [--delete-meta KEY]… [--rename OLD=NEW]… [--shape NAME=DIMS]…
  * [--set FIELD=VALUE]… [--json] [--force]`: MODEL (.onnx or .april) with the edits applied in that order, written
- * to OUT (a temporary file renamed into place). A thin layer over onnx's and april's edit functions
- * (formats/onnx/edit.ts, formats/april/edit.ts): every message byte that no edit touches is written as read.
+ * to OUT (a temporary file renamed into place). A thin layer over the format's `edit` capability (onnx, april:
+ * FormatEditing in formats/types.ts) and onnx's edit functions (formats/onnx/edit.ts): every message byte that no
+ * edit touches is written as read.
  * An unknown name, a rename onto an existing name or a shape of another rank: exit 1, nothing written.
  */
 import type { Command } from "./command.js";
 import { open } from "node:fs/promises";
 import { extname } from "node:path";
 import { detectFormat } from "../any.js";
-import * as april from "../formats/april.js";
 import * as onnx from "../formats/onnx.js";
 import type { OnnxModel } from "../formats/onnx.js";
+import { capabilitiesOf } from "../formats/registry.js";
+import type { FormatEditing } from "../formats/types.js";
 import { type CliIO, InputError, UsageError, jsonText, print } from "./common.js";
 import { readWhole } from "./inputs.js";
 import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
@@ -80,29 +82,29 @@ function pair(option: string, text: string): [string, string] {
   return [text.slice(0, at), text.slice(at + 1)];
 }
 
-/** The network a name starts with in an .april (`encoder/x`), and the rest. */
-function networkOf(file: april.AprilFile, option: string, text: string): [OnnxModel, string, string] {
+/** The network a name starts with in a file of several ONNX models (`encoder/x`), and the rest. */
+function networkOf(networks: readonly string[], option: string, text: string): [string, string] {
   const slash = text.indexOf("/");
   const network = slash > 0 ? text.slice(0, slash) : "";
-  if (!(april.NETWORK_NAMES as readonly string[]).includes(network)) {
+  if (!networks.includes(network)) {
     throw new UsageError(
-      `--${option} on an .april names a network first: encoder/…, decoder/… or joiner/…, not ${JSON.stringify(text)}`,
+      `--${option} on an .april names a network first: ${networks
+        .map((name) => `${name}/…`)
+        .join(", ")
+        .replace(/, ([^,]*)$/, " or $1")}, not ${JSON.stringify(text)}`,
     );
   }
-  return [april.networkModel(file, network), network, text.slice(slash + 1)];
+  return [network, text.slice(slash + 1)];
 }
 
-/** Applies the edits to the model read from MODEL; RangeErrors (an unknown name, …) are the input's fault: exit 1. */
-function applyEdits(
-  format: "onnx" | "april",
-  file: OnnxModel | april.AprilFile,
-  options: EditCommandOptions,
-): EditDone[] {
+/** Applies the edits to the model read from MODEL; the edit functions' refusals propagate (exit 1, see below). */
+function applyEdits(editing: FormatEditing, file: unknown, options: EditCommandOptions): EditDone[] {
   const done: EditDone[] = [];
+  const { networks } = editing;
   const target = (option: string, text: string): [OnnxModel, string | undefined, string] => {
-    if (format === "onnx") return [file as OnnxModel, undefined, text];
-    const [model, network, rest] = networkOf(file as april.AprilFile, option, text);
-    return [model, network, rest];
+    if (!networks) return [editing.model(file, undefined), undefined, text];
+    const [network, rest] = networkOf(networks, option, text);
+    return [editing.model(file, network), network, rest];
   };
   const withNetwork = (entry: EditDone, network: string | undefined): EditDone =>
     network === undefined ? entry : { ...entry, network };
@@ -133,15 +135,15 @@ function applyEdits(
   for (const text of options.set ?? []) {
     const [where, value] = pair("set", text);
     // a field name outside the fixed lists is a usage error, as an unknown option is
-    const field = format === "april" && where.includes("/") ? where.slice(where.indexOf("/") + 1) : where;
-    const known: readonly string[] =
-      format === "onnx" || where.includes("/") ? onnx.MODEL_FIELDS : april.SETTABLE_FIELDS;
+    const ofNetwork = networks !== undefined && where.includes("/");
+    const field = ofNetwork ? where.slice(where.indexOf("/") + 1) : where;
+    const known: readonly string[] = ofNetwork ? onnx.MODEL_FIELDS : editing.fields;
     if (!known.includes(field))
       throw new UsageError(
-        `--set takes ${known.join(", ")}${format === "april" ? " (or NETWORK/FIELD for a network's ModelProto field)" : ""}, not ${JSON.stringify(field)}`,
+        `--set takes ${known.join(", ")}${networks ? " (or NETWORK/FIELD for a network's ModelProto field)" : ""}, not ${JSON.stringify(field)}`,
       );
-    if (format === "april" && !where.includes("/")) {
-      april.setField(file as april.AprilFile, where, value);
+    if (!ofNetwork) {
+      editing.setField(file, where, value);
       done.push({ edit: "set", name: where, value });
       continue;
     }
@@ -150,6 +152,15 @@ function applyEdits(
     done.push(withNetwork({ edit: "set", name, value }, network));
   }
   return done;
+}
+
+/**
+ * True for a refusal of the edit functions (onnx's and april's: a RangeError or TypeError whose message starts
+ * with "tensorfile: ", naming the function and what is wrong): the input's fault, exit 1. Any other RangeError or
+ * TypeError is a bug and reports as an internal error.
+ */
+function isEditRefusal(error: unknown): error is RangeError | TypeError {
+  return (error instanceof RangeError || error instanceof TypeError) && error.message.startsWith("tensorfile: ");
 }
 
 function editText(e: EditDone): string {
@@ -183,23 +194,24 @@ export async function editCommand(io: CliIO, args: string[], options: EditComman
   await checkOutput(output, [modelPath], { force: options.force ?? false });
   const bytes = await readWhole(modelPath);
   const format = detectFormat(bytes.subarray(0, 64));
-  if (format !== "onnx" && format !== "april")
+  const capabilities = format ? capabilitiesOf(format) : undefined;
+  const editing = capabilities?.edit;
+  if (!format || !capabilities || !editing)
     throw new InputError(
       `${modelPath} is ${format ? `a ${format} file` : "not a format tensorfile reads"}: edit changes .onnx and .april models`,
     );
   const ext = extname(output).toLowerCase();
-  const own = format === "onnx" ? onnx.extensions : april.extensions;
+  const own = capabilities.module.extensions;
   if (!own.includes(ext))
     throw new UsageError(
       `OUT ${output} ends in "${ext || "(nothing)"}": an edited ${format} model is written as ${own.join(" or ")}`,
     );
-  const file = format === "onnx" ? onnx.read(bytes) : april.read(bytes);
+  const file = capabilities.module.read(bytes);
   let done: EditDone[];
   try {
-    done = applyEdits(format, file, options);
+    done = applyEdits(editing, file, options);
   } catch (error) {
-    if (error instanceof RangeError || error instanceof TypeError)
-      throw new InputError(error.message.replace(/^tensorfile: /, ""));
+    if (isEditRefusal(error)) throw new InputError(error.message.replace(/^tensorfile: /, ""));
     throw error;
   }
   const written = await writeAtomically(
@@ -210,9 +222,7 @@ export async function editCommand(io: CliIO, args: string[], options: EditComman
         const sink = async (chunk: Uint8Array) => {
           for (let at = 0; at < chunk.length;) at += (await handle.write(chunk, at, chunk.length - at)).bytesWritten;
         };
-        return format === "onnx"
-          ? await onnx.writeTo(file as OnnxModel, sink)
-          : await april.writeTo(file as april.AprilFile, sink);
+        return await editing.writeTo(file, sink);
       } finally {
         await handle.close();
       }

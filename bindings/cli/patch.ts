@@ -14,7 +14,6 @@ import type { LazyTensorsWithSource } from "../patch.js";
 import { capabilitiesOf } from "../formats/registry.js";
 import type { FormatId } from "../formats/types.js";
 import { type ByteSource, fromFile, readExactly } from "../io/source.js";
-import { NETWORK_NAMES } from "../formats/april/model.js";
 import { sameBytes } from "../patch/encode.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import { type NamedTensor, type TensorInfo, bytesOf } from "../tensor.js";
@@ -331,18 +330,19 @@ async function unchangedNames(
     const out = await readFromAny(outSource);
     const modelInfos = new Map(model.tensorInfos().map((i) => [i.name, i]));
     const outInfos = new Map(out.tensorInfos().map((i) => [i.name, i]));
+    const embeds = capabilitiesOf(model.format)?.embeds;
     for (const name of replaced) {
       const a = modelInfos.get(name);
       const b = outInfos.get(name);
       if (a !== undefined && b !== undefined) {
         if (sameTensor(await model.loadTensor(a), await out.loadTensor(b))) same.add(name);
-      } else if (model.format === "april" && out.format === "april") {
-        const i = (NETWORK_NAMES as readonly string[]).indexOf(name);
-        const ea = model.file.layout.networks[i];
-        const eb = out.file.layout.networks[i];
+      } else if (embeds !== undefined && out.format === model.format) {
+        // an embedded model replaced whole (an april network): compare its stored bytes
+        const ea = embeds.location(model.file, name);
+        const eb = embeds.location(out.file, name);
         if (ea === undefined || eb === undefined || ea.size !== eb.size) continue;
-        const bytesA = await readExactly(modelSource, ea.offset, ea.size, "april", name);
-        if (sameBytes(bytesA, await readExactly(outSource, eb.offset, eb.size, "april", name))) same.add(name);
+        const bytesA = await readExactly(modelSource, ea.offset, ea.size, model.format, name);
+        if (sameBytes(bytesA, await readExactly(outSource, eb.offset, eb.size, model.format, name))) same.add(name);
       }
     }
   } finally {

@@ -23,6 +23,7 @@ import { detectInputFormat, openSource, readWhole } from "./inputs.js";
 import { checkOutput, writeAtomically } from "./output.js";
 import { Progress } from "./progress.js";
 import { parseInputs, parseOpset } from "./tsm-onnx.js";
+import { capabilitiesOf } from "../formats/registry.js";
 
 export const QUANTIZE_HELP = `  --quantize fp16|bf16|i8  for an .onnx or .april OUT from the same format (or an .onnx OUT from a TenniS module):
                 fp16: float32 weights and computation in float16 (Casts around the ops kept float32);
@@ -344,6 +345,21 @@ async function checkPair(
 
 // ------------------------------------------------------------------------------------------- the command
 
+/**
+ * How --quantize takes a format, from its capabilities: one ONNX model (`model`: onnx), a file of ONNX networks
+ * quantized each (`networks`: april), or a model converted to ONNX first (`converted`: TenniS); undefined for a
+ * format it does not quantize.
+ */
+export type QuantizeKind = "model" | "networks" | "converted";
+
+/** The {@link QuantizeKind} of format `format` (an id from detectFormat), or undefined. */
+export function quantizeKindOf(format: string | undefined): QuantizeKind | undefined {
+  const capabilities = format === undefined ? undefined : capabilitiesOf(format);
+  if (capabilities?.convertsTo?.includes("onnx")) return "converted";
+  if (capabilities?.edit === undefined) return undefined;
+  return capabilities.edit.networks ? "networks" : "model";
+}
+
 /** `convert IN OUT --quantize MODE …` for ONNX, .april and TenniS inputs; other inputs are refused (exit 2). */
 export async function quantizeConvert(
   io: CliIO,
@@ -367,26 +383,40 @@ export async function quantizeConvert(
   const shapes = parseShapes(options.shape);
   // the first bytes decide (convert routed here on them): a model is read whole only when --check runs it
   const format = await detectInputFormat(input);
-  const kind = format === "onnx" || format === "april" || format === "tsm" ? format : undefined;
-  if (kind === undefined)
+  const kind = quantizeKindOf(format);
+  if (format === undefined || kind === undefined)
     throw new UsageError(
       `--quantize ${mode} applies to ONNX models, .april files and TenniS modules (and to bw2l re-encodes as fp16|i8); ${input} is none of these`,
     );
-  const wanted = kind === "april" ? ".april" : ".onnx";
+  // a converted model is written as ONNX, the others in their own format
+  const writtenFormat = kind === "converted" ? "onnx" : format;
+  const wanted = capabilitiesOf(writtenFormat)?.module.extensions[0] ?? ".onnx";
   if (extname(output).toLowerCase() !== wanted)
     throw new UsageError(
-      `--quantize writes ${kind === "tsm" ? "an ONNX model" : `the input's format`}: OUT must end in ${wanted}, not ${extname(output) || "(nothing)"}`,
+      `--quantize writes ${kind === "converted" ? "an ONNX model" : `the input's format`}: OUT must end in ${wanted}, not ${extname(output) || "(nothing)"}`,
     );
-  if ((options.opset !== undefined || options.input !== undefined) && kind !== "tsm")
+  if ((options.opset !== undefined || options.input !== undefined) && kind !== "converted")
     throw new UsageError(`--${options.opset !== undefined ? "opset" : "input"} goes with a TenniS input`);
   await checkOutput(output, [input], { force: options.force ?? false });
   const ort = options.check ? await loadOrt() : undefined;
 
   const keepIO = keep !== "false";
   const reports: { network: string; report: QuantizeReport }[] = [];
-  if (!ort && kind !== "tsm") {
+  if (!ort && kind !== "converted") {
     const size = await streamQuantized(io, input, output, kind, { mode, keepIO }, reports, options.force ?? false);
-    return finish(io, input, output, mode, kind, reports, [], undefined, tolerance, size, options.json ?? false);
+    return finish(
+      io,
+      input,
+      output,
+      mode,
+      writtenFormat,
+      reports,
+      [],
+      undefined,
+      tolerance,
+      size,
+      options.json ?? false,
+    );
   }
   const bytes = await readWhole(input);
   // --check (which runs both models) and TenniS inputs (translated in memory): the model is converted in memory
@@ -394,7 +424,7 @@ export async function quantizeConvert(
   let stream: (sink: import("node:fs").WriteStream) => Promise<number>;
   const checks: OutputCheck[] = [];
   const given = ort ? await readInputs(ort, options.inputs) : new Map<string, OrtTensor>();
-  if (kind === "april") {
+  if (kind === "networks") {
     const file = april.read(bytes);
     const result = april.quantizeWithReport(file, { mode, keepIO });
     for (const [network, report] of Object.entries(result.reports)) reports.push({ network, report: report! });
@@ -425,7 +455,7 @@ export async function quantizeConvert(
     }
   } else {
     let original = bytes;
-    if (kind === "tsm") {
+    if (kind === "converted") {
       const usage = (m: string) => new UsageError(m);
       original = tsm.toOnnx(tsm.read(bytes), {
         opset: parseOpset(options.opset, usage),
@@ -457,7 +487,7 @@ export async function quantizeConvert(
       { force: options.force ?? false },
     );
   }
-  return finish(io, input, output, mode, kind, reports, checks, ort, tolerance, size, options.json ?? false);
+  return finish(io, input, output, mode, writtenFormat, reports, checks, ort, tolerance, size, options.json ?? false);
 }
 
 /**
@@ -468,7 +498,7 @@ async function streamQuantized(
   io: CliIO,
   input: string,
   output: string,
-  kind: "onnx" | "april",
+  kind: "model" | "networks",
   options: { mode: QuantizeMode; keepIO: boolean },
   reports: { network: string; report: QuantizeReport }[],
   force: boolean,
@@ -477,7 +507,7 @@ async function streamQuantized(
   try {
     let pieces: OutputPiece[];
     let total: number;
-    if (kind === "april") {
+    if (kind === "networks") {
       const converted = await aprilQuantizedPieces(source, options);
       for (const [network, report] of Object.entries(converted.reports)) reports.push({ network, report: report! });
       ({ pieces, size: total } = converted);
@@ -524,7 +554,7 @@ async function finish(
   input: string,
   output: string,
   mode: QuantizeMode,
-  kind: string,
+  writtenFormat: string,
   reports: { network: string; report: QuantizeReport }[],
   checks: OutputCheck[],
   ort: Ort | undefined,
@@ -555,6 +585,6 @@ async function finish(
     );
     return 1;
   }
-  if (!json) print(io.stderr, `wrote ${output} (${kind === "april" ? "april" : "onnx"}, ${mode}, ${size} bytes)`);
+  if (!json) print(io.stderr, `wrote ${output} (${writtenFormat}, ${mode}, ${size} bytes)`);
   return 0;
 }

@@ -3,10 +3,12 @@
  * tests can treat the five formats alike.
  */
 import type { ByteRange } from "../bytes/byte-reader.js";
+import type { ByteSink } from "../io/sink.js";
 import type { ByteSource } from "../io/source.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import type { Incoming, ReplaceOptions } from "../patch/input.js";
 import type { PatchPlan } from "../patch/plan.js";
+import type { OnnxModel } from "./onnx/model.js";
 
 /** The id of every format tensorfile reads: the five model formats, ONNX and the input formats. */
 export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | "onnx" | InputFormatId;
@@ -119,6 +121,27 @@ export interface FormatReading<F = unknown> {
 }
 
 /**
+ * What `tensorfile edit` needs of a format whose models it edits (onnx, april): the ONNX models an edit reaches, the
+ * format's own fields, and the writer. The edits themselves (metadata, rename, shape) are ONNX's (formats/onnx/edit.ts).
+ * @internal
+ */
+export interface FormatEditing<F = unknown> {
+  /**
+   * The names of the ONNX models the file holds, which an edit names first (`encoder/KEY`): undefined when the file
+   * is one ONNX model, edited as it is.
+   */
+  readonly networks?: readonly string[] | undefined;
+  /** The ONNX model an edit changes: the file's own (network undefined) or its network `network`. */
+  model(file: F, network: string | undefined): OnnxModel;
+  /** The fields `--set FIELD=VALUE` sets on the file itself (without a network). */
+  readonly fields: readonly string[];
+  /** Sets one of `fields`; a RangeError names a value that cannot be stored. */
+  setField(file: F, field: string, value: string): void;
+  /** Writes the edited file to `sink` in order; resolves to the bytes written. */
+  writeTo(file: F, sink: ByteSink): Promise<number>;
+}
+
+/**
  * What a format offers beyond reading, each optional: callers (patch, the CLI, the inspector) ask for one of
  * these rather than compare format ids. `M` is the format's module (its facade namespace), `F` its file object.
  * @internal
@@ -149,6 +172,8 @@ export interface FormatCapabilities<
    * patch that copies them through: undefined for a weight that is not.
    */
   storedBytesOutside?(source: ByteSource, info: TensorInfo): Incoming["raw"];
+  /** The format's models are edited by `tensorfile edit` (onnx, april). */
+  readonly edit?: FormatEditing<F> | undefined;
   /** The model's graph for the inspector's graph view (tsm, onnx, april). */
   graph?(file: F): unknown;
   /**
@@ -160,7 +185,14 @@ export interface FormatCapabilities<
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */
   readonly convertsTo?: readonly FormatId[] | undefined;
   /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */
-  readonly embeds?: { readonly format: FormatId; readonly names: readonly string[] } | undefined;
+  readonly embeds?:
+    | {
+        readonly format: FormatId;
+        readonly names: readonly string[];
+        /** Where the embedded model `name` is stored in the file (absolute offset and size), if it is one of `names`. */
+        location(file: F, name: string): { readonly offset: number; readonly size: number } | undefined;
+      }
+    | undefined;
   /**
    * Set for formats of one tensor whose name the file may not carry (npy, onnx-tensor): what the file is and that
    * its tensor's name must be given (`a .npy file: it holds one tensor and no name; give the name with --tensor

@@ -33,7 +33,7 @@ async function nodeBuffer(): Promise<BufferModule | undefined> {
   bufferModule ??= (async () => {
     try {
       const specifier = "node:buffer";
-      return (await import(/* @vite-ignore */ specifier)) as unknown as BufferModule;
+      return (await import(/* @vite-ignore */ specifier)) as BufferModule;
     } catch {
       return undefined;
     }
@@ -45,7 +45,7 @@ async function syncFs(): Promise<SyncFs> {
   fsModule ??= (async () => {
     try {
       const specifier = "node:fs";
-      return (await import(/* @vite-ignore */ specifier)) as unknown as SyncFs;
+      return (await import(/* @vite-ignore */ specifier)) as SyncFs;
     } catch (cause) {
       fsModule = undefined;
       throw new SourceError(

@@ -92,6 +92,16 @@ interface FileHandleLike {
   close(): Promise<void>;
 }
 
+/** What fromFile takes a path it cannot stat for: a file, so that opening it reports what is wrong. */
+const STAT_FAILED: FileKind = {
+  isFile: () => true,
+  isDirectory: () => false,
+  isFIFO: () => false,
+  isCharacterDevice: () => false,
+  isBlockDevice: () => false,
+  isSocket: () => false,
+};
+
 /**
  * A file on disk (Node, Deno). Reads ranges through one file handle; call `close()` when done. The size is
  * read once: a file that shrinks afterwards gives TRUNCATED errors, one that changes size a SourceError.
@@ -114,7 +124,7 @@ export async function fromFile(path: string): Promise<
     // the specifier is a variable so that browser bundlers (esbuild, Vite, Rollup) leave this Node-only import
     // alone instead of failing to resolve it: in a browser it fails here, at run time, with the message below
     const specifier = "node:fs/promises";
-    fs = (await import(/* @vite-ignore */ specifier)) as unknown as typeof fs;
+    fs = (await import(/* @vite-ignore */ specifier)) as typeof fs;
   } catch (cause) {
     throw new SourceError(
       "fromFile() needs a file system (Node or Deno); in a browser use fromBlob(file) for a picked or dropped File, or fromUrl(url)",
@@ -122,9 +132,7 @@ export async function fromFile(path: string): Promise<
     );
   }
   // (before opening: opening a FIFO waits for a writer; a missing file is reported by open below)
-  const notRegular = notRegularFile(
-    await fs.stat(path).catch(() => ({ isFile: () => true, isDirectory: () => false }) as unknown as FileKind),
-  );
+  const notRegular = notRegularFile(await fs.stat(path).catch((): FileKind => STAT_FAILED));
   if (notRegular) throw new SourceError(`cannot open ${path}: ${notRegular}`);
   let handle: FileHandleLike;
   try {

@@ -18,9 +18,7 @@ export function viewBytes(data: ArrayBufferView): Uint8Array {
 // apart by their tag, so that arrays from another realm (a worker, vm) and Node Buffers (Uint8Arrays) pass.
 
 function tagOf(value: unknown): string | undefined {
-  return ArrayBuffer.isView(value)
-    ? (value as unknown as { [Symbol.toStringTag]: string })[Symbol.toStringTag]
-    : undefined;
+  return ArrayBuffer.isView(value) ? String(Reflect.get(value, Symbol.toStringTag)) : undefined;
 }
 
 /**
@@ -78,7 +76,7 @@ function parseSpec(spec: string): readonly SpecEntry[] {
   const entries = spec.split(" ").map((entry) => {
     const [what, kindSpec] = entry.split(":") as [string, string];
     const kind = kindSpec.replace("?", "");
-    const named = /^[A-Z]\w*Array$/.test(kind) ? (globalThis as unknown as Record<string, unknown>)[kind] : undefined;
+    const named = /^[A-Z]\w*Array$/.test(kind) ? (Reflect.get(globalThis, kind) as unknown) : undefined;
     return {
       what,
       kind,
@@ -92,7 +90,7 @@ function parseSpec(spec: string): readonly SpecEntry[] {
 
 /** The length of a default dst, before src is checked (0 for what is not an array: the check names it). */
 export function lengthOf(src: unknown): number {
-  return ArrayBuffer.isView(src) ? ((src as unknown as { length?: number }).length ?? 0) : 0;
+  return ArrayBuffer.isView(src) && "length" in src && typeof src.length === "number" ? src.length : 0;
 }
 
 export function checkLength(what: string, actual: number, expected: number): void {
@@ -105,7 +103,7 @@ export function wordsOf(data: Float32Array): Uint32Array {
 }
 
 export function elementSize(data: ArrayBufferView): number {
-  return (data as unknown as { BYTES_PER_ELEMENT?: number }).BYTES_PER_ELEMENT ?? 1;
+  return "BYTES_PER_ELEMENT" in data && typeof data.BYTES_PER_ELEMENT === "number" ? data.BYTES_PER_ELEMENT : 1;
 }
 
 export function sameType<T extends ArrayBufferView>(src: T, length: number): T {

@@ -59,7 +59,7 @@ export const MAX_MEMORY_BYTES = 65536 * PAGE_BYTES;
 
 export function decodeHex(text: string): Uint8Array<ArrayBuffer> {
   // native decoders where the runtime has one (Node's Buffer, Uint8Array.fromHex in Deno and current browsers)
-  const native = (Uint8Array as unknown as { fromHex?: (s: string) => Uint8Array<ArrayBuffer> }).fromHex;
+  const native = Reflect.get(Uint8Array, "fromHex") as ((s: string) => Uint8Array<ArrayBuffer>) | undefined;
   if (native) return native(text);
   const nodeBuffer = (globalThis as { Buffer?: { from(s: string, encoding: string): Uint8Array } }).Buffer;
   if (nodeBuffer) {

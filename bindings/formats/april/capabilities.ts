@@ -11,6 +11,17 @@ export const capabilities: FormatCapabilities<typeof april, File> = {
   id: april.id,
   module: april,
   planPatch,
+  edit: {
+    networks: april.NETWORK_NAMES,
+    model: (file, network) => april.networkModel(file, network ?? ""),
+    fields: april.SETTABLE_FIELDS,
+    setField: april.setField,
+    writeTo: (file, sink) => april.writeTo(file, sink),
+  },
   graph: (file) => file,
-  embeds: { format: "onnx", names: april.NETWORK_NAMES },
+  embeds: {
+    format: "onnx",
+    names: april.NETWORK_NAMES,
+    location: (file, name) => file.layout.networks[(april.NETWORK_NAMES as readonly string[]).indexOf(name)],
+  },
 };

@@ -14,6 +14,12 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
   planPatch,
   externalData: true,
   storedBytesOutside: externalStoredBytes,
+  edit: {
+    model: (file) => file,
+    fields: onnx.MODEL_FIELDS,
+    setField: onnx.setModelField,
+    writeTo: (file, sink) => onnx.writeTo(file, sink),
+  },
   graph: (file) => file,
   inspectTables: ["inputs", "outputs"],
   inspectMetadataKey: "metadataProps",

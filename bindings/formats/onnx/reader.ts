@@ -895,7 +895,7 @@ function waitingGraph(object: object): OnnxGraph | undefined {
 /** `nodes` becomes a plain data property of `g` (holding `nodes`), as parseGraph would have made it. */
 function settleNodes(g: OnnxGraph, nodes: OnnxNode[]): void {
   waitingNodes.delete(g);
-  delete (g as unknown as Record<symbol, unknown>)[INSPECT];
+  Reflect.deleteProperty(g, INSPECT);
   Object.defineProperty(g, "nodes", { value: nodes, writable: true, enumerable: true, configurable: true });
 }
 

@@ -1,4 +1,5 @@
 /** Which opened files have a graph, and their graphs (TenniS / SeetaFace6, ONNX, april's three networks). */
+import { capabilitiesOf } from "../../../../bindings/formats/registry.js";
 import { april, type onnx, tsm } from "../../../../bindings/index.js";
 import type { GraphDocument } from "../../model/graph.js";
 import { aprilGraphDocument, onnxGraphDocument } from "../../model/graph-onnx.js";
@@ -15,7 +16,7 @@ export function graphDocumentOf(context: InspectorContext): GraphDocument | unde
   return undefined;
 }
 
-/** Formats whose files have a graph view: TenniS / SeetaFace6, ONNX, april (its three networks). */
+/** Formats whose files have a graph view (the `graph` capability: TenniS / SeetaFace6, ONNX, april's networks). */
 export function hasGraph(format: string | undefined): boolean {
-  return format === "tsm" || format === "onnx" || format === "april";
+  return format !== undefined && capabilitiesOf(format)?.graph !== undefined;
 }
