@@ -319,7 +319,8 @@ function downstreamOf(graph: OnnxGraph, source: string): Set<string> {
     for (const g of graphs) {
       for (const n of g.nodes) {
         if (n.outputs.every((o) => o === "" || reached.has(o)) || !fed(n)) continue;
-        for (const o of n.outputs) if (o !== "" && !reached.has(o)) (reached.add(o), (grew = true));
+        for (const o of n.outputs) if (o !== "") reached.add(o);
+        grew = true;
       }
     }
   }
