@@ -117,6 +117,7 @@ describe("tensorfile edit", () => {
       onnx.write(
         onnx.create({
           graph: {
+            name: "g",
             nodes: [
               { opType: "Relu", inputs: ["x"], outputs: ["h"] },
               { opType: "Relu", inputs: ["h"], outputs: ["y"] },

@@ -4,7 +4,7 @@
  * whole, with the format module that reads it; and the tensor a command works on picked by name.
  */
 import { stat } from "node:fs/promises";
-import { DETECT_BYTES, closestNames, detectFormat, formatModule, formatOfName, readAny, readFromAny } from "../any.js";
+import { DETECT_BYTES, closestNames, detectFormat, formatModule, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
 import type { FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
@@ -136,6 +136,26 @@ export async function detectInputFormat(path: string): Promise<string | undefine
   } finally {
     await source.close?.();
   }
+}
+
+/**
+ * The first of `paths` that is a regular file of a format with no external data, when none of them can have any
+ * (undefined otherwise): --external-dir then does nothing. Standard input, URLs, folders, files tensorfile does not
+ * recognise and ONNX models all count as able to (a pipe is not read here; a bad file is the command's to report).
+ */
+export async function withoutExternalData(
+  paths: readonly string[],
+): Promise<{ path: string; format: string } | undefined> {
+  let first: { path: string; format: string } | undefined;
+  for (const path of paths) {
+    if (path === "-" || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return undefined;
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    const format = await detectInputFormat(path).catch(() => undefined);
+    if (format === undefined || format === "onnx") return undefined;
+    first ??= { path, format };
+  }
+  return first;
 }
 
 export async function openLazy(path: string) {
