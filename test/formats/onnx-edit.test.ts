@@ -475,8 +475,11 @@ describe("onnx edits: write() stores what was changed in the object read() retur
       Array.from(x.data as Float32Array, (v) => Math.max(v, 0)),
     );
     expect(messages).toEqual([]);
-    // the same shape again changes nothing downstream
+    // the same shape again, or a symbolic dim in place of a size, fixes no new size: nothing removed
     expect(onnx.setShape(model, "x", [2, 8])).toEqual({ droppedShapes: [] });
+    const renamedDim = onnx.read(onnx.write(base));
+    expect(onnx.setShape(renamedDim, "x", ["B", null])).toEqual({ droppedShapes: [] });
+    expect(renamedDim.graph!.valueInfo.map((v) => v.name)).toEqual(["y", "x2"]);
   });
 
   it.skipIf(!VAD_MODELS.some((p) => p.endsWith("v5.onnx")))(

@@ -249,8 +249,8 @@ export interface SetShapeResult {
 /**
  * Sets the shape of the main graph's input, output or value_info named `name` (every entry of that name): dims
  * are sizes, symbolic names or null. A RangeError, nothing changed, for an unknown name, a value whose type is no
- * tensor, or a rank other than the declared one (a value of unknown rank takes any). When the shape changes, the
- * declared shapes of the values computed from it are removed (see {@link SetShapeResult}).
+ * tensor, or a rank other than the declared one (a value of unknown rank takes any). When the new shape fixes a
+ * size it did not have, the declared shapes of the values computed from it are removed (see {@link SetShapeResult}).
  */
 export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[]): SetShapeResult {
   const graph = model.graph;
@@ -286,13 +286,18 @@ export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[
   ) {
     fail("setShape", `${JSON.stringify(name)} is also an initializer of dims [${initializer.dims.join(", ")}]`);
   }
-  const changed = entries.some((v) => !sameDims(v.type.shape, dims));
+  const changed = entries.some((v) => fixesNewDims(v.type.shape, dims));
   for (const v of entries) v.type.shape = [...dims];
   return { droppedShapes: changed ? dropDownstreamShapes(graph, name) : [] };
 }
 
-function sameDims(a: readonly OnnxDim[] | undefined, b: readonly OnnxDim[]): boolean {
-  return a !== undefined && a.length === b.length && a.every((d, i) => d === b[i]);
+/**
+ * True when `next` fixes a size `before` did not have (a number where there was a name, an unknown dim, another
+ * number, or no shape): only then can shape inference find something the declared shapes downstream contradict.
+ * A symbolic or unknown dim in place of a size tells it less, never something else.
+ */
+function fixesNewDims(before: readonly OnnxDim[] | undefined, next: readonly OnnxDim[]): boolean {
+  return next.some((d, i) => typeof d === "number" && before?.[i] !== d);
 }
 
 /** Every graph: `g` and its subgraphs, at any depth. */
