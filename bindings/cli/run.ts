@@ -170,8 +170,14 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   setExternalDir(externalDir);
   const inputs = found.inputs === "all" ? positionals : found.inputs === "first" ? positionals.slice(0, 1) : [];
   if (externalDir !== undefined) {
-    // diff reads A and B; every other "first" command reads its first FILE only
-    const noExternal = await withoutExternalData(name === "diff" ? positionals.slice(0, 2) : inputs);
+    // diff reads A and B, convert --out-dir every FILE; every other "first" command its first FILE only
+    const read =
+      name === "diff"
+        ? positionals.slice(0, 2)
+        : name === "convert" && values["out-dir"] !== undefined
+          ? positionals
+          : inputs;
+    const noExternal = await withoutExternalData(read);
     if (noExternal) {
       print(
         io.stderr,

@@ -270,6 +270,18 @@ describe("CLI: standard input and pipes have no folder; --external-dir names one
     // one ONNX model among the inputs is enough for it to apply
     const mixed = await cli("stats", npy, model, "--external-dir", folder, "--json");
     expect(mixed.code, mixed.stderr).toBe(0);
+    const batch = await cli(
+      "convert",
+      "--out-dir",
+      join(folder, "batch"),
+      "--to",
+      "npy",
+      npy,
+      model,
+      "--external-dir",
+      folder,
+    );
+    expect(batch.stderr).not.toMatch(/--external-dir is where/);
     const diffed = await cli("diff", npy, model, "--external-dir", folder);
     expect(diffed.stderr).not.toMatch(/--external-dir is where/);
   });
