@@ -111,6 +111,36 @@ describe("tensorfile edit", () => {
     expect(onnx.tensorInfos(onnx.read(new Uint8Array(readFileSync(out)))).map((t) => t.name)).toEqual(["weight"]);
   });
 
+  it("--shape removes the declared shapes computed from the value and says which (text and --json)", async () => {
+    const input = fresh("vi.onnx");
+    writeFileSync(
+      input,
+      onnx.write(
+        onnx.create({
+          graph: {
+            name: "g",
+            nodes: [
+              { opType: "Relu", inputs: ["x"], outputs: ["h"] },
+              { opType: "Relu", inputs: ["h"], outputs: ["y"] },
+            ],
+            inputs: [{ name: "x", dtype: "float32", shape: ["N", 3] }],
+            outputs: [{ name: "y", dtype: "float32", shape: ["N", "C"] }],
+            valueInfo: [{ name: "h", dtype: "float32", shape: ["N", 3] }],
+          },
+        }),
+      ),
+    );
+    const text = await cli("edit", input, fresh("out.onnx"), "--shape", "x=2x5");
+    expect(text.code).toBe(0);
+    expect(text.stderr.split("\n")).toContain(
+      "shape of x = [2, 5]; declared shape removed from 1 value computed from it (h)",
+    );
+    const out = fresh("out.onnx");
+    const json = await cli("edit", input, out, "--shape", "x=2x5", "--json");
+    expect(JSON.parse(json.stdout).edits).toEqual([{ edit: "shape", name: "x", value: [2, 5], droppedShapes: ["h"] }]);
+    expect(decode(new Uint8Array(readFileSync(out))).graph.valueInfo).toBeUndefined();
+  });
+
   it("an .april: header fields, params and a network's ONNX edits", async () => {
     const net = (name: string) =>
       onnx.write(

@@ -191,6 +191,13 @@ describe("convert --quantize (ONNX)", () => {
       expect(result.code, args.join(" ")).toBe(2);
       expect(result.stderr).toMatch(message);
     }
+    // an unknown mode is refused before IN is opened: a missing IN is not what the message is about
+    for (const missing of [join(dir, "missing.onnx"), join(dir, "missing.b2l")]) {
+      const unknownMode = await cli("convert", missing, join(dir, "never.onnx"), "--quantize", "fp17");
+      expect(unknownMode.code).toBe(2);
+      expect(unknownMode.stderr).toMatch(/--quantize takes fp16, bf16 or i8 .*not "fp17"/);
+      expect(unknownMode.stderr).not.toMatch(/missing/);
+    }
     const wrongExt = await cli("convert", input, join(dir, "never.april"), "--quantize", "fp16");
     expect(wrongExt.code).toBe(2);
     expect(wrongExt.stderr).toMatch(/OUT must end in \.onnx/);

@@ -132,6 +132,11 @@ export async function convertCommand(io: CliIO, args: string[], options: Convert
   const [input, output] = args as [string, string];
   if (options.dtype !== undefined && options.dtype !== "float32")
     throw new UsageError(`--dtype takes float32, not ${options.dtype}`);
+  // an unknown mode is the command line's fault, whatever IN is: refused before IN is opened
+  if (options.quantize !== undefined && !["fp16", "bf16", "i8"].includes(options.quantize))
+    throw new UsageError(
+      `--quantize takes fp16, bf16 or i8 (bf16 for ONNX, .april and TenniS inputs), not ${JSON.stringify(options.quantize)}`,
+    );
   // precision changes of ONNX models, .april files and TenniS modules (cli/quantize.ts)
   if (
     options.quantize !== undefined &&

@@ -30,7 +30,9 @@ lengths around it).
   --rename OLD=NEW      rename a value (graph input or output, node output, initializer) and every use of it,
                         subgraphs included where they use the outer value
   --shape NAME=DIMS     the shape of a graph input, output or value_info, e.g. 1x80x9, Nx80 (a name is a
-                        symbolic dim, ? an unknown one; write 1,80,9 when a name holds an "x"); same rank only
+                        symbolic dim, ? an unknown one; write 1,80,9 when a name holds an "x"); same rank only.
+                        The declared shapes of values computed from it (value_info, subgraph outputs) are
+                        removed, and listed, so a runtime infers them again from the new shape
   --set FIELD=VALUE     onnx: producer_name, producer_version, domain, doc_string, model_version, graph_name,
                         graph_doc_string; april: name, description, language (at most 8 bytes) or a params
                         field (batch_size, segment_size, segment_step, mel_features, samplerate, …)
@@ -72,6 +74,8 @@ interface EditDone {
   value?: string | (number | string | null)[];
   /** rename: the places renamed. */
   uses?: number;
+  /** shape: the values computed from it whose declared shape was removed (onnx.setShape). */
+  droppedShapes?: string[];
 }
 
 function pair(option: string, text: string): [string, string] {
@@ -129,8 +133,8 @@ function applyEdits(editing: FormatEditing, file: unknown, options: EditCommandO
     const [where, dimsText] = pair("shape", text);
     const [model, network, name] = target("shape", where);
     const dims = onnx.parseShape(dimsText);
-    onnx.setShape(model, name, dims);
-    done.push(withNetwork({ edit: "shape", name, value: dims }, network));
+    const { droppedShapes } = onnx.setShape(model, name, dims);
+    done.push(withNetwork({ edit: "shape", name, value: dims, droppedShapes }, network));
   }
   for (const text of options.set ?? []) {
     const [where, value] = pair("set", text);
@@ -163,6 +167,13 @@ function isEditRefusal(error: unknown): error is RangeError | TypeError {
   return (error instanceof RangeError || error instanceof TypeError) && error.message.startsWith("tensorfile: ");
 }
 
+/** The declared shapes a --shape removed downstream, named (the first ten) on the summary line. */
+function droppedText(names: readonly string[]): string {
+  if (names.length === 0) return "";
+  const shown = names.slice(0, 10).join(", ") + (names.length > 10 ? `, … ${names.length - 10} more` : "");
+  return `; declared shape removed from ${names.length} value${names.length === 1 ? "" : "s"} computed from it (${shown})`;
+}
+
 function editText(e: EditDone): string {
   const where = e.network ? `${e.network}: ` : "";
   switch (e.edit) {
@@ -173,7 +184,10 @@ function editText(e: EditDone): string {
     case "rename":
       return `${where}renamed ${e.name} -> ${String(e.value)} (${e.uses} place${e.uses === 1 ? "" : "s"})`;
     case "shape":
-      return `${where}shape of ${e.name} = [${(e.value as (number | string | null)[]).map((d) => d ?? "?").join(", ")}]`;
+      return (
+        `${where}shape of ${e.name} = [${(e.value as (number | string | null)[]).map((d) => d ?? "?").join(", ")}]` +
+        droppedText(e.droppedShapes ?? [])
+      );
     case "set":
       return `${where}${e.name} = ${JSON.stringify(e.value)}`;
   }

@@ -138,6 +138,26 @@ export async function detectInputFormat(path: string): Promise<string | undefine
   }
 }
 
+/**
+ * The first of `paths` that is a regular file of a format with no external data, when none of them can have any
+ * (undefined otherwise): --external-dir then does nothing. Standard input, URLs, folders, files tensorfile does not
+ * recognise and ONNX models all count as able to (a pipe is not read here; a bad file is the command's to report).
+ */
+export async function withoutExternalData(
+  paths: readonly string[],
+): Promise<{ path: string; format: string } | undefined> {
+  let first: { path: string; format: string } | undefined;
+  for (const path of paths) {
+    if (path === "-" || /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return undefined;
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    const format = await detectInputFormat(path).catch(() => undefined);
+    if (format === undefined || format === "onnx") return undefined;
+    first ??= { path, format };
+  }
+  return first;
+}
+
 export async function openLazy(path: string) {
   const source = await openSource(path);
   try {

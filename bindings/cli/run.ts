@@ -23,7 +23,7 @@ import { CONVERT_COMMAND } from "./convert.js";
 import { DIFF_COMMAND } from "./diff.js";
 import { EDIT_COMMAND } from "./edit.js";
 import { EXTRACT_COMMAND } from "./extract.js";
-import { setExternalDir, setMaxStreamBytes, setUrlIdleTimeout } from "./inputs.js";
+import { setExternalDir, setMaxStreamBytes, setUrlIdleTimeout, withoutExternalData } from "./inputs.js";
 import { INSPECT_COMMAND } from "./inspect.js";
 import { PATCH_COMMAND } from "./patch.js";
 import { SAMPLE_COMMAND } from "./sample.js";
@@ -169,6 +169,23 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   if (externalDir === null) return 2;
   setExternalDir(externalDir);
   const inputs = found.inputs === "all" ? positionals : found.inputs === "first" ? positionals.slice(0, 1) : [];
+  if (externalDir !== undefined) {
+    // diff reads A and B, convert --out-dir every FILE; every other "first" command its first FILE only
+    const read =
+      name === "diff"
+        ? positionals.slice(0, 2)
+        : name === "convert" && values["out-dir"] !== undefined
+          ? positionals
+          : inputs;
+    const noExternal = await withoutExternalData(read);
+    if (noExternal) {
+      print(
+        io.stderr,
+        `tensorfile: --external-dir is where an ONNX model's external data is read from, and ${noExternal.path} is a ${noExternal.format} file (no external data): leave it out (see "tensorfile ${name} --help")`,
+      );
+      return 2;
+    }
+  }
   if (inputs.filter((p) => p === "-").length > 1) {
     print(io.stderr, `tensorfile: "-" (standard input) can be named only once`);
     return 2;

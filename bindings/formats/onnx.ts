@@ -51,7 +51,7 @@ export type { OnnxStorageInfo, OnnxTensorInfo, OnnxWeight } from "./onnx/view.js
 export { blobs, inspect, loadTensor, nodeLabel, tensorInfos, tensors, verify, weights } from "./onnx/view.js";
 export { write, writeTo } from "./onnx/edit-write.js";
 export { replaceTensors } from "./onnx/patch.js";
-export type { OnnxDim, OnnxModelField } from "./onnx/edit.js";
+export type { OnnxDim, OnnxModelField, SetShapeResult } from "./onnx/edit.js";
 export {
   MODEL_FIELDS,
   deleteMetadata,

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import onnxProto from "onnx-proto";
 import { describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
-import type { OnnxFrame, OnnxModel } from "../../bindings/formats/onnx.js";
+import type { OnnxFrame, OnnxGraph, OnnxModel, OnnxValueInfo } from "../../bindings/formats/onnx.js";
 import { messageFrames } from "../../bindings/formats/onnx/reader.js";
 import { ort, runOnnx } from "../helpers/ort.js";
 import { VAD_MODELS, addBiasModel, buildModel, le } from "../helpers/onnx-models.js";
@@ -444,6 +444,62 @@ describe("onnx edits: write() stores what was changed in the object read() retur
     expect(onnx.parseShape("")).toEqual([]);
     expect(() => onnx.parseShape("1x-2")).toThrow(RangeError);
   });
+
+  it("setShape removes the declared shapes computed from the value, so onnxruntime loads the edited model", async () => {
+    // x [N, 4] -> Relu -> y (value_info [N, 4], as an exporter records it) -> Relu -> z; x becomes [2, 8]
+    const base = onnx.read(
+      buildModel({
+        opset: 17,
+        graph: {
+          nodes: [
+            { opType: "Relu", inputs: ["x"], outputs: ["y"] },
+            { opType: "Relu", inputs: ["y"], outputs: ["z"] },
+          ],
+          inputs: [{ name: "x", elemType: 1, shape: ["N", 4] }],
+          outputs: [{ name: "z", elemType: 1, shape: ["N", "M"] }],
+        },
+      }),
+    );
+    base.graph!.valueInfo.push({ name: "y", type: { kind: "tensor", elemType: 1, shape: ["N", 4] }, docString: "" });
+    base.graph!.valueInfo.push({ name: "x2", type: { kind: "tensor", elemType: 1, shape: [3] }, docString: "" });
+    const model = onnx.read(onnx.write(base));
+    expect(onnx.setShape(model, "x", [2, 8])).toEqual({ droppedShapes: ["y"] });
+    expect(model.graph!.valueInfo.map((v) => v.name)).toEqual(["x2"]); // not computed from x: kept
+    const x = new ort.Tensor(
+      "float32",
+      Float32Array.from({ length: 16 }, (_, i) => i - 8),
+      [2, 8],
+    );
+    const { outputs, messages } = await runOnnx(onnx.write(model), { x });
+    expect(Array.from(outputs.z!.data as Float32Array)).toEqual(
+      Array.from(x.data as Float32Array, (v) => Math.max(v, 0)),
+    );
+    expect(messages).toEqual([]);
+    // the same shape again, or a symbolic dim in place of a size, fixes no new size: nothing removed
+    expect(onnx.setShape(model, "x", [2, 8])).toEqual({ droppedShapes: [] });
+    const renamedDim = onnx.read(onnx.write(base));
+    expect(onnx.setShape(renamedDim, "x", ["B", null])).toEqual({ droppedShapes: [] });
+    expect(renamedDim.graph!.valueInfo.map((v) => v.name)).toEqual(["y", "x2"]);
+  });
+
+  it.skipIf(!VAD_MODELS.some((p) => p.endsWith("v5.onnx")))(
+    "setShape on Silero v5 removes the subgraph output shapes that contradict the fixed input",
+    () => {
+      const model = onnx.read(readFileSync(VAD_MODELS.find((p) => p.endsWith("v5.onnx"))!));
+      const { droppedShapes } = onnx.setShape(model, "input", [1, 512]);
+      // the rank-3 Unsqueeze output ORT infers as rank 4 ("inferred=4 declared=3") once the input is fixed
+      expect(droppedShapes).toContain("If_0_else_branch__Inline_0__/decoder/rnn/Unsqueeze_output_0");
+      expect(droppedShapes).not.toContain("input");
+      const reread = onnx.read(onnx.write(model));
+      const outputsOf = (g: OnnxGraph): OnnxValueInfo[] => [
+        ...g.outputs,
+        ...g.nodes.flatMap((n) => n.attributes.flatMap((a) => (a.g ? outputsOf(a.g) : []))),
+      ];
+      const declared = outputsOf(reread.graph!).filter((v) => droppedShapes.includes(v.name));
+      expect(declared.length).toBeGreaterThan(0);
+      for (const v of declared) expect(v.type.kind === "tensor" && v.type.shape).toBe(undefined);
+    },
+  );
 
   it("a new tensor without values, or values of the wrong size, is a typed error, not a broken file", () => {
     const model = onnx.read(createdModel());

@@ -243,4 +243,46 @@ describe("CLI: standard input and pipes have no folder; --external-dir names one
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--external-dir takes a folder/);
   });
+
+  it("--external-dir for inputs that cannot have external data is a usage error naming the input", async () => {
+    const { folder, model } = modelFolder("cli-no-ext");
+    const npy = join(folder, "w.npy");
+    expect((await cli("convert", model, npy, "--external-dir", folder)).code).toBe(0);
+    const safetensors = join(folder, "w.safetensors");
+    expect((await cli("convert", model, safetensors, "--external-dir", folder)).code).toBe(0);
+    for (const args of [
+      ["inspect", safetensors],
+      ["verify", npy],
+      ["stats", npy, safetensors],
+      ["diff", npy, safetensors],
+      ["show", npy],
+      ["extract", safetensors, join(folder, "never")],
+      ["convert", safetensors, join(folder, "never.npy")],
+      ["patch", safetensors, npy, join(folder, "never.safetensors")],
+    ]) {
+      const r = await cli(...args, "--external-dir", folder);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toMatch(
+        /--external-dir is where an ONNX model's external data is read from, and .*w\.(npy|safetensors) is a (npy|safetensors) file/,
+      );
+    }
+    expect(existsSync(join(folder, "never"))).toBe(false);
+    // one ONNX model among the inputs is enough for it to apply
+    const mixed = await cli("stats", npy, model, "--external-dir", folder, "--json");
+    expect(mixed.code, mixed.stderr).toBe(0);
+    const batch = await cli(
+      "convert",
+      "--out-dir",
+      join(folder, "batch"),
+      "--to",
+      "npy",
+      npy,
+      model,
+      "--external-dir",
+      folder,
+    );
+    expect(batch.stderr).not.toMatch(/--external-dir is where/);
+    const diffed = await cli("diff", npy, model, "--external-dir", folder);
+    expect(diffed.stderr).not.toMatch(/--external-dir is where/);
+  });
 });

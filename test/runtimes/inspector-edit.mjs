@@ -178,7 +178,8 @@ async function sileroScenario(context, where) {
   await type(page.getByLabel("input 1 name", { exact: true }), "audio");
   await settled(page, 3, where);
   // the batch dim fixed (fixing the second too, 1x512, makes onnxruntime's shape inference meet a value_info of
-  // the wrong rank deep in this model: "inferred=4 declared=3"; the library's setShape gives the same)
+  // the wrong rank deep in this model: "inferred=4 declared=3"; setShape now drops those, but the untaken branch of
+  // the model's shape-dependent If still fails inference, see docs/changing-a-model.md)
   await type(page.getByLabel("input 1 shape", { exact: true }), "1xsamples");
   await settled(page, 4, where);
   await type(page.getByLabel("node 0 name", { exact: true }), "sample_rate_table");

@@ -6,7 +6,7 @@
  * new tensor from {@link makeTensor}).
  */
 import { type OnnxTensorInput, tensorInputBytes } from "./builder.js";
-import type { OnnxGraph, OnnxModel, OnnxTensor, OnnxValueInfo } from "./model.js";
+import type { OnnxGraph, OnnxModel, OnnxNode, OnnxTensor, OnnxValueInfo } from "./model.js";
 
 /**
  * A new tensor for an initializer or a TENSOR attribute: stored as raw_data from `values` by write(). The
@@ -234,12 +234,25 @@ export function parseShape(text: string): OnnxDim[] {
   });
 }
 
+/** What {@link setShape} did besides setting the shape. */
+export interface SetShapeResult {
+  /**
+   * The values computed from the edited one whose declared shape was removed, so that a runtime infers it again
+   * from the new shape: `value_info` entries (of the main graph or a subgraph) are dropped, and subgraph outputs
+   * keep their element type without a shape. A declared shape there was recorded by the exporter for the old
+   * shape and can contradict what shape inference now finds (onnxruntime refuses such a model). Main graph
+   * outputs are left as they are (they are the model's interface: set them with setShape too).
+   */
+  droppedShapes: string[];
+}
+
 /**
  * Sets the shape of the main graph's input, output or value_info named `name` (every entry of that name): dims
  * are sizes, symbolic names or null. A RangeError, nothing changed, for an unknown name, a value whose type is no
- * tensor, or a rank other than the declared one (a value of unknown rank takes any).
+ * tensor, or a rank other than the declared one (a value of unknown rank takes any). When the new shape fixes a
+ * size it did not have, the declared shapes of the values computed from it are removed (see {@link SetShapeResult}).
  */
-export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[]): void {
+export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[]): SetShapeResult {
   const graph = model.graph;
   if (!graph) fail("setShape", "the model has no graph");
   if (!Array.isArray(dims as unknown)) throw new TypeError("tensorfile: onnx.setShape takes the dims as an array");
@@ -273,5 +286,68 @@ export function setShape(model: OnnxModel, name: string, dims: readonly OnnxDim[
   ) {
     fail("setShape", `${JSON.stringify(name)} is also an initializer of dims [${initializer.dims.join(", ")}]`);
   }
+  const changed = entries.some((v) => fixesNewDims(v.type.shape, dims));
   for (const v of entries) v.type.shape = [...dims];
+  return { droppedShapes: changed ? dropDownstreamShapes(graph, name) : [] };
+}
+
+/**
+ * True when `next` fixes a size `before` did not have (a number where there was a name, an unknown dim, another
+ * number, or no shape): only then can shape inference find something the declared shapes downstream contradict.
+ * A symbolic or unknown dim in place of a size tells it less, never something else.
+ */
+function fixesNewDims(before: readonly OnnxDim[] | undefined, next: readonly OnnxDim[]): boolean {
+  return next.some((d, i) => typeof d === "number" && before?.[i] !== d);
+}
+
+/** Every graph: `g` and its subgraphs, at any depth. */
+function allGraphs(g: OnnxGraph): OnnxGraph[] {
+  const out = [g];
+  for (let i = 0; i < out.length; i++) out.push(...subgraphs(out[i]!));
+  return out;
+}
+
+/**
+ * The names computed from `source` (not `source` itself), through nodes and through subgraphs: a node whose
+ * subgraph reads such a value or outputs one has all its outputs computed from it. Names are followed across
+ * scopes without regard to shadowing, which can only remove more declared shapes than needed, never fewer.
+ */
+function downstreamOf(graph: OnnxGraph, source: string): Set<string> {
+  const reached = new Set<string>([source]);
+  const graphs = allGraphs(graph);
+  const nodeGraphs = (n: OnnxNode): OnnxGraph[] =>
+    n.attributes.flatMap((a) => [...(a.g ? [a.g] : []), ...(a.graphs ?? [])]);
+  const fed = (n: OnnxNode): boolean => n.inputs.some((i) => reached.has(i)) || nodeGraphs(n).some(touches);
+  const touches = (g: OnnxGraph): boolean => g.outputs.some((v) => reached.has(v.name)) || g.nodes.some(fed);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const g of graphs) {
+      for (const n of g.nodes) {
+        if (n.outputs.every((o) => o === "" || reached.has(o)) || !fed(n)) continue;
+        for (const o of n.outputs) if (o !== "") reached.add(o);
+        grew = true;
+      }
+    }
+  }
+  reached.delete(source);
+  return reached;
+}
+
+/** Removes the declared shapes of the values computed from `source` (see SetShapeResult); returns their names. */
+function dropDownstreamShapes(graph: OnnxGraph, source: string): string[] {
+  const reached = downstreamOf(graph, source);
+  const dropped: string[] = [];
+  for (const g of allGraphs(graph)) {
+    const kept = g.valueInfo.filter((v) => !reached.has(v.name));
+    for (const v of g.valueInfo) if (reached.has(v.name)) dropped.push(v.name);
+    if (kept.length !== g.valueInfo.length) g.valueInfo.splice(0, g.valueInfo.length, ...kept);
+    if (g === graph) continue;
+    for (const v of g.outputs) {
+      if (reached.has(v.name) && v.type.kind === "tensor" && v.type.shape !== undefined) {
+        v.type.shape = undefined;
+        dropped.push(v.name);
+      }
+    }
+  }
+  return dropped;
 }
