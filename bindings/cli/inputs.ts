@@ -6,7 +6,8 @@
 import { stat } from "node:fs/promises";
 import { DETECT_BYTES, closestNames, detectFormat, formatModule, readAny, readFromAny } from "../any.js";
 import type { LazyTensors } from "../export/stream.js";
-import type { FormatModule } from "../formats/types.js";
+import { capabilitiesOf } from "../formats/registry.js";
+import type { FormatId, FormatModule } from "../formats/types.js";
 import { type ByteSource, SourceError, fromBytes, fromUrl, readExactly, sourceSize } from "../io/source.js";
 import { openFileAccess } from "../io/file-access.js";
 import { withExternalData } from "../io/external-data.js";
@@ -141,7 +142,7 @@ export async function detectInputFormat(path: string): Promise<string | undefine
 /**
  * The first of `paths` that is a regular file of a format with no external data, when none of them can have any
  * (undefined otherwise): --external-dir then does nothing. Standard input, URLs, folders, files tensorfile does not
- * recognise and ONNX models all count as able to (a pipe is not read here; a bad file is the command's to report).
+ * recognise and formats with the externalData capability (ONNX) all count as able to (a pipe is not read here; a bad file is the command's to report).
  */
 export async function withoutExternalData(
   paths: readonly string[],
@@ -152,7 +153,7 @@ export async function withoutExternalData(
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) return undefined;
     const format = await detectInputFormat(path).catch(() => undefined);
-    if (format === undefined || format === "onnx") return undefined;
+    if (format === undefined || capabilitiesOf(format as FormatId)?.externalData) return undefined;
     first ??= { path, format };
   }
   return first;
