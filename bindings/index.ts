@@ -43,7 +43,7 @@ export {
   PatchError,
   isPatchError,
 } from "./bytes/errors.js";
-export type { FormatErrorCode, PatchErrorDetails, PatchProblem } from "./bytes/errors.js";
+export type { FormatErrorCode, PatchErrorDetails, PatchErrorFields, PatchProblem } from "./bytes/errors.js";
 export { decodeTensor, dtypeBytes, elementCount } from "./tensor.js";
 export type {
   DType,

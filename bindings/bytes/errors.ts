@@ -202,8 +202,11 @@ export interface PatchErrorDetails {
   actualShape?: readonly number[] | undefined;
 }
 
-interface PatchErrorFields extends PatchErrorDetails {
+/** What every PatchError carries: its code, what was wrong, and the details of the tensor concerned. */
+export interface PatchErrorFields extends PatchErrorDetails {
+  /** Always "PATCH": how isPatchError knows one, from this or another copy of the package. */
   readonly code: "PATCH";
+  /** What was wrong with the weights given. */
   readonly problem: PatchProblem;
 }
 
@@ -242,10 +245,12 @@ class PatchRangeError extends RangeError implements PatchErrorFields {
  * says what, `tensor` which tensor, and for a mismatch the stored (`expected…`) and given (`actual…`) dtype or
  * shape. Every check runs before a byte is written. For compatibility a dtype or kind problem is also a
  * `TypeError` and the others a `RangeError`; `error instanceof PatchError` is true for both (and for a PatchError
- * of another copy of the package: it checks `code === "PATCH"`). Build one with {@link patchError}.
+ * of another copy of the package: it checks `code === "PATCH"`).
  */
 export abstract class PatchError extends Error implements PatchErrorFields {
+  /** Always "PATCH". */
   declare readonly code: "PATCH";
+  /** What was wrong with the weights given. */
   declare readonly problem: PatchProblem;
   declare readonly tensor?: string | undefined;
   declare readonly names?: readonly string[] | undefined;
@@ -254,12 +259,13 @@ export abstract class PatchError extends Error implements PatchErrorFields {
   declare readonly expectedShape?: readonly number[] | undefined;
   declare readonly actualShape?: readonly number[] | undefined;
 
+  /** `error instanceof PatchError`: the same test as {@link isPatchError}. */
   static override [Symbol.hasInstance](value: unknown): boolean {
     return isPatchError(value);
   }
 }
 
-/** True for an error {@link patchError} built (of this or another copy of the package). */
+/** True for a {@link PatchError} (of this or another copy of the package). */
 export function isPatchError(value: unknown): value is PatchError {
   return (
     value instanceof Error &&

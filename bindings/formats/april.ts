@@ -62,4 +62,4 @@ export { blobs, inspect, loadTensor, tensorInfos, tensors, verify, verifyErrors 
 export { replaceTensors } from "./april/patch.js";
 export { HEADER_FIELDS, SETTABLE_FIELDS, networkModel, setField } from "./april/edit.js";
 export { quantize, quantizeWithReport } from "./april/quantize.js";
-export { quantizeTo } from "./april/quantize-stream.js";
+export { type QuantizeToOptions, quantizeTo } from "./april/quantize-stream.js";

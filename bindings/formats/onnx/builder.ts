@@ -37,6 +37,7 @@ export {
   tensorInputBytes,
 } from "./builder-values.js";
 
+/** A node attribute as `onnx.create` takes it: one typed value (or list) in the field its kind names. */
 export type OnnxAttributeInput =
   | {
       /** FLOAT. */
