@@ -35,7 +35,7 @@ import { rewriteFrom as onnxRewriteFrom } from "../../bindings/formats/onnx/rewr
 import { openFileAccess } from "../../bindings/io/file-access.js";
 import { type ByteSource, fromBytes } from "../../bindings/io/source.js";
 import { concatBytes } from "../../bindings/bytes/input.js";
-import { BUILT_CLI } from "../helpers/cli.js";
+import { BUILT_CLI, peakRss } from "../helpers/cli.js";
 import { type TensorSpec, buildModel, le } from "../helpers/onnx-models.js";
 import { countingSource } from "../helpers/sources.js";
 
@@ -105,24 +105,6 @@ async function sha256(path: string): Promise<string> {
   return hash.digest("hex");
 }
 
-/** Peak RSS (bytes) of `node dist/cli.js ARGS…`, from process.resourceUsage() at exit, and its exit status. */
-function peakRss(args: string[]): { rss: number; status: number | null; stderr: string } {
-  const preload = join(dir, "report-rss.cjs");
-  if (!existsSync(preload)) {
-    writeFileSync(
-      preload,
-      `process.on("exit", () => require("node:fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`,
-    );
-  }
-  const r = spawnSync(process.execPath, ["--require", preload, BUILT_CLI, ...args], {
-    encoding: "utf8",
-    timeout: 600_000,
-    killSignal: "SIGKILL",
-  });
-  const kib = /maxRSS=(\d+)/.exec(r.stderr)?.[1];
-  return { rss: kib === undefined ? Number.NaN : Number(kib) * 1024, status: r.status, stderr: r.stderr };
-}
-
 describe.runIf(existsSync(BUILT_CLI))("convert to the input's own format streams (1 GiB models)", () => {
   it("onnx -> onnx: within 256 MiB of Node's baseline, byte-identical", async () => {
     const { pieces, size } = sparseOnnx(4, 256 * MiB);
@@ -130,8 +112,8 @@ describe.runIf(existsSync(BUILT_CLI))("convert to the input's own format streams
     const input = join(dir, "big.onnx");
     const output = join(dir, "copy.onnx");
     writeSparse(input, pieces, size);
-    const baseline = peakRss(["--version"]);
-    const run = peakRss(["convert", input, output]);
+    const baseline = peakRss(dir, ["--version"]);
+    const run = peakRss(dir, ["convert", input, output]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.stderr).toMatch(/wrote .*copy\.onnx \(onnx, \d+ bytes\)/);
     expect(run.rss - baseline.rss, `peak ${run.rss} vs baseline ${baseline.rss}`).toBeLessThan(HEADROOM);
@@ -166,8 +148,8 @@ describe.runIf(existsSync(BUILT_CLI))("convert to the input's own format streams
     const output = join(dir, "copy.april");
     writeSparse(input, pieces, layout.fileSize);
     expect(layout.fileSize).toBeGreaterThan(1024 * MiB);
-    const baseline = peakRss(["--version"]);
-    const run = peakRss(["convert", input, output]);
+    const baseline = peakRss(dir, ["--version"]);
+    const run = peakRss(dir, ["convert", input, output]);
     expect(run.status, run.stderr).toBe(0);
     expect(run.rss - baseline.rss, `peak ${run.rss} vs baseline ${baseline.rss}`).toBeLessThan(HEADROOM);
     // the input is already in the reference layout: write(read()) of it is itself

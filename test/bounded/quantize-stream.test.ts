@@ -5,25 +5,14 @@
  * model is a sparse file (headers at their offsets, each weight a hole but for a marker at its start), so the
  * test holds no large buffer; the peak is the child's process.resourceUsage().maxRSS.
  */
-import { spawnSync } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  ftruncateSync,
-  mkdtempSync,
-  openSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, existsSync, ftruncateSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
 import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";
 import { fromFile } from "../../bindings/io/source.js";
-import { BUILT_CLI } from "../helpers/cli.js";
+import { BUILT_CLI, peakRss } from "../helpers/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tensorfile-quantize-stream-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -116,35 +105,17 @@ function writeSparse(path: string, pieces: Piece[], size: number): void {
   }
 }
 
-/** Peak RSS (bytes) of `node dist/cli.js ARGS…`, from process.resourceUsage() at exit, and its exit status. */
-function peakRss(args: string[]): { rss: number; status: number | null; stderr: string } {
-  const preload = join(dir, "report-rss.cjs");
-  if (!existsSync(preload)) {
-    writeFileSync(
-      preload,
-      `process.on("exit", () => require("node:fs").writeSync(2, "\\nmaxRSS=" + process.resourceUsage().maxRSS + "\\n"));\n`,
-    );
-  }
-  const r = spawnSync(process.execPath, ["--require", preload, BUILT_CLI, ...args], {
-    encoding: "utf8",
-    timeout: 600_000,
-    killSignal: "SIGKILL",
-  });
-  const kib = /maxRSS=(\d+)/.exec(r.stderr)?.[1];
-  return { rss: kib === undefined ? Number.NaN : Number(kib) * 1024, status: r.status, stderr: r.stderr };
-}
-
 describe.runIf(existsSync(BUILT_CLI))("convert --quantize streams (a 512 MiB model)", () => {
   it("fp16, bf16, i8: within 0.6 x the size + 200 MiB of Node's baseline; the same structure as in memory", async () => {
     const { pieces, size } = sparseMatMulChain(8, 4096);
     expect(size).toBeGreaterThan(512 * MiB);
     const input = join(dir, "big.onnx");
     writeSparse(input, pieces, size);
-    const baseline = peakRss(["--version"]);
+    const baseline = peakRss(dir, ["--version"]);
     const bound = 0.6 * size + 200 * MiB;
     for (const mode of ["fp16", "bf16", "i8"]) {
       const output = join(dir, `big-${mode}.onnx`);
-      const run = peakRss(["convert", input, output, "--quantize", mode]);
+      const run = peakRss(dir, ["convert", input, output, "--quantize", mode]);
       expect(run.status, run.stderr).toBe(0);
       expect(run.stderr).toMatch(new RegExp(`${mode}: 8 tensors converted`));
       expect(run.rss - baseline.rss, `${mode}: peak ${run.rss} vs baseline ${baseline.rss}`).toBeLessThan(bound);
