@@ -1,16 +1,18 @@
 // Browser test of the editor's >1 GB "Download" (issue 36: "streaming for files over 1 GB, the page never holds two
-// copies of a large model"), in headless Chromium (Debian's /usr/bin/chromium through playwright-core) at 1366×768 on
-// dist/web/index.html from file://:
+// copies of a large model"), in headless Chromium (Debian's /usr/bin/chromium through playwright-core) at 1366×768:
 //  - a 1.06 GiB .onnx (17 float32 initializers of 64 MiB, each with values of its own so that pieces out of order
 //    show) is written to disk here with onnx.create + onnx.writeTo into a file stream;
-//  - the page opens it from a File (read lazily through Blob.slice), "Edit" → "Add metadata" (key, value),
-//    "Download": window.showSaveFilePicker is stubbed with a writable that counts and hashes the bytes in the order
-//    written (SHA-256 of 1 MiB blocks), so the test checks the save took the streaming path (no <a download>), and that its bytes are those
-//    of onnx.writeTo of the same edit run here in Node (same length, same hash);
+//  - the page (dist/web/index.html) opens it twice: from a File (file://, read lazily through Blob.slice), and
+//    through `tensorfile view` (HTTP Range requests); each time "Edit" → "Add metadata" (key, value) → "Download",
+//    with window.showSaveFilePicker stubbed by a writable that hashes the bytes in the order written (SHA-256 of
+//    1 MiB blocks): the save took the streaming path (no <a download>) and wrote exactly onnx.writeTo's bytes for
+//    the same edit run here in Node (same length, same hash);
 //  - memory: the page's JS heap (performance.memory, precise; the writable stub runs gc() every 32 chunks so that
 //    the peak is what is live, not the written chunks' garbage) stays under 1/8 of the file, and the renderer
 //    processes' resident memory (/proc, sampled every 100 ms while the page opens, edits and saves; the page and its
-//    workers live there) grows by less than 3/4 of the file: a second copy of the model would be over 1×.
+//    workers live there) grows by less than 3/4 of the file: a second copy of the model would be over 1×. All of
+//    Chromium's processes are printed too: through `tensorfile view` the editor fetches the whole file as a Blob,
+//    which the browser process holds (about 1× the file), outside the page.
 // Skips (exit 0, with a note) when the temporary folder has less than 3 GB free. Takes about a minute.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-large-download.mjs` after `npm run build`
 // (npm run test:browser-large).
@@ -24,6 +26,7 @@ import {
   statSync,
   statfsSync,
 } from "node:fs";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -146,8 +149,11 @@ async function expectedDownload() {
   return hasher.digest();
 }
 
-/** Resident memory (bytes) of the Chromium renderer processes below `browserPid` (page and workers live there). */
-function rendererRss(browserPid) {
+/**
+ * Resident memory (bytes) of the processes below `browserPid`: the Chromium renderers' (the page and its workers
+ * live there), and all of them (the browser process too, which holds the Blobs a page fetches).
+ */
+function chromiumRss(browserPid) {
   const children = new Map();
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
@@ -161,15 +167,15 @@ function rendererRss(browserPid) {
       // gone
     }
   }
-  let total = 0;
+  const total = { renderers: 0, all: 0 };
   const visit = (pid) => {
     for (const child of children.get(pid) ?? []) {
       try {
         const cmdline = readFileSync(`/proc/${child}/cmdline`, "utf8");
-        if (cmdline.includes("--type=renderer")) {
-          const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child}/status`, "utf8"));
-          if (rss) total += Number(rss[1]) * 1024;
-        }
+        const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child}/status`, "utf8"));
+        const bytes = rss && cmdline.includes("chromium") ? Number(rss[1]) * 1024 : 0;
+        total.all += bytes;
+        if (cmdline.includes("--type=renderer")) total.renderers += bytes;
       } catch {
         // gone
       }
@@ -178,6 +184,118 @@ function rendererRss(browserPid) {
   };
   visit(browserPid);
   return total;
+}
+
+/** `tensorfile view FILE`: the page's URL (it opens the file at once) and the server process. */
+async function view(path) {
+  const child = spawn(process.execPath, [join(root, "dist/cli.js"), "view", path], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolveUrl(out.split("\n")[0]);
+    });
+    child.once("exit", (code) => reject(new Error(`tensorfile view exited ${code}`)));
+  });
+  return { url, child };
+}
+
+/** Opens the large model (from a File, or through `tensorfile view`), edits, downloads, and checks. */
+async function scenario(context, how, size, expected, browserPid) {
+  const where = how === "file" ? "from a File" : "through tensorfile view";
+  const server = how === "view" ? await view(bigPath) : undefined;
+  const page = await context.newPage();
+  const problems = [];
+  page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  let browserDownloads = 0;
+  page.on("download", () => browserDownloads++);
+  if (!server) await page.goto(pathToFileURL(pagePath).href);
+
+  const heap = () => page.evaluate(() => performance.memory.usedJSHeapSize);
+  const rssBefore = chromiumRss(browserPid);
+  const heapBefore = await heap();
+  const rssPeak = { ...rssBefore };
+  let heapPeak = heapBefore;
+  let clicked = 0;
+  const sampler = setInterval(() => {
+    const now = chromiumRss(browserPid);
+    rssPeak.renderers = Math.max(rssPeak.renderers, now.renderers);
+    rssPeak.all = Math.max(rssPeak.all, now.all);
+    page
+      .evaluate(() => performance.memory.usedJSHeapSize)
+      .then(
+        (h) => (heapPeak = Math.max(heapPeak, h)),
+        () => undefined,
+      );
+  }, 100);
+  try {
+    if (server) await page.goto(server.url);
+    else await page.setInputFiles("#open-file", bigPath);
+    await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    await page.waitForFunction(() => document.querySelector("#editor")?.dataset.state === "ready", null, {
+      timeout: 60_000,
+    });
+    await page.getByRole("button", { name: "Add metadata" }).click();
+    await page.getByLabel("key", { exact: true }).last().fill("source");
+    await page.getByLabel("value", { exact: true }).last().fill("large-download-test");
+    await page.getByLabel("value", { exact: true }).last().press("Enter");
+    await page.waitForFunction(() => document.querySelector("#editor")?.dataset.edits === "1", null, {
+      timeout: 60_000,
+    });
+    // a click that does not wait for the page to settle: the hashing writable keeps its main thread busy
+    clicked = Date.now();
+    await page.getByRole("button", { name: "Download", exact: true }).dispatchEvent("click");
+    // done when the status says so (after the writable closed), or the editor failed
+    await page.waitForFunction(
+      () =>
+        /^saved /.test(document.querySelector("#status")?.textContent ?? "") ||
+        document.querySelector("#editor")?.dataset.state === "error",
+      null,
+      { timeout: 120_000, polling: 500 },
+    );
+  } finally {
+    clearInterval(sampler);
+    server?.child.kill();
+  }
+  const seconds = ((Date.now() - clicked) / 1000).toFixed(1);
+  heapPeak = Math.max(heapPeak, await heap());
+  const saved = await page.evaluate(() => window.__saved);
+  check(
+    saved.state === "closed",
+    `${where}: the save went through showSaveFilePicker and closed its writable (${saved.state})`,
+  );
+  check(saved.name === "large-edited.onnx", `${where}: the suggested name is large-edited.onnx (${saved.name})`);
+  check(browserDownloads === 0, `${where}: no browser download alongside (${browserDownloads})`);
+  check(
+    saved.digest === expected,
+    `${where}: the written bytes are onnx.writeTo's for the same edit (page ${saved.digest}, Node ${expected})`,
+  );
+  const status = await page.evaluate(() => document.querySelector("#status")?.textContent ?? "");
+  const expectedSize = expected.split("-")[1];
+  check(status.includes(`${expectedSize} bytes`), `${where}: the status line gives the size saved (${status})`);
+  const heapGrowth = heapPeak - heapBefore;
+  const rssGrowth = rssPeak.renderers - rssBefore.renderers;
+  const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+  console.log(
+    `  ${where}: ${mib(size)} file, saved in ${seconds} s from the click (${saved.chunks} chunks); page JS heap peak +${mib(heapGrowth)}; renderers' RSS peak +${mib(rssGrowth)}; all Chromium processes' RSS peak +${mib(rssPeak.all - rssBefore.all)}`,
+  );
+  check(
+    heapGrowth < size / 8,
+    `${where}: the page's JS heap grows by less than 1/8 of the file (+${heapGrowth} bytes)`,
+  );
+  check(rssBefore.renderers > 0, `${where}: the renderer processes are found in /proc (${rssBefore.renderers} bytes)`);
+  check(
+    rssGrowth < (size * 3) / 4,
+    `${where}: the renderers' resident memory grows by less than 3/4 of the file (+${rssGrowth} bytes)`,
+  );
+  check(problems.length === 0, `${where}: no uncaught errors (${problems.join("; ")})`);
+  await page.close();
 }
 
 const started = Date.now();
@@ -220,80 +338,7 @@ window.showSaveFilePicker = async (options) => {
     },
   };
 };`);
-  const page = await context.newPage();
-  const problems = [];
-  page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
-  });
-  let browserDownloads = 0;
-  page.on("download", () => browserDownloads++);
-  await page.goto(pathToFileURL(pagePath).href);
-
-  const heap = () => page.evaluate(() => performance.memory.usedJSHeapSize);
-  const rssBefore = rendererRss(browserPid);
-  const heapBefore = await heap();
-  let rssPeak = rssBefore;
-  let heapPeak = heapBefore;
-  let clicked = 0;
-  const sampler = setInterval(() => {
-    rssPeak = Math.max(rssPeak, rendererRss(browserPid));
-    page
-      .evaluate(() => performance.memory.usedJSHeapSize)
-      .then(
-        (h) => (heapPeak = Math.max(heapPeak, h)),
-        () => undefined,
-      );
-  }, 100);
-  try {
-    await page.setInputFiles("#open-file", bigPath);
-    await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
-    await page.getByRole("button", { name: "Edit", exact: true }).click();
-    await page.waitForFunction(() => document.querySelector("#editor")?.dataset.state === "ready", null, {
-      timeout: 60_000,
-    });
-    await page.getByRole("button", { name: "Add metadata" }).click();
-    await page.getByLabel("key", { exact: true }).last().fill("source");
-    await page.getByLabel("value", { exact: true }).last().fill("large-download-test");
-    await page.getByLabel("value", { exact: true }).last().press("Enter");
-    await page.waitForFunction(() => document.querySelector("#editor")?.dataset.edits === "1", null, {
-      timeout: 60_000,
-    });
-    // a click that does not wait for the page to settle: the hashing writable keeps its main thread busy
-    clicked = Date.now();
-    await page.getByRole("button", { name: "Download", exact: true }).dispatchEvent("click");
-    await page.waitForFunction(() => window.__saved.state !== "none" && window.__saved.state !== "picked", null, {
-      timeout: 120_000,
-      polling: 500,
-    });
-  } finally {
-    clearInterval(sampler);
-  }
-  console.log(`  download: ${((Date.now() - clicked) / 1000).toFixed(1)} s from the click to the writable closed`);
-  heapPeak = Math.max(heapPeak, await heap());
-  const saved = await page.evaluate(() => window.__saved);
-  check(saved.state === "closed", `the save went through showSaveFilePicker and closed its writable (${saved.state})`);
-  check(saved.name === "large-edited.onnx", `the suggested name is large-edited.onnx (${saved.name})`);
-  check(browserDownloads === 0, `no browser download alongside (${browserDownloads})`);
-  check(
-    saved.digest === expected,
-    `the written bytes are onnx.writeTo's for the same edit (page ${saved.digest}, Node ${expected})`,
-  );
-  const status = await page.evaluate(() => document.querySelector("#status")?.textContent ?? "");
-  const expectedSize = expected.split("-")[1];
-  check(status.includes(`${expectedSize} bytes`), `the status line gives the size saved (${status})`);
-  const heapGrowth = heapPeak - heapBefore;
-  const rssGrowth = rssPeak - rssBefore;
-  console.log(
-    `  file ${(size / 2 ** 20).toFixed(0)} MiB, ${saved.chunks} chunks written; page JS heap peak +${(heapGrowth / 2 ** 20).toFixed(0)} MiB (${(heapPeak / 2 ** 20).toFixed(0)} MiB); renderer RSS peak +${(rssGrowth / 2 ** 20).toFixed(0)} MiB`,
-  );
-  check(heapGrowth < size / 8, `the page's JS heap grows by less than 1/8 of the file (+${heapGrowth} bytes)`);
-  check(rssBefore > 0, `the renderer processes are found in /proc (${rssBefore} bytes)`);
-  check(
-    rssGrowth < (size * 3) / 4,
-    `the renderers' resident memory grows by less than 3/4 of the file (+${rssGrowth} bytes)`,
-  );
-  check(problems.length === 0, `no uncaught errors (${problems.join("; ")})`);
+  for (const how of ["file", "view"]) await scenario(context, how, size, expected, browserPid);
 } finally {
   await browser?.close();
   if (existsSync(work)) rmSync(work, { recursive: true, force: true });
