@@ -3,6 +3,7 @@
  * opened file's model (tensorInfos, inspect, verify through the format module), statistics from the worker, the
  * tabs and their views, the URL-hash state, the theme and the keyboard. Views draw; this object owns the state.
  */
+import { capabilitiesOf } from "../../../bindings/formats/registry.js";
 import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import type { TensorStats } from "../compute.js";
 import { formatBytes } from "../model/format.js";
@@ -185,10 +186,9 @@ export class App implements InspectorContext {
     if (!current) return;
     try {
       const lazy = await readFromAny(fromBlob(seg, seg.name));
-      const file = lazy.file as { keys?: Record<string, string>; data?: { entries?: string[] } };
-      if (lazy.format !== "spraak" || !file.keys || !Array.isArray(file.data?.entries))
-        throw new Error("not a SPRAAK LIST file");
-      const found = segmentsFor(file.keys, file.data.entries, current.name);
+      const list = capabilitiesOf(lazy.format)?.segmentList?.(lazy.file);
+      if (!list) throw new Error("not a SPRAAK LIST file");
+      const found = segmentsFor(list.keys, list.entries, current.name);
       if (!found) throw new Error(`it has no segments of ${current.name}`);
       this.segments = found;
       this.setStatus(`${seg.name}: ${found.segments.length} segments of ${found.file} under the track`);
@@ -232,7 +232,7 @@ export class App implements InspectorContext {
     try {
       const lazy = await readFromAny(source);
       if (token !== this.openToken) return;
-      const module = formatModule(lazy.format) as unknown as AnyModule;
+      const module: AnyModule = formatModule(lazy.format);
       const infos = lazy.tensorInfos();
       const inspected = module.inspect(lazy.file);
       let warnings: string[];
