@@ -33,6 +33,13 @@ type SaveFilePicker = (options: {
   suggestedName: string;
 }) => Promise<{ createWritable(): Promise<WritableStream<Uint8Array>> }>;
 
+declare global {
+  interface Window {
+    /** The File System Access API's save dialog (Chromium; absent elsewhere, and TypeScript's DOM types lack it). */
+    showSaveFilePicker?: SaveFilePicker;
+  }
+}
+
 const MODEL_FIELDS: [string, string][] = [
   ["producer_name", "producer"],
   ["producer_version", "producer version"],
@@ -216,7 +223,7 @@ export class EditorPanel {
     const blob = result?.blob;
     if (!blob) return;
     const name = this.editedName();
-    const picker = (window as unknown as { showSaveFilePicker?: SaveFilePicker }).showSaveFilePicker;
+    const picker = window.showSaveFilePicker;
     if (blob.size > STREAM_SAVE_BYTES && picker) {
       try {
         const handle = await picker({ suggestedName: name });
