@@ -2,11 +2,14 @@
 // capability (the same graphs as the per-format builders it replaces: TenniS, one ONNX model, april's networks with
 // an unreadable one), the "Export ONNX" button from `convertsTo`, the speech view from `speechFrames`, the SPRAAK
 // segments from `segmentList`; and a format the inspector has never heard of gets each of them from its
-// capabilities alone.
+// capabilities alone. The editor opens, edits and writes through the `edit` capability, a toy format too.
 import { describe, expect, it } from "vitest";
 import { capabilitiesOf, readingOf, registerFormat } from "../../bindings/formats/registry.js";
 import type { FormatCapabilities, FormatGraph, FormatId } from "../../bindings/formats/types.js";
 import { april, fromBytes, onnx, readFromAny, spraak, tsm } from "../../bindings/index.js";
+import { editable } from "../../web/src/editor/editor-view.js";
+import { applyEdit } from "../../web/src/editor/operations.js";
+import { EditSession } from "../../web/src/editor/session.js";
 import { aprilGraphDocument, onnxGraphDocument } from "../../web/src/model/graph-onnx.js";
 import { tsmGraphDocument } from "../../web/src/model/graph-tsm.js";
 import { graphDocumentFrom, hasGraph } from "../../web/src/ui/graph/document.js";
@@ -133,5 +136,47 @@ describe("a format the inspector does not know by name", () => {
       unregister();
     }
     expect(hasGraph(id)).toBe(false);
+  });
+});
+
+describe("the editor, from the edit capability", () => {
+  const model = () => onnx.read(net("e"));
+
+  it("opens the formats with the capability only", () => {
+    expect(["onnx", "april"].every(editable)).toBe(true);
+    expect(["bw2l", "tsm", "spraak", "safetensors", "onnx-tensor", "nope", undefined].some(editable)).toBe(false);
+  });
+
+  it("refuses a file's own fields on a file that is one model, and an edit of a format without the capability", () => {
+    const target = { format: "onnx" as const, model: model() };
+    expect(() => applyEdit(target, { op: "april-field", field: "name", value: "x" })).toThrow(RangeError);
+    expect(() => applyEdit({ format: "bw2l", file: {} }, { op: "set-meta", key: "k", value: "v" })).toThrow(
+      /does not change bw2l files/,
+    );
+  });
+
+  it("edits a format it does not know by name, through that format's capability", async () => {
+    const id = "toy-edit" as FormatId;
+    const onnxReading = readingOf("onnx")!;
+    const onnxCapabilities = capabilitiesOf("onnx")!;
+    const detect = (head: Uint8Array) => onnxReading.detect(head);
+    const unregister = registerFormat(
+      { ...onnxReading, id, detect },
+      { id, module: onnxCapabilities.module, edit: onnxCapabilities.edit },
+      "bw2l",
+    );
+    try {
+      expect(editable(id)).toBe(true);
+      const bytes = net("e");
+      const session = await EditSession.open(new Blob([bytes as BlobPart]), "e.toy");
+      expect(session.format).toBe(id);
+      session.apply({ op: "set-meta", key: "who", value: "toy" });
+      const edited = onnx.read(new Uint8Array(await (await session.write()).arrayBuffer()));
+      expect(edited.metadataProps).toEqual([{ key: "who", value: "toy" }]);
+      expect(session.summary().header).toBeUndefined();
+    } finally {
+      unregister();
+    }
+    expect(editable(id)).toBe(false);
   });
 });
