@@ -7,6 +7,7 @@ import { capabilitiesOf } from "../../../bindings/formats/registry.js";
 import { formatModule, fromBlob, fromUrl, readFromAny } from "../../../bindings/index.js";
 import type { TensorStats } from "../compute.js";
 import { formatBytes } from "../model/format.js";
+import { formatList } from "../model/format-list.js";
 import { type PageState, type View, formatHash, parseHash } from "../model/state.js";
 import { type Segmentation, segmentsFor } from "../model/segments.js";
 import { errorModel, summaryModel } from "../model/summary.js";
@@ -71,6 +72,7 @@ export class App implements InspectorContext {
       diff: byId("view-diff"),
       export: byId("view-export"),
     };
+    listFormats(this.sections.empty.querySelector(".formats"));
     this.tableView = new TableView(this, this.sections.tensors);
     this.tensorView = new TensorView(this, this.sections.tensor);
     this.views = {
@@ -597,6 +599,15 @@ export class App implements InspectorContext {
       if (this.view === "tensors" && !inTextField(event)) this.tableView.key(event);
     });
   }
+}
+
+/** Fills the welcome page's list of formats from the registry: `wav2letter .b2l .bw2l · april-asr .april · …`. */
+function listFormats(element: Element | null): void {
+  if (!element) return;
+  const items = formatList().map(({ name, extensions }) =>
+    h("span", {}, ...(name ? [name, " "] : []), ...extensions.flatMap((e, k) => [k > 0 ? " " : "", h("code", {}, e)])),
+  );
+  element.replaceChildren(...items.flatMap((item, k) => (k > 0 ? [" · ", item] : [item])));
 }
 
 export function byId(id: string): HTMLElement {
