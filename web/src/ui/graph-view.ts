@@ -267,7 +267,7 @@ export class GraphView {
         "PNG",
       ),
     );
-    if (this.app.current?.lazy.format === "tsm") {
+    if (OnnxExport.offeredFor(this.app.current?.lazy.format)) {
       this.onnxExport = new OnnxExport(this.app, () => this.requestDraw());
       tools.append(this.onnxExport.button);
     }
