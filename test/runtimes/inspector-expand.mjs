@@ -5,6 +5,7 @@
 //  - select If_0, press "Expand": the branches' boxes appear in place (as many as the branch panels count, one frame
 //    per branch), the SVG export holds them (one <g><title> per box) and the frames, a nested box that reads the
 //    graph's `input` lists it among its inputs, and the URL keeps the expansion (x=If_0);
+//  - a nested If's branch opens as its own view under the branch holding it (two sg= steps);
 //  - a link with x=If_0 reopens the graph expanded; "Collapse" restores the graph as it was.
 // The layout time of the expanded graph is printed (never asserted). Exits 1 on failure.
 // Run with `node test/runtimes/inspector-expand.mjs` after `npm run build`.
@@ -115,6 +116,20 @@ try {
     const pad = await page.evaluate(() => ({ selected: document.querySelector("#graph").dataset.selected, inputs: document.querySelector("#graph-inputs")?.textContent ?? "" }));
     check(/padding\/Pad$/.test(pad.selected ?? "") && /input input/.test(pad.inputs), `${where}: a nested Pad lists the outer value it reads, the graph's input (${JSON.stringify(pad)})`);
     await noSidewaysScroll(page, where);
+    // a nested If's branch opens as a view of its own, through the branch that holds it (three levels deep)
+    await page.fill("#graph-search", '"If"');
+    await page.waitForTimeout(150);
+    await page.press("#graph-search", "Enter");
+    await page.press("#graph-search", "Enter");
+    await page.waitForTimeout(100);
+    const inner = (await graphData(page)).selected ?? "";
+    check(inner !== "If_0" && inner.startsWith("If_0_"), `${where}: search reaches a nested If (${inner})`);
+    await page.click("#graph-side button >> text=/^open then_branch/");
+    await page.waitForFunction(() => document.querySelector("#graph")?.dataset.depth === "3" && document.querySelector("#graph")?.dataset.engine, null, { timeout: 30_000 }).catch(() => {});
+    const deep = await graphData(page);
+    const crumbs = (await page.textContent("#graph-crumbs")) ?? "";
+    const deepHash = await page.evaluate(() => decodeURIComponent(location.hash));
+    check(deep.depth === "3" && /If_0\.(then|else)_branch/.test(crumbs) && (deepHash.match(/sg=/g) ?? []).length === 2 && !/[#&]x=/.test(deepHash), `${where}: a nested If's branch opens under the branch holding it (depth ${deep.depth}, ${crumbs}, ${deepHash})`);
     if (viewport.width > 1000) await page.screenshot({ path: join(tmpdir(), "tensorfile-expand-silero.png") }).catch(() => {});
     check(problems.length === 0, `${where}: no console errors (${problems.join("; ")})`);
     await page.close();
