@@ -564,7 +564,7 @@ export class GraphView {
   private draw(): void {
     const canvas = this.canvas;
     if (!canvas || this.root.hidden) return;
-    if (this.firstView !== undefined && (canvas.parentElement?.clientWidth ?? 0) > 0) {
+    if (this.firstView !== undefined && this.layout && (canvas.parentElement?.clientWidth ?? 0) > 0) {
       const first = this.firstView;
       this.firstView = undefined;
       if (first === "home") this.home();
@@ -639,7 +639,10 @@ export class GraphView {
     const node = this.selected !== undefined ? model?.nodes[this.selected] : undefined;
     // the model's properties belong to the file's graph, not to a subgraph opened from it
     const root = this.stack[0]?.model;
-    const properties = root && this.stack.at(-1)?.model === root ? { own: root.properties, extra: this.parameterCount(root) } : undefined;
+    const properties =
+      root && this.stack.at(-1)?.model === root
+        ? { own: root.properties, extra: this.parameterCount(root) }
+        : undefined;
     renderSidePanel(
       this.side,
       model,
