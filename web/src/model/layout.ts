@@ -69,8 +69,15 @@ export function layoutGraph(input: LayoutInput): Positioned {
   return input.nested && input.nested.length > 0 ? nestedLayout(input) : flatLayout(input);
 }
 
-function flatLayout(input: LayoutInput): Positioned {
-  if (input.nodes.length > DAGRE_MAX_NODES) return layeredLayout(input.nodes, input.edges);
+/**
+ * The most boxes a frame of an expanded subgraph is laid out with dagre: fewer than a graph's, as the edges from a
+ * frame's ports to readers far down the branch are long (dagre took 8.5 s for a 500-box body whose ten readers of
+ * one outer value were spread along it, our layered layout 0.1 s).
+ */
+export const FRAME_DAGRE_MAX_NODES = 200;
+
+function flatLayout(input: LayoutInput, dagreMax = DAGRE_MAX_NODES): Positioned {
+  if (input.nodes.length > dagreMax) return layeredLayout(input.nodes, input.edges);
   try {
     return dagreLayout(input);
   } catch {
@@ -104,9 +111,9 @@ interface NestedResult {
  */
 export function nestedLayout(input: LayoutInput): Positioned {
   const ids = allIds(input);
-  let nextPort = Math.max(-1, ...ids) + 1;
+  let nextPort = ids.reduce((max, id) => Math.max(max, id), -1) + 1;
   const outer = input.outer ?? [];
-  const result = nestedPart(input, outer, () => nextPort++);
+  const result = nestedPart(input, outer, () => nextPort++, DAGRE_MAX_NODES);
   const known = new Set(ids);
   // sizes of every box (expanded ones at their grown size), for the outer edges' first point
   const boxSize = new Map<number, { width: number; height: number }>();
@@ -133,6 +140,7 @@ function nestedPart(
   input: LayoutInput,
   outer: readonly { from: number; to: number }[],
   portId: () => number,
+  dagreMax: number,
 ): NestedResult {
   const inner = new Map<
     number,
@@ -175,7 +183,7 @@ function nestedPart(
           edges.push({ from: port, to: entry });
         }
       }
-      const result = nestedPart({ ...f.input, nodes, edges }, outer, portId);
+      const result = nestedPart({ ...f.input, nodes, edges }, outer, portId, FRAME_DAGRE_MAX_NODES);
       return { title: f.title, result, ids: frameIds, ports, entries };
     });
     const widths = frames.map((f) => Math.max(FRAME.minWidth, f.result.layout.width));
@@ -187,8 +195,8 @@ function nestedPart(
     const c = inner.get(n.id);
     return c ? { id: n.id, width: Math.max(n.width, c.width), height: n.height + c.height } : n;
   });
-  const top = flatLayout({ nodes: sized, edges: input.edges });
-  const size = Math.max(top.x.length, ...allIds(input).map((id) => id + 1));
+  const top = flatLayout({ nodes: sized, edges: input.edges }, dagreMax);
+  const size = allIds(input).reduce((max, id) => Math.max(max, id + 1), top.x.length);
   const x = new Array<number>(size).fill(0);
   const y = new Array<number>(size).fill(0);
   for (const n of input.nodes) {
