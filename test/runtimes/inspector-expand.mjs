@@ -6,7 +6,8 @@
 //    per branch), the SVG export holds them (one <g><title> per box) and the frames, a nested box that reads the
 //    graph's `input` lists it among its inputs, and the URL keeps the expansion (x=If_0);
 //  - a nested If's branch opens as its own view under the branch holding it (two sg= steps);
-//  - a link with x=If_0 reopens the graph expanded; "Collapse" restores the graph as it was.
+//  - a link with x=If_0 reopens the graph expanded; a nested If expands inside its frame; "Collapse" on If_0 folds
+//    both and restores the graph as it was.
 // The layout time of the expanded graph is printed (never asserted). Exits 1 on failure.
 // Run with `node test/runtimes/inspector-expand.mjs` after `npm run build`.
 import { existsSync, readFileSync } from "node:fs";
@@ -141,6 +142,18 @@ try {
     await laidOut(page, 2).catch(() => {});
     const linked = await graphData(page);
     check(linked.frames === "2" && Number(linked.nestedBoxes) === nested, `${where}: a link with x=If_0 opens the graph expanded (${linked.frames} frames, ${linked.nestedBoxes} nested boxes)`);
+    // a nested If expands inside its branch's frame (two more frames); collapsing If_0 folds both
+    await page.fill("#graph-search", '"If"');
+    await page.waitForTimeout(150);
+    await page.press("#graph-search", "Enter");
+    await page.press("#graph-search", "Enter");
+    await page.waitForTimeout(100);
+    const nestedIf = (await graphData(page)).selected ?? "";
+    await page.getByRole("button", { name: "Expand", exact: true }).click();
+    await laidOut(page, 4).catch(() => {});
+    const deeper = await graphData(page);
+    const deeperHash = await page.evaluate(() => decodeURIComponent(location.hash));
+    check(deeper.frames === "4" && Number(deeper.nestedBoxes) > nested && (deeperHash.match(/[#&]x=/g) ?? []).length === 2 && deeperHash.includes(`>${nestedIf}`), `${where}: a nested If (${nestedIf}) expands inside its frame (${deeper.frames} frames, ${deeper.nestedBoxes} nested boxes, ${deeperHash})`);
     await selectNode(page, "If_0");
     await page.getByRole("button", { name: "Collapse", exact: true }).click();
     await laidOut(page, 0);
