@@ -8,7 +8,8 @@
  * (graph/pointer.ts). Search (Ctrl/⌘-F: node name, op type, weight name) centres and highlights hits. A click
  * shows the node's attributes, inputs, consumers and weights (graph/side-panel.ts), each one click from its
  * tensor view. Export as SVG and PNG. A picker chooses among several graphs of a file; subgraphs open from the
- * side panel.
+ * side panel, or "Expand" draws them in place inside their node's box (model/graph-expand.ts: the view draws the
+ * flattened graph; the URL keeps the expanded keys).
  */
 import {
   BOX,
