@@ -4,10 +4,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { onnx } from "../../bindings/index.js";
-import { type GraphModel, type Positioned, nodeAt } from "../../web/src/model/graph.js";
+import { type GraphModel, type NodeSpec, type Positioned, buildGraph, nodeAt } from "../../web/src/model/graph.js";
 import { applyContainerSizes, expandGraph } from "../../web/src/model/graph-expand.js";
 import { onnxGraphDocument } from "../../web/src/model/graph-onnx.js";
-import { layoutGraph, layoutInput } from "../../web/src/model/layout.js";
+import { FRAME_DAGRE_MAX_NODES, layoutGraph, layoutInput } from "../../web/src/model/layout.js";
 import { formatHash, parseHash } from "../../web/src/model/state.js";
 import { graphSvg } from "../../web/src/ui/graph/paint.js";
 
@@ -294,6 +294,42 @@ describe("nested layout", () => {
         expect(line.points.some((p) => inside({ ...p, width: 0, height: 0 }, frame) && p.y < to.y)).toBe(true);
       }
     });
+
+  it("keeps the frame's boxes inside it with the layered engine too (a body over dagre's frame limit)", () => {
+    // main: a chain of 40 with a Loop at 20 whose body, a chain of FRAME_DAGRE_MAX_NODES + 50, reads main's m5
+    // every 25 boxes
+    const chain = (prefix: string, n: number, extra: (i: number) => Partial<NodeSpec>): GraphModel =>
+      buildGraph(
+        prefix,
+        Array.from({ length: n }, (_, i) => ({
+          id: i,
+          name: `${prefix}${i}`,
+          op: "Relu",
+          kind: "op" as const,
+          inputs: i > 0 ? [i - 1] : [],
+          outputs: [`${prefix}${i}`],
+          attrs: [],
+          weights: [],
+          tensors: [],
+          subgraphs: [],
+          ports: { inputs: [{ name: i > 0 ? `${prefix}${i - 1}` : "" }], outputs: [{ name: `${prefix}${i}` }] },
+          ...extra(i),
+        })),
+        [0],
+        [n - 1],
+      );
+    const body = chain("b", FRAME_DAGRE_MAX_NODES + 50, (i) =>
+      i % 25 === 0 ? { ports: { inputs: [{ name: `b${i - 1}` }, { name: "m5" }], outputs: [{ name: `b${i}` }] } } : {},
+    );
+    const main = chain("m", 40, (i) => (i === 20 ? { op: "Loop", subgraphs: [{ name: "body", graph: body }] } : {}));
+    const { view, layout } = expandedLayout(main, ["m20"]);
+    const frame = layout.frames![0]!;
+    expect(view.outerEdges.length).toBe(Math.ceil(body.nodes.length / 25));
+    for (const id of view.branches[0]!.nodes) expect(inside(rect(view.model, layout, id), frame)).toBe(true);
+    for (const n of main.nodes)
+      if (n.id !== 20) expect(overlap(rect(view.model, layout, n.id), frame), n.name).toBe(false);
+    expect(layout.engine).toBe("dagre"); // the 40-box main graph; its frame was laid out by the layered layout
+  });
 
   it("finds the nested box under a point, not the expanded box around it", () => {
     const { view, layout } = expandedLayout(graph, ["if"]);
