@@ -11,11 +11,10 @@
 // The layout time of the expanded graph is printed (never asserted). Exits 1 on failure.
 // Run with `node test/runtimes/inspector-expand.mjs` after `npm run build`.
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { checkCounter, executablePath, pagePath, requireBuilt, root } from "./browser-setup.mjs";
+import { checkCounter, executablePath, requireBuilt, root, startPageServer } from "./browser-setup.mjs";
 
 requireBuilt("inspector expand test");
 const counts = checkCounter();
@@ -25,30 +24,11 @@ if (!existsSync(silero)) {
   console.log(`inspector expand test: skipped, ${silero} not found (npm ci)`);
   process.exit(0);
 }
-const sileroBytes = readFileSync(silero);
 
-const server = createServer((request, response) => {
-  const url = new URL(request.url, "http://x");
-  if (url.pathname === "/") {
-    response.writeHead(200, { "content-type": "text/html" });
-    response.end(readFileSync(pagePath));
-    return;
-  }
-  if (url.pathname !== "/files/silero_vad_v5.onnx") {
-    response.writeHead(url.pathname === "/files.json" ? 200 : 404, { "content-type": "application/json" });
-    response.end(url.pathname === "/files.json" ? "[]" : "");
-    return;
-  }
-  const size = sileroBytes.length;
-  const range = /bytes=(\d+)-(\d*)/.exec(request.headers.range ?? "");
-  const start = range ? Number(range[1]) : 0;
-  const end = range && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
-  const body = sileroBytes.subarray(start, end + 1);
-  response.writeHead(range ? 206 : 200, { "content-length": body.length, "accept-ranges": "bytes", ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), "content-type": "application/octet-stream" });
-  response.end(body);
+const server = await startPageServer({
+  fileAt: (pathname) => (pathname === "/files/silero_vad_v5.onnx" ? silero : undefined),
 });
-await new Promise((done) => server.listen(0, "127.0.0.1", done));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const { base } = server;
 
 const graphData = (page) => page.evaluate(() => ({ ...document.querySelector("#graph").dataset }));
 const laidOut = (page, frames) =>
@@ -168,7 +148,7 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  await server.close();
 }
 for (const line of timings) console.log(`  ${line}`);
 console.log(`inspector expand test: ${counts.passed} checks passed, ${counts.failures.length} failed`);
