@@ -128,9 +128,29 @@ describe("transposes of ordinary arrays larger than one band of the scratch", ()
     for (const [i, got] of results.entries()) expect(bytes(got).equals(want), `result ${i}`).toBe(true);
   });
 
-  it("the widening path: 300 x 4000 halves (bands of 32 rows and a partial one)", () => {
-    const rows = 300;
-    const cols = 4000;
+  // results with rows of 4 KiB or more are built at a padded pitch in the work memory and copied out row by row
+  it.each([1, 2, 4, 8])("%i-byte elements, a result of 160 rows a little over 4 KiB each", (size) => {
+    const rows = 4096 / size + 3;
+    const cols = 160;
+    const data = new Uint8Array(
+      randomWords(size * 17 + 1, (rows * cols * size + 3) >> 2).buffer,
+      0,
+      rows * cols * size,
+    );
+    const want = reference(data, rows, cols, size);
+    for (const backend of ["js", "wasm"] as const) {
+      for (const src of [data, oddBuffer(data)]) {
+        const dst = new Uint8Array(rows * cols * size);
+        withBackend(backend, () => kernels.columnToRowMajorBytes(src, dst, [cols, rows], size));
+        expect(bytes(dst).equals(want), `${backend} offset ${src.byteOffset}`).toBe(true);
+      }
+    }
+  });
+
+  it.each([
+    [300, 4000],
+    [1027, 160],
+  ])("the widening path: %i x %i halves (partial bands; result rows under and over 4 KiB)", (rows, cols) => {
     const halves = new Uint16Array(randomWords(4242, (rows * cols) >> 1).buffer);
     const want = withBackend("js", () => kernels.f16ToF32(halves));
     const wide = reference(bytes(want), rows, cols, 4);
