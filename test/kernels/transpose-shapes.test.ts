@@ -128,9 +128,9 @@ describe("transposes of ordinary arrays larger than one band of the scratch", ()
     for (const [i, got] of results.entries()) expect(bytes(got).equals(want), `result ${i}`).toBe(true);
   });
 
-  // results with rows of 4 KiB or more are built at a padded pitch in the work memory and copied out row by row
-  it.each([1, 2, 4, 8])("%i-byte elements, a result of 160 rows a little over 4 KiB each", (size) => {
-    const rows = 4096 / size + 3;
+  // results with rows of a multiple of 256 bytes are built at a padded pitch in the work memory, copied out by row
+  it.each([1, 2, 4, 8])("%i-byte elements, a result of 160 rows of 4352 bytes", (size) => {
+    const rows = 4352 / size;
     const cols = 160;
     const data = new Uint8Array(
       randomWords(size * 17 + 1, (rows * cols * size + 3) >> 2).buffer,
@@ -149,8 +149,8 @@ describe("transposes of ordinary arrays larger than one band of the scratch", ()
 
   it.each([
     [300, 4000],
-    [1027, 160],
-  ])("the widening path: %i x %i halves (partial bands; result rows under and over 4 KiB)", (rows, cols) => {
+    [1088, 160],
+  ])("the widening path: %i x %i halves (partial bands; result rows of 1200 and 4352 bytes)", (rows, cols) => {
     const halves = new Uint16Array(randomWords(4242, (rows * cols) >> 1).buffer);
     const want = withBackend("js", () => kernels.f16ToF32(halves));
     const wide = reference(bytes(want), rows, cols, 4);
