@@ -6,6 +6,7 @@ import { copyBytes } from "../bytes/input.js";
 import {
   type KernelFamily,
   DATA_OFFSET,
+  MAX_MEMORY_BYTES,
   SCRATCH_BYTES,
   SCRATCH_OFFSET,
   familyModule,
@@ -144,7 +145,14 @@ function runTransposes<E>(
     // the row-by-row copy only costs (2.8x -> 3.5x).
     const rowBytes = rows * kind.dstBytes;
     const padded =
-      !dstHome && !small && blocks.length === 1 && dstStride === rows && rowBytes >= 512 && rowBytes % 256 === 0;
+      !dstHome &&
+      !small &&
+      blocks.length === 1 &&
+      dstStride === rows &&
+      rowBytes >= 512 &&
+      rowBytes % 256 === 0 &&
+      // the padding must not push a result that fits a 4 GiB memory out of it
+      DATA_OFFSET + dst.byteLength + cols * 64 + 4096 <= MAX_MEMORY_BYTES;
     const outStride = padded ? dstStride + 64 / kind.dstBytes : dstStride;
     const workBytes = padded ? cols * outStride * kind.dstBytes : dst.byteLength;
     const target = dstHome ?? (small ? wasm : workMemory(workBytes + 4096));
