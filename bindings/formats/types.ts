@@ -142,6 +142,43 @@ export interface FormatEditing<F = unknown> {
 }
 
 /**
+ * Container relations of a format (tsm: `.tsm` ↔ `.csta`): extensions a file may be written as that wrap the same
+ * content differently, and how to re-wrap it.
+ * @internal
+ */
+export interface FormatContainers<F = unknown> {
+  /** The extensions, each one wrapping (`.csta`: the module inside a SeetaFace6 container; `.tsm`: bare). */
+  readonly extensions: readonly string[];
+  /** The one of `extensions` whose wrapping a read file has (`.csta` for a tsm file read from a container). */
+  wrappingOf(file: F): string;
+  /** What a wrapping is called in "wrote OUT (…)" when not the format's id (`.csta`: SeetaFace6 .csta container). */
+  readonly names?: Readonly<Record<string, string>> | undefined;
+  /** The file of `bytes` (a file of this format) re-wrapped as `extension`. */
+  rewrap(bytes: Uint8Array, extension: string): Uint8Array;
+}
+
+/**
+ * A re-encode of a file in its own format with another precision (`convert IN OUT --dtype float32` or `--quantize
+ * MODE`, where OUT is IN's format): bw2l stores its layer params as float32, float16 or int8.
+ * @internal
+ */
+export interface FormatReencoding<F = unknown> {
+  /** The `--dtype` values it takes. */
+  readonly dtypes: readonly string[];
+  /** The `--quantize` modes it takes. */
+  readonly quantize: readonly string[];
+  /** Reads the file to re-encode, its tensors widened to `dtype` when given (one of `dtypes`). */
+  read(bytes: Uint8Array, dtype: string | undefined): F;
+  /**
+   * Why `quantize` cannot re-encode this file (`input` is its path, for the message), or undefined when it can (bw2l:
+   * int8 needs a version 1 file).
+   */
+  refusal(file: F, quantize: string | undefined, input: string): string | undefined;
+  /** The file's bytes, its params stored as `quantize` (one of `quantize`) when given. */
+  write(file: F, quantize: string | undefined): Uint8Array;
+}
+
+/**
  * What a format offers beyond reading, each optional: callers (patch, the CLI, the inspector) ask for one of
  * these rather than compare format ids. `M` is the format's module (its facade namespace), `F` its file object.
  * @internal
@@ -180,8 +217,14 @@ export interface FormatCapabilities<
    * Container relations: extensions a patched file may be written as that wrap the same content differently
    * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.
    */
-  readonly containers?:
-    { readonly extensions: readonly string[]; rewrap(bytes: Uint8Array, extension: string): Uint8Array } | undefined;
+  readonly containers?: FormatContainers<F> | undefined;
+  /**
+   * write(read(file)) streamed from the file's source: read()'s checks first, then the pieces to write in order, so
+   * that `convert IN OUT` in IN's own format needs about a chunk of memory (onnx, april).
+   */
+  rewritePieces?(source: ByteSource): Promise<(Uint8Array | AsyncIterable<Uint8Array>)[]>;
+  /** Re-encodes in the format's own file with another precision (`convert --dtype`, `--quantize`: bw2l). */
+  readonly reencode?: FormatReencoding<F> | undefined;
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */
   readonly convertsTo?: readonly FormatId[] | undefined;
   /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */

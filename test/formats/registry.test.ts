@@ -296,3 +296,131 @@ describe("a format added through the registry alone", () => {
       }
     }));
 });
+
+// ------------------------------------------------------------------------------------------------------------------
+// `convert IN OUT` in IN's own format asks the format's capabilities (reencode, containers, rewritePieces), never
+// its id: the toy format declares each and the CLI (in process) follows it.
+
+/** Runs the CLI in process; resolves to its exit status and what it printed on standard error. */
+async function runQuietly(args: string[]): Promise<{ status: number; err: string }> {
+  let err = "";
+  const io = {
+    stdout: { write: () => true },
+    stderr: { write: (t: string) => ((err += t), true) },
+  } as never;
+  const status = await runCli(args, io);
+  return { status, err };
+}
+
+/** Runs `body` with a temporary folder holding model.toy (the values 1.5, -2, 3.25). */
+async function inToyFolder<T>(body: (dir: string, model: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "tensorfile-toy-convert-"));
+  try {
+    const model = join(dir, "model.toy");
+    writeFileSync(model, toyBytes([1.5, -2, 3.25]));
+    return await body(dir, model);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("convert in the input's own format, through the format's capabilities", () => {
+  const reencoding: FormatCapabilities<FormatModule<unknown, never, never>, ToyFile> = {
+    ...capabilities,
+    reencode: {
+      dtypes: ["float32"],
+      quantize: ["fp16"],
+      read: (bytes) => toy.read(bytes),
+      refusal: (file, quantize) => (file.count > 2 && quantize === "fp16" ? undefined : "toy: cannot quantize this"),
+      // a re-encode the test can tell from write(): the values halved
+      write: (file) => toyBytes([0.75, -1, 1.625].slice(0, file.count)),
+    },
+  };
+
+  it("--quantize and --dtype go to the format's reencode capability", () =>
+    inToyFolder(async (dir, model) => {
+      const unregister = registerFormat(reading, reencoding);
+      try {
+        const out = join(dir, "half.toy");
+        const { status, err } = await runQuietly(["convert", model, out, "--quantize", "fp16"]);
+        expect(status, err).toBe(0);
+        expect(new Uint8Array(readFileSync(out))).toEqual(toyBytes([0.75, -1, 1.625]));
+        expect(err).toContain(`wrote ${out} (toy, 20 bytes)`);
+        // the hostile cases: a mode the format does not take, and one its refusal turns down for this file
+        const i8 = await runQuietly(["convert", model, join(dir, "i8.toy"), "--quantize", "i8"]);
+        expect(i8.status).toBe(2);
+        expect(i8.err).toMatch(/--quantize applies to bw2l re-encodes .*; toy files are written as they are stored/);
+      } finally {
+        unregister();
+      }
+      const refusing = {
+        ...reencoding,
+        reencode: { ...reencoding.reencode!, refusal: () => "toy: cannot quantize this" },
+      };
+      const unregisterRefusing = registerFormat(reading, refusing);
+      try {
+        const refused = await runQuietly(["convert", model, join(dir, "refused.toy"), "--quantize", "fp16"]);
+        expect(refused.status).toBe(2);
+        expect(refused.err).toContain("toy: cannot quantize this");
+      } finally {
+        unregisterRefusing();
+      }
+    }));
+
+  it("a format without the reencode capability refuses --dtype (exit 2)", () =>
+    inToyFolder(async (dir, model) => {
+      await withToy(async () => {
+        const { status, err } = await runQuietly(["convert", model, join(dir, "wide.toy"), "--dtype", "float32"]);
+        expect(status).toBe(2);
+        expect(err).toMatch(/--dtype applies to bw2l re-encodes .*; toy files are written as they are stored/);
+      });
+    }));
+
+  it("an extension of its containers capability re-wraps the file; its own wrapping is written as it is", () =>
+    inToyFolder(async (dir, model) => {
+      const wrapped = { ...toy, extensions: [".toy", ".toyc"] };
+      const unregister = registerFormat(
+        { ...reading, extensions: wrapped.extensions },
+        {
+          ...capabilities,
+          module: wrapped,
+          containers: {
+            extensions: [".toy", ".toyc"],
+            wrappingOf: () => ".toy",
+            names: { ".toyc": "toy container" },
+            rewrap: (bytes) => new Uint8Array([...bytes, 0xff]),
+          },
+        },
+      );
+      try {
+        const out = join(dir, "model.toyc");
+        const { status, err } = await runQuietly(["convert", model, out]);
+        expect(status, err).toBe(0);
+        expect(new Uint8Array(readFileSync(out))).toEqual(new Uint8Array([...toyBytes([1.5, -2, 3.25]), 0xff]));
+        expect(err).toContain(`wrote ${out} (toy container, 21 bytes)`);
+        const same = join(dir, "same.toy");
+        expect((await runQuietly(["convert", model, same])).status).toBe(0);
+        expect(new Uint8Array(readFileSync(same))).toEqual(toyBytes([1.5, -2, 3.25]));
+      } finally {
+        unregister();
+      }
+    }));
+
+  it("a re-encode without options streams through the rewritePieces capability", () =>
+    inToyFolder(async (dir, model) => {
+      const unregister = registerFormat(reading, {
+        ...capabilities,
+        rewritePieces: async (source) => [await readExactly(source, 0, 8, "toy", "header"), toyBytes([]).subarray(8)],
+      });
+      try {
+        const out = join(dir, "streamed.toy");
+        const { status, err } = await runQuietly(["convert", model, out]);
+        expect(status, err).toBe(0);
+        // the pieces, not write(): the header alone
+        expect(new Uint8Array(readFileSync(out))).toEqual(toyBytes([1.5, -2, 3.25]).subarray(0, 8));
+        expect(err).toContain(`wrote ${out} (toy, 8 bytes)`);
+      } finally {
+        unregister();
+      }
+    }));
+});
