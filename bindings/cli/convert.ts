@@ -23,7 +23,7 @@ import {
   readWholeAny,
 } from "./inputs.js";
 import { OUTPUT_RULES, checkOutput, writeAtomically } from "./output.js";
-import { streamReencode, streamedReencode } from "./reencode-stream.js";
+import { isStreamedReencode, streamReencode } from "./reencode-stream.js";
 import { writeTensorOutput } from "./tensor-output.js";
 import { InputNameError, convertTsmToOnnx, parseInputs, parseOpset } from "./tsm-onnx.js";
 import {
@@ -273,9 +273,8 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
   }
   // a re-encode in the input's own format
   if (options.tensor !== undefined) throw new UsageError("--tensor applies to .npy and .safetensors outputs");
-  const rewritePieces = streamedReencode(opened.format);
-  if (options.quantize === undefined && options.dtype === undefined && rewritePieces !== undefined) {
-    return streamReencode(io, input, output, opened.format, rewritePieces, options.force ?? false);
+  if (options.quantize === undefined && options.dtype === undefined && isStreamedReencode(opened.format)) {
+    return streamReencode(io, input, output, opened.format, options.force ?? false);
   }
   const bytes = await readWhole(input);
   const { module } = readWholeAny(bytes, input);

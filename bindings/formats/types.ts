@@ -200,6 +200,18 @@ export interface FormatCapabilities<
     incoming: ReadonlyMap<string, Incoming>,
     options: ReplaceOptions,
   ): Promise<PatchPlan>;
+  /**
+   * The decoded bytes of a tensor (an info of this format's tensorInfos()) streamed from the file's source in pieces
+   * of `pieceElements` elements, when the format stores it in a form of its own that decodes piece by piece (npz: a
+   * large deflated member, inflated as it comes); undefined for a tensor it does not stream so (export then reads it
+   * plainly or loads it whole).
+   */
+  tensorChunks?(
+    source: ByteSource,
+    info: TensorInfo,
+    decode: DecodeOptions | undefined,
+    pieceElements: number,
+  ): AsyncGenerator<Uint8Array> | undefined;
   /** Checks of a lazily opened file that reading its tensors does not make (npz: stored members' CRC-32s). */
   verifyFrom?(source: ByteSource, file: F): Promise<string[]>;
   /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
@@ -218,11 +230,6 @@ export interface FormatCapabilities<
    * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.
    */
   readonly containers?: FormatContainers<F> | undefined;
-  /**
-   * write(read(file)) streamed from the file's source: read()'s checks first, then the pieces to write in order, so
-   * that `convert IN OUT` in IN's own format needs about a chunk of memory (onnx, april).
-   */
-  rewritePieces?(source: ByteSource): Promise<(Uint8Array | AsyncIterable<Uint8Array>)[]>;
   /** Re-encodes in the format's own file with another precision (`convert --dtype`, `--quantize`: bw2l). */
   readonly reencode?: FormatReencoding<F> | undefined;
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */

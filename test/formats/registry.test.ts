@@ -17,6 +17,7 @@ import {
   readAny,
   readFromAny,
 } from "../../bindings/any.js";
+import { decodeInChunks } from "../../bindings/export/stream.js";
 import { runCli } from "../../bindings/cli/run.js";
 import { CAPABILITIES, READINGS, capabilitiesOf, readingOf, registerFormat } from "../../bindings/formats/registry.js";
 import type {
@@ -298,7 +299,7 @@ describe("a format added through the registry alone", () => {
 });
 
 // ------------------------------------------------------------------------------------------------------------------
-// `convert IN OUT` in IN's own format asks the format's capabilities (reencode, containers, rewritePieces), never
+// `convert IN OUT` in IN's own format asks the format's capabilities (reencode, containers), never
 // its id: the toy format declares each and the CLI (in process) follows it.
 
 /** Runs the CLI in process; resolves to its exit status and what it printed on standard error. */
@@ -405,22 +406,39 @@ describe("convert in the input's own format, through the format's capabilities",
         unregister();
       }
     }));
+});
 
-  it("a re-encode without options streams through the rewritePieces capability", () =>
-    inToyFolder(async (dir, model) => {
-      const unregister = registerFormat(reading, {
-        ...capabilities,
-        rewritePieces: async (source) => [await readExactly(source, 0, 8, "toy", "header"), toyBytes([]).subarray(8)],
-      });
-      try {
-        const out = join(dir, "streamed.toy");
-        const { status, err } = await runQuietly(["convert", model, out]);
-        expect(status, err).toBe(0);
-        // the pieces, not write(): the header alone
-        expect(new Uint8Array(readFileSync(out))).toEqual(toyBytes([1.5, -2, 3.25]).subarray(0, 8));
-        expect(err).toContain(`wrote ${out} (toy, 8 bytes)`);
-      } finally {
-        unregister();
-      }
-    }));
+describe("export streams a format's own stored form through its tensorChunks capability", () => {
+  it("decodeInChunks asks the format of the info, and loads whole when it declines", async () => {
+    const bytes = toyBytes([1.5, -2, 3.25]);
+    const asked: number[] = [];
+    const unregister = registerFormat(reading, {
+      ...capabilities,
+      tensorChunks: (_source, info, _decode, pieceElements) => {
+        asked.push(pieceElements);
+        if (info.name !== "values") return undefined;
+        return (async function* () {
+          yield new Uint8Array([1, 2]);
+          yield new Uint8Array([3]);
+        })();
+      },
+    });
+    try {
+      const source = fromBytes(bytes);
+      const lazy = await readFromAny(source);
+      const info = lazy.tensorInfos()[0]!;
+      const pieces: number[][] = [];
+      for await (const piece of decodeInChunks({ ...lazy, source }, info, undefined)) pieces.push([...piece]);
+      expect(pieces).toEqual([[1, 2], [3]]);
+      expect(asked.length).toBeGreaterThan(0);
+      // declined (another name): the tensor is loaded whole, as one piece of its decoded bytes
+      const whole: Uint8Array[] = [];
+      for await (const piece of decodeInChunks({ ...lazy, source }, { ...info, name: "other" }, undefined))
+        whole.push(piece);
+      expect(whole).toHaveLength(1);
+      expect(Array.from(new Float32Array(whole[0]!.slice().buffer))).toEqual([1.5, -2, 3.25]);
+    } finally {
+      unregister();
+    }
+  });
 });

@@ -9,10 +9,6 @@ type File = ReturnType<typeof bw2l.read>;
 /** The modes `convert --quantize` takes for a bw2l re-encode. */
 const QUANTIZE_MODES: readonly bw2l.QuantizeMode[] = ["fp16", "i8"];
 
-function isQuantizeMode(mode: string): mode is bw2l.QuantizeMode {
-  return (QUANTIZE_MODES as readonly string[]).includes(mode);
-}
-
 /** What the format offers beyond reading (see FormatCapabilities). */
 export const capabilities: FormatCapabilities<typeof bw2l, File> = {
   id: bw2l.id,
@@ -27,10 +23,7 @@ export const capabilities: FormatCapabilities<typeof bw2l, File> = {
       quantize === "i8" && file.version !== 1
         ? `--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${file.version}: use --quantize fp16`
         : undefined,
-    write: (file, quantize) => {
-      if (quantize === undefined) return bw2l.write(file);
-      if (!isQuantizeMode(quantize)) throw new RangeError(`bw2l: cannot quantize to ${quantize}`);
-      return bw2l.write(file, { quantize });
-    },
+    // (convert passes one of QUANTIZE_MODES or none)
+    write: (file, quantize) => bw2l.write(file, { quantize: QUANTIZE_MODES.find((mode) => mode === quantize) }),
   },
 };

@@ -3,7 +3,6 @@ import * as onnx from "../onnx.js";
 import type { FormatCapabilities } from "../types.js";
 import { externalStoredBytes } from "./external.js";
 import { planPatch } from "./patch.js";
-import { rewritePieces } from "./rewrite-from.js";
 
 /** The format's file object, as its read() returns it. */
 type File = ReturnType<typeof onnx.read>;
@@ -13,7 +12,6 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
   id: onnx.id,
   module: onnx,
   planPatch,
-  rewritePieces,
   externalData: true,
   storedBytesOutside: externalStoredBytes,
   edit: {
