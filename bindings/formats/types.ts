@@ -214,6 +214,11 @@ export interface FormatCapabilities<
   ): AsyncGenerator<Uint8Array> | undefined;
   /** Checks of a lazily opened file that reading its tensors does not make (npz: stored members' CRC-32s). */
   verifyFrom?(source: ByteSource, file: F): Promise<string[]>;
+  /**
+   * The format's TensorInfos describe stored bytes that decodeTensor alone turns into the tensor (safetensors, npy):
+   * patch copies them through and diff streams them in slices straight from the source.
+   */
+  readonly rawReadable?: boolean | undefined;
   /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
   readonly externalData?: boolean | undefined;
   /**

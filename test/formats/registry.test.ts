@@ -442,3 +442,27 @@ describe("export streams a format's own stored form through its tensorChunks cap
     }
   });
 });
+
+describe("patch copies stored bytes through for a format that declares rawReadable", () => {
+  it("the weights' loadTensor is never called when their format is rawReadable, and is without it", async () => {
+    let loads = 0;
+    const counting = {
+      ...reading,
+      loadTensor: (source: ByteSource, info: TensorInfo, options?: DecodeOptions) => {
+        loads++;
+        return reading.loadTensor(source, info, options);
+      },
+    };
+    for (const rawReadable of [true, false]) {
+      loads = 0;
+      const unregister = registerFormat(counting, { ...capabilities, rawReadable });
+      try {
+        const result = await patch(toyBytes([1.5, -2, 3.25]), fromBytes(toyBytes([7, 8, 9])));
+        expect(result.bytes).toEqual(toyBytes([7, 8, 9]));
+        expect(loads, `rawReadable ${rawReadable}`).toBe(rawReadable ? 0 : 1);
+      } finally {
+        unregister();
+      }
+    }
+  });
+});
