@@ -4,6 +4,7 @@
  */
 import { type LazyTensors, decodeInChunks } from "./export/stream.js";
 import { TruncatedError } from "./bytes/errors.js";
+import { capabilitiesOf } from "./formats/registry.js";
 import { type ByteSource, readExactly } from "./io/source.js";
 import { type DType, type NamedTensor, type TensorInfo, decodedDType, dtypeBytes, viewAs } from "./tensor.js";
 
@@ -66,8 +67,6 @@ export function elementReader(
 /** A lazy file with the source it reads from (what the CLI opens): its safetensors/npy tensors stream in slices. */
 type LazyWithSource = LazyTensors & { source?: ByteSource | undefined };
 
-/** Formats whose TensorInfo describes the tensor's plain bytes (decodeTensor alone reads them). */
-const RAW_READABLE = new Set(["safetensors", "npy"]);
 /** Elements compared per slice when streaming (a multiple of kernels.DIFF_CHUNK; 2 MiB of float32, cache-sized). */
 export const SLICE_ELEMENTS = 1 << 19;
 
@@ -75,7 +74,9 @@ function streamable(info: TensorInfo): boolean {
   const rowMajor = info.layout === "row-major" || info.shape.filter((d) => d !== 1).length <= 1;
   const size = dtypeBytes(info.dtype);
   return (
-    RAW_READABLE.has(info.format ?? "") &&
+    // the tensor's plain bytes (decodeTensor alone reads them): the format's rawReadable capability
+    info.format !== undefined &&
+    capabilitiesOf(info.format)?.rawReadable === true &&
     rowMajor &&
     (info.byteOrder === "le" || size === 1) &&
     FLOAT32_EXACT.has(info.dtype) &&

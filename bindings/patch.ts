@@ -134,8 +134,11 @@ async function planFor(
   const tensors: TensorsInput | LazyTensorsWithSource = isByteSource(weights)
     ? { ...(await readFromAny(weights)), source: weights }
     : weights;
-  const incoming = replacementsLazy(tensors, fn, (from, info) =>
-    info.format ? capabilitiesOf(info.format as FormatId)?.storedBytesOutside?.(from, info) : undefined,
+  const incoming = replacementsLazy(
+    tensors,
+    fn,
+    (from, info) => (info.format ? capabilitiesOf(info.format)?.storedBytesOutside?.(from, info) : undefined),
+    (info) => (info.format ? capabilitiesOf(info.format)?.rawReadable === true : false),
   );
   const { size } = await sourceSize(source);
   const opened = options.opened ?? (await readFromAny(source));

@@ -12,6 +12,7 @@ import {
   type NamedTensor,
   type TensorInfo,
   type DecodeOptions,
+  type Quantization,
   arrayInfo,
   isNarrowFloat,
   isStandardDType,
@@ -183,7 +184,7 @@ type ColumnMajorDecoder = (
   target: TypedArray,
   swap: boolean,
   widen: boolean,
-  dequantize: boolean,
+  dequantize: Quantization | undefined,
 ) => void;
 
 /** decodeTensor's column-major branch: the only code of decoding that needs the transpose kernels. */
@@ -193,10 +194,10 @@ function decodeColumnMajor(
   target: TypedArray,
   swap: boolean,
   widen: boolean,
-  dequantize: boolean,
+  dequantize: Quantization | undefined,
 ): void {
   const count = target.length;
-  if (!widen && !dequantize) {
+  if (!widen && dequantize === undefined) {
     // one pass straight from the (possibly unaligned) stored bytes into the row-major result, then the swap in
     // place (a transpose moves whole elements, so the order of the two does not matter); elements of any size
     columnToRowMajorElements(bytes, bytesOf(target), info.shape, dtypeBytes(info.dtype));
@@ -208,10 +209,10 @@ function decodeColumnMajor(
     const reordered = new Uint16Array(count);
     kernels.reorderColumnMajorBytes(halves, bytesOf(reordered), info.shape, 2);
     kernels.f16ToF32(reordered, target as Float32Array);
-  } else {
+  } else if (dequantize !== undefined) {
     // int8: reorder the stored bytes (a quarter of the result's), then dequantize into the result
     const reordered = kernels.columnToRowMajor(viewAs(info.dtype, bytes) as Int8Array, info.shape);
-    kernels.dequantizeI8(reordered, info.quantization!.scale, info.quantization!.offset, target as Float32Array);
+    kernels.dequantizeI8(reordered, dequantize.scale, dequantize.offset, target as Float32Array);
   }
 }
 
@@ -235,8 +236,9 @@ function decodeWith(
   }
   const converts = convertsToFloat32(info, options);
   const widen = converts && (info.dtype === "float16" || isNarrowFloat(info.dtype));
-  const dequantize = converts && info.dtype === "int8" && info.quantization !== undefined;
-  const cast = converts && !widen && !dequantize;
+  // the int8 quantization a float32 decode applies (only int8 that carries one is dequantized)
+  const dequantize = converts && info.dtype === "int8" ? info.quantization : undefined;
+  const cast = converts && !widen && dequantize === undefined;
   const dtype: DType = converts ? "float32" : info.dtype;
   const swap = info.byteOrder === "be" && swapWidth(info.dtype) > 1;
   const columnMajor = info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1;
@@ -292,12 +294,12 @@ function decodeRows(
   target: TypedArray,
   swap: boolean,
   widen: boolean,
-  dequantize: boolean,
+  dequantize: Quantization | undefined,
 ): void {
   const size = dtypeBytes(info.dtype);
   const width = swapWidth(info.dtype) as 2 | 4 | 8;
   const count = bytes.byteLength / size;
-  if (!widen && !dequantize) {
+  if (!widen && dequantize === undefined) {
     // copy a piece into its place and swap it there while it is in cache
     const out = bytesOf(target);
     const step = STAGE_ELEMENTS * size;
@@ -311,7 +313,7 @@ function decodeRows(
   const convert = (src: Uint16Array | Int8Array, from: number): void => {
     const dst = (target as Float32Array).subarray(from, from + src.length);
     if (widen) kernels.f16ToF32(src as Uint16Array, dst);
-    else kernels.dequantizeI8(src as Int8Array, info.quantization!.scale, info.quantization!.offset, dst);
+    else if (dequantize !== undefined) kernels.dequantizeI8(src as Int8Array, dequantize.scale, dequantize.offset, dst);
   };
   const ctor = widen ? Uint16Array : Int8Array;
   if (!swap && bytes.byteOffset % size === 0) {

@@ -6,7 +6,7 @@
 import type { Command } from "./command.js";
 import { stat, writeFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { FORMATS, formatModule } from "../any.js";
+import { FORMATS } from "../any.js";
 import { capabilitiesOf } from "../formats/registry.js";
 import { npyHeader } from "../export/npy.js";
 import { decodeInChunks } from "../export/stream.js";
@@ -278,37 +278,38 @@ async function convertFile(io: CliIO, input: string, output: string, options: Co
   }
   const bytes = await readWhole(input);
   const { module } = readWholeAny(bytes, input);
-  if ((options.quantize !== undefined || options.dtype !== undefined) && module.id !== "bw2l") {
-    throw new UsageError(
-      `--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`,
-    );
-  }
-  let file =
-    module.id === "bw2l" && options.dtype === "float32"
-      ? formatModule("bw2l").read(bytes, { dequantize: true })
-      : module.read(bytes);
-  let writeOptions: unknown;
-  if (module.id === "bw2l" && options.quantize === "i8" && (file as { version: number }).version !== 1) {
-    throw new UsageError(
-      `--quantize i8 needs a version 1 bw2l input (only version 1 layers carry a scale and offset); ${input} is version ${(file as { version: number }).version}: use --quantize fp16`,
-    );
-  }
-  if (module.id === "bw2l" && options.quantize) writeOptions = { quantize: options.quantize };
-  if (module.id === "tsm") {
-    const tsmFile = file as { container?: unknown };
-    if (ext === ".tsm" && tsmFile.container) file = { ...tsmFile, container: undefined };
-    if (ext === ".csta" && !tsmFile.container) {
-      const out = (await import("../formats/tsm.js")).writeCsta(
-        file as Parameters<typeof import("../formats/tsm.js").writeCsta>[0],
+  const capabilities = capabilitiesOf(module.id);
+  let out: Uint8Array;
+  let wrapping: string | undefined;
+  if (options.quantize !== undefined || options.dtype !== undefined) {
+    // another precision: only a format that declares the re-encode (bw2l) takes it
+    const reencode = capabilities?.reencode;
+    if (
+      reencode === undefined ||
+      (options.quantize !== undefined && !reencode.quantize.includes(options.quantize)) ||
+      (options.dtype !== undefined && !reencode.dtypes.includes(options.dtype))
+    ) {
+      throw new UsageError(
+        `--${options.quantize !== undefined ? "quantize" : "dtype"} applies to bw2l re-encodes and to .safetensors/.npy outputs; ${module.id} files are written as they are stored`,
       );
-      await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
-      print(io.stderr, `wrote ${output} (SeetaFace6 .csta container, ${out.length} bytes)`);
-      return 0;
+    }
+    const file = reencode.read(bytes, options.dtype);
+    const refusal = reencode.refusal(file, options.quantize, input);
+    if (refusal !== undefined) throw new UsageError(refusal);
+    out = reencode.write(file, options.quantize);
+  } else {
+    const file = module.read(bytes);
+    // a container format written in its other wrapping (.csta -> .tsm unwraps the module, .tsm -> .csta wraps it)
+    const containers = capabilities?.containers;
+    if (containers?.extensions.includes(ext) && containers.wrappingOf(file) !== ext) {
+      out = containers.rewrap(bytes, ext);
+      wrapping = containers.names?.[ext];
+    } else {
+      out = module.write(file);
     }
   }
-  const out = module.write(file, writeOptions);
   await writeAtomically(output, (temp) => writeFile(temp, out), { force: options.force ?? false });
-  print(io.stderr, `wrote ${output} (${module.id}, ${out.length} bytes)`);
+  print(io.stderr, `wrote ${output} (${wrapping ?? module.id}, ${out.length} bytes)`);
   return 0;
 }
 

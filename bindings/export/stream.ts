@@ -14,13 +14,12 @@
  *   ('drain'), and `end()` at the end (awaiting 'finish' or 'close') unless `{ end: false }`.
  * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
  */
-import { CorruptDataError } from "../bytes/errors.js";
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import { decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
 import { type ByteSource, readExactly } from "../io/source.js";
 import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from "../io/banded.js";
 import { checkTensor } from "./check.js";
-import { type NpzMemberRef, inflateMemberPieces } from "../formats/npz/members.js";
+import { capabilitiesOf } from "../formats/registry.js";
 import { streamsTypedField, typedFieldChunks } from "../formats/onnx/typed-chunks.js";
 import { isExternal, openExternal } from "../formats/onnx/external.js";
 import {
@@ -65,21 +64,28 @@ function streamsFrom(
 ): source is ByteSource {
   if (source === undefined) return false;
   if (isExternal(info)) return true; // an ONNX weight in an external file: read from that file in chunks
-  if (streamsInChunks(info) || streamsDeflated(info) || streamsTypedField(info)) return true;
+  if (streamsInChunks(info) || streamsTypedField(info)) return true;
   const plan = canReadBands(source) ? planBands(info, decode) : undefined;
   return plan !== undefined && plannedBytes(plan) > BAND_TUNING.bandBytes;
 }
 
-/** The pieces of a tensor for which streamsFrom() is true. */
+/**
+ * The pieces of a tensor streamed from `source`, or undefined for one loaded whole: a stored form of the format's
+ * own that it streams (its tensorChunks capability: npz's deflated members), else what streamsFrom() allows.
+ */
 function streamedPieces(
-  source: ByteSource,
+  source: ByteSource | undefined,
   info: TensorInfo,
   decode: DecodeOptions | undefined,
-): AsyncGenerator<Uint8Array> {
+): AsyncGenerator<Uint8Array> | undefined {
+  if (source === undefined) return undefined;
+  const own = info.format === undefined ? undefined : capabilitiesOf(info.format)?.tensorChunks;
+  const ownPieces = own?.(source, info, decode, STREAM_CHUNK_ELEMENTS);
+  if (ownPieces !== undefined) return ownPieces;
+  if (!streamsFrom(source, info, decode)) return undefined;
   if (isExternal(info)) return externalChunks(source, info, decode);
   if (streamsTypedField(info)) return typedFieldChunks(source, info, decode);
   if (streamsInChunks(info)) return tensorChunks(source, info, decode);
-  if (streamsDeflated(info)) return deflatedChunks(source, info as TensorInfo & { member: NpzMemberRef }, decode);
   return bandedChunks(source, planBands(info, decode)!, decode);
 }
 
@@ -93,80 +99,9 @@ export async function* decodeInChunks(
   info: TensorInfo,
   decode: DecodeOptions | undefined,
 ): AsyncGenerator<Uint8Array> {
-  if (streamsFrom(file.source, info, decode)) yield* streamedPieces(file.source, info, decode);
+  const pieces = streamedPieces(file.source, info, decode);
+  if (pieces !== undefined) yield* pieces;
   else yield dataBytes(await file.loadTensor(info, decode));
-}
-
-/**
- * A large deflated npz member holding a row-major (or 1-D) tensor: it inflates into pieces that are decoded as
- * they come (an honestly declared 2 GiB member of a 2 MB file never sits in memory whole).
- */
-function streamsDeflated(info: TensorInfo): boolean {
-  const member = (info as { member?: NpzMemberRef }).member;
-  if (member?.method !== "deflated") return false;
-  if (info.layout === "column-major" && info.shape.filter((d) => d > 1).length > 1) return false;
-  const size = dtypeBytes(info.dtype);
-  return size > 0 && info.byteLength === elementCount(info.shape) * size && info.byteLength > STREAM_CHUNK_ELEMENTS * 4;
-}
-
-/** The pieces of a streamed deflated member: its data (after the .npy header) decoded STREAM_CHUNK_ELEMENTS at a time. */
-async function* deflatedChunks(
-  source: ByteSource,
-  info: TensorInfo & { member: NpzMemberRef },
-  decode: DecodeOptions | undefined,
-): AsyncGenerator<Uint8Array> {
-  const { member, ...plain } = info;
-  const format = info.format ?? "npz";
-  const size = dtypeBytes(info.dtype);
-  const pieceBytes = STREAM_CHUNK_ELEMENTS * size;
-  let skip = member.arrayOffset;
-  let left = info.byteLength;
-  let piece = new Uint8Array(Math.min(pieceBytes, left));
-  let filled = 0;
-  let done = 0;
-  const decoded = (bytes: Uint8Array): Uint8Array => {
-    const part: TensorInfo = {
-      ...plain,
-      shape: [bytes.length / size],
-      byteOffset: info.byteOffset,
-      byteLength: bytes.length,
-      layout: "row-major",
-    };
-    return dataBytes(decodeTensor(bytes, part, { dtype: decode?.dtype }, format));
-  };
-  for await (let chunk of inflateMemberPieces(
-    source,
-    member,
-    format,
-    `members[${JSON.stringify(`${info.name}.npy`)}].data`,
-  )) {
-    if (skip > 0) {
-      const drop = Math.min(skip, chunk.length);
-      skip -= drop;
-      chunk = chunk.subarray(drop);
-    }
-    while (chunk.length > 0 && left > 0) {
-      const take = Math.min(chunk.length, piece.length - filled, left);
-      piece.set(chunk.subarray(0, take), filled);
-      filled += take;
-      left -= take;
-      chunk = chunk.subarray(take);
-      if (filled === piece.length) {
-        yield decoded(piece);
-        done += piece.length;
-        piece = new Uint8Array(Math.min(pieceBytes, left)); // a fresh one: the piece handed out may be a view of the last
-        filled = 0;
-      }
-    }
-  }
-  if (done !== info.byteLength) {
-    throw new CorruptDataError(
-      format,
-      `the inflated member holds ${done + filled} bytes of data, the header says ${info.byteLength}`,
-      member.dataOffset,
-      `members[${JSON.stringify(`${info.name}.npy`)}].data`,
-    );
-  }
 }
 
 /**
@@ -259,22 +194,25 @@ export async function writeSafetensorsTo(
     await writer.write(plan.header);
     written += plan.header.length;
     // the next tensor loads while the sink takes the previous one
-    const chunked = (k: number): boolean => {
+    // the pieces of tensor k when it streams (not started: a generator runs only when iterated), or undefined
+    const chunks = (k: number): AsyncGenerator<Uint8Array> | undefined => {
       const slot = plan.layout[k];
-      return slot !== undefined && infos !== undefined && streamsFrom(lazy?.source, infos[slot.index]!, options.decode);
+      const info = slot === undefined ? undefined : infos?.[slot.index];
+      return info === undefined ? undefined : streamedPieces(lazy?.source, info, options.decode);
     };
     const load = (k: number): Promise<NamedTensor> | undefined => {
       const slot = plan.layout[k];
-      if (!slot || chunked(k)) return undefined;
+      if (!slot || chunks(k) !== undefined) return undefined;
       return lazy ? lazy.loadTensor(infos![slot.index]!, options.decode) : Promise.resolve(eager![slot.index]!);
     };
     let next = load(0);
     for (let k = 0; k < plan.layout.length; k++) {
       const slot = plan.layout[k]!;
-      if (chunked(k)) {
+      const pieces = chunks(k);
+      if (pieces !== undefined) {
         // a large tensor: read, decode and write 16 MiB (a chunk or a band of rows) at a time
         let bytes = 0;
-        for await (const piece of streamedPieces(lazy!.source!, infos![slot.index]!, options.decode)) {
+        for await (const piece of pieces) {
           await writer.write(piece);
           bytes += piece.length;
         }
@@ -343,12 +281,10 @@ export async function writeNpyTo(
   tensor: NamedTensor | LazyTensorRef,
   options: Pick<StreamWriteOptions, "end"> = {},
 ): Promise<number> {
-  if (isLazyRef(tensor) && streamsFrom(tensor.file.source, tensor.info, tensor.decode)) {
+  const chunks = isLazyRef(tensor) ? streamedPieces(tensor.file.source, tensor.info, tensor.decode) : undefined;
+  if (isLazyRef(tensor) && chunks !== undefined) {
     const { info, decode } = tensor;
-    const pieces = [
-      npyHeader(decodedDType(info, decode), info.shape),
-      streamedPieces(tensor.file.source, info, decode),
-    ];
+    const pieces = [npyHeader(decodedDType(info, decode), info.shape), chunks];
     return writePiecesTo(sink, pieces, { end: options.end, caller: "writeNpyTo" });
   }
   const loaded = isLazyRef(tensor) ? await tensor.file.loadTensor(tensor.info, tensor.decode) : tensor;

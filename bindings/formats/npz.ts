@@ -20,7 +20,7 @@ import { type DecodeOptions, type NamedTensor, type TensorInfo, decodeTensor } f
 import type { EmbeddedBlob, InspectResult } from "./types.js";
 import { encodeHeader } from "./npy/parse.js";
 import { arrayInfo, arrayWarnings, headerMeta, inspectRow } from "./npy/view.js";
-import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember } from "./npz/members.js";
+import { type NpzMember, type NpzMemberRef, checkCrc, hex8, inflateMember, memberOf } from "./npz/members.js";
 import { type NpzFile, parseFile } from "./npz/reader.js";
 import { crc32 } from "./npz/zip.js";
 import { checkWriterInput } from "../bytes/arguments.js";
@@ -134,7 +134,7 @@ export async function loadTensor(
   info: TensorInfo,
   options: DecodeOptions = {},
 ): Promise<NamedTensor> {
-  const member = (info as Partial<NpzTensorInfo>).member;
+  const member = memberOf(info);
   if (!member || member.method === "stored") return lazy.loadTensor(source, info, { ...options, format: id });
   const field = `members[${JSON.stringify(`${info.name}.npy`)}].data`;
   const compressed = await readExactly(source, member.dataOffset, member.compressedSize, id, field);

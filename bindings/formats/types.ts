@@ -156,6 +156,43 @@ export type FormatGraph =
     };
 
 /**
+ * Container relations of a format (tsm: `.tsm` ↔ `.csta`): extensions a file may be written as that wrap the same
+ * content differently, and how to re-wrap it.
+ * @internal
+ */
+export interface FormatContainers<F = unknown> {
+  /** The extensions, each one wrapping (`.csta`: the module inside a SeetaFace6 container; `.tsm`: bare). */
+  readonly extensions: readonly string[];
+  /** The one of `extensions` whose wrapping a read file has (`.csta` for a tsm file read from a container). */
+  wrappingOf(file: F): string;
+  /** What a wrapping is called in "wrote OUT (…)" when not the format's id (`.csta`: SeetaFace6 .csta container). */
+  readonly names?: Readonly<Record<string, string>> | undefined;
+  /** The file of `bytes` (a file of this format) re-wrapped as `extension`. */
+  rewrap(bytes: Uint8Array, extension: string): Uint8Array;
+}
+
+/**
+ * A re-encode of a file in its own format with another precision (`convert IN OUT --dtype float32` or `--quantize
+ * MODE`, where OUT is IN's format): bw2l stores its layer params as float32, float16 or int8.
+ * @internal
+ */
+export interface FormatReencoding<F = unknown> {
+  /** The `--dtype` values it takes. */
+  readonly dtypes: readonly string[];
+  /** The `--quantize` modes it takes. */
+  readonly quantize: readonly string[];
+  /** Reads the file to re-encode, its tensors widened to `dtype` when given (one of `dtypes`). */
+  read(bytes: Uint8Array, dtype: string | undefined): F;
+  /**
+   * Why `quantize` cannot re-encode this file (`input` is its path, for the message), or undefined when it can (bw2l:
+   * int8 needs a version 1 file).
+   */
+  refusal(file: F, quantize: string | undefined, input: string): string | undefined;
+  /** The file's bytes, its params stored as `quantize` (one of `quantize`) when given. */
+  write(file: F, quantize: string | undefined): Uint8Array;
+}
+
+/**
  * What a format offers beyond reading, each optional: callers (patch, the CLI, the inspector) ask for one of
  * these rather than compare format ids. `M` is the format's module (its facade namespace), `F` its file object.
  * @internal
@@ -177,8 +214,25 @@ export interface FormatCapabilities<
     incoming: ReadonlyMap<string, Incoming>,
     options: ReplaceOptions,
   ): Promise<PatchPlan>;
+  /**
+   * The decoded bytes of a tensor (an info of this format's tensorInfos()) streamed from the file's source in pieces
+   * of `pieceElements` elements, when the format stores it in a form of its own that decodes piece by piece (npz: a
+   * large deflated member, inflated as it comes); undefined for a tensor it does not stream so (export then reads it
+   * plainly or loads it whole).
+   */
+  tensorChunks?(
+    source: ByteSource,
+    info: TensorInfo,
+    decode: DecodeOptions | undefined,
+    pieceElements: number,
+  ): AsyncGenerator<Uint8Array> | undefined;
   /** Checks of a lazily opened file that reading its tensors does not make (npz: stored members' CRC-32s). */
   verifyFrom?(source: ByteSource, file: F): Promise<string[]>;
+  /**
+   * The format's TensorInfos describe stored bytes that decodeTensor alone turns into the tensor (safetensors, npy):
+   * patch copies them through and diff streams them in slices straight from the source.
+   */
+  readonly rawReadable?: boolean | undefined;
   /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
   readonly externalData?: boolean | undefined;
   /**
@@ -200,8 +254,9 @@ export interface FormatCapabilities<
    * Container relations: extensions a patched file may be written as that wrap the same content differently
    * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.
    */
-  readonly containers?:
-    { readonly extensions: readonly string[]; rewrap(bytes: Uint8Array, extension: string): Uint8Array } | undefined;
+  readonly containers?: FormatContainers<F> | undefined;
+  /** Re-encodes in the format's own file with another precision (`convert --dtype`, `--quantize`: bw2l). */
+  readonly reencode?: FormatReencoding<F> | undefined;
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */
   readonly convertsTo?: readonly FormatId[] | undefined;
   /** A format whose models this one embeds by name (april: its ONNX networks `encoder`, `decoder`, `joiner`). */

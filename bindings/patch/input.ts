@@ -67,8 +67,6 @@ export type LazyTensorsWithSource = LazyTensors & {
   source?: ByteSource | undefined;
 };
 
-/** Formats whose TensorInfo describes bytes that decodeTensor alone turns into the tensor. */
-const RAW_READABLE = new Set(["safetensors", "npy"]);
 /** Bytes per read when streaming stored bytes. */
 const RAW_CHUNK = 8 << 20;
 
@@ -78,10 +76,21 @@ const RAW_CHUNK = 8 << 20;
  */
 export type OutsideRawAccess = (source: ByteSource, info: TensorInfo) => Incoming["raw"];
 
-function rawAccess(source: ByteSource, info: TensorInfo, outside: OutsideRawAccess | undefined): Incoming["raw"] {
+/**
+ * True when a weight's TensorInfo describes stored bytes that decodeTensor alone turns into the tensor, so that a
+ * patch may copy them through (patch.ts answers from the format's `rawReadable` capability: safetensors, npy).
+ */
+export type RawReadable = (info: TensorInfo) => boolean;
+
+function rawAccess(
+  source: ByteSource,
+  info: TensorInfo,
+  outside: OutsideRawAccess | undefined,
+  readable: RawReadable | undefined,
+): Incoming["raw"] {
   const elsewhere = outside?.(source, info);
   if (elsewhere) return elsewhere;
-  if (!RAW_READABLE.has(info.format ?? "")) return undefined;
+  if (!readable?.(info)) return undefined;
   const readInto = source.readInto?.bind(source);
   return {
     info,
@@ -195,6 +204,7 @@ export function replacementsLazy(
   input: TensorsInput | LazyTensorsWithSource,
   fn: string,
   outside?: OutsideRawAccess,
+  readable?: RawReadable,
 ): Map<string, Incoming> {
   const out = new Map<string, Incoming>();
   if (isLazy(input)) {
@@ -204,7 +214,7 @@ export function replacementsLazy(
         throw patchError("conflict", `tensorfile: ${fn}: the weights hold two tensors named "${info.name}"`, {
           tensor: info.name,
         });
-      const raw = source && typeof source.read === "function" ? rawAccess(source, info, outside) : undefined;
+      const raw = source && typeof source.read === "function" ? rawAccess(source, info, outside, readable) : undefined;
       out.set(info.name, {
         name: info.name,
         dtype: info.dtype,

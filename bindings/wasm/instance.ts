@@ -136,8 +136,9 @@ export function kernelsIn<E>(home: KernelMemory, family: KernelFamily<E>): E {
     const module = familyModule(family);
     if (!module) throw new Error(`tensorfile: the WebAssembly ${family.name} kernels are unavailable`);
     // the kernels import only their memory (built with --use abort=: no abort import) and take and return
-    // numbers, so the raw instance is all the glue there is
-    exports = new WebAssembly.Instance(module, { env: { memory: home.memory } }).exports as unknown as E;
+    // numbers, so the raw instance is all the glue there is; E is the interface scripts/build-wasm.mjs generated
+    // from the same assembly/ sources as the family's bytes, the one place a type meets the untyped module
+    exports = new WebAssembly.Instance(module, { env: { memory: home.memory } }).exports as E;
     if ((exports as FamilyCommonExports).staticEnd() > SCRATCH_OFFSET) {
       throw new Error(`tensorfile: the ${family.name} kernels' static data overlaps the scratch area`);
     }

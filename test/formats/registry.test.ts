@@ -17,6 +17,7 @@ import {
   readAny,
   readFromAny,
 } from "../../bindings/any.js";
+import { decodeInChunks } from "../../bindings/export/stream.js";
 import { runCli } from "../../bindings/cli/run.js";
 import { CAPABILITIES, READINGS, capabilitiesOf, readingOf, registerFormat } from "../../bindings/formats/registry.js";
 import type {
@@ -295,4 +296,173 @@ describe("a format added through the registry alone", () => {
         unregister();
       }
     }));
+});
+
+// ------------------------------------------------------------------------------------------------------------------
+// `convert IN OUT` in IN's own format asks the format's capabilities (reencode, containers), never
+// its id: the toy format declares each and the CLI (in process) follows it.
+
+/** Runs the CLI in process; resolves to its exit status and what it printed on standard error. */
+async function runQuietly(args: string[]): Promise<{ status: number; err: string }> {
+  let err = "";
+  const io = {
+    stdout: { write: () => true },
+    stderr: { write: (t: string) => ((err += t), true) },
+  } as never;
+  const status = await runCli(args, io);
+  return { status, err };
+}
+
+/** Runs `body` with a temporary folder holding model.toy (the values 1.5, -2, 3.25). */
+async function inToyFolder<T>(body: (dir: string, model: string) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "tensorfile-toy-convert-"));
+  try {
+    const model = join(dir, "model.toy");
+    writeFileSync(model, toyBytes([1.5, -2, 3.25]));
+    return await body(dir, model);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("convert in the input's own format, through the format's capabilities", () => {
+  const reencoding: FormatCapabilities<FormatModule<unknown, never, never>, ToyFile> = {
+    ...capabilities,
+    reencode: {
+      dtypes: ["float32"],
+      quantize: ["fp16"],
+      read: (bytes) => toy.read(bytes),
+      refusal: (file, quantize) => (file.count > 2 && quantize === "fp16" ? undefined : "toy: cannot quantize this"),
+      // a re-encode the test can tell from write(): the values halved
+      write: (file) => toyBytes([0.75, -1, 1.625].slice(0, file.count)),
+    },
+  };
+
+  it("--quantize and --dtype go to the format's reencode capability", () =>
+    inToyFolder(async (dir, model) => {
+      const unregister = registerFormat(reading, reencoding);
+      try {
+        const out = join(dir, "half.toy");
+        const { status, err } = await runQuietly(["convert", model, out, "--quantize", "fp16"]);
+        expect(status, err).toBe(0);
+        expect(new Uint8Array(readFileSync(out))).toEqual(toyBytes([0.75, -1, 1.625]));
+        expect(err).toContain(`wrote ${out} (toy, 20 bytes)`);
+        // the hostile cases: a mode the format does not take, and one its refusal turns down for this file
+        const i8 = await runQuietly(["convert", model, join(dir, "i8.toy"), "--quantize", "i8"]);
+        expect(i8.status).toBe(2);
+        expect(i8.err).toMatch(/--quantize applies to bw2l re-encodes .*; toy files are written as they are stored/);
+      } finally {
+        unregister();
+      }
+      const refusing = {
+        ...reencoding,
+        reencode: { ...reencoding.reencode!, refusal: () => "toy: cannot quantize this" },
+      };
+      const unregisterRefusing = registerFormat(reading, refusing);
+      try {
+        const refused = await runQuietly(["convert", model, join(dir, "refused.toy"), "--quantize", "fp16"]);
+        expect(refused.status).toBe(2);
+        expect(refused.err).toContain("toy: cannot quantize this");
+      } finally {
+        unregisterRefusing();
+      }
+    }));
+
+  it("a format without the reencode capability refuses --dtype (exit 2)", () =>
+    inToyFolder(async (dir, model) => {
+      await withToy(async () => {
+        const { status, err } = await runQuietly(["convert", model, join(dir, "wide.toy"), "--dtype", "float32"]);
+        expect(status).toBe(2);
+        expect(err).toMatch(/--dtype applies to bw2l re-encodes .*; toy files are written as they are stored/);
+      });
+    }));
+
+  it("an extension of its containers capability re-wraps the file; its own wrapping is written as it is", () =>
+    inToyFolder(async (dir, model) => {
+      const wrapped = { ...toy, extensions: [".toy", ".toyc"] };
+      const unregister = registerFormat(
+        { ...reading, extensions: wrapped.extensions },
+        {
+          ...capabilities,
+          module: wrapped,
+          containers: {
+            extensions: [".toy", ".toyc"],
+            wrappingOf: () => ".toy",
+            names: { ".toyc": "toy container" },
+            rewrap: (bytes) => new Uint8Array([...bytes, 0xff]),
+          },
+        },
+      );
+      try {
+        const out = join(dir, "model.toyc");
+        const { status, err } = await runQuietly(["convert", model, out]);
+        expect(status, err).toBe(0);
+        expect(new Uint8Array(readFileSync(out))).toEqual(new Uint8Array([...toyBytes([1.5, -2, 3.25]), 0xff]));
+        expect(err).toContain(`wrote ${out} (toy container, 21 bytes)`);
+        const same = join(dir, "same.toy");
+        expect((await runQuietly(["convert", model, same])).status).toBe(0);
+        expect(new Uint8Array(readFileSync(same))).toEqual(toyBytes([1.5, -2, 3.25]));
+      } finally {
+        unregister();
+      }
+    }));
+});
+
+describe("export streams a format's own stored form through its tensorChunks capability", () => {
+  it("decodeInChunks asks the format of the info, and loads whole when it declines", async () => {
+    const bytes = toyBytes([1.5, -2, 3.25]);
+    const asked: number[] = [];
+    const unregister = registerFormat(reading, {
+      ...capabilities,
+      tensorChunks: (_source, info, _decode, pieceElements) => {
+        asked.push(pieceElements);
+        if (info.name !== "values") return undefined;
+        return (async function* () {
+          yield new Uint8Array([1, 2]);
+          yield new Uint8Array([3]);
+        })();
+      },
+    });
+    try {
+      const source = fromBytes(bytes);
+      const lazy = await readFromAny(source);
+      const info = lazy.tensorInfos()[0]!;
+      const pieces: number[][] = [];
+      for await (const piece of decodeInChunks({ ...lazy, source }, info, undefined)) pieces.push([...piece]);
+      expect(pieces).toEqual([[1, 2], [3]]);
+      expect(asked.length).toBeGreaterThan(0);
+      // declined (another name): the tensor is loaded whole, as one piece of its decoded bytes
+      const whole: Uint8Array[] = [];
+      for await (const piece of decodeInChunks({ ...lazy, source }, { ...info, name: "other" }, undefined))
+        whole.push(piece);
+      expect(whole).toHaveLength(1);
+      expect(Array.from(new Float32Array(whole[0]!.slice().buffer))).toEqual([1.5, -2, 3.25]);
+    } finally {
+      unregister();
+    }
+  });
+});
+
+describe("patch copies stored bytes through for a format that declares rawReadable", () => {
+  it("the weights' loadTensor is never called when their format is rawReadable, and is without it", async () => {
+    let loads = 0;
+    const counting = {
+      ...reading,
+      loadTensor: (source: ByteSource, info: TensorInfo, options?: DecodeOptions) => {
+        loads++;
+        return reading.loadTensor(source, info, options);
+      },
+    };
+    for (const rawReadable of [true, false]) {
+      loads = 0;
+      const unregister = registerFormat(counting, { ...capabilities, rawReadable });
+      try {
+        const result = await patch(toyBytes([1.5, -2, 3.25]), fromBytes(toyBytes([7, 8, 9])));
+        expect(result.bytes).toEqual(toyBytes([7, 8, 9]));
+        expect(loads, `rawReadable ${rawReadable}`).toBe(rawReadable ? 0 : 1);
+      } finally {
+        unregister();
+      }
+    }
+  });
 });

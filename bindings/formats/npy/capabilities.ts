@@ -9,5 +9,6 @@ type File = ReturnType<typeof npy.read>;
 export const capabilities: FormatCapabilities<typeof npy, File> = {
   id: npy.id,
   module: npy,
+  rawReadable: true,
   unnamedTensor: () => "a .npy file: it holds one tensor and no name; give the name with --tensor NAME",
 };

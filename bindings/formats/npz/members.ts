@@ -54,6 +54,27 @@ export interface NpzMemberRef {
   crc32: number;
 }
 
+/**
+ * The member an npz TensorInfo (from tensorInfos()) carries, or undefined for an info without one (built by hand,
+ * or another format's): checked field by field, so that a caller never trusts a cast.
+ */
+export function memberOf(info: object): NpzMemberRef | undefined {
+  const member: unknown = "member" in info ? info.member : undefined;
+  return isMemberRef(member) ? member : undefined;
+}
+
+function isMemberRef(value: unknown): value is NpzMemberRef {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    "method" in value &&
+    (value.method === "stored" || value.method === "deflated") &&
+    ["dataOffset", "compressedSize", "size", "arrayOffset", "crc32"].every(
+      (key) => typeof Reflect.get(value, key) === "number",
+    )
+  );
+}
+
 /** The member's name with its ".npy" cut off; CORRUPT for names that are not .npy files. */
 export function tensorName(entry: ZipEntry, index: number, format: string): string {
   if (!entry.name.endsWith(".npy") || entry.name.length === 4) {

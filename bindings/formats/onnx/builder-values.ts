@@ -152,12 +152,15 @@ export function float32(value: unknown, what: string): number {
   return value;
 }
 
-export function plainObject(value: unknown, what: string): Record<string, unknown> {
+export function plainObject<T extends object = Record<string, unknown>>(value: unknown, what: string): Unchecked<T> {
   if (value === null || typeof value !== "object" || Array.isArray(value) || ArrayBuffer.isView(value)) {
     throw new TypeError(`onnx.create: ${what} must be an object, not ${describe(value)}`);
   }
-  return value as Record<string, unknown>;
+  return value;
 }
+
+/** An input object as create() receives it: the fields of `T`, each still to be checked (so `unknown`). */
+export type Unchecked<T extends object> = { readonly [K in keyof T]?: unknown };
 
 /** A dtype: a name of ONNX_DTYPES or a TensorProto.DataType code (for tensors, one this writer can store). */
 export function dtypeCode(dtype: unknown, what: string, forTensor: boolean): number {
@@ -291,7 +294,7 @@ function tensorBytes(code: number, data: unknown, what: string): Uint8Array {
  * an edit's new tensor from it.
  */
 export function tensorInputBytes(
-  input: OnnxTensorInput,
+  input: unknown,
   where = "tensor",
 ): {
   dataType: number;
@@ -300,7 +303,7 @@ export function tensorInputBytes(
   name: string | undefined;
   docString: string | undefined;
 } {
-  const t = plainObject(input, where) as unknown as OnnxTensorInput;
+  const t = plainObject<OnnxTensorInput>(input, where);
   const name = optionalText(t.name, `${where}.name`);
   const what = name === undefined ? where : `${where} "${name}"`;
   const code = dtypeCode(t.dtype, what, true);
@@ -323,7 +326,7 @@ export function tensorInputBytes(
   return { dataType: code, bytes, dims, name, docString };
 }
 
-export function writeTensor(w: ProtoWriter, input: OnnxTensorInput, where: string): void {
+export function writeTensor(w: ProtoWriter, input: unknown, where: string): void {
   const { dataType: code, bytes, dims, name, docString } = tensorInputBytes(input, where);
   if (dims.length > 0) w.packedVarintField(1, dims);
   w.uintField(2, code);
@@ -332,12 +335,13 @@ export function writeTensor(w: ProtoWriter, input: OnnxTensorInput, where: strin
   if (docString) w.stringField(12, docString);
 }
 
-export function listOf<T>(value: readonly T[] | undefined, what: string, optional = false): readonly T[] {
+export function listOf<T = unknown>(value: unknown, what: string, optional = false): readonly T[] {
   if (value === undefined && optional) return [];
   if (!Array.isArray(value)) {
     throw new TypeError(
       `tensorfile: onnx.create(): ${what} must be an array${optional ? " (or left out)" : ""}, not ${value === null ? "null" : typeof value}`,
     );
   }
+  // (the items are the caller's to check)
   return value as readonly T[];
 }

@@ -185,8 +185,8 @@ const ATTR = {
   graphs: 10,
 } as const;
 
-function writeValueInfo(w: ProtoWriter, input: OnnxValueInfoInput, where: string): void {
-  const v = plainObject(input, where) as unknown as OnnxValueInfoInput;
+function writeValueInfo(w: ProtoWriter, input: unknown, where: string): void {
+  const v = plainObject<OnnxValueInfoInput>(input, where);
   const name = text(v.name, `${where}.name`);
   const what = `${where} "${name}"`;
   const code = dtypeCode(v.dtype, what, false);
@@ -239,9 +239,9 @@ function normaliseAttribute(value: unknown, what: string): OnnxAttributeInput {
     }
     return { type: "floats", value: value.map((v, i) => float32(v, `${what}[${i}]`)) };
   }
-  const a = plainObject(value, what) as unknown as OnnxAttributeInput;
+  const a = plainObject<OnnxAttributeInput>(value, what);
   const items = <T>(list: unknown, check: (item: unknown, at: string) => T): T[] =>
-    listOf(list as readonly unknown[], `${what}.value`).map((v, i) => check(v, `${what}.value[${i}]`));
+    listOf(list, `${what}.value`).map((v, i) => check(v, `${what}.value[${i}]`));
   switch (a.type) {
     case "float":
       return { type: "float", value: float32(a.value, `${what}.value`) };
@@ -249,9 +249,11 @@ function normaliseAttribute(value: unknown, what: string): OnnxAttributeInput {
       return { type: "int", value: int64(a.value, `${what}.value`) };
     case "string":
       return { type: "string", value: a.value instanceof Uint8Array ? a.value : text(a.value, `${what}.value`) };
+    // a tensor or graph is checked field by field as it is written (writeTensor, writeGraph)
     case "tensor":
+      return { type: "tensor", value: a.value as OnnxTensorInput };
     case "graph":
-      return a;
+      return { type: "graph", value: a.value as OnnxGraphInput };
     case "floats":
       return { type: "floats", value: items(a.value, float32) };
     case "ints":
@@ -259,11 +261,11 @@ function normaliseAttribute(value: unknown, what: string): OnnxAttributeInput {
     case "strings":
       return { type: "strings", value: items(a.value, (v, at) => (v instanceof Uint8Array ? v : text(v, at))) };
     case "tensors":
-      return { type: "tensors", value: listOf(a.value, `${what}.value`) };
+      return { type: "tensors", value: listOf<OnnxTensorInput>(a.value, `${what}.value`) };
     case "graphs":
-      return { type: "graphs", value: listOf(a.value, `${what}.value`) };
+      return { type: "graphs", value: listOf<OnnxGraphInput>(a.value, `${what}.value`) };
     default:
-      throw new TypeError(`onnx.create: ${what} has an unknown type ${describe((a as { type?: unknown }).type)}`);
+      throw new TypeError(`onnx.create: ${what} has an unknown type ${describe(a.type)}`);
   }
 }
 
@@ -309,8 +311,8 @@ function writeAttribute(w: ProtoWriter, name: string, input: unknown, where: str
   w.uintField(20, ATTR[a.type]);
 }
 
-function writeNode(w: ProtoWriter, input: OnnxNodeInput, where: string): void {
-  const n = plainObject(input, where) as unknown as OnnxNodeInput;
+function writeNode(w: ProtoWriter, input: unknown, where: string): void {
+  const n = plainObject<OnnxNodeInput>(input, where);
   const name = optionalText(n.name, `${where}.name`);
   const what = name === undefined ? where : `${where} "${name}"`;
   const inputs = listOf(n.inputs, `${what}.inputs`).map((v, i) => text(v, `${what}.inputs[${i}]`));

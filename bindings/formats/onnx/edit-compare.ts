@@ -104,6 +104,18 @@ export function sameType(a: OnnxValueType, b: OnnxValueType): boolean {
   return a.kind === b.kind && a.elemType === b.elemType && sameShape(a.shape, b.shape);
 }
 
+/** True for an object shaped as a read OnnxTensor (what a message of kind "tensor" is): its storage, frames and dims. */
+function isTensorMessage(value: object): value is OnnxTensor {
+  return (
+    "storage" in value &&
+    typeof value.storage === "string" &&
+    "frames" in value &&
+    Array.isArray(value.frames) &&
+    "dims" in value &&
+    Array.isArray(value.dims)
+  );
+}
+
 /** The placeholder read() gives a sparse tensor's absent values/indices (never written). */
 export function isAbsentTensor(t: OnnxTensor): boolean {
   return (
@@ -200,10 +212,7 @@ export class EditComparer {
     // read from other bytes (another model, a lazy open): its frame says nothing about these bytes
     if (origin !== undefined && origin !== this.bytes) return undefined;
     let frame = messageFrames.get(value);
-    if (!frame && kind === "tensor") {
-      const frames = (value as unknown as OnnxTensor).frames;
-      frame = Array.isArray(frames) ? frames[frames.length - 1] : undefined;
-    }
+    if (!frame && kind === "tensor" && isTensorMessage(value)) frame = value.frames[value.frames.length - 1];
     if (!frame) return undefined;
     const old = this.stored.at.get(frame.bodyStart);
     const oldFrame = old && messageFrames.get(old);
@@ -217,8 +226,10 @@ export class EditComparer {
     if (value === undefined || old === undefined) return value === old;
     if (
       kind === "tensor" &&
-      isAbsentTensor(value as unknown as OnnxTensor) &&
-      isAbsentTensor(old as unknown as OnnxTensor)
+      isTensorMessage(value) &&
+      isAbsentTensor(value) &&
+      isTensorMessage(old) &&
+      isAbsentTensor(old)
     )
       return true;
     const b = this.base(kind, value);

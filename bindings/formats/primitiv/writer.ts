@@ -231,15 +231,17 @@ export function isParameterPart(value: unknown): value is PrimitivParameter {
  */
 export function asFile(input: PrimitivFileLike, caller = "primitiv.write"): PrimitivFile {
   const value: unknown = input;
-  if (isRecord(value) && "dataType" in value) return value as unknown as PrimitivFile; // an unknown dataType is the writer's UNSUPPORTED
-  if (isRecord(value) && Array.isArray(value.parameters))
-    return { dataType: "model", model: value as unknown as PrimitivModel };
-  if (isParameterPart(value)) return { dataType: "parameter", parameter: value };
-  if (isTensorPart(value)) return { dataType: "tensor", tensor: value };
-  if (isRecord(value) && value.uintConfigs instanceof Map && value.floatConfigs instanceof Map)
-    return { dataType: "optimizer", optimizer: value as unknown as PrimitivOptimizer };
-  if (isRecord(value) && Array.isArray(value.dims) && typeof value.batch === "number")
-    return { dataType: "shape", shape: value as unknown as PrimitivShape };
+  // (`in` narrows the union; JavaScript callers may pass anything, hence isRecord first)
+  if (isRecord(value)) {
+    if ("dataType" in input) return input; // an unknown dataType is the writer's UNSUPPORTED
+    if ("parameters" in input && Array.isArray(input.parameters)) return { dataType: "model", model: input };
+    if (isParameterPart(input)) return { dataType: "parameter", parameter: input };
+    if (isTensorPart(input)) return { dataType: "tensor", tensor: input };
+    if ("uintConfigs" in input && input.uintConfigs instanceof Map && input.floatConfigs instanceof Map)
+      return { dataType: "optimizer", optimizer: input };
+    if ("dims" in input && Array.isArray(input.dims) && typeof input.batch === "number")
+      return { dataType: "shape", shape: input };
+  }
   const shown = isRecord(value)
     ? `an object with keys ${Object.keys(value).slice(0, 6).join(", ") || "(none)"}`
     : String(value);

@@ -9,4 +9,5 @@ type File = ReturnType<typeof safetensors.read>;
 export const capabilities: FormatCapabilities<typeof safetensors, File> = {
   id: safetensors.id,
   module: safetensors,
+  rawReadable: true,
 };

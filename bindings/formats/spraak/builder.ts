@@ -129,7 +129,7 @@ export function matrix(values: TypedArray | readonly (readonly number[])[], opti
     type = options.type ?? natural;
     if (!isMatrixType(type)) throw new RangeError(`${id}: unknown TYPE ${String(type)}`);
     const wantCtor = CTORS[type];
-    if (given instanceof (wantCtor as unknown as typeof Uint8Array)) flat = given;
+    if (given instanceof wantCtor) flat = given;
     else {
       flat = new wantCtor(given.length);
       const big = type === "I64" || type === "U64";

@@ -182,7 +182,7 @@ function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowG
   };
   const { meta } = describe(keys, kind, where, id);
   const dataOffset = r.pos;
-  const file: SpraakFile = {
+  return {
     kind,
     magicLine,
     lines,
@@ -194,10 +194,8 @@ function parse(r: ByteReader, options: SpraakReadOptions, eager: boolean, allowG
     keys,
     meta,
     dataOffset,
-    data: undefined as unknown as SpraakData,
+    data: readData(r, { encoding: resolved.encoding }, meta, eager, resolved),
   };
-  file.data = readData(r, file, meta, eager, resolved);
-  return file;
 }
 
 export function copyRecord(record: Record<string, string>): Record<string, string> {
@@ -226,7 +224,13 @@ export function effectiveKeys(
   return { keys, from: own.from };
 }
 
-function readData(r: ByteReader, file: SpraakFile, meta: SpraakMeta, eager: boolean, resolved: Resolved): SpraakData {
+function readData(
+  r: ByteReader,
+  file: Pick<SpraakFile, "encoding">,
+  meta: SpraakMeta,
+  eager: boolean,
+  resolved: Resolved,
+): SpraakData {
   let dr = r;
   let packed = false;
   let plainPacked: { plain: Uint8Array; packed: Uint8Array } | null = null;

@@ -15,6 +15,8 @@ export const capabilities: FormatCapabilities<typeof tsm, File> = {
   // a patched .csta may be written as a plain .tsm (its module) and a .tsm as a .csta (the default container)
   containers: {
     extensions: [".tsm", ".csta"],
+    wrappingOf: (file) => (file.container ? ".csta" : ".tsm"),
+    names: { ".csta": "SeetaFace6 .csta container" },
     rewrap: (bytes, extension) => {
       const file = tsm.read(bytes);
       return extension === ".tsm" ? tsm.write({ ...file, container: undefined }) : tsm.writeCsta(file);
