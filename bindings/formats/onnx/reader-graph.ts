@@ -436,3 +436,22 @@ function parseLaterNodes(later: LazyNodes): OnnxNode[] {
     return node;
   });
 }
+
+/**
+ * The nodes of `g` while they wait for their first access (its own `nodes`, not one it inherits): each a parsed
+ * node, or the body [start, end) of one scanNode vouched for, in `bytes`; undefined once `g.nodes` was read or
+ * assigned. Reading this parses nothing (tensors() takes Constants' weights from the bodies: scannedConstant).
+ */
+export function waitingNodeBodies(
+  g: OnnxGraph,
+): { bytes: Uint8Array; nodes: (OnnxNode | { start: number; end: number })[] } | undefined {
+  const later = waitingNodes.get(g);
+  if (!later) return undefined;
+  const { offsets } = later;
+  return {
+    bytes: later.ctx.lazyBytes!,
+    nodes: later.nodes.map((entry) =>
+      typeof entry === "number" ? { start: offsets[entry + 2]!, end: offsets[entry + 3]! } : entry,
+    ),
+  };
+}
