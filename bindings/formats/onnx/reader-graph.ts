@@ -438,20 +438,22 @@ function parseLaterNodes(later: LazyNodes): OnnxNode[] {
 }
 
 /**
- * The nodes of `g` while they wait for their first access (its own `nodes`, not one it inherits): each a parsed
- * node, or the body [start, end) of one scanNode vouched for, in `bytes`; undefined once `g.nodes` was read or
- * assigned. Reading this parses nothing (tensors() takes Constants' weights from the bodies: scannedConstant).
+ * Visits the nodes of `g` while they wait for their first access (its own `nodes`, not one it inherits), in order:
+ * a parsed node, or (`node` undefined) the body [start, end) in `bytes` of one scanNode vouched for. False, visiting
+ * nothing, once `g.nodes` was read or assigned. Parses nothing (tensors() takes Constants' weights from the bodies:
+ * scannedConstant).
  */
-export function waitingNodeBodies(
+export function visitWaitingNodes(
   g: OnnxGraph,
-): { bytes: Uint8Array; nodes: (OnnxNode | { start: number; end: number })[] } | undefined {
+  visit: (node: OnnxNode | undefined, bytes: Uint8Array, start: number, end: number, index: number) => void,
+): boolean {
   const later = waitingNodes.get(g);
-  if (!later) return undefined;
+  if (!later) return false;
   const { offsets } = later;
-  return {
-    bytes: later.ctx.lazyBytes!,
-    nodes: later.nodes.map((entry) =>
-      typeof entry === "number" ? { start: offsets[entry + 2]!, end: offsets[entry + 3]! } : entry,
-    ),
-  };
+  const bytes = later.ctx.lazyBytes!;
+  later.nodes.forEach((entry, i) => {
+    if (typeof entry === "number") visit(undefined, bytes, offsets[entry + 2]!, offsets[entry + 3]!, i);
+    else visit(entry, bytes, 0, 0, i);
+  });
+  return true;
 }

@@ -33,7 +33,7 @@ import {
 } from "./model.js";
 import { noFolderError, readExternalBytes } from "./external.js";
 import { ProtoCursor, WIRE_LEN, protoText, putEntry, readVarintAt, varintValue } from "./wire.js";
-import { waitingNodeBodies } from "./reader-graph.js";
+import { visitWaitingNodes } from "./reader-graph.js";
 import { type ScannedConstant, scannedConstant } from "./reader-scan.js";
 
 /** The bytes of a read() result (readFrom() results have none). */
@@ -274,35 +274,15 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
     for (const t of g.initializers)
       if (isWeightTensor(t))
         found.push({ name: prefix + t.name, weight: { name: "", tensor: t, kind: "initializer" }, scanned: undefined });
-    const waiting = waitingNodeBodies(g);
-    if (!waiting) {
-      g.nodes.forEach((node, i) =>
-        nodeWeights(
-          node,
-          i,
-          prefix,
-          (name, tensor, kind) => {
-            found.push({ name, weight: { name: "", tensor, kind }, scanned: undefined });
-          },
-          walk,
-        ),
-      );
-      return;
-    }
-    waiting.nodes.forEach((node, i) => {
-      if (!("start" in node)) {
-        nodeWeights(
-          node,
-          i,
-          prefix,
-          (name, tensor, kind) => {
-            found.push({ name, weight: { name: "", tensor, kind }, scanned: undefined });
-          },
-          walk,
-        );
+    const pushParsed = (name: string, tensor: OnnxTensor, kind: OnnxWeight["kind"]) => {
+      found.push({ name, weight: { name: "", tensor, kind }, scanned: undefined });
+    };
+    const waiting = visitWaitingNodes(g, (node, nodeBytes, start, end, i) => {
+      if (node) {
+        nodeWeights(node, i, prefix, pushParsed, walk);
         return;
       }
-      const c = scannedConstant(waiting.bytes, node.start, node.end, protoText);
+      const c = scannedConstant(nodeBytes, start, end, protoText);
       if (c && DATA_TYPES[c.dataType]?.dtype !== undefined)
         found.push({
           name: prefix + (c.output || c.tensorName || (c.name !== "" ? c.name : `Constant#${i}`)),
@@ -310,6 +290,7 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
           scanned: c,
         });
     });
+    if (!waiting) g.nodes.forEach((node, i) => nodeWeights(node, i, prefix, pushParsed, walk));
   };
   if (model.graph) walk(model.graph, "");
   const names = uniqueNames(found.map((f) => f.name));
