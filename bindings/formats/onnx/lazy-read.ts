@@ -233,8 +233,8 @@ function tagsPlan(message: MessageSchema, memo: Map<MessageSchema, WalkPlan>): W
     if (spec?.message) plan[Number(number)] = tagsPlan(spec.message, memo);
   return plan;
 }
-const MODEL_WALK = modelPlan(false);
-const MODEL_WALK_VARINTS = modelPlan(true);
+/** The two walk plans, built on the first walk (not at import: issue 34's cold import). */
+let modelWalks: { plain: WalkPlan; varints: WalkPlan } | undefined;
 /** The walk stops descending here (the parser's own limits are lower and report it). */
 const MAX_WALK_DEPTH = 128;
 
@@ -329,7 +329,8 @@ export async function parseSmallChunks<T>(
   const cache = new SmallChunkCache(source, size, format);
   if (head) cache.add(0, head);
   if (!source.readSync) {
-    const plan = walk.varintPayloads ? MODEL_WALK_VARINTS : MODEL_WALK;
+    modelWalks ??= { plain: modelPlan(false), varints: modelPlan(true) };
+    const plan = walk.varintPayloads ? modelWalks.varints : modelWalks.plain;
     for (const range of walk.models ?? [{ start: 0, end: size }]) {
       LAZY_READ_STATS.walks++;
       await walkHeaders(cache, range.start, range.end, plan);

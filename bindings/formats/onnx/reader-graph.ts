@@ -436,3 +436,24 @@ function parseLaterNodes(later: LazyNodes): OnnxNode[] {
     return node;
   });
 }
+
+/**
+ * Visits the nodes of `g` while they wait for their first access (its own `nodes`, not one it inherits), in order:
+ * a parsed node, or (`node` undefined) the body [start, end) in `bytes` of one scanNode vouched for. False, visiting
+ * nothing, once `g.nodes` was read or assigned. Parses nothing (tensors() takes Constants' weights from the bodies:
+ * scannedConstant).
+ */
+export function visitWaitingNodes(
+  g: OnnxGraph,
+  visit: (node: OnnxNode | undefined, bytes: Uint8Array, start: number, end: number, index: number) => void,
+): boolean {
+  const later = waitingNodes.get(g);
+  if (!later) return false;
+  const { offsets } = later;
+  const bytes = later.ctx.lazyBytes!;
+  later.nodes.forEach((entry, i) => {
+    if (typeof entry === "number") visit(undefined, bytes, offsets[entry + 2]!, offsets[entry + 3]!, i);
+    else visit(entry, bytes, 0, 0, i);
+  });
+  return true;
+}

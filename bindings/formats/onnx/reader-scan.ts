@@ -154,3 +154,139 @@ function scanTensor(bytes: Uint8Array, start: number, end: number): boolean {
   if (raw >= 0) return info !== undefined && info.name !== "STRING" && raw === rawByteLength(info, count);
   return info === undefined || info.name === "STRING" || count === 0;
 }
+
+/** A Constant node scanNode vouched for, as far as its weight goes (what parseNode + parseTensor would give). */
+export interface ScannedConstant {
+  /** The node's first output and its name ("" when absent). */
+  output: string;
+  name: string;
+  /** Its `value` tensor: name, data_type, dims. */
+  tensorName: string;
+  dataType: number;
+  dims: number[];
+  /** The tensor's body start, and its raw_data payload [rawStart, rawEnd) (rawStart -1: no raw_data). */
+  bodyStart: number;
+  rawStart: number;
+  rawEnd: number;
+}
+
+const CONSTANT = [0x43, 0x6f, 0x6e, 0x73, 0x74, 0x61, 0x6e, 0x74]; // "Constant"
+const VALUE = [0x76, 0x61, 0x6c, 0x75, 0x65]; // "value"
+const AI_ONNX = [0x61, 0x69, 0x2e, 0x6f, 0x6e, 0x6e, 0x78]; // "ai.onnx"
+
+function isText(bytes: Uint8Array, start: number, end: number, text: readonly number[]): boolean {
+  if (end - start !== text.length) return false;
+  for (let k = 0; k < text.length; k++) if (bytes[start + k] !== text[k]) return false;
+  return true;
+}
+
+/**
+ * For a NodeProto body [start, end) that scanNode vouched for: when it is a Constant of the default domain with a
+ * `value` tensor attribute, that tensor and the node's names as parseNode and parseTensor would read them (the last
+ * op_type, domain, name and tensor of repeated fields, the first output, the first attribute named `value` that
+ * holds a tensor); else undefined. Builds no node object: `tensors()` of a read() result takes the Constants' weights
+ * this way from graphs whose nodes were never accessed. `text` decodes a string field as the parser does.
+ */
+export function scannedConstant(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  text: (bytes: Uint8Array, start: number, end: number) => string,
+): ScannedConstant | undefined {
+  let opStart = -1;
+  let opEnd = -1;
+  let domainStart = 0;
+  let domainEnd = 0;
+  let outputStart = -1;
+  let outputEnd = -1;
+  let nameStart = 0;
+  let nameEnd = 0;
+  let tensorStart = -1;
+  let tensorEnd = -1;
+  // every field of a vouched node is length-delimited (scanNode) and well formed
+  for (let i = start; i < end;) {
+    i = scanVarint(bytes, i, end);
+    const field = scanLo >>> 3;
+    const body = scanVarint(bytes, i, end);
+    const bodyEnd = body + (scanLo >>> 0);
+    if (field === 4) {
+      opStart = body;
+      opEnd = bodyEnd;
+    } else if (field === 7) {
+      domainStart = body;
+      domainEnd = bodyEnd;
+    } else if (field === 3) {
+      nameStart = body;
+      nameEnd = bodyEnd;
+    } else if (field === 2 && outputStart < 0) {
+      outputStart = body;
+      outputEnd = bodyEnd;
+    } else if (field === 5 && tensorStart < 0) {
+      // an attribute: its last name and last tensor
+      let attrName = -1;
+      let attrNameEnd = -1;
+      let t = -1;
+      let tEnd = -1;
+      for (let k = body; k < bodyEnd;) {
+        k = scanVarint(bytes, k, bodyEnd);
+        const f = scanLo >>> 3;
+        const wire = scanLo & 7;
+        if (wire === WIRE_LEN) {
+          const payload = scanVarint(bytes, k, bodyEnd);
+          const payloadEnd = payload + (scanLo >>> 0);
+          if (f === 1) {
+            attrName = payload;
+            attrNameEnd = payloadEnd;
+          } else if (f === 5) {
+            t = payload;
+            tEnd = payloadEnd;
+          }
+          k = payloadEnd;
+        } else if (wire === WIRE_VARINT) k = scanVarint(bytes, k, bodyEnd);
+        else k += 4; // fixed32 (scanAttribute allows no other wire type)
+      }
+      if (t >= 0 && attrName >= 0 && isText(bytes, attrName, attrNameEnd, VALUE)) {
+        tensorStart = t;
+        tensorEnd = tEnd;
+      }
+    }
+    i = bodyEnd;
+  }
+  if (opStart < 0 || !isText(bytes, opStart, opEnd, CONSTANT) || tensorStart < 0) return undefined;
+  if (domainEnd > domainStart && !isText(bytes, domainStart, domainEnd, AI_ONNX)) return undefined;
+  const found: ScannedConstant = {
+    output: outputStart < 0 ? "" : text(bytes, outputStart, outputEnd),
+    name: text(bytes, nameStart, nameEnd),
+    tensorName: "",
+    dataType: 0,
+    dims: [],
+    bodyStart: tensorStart,
+    rawStart: -1,
+    rawEnd: -1,
+  };
+  // the tensor (scanTensor's fields: dims, data_type, name, doc_string, one raw_data)
+  for (let i = tensorStart; i < tensorEnd;) {
+    i = scanVarint(bytes, i, tensorEnd);
+    const field = scanLo >>> 3;
+    if ((scanLo & 7) === WIRE_VARINT) {
+      i = scanVarint(bytes, i, tensorEnd);
+      if (field === 1) found.dims.push(scannedInt64());
+      else found.dataType = scanLo | 0; // data_type (as int32)
+      continue;
+    }
+    const body = scanVarint(bytes, i, tensorEnd);
+    const bodyEnd = body + (scanLo >>> 0);
+    if (field === 1) {
+      for (let k = body; k < bodyEnd;) {
+        k = scanVarint(bytes, k, bodyEnd);
+        found.dims.push(scannedInt64());
+      }
+    } else if (field === 8) found.tensorName = text(bytes, body, bodyEnd);
+    else if (field === 9) {
+      found.rawStart = body;
+      found.rawEnd = bodyEnd;
+    }
+    i = bodyEnd;
+  }
+  return found;
+}

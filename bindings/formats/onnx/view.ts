@@ -22,6 +22,7 @@ import {
   type OnnxDataTypeInfo,
   type OnnxGraph,
   type OnnxModel,
+  type OnnxNode,
   type OnnxStorage,
   type OnnxTensor,
   type OnnxValueInfo,
@@ -31,7 +32,9 @@ import {
   rawByteLength,
 } from "./model.js";
 import { noFolderError, readExternalBytes } from "./external.js";
-import { ProtoCursor, WIRE_LEN, putEntry, readVarintAt, varintValue } from "./wire.js";
+import { ProtoCursor, WIRE_LEN, protoText, putEntry, readVarintAt, varintValue } from "./wire.js";
+import { visitWaitingNodes } from "./reader-graph.js";
+import { type ScannedConstant, scannedConstant } from "./reader-scan.js";
 
 /** The bytes of a read() result (readFrom() results have none). */
 export const modelBytes = new WeakMap<object, Uint8Array>();
@@ -87,17 +90,7 @@ export function weights(model: OnnxModel): OnnxWeight[] {
   };
   const walk = (g: OnnxGraph, prefix: string) => {
     for (const t of g.initializers) add(prefix + t.name, t, "initializer");
-    g.nodes.forEach((node, i) => {
-      const label = nodeLabel(node, i);
-      if (node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx")) {
-        const value = node.attributes.find((a) => a.name === "value" && a.t);
-        if (value?.t) add(prefix + (node.outputs[0] || value.t.name || label), value.t, "constant");
-      }
-      for (const a of node.attributes) {
-        if (a.g) walk(a.g, `${prefix}${label}/${a.name}/`);
-        a.graphs?.forEach((sub, k) => walk(sub, `${prefix}${label}/${a.name}/${k}/`));
-      }
-    });
+    g.nodes.forEach((node, i) => nodeWeights(node, i, prefix, add, walk));
   };
   if (model.graph) walk(model.graph, "");
   const names = uniqueNames(out.map((w) => w.name));
@@ -275,7 +268,74 @@ export function tensors(model: OnnxModel, options?: DecodeOptions): NamedTensor[
   const bytes = modelBytes.get(model);
   if (!bytes)
     throw new UnsupportedError(id, "this model object has no bytes (use a read() result)", undefined, "tensors");
-  return weights(model).map((w) => tensorOf(bytes, w, weightInfo(w), options));
+  // graphs whose nodes were never accessed give their Constants' weights from the node bytes (no node objects)
+  const found: { name: string; weight: OnnxWeight | undefined; scanned: ScannedConstant | undefined }[] = [];
+  const walk = (g: OnnxGraph, prefix: string) => {
+    for (const t of g.initializers)
+      if (isWeightTensor(t))
+        found.push({ name: prefix + t.name, weight: { name: "", tensor: t, kind: "initializer" }, scanned: undefined });
+    const pushParsed = (name: string, tensor: OnnxTensor, kind: OnnxWeight["kind"]) => {
+      found.push({ name, weight: { name: "", tensor, kind }, scanned: undefined });
+    };
+    const waiting = visitWaitingNodes(g, (node, nodeBytes, start, end, i) => {
+      if (node) {
+        nodeWeights(node, i, prefix, pushParsed, walk);
+        return;
+      }
+      const c = scannedConstant(nodeBytes, start, end, protoText);
+      if (c && DATA_TYPES[c.dataType]?.dtype !== undefined)
+        found.push({
+          name: prefix + (c.output || c.tensorName || (c.name !== "" ? c.name : `Constant#${i}`)),
+          weight: undefined,
+          scanned: c,
+        });
+    });
+    if (!waiting) g.nodes.forEach((node, i) => nodeWeights(node, i, prefix, pushParsed, walk));
+  };
+  if (model.graph) walk(model.graph, "");
+  const names = uniqueNames(found.map((f) => f.name));
+  return found.map((f, i) => {
+    const name = names[i]!;
+    if (f.weight) {
+      f.weight.name = name;
+      return tensorOf(bytes, f.weight, weightInfo(f.weight), options);
+    }
+    const c = f.scanned!;
+    const type = DATA_TYPES[c.dataType]!;
+    const raw = c.rawStart >= 0;
+    const info: TensorInfo = {
+      name,
+      dtype: type.dtype!,
+      shape: logicalShape(type, c.dims),
+      byteOrder: "le",
+      layout: "row-major",
+      format: id,
+      byteOffset: raw ? c.rawStart : c.bodyStart,
+      byteLength: raw ? c.rawEnd - c.rawStart : 0,
+    };
+    const data = bytes.subarray(info.byteOffset, info.byteOffset + info.byteLength);
+    return decodeWeight(data, info, { ...options, copy: options?.copy ?? false });
+  });
+}
+
+/** The weight of a Constant `node` (the `index`th of its graph) and those of its subgraphs (`walk`), as weights() names them. */
+function nodeWeights(
+  node: OnnxNode,
+  index: number,
+  prefix: string,
+  add: (name: string, tensor: OnnxTensor, kind: OnnxWeight["kind"]) => void,
+  walk: (g: OnnxGraph, prefix: string) => void,
+): void {
+  const label = nodeLabel(node, index);
+  if (node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx")) {
+    const value = node.attributes.find((a) => a.name === "value" && a.t);
+    if (value?.t && isWeightTensor(value.t))
+      add(prefix + (node.outputs[0] || value.t.name || label), value.t, "constant");
+  }
+  for (const a of node.attributes) {
+    if (a.g) walk(a.g, `${prefix}${label}/${a.name}/`);
+    a.graphs?.forEach((sub, k) => walk(sub, `${prefix}${label}/${a.name}/${k}/`));
+  }
 }
 
 /** One weight of a model whose bytes are in memory (`bytes`: the whole file). */

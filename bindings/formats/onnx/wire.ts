@@ -39,6 +39,15 @@ export function asciiText(bytes: Uint8Array, index: number, n: number): string |
   return text;
 }
 
+/** bytes[start, end) as ProtoCursor.string decodes a string field (UTF-8, malformed sequences replaced). */
+export function protoText(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start <= SHORT_STRING) {
+    const ascii = asciiText(bytes, start, end - start);
+    if (ascii !== undefined) return ascii;
+  }
+  return textDecoder.decode(bytes.subarray(start, end));
+}
+
 /** Messages nested deeper than this are refused (protobuf's own default recursion limit is 100). */
 export const MAX_MESSAGE_DEPTH = 100;
 
