@@ -9,6 +9,7 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import type { Incoming, ReplaceOptions } from "../patch/input.js";
 import type { PatchPlan } from "../patch/plan.js";
 import type { OnnxModel } from "./onnx/model.js";
+import type { QuantizeOptions, QuantizeReport } from "./onnx/quantize-types.js";
 import type { TsmGraph } from "./tsm/graph.js";
 
 /** The id of every format tensorfile reads: the five model formats, ONNX and the input formats. */
@@ -102,6 +103,8 @@ export interface FormatReading<F = unknown> {
   readonly id: FormatId;
   /** File extensions, lower case with the dot. */
   readonly extensions: readonly string[];
+  /** What a person calls the format where that is not its id (`wav2letter` for bw2l), for lists of formats. */
+  readonly title?: string | undefined;
   /**
    * True when a file name ending in one of `extensions` picks this format's parser when the content does not
    * decide (ONNX has no magic; a `.pb` is a TensorProto): the parser's error then says what is wrong.
@@ -140,6 +143,14 @@ export interface FormatEditing<F = unknown> {
   setField(file: F, field: string, value: string): void;
   /** Writes the edited file to `sink` in order; resolves to the bytes written. */
   writeTo(file: F, sink: ByteSink): Promise<number>;
+  /**
+   * The precision change of the whole file (what `convert --quantize` does): a new file object, with what was done
+   * to each ONNX model it holds (`network` undefined for a file that is one model).
+   */
+  quantize?(
+    file: F,
+    options: QuantizeOptions,
+  ): { file: F; reports: { network: string | undefined; report: QuantizeReport }[] };
 }
 
 /**

@@ -17,6 +17,16 @@ export const capabilities: FormatCapabilities<typeof april, File> = {
     fields: april.SETTABLE_FIELDS,
     setField: april.setField,
     writeTo: (file, sink) => april.writeTo(file, sink),
+    quantize: (file, options) => {
+      const result = april.quantizeWithReport(file, options);
+      return {
+        file: result.file,
+        reports: april.NETWORK_NAMES.flatMap((network) => {
+          const report = result.reports[network];
+          return report ? [{ network, report }] : [];
+        }),
+      };
+    },
   },
   graph: (file) => ({
     kind: "onnx-networks",

@@ -19,6 +19,10 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
     fields: onnx.MODEL_FIELDS,
     setField: onnx.setModelField,
     writeTo: (file, sink) => onnx.writeTo(file, sink),
+    quantize: (file, options) => {
+      const { model, report } = onnx.quantizeWithReport(file, options);
+      return { file: model, reports: [{ network: undefined, report }] };
+    },
   },
   graph: (file) => ({ kind: "onnx", model: file }),
   inspectTables: ["inputs", "outputs"],

@@ -13,6 +13,7 @@ type File = ReturnType<typeof read>;
 /** What detection and the readers need: no writer, builder or patcher is reachable from here. */
 export const reading: FormatReading<File> = {
   id,
+  title: "TenniS / SeetaFace6",
   extensions,
   detect,
   read,

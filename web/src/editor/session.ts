@@ -12,7 +12,7 @@
  */
 import { CAPABILITIES, readingOf } from "../../../bindings/formats/registry.js";
 import type { FormatEditing, FormatId, FormatReading } from "../../../bindings/formats/types.js";
-import { april, fromBlob, onnx } from "../../../bindings/index.js";
+import { fromBlob, onnx } from "../../../bindings/index.js";
 import {
   type EditOp,
   type EditedFile,
@@ -194,22 +194,6 @@ export function reportLines(report: onnx.QuantizeReport, prefix = ""): string[] 
   return lines;
 }
 
-/** The precision change of a file of each editable format (what `convert --quantize` does): a new file, its report. */
-const QUANTIZERS: Partial<
-  Record<FormatId, (file: unknown, options: onnx.QuantizeOptions) => { file: unknown; report: string[] }>
-> = {
-  onnx: (file, options) => {
-    const result = onnx.quantizeWithReport(file as onnx.OnnxModel, options);
-    return { file: result.model, report: reportLines(result.report) };
-  },
-  april: (file, options) => {
-    const result = april.quantizeWithReport(file as april.AprilFile, options);
-    const report: string[] = [];
-    for (const [network, r] of Object.entries(result.reports)) if (r) report.push(...reportLines(r, `${network}: `));
-    return { file: result.file, report };
-  },
-};
-
 /** An editable format: its reading functions and its `edit` capability. */
 interface EditableFormat {
   id: FormatId;
@@ -316,11 +300,13 @@ export class EditSession {
     let next: EditedFile = this.fresh();
     let report: string[] = [];
     if (options) {
-      const quantize = QUANTIZERS[this.format];
+      const { quantize } = this.editable.editing;
       if (!quantize) throw new RangeError(`the editor does not change the precision of ${this.format} files`);
       const result = quantize(next.file, options);
       next = { format: this.format, file: result.file };
-      report = result.report;
+      report = result.reports.flatMap(({ network, report: r }) =>
+        reportLines(r, network === undefined ? "" : `${network}: `),
+      );
     }
     // the edits made so far, on the converted model (a refusal now, e.g. a rename onto a name the conversion
     // added, drops that edit and says so)
