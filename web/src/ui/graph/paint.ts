@@ -3,6 +3,7 @@
  * SVG text (the whole graph, one `<g><title>` per box). Colours come from the page's theme.
  */
 import { BOX, type GraphModel, type GraphNode, type Positioned, boxRows, headerText } from "../../model/graph.js";
+import { INFERRED_MARK } from "../../model/shape-infer.js";
 
 export type Colours = Record<string, string>;
 
@@ -203,9 +204,11 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
   const labels = edgeLabels(model);
   for (const edge of layout.edges) {
     const label = labels.get(`${edge.from}>${edge.to}`);
+    // an inferred label (`float32 ⟨1×64⟩*`) says so in its tooltip
+    const title = label?.endsWith(INFERRED_MARK) ? "<title>shape inferred by tensorfile</title>" : "";
     if (label)
       parts.push(
-        `<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${esc(label)}</text>`,
+        `<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${title}${esc(label)}</text>`,
       );
   }
   for (const node of model.nodes) {

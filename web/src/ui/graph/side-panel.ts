@@ -40,6 +40,9 @@ function portList(id: string, ports: readonly GraphPort[]): HTMLElement {
         {},
         h("span", { class: "mono" }, p.name || "(omitted)"),
         p.type ? h("span", { class: "muted" }, ` ${p.type}`) : h("span", { class: "muted" }, " (type not declared)"),
+        p.type && p.inferred
+          ? h("span", { class: "muted", title: "the model does not declare this shape" }, " (inferred by tensorfile)")
+          : null,
       ),
     ),
   );
