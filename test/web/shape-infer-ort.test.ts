@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from "node:fs";
 import onnxProto from "onnx-proto";
 import { describe, expect, it } from "vitest";
 import type { GraphModel } from "../../web/src/model/graph.js";
+import { onnx } from "../../bindings/index.js";
 import { onnxGraphDocument } from "../../web/src/model/graph-onnx.js";
 import { INFERRED_MARK } from "../../web/src/model/shape-infer.js";
 import { decodedConstants } from "../helpers/onnx-constants.js";
@@ -80,12 +81,12 @@ async function compareWithOrt(
       mismatches.push(`${name}: inferred ⟨${inferred.dims.join("×")}⟩, ORT ⟨${dims.join("×")}⟩`);
       continue;
     }
+    if (inferred.dims.some((d, k) => typeof d === "number" && d !== dims[k])) {
+      mismatches.push(`${name}: inferred ⟨${inferred.dims.join("×")}⟩, ORT ⟨${dims.join("×")}⟩`);
+      continue;
+    }
     inferred.dims.forEach((d, k) => {
-      if (d === null) return;
-      if (typeof d === "number") {
-        if (d !== dims[k]) mismatches.push(`${name}: inferred ⟨${inferred.dims.join("×")}⟩, ORT ⟨${dims.join("×")}⟩`);
-        return;
-      }
+      if (typeof d !== "string") return;
       const seen = bound.get(d);
       if (seen === undefined) bound.set(d, dims[k]!);
       else if (seen !== dims[k]) mismatches.push(`${name}: ${d} is ${seen} elsewhere, ${dims[k]} here`);
@@ -125,7 +126,146 @@ const REAL = [
   },
 ];
 
+const i64s = (name: string, values: number[], dims = [values.length]) => ({
+  name,
+  dtype: "int64" as const,
+  dims,
+  data: BigInt64Array.from(values.map(BigInt)),
+});
+const weight = (name: string, dims: number[]) => ({
+  name,
+  dtype: "float32" as const,
+  dims,
+  data: floatsOf(dims.reduce((p, d) => p * d, 1)),
+});
+
+/**
+ * A generated model with the ops the inference knows, their attributes set away from the defaults (strides,
+ * asymmetric pads, dilations, ceil_mode, output_padding, transB, negative axes and ends, keepdims 0) and a
+ * Shape → Gather → Unsqueeze → Concat → Reshape chain; the batch dim is symbolic (`N`).
+ */
+function generatedModel(): Uint8Array {
+  return onnx.write(
+    onnx.create({
+      graph: {
+        name: "generated",
+        inputs: [{ name: "x", dtype: "float32", shape: ["N", 3, 17, 20] }],
+        outputs: [{ name: "am", dtype: "int64", shape: ["N"] }],
+        initializers: [
+          weight("W1", [8, 3, 3, 3]),
+          weight("Wt", [8, 4, 2, 2]),
+          weight("Wg", [6, 4]),
+          weight("Cg", [6]),
+          weight("Wm", [4, 5]),
+          weight("Wl", [1, 28, 5]),
+          weight("Rl", [1, 28, 7]),
+          { name: "zero", dtype: "float32", dims: [], data: Float32Array.of(0) },
+          i64s("idx0", [0], []),
+          i64s("axes0", [0]),
+          i64s("axes1", [1]),
+          i64s("minus1", [-1]),
+          i64s("starts", [1]),
+          i64s("ends", [-1]),
+          i64s("steps", [2]),
+          i64s("split", [3, 5]),
+          i64s("expand", [3, 1, 5]),
+          i64s("repeats", [2, 3]),
+          i64s("pads", [0, 1, 0, 2]),
+          i64s("picks", [0, 2]),
+        ],
+        nodes: [
+          {
+            opType: "Conv",
+            inputs: ["x", "W1"],
+            outputs: ["c1"],
+            attributes: { strides: [2, 2], pads: [1, 1, 0, 2], dilations: [1, 2] },
+          },
+          { opType: "Relu", inputs: ["c1"], outputs: ["r1"] },
+          {
+            opType: "MaxPool",
+            inputs: ["r1"],
+            outputs: ["p1"],
+            attributes: { kernel_shape: [3, 3], strides: [2, 2], ceil_mode: 1 },
+          },
+          {
+            opType: "ConvTranspose",
+            inputs: ["p1", "Wt"],
+            outputs: ["t1"],
+            attributes: { strides: [2, 2], output_padding: [1, 0] },
+          },
+          {
+            opType: "AveragePool",
+            inputs: ["t1"],
+            outputs: ["a1"],
+            attributes: { kernel_shape: [2, 2], strides: [2, 2], auto_pad: "SAME_UPPER" },
+          },
+          { opType: "Shape", inputs: ["a1"], outputs: ["s"] },
+          { opType: "Gather", inputs: ["s", "idx0"], outputs: ["n"] },
+          { opType: "Unsqueeze", inputs: ["n", "axes0"], outputs: ["n1"] },
+          { opType: "Concat", inputs: ["n1", "minus1"], outputs: ["newshape"], attributes: { axis: 0 } },
+          { opType: "Reshape", inputs: ["a1", "newshape"], outputs: ["flat"] },
+          { opType: "GlobalAveragePool", inputs: ["t1"], outputs: ["gp"] },
+          { opType: "Flatten", inputs: ["gp"], outputs: ["f"] },
+          { opType: "Gemm", inputs: ["f", "Wg", "Cg"], outputs: ["g"], attributes: { transB: 1 } },
+          { opType: "Transpose", inputs: ["a1"], outputs: ["tr"], attributes: { perm: [0, 2, 3, 1] } },
+          { opType: "MatMul", inputs: ["tr", "Wm"], outputs: ["mm"] },
+          { opType: "Unsqueeze", inputs: ["g", "axes1"], outputs: ["u"] },
+          { opType: "Squeeze", inputs: ["u", "axes1"], outputs: ["sq"] },
+          { opType: "Slice", inputs: ["sq", "starts", "ends", "axes1", "steps"], outputs: ["sl"] },
+          { opType: "Concat", inputs: ["sq", "sl"], outputs: ["cat"], attributes: { axis: -1 } },
+          { opType: "Split", inputs: ["cat", "split"], outputs: ["sp0", "sp1"], attributes: { axis: 1 } },
+          { opType: "Cast", inputs: ["sp1"], outputs: ["ci"], attributes: { to: 7 } },
+          { opType: "Greater", inputs: ["sp0", "zero"], outputs: ["gt"] },
+          { opType: "Where", inputs: ["gt", "sp0", "zero"], outputs: ["w"] },
+          { opType: "ReduceMean", inputs: ["mm"], outputs: ["rm"], attributes: { axes: [1, 2], keepdims: 0 } },
+          { opType: "ReduceSum", inputs: ["mm", "minus1"], outputs: ["rs"] },
+          { opType: "Expand", inputs: ["rm", "expand"], outputs: ["ex"] },
+          { opType: "Tile", inputs: ["sp0", "repeats"], outputs: ["ti"] },
+          { opType: "Pad", inputs: ["sp0", "pads"], outputs: ["pd"] },
+          { opType: "Unsqueeze", inputs: ["rm", "axes0"], outputs: ["lx"] },
+          {
+            opType: "LSTM",
+            inputs: ["lx", "Wl", "Rl"],
+            outputs: ["ly", "lh", "lc"],
+            attributes: { hidden_size: 7 },
+          },
+          { opType: "Softmax", inputs: ["g"], outputs: ["sm"], attributes: { axis: -1 } },
+          { opType: "Gather", inputs: ["mm", "picks"], outputs: ["gm"], attributes: { axis: 3 } },
+          { opType: "Equal", inputs: ["ci", "ci"], outputs: ["eq"] },
+          { opType: "Mul", inputs: ["flat", "zero"], outputs: ["fz"] },
+          { opType: "ArgMax", inputs: ["sm"], outputs: ["am"], attributes: { axis: 1, keepdims: 0 } },
+        ],
+      },
+    }),
+  );
+}
+
 describe("inferred shapes agree with onnxruntime-web", () => {
+  it("a generated model with the ops it knows, every value inferred", async () => {
+    const bytes = generatedModel();
+    const { model, values } = await decodedConstants(bytes);
+    const graph = onnxGraphDocument(model, values).graphs[0]!;
+    const { compared, mismatches } = await compareWithOrt(bytes, graph, { x: f32([2, 3, 17, 20]) });
+    expect(mismatches).toEqual([]);
+    // every value but the declared output is inferred, with every size settled except Tile's 2×N
+    const types = inferredTypes(graph);
+    expect(compared).toBe(model.graph!.nodes.flatMap((n) => n.outputs).length - 1);
+    expect(types.get("flat")).toEqual({ dtype: "float32", dims: ["N", 100] });
+    expect(types.get("ti")).toEqual({ dtype: "float32", dims: [null, 9] });
+    expect(types.get("ly")).toEqual({ dtype: "float32", dims: [1, 1, "N", 7] });
+    expect([...types.values()].filter((t) => t.dims.includes(null))).toHaveLength(1);
+  }, 120_000);
+
+  it("the comparison catches a wrong inferred shape (so the oracle can fail)", async () => {
+    const bytes = generatedModel();
+    const { model, values } = await decodedConstants(bytes);
+    const graph = onnxGraphDocument(model, values).graphs[0]!;
+    const relu = graph.nodes.find((n) => n.op === "Relu")!;
+    relu.ports!.outputs[0]!.type = "float32 ⟨N×8×8×7⟩"; // the real one is N×8×8×10
+    const { mismatches } = await compareWithOrt(bytes, graph, { x: f32([2, 3, 17, 20]) });
+    expect(mismatches).toEqual(["r1: inferred ⟨N×8×8×7⟩, ORT ⟨2×8×8×10⟩"]);
+  }, 120_000);
+
   for (const { file, feeds } of REAL) {
     it.skipIf(!existsSync(file))(
       `${file.split("/").pop()}`,

@@ -619,20 +619,25 @@ function sameName(dims: readonly Dim[]): Dim {
 }
 
 /**
- * Reshape's -1 when sizes alone cannot settle it: the input's dims that are not in the output's other dims,
- * matched by value (a symbolic dim by its name), multiplied; one symbolic dim left over is kept by name.
+ * Reshape's -1 when sizes alone cannot settle it: symbolic dims of the input and of the output's other dims cancel
+ * by name; then the input's sizes left over divided by the output's (`[N, 4, 6]` to `[N, -1, 3]`: 8), or the one
+ * input dim left over when the output has nothing left (`[N, M]` to `[N, -1]`: M).
  */
 function reshapeRest(x: readonly Dim[], dims: readonly Dim[], free: number): Dim {
   const rest = [...x];
+  const others: Dim[] = [];
   for (let k = 0; k < dims.length; k++) {
     if (k === free) continue;
     const d = dims[k]!;
     if (d === null) return null;
-    const at = rest.indexOf(d);
-    if (at < 0) return null;
-    rest.splice(at, 1);
+    const at = typeof d === "string" ? rest.indexOf(d) : -1;
+    if (at >= 0) rest.splice(at, 1);
+    else others.push(d);
   }
-  const sizes = rest.filter((d) => d !== 1);
-  if (sizes.length === 1) return sizes[0]!;
-  return product(sizes);
+  const left = rest.filter((d) => d !== 1);
+  const right = others.filter((d) => d !== 1);
+  if (right.length === 0 && left.length === 1) return left[0]!;
+  const total = product(left);
+  const part = product(right);
+  return total !== null && part !== null && part > 0 && total % part === 0 ? total / part : null;
 }
