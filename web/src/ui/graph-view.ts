@@ -736,7 +736,7 @@ function inferredLegend(model: GraphModel): string {
   let text = inferredLegends.get(model);
   if (text === undefined) {
     const n = model.edges.filter((e) => e.label?.endsWith(INFERRED_MARK)).length;
-    text = n > 0 ? ` (${n} shapes inferred by tensorfile, marked ${INFERRED_MARK})` : "";
+    text = n > 0 ? ` (${n} shape${n === 1 ? "" : "s"} inferred by tensorfile, marked ${INFERRED_MARK})` : "";
     inferredLegends.set(model, text);
   }
   return text;

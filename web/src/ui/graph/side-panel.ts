@@ -238,7 +238,11 @@ export function renderSidePanel(
             h(
               "li",
               {},
-              w.tensors[0] ? tensorButton(weightText(w), w.tensors[0]) : h("span", {}, weightText(w)),
+              // the shape opens the tensor; a small constant's value follows it (`B ⟨⟩ = 16000`)
+              w.tensors[0]
+                ? tensorButton(weightText({ ...w, value: undefined }), w.tensors[0])
+                : h("span", {}, weightText({ ...w, value: undefined })),
+              w.value !== undefined ? h("span", { class: "mono" }, ` = ${w.value}`) : null,
               h("span", { class: "muted" }, ` ${w.dtype} · ${w.name}`),
             ),
           ),
