@@ -210,6 +210,9 @@ export const INLINE_VALUE_MAX_ELEMENTS = 8;
 /** A value longer than this as text keeps its shape row (`B ⟨8⟩`). */
 const INLINE_VALUE_MAX_CHARS = 40;
 
+/** Small constants read at the same time. */
+const LOAD_BATCH = 16;
+
 const NARROW_FLOATS = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2"]);
 
 /** The shortest decimal that reads back as the same float32 (`0.1`, not `0.10000000149011612`). */
@@ -281,7 +284,7 @@ export async function loadConstantValues(
   load: (t: OnnxTensor, options: DecodeOptions) => Promise<NamedTensor | undefined>,
 ): Promise<Map<OnnxTensor, ConstantValue>> {
   const values = new Map<OnnxTensor, ConstantValue>();
-  for (const t of smallConstants(model)) {
+  const one = async (t: OnnxTensor) => {
     const dtype = DATA_TYPES[t.dataType]?.dtype ?? "";
     try {
       const tensor = await load(t, NARROW_FLOATS.has(dtype) ? { dtype: "float32" } : {});
@@ -290,7 +293,10 @@ export async function loadConstantValues(
     } catch {
       // a damaged constant: its row keeps the shape (the table shows the error when it is opened)
     }
-  }
+  };
+  // a few reads at a time: a model with thousands of small constants is not read one round trip after another
+  const all = smallConstants(model);
+  for (let k = 0; k < all.length; k += LOAD_BATCH) await Promise.all(all.slice(k, k + LOAD_BATCH).map(one));
   return values;
 }
 
