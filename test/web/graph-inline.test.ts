@@ -4,9 +4,11 @@
 // `W ⟨32×16×3×3⟩`; external data is never read; a constant that fails to load keeps its shape row.
 import onnxProto from "onnx-proto";
 import { describe, expect, it } from "vitest";
-import { fromBytes, onnx } from "../../bindings/index.js";
+import { april, formatModule, fromBytes, onnx, readFromAny } from "../../bindings/index.js";
 import { type GraphModel, weightText } from "../../web/src/model/graph.js";
-import { loadConstantValues, onnxGraphDocument } from "../../web/src/model/graph-onnx.js";
+import { aprilGraphDocument, loadConstantValues, onnxGraphDocument } from "../../web/src/model/graph-onnx.js";
+import type { OpenedFile } from "../../web/src/ui/context.js";
+import { loadGraphConstants } from "../../web/src/ui/graph/document.js";
 import { decodedConstants } from "../helpers/onnx-constants.js";
 
 /** Every weight row of the graph as drawn, by the op that reads it. */
@@ -169,5 +171,44 @@ describe("small constants inline", () => {
       t.name === "near" ? onnx.loadTensor(fromBytes(bytes), infos[near]!, options) : Promise.resolve(undefined),
     );
     expect(rows(onnxGraphDocument(model, loaded).graphs[0]!)).toEqual(["Add: B ⟨4⟩", "Mul: B = 0"]);
+  });
+});
+
+describe("small constants of an opened file (the page's loader)", () => {
+  const net = (tag: string, rate: number) =>
+    onnx.write(
+      onnx.create({
+        graph: {
+          name: `${tag}-graph`,
+          inputs: [{ name: "sr", dtype: "int64", shape: [] }],
+          outputs: [{ name: "out", dtype: "bool", shape: [] }],
+          initializers: [{ name: `${tag}.rate`, dtype: "int64", dims: [], data: BigInt64Array.of(BigInt(rate)) }],
+          nodes: [{ opType: "Equal", inputs: ["sr", `${tag}.rate`], outputs: ["out"] }],
+        },
+      }),
+    );
+
+  it("reads each april network's constants by its table name (encoder/…, decoder/…)", async () => {
+    const bytes = april.write(
+      april.create({
+        networks: { encoder: net("enc", 8000), decoder: net("dec", 16000), joiner: net("join", 44100) },
+        tokens: ["<blk>", "a"],
+      }),
+    );
+    const source = fromBytes(bytes);
+    const lazy = await readFromAny(source);
+    const file = {
+      lazy,
+      source,
+      infos: lazy.tensorInfos(),
+      module: formatModule(lazy.format),
+    } as unknown as OpenedFile;
+    const values = await loadGraphConstants(file);
+    const document = aprilGraphDocument(lazy.file as april.AprilFile, april.NETWORK_NAMES, values);
+    expect(document.graphs.map((g) => rows(g))).toEqual([
+      ["Equal: B = 8000"],
+      ["Equal: B = 16000"],
+      ["Equal: B = 44100"],
+    ]);
   });
 });
