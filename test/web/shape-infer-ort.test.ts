@@ -172,6 +172,10 @@ function generatedModel(): Uint8Array {
           i64s("repeats", [2, 3]),
           i64s("pads", [0, 1, 0, 2]),
           i64s("picks", [0, 2]),
+          i64s("padsA", [1, 2]),
+          i64s("padsB", [0, 0]),
+          i64s("pair", [-1, 2]),
+          i64s("far", [-1000]),
         ],
         nodes: [
           {
@@ -234,6 +238,13 @@ function generatedModel(): Uint8Array {
           { opType: "Equal", inputs: ["ci", "ci"], outputs: ["eq"] },
           { opType: "Mul", inputs: ["flat", "zero"], outputs: ["fz"] },
           { opType: "ArgMax", inputs: ["sm"], outputs: ["am"], attributes: { axis: 1, keepdims: 0 } },
+          // Silero VAD's reflect-pad chain: pads computed by Concat → Reshape → reversing Slice → Transpose → Reshape
+          { opType: "Concat", inputs: ["padsA", "padsB"], outputs: ["pc"], attributes: { axis: 0 } },
+          { opType: "Reshape", inputs: ["pc", "pair"], outputs: ["p2"] },
+          { opType: "Slice", inputs: ["p2", "minus1", "far", "axes0", "minus1"], outputs: ["p3"] },
+          { opType: "Transpose", inputs: ["p3"], outputs: ["p4"] },
+          { opType: "Reshape", inputs: ["p4", "minus1"], outputs: ["p5"] },
+          { opType: "Pad", inputs: ["sp0", "p5"], outputs: ["pd2"], attributes: { mode: "reflect" } },
         ],
       },
     }),
@@ -253,6 +264,7 @@ describe("inferred shapes agree with onnxruntime-web", () => {
     expect(types.get("flat")).toEqual({ dtype: "float32", dims: ["N", 100] });
     expect(types.get("ti")).toEqual({ dtype: "float32", dims: [null, 9] });
     expect(types.get("ly")).toEqual({ dtype: "float32", dims: [1, 1, "N", 7] });
+    expect(types.get("pd2")).toEqual({ dtype: "float32", dims: ["N", 6] });
     expect([...types.values()].filter((t) => t.dims.includes(null))).toHaveLength(1);
   }, 120_000);
 

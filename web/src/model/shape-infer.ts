@@ -375,6 +375,7 @@ function inferNode(
         if (dims[free] === null) dims[free] = reshapeRest(x, dims, free);
       }
       out(dims);
+      setValue(value(0)); // row-major elements do not move
       return;
     }
     case "Flatten": {
@@ -386,6 +387,7 @@ function inferNode(
       const tail = x.slice(a);
       const dim = (part: Dim[]) => (part.length === 1 ? part[0]! : product(part));
       out([dim(head) ?? (head.length === 0 ? 1 : null), dim(tail) ?? (tail.length === 0 ? 1 : null)]);
+      setValue(value(0));
       return;
     }
     case "Transpose": {
@@ -393,6 +395,17 @@ function inferNode(
       const perm = intsAttr(node, "perm") ?? x.map((_, k) => x.length - 1 - k);
       if (perm.length !== x.length || perm.some((p) => !(p >= 0 && p < x.length))) return;
       out(perm.map((p) => x[p]!));
+      const data = value(0);
+      if (data && x.every(isSize) && (product(x) ?? Infinity) <= 64) {
+        const strides = stridesOf(x);
+        setValue(
+          pick(
+            data,
+            perm.map((p) => strides[p]!),
+            perm.map((p) => Array.from({ length: x[p]! }, (_, i) => i)),
+          ),
+        );
+      }
       return;
     }
     case "Concat": {
@@ -466,8 +479,9 @@ function inferNode(
       if (!fromAttrs && ((node.inputs[3] && !intValue(3)) || (node.inputs[4] && !intValue(4)))) return;
       if (!starts || !ends || !axes || !steps || ends.length !== starts.length || axes.length !== starts.length) return;
       const dims = [...x];
-      const data = value(0);
-      let sliced: Dim[] | undefined = data && x.length === 1 ? data : undefined;
+      const ranges: ({ first: number; step: number; length: number } | undefined)[] = x.map((d) =>
+        isSize(d) ? { first: 0, step: 1, length: d } : undefined,
+      );
       for (let k = 0; k < axes.length; k++) {
         const axis = axisOf(axes[k]!, x.length);
         if (axis === undefined) return;
@@ -477,13 +491,16 @@ function inferNode(
         if (!isSize(d)) {
           // the whole axis (start 0, end past any size, step 1) keeps a symbolic dim
           dims[axis] = starts[k] === 0 && ends[k]! >= 2 ** 31 - 1 && step === 1 ? d : null;
-          sliced = undefined;
           continue;
         }
         const range = sliceRange(starts[k]!, ends[k]!, step, d);
+        ranges[axis] = range;
         dims[axis] = range.length;
-        if (sliced) sliced = range.map((i) => sliced![i] ?? null);
       }
+      const data = value(0);
+      const small = data !== undefined && x.every(isSize) && (product(x) ?? Infinity) <= 64;
+      const sliced =
+        small && ranges.every((r) => r !== undefined) ? pick(data, stridesOf(x), ranges.map(indicesOf)) : undefined;
       out(dims);
       setValue(sliced);
       return;
@@ -578,8 +595,38 @@ function inferNode(
   }
 }
 
-/** The indices a Slice keeps of a dim of size `d` (ONNX clamping rules). */
-function sliceRange(start: number, end: number, step: number, d: number): number[] {
+/**
+ * Elements of a small value picked along each axis: output axis k walks `ranges[k]` (indices into the input) with
+ * the input stride `strides[k]` (row-major; Slice keeps the axes, Transpose permutes them).
+ */
+function pick(data: readonly Dim[], strides: readonly number[], ranges: readonly number[][]): Dim[] | undefined {
+  if (ranges.reduce((p, r) => p * r.length, 1) > 64) return undefined;
+  const out: Dim[] = [];
+  const walk = (axis: number, offset: number) => {
+    if (axis === ranges.length) {
+      out.push(data[offset] ?? null);
+      return;
+    }
+    for (const i of ranges[axis]!) walk(axis + 1, offset + i * strides[axis]!);
+  };
+  walk(0, 0);
+  return out;
+}
+
+/** Row-major strides of sizes. */
+function stridesOf(dims: readonly number[]): number[] {
+  const strides = dims.map(() => 1);
+  for (let k = dims.length - 2; k >= 0; k--) strides[k] = strides[k + 1]! * dims[k + 1]!;
+  return strides;
+}
+
+/** What a Slice keeps of a dim of size `d` (ONNX clamping rules): the first index, the step and the count. */
+function sliceRange(
+  start: number,
+  end: number,
+  step: number,
+  d: number,
+): { first: number; step: number; length: number } {
   const clamp = (v: number, lo: number, hi: number) => Math.min(Math.max(v, lo), hi);
   let s = start < 0 ? start + d : start;
   let e = end < 0 ? end + d : end;
@@ -590,12 +637,13 @@ function sliceRange(start: number, end: number, step: number, d: number): number
     s = clamp(s, -1, d - 1);
     e = clamp(e, -1, d - 1);
   }
-  const out: number[] = [];
-  for (let i = s; step > 0 ? i < e : i > e; i += step) {
-    out.push(i);
-    if (out.length > 1 << 20) break;
-  }
-  return out;
+  const length = step > 0 ? Math.ceil((e - s) / step) : Math.ceil((s - e) / -step);
+  return { first: s, step, length: Math.max(0, length) };
+}
+
+/** The indices of a slice range (only for small values). */
+function indicesOf(range: { first: number; step: number; length: number }): number[] {
+  return Array.from({ length: range.length }, (_, i) => range.first + i * range.step);
 }
 
 /** A reduction's output dims; empty axes reduce every axis (unless noop_with_empty_axes). */
