@@ -124,6 +124,13 @@ describe("shape inference", () => {
     expect(portType(graph, "y")?.type).toBe("float32 ⟨N×3000000⟩");
   });
 
+  it("keeps a symbolic batch through Reshape's -1 when the other sizes cancel (openWakeWord's first Reshape)", async () => {
+    const graph = await graphOf([{ opType: "Reshape", inputs: ["x", "shape"], outputs: ["y"] }], {
+      initializers: [int64s("shape", [-1, 1, 4, 6])],
+    });
+    expect(portType(graph, "y")?.type).toBe("float32 ⟨N×1×4×6⟩");
+  });
+
   it("infers a node list that is not in producer order as if it were", async () => {
     const graph = await graphOf([
       { opType: "Sigmoid", inputs: ["t"], outputs: ["s"] },

@@ -667,9 +667,9 @@ function sameName(dims: readonly Dim[]): Dim {
 }
 
 /**
- * Reshape's -1 when sizes alone cannot settle it: symbolic dims of the input and of the output's other dims cancel
- * by name; then the input's sizes left over divided by the output's (`[N, 4, 6]` to `[N, -1, 3]`: 8), or the one
- * input dim left over when the output has nothing left (`[N, M]` to `[N, -1]`: M).
+ * Reshape's -1 when sizes alone cannot settle it: equal dims of the input and of the output's other dims cancel
+ * (a symbolic one by name); then the input's sizes left over divided by the output's (`[N, 4, 6]` to `[N, -1, 3]`:
+ * 8), or the one input dim left over when the output has nothing left (`[N, 76, 32]` to `[-1, 1, 76, 32]`: N).
  */
 function reshapeRest(x: readonly Dim[], dims: readonly Dim[], free: number): Dim {
   const rest = [...x];
@@ -678,7 +678,7 @@ function reshapeRest(x: readonly Dim[], dims: readonly Dim[], free: number): Dim
     if (k === free) continue;
     const d = dims[k]!;
     if (d === null) return null;
-    const at = typeof d === "string" ? rest.indexOf(d) : -1;
+    const at = rest.indexOf(d); // equal factors cancel from both products, sizes and names alike
     if (at >= 0) rest.splice(at, 1);
     else others.push(d);
   }
