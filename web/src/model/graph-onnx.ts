@@ -9,6 +9,9 @@
  * attributes are one line each in the node panel; GRAPH / GRAPHS attributes (If branches, Loop and Scan bodies)
  * are subgraphs that open like graphs. A subgraph's reads of the outer graph's weights are drawn as weight rows
  * too (values computed outside it are not drawn).
+ * Small constants (at most 8 elements) the caller decoded with the library (loadConstantValues) show their values
+ * (`B = 16000`, `axes = [0]`). Edges carry the declared type of their value, else the shape shape-infer.ts infers
+ * (marked with a trailing `*`; ports say `inferred`).
  */
 import {
   type OnnxAttribute,
