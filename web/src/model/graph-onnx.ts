@@ -203,6 +203,8 @@ export interface ConstantValue {
   text: string;
   /** The elements when they are integers (shape inference reads Reshape's shape, Unsqueeze's axes…). */
   ints?: number[] | undefined;
+  /** The elements of a float constant (Resize's scales). */
+  floats?: number[] | undefined;
 }
 
 /** Decoded small constants by TensorProto (empty: boxes show `B ⟨⟩` and inference reads no constant). */
@@ -233,6 +235,7 @@ export function constantValueOf(tensor: NamedTensor): ConstantValue | undefined 
   const data = tensor.data as ArrayLike<number | bigint>;
   const items: string[] = [];
   const ints: number[] = [];
+  const floats: number[] = [];
   let integral = true;
   for (let k = 0; k < data.length; k++) {
     const v = data[k]!;
@@ -244,9 +247,11 @@ export function constantValueOf(tensor: NamedTensor): ConstantValue | undefined 
       integral = false;
     } else if (tensor.dtype === "float32") {
       items.push(float32Text(v));
+      floats.push(v);
       integral = false;
     } else if (tensor.dtype === "float64") {
       items.push(String(v));
+      floats.push(v);
       integral = false;
     } else if (/^u?int(8|16|32)$/.test(tensor.dtype)) {
       items.push(String(v));
@@ -263,7 +268,11 @@ export function constantValueOf(tensor: NamedTensor): ConstantValue | undefined 
     }
     return [`[${parts.join(", ")}]`, at];
   };
-  return { text: nested(tensor.shape, 0)[0], ints: integral ? ints : undefined };
+  return {
+    text: nested(tensor.shape, 0)[0],
+    ints: integral ? ints : undefined,
+    floats: floats.length === data.length && data.length > 0 ? floats : undefined,
+  };
 }
 
 /** The weights small enough to be shown with their values: at most `maxElements`, stored in the file (not external). */
@@ -367,11 +376,13 @@ export function onnxGraphModel(
   });
   // shapes of the values the model declares none for (inferred labels end with INFERRED_MARK)
   const constantInts = new Map<string, number[]>();
+  const constantFloats = new Map<string, number[]>();
   for (const [value, w] of scope.weights) {
-    const ints = values.get(w.weight)?.ints;
-    if (ints && w.weight.dims.length <= 1) constantInts.set(value, ints);
+    const decoded = values.get(w.weight);
+    if (decoded?.ints && w.weight.dims.length <= 1) constantInts.set(value, decoded.ints);
+    if (decoded?.floats && w.weight.dims.length <= 1) constantFloats.set(value, decoded.floats);
   }
-  for (const [value, shape] of inferShapes(graph, scope.shapes, constantInts)) {
+  for (const [value, shape] of inferShapes(graph, scope.shapes, constantInts, constantFloats)) {
     scope.shapes.set(value, shape);
     const text = inferredTypeText(shape);
     if (text !== undefined) scope.inferred.set(value, text);

@@ -137,6 +137,7 @@ export function inferShapes(
   graph: OnnxGraph,
   known: ReadonlyMap<string, ValueShape>,
   constants: ReadonlyMap<string, readonly number[]>,
+  floats: ReadonlyMap<string, readonly number[]> = new Map(),
 ): Map<string, ValueShape> {
   const types = new Map(known);
   const values = new Map<string, Dim[]>();
@@ -153,7 +154,7 @@ export function inferShapes(
   };
   for (const node of producerOrder(graph)) {
     try {
-      inferNode(node, types, values, set);
+      inferNode(node, types, values, floats, set);
     } catch {
       // a malformed attribute (a wrong type, a huge list): the node's outputs stay unlabelled
     }
@@ -194,6 +195,7 @@ function inferNode(
   node: OnnxNode,
   types: Map<string, ValueShape>,
   values: Map<string, Dim[]>,
+  floats: ReadonlyMap<string, readonly number[]>,
   set: (name: string | undefined, type: ValueShape | undefined) => void,
 ): void {
   if (node.domain !== "" && node.domain !== "ai.onnx") return;
@@ -534,6 +536,38 @@ function inferNode(
             : null;
       });
       out(dims);
+      return;
+    }
+    case "Range": {
+      const [start, limit, delta] = [intValue(0), intValue(1), intValue(2)];
+      if (!start || !limit || !delta || start.length !== 1 || limit.length !== 1 || delta.length !== 1) return;
+      if (delta[0] === 0) return;
+      const n = Math.max(Math.ceil((limit[0]! - start[0]!) / delta[0]!), 0);
+      out([n]);
+      if (n <= 64) setValue(Array.from({ length: n }, (_, i) => start[0]! + i * delta[0]!));
+      return;
+    }
+    case "Resize":
+    case "Upsample": {
+      if (!x || attribute(node, "axes") !== undefined) return;
+      if (stringAttr(node, "coordinate_transformation_mode", "") === "tf_crop_and_resize") return;
+      const sizes = op === "Resize" && node.inputs[3] ? intValue(3) : undefined;
+      if (sizes) {
+        const policy = stringAttr(node, "keep_aspect_ratio_policy", "stretch");
+        if (sizes.length === x.length && policy === "stretch") out(sizes);
+        return;
+      }
+      const scalesName = op === "Resize" && node.inputs.length > 2 ? node.inputs[2] : node.inputs[1];
+      const scales = (scalesName ? floats.get(scalesName) : undefined) ?? attribute(node, "scales")?.floats;
+      if (!scales || scales.length !== x.length) return;
+      // as onnxruntime computes it: float32 scale times the size, truncated
+      out(
+        x.map((d, k) => {
+          const scale = Math.fround(scales[k]!);
+          if (isSize(d)) return Math.trunc(Math.fround(scale * Math.fround(d)));
+          return scale === 1 ? d : null;
+        }),
+      );
       return;
     }
     case "ConstantOfShape": {
