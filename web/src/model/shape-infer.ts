@@ -1,9 +1,10 @@
 /**
  * A simple shape inference of the common ONNX ops, for edge labels where the model declares no type: elementwise
  * ops with broadcasting, MatMul, Gemm, Conv/ConvTranspose/pooling, Reshape with a known shape, Transpose, Concat,
- * Slice, Gather, Unsqueeze/Squeeze, Flatten, Cast, Shape, reductions, Expand, Tile, Pad, Split, LSTM/GRU/RNN, and
- * the unary ops. Small integer values (constants, `Shape` outputs and what Gather/Slice/Concat/Unsqueeze/Cast make
- * of them) are followed too, so `Shape → Gather → Concat → Reshape` chains get their shapes.
+ * Slice, Gather, Unsqueeze/Squeeze, Flatten, Cast, Shape, reductions, Expand, Tile, Pad, Split, Resize, Range,
+ * LSTM/GRU/RNN, and the unary ops. Small integer values (constants, `Shape` outputs and what Gather, Slice, Concat,
+ * Unsqueeze, Reshape, Transpose and Cast make of them) are followed too, so `Shape → Gather → Concat → Reshape`
+ * chains get their shapes.
  *
  * One pass over the nodes in producer order (linear time). It never guesses: a dimension it cannot settle is `null`
  * (`?`), a symbolic dimension keeps its name, and a value whose rank it cannot settle gets no entry at all. Declared
