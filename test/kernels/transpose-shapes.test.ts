@@ -110,6 +110,62 @@ describe("transpose: every element size and shape, WASM equals TS equals the ind
   });
 });
 
+describe("transposes of ordinary arrays larger than one band of the scratch", () => {
+  // rows of 16,000 bytes: the 1 MiB scratch holds 65 of them, so bands are cut to whole strips (64 rows) and the
+  // last band of 300 rows is a partial one (44 rows: not a whole strip of any element size)
+  it.each([1, 2, 4, 8])("%i-byte elements, 300 rows of 16,000 bytes, aligned and from an odd offset", (size) => {
+    const rows = 300;
+    const cols = 16000 / size;
+    const data = new Uint8Array(randomWords(size * 31 + 7, (rows * cols * size) >> 2).buffer);
+    const want = reference(data, rows, cols, size);
+    const results = (["js", "wasm"] as const).flatMap((backend) =>
+      [data, oddBuffer(data)].map((src) => {
+        const dst = new Uint8Array(rows * cols * size);
+        withBackend(backend, () => kernels.columnToRowMajorBytes(src, dst, [cols, rows], size));
+        return dst;
+      }),
+    );
+    for (const [i, got] of results.entries()) expect(bytes(got).equals(want), `result ${i}`).toBe(true);
+  });
+
+  // results with rows of a multiple of 256 bytes are built at a padded pitch in the work memory, copied out by row
+  it.each([1, 2, 4, 8])("%i-byte elements, a result of 160 rows of 4352 bytes", (size) => {
+    const rows = 4352 / size;
+    const cols = 160;
+    const data = new Uint8Array(
+      randomWords(size * 17 + 1, (rows * cols * size + 3) >> 2).buffer,
+      0,
+      rows * cols * size,
+    );
+    const want = reference(data, rows, cols, size);
+    for (const backend of ["js", "wasm"] as const) {
+      for (const src of [data, oddBuffer(data)]) {
+        const dst = new Uint8Array(rows * cols * size);
+        withBackend(backend, () => kernels.columnToRowMajorBytes(src, dst, [cols, rows], size));
+        expect(bytes(dst).equals(want), `${backend} offset ${src.byteOffset}`).toBe(true);
+      }
+    }
+  });
+
+  it.each([
+    [300, 4000],
+    [1088, 160],
+  ])("the widening path: %i x %i halves (partial bands; result rows of 1200 and 4352 bytes)", (rows, cols) => {
+    const halves = new Uint16Array(randomWords(4242, (rows * cols) >> 1).buffer);
+    const want = withBackend("js", () => kernels.f16ToF32(halves));
+    const wide = reference(bytes(want), rows, cols, 4);
+    for (const backend of ["js", "wasm"] as const) {
+      const got = withBackend(backend, () => kernels.transposeF16ToF32(halves, rows, cols));
+      expect(bytes(got).equals(wide), backend).toBe(true);
+      const viaBytes = new Uint8Array(rows * cols * 4);
+      withBackend(backend, () =>
+        kernels.columnToRowMajorBytes(oddBuffer(bytes(halves)), viaBytes, [cols, rows], 2, true),
+      );
+      expect(bytes(viaBytes).equals(wide), `${backend} bytes`).toBe(true);
+    }
+  });
+});
+
 describe("transposeF16ToF32: column-major fp16 to row-major f32 in one pass", () => {
   it("every one of the 65,536 halves widens exactly as f16ToF32 (NaN payloads kept)", () => {
     const all = Uint16Array.from({ length: 65536 }, (_, i) => i);

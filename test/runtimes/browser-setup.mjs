@@ -1,6 +1,8 @@
-// What the inspector's browser tests (inspector.mjs, inspector-graph.mjs, inspector-rough-edges.mjs) share: the
-// paths of the repository, Debian's Chromium and the built page, the check that they exist, and a check counter.
-import { existsSync } from "node:fs";
+// What the inspector's browser tests (inspector*.mjs) share: the paths of the repository, Debian's Chromium and the
+// built page, the check that they exist, a check counter, and an HTTP server of the page and files as `tensorfile
+// view` serves them.
+import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
+import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -31,4 +33,67 @@ export function checkCounter() {
     return condition;
   };
   return counter;
+}
+
+/**
+ * Serves the built page as `tensorfile view` does, on 127.0.0.1 and a free port: the page at `/` and `/index.html`,
+ * `/files.json` (the entries `listing()` returns, none by default), `/favicon.ico` empty, and the file
+ * `fileAt(pathname)` names (a path on disk, or undefined for a 404) with Range requests (`bytes=a-b`, `a-`, `-n`;
+ * 416 outside the file) and HEAD. Every file byte read for a response is counted by `onBytes(n)`.
+ * Resolves to `{ base, close }`: `base` is the page's URL (ending in `/`).
+ */
+export async function startPageServer({ fileAt = () => undefined, listing = () => [], onBytes = () => {} } = {}) {
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://127.0.0.1");
+    if (url.pathname === "/" || url.pathname === "/index.html") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(readFileSync(pagePath));
+      return;
+    }
+    if (url.pathname === "/files.json") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(listing()));
+      return;
+    }
+    if (url.pathname === "/favicon.ico") {
+      response.writeHead(204).end();
+      return;
+    }
+    const path = fileAt(url.pathname);
+    if (!path) {
+      response.writeHead(404).end();
+      return;
+    }
+    const size = statSync(path).size;
+    const range = /^bytes=(\d*)-(\d*)$/.exec(request.headers.range ?? "");
+    let start = 0;
+    let end = size - 1;
+    if (range) {
+      if (range[1] === "") start = Math.max(0, size - Number(range[2]));
+      else {
+        start = Number(range[1]);
+        if (range[2] !== "") end = Math.min(end, Number(range[2]));
+      }
+      if (start >= size || start > end) {
+        response.writeHead(416, { "content-range": `bytes */${size}` }).end();
+        return;
+      }
+    }
+    response.writeHead(range ? 206 : 200, {
+      "content-type": "application/octet-stream",
+      "accept-ranges": "bytes",
+      "content-length": end - start + 1,
+      ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}),
+    });
+    if (request.method === "HEAD" || size === 0) {
+      response.end();
+      return;
+    }
+    const stream = createReadStream(path, { start, end, highWaterMark: 1 << 20 });
+    stream.on("data", (chunk) => onBytes(chunk.length));
+    stream.pipe(response);
+  });
+  await new Promise((listening) => server.listen(0, "127.0.0.1", listening));
+  return {
+    base: `http://127.0.0.1:${server.address().port}/`,
+    close: () => new Promise((closed) => server.close(closed)),
+  };
 }

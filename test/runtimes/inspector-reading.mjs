@@ -1,6 +1,7 @@
 // Browser test of issue 36 (the inspector, third round), in headless Chromium (Debian's /usr/bin/chromium through
 // playwright-core) on dist/web/index.html, at 1366×768 and at 390×844:
-//  - "Open file…" is reached by Tab from page load and opens the file dialog; the welcome page lists `.onnx`;
+//  - "Open file…" is reached by Tab from page load and opens the file dialog; the welcome page lists `.onnx` and
+//    every extension of the format registry;
 //  - an ONNX model whose node list is not in producer order keeps every edge; Cast's `to` reads FLOAT16;
 //  - search: the first Enter lands on the first hit ("1 of N"), not the second; no stale "1 of 1" after
 //    switching to a subgraph;
@@ -11,17 +12,17 @@
 //  - a wide heatmap fills its panel;
 //  - axe-core: 0 critical and 0 serious violations on every view.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-reading.mjs` after `npm run build`.
-import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { checkCounter, executablePath, pagePath, requireBuilt, root } from "./browser-setup.mjs";
+import { checkCounter, executablePath, pagePath, requireBuilt, root, startPageServer } from "./browser-setup.mjs";
 
 requireBuilt("inspector reading test");
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
+const { READINGS } = await import(pathToFileURL(join(root, "dist/formats/registry.js")).href);
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 const counts = checkCounter();
@@ -81,34 +82,8 @@ const table = write("table.safetensors", tf.writeSafetensors([
 
 // an HTTP server for the link test: the page at /, files at /files/<name>
 const served = { "/files/sample.onnx": sampleOnnx };
-const server = createServer((request, response) => {
-  const url = new URL(request.url, "http://x");
-  if (url.pathname === "/") {
-    response.writeHead(200, { "content-type": "text/html" });
-    response.end(readFileSync(pagePath));
-    return;
-  }
-  if (url.pathname === "/files.json") {
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end("[]");
-    return;
-  }
-  const file = served[url.pathname];
-  if (!file) {
-    response.writeHead(404);
-    response.end();
-    return;
-  }
-  const size = statSync(file).size;
-  const range = /bytes=(\d+)-(\d*)/.exec(request.headers.range ?? "");
-  const start = range ? Number(range[1]) : 0;
-  const end = range && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
-  const body = readFileSync(file).subarray(start, end + 1);
-  response.writeHead(range ? 206 : 200, { "content-length": body.length, "accept-ranges": "bytes", ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), "content-type": "application/octet-stream" });
-  response.end(body);
-});
-await new Promise((done) => server.listen(0, "127.0.0.1", done));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const server = await startPageServer({ fileAt: (pathname) => served[pathname] });
+const { base } = server;
 
 async function open(page, paths) {
   const before = await page.evaluate(() => Number(document.body.dataset.opens ?? 0));
@@ -184,7 +159,10 @@ try {
     const clicked = await page.waitForFunction(() => globalThis.__openFileClicks > 0, null, { timeout: 20_000 }).then(() => true, () => false);
     const chosen = clicked ? await Promise.race([chooser, new Promise((ok) => setTimeout(() => ok("input clicked"), 2_000))]) : await chooser;
     check(clicked, at(`Enter on "Open file…" opens the file dialog (the file input was clicked: ${clicked}; the dialog: ${chosen})`));
-    check(/\.onnx/.test(await page.textContent("#view-empty")), at("the welcome page lists .onnx"));
+    const welcome = await page.textContent("#view-empty");
+    check(/\.onnx/.test(welcome), at("the welcome page lists .onnx"));
+    const unlisted = READINGS.flatMap((r) => r.extensions).filter((e) => !welcome.includes(e));
+    check(unlisted.length === 0, at(`the welcome page lists every extension of the registry (missing: ${unlisted.join(" ")})`));
     await axeOn("welcome");
 
     // ---- ONNX: edges linked by name whatever the node order; Cast's `to` by name ----
@@ -310,7 +288,7 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  await server.close();
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`inspector reading test: ${counts.passed} checks passed, ${counts.failures.length} failed`);

@@ -11,13 +11,12 @@
 //    on its tensor.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-rough-edges.mjs` after `npm run build`.
 import { spawnSync } from "node:child_process";
-import { createServer } from "node:http";
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { checkCounter, executablePath, pagePath, requireBuilt, root } from "./browser-setup.mjs";
+import { checkCounter, executablePath, pagePath, requireBuilt, root, startPageServer } from "./browser-setup.mjs";
 
 requireBuilt("inspector rough-edges test");
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
@@ -63,40 +62,9 @@ const big = write("big.safetensors", tf.writeSafetensors([
 const bigBytes = BIG_ELEMENTS * 4;
 // a Range server: the page at /, the file at /files/big.safetensors; counts the file bytes it sends
 let served = 0;
-const server = createServer((request, response) => {
-  const url = new URL(request.url, "http://x");
-  if (url.pathname === "/") {
-    response.writeHead(200, { "content-type": "text/html" });
-    response.end(readFileSync(pagePath));
-    return;
-  }
-  if (url.pathname === "/files.json") {
-    response.writeHead(200, { "content-type": "application/json" });
-    response.end("[]");
-    return;
-  }
-  if (url.pathname === "/favicon.ico") {
-    response.writeHead(204);
-    response.end();
-    return;
-  }
-  const servedFile = { "/files/big.safetensors": big, "/files/nan-a.safetensors": nanA, "/files/nan-b.safetensors": nanB }[url.pathname];
-  if (!servedFile) {
-    response.writeHead(404);
-    response.end();
-    return;
-  }
-  const size = statSync(servedFile).size;
-  const range = /bytes=(\d+)-(\d*)/.exec(request.headers.range ?? "");
-  const start = range ? Number(range[1]) : 0;
-  const end = range && range[2] ? Math.min(size - 1, Number(range[2])) : size - 1;
-  const body = readFileSync(servedFile).subarray(start, end + 1);
-  served += body.length;
-  response.writeHead(range ? 206 : 200, { "content-length": body.length, "accept-ranges": "bytes", ...(range ? { "content-range": `bytes ${start}-${end}/${size}` } : {}), "content-type": "application/octet-stream" });
-  response.end(body);
-});
-await new Promise((done) => server.listen(0, "127.0.0.1", done));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const servedFiles = { "/files/big.safetensors": big, "/files/nan-a.safetensors": nanA, "/files/nan-b.safetensors": nanB };
+const server = await startPageServer({ fileAt: (pathname) => servedFiles[pathname], onBytes: (n) => (served += n) });
+const { base } = server;
 
 async function open(page, paths) {
   const before = await page.evaluate(() => Number(document.body.dataset.opens ?? 0));
@@ -286,7 +254,7 @@ try {
   }
 } finally {
   await browser.close();
-  server.close();
+  await server.close();
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`inspector rough-edges test: ${counts.passed} checks passed, ${counts.failures.length} failed`);

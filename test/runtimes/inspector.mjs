@@ -10,15 +10,14 @@
 // console errors or uncaught exceptions. It writes screenshots of the main views to docs/screenshots/.
 // Run with `npm run test:browser` (after `npm run build`); `node test/runtimes/inspector.mjs big view` runs only
 // those parts (file, http, big, view). Exits 1 on failure.
-import { createServer } from "node:http";
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync, createReadStream } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, writeSync, ftruncateSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { zipSync } from "fflate";
 import { chromium } from "playwright-core";
-import { checkCounter, executablePath, fixturesRoot, pagePath, requireBuilt, root } from "./browser-setup.mjs";
+import { checkCounter, executablePath, fixturesRoot, pagePath, requireBuilt, root, startPageServer } from "./browser-setup.mjs";
 
 const screenshots = join(root, "docs/screenshots");
 const BIG_BYTES = 1024 ** 3;
@@ -122,50 +121,16 @@ for (const file of files) {
 
 let served = [];
 let bytesServed = 0;
-const server = createServer((req, res) => {
-  const url = new URL(req.url ?? "/", "http://127.0.0.1");
-  if (url.pathname === "/" || url.pathname === "/index.html") {
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end(readFileSync(pagePath));
-    return;
-  }
-  if (url.pathname === "/files.json") {
-    res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(served.map((f, i) => ({ name: f.name, url: `/files/${i}/${encodeURIComponent(f.name)}`, size: f.size }))));
-    return;
-  }
-  const match = /^\/files\/(\d+)\/([^/]+)$/.exec(url.pathname);
-  const entry = match && served[Number(match[1])];
-  if (!entry || decodeURIComponent(match[2]) !== entry.name) {
-    res.writeHead(404).end();
-    return;
-  }
-  const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
-  let start = 0;
-  let end = entry.size - 1;
-  if (range) {
-    if (range[1] === "") start = Math.max(0, entry.size - Number(range[2]));
-    else {
-      start = Number(range[1]);
-      if (range[2] !== "") end = Math.min(end, Number(range[2]));
-    }
-    if (start >= entry.size || start > end) {
-      res.writeHead(416, { "content-range": `bytes */${entry.size}` }).end();
-      return;
-    }
-  }
-  res.writeHead(range ? 206 : 200, {
-    "content-type": "application/octet-stream", "accept-ranges": "bytes", "content-length": end - start + 1,
-    ...(range ? { "content-range": `bytes ${start}-${end}/${entry.size}` } : {}),
-  });
-  if (req.method === "HEAD") {
-    res.end();
-    return;
-  }
-  const stream = createReadStream(entry.path, { start, end, highWaterMark: 1 << 20 });
-  stream.on("data", (chunk) => (bytesServed += chunk.length));
-  stream.pipe(res);
+const server = await startPageServer({
+  listing: () => served.map((f, i) => ({ name: f.name, url: `/files/${i}/${encodeURIComponent(f.name)}`, size: f.size })),
+  fileAt: (pathname) => {
+    const match = /^\/files\/(\d+)\/([^/]+)$/.exec(pathname);
+    const entry = match && served[Number(match[1])];
+    return entry && decodeURIComponent(match[2]) === entry.name ? entry.path : undefined;
+  },
+  onBytes: (n) => (bytesServed += n),
 });
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
-const base = `http://127.0.0.1:${server.address().port}/`;
+const { base } = server;
 
 // ---- the browser ----
 
@@ -610,7 +575,7 @@ try {
   check(false, `the run stopped: ${error.stack ?? error}`);
 } finally {
   await browser.close();
-  server.close();
+  await server.close();
   rmSync(work, { recursive: true, force: true });
 }
 for (const message of consoleErrors) check(false, message);

@@ -18,7 +18,13 @@ export const capabilities: FormatCapabilities<typeof april, File> = {
     setField: april.setField,
     writeTo: (file, sink) => april.writeTo(file, sink),
   },
-  graph: (file) => file,
+  graph: (file) => ({
+    kind: "onnx-networks",
+    networks: april.NETWORK_NAMES.map((name) => {
+      const model = file.onnx?.[name];
+      return model ? { name, model } : { name, error: file.onnxErrors?.[name] ?? "not a readable ONNX model" };
+    }),
+  }),
   embeds: {
     format: "onnx",
     names: april.NETWORK_NAMES,

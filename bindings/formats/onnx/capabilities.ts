@@ -20,7 +20,7 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
     setField: onnx.setModelField,
     writeTo: (file, sink) => onnx.writeTo(file, sink),
   },
-  graph: (file) => file,
+  graph: (file) => ({ kind: "onnx", model: file }),
   inspectTables: ["inputs", "outputs"],
   inspectMetadataKey: "metadataProps",
 };

@@ -11,6 +11,8 @@ export const capabilities: FormatCapabilities<typeof spraak, File> = {
   id: spraak.id,
   module: spraak,
   planPatch,
+  speechFrames: true,
+  segmentList: (file) => (file.data.layout === "LIST" ? { keys: file.keys, entries: file.data.entries } : undefined),
   errorHint: (message) =>
     /\d+ bytes? short/.test(message)
       ? " (hint: a binary file a few bytes short was often copied as text, which turns CRLF into LF inside the data: git autocrlf, FTP ASCII mode; get a binary copy)"

@@ -11,7 +11,7 @@ export const capabilities: FormatCapabilities<typeof tsm, File> = {
   id: tsm.id,
   module: tsm,
   planPatch,
-  graph: (file) => tsm.graph(file),
+  graph: (file) => ({ kind: "tsm", graph: tsm.graph(file) }),
   // a patched .csta may be written as a plain .tsm (its module) and a .tsm as a .csta (the default container)
   containers: {
     extensions: [".tsm", ".csta"],

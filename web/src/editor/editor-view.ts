@@ -9,6 +9,7 @@
  * the Diff view. Hooks for people's scripts and tests: `#editor[data-state]` (opening, ready, busy, error) and
  * `[data-edits]` (edits in force).
  */
+import { capabilitiesOf } from "../../../bindings/formats/registry.js";
 import type { OpenInput } from "../worker/protocol.js";
 import { WorkerClient } from "../worker/client.js";
 import { download, h } from "../ui/dom.js";
@@ -33,6 +34,13 @@ type SaveFilePicker = (options: {
   suggestedName: string;
 }) => Promise<{ createWritable(): Promise<WritableStream<Uint8Array>> }>;
 
+declare global {
+  interface Window {
+    /** The File System Access API's save dialog (Chromium; absent elsewhere, and TypeScript's DOM types lack it). */
+    showSaveFilePicker?: SaveFilePicker;
+  }
+}
+
 const MODEL_FIELDS: [string, string][] = [
   ["producer_name", "producer"],
   ["producer_version", "producer version"],
@@ -48,8 +56,9 @@ const PRECISIONS: [string, string][] = [
   ["i8", "int8"],
 ];
 
+/** Files of `format` open in the editor: its `edit` capability (ONNX models, `.april` files). */
 export function editable(format: string | undefined): boolean {
-  return format === "onnx" || format === "april";
+  return format !== undefined && capabilitiesOf(format)?.edit !== undefined;
 }
 
 export class EditorPanel {
@@ -216,7 +225,7 @@ export class EditorPanel {
     const blob = result?.blob;
     if (!blob) return;
     const name = this.editedName();
-    const picker = (window as unknown as { showSaveFilePicker?: SaveFilePicker }).showSaveFilePicker;
+    const picker = window.showSaveFilePicker;
     if (blob.size > STREAM_SAVE_BYTES && picker) {
       try {
         const handle = await picker({ suggestedName: name });
@@ -268,7 +277,7 @@ export class EditorPanel {
         ),
       ),
       !!this.error && h("div", { class: "error-box", id: "edit-error", role: "alert" }, this.error),
-      s.format === "april" && this.aprilSection(s),
+      s.header !== undefined && this.headerSection(s.header, s),
       s.model ? this.metadataSection(s) : h("p", { class: "muted" }, "this network is not a readable ONNX model"),
       !!s.model && this.fieldsSection(s),
       !!s.model && this.valuesSection(s),
@@ -296,8 +305,8 @@ export class EditorPanel {
     return input;
   }
 
-  private aprilSection(s: SessionSummary): HTMLElement {
-    const header = s.header!;
+  /** The fields of a file that holds networks (an `.april`'s name, description, language) and its network. */
+  private headerSection(header: Record<string, string>, s: SessionSummary): HTMLElement {
     const network = h(
       "select",
       { id: "edit-network", "aria-label": "Network" },
@@ -314,9 +323,9 @@ export class EditorPanel {
       h(
         "div",
         { class: "editor-grid" },
-        ...(["name", "description", "language"] as const).flatMap((f) => [
+        ...Object.entries(header).flatMap(([f, value]) => [
           h("label", { for: `edit-april-${f}` }, f),
-          this.field(`edit-april-${f}`, f, header[f], (v) => void this.edit({ op: "april-field", field: f, value: v })),
+          this.field(`edit-april-${f}`, f, value, (v) => void this.edit({ op: "april-field", field: f, value: v })),
         ]),
         h("label", { for: "edit-network" }, "network"),
         network,

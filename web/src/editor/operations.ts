@@ -1,10 +1,12 @@
 /**
  * The inspector's edits as plain data (they cross to the editing worker and replay after a precision change),
  * applied with the library's checked edit functions (onnx.setMetadata, deleteMetadata, setModelField, renameValue,
- * setShape; april.setField). A refusal is a RangeError naming what is wrong, and nothing is changed. Node names and
+ * setShape; the format's own fields through its `edit` capability's setField). A refusal is a RangeError naming what is wrong, and nothing is changed. Node names and
  * scalar attributes have no library function: they are plain changes to the model object, which write() stores.
  */
-import { april, onnx } from "../../../bindings/index.js";
+import { capabilitiesOf } from "../../../bindings/formats/registry.js";
+import type { FormatEditing, FormatId } from "../../../bindings/formats/types.js";
+import { type april, onnx } from "../../../bindings/index.js";
 
 /** The networks an edit of an `.april` file goes to; a plain `.onnx` model has none. */
 export type NetworkName = (typeof april.NETWORK_NAMES)[number];
@@ -29,16 +31,27 @@ export interface PrecisionChoice {
 /** The attribute types an edit sets from text. */
 export const SCALAR_ATTRIBUTE_TYPES: readonly string[] = ["FLOAT", "INT", "STRING"];
 
-export type EditedFile = { format: "onnx"; model: onnx.OnnxModel } | { format: "april"; file: april.AprilFile };
+/**
+ * The file an edit changes: a file object of a format with the `edit` capability (an `.april` file, an ONNX model),
+ * or an ONNX model as it is (`{ format: "onnx", model }`).
+ */
+export type EditedFile = { format: FormatId; file: unknown } | { format: FormatId; model: onnx.OnnxModel };
 
 function refuse(detail: string): never {
   throw new RangeError(detail);
 }
 
-/** The ONNX model an edit goes to: the model, or the named network of an `.april` file. */
+/** The format's `edit` capability and the file object it edits. */
+export function editingOf(target: EditedFile): { editing: FormatEditing; file: unknown } {
+  const editing = capabilitiesOf(target.format)?.edit;
+  if (!editing) refuse(`the editor does not change ${target.format} files`);
+  return { editing, file: "model" in target ? target.model : target.file };
+}
+
+/** The ONNX model an edit goes to: the file's own, or its named network (the first when none is named). */
 export function targetModel(target: EditedFile, network: NetworkName | undefined): onnx.OnnxModel {
-  if (target.format === "onnx") return target.model;
-  return april.networkModel(target.file, network ?? "encoder");
+  const { editing, file } = editingOf(target);
+  return editing.model(file, editing.networks ? (network ?? editing.networks[0]) : undefined);
 }
 
 function mainNode(model: onnx.OnnxModel, index: number): onnx.OnnxNode {
@@ -72,13 +85,15 @@ function floatOf(text: string, what: string): number {
  * library's TypeError) with nothing changed when the edit is refused.
  */
 export function applyEdit(target: EditedFile, edit: EditOp): string {
+  const { editing, file } = editingOf(target);
   if (edit.op === "april-field") {
-    if (target.format !== "april") refuse("header fields are edits of an .april file");
-    april.setField(target.file, edit.field, edit.value);
+    // the fields of a file that holds networks (an .april's header); a one-model file's are its model's ("field")
+    if (!editing.networks) refuse("header fields are edits of an .april file");
+    editing.setField(file, edit.field, edit.value);
     return `${edit.field} = ${JSON.stringify(edit.value)}`;
   }
   const model = targetModel(target, edit.network);
-  const where = target.format === "april" ? `${edit.network ?? "encoder"}: ` : "";
+  const where = editing.networks ? `${edit.network ?? editing.networks[0]}: ` : "";
   switch (edit.op) {
     case "set-meta":
       if (edit.key === "") refuse("a metadata key cannot be empty");

@@ -10,6 +10,8 @@
  * change reads the holes first (it reads every weight); an `.april` file is read whole (its networks are ONNX
  * models inside it), and its download is built from slices the same way.
  */
+import { CAPABILITIES, readingOf } from "../../../bindings/formats/registry.js";
+import type { FormatEditing, FormatId, FormatReading } from "../../../bindings/formats/types.js";
 import { april, fromBlob, onnx } from "../../../bindings/index.js";
 import {
   type EditOp,
@@ -52,10 +54,10 @@ export interface NodeSummary {
 
 /** What the editor shows after each step. */
 export interface SessionSummary {
-  format: "onnx" | "april";
-  /** `.april`: the header fields. */
-  header?: { name: string; description: string; language: string } | undefined;
-  /** `.april`: the networks that read as ONNX models. */
+  format: FormatId;
+  /** A file that holds networks (`.april`): its own text fields (name, description, language). */
+  header?: Record<string, string> | undefined;
+  /** A file that holds networks (`.april`): those that read as ONNX models. */
   networks: NetworkName[];
   network: NetworkName | undefined;
   model: ModelSummary | undefined;
@@ -192,6 +194,37 @@ export function reportLines(report: onnx.QuantizeReport, prefix = ""): string[] 
   return lines;
 }
 
+/** The precision change of a file of each editable format (what `convert --quantize` does): a new file, its report. */
+const QUANTIZERS: Partial<
+  Record<FormatId, (file: unknown, options: onnx.QuantizeOptions) => { file: unknown; report: string[] }>
+> = {
+  onnx: (file, options) => {
+    const result = onnx.quantizeWithReport(file as onnx.OnnxModel, options);
+    return { file: result.model, report: reportLines(result.report) };
+  },
+  april: (file, options) => {
+    const result = april.quantizeWithReport(file as april.AprilFile, options);
+    const report: string[] = [];
+    for (const [network, r] of Object.entries(result.reports)) if (r) report.push(...reportLines(r, `${network}: `));
+    return { file: result.file, report };
+  },
+};
+
+/** An editable format: its reading functions and its `edit` capability. */
+interface EditableFormat {
+  id: FormatId;
+  reading: FormatReading;
+  editing: FormatEditing;
+}
+
+/** The editable formats (those with the `edit` capability), in the registry's detection order. */
+function editableFormats(): EditableFormat[] {
+  return CAPABILITIES.flatMap((c) => {
+    const reading = readingOf(c.id);
+    return c.edit && reading ? [{ id: c.id, reading, editing: c.edit }] : [];
+  });
+}
+
 /** One file being edited. */
 export class EditSession {
   private edits: { edit: EditOp; line: string }[] = [];
@@ -205,24 +238,27 @@ export class EditSession {
     private readonly blob: Blob,
     readonly name: string,
     private readonly bytes: Uint8Array,
-    format: "onnx" | "april",
+    private readonly editable: EditableFormat,
     holes: Hole[],
   ) {
     this.holes = holes;
-    this.target = this.fresh(format);
-    this.network = format === "april" ? this.networks()[0] : undefined;
+    this.target = this.fresh();
+    this.network = this.networks()[0];
   }
 
-  /** Opens `blob` (an `.onnx` or `.april` file) for editing. */
+  /**
+   * Opens `blob` (a file of a format with the `edit` capability: `.onnx`, `.april`) for editing. A file that is one
+   * ONNX model is read with holes; a file holding networks is read whole.
+   */
   static async open(blob: Blob, name: string): Promise<EditSession> {
     const head = new Uint8Array(await blob.slice(0, 64).arrayBuffer());
-    if (april.detect(head)) {
-      return new EditSession(blob, name, new Uint8Array(await blob.arrayBuffer()), "april", []);
+    const format = editableFormats().find((f) => f.reading.detect(head));
+    if (!format) throw new RangeError(`${name} is not an ONNX model or an .april file: the editor changes those two`);
+    if (format.editing.networks) {
+      return new EditSession(blob, name, new Uint8Array(await blob.arrayBuffer()), format, []);
     }
-    if (!onnx.detect(head))
-      throw new RangeError(`${name} is not an ONNX model or an .april file: the editor changes those two`);
-    const lazy = await onnx.readFrom(fromBlob(blob, name));
-    const holes = payloadHoles(lazy);
+    const lazy = await format.reading.readFrom(fromBlob(blob, name));
+    const holes = payloadHoles(format.editing.model(lazy, undefined));
     const bytes = new Uint8Array(blob.size);
     let at = 0;
     for (const h of holes) {
@@ -230,21 +266,34 @@ export class EditSession {
       at = h.end;
     }
     await readInto(bytes, blob, at, blob.size);
-    return new EditSession(blob, name, bytes, "onnx", holes);
+    return new EditSession(blob, name, bytes, format, holes);
   }
 
-  get format(): "onnx" | "april" {
-    return this.target.format;
+  get format(): FormatId {
+    return this.editable.id;
   }
 
-  private fresh(format: "onnx" | "april"): EditedFile {
-    return format === "onnx" ? { format, model: onnx.read(this.bytes) } : { format, file: april.read(this.bytes) };
+  private fresh(): { format: FormatId; file: unknown } {
+    return { format: this.editable.id, file: this.editable.reading.read(this.bytes) };
   }
 
+  /** The file's networks that read as ONNX models (none for a file that is one model). */
   private networks(): NetworkName[] {
-    if (this.target.format !== "april") return [];
-    const file = this.target.file;
-    return april.NETWORK_NAMES.filter((n) => file.onnx?.[n] !== undefined);
+    const { editing } = this.editable;
+    const file = this.file;
+    return (editing.networks ?? []).filter((n) => {
+      try {
+        editing.model(file, n);
+        return true;
+      } catch {
+        return false;
+      }
+    }) as NetworkName[];
+  }
+
+  /** The file object being edited. */
+  private get file(): unknown {
+    return "model" in this.target ? this.target.model : this.target.file;
   }
 
   /** Reads the holes (a precision change reads every weight). */
@@ -264,23 +313,14 @@ export class EditSession {
   async convert(choice: PrecisionChoice | undefined): Promise<string[]> {
     await this.fillHoles();
     const options = choice ? { mode: choice.mode, keepIO: choice.keepIO } : undefined;
-    let next: EditedFile;
+    let next: EditedFile = this.fresh();
     let report: string[] = [];
-    if (this.target.format === "onnx") {
-      const base = onnx.read(this.bytes);
-      if (options) {
-        const result = onnx.quantizeWithReport(base, options);
-        next = { format: "onnx", model: result.model };
-        report = reportLines(result.report);
-      } else next = { format: "onnx", model: base };
-    } else {
-      const base = april.read(this.bytes);
-      if (options) {
-        const result = april.quantizeWithReport(base, options);
-        next = { format: "april", file: result.file };
-        for (const [network, r] of Object.entries(result.reports))
-          if (r) report.push(...reportLines(r, `${network}: `));
-      } else next = { format: "april", file: base };
+    if (options) {
+      const quantize = QUANTIZERS[this.format];
+      if (!quantize) throw new RangeError(`the editor does not change the precision of ${this.format} files`);
+      const result = quantize(next.file, options);
+      next = { format: this.format, file: result.file };
+      report = result.report;
     }
     // the edits made so far, on the converted model (a refusal now, e.g. a rename onto a name the conversion
     // added, drops that edit and says so)
@@ -304,18 +344,20 @@ export class EditSession {
     this.edits = [];
     this.precision = undefined;
     this.report = [];
-    this.target = this.fresh(this.target.format);
+    this.target = this.fresh();
   }
 
   summary(): SessionSummary {
-    const header =
-      this.target.format === "april"
-        ? {
-            name: this.target.file.name,
-            description: this.target.file.description,
-            language: this.target.file.language,
-          }
-        : undefined;
+    const { editing } = this.editable;
+    const record = this.file as Record<string, unknown>;
+    const header = editing.networks
+      ? Object.fromEntries(
+          editing.fields.flatMap((f) => {
+            const value = record[f];
+            return typeof value === "string" ? [[f, value]] : [];
+          }),
+        )
+      : undefined;
     let model: ModelSummary | undefined;
     try {
       model = summarize(targetModel(this.target, this.network));
@@ -323,7 +365,7 @@ export class EditSession {
       model = undefined;
     }
     return {
-      format: this.target.format,
+      format: this.format,
       header,
       networks: this.networks(),
       network: this.network,
@@ -366,8 +408,7 @@ export class EditSession {
       // a new piece: copied (write() may hand out views of objects the next edit changes)
       if (chunk.length > 0) parts.push(chunk.slice());
     };
-    if (this.target.format === "onnx") await onnx.writeTo(this.target.model, sink);
-    else await april.writeTo(this.target.file, sink);
+    await this.editable.editing.writeTo(this.file, sink);
     flush();
     return new Blob(parts, { type: "application/octet-stream" });
   }

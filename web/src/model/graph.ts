@@ -115,10 +115,17 @@ export interface Positioned {
   /** Edge polylines. */
   edges: { from: number; to: number; points: { x: number; y: number }[] }[];
   engine: "dagre" | "layered";
+  /** Expanded subgraphs (graph-expand.ts): one frame per branch, inside its owner's box (top-left corner, size). */
+  frames?: { owner: number; title: string; x: number; y: number; width: number; height: number }[] | undefined;
+  /** The sizes of expanded boxes, which grow to hold their frames (the others keep their model's size). */
+  containers?: { id: number; width: number; height: number }[] | undefined;
 }
 
 /** Box metrics in layout units (CSS pixels at zoom 1): the op line, then one line per weight. */
 export const BOX = { header: 24, row: 16, padding: 6, font: 12, smallFont: 11, charWidth: 7 } as const;
+
+/** A frame's geometry inside an expanded box: its title line, the room around frames, the least frame width. */
+export const FRAME = { title: 20, padding: 10, minWidth: 120 } as const;
 
 /** `⟨32×16×3×3⟩`; a scalar is `⟨⟩`. */
 export function shapeText(shape: readonly number[]): string {
@@ -212,9 +219,12 @@ export function nodeCountText(model: Pick<GraphModel, "sourceNodes" | "nodesWith
 
 /** The node whose box contains (x, y) in layout coordinates. */
 export function nodeAt(model: GraphModel, layout: Positioned, x: number, y: number): GraphNode | undefined {
-  return model.nodes.find(
-    (n) => Math.abs(x - layout.x[n.id]!) <= n.width / 2 && Math.abs(y - layout.y[n.id]!) <= n.height / 2,
-  );
+  // the last one: a box drawn inside an expanded box (graph-expand.ts) comes after it and wins
+  for (let k = model.nodes.length - 1; k >= 0; k--) {
+    const n = model.nodes[k]!;
+    if (Math.abs(x - layout.x[n.id]!) <= n.width / 2 && Math.abs(y - layout.y[n.id]!) <= n.height / 2) return n;
+  }
+  return undefined;
 }
 
 /** Every tensor name the graph shows (weights and standalone constants), subgraphs included. */

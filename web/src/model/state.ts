@@ -3,6 +3,7 @@
  *   #url=<file URL>&b=<second file URL, for diff>&v=<view>&t=<tensor name>&hl=<histogram log 0|1>&cm=<colour map>
  *    &ax=<row axis>,<col axis>&ix=<index per axis>&sp=<speech mode 0|1>&nz=<per-feature normalisation 0|1>&q=<filter>
  *    &g=<graph index>&sg=<node>:<subgraph> (repeated: the open subgraph's path)&n=<selected graph node name>
+ *    &x=<key of a graph node drawn expanded> (repeated)
  *    &cr=<colour range: minmax|percentile|symmetric>
  * Only keys with a value are written; unknown keys are ignored.
  */
@@ -28,6 +29,8 @@ export interface PageState {
   subgraph?: string[] | undefined;
   /** The selected graph node, by name (in the open subgraph when there is one). */
   node?: string | undefined;
+  /** Graph nodes whose subgraphs are drawn in place, by key (graph-expand.ts: `If_0`, `If_0:then_branch>If_3`). */
+  expand?: string[] | undefined;
   /** The heatmap's colour range mode. */
   colourRange?: "minmax" | "percentile" | "symmetric" | undefined;
 }
@@ -61,6 +64,7 @@ export function parseHash(hash: string): PageState {
     graph: integers(params.get("g"))?.[0],
     subgraph: params.getAll("sg").length > 0 ? params.getAll("sg") : undefined,
     node: params.get("n") ?? undefined,
+    expand: params.getAll("x").length > 0 ? params.getAll("x") : undefined,
     colourRange: ["minmax", "percentile", "symmetric"].includes(params.get("cr") ?? "")
       ? (params.get("cr") as PageState["colourRange"])
       : undefined,
@@ -86,6 +90,7 @@ export function formatHash(state: PageState): string {
   put("g", state.graph === undefined ? undefined : String(state.graph));
   for (const step of state.subgraph ?? []) if (step !== "") params.append("sg", step);
   put("n", state.node);
+  for (const key of state.expand ?? []) if (key !== "") params.append("x", key);
   put("cr", state.colourRange);
   const text = params.toString().replace(/%2F/g, "/").replace(/%3A/g, ":").replace(/%2C/g, ",");
   return text === "" ? "" : `#${text}`;

@@ -136,9 +136,12 @@ export function elementsOf(
 }
 
 /** A decoded tensor's data and stats options (float16 halves, int8 with its quantization). */
-export function tensorElements(tensor: NamedTensor, info: TensorInfo): { data: StatsData; options: StatsOptions } {
+export function tensorElements(
+  tensor: NamedTensor,
+  info: Pick<TensorInfo, "quantization"> | undefined,
+): { data: StatsData; options: StatsOptions } {
   const bytes = new Uint8Array(tensor.data.buffer, tensor.data.byteOffset, tensor.data.byteLength);
-  return elementsOf(tensor.dtype, bytes, tensor.dtype === "int8" ? info.quantization : undefined);
+  return elementsOf(tensor.dtype, bytes, tensor.dtype === "int8" ? info?.quantization : undefined);
 }
 
 /** Stored bytes of `info` (the whole tensor or a chunk of it) as elements: big-endian ones byte-swapped in a copy. */
@@ -326,7 +329,7 @@ export const EXACT_NUMBERS_MAX_ELEMENTS = 16 * 1024 * 1024;
 export function numbersOf(tensor: NamedTensor, info?: TensorInfo): Float64Array | Float32Array {
   if (tensor.dtype === "float32") return tensor.data;
   if (tensor.dtype === "float64") return tensor.data;
-  return elementNumbers(tensorElements(tensor, info ?? (tensor as unknown as TensorInfo)));
+  return elementNumbers(tensorElements(tensor, info));
 }
 
 /**

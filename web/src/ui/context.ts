@@ -16,7 +16,8 @@ import type { Task } from "./progress.js";
 /** Statistics are computed at once when all tensors together are at most this big; else on request. */
 export const AUTO_STATS_BYTES = 64 * 1024 * 1024;
 
-export type AnyModule = FormatModule<unknown, unknown, unknown>;
+/** Any format's module, as the registry holds it (read and write options unknown: never passed here). */
+export type AnyModule = FormatModule<unknown, never, never>;
 
 export interface OpenedFile {
   name: string;

@@ -8,7 +8,8 @@
  * (graph/pointer.ts). Search (Ctrl/⌘-F: node name, op type, weight name) centres and highlights hits. A click
  * shows the node's attributes, inputs, consumers and weights (graph/side-panel.ts), each one click from its
  * tensor view. Export as SVG and PNG. A picker chooses among several graphs of a file; subgraphs open from the
- * side panel.
+ * side panel, or "Expand" draws them in place inside their node's box (model/graph-expand.ts: the view draws the
+ * flattened graph; the URL keeps the expanded keys).
  */
 import {
   BOX,
@@ -21,6 +22,7 @@ import {
   nodeCountText,
   searchGraph,
 } from "../model/graph.js";
+import { type ExpandedGraph, applyContainerSizes, expandGraph } from "../model/graph-expand.js";
 import { layoutInput } from "../model/layout.js";
 import { CancelledError } from "../model/tensor-data.js";
 import type { InspectorContext } from "./context.js";
@@ -84,7 +86,12 @@ export class GraphView {
   private constantsFor: unknown;
   private drawPending = false;
   /** The first view of a new layout, applied at the first draw whose canvas box has a size. */
-  private firstView: number | "home" | undefined;
+  private firstView: number | "home" | { expanded: number } | undefined;
+  /** Keys of the boxes whose subgraphs are drawn in place (graph-expand.ts; the URL's `x=`). */
+  private expanded = new Set<string>();
+  /** The shown graph with its expanded subgraphs (what is laid out and drawn). */
+  private view: ExpandedGraph | undefined;
+  private expandButton: HTMLButtonElement | undefined;
   /** tsm files: "Export ONNX". */
   private onnxExport: OnnxExport | undefined;
   readonly colours: Colours = {};
@@ -108,8 +115,14 @@ export class GraphView {
     });
   }
 
+  /** The graph drawn: the open graph or subgraph, with the boxes of its expanded subgraphs. */
   get model(): GraphModel | undefined {
-    return this.stack.at(-1)?.model;
+    return this.view?.model ?? this.stack.at(-1)?.model;
+  }
+
+  private refreshView(): void {
+    const shown = this.stack.at(-1)?.model;
+    this.view = shown ? expandGraph(shown, this.expanded) : undefined;
   }
 
   reset(): void {
@@ -124,6 +137,8 @@ export class GraphView {
     this.generation++;
     this.onnxExport = undefined;
     this.constantsFor = undefined;
+    this.expanded = new Set();
+    this.view = undefined;
     clear(this.root);
     this.canvas = undefined;
   }
@@ -142,6 +157,8 @@ export class GraphView {
             { model: graphs[index]!, title: graphs[index]!.name },
             ...subgraphFrames(graphs[index]!, this.app.state.subgraph ?? []),
           ];
+        this.expanded = new Set(this.app.state.expand ?? []);
+        this.refreshView();
       } catch (error) {
         this.error = (error as Error).message;
       }
@@ -180,6 +197,7 @@ export class GraphView {
         this.stack.slice(1).map((f) => f.step ?? ""),
       ),
     ];
+    this.refreshView(); // the expanded subgraphs stay expanded
     this.generation++;
     this.layout = undefined;
     this.minimap?.invalidate();
@@ -307,7 +325,7 @@ export class GraphView {
         "PNG",
       ),
     );
-    if (this.app.current?.lazy.format === "tsm") {
+    if (OnnxExport.offeredFor(this.app.current?.lazy.format)) {
       this.onnxExport = new OnnxExport(this.app, () => this.requestDraw());
       tools.append(this.onnxExport.button);
     }
@@ -352,6 +370,10 @@ export class GraphView {
   }
 
   private openSubgraph(model: GraphModel, title: string, step: string): void {
+    // a box drawn inside an expanded box: its own graph's frames first
+    const path = this.selected !== undefined ? this.view?.steps[this.selected] : undefined;
+    const shown = this.stack.at(-1)?.model;
+    if (path && path.length > 0 && shown) this.stack.push(...subgraphFrames(shown, path));
     this.stack.push({ model, title, step });
     this.switched();
   }
@@ -359,10 +381,12 @@ export class GraphView {
   /** Writes the open subgraph's path to the URL (a link reopens it, and a node inside it). */
   private writePath(): void {
     const steps = this.stack.slice(1).map((frame) => frame.step ?? "");
-    this.app.setState({ subgraph: steps.length > 0 ? steps : undefined, node: undefined });
+    this.app.setState({ subgraph: steps.length > 0 ? steps : undefined, node: undefined, expand: undefined });
   }
 
   private switched(): void {
+    this.expanded = new Set();
+    this.refreshView();
     this.writePath();
     this.firstView = undefined;
     this.generation++;
@@ -405,6 +429,42 @@ export class GraphView {
     });
   }
 
+  // ---- subgraphs drawn in place ----
+
+  /** Expands a node's subgraphs in place (or collapses them, and those expanded inside them), then lays out again. */
+  private toggleExpand(id: number): void {
+    const key = this.view?.keys[id];
+    if (key === undefined) return;
+    if (this.expanded.has(key)) {
+      for (const other of [...this.expanded])
+        if (other === key || other.startsWith(`${key}:`)) this.expanded.delete(other);
+    } else this.expanded.add(key);
+    this.app.setState({ expand: this.expanded.size > 0 ? [...this.expanded] : undefined });
+    this.refreshView();
+    const owner = this.view?.keys.indexOf(key) ?? -1;
+    this.generation++;
+    this.layout = undefined;
+    this.hits = [];
+    this.hitIndex = -1;
+    this.showSearchCount("");
+    if (this.searchInput) this.searchInput.value = "";
+    this.minimap?.invalidate();
+    this.firstView = owner >= 0 ? { expanded: owner } : undefined;
+    this.select(owner >= 0 ? owner : undefined);
+    void this.requestLayout();
+  }
+
+  /** After an expand or collapse: the node selected, its top near the top of the screen, readable. */
+  private showExpanded(id: number): void {
+    const node = this.model?.nodes[id];
+    if (!this.layout || !node) return;
+    this.select(id);
+    const screen = this.screen();
+    this.camera.centre(this.layout.x[id]!, this.layout.y[id]!, screen, true);
+    this.camera.y = 24 - (this.layout.y[id]! - node.height / 2) * this.camera.scale;
+    this.requestDraw();
+  }
+
   // ---- layout and camera ----
 
   private async requestLayout(): Promise<void> {
@@ -414,9 +474,10 @@ export class GraphView {
     const started = performance.now();
     try {
       const layout = await this.app.task("graph layout", () =>
-        this.app.layoutWorker.request({ kind: "layout", input: layoutInput(model) }),
+        this.app.layoutWorker.request({ kind: "layout", input: this.view?.layout ?? layoutInput(model) }),
       );
       if (generation !== this.generation) return;
+      if (this.view) applyContainerSizes(this.view, layout);
       this.layout = layout;
       this.layoutMs = performance.now() - started;
       this.minimap?.invalidate();
@@ -424,7 +485,8 @@ export class GraphView {
       const target = wanted !== undefined ? model.nodes.find((n) => n.name === wanted) : undefined;
       // the first view needs the canvas box's real size: a file that opens straight on its graph gets its layout
       // while the view may not be laid out yet, so the first view waits for a draw with a sized box
-      this.firstView = target ? target.id : "home";
+      if (this.firstView === undefined || typeof this.firstView !== "object")
+        this.firstView = target ? target.id : "home";
     } catch (error) {
       if (generation !== this.generation) return;
       this.error = error instanceof CancelledError ? "layout cancelled" : (error as Error).message;
@@ -544,10 +606,11 @@ export class GraphView {
   private draw(): void {
     const canvas = this.canvas;
     if (!canvas || this.root.hidden) return;
-    if (this.firstView !== undefined && (canvas.parentElement?.clientWidth ?? 0) > 0) {
+    if (this.firstView !== undefined && this.layout && (canvas.parentElement?.clientWidth ?? 0) > 0) {
       const first = this.firstView;
       this.firstView = undefined;
       if (first === "home") this.home();
+      else if (typeof first === "object") this.showExpanded(first.expanded);
       else this.focusNode(first, false);
     }
     const screen = this.screen();
@@ -603,6 +666,10 @@ export class GraphView {
     canvas.dataset.visibleOps = String(visible.ops);
     canvas.dataset.visibleWeights = String(visible.weights);
     canvas.dataset.selected = this.selected !== undefined ? (model.nodes[this.selected]?.name ?? "") : "";
+    // boxes drawn inside expanded boxes, and the frames holding them (tests count them against the branches)
+    canvas.dataset.nestedBoxes = String(model.nodes.length - (this.stack.at(-1)?.model.nodes.length ?? 0));
+    canvas.dataset.frames = String(layout.frames?.length ?? 0);
+    canvas.dataset.expanded = [...this.expanded].join("\n");
     this.minimap?.draw();
   }
 
@@ -614,7 +681,10 @@ export class GraphView {
     const node = this.selected !== undefined ? model?.nodes[this.selected] : undefined;
     // the model's properties belong to the file's graph, not to a subgraph opened from it
     const root = this.stack[0]?.model;
-    const properties = root && model === root ? { own: root.properties, extra: this.parameterCount(root) } : undefined;
+    const properties =
+      root && this.stack.at(-1)?.model === root
+        ? { own: root.properties, extra: this.parameterCount(root) }
+        : undefined;
     renderSidePanel(
       this.side,
       model,
@@ -625,6 +695,8 @@ export class GraphView {
         openTensor: (name) => this.app.openTensor(name),
         openSubgraph: (sub, title, step) => this.openSubgraph(sub, title, step),
         select: (id) => this.select(id),
+        isExpanded: (id) => (this.view ? this.expanded.has(this.view.keys[id] ?? "") : undefined),
+        toggleExpand: (id) => this.toggleExpand(id),
       },
       properties && !properties.own
         ? {

@@ -5,6 +5,7 @@
  * the speech mode: time on x from FSHIFT, feature 0 at the bottom, diverging map for signed features,
  * per-feature normalisation and the plot of one frame.
  */
+import { capabilitiesOf } from "../../../bindings/formats/registry.js";
 import { formatBytes, formatCount, formatPercent, formatValue, shapeText } from "../model/format.js";
 import {
   type ColourMapName,
@@ -79,9 +80,12 @@ export class TensorView {
     return this.app.current?.infos.find((i) => i.name === this.name);
   }
 
-  /** SPRAAK 2-D data: speech mode applies. */
+  /** 2-D data of a format of speech features (its `speechFrames` capability: SPRAAK): speech mode applies. */
   private get speechCapable(): boolean {
-    return this.app.current?.lazy.format === "spraak" && (this.info?.shape.length ?? 0) === 2;
+    const format = this.app.current?.lazy.format;
+    return (
+      format !== undefined && capabilitiesOf(format)?.speechFrames === true && (this.info?.shape.length ?? 0) === 2
+    );
   }
 
   private get orientation(): Orientation {

@@ -1,41 +1,57 @@
-/** Which opened files have a graph, and their graphs (TenniS / SeetaFace6, ONNX, april's three networks). */
+/**
+ * Which opened files have a graph, and their graphs: the registry's `graph` capability says what a format's file
+ * holds (a TenniS graph, one ONNX model, ONNX networks by name), and this turns it into the graph view's document.
+ */
+import type { FormatGraph } from "../../../../bindings/formats/types.js";
 import { capabilitiesOf } from "../../../../bindings/formats/registry.js";
-import { april, type onnx, tsm } from "../../../../bindings/index.js";
 import type { GraphDocument } from "../../model/graph.js";
 import {
   type ConstantValue,
   type ConstantValues,
-  aprilGraphDocument,
   loadConstantValues,
   onnxGraphDocument,
+  onnxModelGraph,
   onnxTensorNames,
+  unavailableGraph,
 } from "../../model/graph-onnx.js";
 import { tsmGraphDocument } from "../../model/graph-tsm.js";
 import type { InspectorContext, OpenedFile } from "../context.js";
+import type { onnx } from "../../../../bindings/index.js";
 
 /**
- * The graphs of the opened file, or undefined when its format has none; `values`: the ONNX models' small constants
- * (loadGraphConstants), shown inline and read by the shape inference.
+ * The graph view's document of a format's graph (one graph per network; weights named `<network>/<weight>`);
+ * `values`: the ONNX models' small constants (loadGraphConstants), shown inline and read by the shape inference.
  */
+export function graphDocumentFrom(graph: FormatGraph, values?: ConstantValues): GraphDocument {
+  switch (graph.kind) {
+    case "tsm":
+      return tsmGraphDocument(graph.graph);
+    case "onnx":
+      return onnxGraphDocument(graph.model, values);
+    case "onnx-networks":
+      return {
+        graphs: graph.networks.map(({ name, model, error }) =>
+          model
+            ? onnxModelGraph(model, name, `${name}/`, values)
+            : unavailableGraph(name, error ?? "not a readable ONNX model"),
+        ),
+      };
+  }
+}
+
+/** The graphs of the opened file, or undefined when its format has none. */
 export function graphDocumentOf(context: InspectorContext, values?: ConstantValues): GraphDocument | undefined {
   const file = context.current;
-  if (!file) return undefined;
-  if (file.lazy.format === "tsm") return tsmGraphDocument(tsm.graph(file.lazy.file as Parameters<typeof tsm.graph>[0]));
-  if (file.lazy.format === "onnx") return onnxGraphDocument(file.lazy.file as onnx.OnnxModel, values);
-  if (file.lazy.format === "april")
-    return aprilGraphDocument(file.lazy.file as april.AprilFile, april.NETWORK_NAMES, values);
-  return undefined;
+  const graph = file && capabilitiesOf(file.lazy.format)?.graph?.(file.lazy.file);
+  return graph ? graphDocumentFrom(graph, values) : undefined;
 }
 
 /** The ONNX models of an opened file with the prefix of their weights' table names (april: `encoder/`…). */
 function onnxModelsOf(file: OpenedFile): { model: onnx.OnnxModel; prefix: string }[] {
-  if (file.lazy.format === "onnx") return [{ model: file.lazy.file as onnx.OnnxModel, prefix: "" }];
-  if (file.lazy.format !== "april") return [];
-  const networks = (file.lazy.file as april.AprilFile).onnx ?? {};
-  return april.NETWORK_NAMES.flatMap((network) => {
-    const model = networks[network];
-    return model ? [{ model, prefix: `${network}/` }] : [];
-  });
+  const graph = capabilitiesOf(file.lazy.format)?.graph?.(file.lazy.file);
+  if (graph?.kind === "onnx") return [{ model: graph.model, prefix: "" }];
+  if (graph?.kind !== "onnx-networks") return [];
+  return graph.networks.flatMap(({ name, model }) => (model ? [{ model, prefix: `${name}/` }] : []));
 }
 
 /**

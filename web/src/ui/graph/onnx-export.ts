@@ -3,6 +3,7 @@
  * when the button is pressed) enables the button or names the blocking ops; a press writes tsm.toOnnx's bytes
  * through the page's download.
  */
+import { capabilitiesOf } from "../../../../bindings/formats/registry.js";
 import { tsm } from "../../../../bindings/index.js";
 import { formatBytes } from "../../model/format.js";
 import type { InspectorContext } from "../context.js";
@@ -20,6 +21,11 @@ type OnnxExportState =
 const ONNX_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 export class OnnxExport {
+  /** True when files of `format` convert to ONNX (its `convertsTo` capability): the graph view offers the button. */
+  static offeredFor(format: string | undefined): boolean {
+    return format !== undefined && (capabilitiesOf(format)?.convertsTo?.includes("onnx") ?? false);
+  }
+
   readonly button: HTMLButtonElement;
   readonly note: HTMLElement;
   private state: OnnxExportState | undefined;

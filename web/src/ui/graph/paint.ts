@@ -2,7 +2,15 @@
  * Painting a laid-out graph: on a canvas (only the part inside an area, for the screen and for PNG export) and as
  * SVG text (the whole graph, one `<g><title>` per box). Colours come from the page's theme.
  */
-import { BOX, type GraphModel, type GraphNode, type Positioned, boxRows, headerText } from "../../model/graph.js";
+import {
+  BOX,
+  FRAME,
+  type GraphModel,
+  type GraphNode,
+  type Positioned,
+  boxRows,
+  headerText,
+} from "../../model/graph.js";
 import { INFERRED_MARK } from "../../model/shape-infer.js";
 
 export type Colours = Record<string, string>;
@@ -31,6 +39,11 @@ export function opColour(node: GraphNode): string {
 }
 
 type Area = { x: number; y: number; width: number; height: number };
+
+/** The expanded boxes of a layout (graph-expand.ts), outer ones first (an owner's id is below its nested boxes'). */
+export function expandedOwners(layout: Positioned): number[] {
+  return (layout.containers ?? []).map((c) => c.id).sort((a, b) => a - b);
+}
 
 const labelCache = new WeakMap<GraphModel, Map<string, string>>();
 
@@ -73,6 +86,81 @@ export function paintGraph(
   context.save();
   context.scale(scale, scale);
   context.translate(-x0, -y0);
+  const showText = BOX.smallFont * scale >= 4;
+  let ops = 0;
+  let weights = 0;
+  const paintBox = (node: GraphNode) => {
+    const cx = layout.x[node.id]!;
+    const cy = layout.y[node.id]!;
+    const x = cx - node.width / 2;
+    const y = cy - node.height / 2;
+    if (x > x1 || x + node.width < x0 || y > y1 || y + node.height < y0) return;
+    const colour = opColour(node);
+    const isHit = hitSet.has(node.id);
+    const rows = boxRows(node);
+    context.fillStyle = colours["--bg2"]!;
+    context.beginPath();
+    context.roundRect(x, y, node.width, node.height, 4);
+    context.fill();
+    context.fillStyle = colour;
+    context.beginPath();
+    context.roundRect(x, y, node.width, BOX.header, rows.length > 0 ? [4, 4, 0, 0] : 4);
+    context.fill();
+    context.lineWidth = (node.id === selected ? 3 : isHit ? 2.5 : 1) / Math.max(0.5, scale);
+    context.strokeStyle =
+      node.id === selected
+        ? colours["--accent"]!
+        : isHit
+          ? colours["--warn"]!
+          : related.has(node.id)
+            ? colours["--fg"]!
+            : colours["--line"]!;
+    context.beginPath();
+    context.roundRect(x, y, node.width, node.height, 4);
+    context.stroke();
+    if (!showText) return;
+    context.textBaseline = "middle";
+    context.textAlign = "center";
+    context.fillStyle = "#ffffff";
+    context.font = `600 ${BOX.font}px system-ui, sans-serif`;
+    context.fillText(headerText(node), cx, y + BOX.header / 2, node.width - 8);
+    if (node.kind === "op") ops++;
+    if (rows.length > 0) {
+      context.textAlign = "left";
+      context.font = `${BOX.smallFont}px ui-monospace, monospace`;
+      rows.forEach((row, k) => {
+        // weight rows in the text colour, inline attributes muted
+        context.fillStyle = k < node.weights.length ? colours["--fg"]! : colours["--fg2"]!;
+        context.fillText(row, x + 8, y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2, node.width - 12);
+        if (k < node.weights.length) weights++;
+      });
+    }
+  };
+  // expanded boxes and their frames first (outer ones before the ones nested in them), under the edges and boxes
+  const owners = expandedOwners(layout);
+  for (const owner of owners) {
+    const node = model.nodes[owner];
+    if (node) paintBox(node);
+    for (const frame of layout.frames ?? []) {
+      if (frame.owner !== owner) continue;
+      if (frame.x > x1 || frame.x + frame.width < x0 || frame.y > y1 || frame.y + frame.height < y0) continue;
+      context.fillStyle = colours["--canvas"]!;
+      context.strokeStyle = colours["--line"]!;
+      context.lineWidth = 1 / Math.max(0.5, scale);
+      context.setLineDash([4 / Math.max(0.5, scale), 3 / Math.max(0.5, scale)]);
+      context.beginPath();
+      context.rect(frame.x, frame.y, frame.width, frame.height);
+      context.fill();
+      context.stroke();
+      context.setLineDash([]);
+      if (!showText) continue;
+      context.fillStyle = colours["--fg2"]!;
+      context.font = `${BOX.smallFont}px ui-monospace, monospace`;
+      context.textAlign = "left";
+      context.textBaseline = "middle";
+      context.fillText(frame.title, frame.x + 6, frame.y + FRAME.title / 2, frame.width - 12);
+    }
+  }
   // edges (those whose bounding box meets the area)
   context.lineWidth = 1 / Math.max(0.5, scale);
   const plain: typeof layout.edges = [];
@@ -131,56 +219,8 @@ export function paintGraph(
       }
     }
   }
-  const showText = BOX.smallFont * scale >= 4;
-  let ops = 0;
-  let weights = 0;
-  for (const node of model.nodes) {
-    const cx = layout.x[node.id]!;
-    const cy = layout.y[node.id]!;
-    const x = cx - node.width / 2;
-    const y = cy - node.height / 2;
-    if (x > x1 || x + node.width < x0 || y > y1 || y + node.height < y0) continue;
-    const colour = opColour(node);
-    const isHit = hitSet.has(node.id);
-    const rows = boxRows(node);
-    context.fillStyle = colours["--bg2"]!;
-    context.beginPath();
-    context.roundRect(x, y, node.width, node.height, 4);
-    context.fill();
-    context.fillStyle = colour;
-    context.beginPath();
-    context.roundRect(x, y, node.width, BOX.header, rows.length > 0 ? [4, 4, 0, 0] : 4);
-    context.fill();
-    context.lineWidth = (node.id === selected ? 3 : isHit ? 2.5 : 1) / Math.max(0.5, scale);
-    context.strokeStyle =
-      node.id === selected
-        ? colours["--accent"]!
-        : isHit
-          ? colours["--warn"]!
-          : related.has(node.id)
-            ? colours["--fg"]!
-            : colours["--line"]!;
-    context.beginPath();
-    context.roundRect(x, y, node.width, node.height, 4);
-    context.stroke();
-    if (!showText) continue;
-    context.textBaseline = "middle";
-    context.textAlign = "center";
-    context.fillStyle = "#ffffff";
-    context.font = `600 ${BOX.font}px system-ui, sans-serif`;
-    context.fillText(headerText(node), cx, y + BOX.header / 2, node.width - 8);
-    if (node.kind === "op") ops++;
-    if (rows.length > 0) {
-      context.textAlign = "left";
-      context.font = `${BOX.smallFont}px ui-monospace, monospace`;
-      rows.forEach((row, k) => {
-        // weight rows in the text colour, inline attributes muted
-        context.fillStyle = k < node.weights.length ? colours["--fg"]! : colours["--fg2"]!;
-        context.fillText(row, x + 8, y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2, node.width - 12);
-        if (k < node.weights.length) weights++;
-      });
-    }
-  }
+  const ownerSet = new Set(owners);
+  for (const node of model.nodes) if (!ownerSet.has(node.id)) paintBox(node);
   context.restore();
   return { ops, weights };
 }
@@ -194,8 +234,39 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
     `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.ceil(layout.width)}" height="${Math.ceil(layout.height)}" viewBox="0 0 ${Math.ceil(layout.width)} ${Math.ceil(layout.height)}" font-family="system-ui, sans-serif">`,
     `<rect width="100%" height="100%" fill="${c["--canvas"]}"/>`,
     `<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="${c["--fg2"]}"/></marker></defs>`,
-    `<g fill="none" stroke="${c["--fg2"]}" stroke-opacity="0.7">`,
   ];
+  const box = (node: GraphNode) => {
+    const x = layout.x[node.id]! - node.width / 2;
+    const y = layout.y[node.id]! - node.height / 2;
+    parts.push(
+      `<g><title>${esc(`${node.op} ${node.name}`)}</title>`,
+      `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${node.height}" rx="4" fill="${c["--bg2"]}" stroke="${c["--line"]}"/>`,
+      `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${BOX.header}" rx="4" fill="${opColour(node)}"/>`,
+      `<text x="${layout.x[node.id]!.toFixed(1)}" y="${(y + BOX.header / 2 + 4).toFixed(1)}" text-anchor="middle" font-size="${BOX.font}" font-weight="600" fill="#fff">${esc(headerText(node))}</text>`,
+    );
+    boxRows(node).forEach((row, k) => {
+      parts.push(
+        `<text x="${(x + 8).toFixed(1)}" y="${(y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${k < node.weights.length ? c["--fg"] : c["--fg2"]}">${esc(row)}</text>`,
+      );
+    });
+    parts.push("</g>");
+  };
+  // expanded boxes, each followed by its branches' frames (a frame is titled by a text, not a <title>: the
+  // `<g><title>` elements stay one per box)
+  const owners = expandedOwners(layout);
+  for (const owner of owners) {
+    const node = model.nodes[owner];
+    if (node) box(node);
+    for (const frame of layout.frames ?? [])
+      if (frame.owner === owner)
+        parts.push(
+          `<g class="frame" data-owner="${esc(node?.name ?? "")}" data-branch="${esc(frame.title)}">`,
+          `<rect x="${frame.x.toFixed(1)}" y="${frame.y.toFixed(1)}" width="${frame.width.toFixed(1)}" height="${frame.height.toFixed(1)}" fill="${c["--canvas"]}" stroke="${c["--line"]}" stroke-dasharray="4 3"/>`,
+          `<text x="${(frame.x + 6).toFixed(1)}" y="${(frame.y + FRAME.title / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${esc(frame.title)}</text>`,
+          "</g>",
+        );
+  }
+  parts.push(`<g fill="none" stroke="${c["--fg2"]}" stroke-opacity="0.7">`);
   for (const edge of layout.edges)
     parts.push(
       `<polyline marker-end="url(#arrow)" points="${edge.points.map((p) => `${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(" ")}"/>`,
@@ -211,22 +282,8 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
         `<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${title}${esc(label)}</text>`,
       );
   }
-  for (const node of model.nodes) {
-    const x = layout.x[node.id]! - node.width / 2;
-    const y = layout.y[node.id]! - node.height / 2;
-    parts.push(
-      `<g><title>${esc(`${node.op} ${node.name}`)}</title>`,
-      `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${node.height}" rx="4" fill="${c["--bg2"]}" stroke="${c["--line"]}"/>`,
-      `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${node.width}" height="${BOX.header}" rx="4" fill="${opColour(node)}"/>`,
-      `<text x="${layout.x[node.id]!.toFixed(1)}" y="${(y + BOX.header / 2 + 4).toFixed(1)}" text-anchor="middle" font-size="${BOX.font}" font-weight="600" fill="#fff">${esc(headerText(node))}</text>`,
-    );
-    boxRows(node).forEach((row, k) => {
-      parts.push(
-        `<text x="${(x + 8).toFixed(1)}" y="${(y + BOX.header + BOX.padding / 2 + k * BOX.row + BOX.row / 2 + 4).toFixed(1)}" font-size="${BOX.smallFont}" font-family="ui-monospace, monospace" fill="${k < node.weights.length ? c["--fg"] : c["--fg2"]}">${esc(row)}</text>`,
-      );
-    });
-    parts.push("</g>");
-  }
+  const ownerSet = new Set(owners);
+  for (const node of model.nodes) if (!ownerSet.has(node.id)) box(node);
   parts.push("</svg>");
   return parts.join("\n");
 }

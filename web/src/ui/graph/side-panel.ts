@@ -15,11 +15,41 @@ export interface SidePanelActions {
   /** `step` is `<node name>:<subgraph name>` (the URL keeps the path). */
   openSubgraph(model: GraphModel, title: string, step: string): void;
   select(id: number | undefined): void;
+  /** Whether a node's subgraphs are drawn in place (graph-expand.ts); undefined: the view cannot expand it. */
+  isExpanded?(id: number): boolean | undefined;
+  /** Draws a node's subgraphs in place, or folds them back. */
+  toggleExpand?(id: number): void;
 }
 
 /** A node's or the graph's actions row (empty here; features append buttons to it). */
 export function actionsRow(kind: "graph" | "node"): HTMLElement {
   return h("div", { class: "graph-panel-actions", id: "graph-panel-actions", "data-panel": kind });
+}
+
+/**
+ * A node's actions row; a node with subgraphs gets "Expand" (its branches drawn in place inside its box, one frame
+ * each) or, once expanded, "Collapse".
+ */
+function nodeActions(node: GraphNode, actions: SidePanelActions): HTMLElement {
+  const row = actionsRow("node");
+  const expanded = node.subgraphs.length > 0 ? actions.isExpanded?.(node.id) : undefined;
+  if (expanded !== undefined)
+    row.append(
+      h(
+        "button",
+        {
+          type: "button",
+          id: "graph-expand",
+          "aria-expanded": String(expanded),
+          title: expanded
+            ? `Fold ${node.subgraphs.map((s) => s.name).join(" and ")} back into the box`
+            : `Draw ${node.subgraphs.map((s) => s.name).join(" and ")} inside the box, with the values they read`,
+          onclick: () => actions.toggleExpand?.(node.id),
+        },
+        expanded ? "Collapse" : "Expand",
+      ),
+    );
+  return row;
 }
 
 /** What the Properties panel adds to a graph's own properties: the parameter count of its weights. */
@@ -191,7 +221,7 @@ export function renderSidePanel(
   const parts: (Node | null)[] = [
     h("h3", {}, node.op),
     h("div", { class: "mono", style: "word-break:break-all", id: "graph-node-name" }, node.name),
-    actionsRow("node"),
+    nodeActions(node, actions),
     node.docUrl
       ? h(
           "p",
