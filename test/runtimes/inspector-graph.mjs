@@ -212,6 +212,14 @@ async function onnxScenarios(viewport) {
       ({ page, problems } = await openGraphOf(context, silero, where));
       const shown = await readableFirstView(page, where);
       timings.push(`${where}: ${shown.sourceNodes} nodes → ${shown.nodes} boxes, layout ${shown.engine} in ${shown.layoutMs} ms`);
+      // issue 36: the sample-rate check reads `B = 16000` once the small constants are loaded, and the Equal's
+      // output (no declared type) has an inferred shape, said so in the node panel and the legend
+      await page.fill("#graph-search", '"Equal"');
+      await page.waitForFunction(() => /= 16000/.test(document.querySelector("#graph-weights")?.textContent ?? ""), null, { timeout: 30_000 }).catch(() => {});
+      const equal = await page.evaluate(() => ({ weights: document.querySelector("#graph-weights")?.textContent ?? "", outputs: document.querySelector("#graph-node-output-values")?.textContent ?? "", legend: document.querySelector("#graph-legend")?.textContent ?? "" }));
+      check(/B ⟨⟩ = 16000/.test(equal.weights), `${where}: the Equal's constant is shown with its value (${equal.weights})`);
+      check(/bool ⟨⟩ \(inferred by tensorfile\)/.test(equal.outputs), `${where}: the Equal's output shape is inferred and says so (${equal.outputs})`);
+      check(/inferred by tensorfile, marked \*/.test(equal.legend), `${where}: the legend says which labels are inferred (${equal.legend})`);
       // the network itself is in the If's branches (one per sample rate): open one
       await page.fill("#graph-search", '"If_0"');
       await page.waitForTimeout(80);

@@ -9,6 +9,9 @@
  * attributes are one line each in the node panel; GRAPH / GRAPHS attributes (If branches, Loop and Scan bodies)
  * are subgraphs that open like graphs. A subgraph's reads of the outer graph's weights are drawn as weight rows
  * too (values computed outside it are not drawn).
+ * Small constants (at most 8 elements) the caller decoded with the library (loadConstantValues) show their values
+ * (`B = 16000`, `axes = [0]`). Edges carry the declared type of their value, else the shape shape-infer.ts infers
+ * (marked with a trailing `*`; ports say `inferred`).
  */
 import {
   type OnnxAttribute,
@@ -20,6 +23,7 @@ import {
   nodeLabel,
   weights,
 } from "../../../bindings/formats/onnx.js";
+import type { DecodeOptions, NamedTensor } from "../../../bindings/tensor.js";
 import {
   type GraphDocument,
   type GraphModel,
@@ -31,6 +35,7 @@ import {
   shapeText,
 } from "./graph.js";
 import { onnxOpDocUrl } from "./onnx-ops.js";
+import { type Dim, type ValueShape, INFERRED_MARK, inferShapes } from "./shape-infer.js";
 
 /** Input names of common ONNX ops (index = input position), as the operator schemas name them. */
 const INPUT_NAMES: Record<string, readonly string[]> = {
@@ -168,6 +173,12 @@ interface Scope {
   weights: Map<string, { weight: OnnxTensor; name: string }>;
   /** Declared types of values visible from the graph (inputs, outputs, value_info, weights), by value name. */
   types: Map<string, string>;
+  /** Types visible from the graph as shapes, declared and inferred (shape-infer.ts), by value name. */
+  shapes: Map<string, ValueShape>;
+  /** Labels of inferred types (`float32 ⟨1×64⟩*`) of values the model declares no shape for, by value name. */
+  inferred: Map<string, string>;
+  /** The elements of small constants the caller decoded (loadConstantValues). */
+  values: ConstantValues;
 }
 
 /** At most this many attributes are drawn inside a box. */
@@ -186,24 +197,167 @@ function tensorType(t: OnnxTensor): string {
   return `${DATA_TYPES[t.dataType]?.dtype ?? dataTypeName(t.dataType)} ${shapeText(t.dims)}`;
 }
 
+/** A small constant's elements, decoded by the library (loadConstantValues): as box text, and as integers. */
+export interface ConstantValue {
+  /** `16000`, `[0]`, `[1, -1, 64]`, `0.5`, `true`: ints as ints, floats as their shortest round trip. */
+  text: string;
+  /** The elements when they are integers (shape inference reads Reshape's shape, Unsqueeze's axes…). */
+  ints?: number[] | undefined;
+  /** The elements of a float constant (Resize's scales). */
+  floats?: number[] | undefined;
+}
+
+/** Decoded small constants by TensorProto (empty: boxes show `B ⟨⟩` and inference reads no constant). */
+export type ConstantValues = ReadonlyMap<OnnxTensor, ConstantValue>;
+
+/** Constants of at most this many elements are shown with their values (`axes = [0]`). */
+export const INLINE_VALUE_MAX_ELEMENTS = 8;
+/** A value longer than this as text keeps its shape row (`B ⟨8⟩`). */
+const INLINE_VALUE_MAX_CHARS = 40;
+
+/** Small constants read at the same time. */
+const LOAD_BATCH = 16;
+
+const NARROW_FLOATS = new Set(["float16", "bfloat16", "float8_e4m3", "float8_e5m2"]);
+
+/** The shortest decimal that reads back as the same float32 (`0.1`, not `0.10000000149011612`). */
+function float32Text(v: number): string {
+  if (!Number.isFinite(v)) return String(v);
+  for (let p = 1; p <= 9; p++) {
+    const text = String(Number(v.toPrecision(p)));
+    if (Math.fround(Number(text)) === v) return text;
+  }
+  return String(v);
+}
+
+/** A decoded tensor as a ConstantValue (undefined for a dtype shown by shape only, e.g. complex or raw bytes). */
+export function constantValueOf(tensor: NamedTensor): ConstantValue | undefined {
+  const data = tensor.data as ArrayLike<number | bigint>;
+  const items: string[] = [];
+  const ints: number[] = [];
+  const floats: number[] = [];
+  let integral = true;
+  for (let k = 0; k < data.length; k++) {
+    const v = data[k]!;
+    if (typeof v === "bigint") {
+      items.push(String(v));
+      ints.push(Number(v));
+    } else if (tensor.dtype === "bool") {
+      items.push(v !== 0 ? "true" : "false");
+      integral = false;
+    } else if (tensor.dtype === "float32") {
+      items.push(float32Text(v));
+      floats.push(v);
+      integral = false;
+    } else if (tensor.dtype === "float64") {
+      items.push(String(v));
+      floats.push(v);
+      integral = false;
+    } else if (/^u?int(8|16|32)$/.test(tensor.dtype)) {
+      items.push(String(v));
+      ints.push(v);
+    } else return undefined;
+  }
+  const nested = (dims: readonly number[], at: number): [string, number] => {
+    if (dims.length === 0) return [items[at] ?? "", at + 1];
+    const parts: string[] = [];
+    for (let k = 0; k < dims[0]!; k++) {
+      const [text, next] = nested(dims.slice(1), at);
+      parts.push(text);
+      at = next;
+    }
+    return [`[${parts.join(", ")}]`, at];
+  };
+  return {
+    text: nested(tensor.shape, 0)[0],
+    ints: integral ? ints : undefined,
+    floats: floats.length === data.length && data.length > 0 ? floats : undefined,
+  };
+}
+
+/** The weights small enough to be shown with their values: at most `maxElements`, stored in the file (not external). */
+export function smallConstants(model: OnnxModel, maxElements = INLINE_VALUE_MAX_ELEMENTS): OnnxTensor[] {
+  return weights(model)
+    .map((w) => w.tensor)
+    .filter(
+      (t) =>
+        t.storage !== "external" &&
+        DATA_TYPES[t.dataType]?.dtype !== undefined &&
+        t.dims.reduce((p, d) => p * d, 1) <= maxElements,
+    );
+}
+
+/**
+ * Decodes a model's small constants with `load` (the format's loadTensor over the opened file; narrow floats are
+ * asked for as float32). A constant that fails to load is shown by its shape, as before.
+ */
+export async function loadConstantValues(
+  model: OnnxModel,
+  load: (t: OnnxTensor, options: DecodeOptions) => Promise<NamedTensor | undefined>,
+): Promise<Map<OnnxTensor, ConstantValue>> {
+  const values = new Map<OnnxTensor, ConstantValue>();
+  const one = async (t: OnnxTensor) => {
+    const dtype = DATA_TYPES[t.dataType]?.dtype ?? "";
+    try {
+      const tensor = await load(t, NARROW_FLOATS.has(dtype) ? { dtype: "float32" } : {});
+      const value = tensor ? constantValueOf(tensor) : undefined;
+      if (value) values.set(t, value);
+    } catch {
+      // a damaged constant: its row keeps the shape (the table shows the error when it is opened)
+    }
+  };
+  // a few reads at a time: a model with thousands of small constants is not read one round trip after another
+  const all = smallConstants(model);
+  for (let k = 0; k < all.length; k += LOAD_BATCH) await Promise.all(all.slice(k, k + LOAD_BATCH).map(one));
+  return values;
+}
+
+/** A shape as ValueShape dims. */
+function declaredShape(
+  elemType: number | undefined,
+  dims: readonly (number | string | null)[] | undefined,
+): ValueShape {
+  return { elemType, dims: dims ? [...dims] : undefined };
+}
+
+/** An inferred type as an edge label: `float32 ⟨1×?×64⟩*` (symbolic dims by name, unknown ones `?`). */
+export function inferredTypeText(shape: ValueShape): string | undefined {
+  if (!shape.dims) return undefined;
+  const elem = shape.elemType !== undefined ? (DATA_TYPES[shape.elemType]?.dtype ?? dataTypeName(shape.elemType)) : "?";
+  return `${elem} ⟨${shape.dims.map((d: Dim) => d ?? "?").join("×")}⟩${INFERRED_MARK}`;
+}
+
 /**
  * The graph of one GraphProto. `tensorName` maps a weight's TensorProto to the name the file's tensor table lists
- * it under (undefined: the table does not list it, e.g. a string tensor).
+ * it under (undefined: the table does not list it, e.g. a string tensor); `values` holds the small constants the
+ * caller decoded (shown inline, and read by the shape inference).
  */
 export function onnxGraphModel(
   graph: OnnxGraph,
   tensorName: (t: OnnxTensor) => string | undefined,
   name = graph.name || "graph",
   outer?: Scope,
+  values: ConstantValues = outer?.values ?? new Map(),
 ): GraphModel {
   const initializerNames = new Set(graph.initializers.map((t) => t.name));
   const outputNames = new Set(graph.outputs.map((o) => o.name));
   const consumed = valuesRead(graph);
-  const scope: Scope = { weights: new Map(outer?.weights), types: new Map(outer?.types) };
+  const scope: Scope = {
+    weights: new Map(outer?.weights),
+    types: new Map(outer?.types),
+    shapes: new Map(outer?.shapes),
+    inferred: new Map(outer?.inferred),
+    values,
+  };
   for (const t of graph.initializers) scope.weights.set(t.name, { weight: t, name: t.name });
   for (const t of graph.initializers) scope.types.set(t.name, tensorType(t));
+  for (const t of graph.initializers) scope.shapes.set(t.name, declaredShape(t.dataType, t.dims));
   for (const v of [...graph.inputs, ...graph.outputs, ...graph.valueInfo])
-    if (v.type.kind !== "unknown") scope.types.set(v.name, valueTypeText(v.type));
+    if (v.type.kind !== "unknown") {
+      scope.types.set(v.name, valueTypeText(v.type));
+      if (v.type.kind === "tensor") scope.shapes.set(v.name, declaredShape(v.type.elemType, v.type.shape));
+      scope.inferred.delete(v.name);
+    }
   const constantValue = (node: OnnxGraph["nodes"][number]) =>
     node.opType === "Constant" && (node.domain === "" || node.domain === "ai.onnx") && node.outputs.length === 1
       ? node.attributes.find((a) => a.name === "value" && a.t)?.t
@@ -217,12 +371,33 @@ export function onnxGraphModel(
       scope.weights.set(output, { weight: value, name: output });
     }
     if (value && !scope.types.has(output)) scope.types.set(output, tensorType(value));
+    if (value && scope.shapes.get(output)?.dims === undefined)
+      scope.shapes.set(output, declaredShape(value.dataType, value.dims));
   });
+  // shapes of the values the model declares none for (inferred labels end with INFERRED_MARK)
+  const constantInts = new Map<string, number[]>();
+  const constantFloats = new Map<string, number[]>();
+  for (const [value, w] of scope.weights) {
+    const decoded = values.get(w.weight);
+    if (decoded?.ints && w.weight.dims.length <= 1) constantInts.set(value, decoded.ints);
+    if (decoded?.floats && w.weight.dims.length <= 1) constantFloats.set(value, decoded.floats);
+  }
+  for (const [value, shape] of inferShapes(graph, scope.shapes, constantInts, constantFloats)) {
+    scope.shapes.set(value, shape);
+    const text = inferredTypeText(shape);
+    if (text !== undefined) scope.inferred.set(value, text);
+  }
+  /** A value's edge label: its declared type when that has a shape, else an inferred one, else what is declared. */
+  const labelOf = (value: string): string | undefined => scope.inferred.get(value) ?? scope.types.get(value);
 
   const specs: NodeSpec[] = [];
   const sources = new Map<string, Source>();
   const inputIds: number[] = [];
   const outputIds: number[] = [];
+  const inlineValue = (t: OnnxTensor): string | undefined => {
+    const text = values.get(t)?.text;
+    return text !== undefined && text.length <= INLINE_VALUE_MAX_CHARS ? text : undefined;
+  };
   const weightRow = (opType: string, position: number, w: { weight: OnnxTensor; name: string }): GraphWeight => {
     const tensor = tensorName(w.weight);
     return {
@@ -231,6 +406,7 @@ export function onnxGraphModel(
       tensors: tensor !== undefined ? [tensor] : [],
       dtype: DATA_TYPES[w.weight.dataType]?.dtype ?? dataTypeName(w.weight.dataType),
       shape: [...w.weight.dims],
+      value: inlineValue(w.weight),
     };
   };
 
@@ -273,7 +449,7 @@ export function onnxGraphModel(
       const source = sources.get(value);
       if (source && "box" in source && source.box !== id) {
         inputs.push(source.box);
-        inputLabels.push(scope.types.get(value));
+        inputLabels.push(labelOf(value));
         return;
       }
       const w = scope.weights.get(value);
@@ -293,7 +469,11 @@ export function onnxGraphModel(
     }
     const value = constantValue(node);
     const tensor = value ? tensorName(value) : undefined;
-    const port = (name: string): GraphPort => ({ name, type: name === "" ? undefined : scope.types.get(name) });
+    const port = (name: string): GraphPort => {
+      const inferred = name === "" ? undefined : scope.inferred.get(name);
+      if (inferred !== undefined) return { name, type: inferred.slice(0, -INFERRED_MARK.length), inferred: true };
+      return { name, type: name === "" ? undefined : scope.types.get(name) };
+    };
     const inline = node.attributes
       .map((a) => onnxInlineAttribute(a, node.opType))
       .filter((line): line is string => line !== undefined);
@@ -328,7 +508,7 @@ export function onnxGraphModel(
       op: "output",
       kind: "output",
       inputs: source && "box" in source ? [source.box] : [],
-      inputLabels: [scope.types.get(output.name)],
+      inputLabels: [labelOf(output.name)],
       outputs: [],
       attrs: [["type", valueTypeText(output.type)]],
       weights: w ? [weightRow("", 0, w)] : [],
@@ -375,10 +555,16 @@ export function onnxProperties(model: OnnxModel): GraphProperties {
 }
 
 /** The graph of a model; a model without a graph gives a graph that says so. */
-export function onnxModelGraph(model: OnnxModel, name?: string, prefix = ""): GraphModel {
+export function onnxModelGraph(model: OnnxModel, name?: string, prefix = "", values?: ConstantValues): GraphModel {
   if (!model.graph) return unavailableGraph(name ?? "graph", "the model has no graph");
   return {
-    ...onnxGraphModel(model.graph, onnxTensorNames(model, prefix), name ?? (model.graph.name || "graph")),
+    ...onnxGraphModel(
+      model.graph,
+      onnxTensorNames(model, prefix),
+      name ?? (model.graph.name || "graph"),
+      undefined,
+      values,
+    ),
     properties: onnxProperties(model),
   };
 }
@@ -388,8 +574,9 @@ export function unavailableGraph(name: string, reason: string): GraphModel {
   return { ...buildGraph(name, [], [], [], 0), error: reason };
 }
 
-export function onnxGraphDocument(model: OnnxModel): GraphDocument {
-  return { graphs: [onnxModelGraph(model)] };
+/** The graph of an ONNX model; `values`: its small constants, decoded (loadConstantValues). */
+export function onnxGraphDocument(model: OnnxModel, values?: ConstantValues): GraphDocument {
+  return { graphs: [onnxModelGraph(model, undefined, "", values)] };
 }
 
 /** The april networks in file order (encoder, decoder, joiner); weights are named `<network>/<weight name>`. */
@@ -399,12 +586,13 @@ export function aprilGraphDocument(
     onnxErrors?: Partial<Record<string, string>> | undefined;
   },
   networks: readonly string[],
+  values?: ConstantValues,
 ): GraphDocument {
   return {
     graphs: networks.map((network) => {
       const model = file.onnx?.[network];
       if (!model) return unavailableGraph(network, file.onnxErrors?.[network] ?? "not a readable ONNX model");
-      return onnxModelGraph(model, network, `${network}/`);
+      return onnxModelGraph(model, network, `${network}/`, values);
     }),
   };
 }

@@ -17,6 +17,8 @@ export interface GraphWeight {
   tensors: string[];
   dtype: string;
   shape: number[];
+  /** A small constant's elements as text (`16000`, `[1, -1, 64]`): the row reads `B = 16000`. */
+  value?: string | undefined;
 }
 
 /** A value a node reads or writes, with its declared (or inferred) type when known: `float32 ⟨1×3×?⟩`. */
@@ -24,6 +26,8 @@ export interface GraphPort {
   name: string;
   /** dtype and shape as text; undefined when the model does not say. */
   type?: string | undefined;
+  /** The type was inferred (by the adapter's shape inference), not declared by the model. */
+  inferred?: boolean | undefined;
 }
 
 /** What the "Properties" panel shows about the model a graph belongs to. */
@@ -128,8 +132,9 @@ export function shapeText(shape: readonly number[]): string {
   return `⟨${shape.join("×")}⟩`;
 }
 
-/** The text of a weight row: `W ⟨32×16×3×3⟩`. */
+/** The text of a weight row: `W ⟨32×16×3×3⟩`, or a small constant's value: `axes = [0]`. */
 export function weightText(weight: GraphWeight): string {
+  if (weight.value !== undefined) return `${weight.label} = ${weight.value}`;
   return `${weight.label} ${shapeText(weight.shape)}`;
 }
 

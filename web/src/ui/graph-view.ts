@@ -28,7 +28,8 @@ import { CancelledError } from "../model/tensor-data.js";
 import type { InspectorContext } from "./context.js";
 import { clear, download, h, inTextField, prepareCanvas, themeColour } from "./dom.js";
 import { Camera, type Screen } from "./graph/camera.js";
-import { graphDocumentOf, hasGraph } from "./graph/document.js";
+import { graphDocumentOf, hasGraph, loadGraphConstants } from "./graph/document.js";
+import { INFERRED_MARK } from "../model/shape-infer.js";
 import { Minimap } from "./graph/minimap.js";
 import { OnnxExport } from "./graph/onnx-export.js";
 import { COLOUR_NAMES, type Colours, graphSvg, paintGraph, pngParts } from "./graph/paint.js";
@@ -81,6 +82,8 @@ export class GraphView {
   private picker: HTMLSelectElement | undefined;
   private crumbs: HTMLElement | undefined;
   private generation = 0;
+  /** The file whose small constants were asked for (their values are loaded after the graph first shows). */
+  private constantsFor: unknown;
   private drawPending = false;
   /** The first view of a new layout, applied at the first draw whose canvas box has a size. */
   private firstView: number | "home" | { expanded: number } | undefined;
@@ -133,6 +136,7 @@ export class GraphView {
     this.firstView = undefined;
     this.generation++;
     this.onnxExport = undefined;
+    this.constantsFor = undefined;
     this.expanded = new Set();
     this.view = undefined;
     clear(this.root);
@@ -160,8 +164,45 @@ export class GraphView {
       }
     }
     if (!this.canvas) this.build();
+    if (this.document && this.constantsFor !== file) {
+      this.constantsFor = file;
+      void this.showConstants(file);
+    }
     this.onnxExport?.start();
     if (this.model && !this.layout && !this.model.error) void this.requestLayout();
+    this.requestDraw();
+  }
+
+  /**
+   * Redraws the graph with its small constants' values (`B = 16000`) and the shapes they settle, once they are
+   * loaded; the graph shown meanwhile has the same boxes (ids, subgraphs), so the selection and open subgraphs stay.
+   */
+  private async showConstants(file: NonNullable<InspectorContext["current"]>): Promise<void> {
+    let values;
+    try {
+      values = await loadGraphConstants(file);
+    } catch {
+      return; // the graph keeps its `B ⟨⟩` rows
+    }
+    if (values.size === 0 || this.app.current !== file || this.constantsFor !== file || !this.document) return;
+    const document = graphDocumentOf(this.app, values);
+    const index = this.document.graphs.indexOf(this.stack[0]?.model as GraphModel);
+    const root = document?.graphs[index];
+    if (!document || !root) return;
+    this.document = document;
+    this.stack = [
+      { model: root, title: root.name },
+      ...subgraphFrames(
+        root,
+        this.stack.slice(1).map((f) => f.step ?? ""),
+      ),
+    ];
+    this.refreshView(); // the expanded subgraphs stay expanded
+    this.generation++;
+    this.layout = undefined;
+    this.minimap?.invalidate();
+    this.drawSide();
+    if (!this.model?.error) void this.requestLayout();
     this.requestDraw();
   }
 
@@ -594,7 +635,7 @@ export class GraphView {
     }
     if (this.legend) {
       this.legend.textContent = model
-        ? `${model.nodes.length} boxes (${legendNodes(model)}, weights inside their consumer) · ${model.edges.length} edges · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : (this.error ?? "laying out…")}`
+        ? `${model.nodes.length} boxes (${legendNodes(model)}, weights inside their consumer) · ${model.edges.length} edges${inferredLegend(model)} · ${layout ? `layout: ${layout.engine}, ${(this.layoutMs / 1000).toFixed(2)} s` : (this.error ?? "laying out…")}`
         : this.error
           ? `no graph: ${this.error}`
           : "";
@@ -760,6 +801,19 @@ export class GraphView {
 }
 
 /** "765 nodes (812 with 25 subgraphs)": the panel's count in words. */
+const inferredLegends = new WeakMap<GraphModel, string>();
+
+/** ` (n shapes inferred by tensorfile, marked *)` when some edge labels are inferred, not declared. */
+function inferredLegend(model: GraphModel): string {
+  let text = inferredLegends.get(model);
+  if (text === undefined) {
+    const n = model.edges.filter((e) => e.label?.endsWith(INFERRED_MARK)).length;
+    text = n > 0 ? ` (${n} shape${n === 1 ? "" : "s"} inferred by tensorfile, marked ${INFERRED_MARK})` : "";
+    inferredLegends.set(model, text);
+  }
+  return text;
+}
+
 function legendNodes(model: GraphModel): string {
   const { nodes, withSubgraphs } = nodeCountText(model);
   return withSubgraphs ? `${nodes}; ${withSubgraphs}` : nodes;

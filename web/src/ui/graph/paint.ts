@@ -11,6 +11,7 @@ import {
   boxRows,
   headerText,
 } from "../../model/graph.js";
+import { INFERRED_MARK } from "../../model/shape-infer.js";
 
 export type Colours = Record<string, string>;
 
@@ -274,9 +275,11 @@ export function graphSvg(model: GraphModel, layout: Positioned, colours: Colours
   const labels = edgeLabels(model);
   for (const edge of layout.edges) {
     const label = labels.get(`${edge.from}>${edge.to}`);
+    // an inferred label (`float32 ⟨1×64⟩*`) says so in its tooltip
+    const title = label?.endsWith(INFERRED_MARK) ? "<title>shape inferred by tensorfile</title>" : "";
     if (label)
       parts.push(
-        `<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${esc(label)}</text>`,
+        `<text class="edge-label" x="${(edge.points[0]!.x + 4).toFixed(1)}" y="${(edge.points[0]!.y + 12).toFixed(1)}" font-size="${BOX.smallFont - 1}" font-family="ui-monospace, monospace" fill="${c["--fg2"]}">${title}${esc(label)}</text>`,
       );
   }
   const ownerSet = new Set(owners);

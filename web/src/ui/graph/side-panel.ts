@@ -70,6 +70,9 @@ function portList(id: string, ports: readonly GraphPort[]): HTMLElement {
         {},
         h("span", { class: "mono" }, p.name || "(omitted)"),
         p.type ? h("span", { class: "muted" }, ` ${p.type}`) : h("span", { class: "muted" }, " (type not declared)"),
+        p.type && p.inferred
+          ? h("span", { class: "muted", title: "the model does not declare this shape" }, " (inferred by tensorfile)")
+          : null,
       ),
     ),
   );
@@ -265,7 +268,11 @@ export function renderSidePanel(
             h(
               "li",
               {},
-              w.tensors[0] ? tensorButton(weightText(w), w.tensors[0]) : h("span", {}, weightText(w)),
+              // the shape opens the tensor; a small constant's value follows it (`B ⟨⟩ = 16000`)
+              w.tensors[0]
+                ? tensorButton(weightText({ ...w, value: undefined }), w.tensors[0])
+                : h("span", {}, weightText({ ...w, value: undefined })),
+              w.value !== undefined ? h("span", { class: "mono" }, ` = ${w.value}`) : null,
               h("span", { class: "muted" }, ` ${w.dtype} · ${w.name}`),
             ),
           ),
