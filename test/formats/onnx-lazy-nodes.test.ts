@@ -15,6 +15,7 @@ import { LAZY_READ_STATS } from "../../bindings/formats/onnx/lazy-read.js";
 import { parseModel } from "../../bindings/formats/onnx/reader.js";
 import { ByteReader } from "../../bindings/bytes/byte-reader.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
+import { varintArray } from "../helpers/bytes.js";
 import { type GraphSpec, type NodeSpec, type TensorSpec, VAD_MODELS, buildModel, le } from "../helpers/onnx-models.js";
 import { countingSource } from "../helpers/sources.js";
 
@@ -199,17 +200,7 @@ describe("onnx.read: nodes parsed on first access", () => {
   });
 
   it("random fields in a node, an attribute or a Constant's tensor: read() agrees with the eager parse, error for error", () => {
-    /** A varint's bytes (a bigint: any 64-bit pattern). */
-    const varint = (value: bigint): number[] => {
-      const out: number[] = [];
-      let v = BigInt.asUintN(64, value);
-      do {
-        const b = Number(v & 0x7fn);
-        v >>= 7n;
-        out.push(v > 0n ? b | 0x80 : b);
-      } while (v > 0n);
-      return out;
-    };
+    const varint = varintArray;
     const len = (body: number[]) => [...varint(BigInt(body.length)), ...body];
     const interesting = fc.constantFrom(
       0n,

@@ -11,20 +11,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import * as onnx from "../../bindings/formats/onnx.js";
 import type { NamedTensor } from "../../bindings/tensor.js";
+import { varintArray } from "../helpers/bytes.js";
 import { VAD_MODELS } from "../helpers/onnx-models.js";
 
 const utf8 = new TextEncoder();
 
-function varint(n: number): number[] {
-  const out: number[] = [];
-  let v = BigInt.asUintN(64, BigInt(n));
-  do {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    out.push(v > 0n ? b | 0x80 : b);
-  } while (v > 0n);
-  return out;
-}
+const varint = varintArray;
 const tag = (field: number, wire: number) => varint((field << 3) | wire);
 const len = (field: number, body: ArrayLike<number>) => [...tag(field, 2), ...varint(body.length), ...Array.from(body)];
 const str = (field: number, text: string) => len(field, utf8.encode(text));

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "./rng.js";
 import { concat } from "./bytes.js";
+import * as onnx from "../../bindings/formats/onnx.js";
 
 export const PARAM_NAMES = [
   "batch_size",
@@ -87,6 +88,31 @@ export interface BuiltApril {
 
 const utf8 = (text: string | Uint8Array): Uint8Array =>
   typeof text === "string" ? new TextEncoder().encode(text) : text;
+
+/**
+ * A small real ONNX network for an .april file: `in` (1x4) MatMul `<tag>.weight` (4x3, values i/8) gives `out` (1x3),
+ * its node named `<tag>_mm` and its graph `<tag>-graph`.
+ */
+export function matMulNetwork(tag: string): Uint8Array {
+  return onnx.write(
+    onnx.create({
+      graph: {
+        name: `${tag}-graph`,
+        inputs: [{ name: "in", dtype: "float32", shape: [1, 4] }],
+        outputs: [{ name: "out", dtype: "float32", shape: [1, 3] }],
+        initializers: [
+          {
+            name: `${tag}.weight`,
+            dtype: "float32",
+            dims: [4, 3],
+            data: Float32Array.from({ length: 12 }, (_, i) => i / 8),
+          },
+        ],
+        nodes: [{ name: `${tag}_mm`, opType: "MatMul", inputs: ["in", `${tag}.weight`], outputs: ["out"] }],
+      },
+    }),
+  );
+}
 
 /** Three small "networks" (random bytes; the reader treats them as opaque). */
 export function sampleNetworks(seed = 1, sizes: number[] = [97, 61, 43]): Uint8Array[] {

@@ -44,3 +44,15 @@ export function expectFormatError(
   else if (where.field) expect(error.field, error.message).toMatch(where.field);
   return error;
 }
+
+/** The bytes of a protobuf varint (any 64-bit pattern: a negative number is its two's complement, ten bytes). */
+export function varintArray(value: bigint | number): number[] {
+  const out: number[] = [];
+  let v = BigInt.asUintN(64, BigInt(value));
+  do {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    out.push(v > 0n ? b | 0x80 : b);
+  } while (v > 0n);
+  return out;
+}

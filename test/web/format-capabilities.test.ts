@@ -14,21 +14,11 @@ import { aprilGraphDocument, onnxGraphDocument } from "../../web/src/model/graph
 import { tsmGraphDocument } from "../../web/src/model/graph-tsm.js";
 import { graphDocumentFrom, hasGraph } from "../../web/src/ui/graph/document.js";
 import { OnnxExport } from "../../web/src/ui/graph/onnx-export.js";
+import { matMulNetwork } from "../helpers/april-builders.js";
 
 const floats = (n: number) => Float32Array.from({ length: n }, (_, i) => i / 8);
 
-const net = (tag: string) =>
-  onnx.write(
-    onnx.create({
-      graph: {
-        name: `${tag}-graph`,
-        inputs: [{ name: "in", dtype: "float32", shape: [1, 4] }],
-        outputs: [{ name: "out", dtype: "float32", shape: [1, 3] }],
-        initializers: [{ name: `${tag}.weight`, dtype: "float32", dims: [4, 3], data: floats(12) }],
-        nodes: [{ name: `${tag}_mm`, opType: "MatMul", inputs: ["in", `${tag}.weight`], outputs: ["out"] }],
-      },
-    }),
-  );
+const net = matMulNetwork;
 
 /** The graph capability of the format `bytes` are read as (lazily, as the inspector opens them). */
 async function graphOf(bytes: Uint8Array): Promise<{ format: string; file: unknown; graph: FormatGraph | undefined }> {

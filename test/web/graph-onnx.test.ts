@@ -14,6 +14,7 @@ import {
   onnxGraphDocument,
   onnxWeightLabel,
 } from "../../web/src/model/graph-onnx.js";
+import { matMulNetwork } from "../helpers/april-builders.js";
 
 const floats = (n: number, start = 0) => Float32Array.from({ length: n }, (_, i) => start + i / 8);
 
@@ -353,18 +354,7 @@ describe("ONNX graph adapter", () => {
 });
 
 describe("april networks in the graph view", () => {
-  const net = (tag: string) =>
-    onnx.write(
-      onnx.create({
-        graph: {
-          name: `${tag}-graph`,
-          inputs: [{ name: "in", dtype: "float32", shape: [1, 4] }],
-          outputs: [{ name: "out", dtype: "float32", shape: [1, 3] }],
-          initializers: [{ name: `${tag}.weight`, dtype: "float32", dims: [4, 3], data: floats(12) }],
-          nodes: [{ name: `${tag}_mm`, opType: "MatMul", inputs: ["in", `${tag}.weight`], outputs: ["out"] }],
-        },
-      }),
-    );
+  const net = matMulNetwork;
 
   it("gives the three networks, weights named <network>/<name> as the table lists them", async () => {
     const bytes = april.write(
