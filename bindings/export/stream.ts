@@ -15,13 +15,12 @@
  * Chunks are views of the tensors' own memory, never reused by tensorfile afterwards.
  */
 import type { DecodeOptions, NamedTensor, TensorInfo } from "../tensor.js";
-import { decodeTensor, decodedDType, dtypeBytes, elementCount, isPlainlyStored } from "../tensor.js";
-import { type ByteSource, readExactly } from "../io/source.js";
+import { decodedDType, elementCount, isPlainlyStored } from "../tensor.js";
+import type { ByteSource } from "../io/source.js";
 import { BAND_TUNING, bandedChunks, canReadBands, planBands, plannedBytes } from "../io/banded.js";
+import { plainChunks } from "../io/plain-chunks.js";
 import { checkTensor } from "./check.js";
 import { capabilitiesOf } from "../formats/registry.js";
-import { streamsTypedField, typedFieldChunks } from "../formats/onnx/typed-chunks.js";
-import { isExternal, openExternal } from "../formats/onnx/external.js";
 import {
   type ByteSink,
   type LazyTensors,
@@ -63,15 +62,15 @@ function streamsFrom(
   decode: DecodeOptions | undefined,
 ): source is ByteSource {
   if (source === undefined) return false;
-  if (isExternal(info)) return true; // an ONNX weight in an external file: read from that file in chunks
-  if (streamsInChunks(info) || streamsTypedField(info)) return true;
+  if (streamsInChunks(info)) return true;
   const plan = canReadBands(source) ? planBands(info, decode) : undefined;
   return plan !== undefined && plannedBytes(plan) > BAND_TUNING.bandBytes;
 }
 
 /**
  * The pieces of a tensor streamed from `source`, or undefined for one loaded whole: a stored form of the format's
- * own that it streams (its tensorChunks capability: npz's deflated members), else what streamsFrom() allows.
+ * own that it streams (its tensorChunks capability: npz's deflated members, ONNX's external and typed-field
+ * weights), else what streamsFrom() allows.
  */
 function streamedPieces(
   source: ByteSource | undefined,
@@ -83,16 +82,15 @@ function streamedPieces(
   const ownPieces = own?.(source, info, decode, STREAM_CHUNK_ELEMENTS);
   if (ownPieces !== undefined) return ownPieces;
   if (!streamsFrom(source, info, decode)) return undefined;
-  if (isExternal(info)) return externalChunks(source, info, decode);
-  if (streamsTypedField(info)) return typedFieldChunks(source, info, decode);
-  if (streamsInChunks(info)) return tensorChunks(source, info, decode);
+  if (streamsInChunks(info)) return plainChunks(source, info, decode, STREAM_CHUNK_ELEMENTS);
   return bandedChunks(source, planBands(info, decode)!, decode);
 }
 
 /**
  * The decoded bytes of one tensor of a lazy file, in pieces: a plainly stored tensor read and decoded 16 MiB at a
- * time, a column-major one in bands of rows, a large ONNX typed-field weight a window of its entries at a time,
- * when the file has its source; any other loaded whole (one piece).
+ * time, a column-major one in bands of rows, a stored form of the format's own as its tensorChunks capability
+ * streams it (a large ONNX typed-field weight a window of its entries at a time), when the file has its source; any
+ * other loaded whole (one piece).
  */
 export async function* decodeInChunks(
   file: LazyTensors,
@@ -102,41 +100,6 @@ export async function* decodeInChunks(
   const pieces = streamedPieces(file.source, info, decode);
   if (pieces !== undefined) yield* pieces;
   else yield dataBytes(await file.loadTensor(info, decode));
-}
-
-/**
- * An ONNX weight in an external file (formats/onnx/external.ts finds and opens it), read and decoded a chunk at a
- * time as a raw_data weight is: memory stays at a chunk whatever its size.
- */
-async function* externalChunks(
-  source: ByteSource,
-  info: TensorInfo,
-  decode: DecodeOptions | undefined,
-): AsyncGenerator<Uint8Array> {
-  const opened = await openExternal(source, info);
-  try {
-    yield* tensorChunks(opened.source, opened.info, decode);
-  } finally {
-    await opened.close();
-  }
-}
-
-/** One plainly stored tensor, read and decoded a chunk at a time (bounded memory whatever its size). */
-async function* tensorChunks(
-  source: ByteSource,
-  info: TensorInfo,
-  decode: DecodeOptions | undefined,
-): AsyncGenerator<Uint8Array> {
-  const size = dtypeBytes(info.dtype);
-  const count = elementCount(info.shape);
-  const format = info.format ?? "tensorfile";
-  for (let start = 0; start < count; start += STREAM_CHUNK_ELEMENTS) {
-    const n = Math.min(STREAM_CHUNK_ELEMENTS, count - start);
-    const at = info.byteOffset + start * size;
-    const stored = await readExactly(source, at, n * size, format, info.name);
-    const piece: TensorInfo = { ...info, shape: [n], byteOffset: at, byteLength: n * size, layout: "row-major" };
-    yield dataBytes(decodeTensor(stored, piece, { dtype: decode?.dtype }, format));
-  }
 }
 
 /** Options of {@link writeSafetensorsTo} and {@link writeNpyTo}. */

@@ -266,6 +266,12 @@ export interface FormatCapabilities<
    * (`.tsm` ↔ `.csta`), with the function that re-wraps a read file as `extension`.
    */
   readonly containers?: FormatContainers<F> | undefined;
+  /**
+   * The pieces of `write(read(all of source))`, after read()'s checks (which reject with read()'s error): what
+   * `convert IN OUT` in IN's own format without options streams from IN (onnx, april), bytes or chunks read from the
+   * source as they are consumed, so a large model is converted in about the memory of a chunk.
+   */
+  rewritePieces?(source: ByteSource): Promise<(Uint8Array | AsyncIterable<Uint8Array>)[]>;
   /** Re-encodes in the format's own file with another precision (`convert --dtype`, `--quantize`: bw2l). */
   readonly reencode?: FormatReencoding<F> | undefined;
   /** Other formats' files this format converts to (tsm: `onnx`, through bindings/convert/tsm-onnx/). */

@@ -3,7 +3,7 @@
  * from it (package.json's subpaths, typedoc.json's entry points, the CLI's format list) is up to date, and a format
  * added through the registry alone (a toy one, here) is detected, read, inspected by the CLI and patched.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -32,6 +32,9 @@ import { loadTensor as loadPlainTensor } from "../../bindings/io/lazy.js";
 import { patch } from "../../bindings/patch.js";
 import { rangePlan } from "../../bindings/patch/plan.js";
 import { type DecodeOptions, type TensorInfo, decodeTensor } from "../../bindings/tensor.js";
+import { ProtoWriter } from "../../bindings/formats/onnx/proto-writer.js";
+import { TYPED_CHUNK_TUNING } from "../../bindings/formats/onnx/typed-chunks.js";
+import { buildModel, le, writeTensor } from "../helpers/onnx-models.js";
 // @ts-expect-error: a plain .mjs script without types
 import { expectedFiles, registryIds } from "../../scripts/sync-registry.mjs";
 
@@ -408,6 +411,58 @@ describe("convert in the input's own format, through the format's capabilities",
     }));
 });
 
+describe("convert in the input's own format streams through the format's rewritePieces capability", () => {
+  it("the pieces it gives are OUT's bytes; a rejection leaves no OUT; without it, write(read(IN)) is written", () =>
+    inToyFolder(async (dir, model) => {
+      // pieces the test can tell from write(): a first piece, then chunks read from the source as they are consumed
+      const rewriting: FormatCapabilities<FormatModule<unknown, never, never>, ToyFile> = {
+        ...capabilities,
+        rewritePieces: async (source) => {
+          const chunks = async function* (): AsyncGenerator<Uint8Array> {
+            yield await readExactly(source, 0, 4, "toy");
+            yield await readExactly(source, 4, toyBytes([1.5, -2, 3.25]).length - 4, "toy");
+          };
+          return [new Uint8Array([0xee]), chunks()];
+        },
+      };
+      const unregister = registerFormat(reading, rewriting);
+      try {
+        const out = join(dir, "streamed.toy");
+        const { status, err } = await runQuietly(["convert", model, out]);
+        expect(status, err).toBe(0);
+        expect(new Uint8Array(readFileSync(out))).toEqual(new Uint8Array([0xee, ...toyBytes([1.5, -2, 3.25])]));
+        expect(err).toContain(`wrote ${out} (toy, 21 bytes)`);
+      } finally {
+        unregister();
+      }
+      // the hostile case: the capability rejects (read()'s checks failed): its error, and OUT is never created
+      const unregisterRejecting = registerFormat(reading, {
+        ...capabilities,
+        rewritePieces: () => Promise.reject(new RangeError("toy: the checks of read() failed")),
+      });
+      const refused = join(dir, "refused.toy");
+      try {
+        const { status, err } = await runQuietly(["convert", model, refused]);
+        expect(status).not.toBe(0);
+        expect(err).toContain("toy: the checks of read() failed");
+        expect(() => readFileSync(refused)).toThrow();
+      } finally {
+        unregisterRejecting();
+      }
+      // without the capability: write(read(IN)), the file as it is
+      await withToy(async () => {
+        const plain = join(dir, "plain.toy");
+        expect((await runQuietly(["convert", model, plain])).status).toBe(0);
+        expect(new Uint8Array(readFileSync(plain))).toEqual(toyBytes([1.5, -2, 3.25]));
+      });
+    }));
+
+  it("onnx and april declare it, and no other built-in format", () => {
+    const streamed = CAPABILITIES.filter((format) => format.rewritePieces !== undefined).map((format) => format.id);
+    expect(streamed.sort()).toEqual(["april", "onnx"]);
+  });
+});
+
 describe("export streams a format's own stored form through its tensorChunks capability", () => {
   it("decodeInChunks asks the format of the info, and loads whole when it declines", async () => {
     const bytes = toyBytes([1.5, -2, 3.25]);
@@ -439,6 +494,71 @@ describe("export streams a format's own stored form through its tensorChunks cap
       expect(Array.from(new Float32Array(whole[0]!.slice().buffer))).toEqual([1.5, -2, 3.25]);
     } finally {
       unregister();
+    }
+  });
+});
+
+describe("export asks the capabilities only: ONNX's external and typed-field weights are its tensorChunks", () => {
+  it("no module of bindings/export imports a format's folder (only the registry and the types)", () => {
+    const folder = join(root, "bindings/export");
+    for (const name of readdirSync(folder).filter((file) => file.endsWith(".ts"))) {
+      const text = readFileSync(join(folder, name), "utf8");
+      const imports = [...text.matchAll(/from "(\.\.\/formats\/[^"]+)"/g)].map((match) => match[1]);
+      expect(
+        imports.filter((path) => !/^\.\.\/formats\/(registry|types)\.js$/.test(path ?? "")),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it("onnx and onnx-tensor stream a large typed-field weight, decline a raw_data one; the bytes are loadTensor's", async () => {
+    const n = 5000;
+    const values = Array.from({ length: n }, (_, i) => i * 3 - 7000);
+    const bytes = buildModel({
+      graph: {
+        initializers: [
+          { name: "typed", dataType: 6, dims: [n], int32s: values },
+          { name: "raw", dataType: 6, dims: [n], raw: le(Int32Array.from(values)) },
+        ],
+      },
+    });
+    const proto = new ProtoWriter();
+    writeTensor(proto, { name: "typed", dataType: 6, dims: [n], int32s: values });
+    const tensorBytes = proto.finish();
+    const saved = { ...TYPED_CHUNK_TUNING };
+    Object.assign(TYPED_CHUNK_TUNING, { windowBytes: 1024, pieceBytes: 4096, minBytes: 1024 });
+    try {
+      for (const [format, file] of [
+        ["onnx", bytes],
+        ["onnx-tensor", tensorBytes],
+      ] as const) {
+        const chunks = capabilitiesOf(format)?.tensorChunks;
+        expect(chunks, format).toBeDefined();
+        const source = fromBytes(file);
+        const formatReading = readingOf(format)!;
+        const opened = await formatReading.readFrom(source);
+        for (const info of formatReading.tensorInfos(opened)) {
+          expect(info.format).toBe(format);
+          const pieces = chunks!(source, info, { dtype: "float32" }, 1000);
+          if (info.name === "raw") {
+            expect(pieces, "a raw_data weight is read plainly by export").toBeUndefined();
+            continue;
+          }
+          expect(pieces, `${format} ${info.name}`).toBeDefined();
+          const streamed: number[] = [];
+          let count = 0;
+          for await (const piece of pieces!) {
+            streamed.push(...new Float32Array(piece.slice().buffer));
+            count++;
+          }
+          expect(count).toBeGreaterThan(1);
+          const whole = await formatReading.loadTensor(source, info, { dtype: "float32" });
+          expect(streamed).toEqual([...(whole.data as Float32Array)]);
+          expect(streamed.slice(0, 3)).toEqual([-7000, -6997, -6994]);
+        }
+      }
+    } finally {
+      Object.assign(TYPED_CHUNK_TUNING, saved);
     }
   });
 });

@@ -84,11 +84,20 @@ const entries = {
   // nodes parsed on first use with a fast varint and ASCII path (+1.1 KB wherever onnx.read goes), PatchError and
   // its throw sites, openTensorFolder's export, the streaming quantizeTo (onnx and april) and io/sink.ts: everything
   // 156.7 KB, readFromAny 64.0 KB measured
-  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 157.5],
-  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 64.5],
+  // then (2026-11-27, third round; esbuild metafiles against d8aca1c, minified bytes): the ONNX reader's scan of
+  // unparsed nodes for Constants' weights and tensors() without an object per node (reader-scan.ts +1.1 KB,
+  // view.ts +0.9 KB, reader-graph.ts/wire.ts +0.3 KB), the transpose kernels' padded result pitch (+0.3 KB),
+  // npz's checked memberOf (+0.3 KB) and the formats' titles (+0.1 KB) wherever readFromAny goes; in everything
+  // also stats.wasm's float32-lane histogram (+1.1 KB), npz's streamed deflated members (+1.0 KB), bw2l's
+  // reencode and the edit quantize capabilities (+0.6 KB), and the streamed rewriters of onnx and april as the
+  // rewritePieces capability (+0.5 KB; 0.18 KB gzip): everything 159.2 KB, readFromAny 65.3 KB measured
+  "everything": [`import * as tf from "tensorfile"; globalThis.tf = tf;`, 159.5],
+  "readFromAny + fromBlob": [`import { readFromAny, fromBlob } from "tensorfile"; globalThis.x = [readFromAny, fromBlob];`, 65.5],
   "spraak only": [`import { spraak } from "tensorfile"; globalThis.x = spraak.read;`, 31],
-  "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19],
-  "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 28.5],
+  // the float32-lane range test of histogramF32 (stats.wasm 7468 -> 8003 bytes) and the transposes' padded result
+  // pitch (kernels/transpose.ts): kernels 19.3 KB; the pitch alone in bw2l's namespace: 28.6 KB (2026-11-27)
+  "kernels only": [`import { kernels } from "tensorfile"; globalThis.x = kernels.f16ToF32;`, 19.5],
+  "bw2l only": [`import { bw2l } from "tensorfile"; globalThis.x = bw2l.read;`, 29],
   // tsm.toOnnx's dtype tables and input checks (every model it writes loads in onnxruntime) travel with the tsm
   // namespace (34.2 KB), and unique names (bytes/names.ts) with primitiv's (24.7 KB) (2026-11-27)
   "tsm only": [`import { tsm } from "tensorfile"; globalThis.x = tsm.read;`, 35],
@@ -101,7 +110,9 @@ const entries = {
   // ONNX 1.22's field table (onnx/schema.ts) and the reader's record of each message for edits: 17.8 KB (2026-11-27)
   // nodes parsed on first use (the scan that defers a node only when it will parse), varints without BigInt and
   // short ASCII strings without TextDecoder (issue 34: read 0.1-0.4x of onnx-proto's decode): 19.6 KB (2026-11-27)
-  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 20],
+  // Constants' weights taken from unparsed node bytes and tensors() visiting waiting nodes without an object per
+  // node (reader-scan.ts, view.ts): 20.4 KB (2026-11-27, third round)
+  "subpath onnx: read+tensors": [`import { read, tensors } from "tensorfile/onnx"; globalThis.x = [read, tensors];`, 20.5],
   "subpath kernels: f16ToF32": [`import { f16ToF32 } from "tensorfile/kernels"; globalThis.x = f16ToF32;`, 4.5],
   "subpath kernels: stats": [`import { stats, histogram } from "tensorfile/kernels"; globalThis.x = [stats, histogram];`, 10.5],
   "safetensors/npy export": [`import { writeSafetensors, writeNpy } from "tensorfile"; globalThis.x = [writeSafetensors, writeNpy];`, 3],

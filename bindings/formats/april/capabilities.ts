@@ -2,6 +2,7 @@
 import * as april from "../april.js";
 import type { FormatCapabilities } from "../types.js";
 import { planPatch } from "./patch.js";
+import { rewritePieces } from "./rewrite-from.js";
 
 /** The format's file object, as its read() returns it. */
 type File = ReturnType<typeof april.read>;
@@ -11,6 +12,7 @@ export const capabilities: FormatCapabilities<typeof april, File> = {
   id: april.id,
   module: april,
   planPatch,
+  rewritePieces,
   edit: {
     networks: april.NETWORK_NAMES,
     model: (file, network) => april.networkModel(file, network ?? ""),

@@ -1,8 +1,10 @@
 /** What onnx offers beyond reading, for the registry (see FormatCapabilities in ../types.ts and format.ts). */
 import * as onnx from "../onnx.js";
 import type { FormatCapabilities } from "../types.js";
+import { tensorChunks } from "./chunks.js";
 import { externalStoredBytes } from "./external.js";
 import { planPatch } from "./patch.js";
+import { rewritePieces } from "./rewrite-from.js";
 
 /** The format's file object, as its read() returns it. */
 type File = ReturnType<typeof onnx.read>;
@@ -12,8 +14,10 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
   id: onnx.id,
   module: onnx,
   planPatch,
+  rewritePieces,
   externalData: true,
   storedBytesOutside: externalStoredBytes,
+  tensorChunks,
   edit: {
     model: (file) => file,
     fields: onnx.MODEL_FIELDS,
