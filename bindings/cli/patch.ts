@@ -17,7 +17,6 @@ import { type ByteSource, fromFile, readExactly } from "../io/source.js";
 import { sameBytes } from "../patch/encode.js";
 import { type PatchToResult, patchFrom, patchTo } from "../patch.js";
 import { type NamedTensor, type TensorInfo, bytesOf } from "../tensor.js";
-import { isExternal } from "../formats/onnx/external.js";
 import { type PatchError, isPatchError } from "../bytes/errors.js";
 import type { Command } from "./command.js";
 import { InputError, UsageError, errorLine, isInputError } from "./common.js";
@@ -250,11 +249,9 @@ async function sameFileOrPath(a: string, b: string): Promise<boolean> {
 
 /** The locations of MODEL's external weights (ONNX), in file order without repeats. */
 function externalLocations(format: FormatId, infos: readonly TensorInfo[]): string[] {
-  if (!capabilitiesOf(format)?.externalData) return [];
-  const locations = infos
-    .filter(isExternal)
-    .map((info) => (info as TensorInfo & { onnx: { location: string } }).onnx.location);
-  return [...new Set(locations)];
+  const fileOf = capabilitiesOf(format)?.externalFileOf;
+  if (!fileOf) return [];
+  return [...new Set(infos.map(fileOf).filter((location) => location !== undefined))];
 }
 
 /** What `patch --json` prints (docs/cli.md lists the keys). */

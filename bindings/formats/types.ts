@@ -246,6 +246,8 @@ export interface FormatCapabilities<
   readonly rawReadable?: boolean | undefined;
   /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
   readonly externalData?: boolean | undefined;
+  /** The file beside the model a weight is stored in (its location as the model gives it), or undefined. */
+  externalFileOf?(info: TensorInfo): string | undefined;
   /**
    * The stored bytes of a weight kept outside the file's plain ranges (an ONNX weight in an external file), for a
    * patch that copies them through: undefined for a weight that is not.

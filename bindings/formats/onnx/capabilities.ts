@@ -2,7 +2,7 @@
 import * as onnx from "../onnx.js";
 import type { FormatCapabilities } from "../types.js";
 import { tensorChunks } from "./chunks.js";
-import { externalStoredBytes } from "./external.js";
+import { externalFileOf, externalStoredBytes } from "./external.js";
 import { planPatch } from "./patch.js";
 import { rewritePieces } from "./rewrite-from.js";
 
@@ -16,6 +16,7 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
   planPatch,
   rewritePieces,
   externalData: true,
+  externalFileOf,
   storedBytesOutside: externalStoredBytes,
   tensorChunks,
   edit: {

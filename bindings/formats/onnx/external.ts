@@ -50,6 +50,11 @@ export function isExternal(info: TensorInfo): boolean {
   return (info as ExternalInfo).onnx?.storage === "external";
 }
 
+/** The location of the external file `info`'s bytes are stored in, or undefined for a weight stored in the model. */
+export function externalFileOf(info: TensorInfo): string | undefined {
+  return isExternal(info) ? (info as ExternalInfo).onnx?.location : undefined;
+}
+
 /** The text that names a weight and its location in every message here. */
 function about(info: TensorInfo): string {
   return `onnx tensor "${info.name}" is stored in the external file ${JSON.stringify((info as ExternalInfo).onnx?.location)}`;
