@@ -157,6 +157,33 @@ function overlap(
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 }
 
+/** Whether the segment a–b runs through the inside of a box (touching its border does not count). */
+function crossesBox(
+  a: { x: number; y: number },
+  b: { x: number; y: number },
+  box: { x: number; y: number; width: number; height: number },
+) {
+  // Liang–Barsky clipping against the box shrunk by half a pixel
+  const inset = 0.5;
+  let t0 = 0;
+  let t1 = 1;
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const sides: [number, number][] = [
+    [-dx, a.x - (box.x + inset)],
+    [dx, box.x + box.width - inset - a.x],
+    [-dy, a.y - (box.y + inset)],
+    [dy, box.y + box.height - inset - a.y],
+  ];
+  for (const [p, q] of sides) {
+    if (p === 0) {
+      if (q < 0) return false;
+    } else if (p < 0) t0 = Math.max(t0, q / p);
+    else t1 = Math.min(t1, q / p);
+  }
+  return t1 - t0 > 1e-9;
+}
+
 function rect(model: GraphModel, layout: Positioned, id: number) {
   const n = model.nodes[id]!;
   return { x: layout.x[id]! - n.width / 2, y: layout.y[id]! - n.height / 2, width: n.width, height: n.height };
@@ -292,6 +319,31 @@ describe("nested layout", () => {
         expect(onBorder || onSide, `${JSON.stringify(last)} on ${JSON.stringify(to)}`).toBe(true);
         const frame = frames[view.branches.findIndex((b) => b.nodes.includes(e.to))]!;
         expect(line.points.some((p) => inside({ ...p, width: 0, height: 0 }, frame) && p.y < to.y)).toBe(true);
+      }
+    });
+
+  for (const keys of [["if"], ["if", "if:then_branch>inner"]])
+    it(`routes outer edges around boxes: no segment passes through a box (${keys.join(", ")})`, () => {
+      const { view, layout } = expandedLayout(graph, keys);
+      for (const e of view.outerEdges) {
+        const line = layout.edges.find((l) => l.from === e.from && l.to === e.to)!;
+        for (const p of line.points) expect(Number.isFinite(p.x) && Number.isFinite(p.y)).toBe(true);
+        // the boxes an outer edge may pass through: its ends, and the expanded boxes around its reader
+        const allowed = new Set([e.from, e.to]);
+        for (let o = view.branches.find((b) => b.nodes.includes(e.to))?.owner; o !== undefined;) {
+          allowed.add(o);
+          const holder = o;
+          o = view.branches.find((b) => b.nodes.includes(holder))?.owner;
+        }
+        for (const n of view.model.nodes) {
+          if (allowed.has(n.id)) continue;
+          const box = rect(view.model, layout, n.id);
+          for (let i = 1; i < line.points.length; i++)
+            expect(
+              crossesBox(line.points[i - 1]!, line.points[i]!, box),
+              `${view.model.nodes[e.from]!.name} → ${view.model.nodes[e.to]!.name} through ${n.name}`,
+            ).toBe(false);
+        }
       }
     });
 

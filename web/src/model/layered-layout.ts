@@ -7,9 +7,10 @@
  *  2. edges spanning several ranks get a chain of dummy points, so they run between boxes, not through them;
  *  3. order within each rank: barycentre sweeps down and up;
  *  4. x: alternating passes move each node to the mean of its neighbours above (then below), boxes with more
- *     edges first and dummy points last, keeping the order and the gaps (Sugiyama's priority method); then each
- *     run of nodes pressed against each other moves as one to the mean of its boxes' wishes (siblings centred
- *     under their parent: no diagonal drift on transformer exports);
+ *     edges first and dummy points last, keeping the order and the gaps (Sugiyama's priority method; a box sees
+ *     a long edge's far box, not its dummy point beside it); then each run of nodes pressed against each other
+ *     moves as one to the mean of its boxes' wishes (siblings centred under their parent: no diagonal drift on
+ *     transformer exports);
  *  5. y: each rank as tall as its tallest box.
  */
 import type { Positioned } from "./graph.js";
@@ -95,6 +96,10 @@ export function layeredLayout(
   order.forEach((i, k) => (topoIndex[i] = k));
   const vKey: number[] = Array.from(topoIndex);
   const chains: { from: number; to: number; points: number[] }[] = [];
+  // each dummy point's real ends: the box at the top of its chain and the one at the bottom
+  const chainTop: number[] = [];
+  const chainBottom: number[] = [];
+  const chainSpan: number[] = [];
   for (const e of edges) {
     const a = slot.get(e.from);
     const b = slot.get(e.to);
@@ -113,6 +118,9 @@ export function layeredLayout(
         down.push([]);
         down[previous]!.push(d);
         vKey.push(topoIndex[upper]! + 0.5);
+        chainTop[d - n] = upper;
+        chainBottom[d - n] = lower;
+        chainSpan[d - n] = bottom - top;
         points.push(d);
         previous = d;
       }
@@ -164,6 +172,9 @@ export function layeredLayout(
   }
   // priority placement: boxes with more edges first, dummy points last; each moves to the mean of its
   // neighbours as far as the nodes of higher priority (fixed already) and the order allow
+  /** A neighbour as a box sees it: itself, or for a dummy point the real box at that end of its chain. */
+  const realEnd = (u: number, neighbours: number[][]) =>
+    u < n ? u : neighbours === up ? chainTop[u - n]! : chainBottom[u - n]!;
   const priority = (v: number) => (v < n ? 1000 + up[v]!.length + down[v]!.length : 0);
   const fixed = new Uint8Array(total);
   const place = (layer: number[], neighbours: number[][]) => {
@@ -174,15 +185,22 @@ export function layeredLayout(
       const v = layer[k]!;
       const list = neighbours[v]!;
       if (list.length > 0) {
-        // a box follows its neighbouring boxes, not the dummy points of long edges beside it (that would make a
-        // chain with skip connections drift sideways block after block)
+        // a box follows its neighbouring boxes and, for an edge over more than two ranks, the box at the chain's
+        // far end, never the dummy point beside it: dummy points stand aside, so following them makes a chain with
+        // skip connections drift sideways block after block; ignoring those edges made a box follow only its
+        // short inputs (ISNet: a Resize fed by a Cast over three ranks and by a Shape → Slice → Concat side branch
+        // went half a box sideways at every upsampling, 2.1× dagre's width). Edges over two ranks stay ignored:
+        // their far end is a sibling's parent already (LayerNorm's x → Sub beside x → ReduceMean → Sub), and
+        // counting it twice drifts whisper-like encoders by half a box per block
         let sum = 0;
         let count = 0;
-        for (const u of list)
-          if (u < n || v >= n) {
-            sum += x[u]!;
-            count++;
-          }
+        for (const u of list) {
+          if (v >= n) sum += x[u]!;
+          else if (u < n) sum += x[u]!;
+          else if (chainSpan[u - n]! > 2) sum += x[realEnd(u, neighbours)]!;
+          else continue;
+          count++;
+        }
         if (count === 0)
           for (const u of list) {
             sum += x[u]!;

@@ -97,17 +97,23 @@ type Point = { x: number; y: number };
 /** A nested layout's result, with the paths of outer edges from the frame's entry points (ports) to their readers. */
 interface NestedResult {
   layout: Positioned;
-  /** By `from>to`: the points from the port of `from` in this graph's top rank down to the reader `to`. */
+  /**
+   * By `from>to`: the points from the port of `from` in this graph's top rank down to the reader `to`, or when `from`
+   * is a box of this graph, from its bottom (routed around boxes) into the frame and on to the reader.
+   */
   paths: Map<string, Point[]>;
 }
 
 /**
  * Expanded subgraphs: each branch is laid out on its own (recursively: a branch may hold expanded boxes too), its
  * owner's box grows to hold the branches' frames side by side under its own header and rows, then the graph is
- * laid out with those sizes (the owner stays in its layer) and the frames' boxes are moved into place. A value a
- * branch reads from outside enters its frame through a small port laid out with the branch (one per producer, in
- * its top rank, edges to its readers routed by the engine like any edge); the drawn edge runs from the producer's
- * bottom to that port, then along the port's edges to the reader (through the ports of deeper frames).
+ * laid out with those sizes and the frames' boxes are moved into place. A value a branch reads from outside enters
+ * its frame through a small port laid out with the branch (one per producer, in its top rank, edges to its readers
+ * routed by the engine like any edge). In the graph that holds the producer, an edge from it to the expanded box
+ * is laid out too (so the box ranks below it and the engine routes the edge between boxes, with dummy points like
+ * any long edge); the drawn edge runs from the producer's bottom along that route to the box's top, straight down
+ * to the frame's top above the port, then along the port's edges to the reader (through the ports of deeper
+ * frames).
  */
 export function nestedLayout(input: LayoutInput): Positioned {
   const ids = allIds(input);
@@ -115,22 +121,12 @@ export function nestedLayout(input: LayoutInput): Positioned {
   const outer = input.outer ?? [];
   const result = nestedPart(input, outer, () => nextPort++, DAGRE_MAX_NODES);
   const known = new Set(ids);
-  // sizes of every box (expanded ones at their grown size), for the outer edges' first point
-  const boxSize = new Map<number, { width: number; height: number }>();
-  const collectSizes = (part: LayoutInput) => {
-    for (const n of part.nodes) boxSize.set(n.id, n);
-    for (const nest of part.nested ?? []) for (const f of nest.frames) collectSizes(f.input);
-  };
-  collectSizes(input);
-  for (const k of result.layout.containers ?? []) boxSize.set(k.id, k);
-  const { x, y } = result.layout;
   const edges = [...result.layout.edges];
   for (const e of outer) {
+    // each path runs from its producer's bottom (nestedPart routes it in the graph that holds the producer)
     const path = result.paths.get(`${e.from}>${e.to}`);
-    const from = boxSize.get(e.from);
-    if (!path || !from || !known.has(e.to)) continue;
-    const start = { x: x[e.from]!, y: y[e.from]! + from.height / 2 };
-    edges.push({ from: e.from, to: e.to, points: [start, { x: start.x, y: start.y + 8 }, ...path] });
+    if (!path || !known.has(e.to)) continue;
+    edges.push({ from: e.from, to: e.to, points: path });
   }
   return { ...result.layout, edges };
 }
@@ -195,7 +191,20 @@ function nestedPart(
     const c = inner.get(n.id);
     return c ? { id: n.id, width: Math.max(n.width, c.width), height: n.height + c.height } : n;
   });
-  const top = flatLayout({ nodes: sized, edges: input.edges }, dagreMax);
+  // an outer edge from a box of this graph to a reader inside one of its expanded boxes is laid out as an edge to
+  // that box too: the engine ranks the box below the producer and routes the edge between boxes (dummy points)
+  const own = new Set(input.nodes.map((n) => n.id));
+  const holderOf = new Map<number, number>();
+  for (const [owner, c] of inner) for (const f of c.frames) for (const id of f.ids) holderOf.set(id, owner);
+  const routed = outer.filter((e) => own.has(e.from) && holderOf.has(e.to));
+  const routeEdges = routed.map((e) => ({ from: e.from, to: holderOf.get(e.to)! }));
+  const top = flatLayout({ nodes: sized, edges: [...input.edges, ...routeEdges] }, dagreMax);
+  const routes = new Map<string, Point[]>();
+  top.edges.splice(input.edges.length).forEach((route, k) => {
+    const e = routed[k]!;
+    routes.set(`${e.from}>${e.to}`, route.points.slice(1, -1));
+  });
+  const heightOf = new Map(sized.map((n) => [n.id, n.height]));
   const size = allIds(input).reduce((max, id) => Math.max(max, id + 1), top.x.length);
   const x = new Array<number>(size).fill(0);
   const y = new Array<number>(size).fill(0);
@@ -239,7 +248,23 @@ function nestedPart(
         if (port === undefined || entry === undefined) continue;
         const points = [{ x: layout.x[port]!, y: layout.y[port]! }, ...(portEdges.get(`${port}>${entry}`) ?? [])];
         if (entry !== e.to) points.push(...(f.result.paths.get(`${e.from}>${e.to}`) ?? []));
-        paths.set(`${e.from}>${e.to}`, points.map(shift));
+        const inFrame = points.map(shift);
+        if (!own.has(e.from)) {
+          paths.set(`${e.from}>${e.to}`, inFrame);
+          continue;
+        }
+        // from the producer's bottom along its route to the expanded box, down through the box's own rows to
+        // the frame's top above the port, then to the port
+        const start = { x: x[e.from]!, y: y[e.from]! + heightOf.get(e.from)! / 2 };
+        const portX = inFrame[0]!.x;
+        const ownerTop = y[owner]! - box.height / 2;
+        paths.set(`${e.from}>${e.to}`, [
+          start,
+          ...(routes.get(`${e.from}>${e.to}`) ?? [{ x: start.x, y: start.y + 8 }]),
+          { x: portX, y: ownerTop },
+          { x: portX, y: frameTop },
+          ...inFrame,
+        ]);
       }
       // outer edges from a producer inside this frame to a reader deeper in it: laid out already, moved along
       for (const [key, points] of f.result.paths) if (!paths.has(key)) paths.set(key, points.map(shift));
