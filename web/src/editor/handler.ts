@@ -6,11 +6,21 @@ import { EditSession } from "./session.js";
 let session: EditSession | undefined;
 /** The edited file being streamed to the page ("stream", then "next" until it ends). */
 let stream: AsyncGenerator<Uint8Array> | undefined;
+/** Its next chunk, read while the page writes the one before. */
+let ahead: Promise<IteratorResult<Uint8Array>> | undefined;
+
+/** Starts reading the stream's next chunk (a failure is reported by the "next" that takes it). */
+function readAhead(from: AsyncGenerator<Uint8Array>): Promise<IteratorResult<Uint8Array>> {
+  const next = from.next();
+  next.catch(() => undefined);
+  return next;
+}
 
 export async function handleEdit(request: EditRequest): Promise<EditResult> {
   if (request.action === "open") {
     session = undefined;
     stream = undefined;
+    ahead = undefined;
     const { input } = request;
     session = await EditSession.open("blob" in input ? input.blob : fromUrl(input.url), input.name);
     return { summary: session.summary() };
@@ -36,10 +46,12 @@ export async function handleEdit(request: EditRequest): Promise<EditResult> {
       return { summary: session.summary(), blob: await session.write() };
     case "stream":
       stream = session.chunks();
+      ahead = undefined;
       return { summary: session.summary(), length: await session.byteLength() };
     case "next": {
       if (!stream) throw new Error("the edited file is not being streamed");
-      const next = await stream.next();
+      const next = await (ahead ?? stream.next());
+      ahead = next.done ? undefined : readAhead(stream);
       if (next.done) {
         stream = undefined;
         return { chunk: undefined };

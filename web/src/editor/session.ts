@@ -138,6 +138,12 @@ async function readExactly(source: ByteSource, start: number, end: number): Prom
   return bytes;
 }
 
+/**
+ * The download's chunks, at most: each is read from the source, copied to the page and written there, and is
+ * garbage after; small ones keep what waits for the collector small.
+ */
+const STREAM_STEP = 4 * 1024 * 1024;
+
 /** One piece of the edited file: new bytes, or a range of the original file. */
 type Piece = Uint8Array | Hole;
 
@@ -448,7 +454,7 @@ export class EditSession {
   }
 
   /**
-   * The edited file in order, in chunks of at most 16 MiB that own their memory (each can be posted to the page
+   * The edited file in order, in chunks of at most 4 MiB that own their memory (each can be posted to the page
    * without copying the file's buffer): the bytes read come from the buffer, the holes from the source, by ranges,
    * as they come.
    */
@@ -464,8 +470,8 @@ export class EditSession {
         const hole = this.holes.find((h) => h.end > at && h.start < p.end);
         const stop = hole ? Math.min(p.end, hole.start > at ? hole.start : hole.end) : p.end;
         const inHole = hole !== undefined && hole.start <= at;
-        for (let from = at; from < stop; from += READ_STEP) {
-          const to = Math.min(stop, from + READ_STEP);
+        for (let from = at; from < stop; from += STREAM_STEP) {
+          const to = Math.min(stop, from + STREAM_STEP);
           yield inHole ? await readExactly(this.source, from, to) : this.bytes.slice(from, to);
         }
         at = stop;
