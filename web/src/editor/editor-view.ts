@@ -5,8 +5,9 @@
  * bfloat16 / int8 of the whole model (`convert --quantize`'s conversion, with its report). Every change goes to the
  * editing worker (a worker of its own, so statistics and layouts are not held up), which applies it with the
  * library and answers with what the model now holds; the panel is drawn from that answer. "Download" writes the
- * edited file there (a Blob of new pieces and slices of the original file), "Diff with original" opens it as B of
- * the Diff view. Hooks for people's scripts and tests: `#editor[data-state]` (opening, ready, busy, error) and
+ * edited file there (a Blob of new pieces and slices of the original File; from a URL, over 1 GiB, streamed from the
+ * worker chunk by chunk, its payloads read by ranges as they come), "Diff with original" opens it as B of the Diff
+ * view. Hooks for people's scripts and tests: `#editor[data-state]` (opening, ready, busy, error) and
  * `[data-edits]` (edits in force).
  */
 import { capabilitiesOf } from "../../../bindings/formats/registry.js";
