@@ -15,9 +15,12 @@
 //  - the editor fits the 390 px screen (no sideways scroll);
 //  - on the graph view "Edit" sits in the Properties panel's and the node panel's `.graph-panel-actions` row (one
 //    "Edit" on the page), and axe-core finds 0 critical and 0 serious violations with the editor open;
+//  - through `tensorfile view` (a URL, read with Range requests, never fetched whole): Silero VAD v5 edited, the
+//    download is the library's bytes, every request for the file is a Range request, and "Diff with original" works;
 //  - the graph panel and Properties give the node count as `tensorfile inspect` does ("N (M with K subgraphs)").
 // Exits 1 on failure. Run with `node test/runtimes/inspector-edit.mjs` after `npm run build`.
 import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -309,6 +312,54 @@ async function aprilScenario(context, where) {
   await page.close();
 }
 
+/** Silero VAD v5 opened through `tensorfile view`: the editor reads it by ranges; Download and Diff still work. */
+async function urlScenario(context, where) {
+  const child = spawn(process.execPath, [join(root, "dist/cli.js"), "view", SILERO], { stdio: ["ignore", "pipe", "pipe"] });
+  try {
+    const url = await new Promise((resolveUrl, reject) => {
+      let out = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+        if (out.includes("\n")) resolveUrl(out.split("\n")[0]);
+      });
+      child.once("exit", (code) => reject(new Error(`tensorfile view exited ${code}`)));
+    });
+    const page = await context.newPage();
+    const problems = [];
+    page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    // every request for the file (the page's and its workers'), with its Range header
+    const fileRequests = [];
+    context.on("request", (request) => {
+      if (new URL(request.url()).pathname.startsWith("/files/")) fileRequests.push(request.headers().range ?? "whole");
+    });
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
+    const before = fileRequests.length;
+    await page.getByRole("button", { name: "Edit", exact: true }).click();
+    await page.waitForFunction(() => document.querySelector("#editor")?.dataset.state === "ready", null, { timeout: 60_000 });
+    await page.getByRole("button", { name: "Add metadata" }).click();
+    await page.getByLabel("key", { exact: true }).last().fill("opened_from");
+    await type(page.getByLabel("value", { exact: true }).last(), "a URL");
+    if (!(await settled(page, 1, where))) return;
+    const { name, bytes } = await downloadOf(page);
+    const expected = tf.onnx.read(read(SILERO));
+    tf.onnx.setMetadata(expected, "opened_from", "a URL");
+    check(name === "silero_vad_v5-edited.onnx", `${where}: the download is named silero_vad_v5-edited.onnx (${name})`);
+    check(same(bytes, tf.onnx.write(expected)), `${where}: the download is the library's bytes for the same edit`);
+    const editorRequests = fileRequests.slice(before);
+    check(editorRequests.length > 0 && !editorRequests.includes("whole"), `${where}: the editor read the file by Range requests only (${editorRequests.length}: ${[...new Set(editorRequests)].slice(0, 3).join(", ")}…)`);
+    await page.getByRole("button", { name: "Diff with original" }).click();
+    await page.waitForFunction(() => document.querySelector('[data-view="diff"]')?.getAttribute("aria-selected") === "true" && /edited/.test(document.querySelector("#compare-name")?.textContent ?? ""), null, { timeout: 60_000 }).then(() => check(true, `${where}: "Diff with original" shows the Diff view`), () => check(false, `${where}: "Diff with original" shows the Diff view`));
+    check(problems.length === 0, `${where}: no console errors (${problems.join("; ")})`);
+    await page.close();
+  } finally {
+    child.kill();
+  }
+}
+
 const browser = await chromium.launch({ executablePath, args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
 const viewports = [{ name: "1366×768", width: 1366, height: 768 }, { name: "390 px", width: 390, height: 844, isMobile: true, hasTouch: true }];
 try {
@@ -318,6 +369,7 @@ try {
       if (existsSync(SILERO)) {
         await placementScenario(context, `${viewport.name}, silero_vad_v5.onnx, Edit from the panels`);
         await sileroScenario(context, `${viewport.name}, silero_vad_v5.onnx edits`);
+        if (viewport.width > 1000) await urlScenario(context, `${viewport.name}, silero_vad_v5.onnx through tensorfile view`);
       }
       else console.log(`note: ${SILERO} not found (npm ci)`);
       if (existsSync(OCR_CLS)) {

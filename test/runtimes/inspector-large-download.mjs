@@ -10,9 +10,12 @@
 //  - memory: the page's JS heap (performance.memory, precise; the writable stub runs gc() every 32 chunks so that
 //    the peak is what is live, not the written chunks' garbage) stays under 1/8 of the file, and the renderer
 //    processes' resident memory (/proc, sampled every 100 ms while the page opens, edits and saves; the page and its
-//    workers live there) grows by less than 3/4 of the file: a second copy of the model would be over 1×. All of
-//    Chromium's processes are printed too: through `tensorfile view` the editor fetches the whole file as a Blob,
-//    which the browser process holds (about 1× the file), outside the page.
+//    workers live there) grows by less than 3/4 of the file, and so do all of Chromium's processes (the browser
+//    process too, which would hold a Blob of the file: before issue 36 the editor fetched a URL whole, +1,336 MiB):
+//    a second copy of the model would be over 1×;
+//  - through `tensorfile view`, the page talks to the server through a counting proxy here: the bytes of the file
+//    served from "Edit" to the end of the save are about the file once (the editor reads the structure and the
+//    small tensors by ranges when it opens, the large payloads as it writes), not twice.
 // Skips (exit 0, with a note) when the temporary folder has less than 3 GB free. Takes about a minute.
 // Exits 1 on failure. Run with `node test/runtimes/inspector-large-download.mjs` after `npm run build`
 // (npm run test:browser-large).
@@ -27,6 +30,7 @@ import {
   statfsSync,
 } from "node:fs";
 import { spawn } from "node:child_process";
+import { request as httpRequest, createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -202,10 +206,42 @@ async function view(path) {
   return { url, child };
 }
 
+/**
+ * A proxy in front of `tensorfile view` at `target` (its page URL) that counts the bytes of the files it serves
+ * (/files/…): the page's URL through the proxy, and the counter.
+ */
+async function countingProxy(target) {
+  const upstream = new URL(target);
+  const counter = { served: 0 };
+  const server = createServer((req, res) => {
+    const forward = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        path: req.url,
+        method: req.method,
+        headers: { ...req.headers, host: upstream.host },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        if ((req.url ?? "").startsWith("/files/")) answer.on("data", (chunk) => (counter.served += chunk.length));
+        answer.pipe(res);
+      },
+    );
+    forward.on("error", () => res.destroy());
+    req.pipe(forward);
+  });
+  await new Promise((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  const url = new URL(target);
+  url.port = String(server.address().port);
+  return { url: url.href, counter, close: () => server.close() };
+}
+
 /** Opens the large model (from a File, or through `tensorfile view`), edits, downloads, and checks. */
 async function scenario(context, how, size, expected, browserPid) {
   const where = how === "file" ? "from a File" : "through tensorfile view";
   const server = how === "view" ? await view(bigPath) : undefined;
+  const proxy = server ? await countingProxy(server.url) : undefined;
   const page = await context.newPage();
   const problems = [];
   page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));
@@ -222,6 +258,7 @@ async function scenario(context, how, size, expected, browserPid) {
   const rssPeak = { ...rssBefore };
   let heapPeak = heapBefore;
   let clicked = 0;
+  let servedBeforeEdit = 0;
   const sampler = setInterval(() => {
     const now = chromiumRss(browserPid);
     rssPeak.renderers = Math.max(rssPeak.renderers, now.renderers);
@@ -234,9 +271,10 @@ async function scenario(context, how, size, expected, browserPid) {
       );
   }, 100);
   try {
-    if (server) await page.goto(server.url);
+    if (proxy) await page.goto(proxy.url);
     else await page.setInputFiles("#open-file", bigPath);
     await page.waitForFunction(() => document.body.dataset.state === "ready", null, { timeout: 60_000 });
+    servedBeforeEdit = proxy?.counter.served ?? 0;
     await page.getByRole("button", { name: "Edit", exact: true }).click();
     await page.waitForFunction(() => document.querySelector("#editor")?.dataset.state === "ready", null, {
       timeout: 60_000,
@@ -261,6 +299,7 @@ async function scenario(context, how, size, expected, browserPid) {
     );
   } finally {
     clearInterval(sampler);
+    proxy?.close();
     server?.child.kill();
   }
   const seconds = ((Date.now() - clicked) / 1000).toFixed(1);
@@ -281,9 +320,10 @@ async function scenario(context, how, size, expected, browserPid) {
   check(status.includes(`${expectedSize} bytes`), `${where}: the status line gives the size saved (${status})`);
   const heapGrowth = heapPeak - heapBefore;
   const rssGrowth = rssPeak.renderers - rssBefore.renderers;
+  const allGrowth = rssPeak.all - rssBefore.all;
   const mib = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
   console.log(
-    `  ${where}: ${mib(size)} file, saved in ${seconds} s from the click (${saved.chunks} chunks); page JS heap peak +${mib(heapGrowth)}; renderers' RSS peak +${mib(rssGrowth)}; all Chromium processes' RSS peak +${mib(rssPeak.all - rssBefore.all)}`,
+    `  ${where}: ${mib(size)} file, saved in ${seconds} s from the click (${saved.chunks} chunks); page JS heap peak +${mib(heapGrowth)}; renderers' RSS peak +${mib(rssGrowth)}; all Chromium processes' RSS peak +${mib(allGrowth)}${proxy ? `; served ${mib(servedBeforeEdit)} to open, ${mib(proxy.counter.served - servedBeforeEdit)} to edit and save` : ""}`,
   );
   check(
     heapGrowth < size / 8,
@@ -294,6 +334,17 @@ async function scenario(context, how, size, expected, browserPid) {
     rssGrowth < (size * 3) / 4,
     `${where}: the renderers' resident memory grows by less than 3/4 of the file (+${rssGrowth} bytes)`,
   );
+  check(
+    allGrowth < (size * 3) / 4,
+    `${where}: all of Chromium's processes' resident memory grows by less than 3/4 of the file (+${allGrowth} bytes)`,
+  );
+  if (proxy) {
+    const served = proxy.counter.served - servedBeforeEdit;
+    check(
+      served >= size * 0.9 && served < size * 1.25,
+      `${where}: the edit and the save read the file about once from the server (${served} bytes, file ${size})`,
+    );
+  }
   check(problems.length === 0, `${where}: no uncaught errors (${problems.join("; ")})`);
   await page.close();
 }
@@ -323,8 +374,14 @@ window.showSaveFilePicker = async (options) => {
       const hasher = ${PAGE_HASHER};
       return new WritableStream({
         async write(chunk) {
-          // the chunks already written are garbage: collected now and then, so the heap's peak is what is live
-          if (++window.__saved.chunks % 32 === 0) gc();
+          // the chunks already written are garbage: collected every 32 MiB written (whatever the chunks' size), so
+          // the heap's peak is what is live
+          window.__saved.chunks++;
+          window.__saved.bytes = (window.__saved.bytes ?? 0) + chunk.length;
+          if (window.__saved.bytes - (window.__saved.collectedAt ?? 0) >= 32 * 1024 * 1024) {
+            window.__saved.collectedAt = window.__saved.bytes;
+            gc();
+          }
           await hasher.update(chunk);
         },
         async close() {

@@ -5,8 +5,9 @@
  * bfloat16 / int8 of the whole model (`convert --quantize`'s conversion, with its report). Every change goes to the
  * editing worker (a worker of its own, so statistics and layouts are not held up), which applies it with the
  * library and answers with what the model now holds; the panel is drawn from that answer. "Download" writes the
- * edited file there (a Blob of new pieces and slices of the original file), "Diff with original" opens it as B of
- * the Diff view. Hooks for people's scripts and tests: `#editor[data-state]` (opening, ready, busy, error) and
+ * edited file there (a Blob of new pieces and slices of the original File; from a URL, over 1 GiB, streamed from the
+ * worker chunk by chunk, its payloads read by ranges as they come), "Diff with original" opens it as B of the Diff
+ * view. Hooks for people's scripts and tests: `#editor[data-state]` (opening, ready, busy, error) and
  * `[data-edits]` (edits in force).
  */
 import { capabilitiesOf } from "../../../bindings/formats/registry.js";
@@ -157,8 +158,8 @@ export class EditorPanel {
     this.setState("opening");
     this.root.replaceChildren(h("p", { class: "muted" }, `opening ${file.name} for editing…`));
     try {
-      const blob = "blob" in file.input ? file.input.blob : await (await fetch(file.input.url)).blob();
-      const result = await this.send({ action: "open", blob, name: file.name });
+      // a URL is read by the worker with Range requests (its large payloads only when downloaded), never whole
+      const result = await this.send({ action: "open", input: file.input });
       if (generation !== this.generation) return;
       this.openedFor = file.input;
       this.summary = result.summary;
@@ -193,20 +194,24 @@ export class EditorPanel {
     try {
       const result = await this.send(action);
       if (generation !== this.generation) return undefined;
-      this.summary = result.summary;
+      if (result.summary) this.summary = result.summary;
       this.error = undefined;
       this.draw();
       this.host.setStatus(result.line ?? busyText.replace(/…$/, ": done"));
       return result;
     } catch (error) {
-      if (generation !== this.generation) return undefined;
-      const message = (error as Error).message.replace(/^tensorfile: /, "");
-      this.host.setStatus(message, true);
-      this.error = message;
-      this.draw();
-      this.setState("error");
+      if (generation === this.generation) this.refused(error);
       return undefined;
     }
+  }
+
+  /** Shows a failed action in the panel. */
+  private refused(error: unknown): void {
+    const message = (error as Error).message.replace(/^tensorfile: /, "");
+    this.host.setStatus(message, true);
+    this.error = message;
+    this.draw();
+    this.setState("error");
   }
 
   private edit(edit: EditOp): Promise<EditResult | undefined> {
@@ -221,11 +226,17 @@ export class EditorPanel {
   }
 
   private async save(): Promise<void> {
+    const picker = window.showSaveFilePicker;
+    const summary = this.summary;
+    // a file read by ranges (a URL) is streamed from the worker: its payloads are read from the source as they are
+    // written, so neither the page nor the browser ever holds the file
+    if (summary && !summary.fromBlob && summary.size > STREAM_SAVE_BYTES && picker) {
+      if (await this.saveStreamed(picker)) return;
+    }
     const result = await this.run({ action: "write" }, "writing the edited file…");
     const blob = result?.blob;
     if (!blob) return;
     const name = this.editedName();
-    const picker = window.showSaveFilePicker;
     if (blob.size > STREAM_SAVE_BYTES && picker) {
       try {
         const handle = await picker({ suggestedName: name });
@@ -239,6 +250,49 @@ export class EditorPanel {
     }
     download(blob, name);
     this.host.setStatus(`saved ${name} (${blob.size} bytes)`);
+  }
+
+  /**
+   * Saves the edited file through `picker`, chunk by chunk from the worker, in order. False when the picker is not
+   * usable here (the caller downloads a Blob instead).
+   */
+  private async saveStreamed(picker: SaveFilePicker): Promise<boolean> {
+    const name = this.editedName();
+    let writable: WritableStream<Uint8Array>;
+    try {
+      // first, while the click's user activation holds
+      writable = await (await picker({ suggestedName: name })).createWritable();
+    } catch (error) {
+      return (error as Error).name === "AbortError";
+    }
+    const generation = this.generation;
+    const writer = writable.getWriter();
+    const started = await this.run({ action: "stream" }, "writing the edited file…");
+    const length = started?.length;
+    if (length === undefined) {
+      await writer.abort().catch(() => undefined);
+      return true;
+    }
+    this.setState("busy");
+    try {
+      let written = 0;
+      for (;;) {
+        if (generation !== this.generation) throw new Error("the editor was closed while saving");
+        const { chunk } = await this.send({ action: "next" });
+        if (!chunk) break;
+        await writer.write(chunk);
+        written += chunk.length;
+        this.host.setStatus(`writing the edited file… ${Math.floor((100 * written) / Math.max(1, length))}%`);
+      }
+      await writer.close();
+    } catch (error) {
+      await writer.abort(error).catch(() => undefined);
+      if (generation === this.generation) this.refused(error);
+      return true;
+    }
+    this.setState("ready");
+    this.host.setStatus(`saved ${name} (${length} bytes)`);
+    return true;
   }
 
   private async diff(): Promise<void> {

@@ -1,13 +1,28 @@
 /** The worker's side of the editor: one {@link EditSession} per worker, driven by "edit" requests. */
 import type { EditRequest, EditResult } from "./protocol.js";
+import { fromUrl } from "../../../bindings/index.js";
 import { EditSession } from "./session.js";
 
 let session: EditSession | undefined;
+/** The edited file being streamed to the page ("stream", then "next" until it ends). */
+let stream: AsyncGenerator<Uint8Array> | undefined;
+/** Its next chunk, read while the page writes the one before. */
+let ahead: Promise<IteratorResult<Uint8Array>> | undefined;
+
+/** Starts reading the stream's next chunk (a failure is reported by the "next" that takes it). */
+function readAhead(from: AsyncGenerator<Uint8Array>): Promise<IteratorResult<Uint8Array>> {
+  const next = from.next();
+  next.catch(() => undefined);
+  return next;
+}
 
 export async function handleEdit(request: EditRequest): Promise<EditResult> {
   if (request.action === "open") {
     session = undefined;
-    session = await EditSession.open(request.blob, request.name);
+    stream = undefined;
+    ahead = undefined;
+    const { input } = request;
+    session = await EditSession.open("blob" in input ? input.blob : fromUrl(input.url), input.name);
     return { summary: session.summary() };
   }
   if (!session) throw new Error("no file is open in the editor");
@@ -29,5 +44,21 @@ export async function handleEdit(request: EditRequest): Promise<EditResult> {
       return { summary: session.summary() };
     case "write":
       return { summary: session.summary(), blob: await session.write() };
+    case "stream":
+      stream = session.chunks();
+      ahead = undefined;
+      return { summary: session.summary(), length: await session.byteLength() };
+    case "next": {
+      if (!stream) throw new Error("the edited file is not being streamed");
+      const next = await (ahead ?? stream.next());
+      ahead = next.done ? undefined : readAhead(stream);
+      if (next.done) {
+        stream = undefined;
+        return { chunk: undefined };
+      }
+      // a view of a larger buffer would be posted whole: the chunk alone
+      const chunk = next.value;
+      return { chunk: chunk.byteLength === chunk.buffer.byteLength ? chunk : chunk.slice() };
+    }
   }
 }

@@ -1,18 +1,22 @@
 /**
- * The editing worker's state: one file opened for editing, the edits made to it, and the edited file as a Blob.
+ * The editing worker's state: one file opened for editing, the edits made to it, and the edited file.
  *
- * Memory: the page never holds two copies of a model. An `.onnx` file is opened "with holes": its headers are read
- * lazily (onnx.readFrom), every raw_data payload of at least {@link HOLE_BYTES} is left unread (zero pages of one
- * buffer of the file's size, which the OS does not back until they are written), and the rest is read into that
- * buffer, which onnx.read() then parses. write() copies an unchanged message as a view of that buffer, so the
- * edited file is a Blob of new pieces (the re-encoded messages) and slices of the original File for everything
- * else: every untouched byte comes from the file as read, and nothing of the weights is copied in JS. A precision
- * change reads the holes first (it reads every weight); an `.april` file is read whole (its networks are ONNX
- * models inside it), and its download is built from slices the same way.
+ * Memory: the page never holds two copies of a model. An `.onnx` file is opened "with holes" from a ByteSource (a
+ * File's, or a URL's read with Range requests): its headers are read lazily (onnx.readFrom), every raw_data payload
+ * of at least {@link HOLE_BYTES} is left unread (zero pages of one buffer of the file's size, which the OS does not
+ * back until they are written), and the rest is read into that buffer, which onnx.read() then parses. write()
+ * copies an unchanged message as a view of that buffer, so the edited file is a list of new pieces (the re-encoded
+ * messages) and ranges of the original file for everything else: every untouched byte comes from the file as read,
+ * and nothing of the weights is copied in JS. Opened from a Blob (a File), the download is a Blob of those pieces
+ * and slices of the File; opened from another source, it is streamed in order ({@link EditSession.chunks}), the
+ * holes read from the source by ranges as they come, so the file is read about once in all. A precision change
+ * reads the holes first (it reads every weight); an `.april` file is read whole (its networks are ONNX models
+ * inside it), and its download is built the same way.
  */
 import { CAPABILITIES, readingOf } from "../../../bindings/formats/registry.js";
 import type { FormatEditing, FormatId, FormatReading } from "../../../bindings/formats/types.js";
-import { fromBlob, onnx } from "../../../bindings/index.js";
+import { type ByteSource, SourceError, fromBlob, onnx } from "../../../bindings/index.js";
+import { cachingSource } from "../model/caching-source.js";
 import {
   type EditOp,
   type EditedFile,
@@ -26,6 +30,9 @@ import {
 
 /** raw_data payloads at least this big are left unread until a precision change needs them. */
 export const HOLE_BYTES = 64 * 1024;
+
+/** What the header walk of a file read by ranges keeps of what it read (it reads headers, never payloads). */
+const STRUCTURE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** What the editor shows of one ONNX model (the file's, or one network's of an `.april`). */
 export interface ModelSummary {
@@ -68,6 +75,10 @@ export interface SessionSummary {
   report: string[];
   /** Bytes left unread (holes). */
   unread: number;
+  /** The original file's size. */
+  size: number;
+  /** Whether the file is read from a Blob (a File): its download is a Blob of slices of it; else it is streamed. */
+  fromBlob: boolean;
 }
 
 interface Hole {
@@ -108,13 +119,33 @@ function payloadHoles(model: onnx.OnnxModel): Hole[] {
   return merged;
 }
 
-async function readInto(buffer: Uint8Array, blob: Blob, start: number, end: number): Promise<void> {
-  const STEP = 64 * 1024 * 1024;
-  for (let at = start; at < end; at += STEP) {
-    const stop = Math.min(end, at + STEP);
-    buffer.set(new Uint8Array(await blob.slice(at, stop).arrayBuffer()), at);
-  }
+/** Largest single read from the source (a 64 MiB payload is read in four). */
+const READ_STEP = 16 * 1024 * 1024;
+
+/** Reads bytes [start, end) of `source` into the same offsets of `buffer`. */
+async function readInto(buffer: Uint8Array, source: ByteSource, start: number, end: number): Promise<void> {
+  for (let at = start; at < end; at += READ_STEP)
+    buffer.set(await readExactly(source, at, Math.min(end, at + READ_STEP)), at);
 }
+
+/** Bytes [start, end) of `source`; a source that gives fewer (it shrank since) is an error, not a short file. */
+async function readExactly(source: ByteSource, start: number, end: number): Promise<Uint8Array> {
+  const bytes = await source.read(start, end - start);
+  if (bytes.length !== end - start)
+    throw new SourceError(
+      `${source.name ?? "the file"} gave ${bytes.length} bytes at ${start} where ${end - start} were expected (did it change?)`,
+    );
+  return bytes;
+}
+
+/**
+ * The download's chunks, at most: each is read from the source, copied to the page and written there, and is
+ * garbage after; small ones keep what waits for the collector small.
+ */
+const STREAM_STEP = 4 * 1024 * 1024;
+
+/** One piece of the edited file: new bytes, or a range of the original file. */
+type Piece = Uint8Array | Hole;
 
 function dtypeOf(type: onnx.OnnxValueType): string {
   if (type.kind === "tensor" || type.kind === "sparse_tensor") {
@@ -219,7 +250,9 @@ export class EditSession {
   network: NetworkName | undefined;
 
   private constructor(
-    private readonly blob: Blob,
+    private readonly source: ByteSource,
+    /** The File the source reads, when it is one: the download is then a Blob of slices of it. */
+    private readonly blob: Blob | undefined,
     readonly name: string,
     private readonly bytes: Uint8Array,
     private readonly editable: EditableFormat,
@@ -231,26 +264,33 @@ export class EditSession {
   }
 
   /**
-   * Opens `blob` (a file of a format with the `edit` capability: `.onnx`, `.april`) for editing. A file that is one
-   * ONNX model is read with holes; a file holding networks is read whole.
+   * Opens `input` (a file of a format with the `edit` capability: `.onnx`, `.april`), a Blob (a File) or any
+   * ByteSource (a URL's, read by ranges), for editing. A file that is one ONNX model is read with holes: its
+   * structure by ranges, its large payloads not at all; a file holding networks is read whole.
    */
-  static async open(blob: Blob, name: string): Promise<EditSession> {
-    const head = new Uint8Array(await blob.slice(0, 64).arrayBuffer());
+  static async open(input: Blob | ByteSource, name: string): Promise<EditSession> {
+    const blob = input instanceof Blob ? input : undefined;
+    const source = blob ? fromBlob(blob, name) : (input as ByteSource);
+    const head = await source.read(0, 64);
+    const size = source.size;
+    if (size === undefined) throw new SourceError(`${name}: the size of the file is not known, it cannot be edited`);
     const format = editableFormats().find((f) => f.reading.detect(head));
     if (!format) throw new RangeError(`${name} is not an ONNX model or an .april file: the editor changes those two`);
+    const bytes = new Uint8Array(size);
     if (format.editing.networks) {
-      return new EditSession(blob, name, new Uint8Array(await blob.arrayBuffer()), format, []);
+      await readInto(bytes, source, 0, size);
+      return new EditSession(source, blob, name, bytes, format, []);
     }
-    const lazy = await format.reading.readFrom(fromBlob(blob, name));
+    // the structure's reads are many and small, and overlap: remembered while the headers are walked, then dropped
+    const lazy = await format.reading.readFrom(blob ? source : cachingSource(source, STRUCTURE_CACHE_BYTES));
     const holes = payloadHoles(format.editing.model(lazy, undefined));
-    const bytes = new Uint8Array(blob.size);
     let at = 0;
     for (const h of holes) {
-      await readInto(bytes, blob, at, h.start);
+      await readInto(bytes, source, at, h.start);
       at = h.end;
     }
-    await readInto(bytes, blob, at, blob.size);
-    return new EditSession(blob, name, bytes, format, holes);
+    await readInto(bytes, source, at, size);
+    return new EditSession(source, blob, name, bytes, format, holes);
   }
 
   get format(): FormatId {
@@ -282,7 +322,7 @@ export class EditSession {
 
   /** Reads the holes (a precision change reads every weight). */
   private async fillHoles(): Promise<void> {
-    for (const h of this.holes) await readInto(this.bytes, this.blob, h.start, h.end);
+    for (const h of this.holes) await readInto(this.bytes, this.source, h.start, h.end);
     this.holes = [];
   }
 
@@ -360,6 +400,8 @@ export class EditSession {
       precision: this.precision,
       report: this.report,
       unread: this.holes.reduce((a, h) => a + h.end - h.start, 0),
+      size: this.bytes.length,
+      fromBlob: this.blob !== undefined,
     };
   }
 
@@ -368,34 +410,72 @@ export class EditSession {
   }
 
   /**
-   * The edited file as a Blob: re-encoded pieces, and slices of the original file for every piece write() copied
-   * from the bytes read (so a hole is never read from the buffer: its bytes come from the file).
+   * The edited file as pieces in order: new bytes (copies: write() may hand out views of objects the next edit
+   * changes), and ranges of the original file for every piece write() copied from the bytes read (so a hole is
+   * never read from the buffer: its bytes come from the file).
    */
-  async write(): Promise<Blob> {
-    const parts: BlobPart[] = [];
-    let sliceStart = -1;
-    let sliceEnd = -1;
-    const flush = () => {
-      if (sliceStart >= 0) parts.push(this.blob.slice(sliceStart, sliceEnd));
-      sliceStart = sliceEnd = -1;
-    };
+  private async pieces(): Promise<Piece[]> {
+    const pieces: Piece[] = [];
+    let range: Hole | undefined;
     const sink = (chunk: Uint8Array) => {
-      if (chunk.buffer === this.bytes.buffer && chunk.length > 0) {
+      if (chunk.length === 0) return;
+      if (chunk.buffer === this.bytes.buffer) {
         const start = chunk.byteOffset - this.bytes.byteOffset;
-        if (start === sliceEnd) sliceEnd += chunk.length;
+        if (range && start === range.end) range.end += chunk.length;
         else {
-          flush();
-          sliceStart = start;
-          sliceEnd = start + chunk.length;
+          range = { start, end: start + chunk.length };
+          pieces.push(range);
         }
         return;
       }
-      flush();
-      // a new piece: copied (write() may hand out views of objects the next edit changes)
-      if (chunk.length > 0) parts.push(chunk.slice());
+      range = undefined;
+      pieces.push(chunk.slice());
     };
     await this.editable.editing.writeTo(this.file, sink);
-    flush();
+    return pieces;
+  }
+
+  /** The edited file as a Blob: its new pieces and slices of the original file (read now when not a Blob). */
+  async write(): Promise<Blob> {
+    const { blob } = this;
+    const parts: BlobPart[] = [];
+    if (blob) {
+      for (const p of await this.pieces())
+        parts.push(p instanceof Uint8Array ? (p as BlobPart) : blob.slice(p.start, p.end));
+    } else {
+      for await (const chunk of this.chunks()) parts.push(chunk as BlobPart);
+    }
     return new Blob(parts, { type: "application/octet-stream" });
+  }
+
+  /** The edited file's length in bytes. */
+  async byteLength(): Promise<number> {
+    return (await this.pieces()).reduce((n, p) => n + (p instanceof Uint8Array ? p.length : p.end - p.start), 0);
+  }
+
+  /**
+   * The edited file in order, in chunks of at most 4 MiB that own their memory (each can be posted to the page
+   * without copying the file's buffer): the bytes read come from the buffer, the holes from the source, by ranges,
+   * as they come.
+   */
+  async *chunks(): AsyncGenerator<Uint8Array> {
+    const pieces = await this.pieces();
+    for (const p of pieces) {
+      if (p instanceof Uint8Array) {
+        yield p;
+        continue;
+      }
+      let at = p.start;
+      while (at < p.end) {
+        const hole = this.holes.find((h) => h.end > at && h.start < p.end);
+        const stop = hole ? Math.min(p.end, hole.start > at ? hole.start : hole.end) : p.end;
+        const inHole = hole !== undefined && hole.start <= at;
+        for (let from = at; from < stop; from += STREAM_STEP) {
+          const to = Math.min(stop, from + STREAM_STEP);
+          yield inHole ? await readExactly(this.source, from, to) : this.bytes.slice(from, to);
+        }
+        at = stop;
+      }
+    }
   }
 }
