@@ -1,6 +1,7 @@
 // What the inspector's browser tests (inspector*.mjs) share: the paths of the repository, Debian's Chromium and the
 // built page, the check that they exist, a check counter, and an HTTP server of the page and files as `tensorfile
 // view` serves them.
+import { spawn } from "node:child_process";
 import { createReadStream, existsSync, readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { dirname, join, resolve } from "node:path";
@@ -96,4 +97,21 @@ export async function startPageServer({ fileAt = () => undefined, listing = () =
     base: `http://127.0.0.1:${server.address().port}/`,
     close: () => new Promise((closed) => server.close(closed)),
   };
+}
+
+/**
+ * `tensorfile view FILE` (the built CLI) started in a child process: resolves to the page's URL (the first line it
+ * prints) and the process, which the caller kills; rejects when the process exits first.
+ */
+export async function startView(path) {
+  const child = spawn(process.execPath, [join(root, "dist/cli.js"), "view", path], { stdio: ["ignore", "pipe", "pipe"] });
+  const url = await new Promise((resolveUrl, reject) => {
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (out.includes("\n")) resolveUrl(out.split("\n")[0]);
+    });
+    child.once("exit", (code) => reject(new Error(`tensorfile view exited ${code}`)));
+  });
+  return { url, child };
 }

@@ -20,12 +20,11 @@
 //  - the graph panel and Properties give the node count as `tensorfile inspect` does ("N (M with K subgraphs)").
 // Exits 1 on failure. Run with `node test/runtimes/inspector-edit.mjs` after `npm run build`.
 import { existsSync, readFileSync } from "node:fs";
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { checkCounter, executablePath, fixturesRoot, pagePath, requireBuilt, root } from "./browser-setup.mjs";
+import { checkCounter, executablePath, fixturesRoot, pagePath, requireBuilt, root, startView } from "./browser-setup.mjs";
 
 requireBuilt("inspector edit test");
 const tf = await import(pathToFileURL(join(root, "dist/index.js")).href);
@@ -314,16 +313,8 @@ async function aprilScenario(context, where) {
 
 /** Silero VAD v5 opened through `tensorfile view`: the editor reads it by ranges; Download and Diff still work. */
 async function urlScenario(context, where) {
-  const child = spawn(process.execPath, [join(root, "dist/cli.js"), "view", SILERO], { stdio: ["ignore", "pipe", "pipe"] });
+  const { url, child } = await startView(SILERO);
   try {
-    const url = await new Promise((resolveUrl, reject) => {
-      let out = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-        if (out.includes("\n")) resolveUrl(out.split("\n")[0]);
-      });
-      child.once("exit", (code) => reject(new Error(`tensorfile view exited ${code}`)));
-    });
     const page = await context.newPage();
     const problems = [];
     page.on("pageerror", (error) => problems.push(`uncaught: ${error.message}`));

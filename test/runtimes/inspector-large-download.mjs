@@ -29,14 +29,13 @@ import {
   statSync,
   statfsSync,
 } from "node:fs";
-import { spawn } from "node:child_process";
 import { request as httpRequest, createServer } from "node:http";
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
-import { checkCounter, executablePath, pagePath, requireBuilt, root } from "./browser-setup.mjs";
+import { checkCounter, executablePath, pagePath, requireBuilt, root, startView } from "./browser-setup.mjs";
 
 requireBuilt("inspector large download test");
 const free = (() => {
@@ -190,22 +189,6 @@ function chromiumRss(browserPid) {
   return total;
 }
 
-/** `tensorfile view FILE`: the page's URL (it opens the file at once) and the server process. */
-async function view(path) {
-  const child = spawn(process.execPath, [join(root, "dist/cli.js"), "view", path], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const url = await new Promise((resolveUrl, reject) => {
-    let out = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      if (out.includes("\n")) resolveUrl(out.split("\n")[0]);
-    });
-    child.once("exit", (code) => reject(new Error(`tensorfile view exited ${code}`)));
-  });
-  return { url, child };
-}
-
 /**
  * A proxy in front of `tensorfile view` at `target` (its page URL) that counts the bytes of the files it serves
  * (/files/…): the page's URL through the proxy, and the counter.
@@ -240,7 +223,7 @@ async function countingProxy(target) {
 /** Opens the large model (from a File, or through `tensorfile view`), edits, downloads, and checks. */
 async function scenario(context, how, size, expected, browserPid) {
   const where = how === "file" ? "from a File" : "through tensorfile view";
-  const server = how === "view" ? await view(bigPath) : undefined;
+  const server = how === "view" ? await startView(bigPath) : undefined;
   const proxy = server ? await countingProxy(server.url) : undefined;
   const page = await context.newPage();
   const problems = [];
