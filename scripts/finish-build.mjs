@@ -5,8 +5,7 @@
 // - dist/index.js: an esbuild bundle of it, one file, for Node and Deno ("node"/"deno" conditions, and relative
 //   imports): one file to resolve, read and compile instead of ~50, with fflate (SPRAAK gzip only) evaluated on
 //   first use instead of at import (its tables cost ~15 ms of start-up). dist/node.js re-exports it.
-// - dist/cli.js: the bin, bundled the same way. Both bundles are minified but for names (whitespace and syntax):
-//   V8 pre-parses every byte of the file at import, comments included.
+// - dist/cli.js: the bin, bundled the same way.
 // - dist/kernels.node.js: the "tensorfile/kernels" subpath for Node and Deno: the `kernels` of dist/index.js under
 //   their own names, so that both entries share one module state (setBackend, memories). Bundlers get tsc's
 //   dist/kernels/index.js (which index.modules.js imports too), where importing single kernels keeps only their WASM
@@ -58,9 +57,6 @@ for (const [entry, out, platform] of [["index.modules.js", "index.js", "neutral"
     bundle: true, format: "esm", platform, target: "es2022", mainFields: ["module", "main"],
     // maps without sourcesContent: they name the files and lines in bindings/; the sources would be 6 MB of the package
     sourcemap: true, sourcesContent: false, legalComments: "inline", logLevel: "warning", plugins: [lazyFflate],
-    // whitespace and syntax minified, names kept (errors, classes and stacks read as in bindings/; `node
-    // --enable-source-maps` maps lines back): 930 -> 700 KB, the cold import ~18% faster (bench/cold-start.mjs)
-    minifyWhitespace: true, minifySyntax: true,
   });
   if (result.errors.length > 0 || result.warnings.length > 0) process.exit(1);
 }
