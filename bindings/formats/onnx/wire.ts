@@ -398,8 +398,10 @@ export class ProtoCursor {
           return ascii;
         }
       }
-      this.r.pos = at;
     }
+    // the checked read from the length again: also when the fast read got a length of 2^32 or more (hi set), which
+    // once went on from after that length and read the next bytes as the string's
+    this.r.pos = at;
     return this.string(`${this.path}.${name}`);
   }
 
