@@ -153,7 +153,7 @@ export async function withoutExternalData(
     const info = await stat(path).catch(() => undefined);
     if (!info?.isFile()) return undefined;
     const format = await detectInputFormat(path).catch(() => undefined);
-    if (format === undefined || capabilitiesOf(format as FormatId)?.externalData) return undefined;
+    if (format === undefined || capabilitiesOf(format as FormatId)?.externalFileOf) return undefined;
     first ??= { path, format };
   }
   return first;

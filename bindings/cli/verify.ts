@@ -95,7 +95,7 @@ async function readAndDecode(path: string): Promise<{
   }
   const bytes = await readWhole(path);
   const { module, file } = readWholeAny(bytes, path);
-  if (capabilitiesOf(module.id)?.externalData) {
+  if (capabilitiesOf(module.id)?.externalFileOf) {
     // external weights are read where --external-dir says (standard input, a pipe or a URL has no folder), in pieces
     const source = withCliExternalData(fromBytes(bytes, path));
     const opened = { ...(await readFromAny(source)), source };

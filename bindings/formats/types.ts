@@ -244,9 +244,10 @@ export interface FormatCapabilities<
    * patch copies them through and diff streams them in slices straight from the source.
    */
   readonly rawReadable?: boolean | undefined;
-  /** Tensors may live in files beside the model (ONNX external data): verify reads them from there in pieces. */
-  readonly externalData?: boolean | undefined;
-  /** The file beside the model a weight is stored in (its location as the model gives it), or undefined. */
+  /**
+   * Tensors may live in files beside the model (ONNX external data): the file a weight is stored in (its location
+   * as the model gives it), or undefined. Declaring it also makes verify read such weights from there in pieces.
+   */
   externalFileOf?(info: TensorInfo): string | undefined;
   /**
    * The stored bytes of a weight kept outside the file's plain ranges (an ONNX weight in an external file), for a

@@ -15,7 +15,6 @@ export const capabilities: FormatCapabilities<typeof onnx, File> = {
   module: onnx,
   planPatch,
   rewritePieces,
-  externalData: true,
   externalFileOf,
   storedBytesOutside: externalStoredBytes,
   tensorChunks,
